@@ -1,0 +1,42 @@
+//! # afsim-core: a packet-level simulator of DiffServ Assured Forwarding networks
+//!
+//! The layers, in the order a packet meets them. Each is a folder; each model is a file named
+//! after what it models, with its source cited in a "read this first" header.
+//!
+//! - **Time** (`sim::time`): simulated time is an integer count of nanoseconds (`SimTime`,
+//!   `SimDuration`). Models never read a clock; `now` is passed in.
+//! - **Event queue** (`sim::event`): events keyed by (time, sequence number); ties leave in the
+//!   order they were scheduled. Random numbers come from one seeded stream per component
+//!   (`sim::rng`), derived from the run seed and the component's name.
+//! - **Packet** (`net::packet`): IPv4-like fields (addresses, protocol, DSCP, ECN, size) plus a
+//!   transport header, stored in a pool and moved by index.
+//! - **Link** (`net::framing`, `world`): full-duplex point-to-point; each direction is a *port*
+//!   with a rate, a propagation delay, a framing model (plain, fixed overhead, ATM cell tax,
+//!   AAL5) and an output queue. Routing (`net::routing`) is destination-based: shortest paths by
+//!   hop count, overridden by explicit routes, checked loop-free.
+//! - **Queue** (`queue`): the output discipline of a port: drop-tail now; RED, RIO, WRED and
+//!   the ECN marking strategies are further variants of `queue::AnyQueue`.
+//! - **Edge** (`edge`): conditioners at the network's border: classifiers, meters, markers.
+//! - **Transport** (`transport`): the agents at the hosts that create and consume packets: UDP
+//!   constant bit rate now; TCP, TFRC and gTFRC plug into the same `transport::AnyAgent`.
+//! - **Metrics** (`metrics`): per-flow and per-queue counters, and the packet conservation
+//!   check every run ends with (sent = delivered + dropped + in flight).
+//! - **Scenario** (`scenario`): the TOML file format, its units, parameters and groups, its
+//!   file/line/field errors, and the resolved `Spec`.
+//! - **World** (`world`): builds nodes, ports, agents and tables from a `Spec` and runs the
+//!   event loop; `report` turns the final counters into the run's results.
+
+pub mod edge;
+pub mod metrics;
+pub mod net;
+pub mod queue;
+pub mod report;
+pub mod scenario;
+pub mod sim;
+pub mod transport;
+pub mod world;
+
+pub use report::Report;
+pub use scenario::{load_file, load_str, ScenarioError, Spec};
+pub use sim::time::{SimDuration, SimTime};
+pub use world::{run, RunError, World};

@@ -1,0 +1,1262 @@
+//! RED: Random Early Detection, as ns-2 implements it.
+//!
+//! Read this first.
+//! - Sources: Floyd & Jacobson, "Random Early Detection Gateways for Congestion Avoidance"
+//!   (IEEE/ACM ToN 1993), and ns-2.35 `queue/red.cc`, whose details this file follows:
+//!   - the average is an EWMA of the instantaneous queue length *before* the arrival, updated
+//!     on every arrival with weight w_q;
+//!   - after an idle period the average first decays as if m packets had arrived to an empty
+//!     queue, m = ⌊idle time / transmission time of a mean-sized packet⌋ (`idle_slots`); the
+//!     queue is idle from the moment the link finishes its last packet;
+//!   - p_b rises linearly from 0 at min_th to max_p at max_th; with `gentle`, from max_p at
+//!     max_th to 1 at 2·max_th; beyond max_th (2·max_th if gentle) every arrival is dropped
+//!     ("forced");
+//!   - drop spacing p_a = p_b / (1 − count·p_b), or with `wait` 0 below count·p_b = 1 and
+//!     p_b / (2 − count·p_b) up to 2; `count` is the number of arrivals since the last early
+//!     drop, set to 1 by the first arrival to find the average above min_th (which is never
+//!     dropped early — ns-2's `old` flag; the paper instead starts count at 0 and tests it);
+//!   - byte mode (`bytes_`): count is counted in mean-sized packets and p_a is scaled by
+//!     size / mean_pkt_size;
+//!   - no early drop while the queue holds at most one packet (`qlen > 1`);
+//!   - ECN (`setbit_`): an early (unforced) drop becomes a CE mark if the packet chosen by the
+//!     marking strategy (`queue::ecn_mark`) is ECN-capable; forced drops stay drops even for
+//!     ECN-capable packets;
+//!   - the hard limit drops the arrival (`Overflow`), whatever the average says, and resets
+//!     count as a forced drop does.
+//! - Thresholds are in packets, as ns-2's `thresh_`/`maxthresh_`; when the queue is measured in
+//!   bytes (`Measure::Bytes`, ns-2 `queue_in_bytes_`) they are multiplied by `mean_pkt_size`.
+//! - The maths is pure and separate (`RedAverage`, `idle_slots`, `drop_probability`, `spaced`,
+//!   `byte_scaled`, and `Spacing`, the count state machine), so tests check it exactly.
+//!   `Spacing`, `Curve`, `Common`, `Stats` and `Activity` are shared with `rio` and `wred`.
+//! - Drops: early and forced both return `DropReason::Early`; per-level counters in `Stats`
+//!   tell them apart. Levels are drop-precedence levels from the domain's `ColourTable`, used
+//!   here for counting only.
+//!
+//! Not modelled: Adaptive/Gentle-adaptive RED (ns-2 `adaptive_`), `cautious_`, `mark_p`,
+//! drop-front / drop-random victims of forced drops (the arrival is always the victim), the
+//! Holt-Winters estimator, framing overhead in the idle time (the transmission time of the
+//! last packet is computed from its IP size at `link_rate_bps`).
+
+use std::collections::VecDeque;
+
+use crate::edge::dscp::{ColourTable, MAX_LEVELS};
+use crate::edge::ParamError;
+use crate::net::packet::{PacketId, Pool};
+use crate::queue::ecn_mark::{self, Signal, Strategy};
+use crate::queue::DropReason;
+use crate::scenario::spec::Limit;
+use crate::sim::rng::Rng;
+use crate::sim::time::{SimDuration, SimTime};
+
+/// What the average (and the thresholds) measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Queue length in packets (ns-2 default).
+    Packets,
+    /// Queue length in bytes (ns-2 `queue_in_bytes_`); thresholds × `mean_pkt_size`.
+    Bytes,
+}
+
+/// One RED drop curve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Curve {
+    /// Minimum threshold, packets (ns-2 `thresh_`).
+    pub min_th: f64,
+    /// Maximum threshold, packets (ns-2 `maxthresh_`).
+    pub max_th: f64,
+    /// Drop probability at max_th, in (0, 1] (ns-2 `1/linterm_`).
+    pub max_p: f64,
+}
+
+impl Curve {
+    /// `field` names the curve in the error ("thresholds", "in", "out", "level 2", ...).
+    pub fn validate(&self, field: &'static str) -> Result<(), ParamError> {
+        let Curve { min_th, max_th, max_p } = *self;
+        if !(min_th.is_finite() && max_th.is_finite() && max_p.is_finite()) {
+            return Err(ParamError::new(field, "thresholds and max_p must be finite numbers"));
+        }
+        if min_th < 0.0 {
+            return Err(ParamError::new(field, format!("min_th {min_th} is negative")));
+        }
+        if min_th >= max_th {
+            return Err(ParamError::new(field, format!("min_th {min_th} must be below max_th {max_th}")));
+        }
+        if !(max_p > 0.0 && max_p <= 1.0) {
+            return Err(ParamError::new(field, format!("max_p {max_p} must be in (0, 1]")));
+        }
+        Ok(())
+    }
+
+    /// The curve in the unit the average is measured in.
+    pub fn in_unit(&self, measure: Measure, mean_pkt_size: u32) -> Curve {
+        match measure {
+            Measure::Packets => *self,
+            Measure::Bytes => {
+                let s = f64::from(mean_pkt_size);
+                Curve { min_th: self.min_th * s, max_th: self.max_th * s, max_p: self.max_p }
+            }
+        }
+    }
+}
+
+/// Parameters RED, RIO and WRED share.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Common {
+    /// EWMA weight w_q in (0, 1] (ns-2 `q_weight_`; Floyd & Jacobson suggest 0.002).
+    pub w_q: f64,
+    /// Gentle RED: p rises from max_p to 1 between max_th and 2·max_th (ns-2 `gentle_`).
+    pub gentle: bool,
+    /// Uniform drop spacing with a wait (ns-2 `wait_`); off: p_a = p_b / (1 − count·p_b).
+    pub wait: bool,
+    pub measure: Measure,
+    /// Byte mode: large packets are dropped more often (ns-2 `bytes_`).
+    pub byte_mode: bool,
+    /// Mean packet size in bytes (ns-2 `mean_pktsize_`, default 500): the unit of the idle
+    /// decay, of byte mode, and of thresholds when measuring bytes.
+    pub mean_pkt_size: u32,
+    /// Rate of the link this queue feeds, bits/s: with `mean_pkt_size`, the "typical
+    /// transmission time" of the idle decay (ns-2 `ptc_`).
+    pub link_rate_bps: u64,
+    /// Hard limit of the buffer.
+    pub limit: Limit,
+    /// ECN marking strategy; `None`: no ECN, early drops are drops.
+    pub ecn: Option<Strategy>,
+}
+
+impl Common {
+    /// The defaults of Floyd & Jacobson / ns-2's packet mode: w_q = 0.002, not gentle, no wait,
+    /// packets, no byte mode, mean packet 500 bytes, no ECN.
+    pub fn new(link_rate_bps: u64, limit: Limit) -> Self {
+        Common {
+            w_q: 0.002,
+            gentle: false,
+            wait: false,
+            measure: Measure::Packets,
+            byte_mode: false,
+            mean_pkt_size: 500,
+            link_rate_bps,
+            limit,
+            ecn: None,
+        }
+    }
+
+    /// Checks the shared parameters, and that the limit holds every curve's max_th.
+    pub fn validate(&self, curves: &[Curve]) -> Result<(), ParamError> {
+        if !(self.w_q > 0.0 && self.w_q <= 1.0) {
+            return Err(ParamError::new("w_q", format!("w_q {} must be in (0, 1]", self.w_q)));
+        }
+        if self.mean_pkt_size == 0 {
+            return Err(ParamError::new("mean_pkt_size", "the mean packet size must be positive"));
+        }
+        if self.link_rate_bps == 0 {
+            return Err(ParamError::new("link_rate", "the link rate must be positive"));
+        }
+        let limit_pkts = match self.limit {
+            Limit::Packets(0) | Limit::Bytes(0) => {
+                return Err(ParamError::new("limit", "the buffer limit must be positive"))
+            }
+            Limit::Packets(n) => f64::from(n),
+            Limit::Bytes(b) => b as f64 / f64::from(self.mean_pkt_size),
+        };
+        for c in curves {
+            if limit_pkts < c.max_th {
+                return Err(ParamError::new(
+                    "limit",
+                    format!("the limit ({limit_pkts} mean-sized packets) is below max_th {}", c.max_th),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// ns-2's idle slot count for this link (see `idle_slots`).
+    #[inline]
+    pub fn idle_slots(&self, idle: SimDuration) -> u64 {
+        idle_slots(idle, self.link_rate_bps, self.mean_pkt_size)
+    }
+
+    /// The span of `m` idle slots, rounded down to a nanosecond.
+    #[inline]
+    fn slots_span(&self, m: u64) -> SimDuration {
+        let ns = u128::from(m) * u128::from(self.mean_pkt_size) * 8 * 1_000_000_000 / u128::from(self.link_rate_bps);
+        SimDuration(u64::try_from(ns).unwrap_or(u64::MAX))
+    }
+
+    /// Transmission time of `size` bytes on the link, rounded up.
+    #[inline]
+    fn tx_time(&self, size: u32) -> SimDuration {
+        let ns = (u128::from(size) * 8 * 1_000_000_000).div_ceil(u128::from(self.link_rate_bps));
+        SimDuration(u64::try_from(ns).unwrap_or(u64::MAX))
+    }
+}
+
+/// Parameters of a RED queue.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    pub curve: Curve,
+    pub common: Common,
+}
+
+impl Params {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        self.curve.validate("thresholds")?;
+        self.common.validate(&[self.curve])
+    }
+}
+
+/// How many packets ns-2 pretends arrived to an empty queue during an idle period: the idle
+/// time over the transmission time of a mean-sized packet, rounded down (red.cc:
+/// `m = int(ptc * (now - idletime))`, `ptc = bandwidth / (8 · mean_pktsize)`). Exact in
+/// integers: ⌊idle_ns · rate / (8 · mean · 10^9)⌋.
+pub fn idle_slots(idle: SimDuration, link_rate_bps: u64, mean_pkt_size: u32) -> u64 {
+    let num = u128::from(idle.as_nanos()) * u128::from(link_rate_bps);
+    let den = u128::from(mean_pkt_size) * 8 * 1_000_000_000;
+    u64::try_from(num / den).unwrap_or(u64::MAX)
+}
+
+/// The EWMA of the queue length.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RedAverage {
+    avg: f64,
+}
+
+impl RedAverage {
+    /// An average that starts at `avg` instead of 0 (test fixtures, warm starts).
+    pub fn starting_at(avg: f64) -> Self {
+        RedAverage { avg }
+    }
+
+    pub fn value(&self) -> f64 {
+        self.avg
+    }
+
+    /// One arrival that finds `q` queued (packets or bytes) after `idle_slots` idle slots:
+    /// avg ← avg·(1−w_q)^m, then avg ← (1−w_q)·avg + w_q·q (red.cc `estimator`).
+    #[inline]
+    pub fn update(&mut self, q: f64, idle_slots: u64, w_q: f64) -> f64 {
+        if idle_slots > 0 {
+            // Floyd & Jacobson: after an idle period, as if m small packets had arrived to an empty queue.
+            let m = i32::try_from(idle_slots).unwrap_or(i32::MAX);
+            self.avg *= (1.0 - w_q).powi(m);
+        }
+        self.avg = (1.0 - w_q) * self.avg + w_q * q;
+        self.avg
+    }
+}
+
+/// p_b for an average `avg` (red.cc `calculate_p_new`): 0 below min_th; linear from 0 to max_p
+/// between min_th and max_th; beyond max_th 1, or with `gentle` linear from max_p at max_th to
+/// 1 at 2·max_th; never above 1.
+pub fn drop_probability(avg: f64, curve: &Curve, gentle: bool) -> f64 {
+    let Curve { min_th, max_th, max_p } = *curve;
+    let p = if avg < min_th {
+        0.0
+    } else if avg >= max_th {
+        if gentle {
+            // p = max_p + (1 − max_p)·(avg − max_th)/max_th
+            (1.0 - max_p) / max_th * avg + (2.0 * max_p - 1.0)
+        } else {
+            1.0
+        }
+    } else {
+        max_p * (avg - min_th) / (max_th - min_th)
+    };
+    p.min(1.0)
+}
+
+/// p_a from p_b and the arrivals since the last early drop (red.cc `modify_p`): without `wait`
+/// p_b / (1 − count·p_b), 1 once count·p_b ≥ 1; with `wait` 0 while count·p_b < 1,
+/// p_b / (2 − count·p_b) while below 2, then 1.
+pub fn spaced(p_b: f64, count: f64, wait: bool) -> f64 {
+    let cp = count * p_b;
+    let p = if wait {
+        if cp < 1.0 {
+            0.0
+        } else if cp < 2.0 {
+            p_b / (2.0 - cp)
+        } else {
+            1.0
+        }
+    } else if cp < 1.0 {
+        p_b / (1.0 - cp)
+    } else {
+        1.0
+    };
+    p.min(1.0)
+}
+
+/// Byte mode (red.cc): p scaled by size / mean_pkt_size when below 1, capped at 1.
+pub fn byte_scaled(p: f64, size: u32, mean_pkt_size: u32) -> f64 {
+    if p < 1.0 {
+        (p * f64::from(size) / f64::from(mean_pkt_size)).min(1.0)
+    } else {
+        p
+    }
+}
+
+/// The outcome of RED's test for one arrival.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Accept,
+    /// Random early drop (or ECN mark).
+    Early,
+    /// The average is beyond max_th (2·max_th if gentle): drop, even an ECN-capable packet.
+    Forced,
+}
+
+/// The drop-spacing state of one RED curve (red.cc `count`, `count_bytes`, `old`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spacing {
+    /// Arrivals since the last early drop.
+    pub count: u64,
+    /// Bytes since the last early drop (byte mode).
+    pub count_bytes: u64,
+    /// Whether the previous arrival already found the average at or above min_th.
+    pub old: bool,
+    /// p_a of the last probabilistic test (for traces).
+    pub last_p: f64,
+}
+
+impl Spacing {
+    /// RED's decision for an arrival of `size` bytes finding the average `avg` (in the curve's
+    /// unit). `busy` is red.cc's `qlen > 1`. Draws one uniform number exactly when it tests
+    /// p_a.
+    pub fn decide(
+        &mut self,
+        avg: f64,
+        curve: &Curve,
+        common: &Common,
+        busy: bool,
+        size: u32,
+        rng: &mut Rng,
+    ) -> Verdict {
+        // red.cc: count and count_bytes tally the arrivals since the last early drop.
+        self.count += 1;
+        self.count_bytes += u64::from(size);
+        if !(avg >= curve.min_th && busy) {
+            self.old = false;
+            self.last_p = 0.0;
+            return Verdict::Accept;
+        }
+        let beyond = if common.gentle { avg >= 2.0 * curve.max_th } else { avg >= curve.max_th };
+        if beyond {
+            self.on_forced_drop();
+            return Verdict::Forced;
+        }
+        if !self.old {
+            // red.cc: the average has just crossed min_th; start counting from this packet.
+            self.count = 1;
+            self.count_bytes = u64::from(size);
+            self.old = true;
+            return Verdict::Accept;
+        }
+        let p_b = drop_probability(avg, curve, common.gentle);
+        let count = if common.byte_mode {
+            (self.count_bytes / u64::from(common.mean_pkt_size)) as f64
+        } else {
+            self.count as f64
+        };
+        let mut p_a = spaced(p_b, count, common.wait);
+        if common.byte_mode {
+            p_a = byte_scaled(p_a, size, common.mean_pkt_size);
+        }
+        self.last_p = p_a;
+        if rng.uniform() < p_a {
+            self.count = 0;
+            self.count_bytes = 0;
+            return Verdict::Early;
+        }
+        Verdict::Accept
+    }
+
+    /// red.cc resets the count after every forced drop (the hard limit included).
+    #[inline]
+    pub fn on_forced_drop(&mut self) {
+        self.count = 0;
+        self.count_bytes = 0;
+    }
+}
+
+/// Whether a (possibly virtual) queue is busy or idle, for the idle decay of its average.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activity {
+    Busy,
+    Idle { since: SimTime },
+}
+
+impl Activity {
+    /// The idle slots to credit an arrival at `now`. If the queue stays idle (the arrival is
+    /// refused), `since` moves forward by the slots credited, so they are not credited twice.
+    #[inline]
+    pub fn slots_for_arrival(&mut self, now: SimTime, common: &Common) -> u64 {
+        match self {
+            Activity::Busy => 0,
+            Activity::Idle { since } => {
+                if now <= *since {
+                    return 0;
+                }
+                let m = common.idle_slots(now - *since);
+                *since += common.slots_span(m);
+                m
+            }
+        }
+    }
+}
+
+/// Counters of one drop-precedence level.
+///
+/// Identity: `arrivals = forwarded + early_drops + overflow_drops + queued`, and
+/// `forced_drops <= early_drops`. `ecn_marks` counts marks put on packets of this level (a
+/// packet may be marked more than once by mark-front / mark-random).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LevelCounters {
+    pub arrivals: u64,
+    /// Handed to the link (dequeued).
+    pub forwarded: u64,
+    /// Dropped by the AQM: random early drops plus forced drops.
+    pub early_drops: u64,
+    /// The part of `early_drops` forced by an average beyond max_th (2·max_th if gentle).
+    pub forced_drops: u64,
+    /// Dropped at the hard limit.
+    pub overflow_drops: u64,
+    pub ecn_marks: u64,
+    /// In the queue now.
+    pub queued: u64,
+}
+
+impl LevelCounters {
+    fn add(&mut self, o: &LevelCounters) {
+        self.arrivals += o.arrivals;
+        self.forwarded += o.forwarded;
+        self.early_drops += o.early_drops;
+        self.forced_drops += o.forced_drops;
+        self.overflow_drops += o.overflow_drops;
+        self.ecn_marks += o.ecn_marks;
+        self.queued += o.queued;
+    }
+
+    /// Early plus overflow drops.
+    pub fn drops(&self) -> u64 {
+        self.early_drops + self.overflow_drops
+    }
+}
+
+/// Per-level counters of an AQM queue (see `LevelCounters` for the identity).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    pub levels: [LevelCounters; MAX_LEVELS],
+}
+
+impl Stats {
+    /// Sum over levels.
+    pub fn total(&self) -> LevelCounters {
+        let mut t = LevelCounters::default();
+        for l in &self.levels {
+            t.add(l);
+        }
+        t
+    }
+
+    /// Checks the conservation identity of every level.
+    pub fn check(&self) -> Result<(), String> {
+        for (i, l) in self.levels.iter().enumerate() {
+            if l.arrivals != l.forwarded + l.early_drops + l.overflow_drops + l.queued {
+                return Err(format!("level {i}: arrivals != forwarded + early + overflow + queued: {l:?}"));
+            }
+            if l.forced_drops > l.early_drops {
+                return Err(format!("level {i}: more forced drops than early drops: {l:?}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts an arrival and what became of it. `marked` is the level of a packet that got a
+    /// CE mark because of this arrival.
+    #[inline]
+    pub(crate) fn record(
+        &mut self,
+        level: usize,
+        outcome: Result<(), DropReason>,
+        forced: bool,
+        marked: Option<usize>,
+    ) {
+        let l = &mut self.levels[level];
+        l.arrivals += 1;
+        match outcome {
+            Ok(()) => l.queued += 1,
+            Err(DropReason::Overflow) => l.overflow_drops += 1,
+            Err(_) => {
+                l.early_drops += 1;
+                if forced {
+                    l.forced_drops += 1;
+                }
+            }
+        }
+        if let Some(m) = marked {
+            self.levels[m].ecn_marks += 1;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn record_departure(&mut self, level: usize) {
+        let l = &mut self.levels[level];
+        l.queued -= 1;
+        l.forwarded += 1;
+    }
+}
+
+/// What an AQM does with an arrival once its verdict is known: forced → drop; early → ECN mark
+/// (if configured and the chosen packet is ECN-capable) or drop; accept → enqueue. Returns the
+/// outcome, whether it was forced, and the level of a packet marked. Shared by RED/RIO/WRED.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn act(
+    verdict: Verdict,
+    ecn: Option<Strategy>,
+    fifo: &VecDeque<PacketId>,
+    id: PacketId,
+    pool: &mut Pool,
+    rank: impl Fn(&crate::net::packet::Packet) -> u8,
+    level_of: impl Fn(PacketId, &Pool) -> usize,
+    rng: &mut Rng,
+) -> (Result<(), DropReason>, bool, Option<usize>) {
+    match verdict {
+        Verdict::Accept => (Ok(()), false, None),
+        Verdict::Forced => (Err(DropReason::Early), true, None),
+        Verdict::Early => match ecn {
+            None => (Err(DropReason::Early), false, None),
+            Some(strategy) => match ecn_mark::signal(strategy, fifo, id, pool, rank, rng) {
+                Signal::Marked(v) => (Ok(()), false, Some(level_of(v, pool))),
+                Signal::NotEcnCapable(_) => (Err(DropReason::Early), false, None),
+            },
+        },
+    }
+}
+
+/// Whether a packet of `size` bytes fits under `limit` with `len` packets / `bytes` queued
+/// (the drop-tail rule).
+#[inline]
+pub(crate) fn fits(limit: Limit, len: usize, bytes: u64, size: u32) -> bool {
+    match limit {
+        Limit::Packets(n) => len < n as usize,
+        Limit::Bytes(b) => bytes + u64::from(size) <= b,
+    }
+}
+
+/// A RED queue.
+#[derive(Debug)]
+pub struct Red {
+    params: Params,
+    /// `params.curve` in the measured unit.
+    curve: Curve,
+    colours: ColourTable,
+    fifo: VecDeque<PacketId>,
+    bytes: u64,
+    avg: RedAverage,
+    spacing: Spacing,
+    link: Activity,
+    pub stats: Stats,
+}
+
+impl Red {
+    /// An empty, idle queue (ns-2 starts RED idle at time 0). `params` must have passed
+    /// `validate`; `colours` sorts the counters by level.
+    pub fn new(params: Params, colours: ColourTable) -> Self {
+        debug_assert!(params.validate().is_ok());
+        let c = params.common;
+        Red {
+            params,
+            curve: params.curve.in_unit(c.measure, c.mean_pkt_size),
+            colours,
+            fifo: VecDeque::new(),
+            bytes: 0,
+            avg: RedAverage::default(),
+            spacing: Spacing::default(),
+            link: Activity::Idle { since: SimTime::ZERO },
+            stats: Stats::default(),
+        }
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The average queue length, in the measured unit.
+    pub fn avg(&self) -> f64 {
+        self.avg.value()
+    }
+
+    pub fn spacing(&self) -> &Spacing {
+        &self.spacing
+    }
+
+    #[inline]
+    fn measured_len(&self) -> f64 {
+        match self.params.common.measure {
+            Measure::Packets => self.fifo.len() as f64,
+            Measure::Bytes => self.bytes as f64,
+        }
+    }
+
+    #[inline]
+    pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+        let common = self.params.common;
+        let (size, level) = {
+            let p = pool.get(id);
+            (p.size, usize::from(self.colours.level(p.dscp)))
+        };
+        // red.cc: the average sees the queue the packet finds, after crediting idle time.
+        let q = self.measured_len();
+        let m = self.link.slots_for_arrival(now, &common);
+        let avg = self.avg.update(q, m, common.w_q);
+        let verdict = self.spacing.decide(avg, &self.curve, &common, q > 1.0, size, rng);
+        // red.cc: "if (q+1) > hard q limit, this is a FORCED drop", overriding the test above.
+        if !fits(common.limit, self.fifo.len(), self.bytes, size) {
+            self.spacing.on_forced_drop();
+            self.stats.record(level, Err(DropReason::Overflow), false, None);
+            return Err(DropReason::Overflow);
+        }
+        let colours = &self.colours;
+        let (outcome, forced, marked) = act(
+            verdict,
+            common.ecn,
+            &self.fifo,
+            id,
+            pool,
+            |p| colours.level(p.dscp),
+            |v, pool| usize::from(colours.level(pool.get(v).dscp)),
+            rng,
+        );
+        self.stats.record(level, outcome, forced, marked);
+        if outcome.is_ok() {
+            self.fifo.push_back(id);
+            self.bytes += u64::from(size);
+            self.link = Activity::Busy;
+        }
+        outcome
+    }
+
+    #[inline]
+    pub fn dequeue(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
+        match self.fifo.pop_front() {
+            Some(id) => {
+                let p = pool.get(id);
+                self.bytes -= u64::from(p.size);
+                self.stats.record_departure(usize::from(self.colours.level(p.dscp)));
+                if self.fifo.is_empty() {
+                    // red.cc: idle from when the link, finding the queue empty, has finished
+                    // this packet.
+                    self.link = Activity::Idle { since: now + self.params.common.tx_time(p.size) };
+                }
+                Some(id)
+            }
+            None => {
+                // red.cc: a dequeue that finds nothing starts the idle period now.
+                match &mut self.link {
+                    Activity::Idle { since } => *since = (*since).min(now),
+                    Activity::Busy => self.link = Activity::Idle { since: now },
+                }
+                None
+            }
+        }
+    }
+
+    /// The port's transmitter will finish the packet just dequeued at `at` (framing included).
+    /// If that left the queue empty, the link goes idle then — red.cc's idle start, exact
+    /// where `dequeue`'s own estimate (IP bytes at the link rate) ignores framing.
+    #[inline]
+    pub fn tx_ends(&mut self, at: SimTime) {
+        if self.fifo.is_empty() {
+            if let Activity::Idle { since } = &mut self.link {
+                *since = at;
+            }
+        }
+    }
+
+    #[inline]
+    pub fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+
+    #[inline]
+    pub fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Checks the counters' identity, and that `queued` matches the FIFO.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        self.stats.check()?;
+        let queued = self.stats.total().queued;
+        if queued != self.fifo.len() as u64 {
+            return Err(format!("counters say {queued} queued, the FIFO holds {}", self.fifo.len()));
+        }
+        Ok(())
+    }
+}
+
+/// Synthetic arrival sequences driven through a discipline in front of a link, for the ordering
+/// tests of RED, RIO and WRED.
+#[cfg(test)]
+pub(crate) mod testkit {
+    use super::*;
+    use crate::net::packet::{Ecn, Packet};
+    use crate::sim::rng::stream;
+
+    pub(crate) trait Discipline {
+        fn enq(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason>;
+        fn deq(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId>;
+    }
+
+    impl Discipline for Red {
+        fn enq(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+            self.enqueue(now, id, pool, rng)
+        }
+        fn deq(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
+            self.dequeue(now, pool)
+        }
+    }
+
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Arrival {
+        pub at: SimTime,
+        pub size: u32,
+        pub dscp: u8,
+        pub ecn: Ecn,
+    }
+
+    /// `n` Poisson arrivals of `size`-byte packets at `rate_bps` on average, DSCPs drawn
+    /// uniformly from `dscps`, from their own seeded stream.
+    pub(crate) fn poisson(seed: u64, n: usize, rate_bps: f64, size: u32, dscps: &[u8]) -> Vec<Arrival> {
+        let mut rng = stream(seed, "test/arrivals");
+        let mean_gap_ns = f64::from(size) * 8.0 / rate_bps * 1e9;
+        let mut t = 0.0;
+        (0..n)
+            .map(|_| {
+                t += rng.exponential(mean_gap_ns);
+                let dscp = dscps[((rng.uniform() * dscps.len() as f64) as usize).min(dscps.len() - 1)];
+                Arrival { at: SimTime(t as u64), size, dscp, ecn: Ecn::NotEct }
+            })
+            .collect()
+    }
+
+    /// Feeds `arrivals` through `q` in front of a link of `link_bps`: the link takes the head
+    /// packet when it finishes the previous one (and asks an empty queue, as a port does).
+    pub(crate) fn run<D: Discipline>(
+        q: &mut D,
+        arrivals: &[Arrival],
+        link_bps: u64,
+        seed: u64,
+    ) -> Vec<Result<(), DropReason>> {
+        let mut pool = Pool::new();
+        let mut rng = stream(seed, "test/queue");
+        let tx = |size: u32| SimDuration((u64::from(size) * 8 * 1_000_000_000).div_ceil(link_bps));
+        let mut busy_until: Option<SimTime> = None;
+        let mut out = Vec::with_capacity(arrivals.len());
+        for a in arrivals {
+            while let Some(t) = busy_until {
+                if t > a.at {
+                    break;
+                }
+                busy_until = q.deq(t, &mut pool).map(|id| {
+                    let next = t + tx(pool.get(id).size);
+                    pool.free(id);
+                    next
+                });
+            }
+            let id = pool.alloc(Packet { size: a.size, dscp: a.dscp, ecn: a.ecn, ..Default::default() });
+            let r = q.enq(a.at, id, &mut pool, &mut rng);
+            if r.is_err() {
+                pool.free(id);
+            }
+            if busy_until.is_none() {
+                if let Some(id) = q.deq(a.at, &mut pool) {
+                    busy_until = Some(a.at + tx(pool.get(id).size));
+                    pool.free(id);
+                }
+            }
+            out.push(r);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testkit::{poisson, run};
+    use super::*;
+    use crate::edge::dscp::{AF11, AF12, BE};
+    use crate::net::packet::{Ecn, Packet};
+    use crate::sim::rng::stream;
+
+    const MS: u64 = 1_000_000;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    fn curve() -> Curve {
+        Curve { min_th: 5.0, max_th: 15.0, max_p: 0.1 }
+    }
+
+    /// 8 Mbit/s and 1000-byte mean packets: one idle slot is exactly 1 ms.
+    fn params() -> Params {
+        let mut common = Common::new(8_000_000, Limit::Packets(1_000));
+        common.mean_pkt_size = 1_000;
+        Params { curve: curve(), common }
+    }
+
+    fn red(p: Params) -> Red {
+        Red::new(p, ColourTable::rfc2597())
+    }
+
+    /// A RED whose average is `avg` and whose weight is so small that it stays there.
+    fn red_with_avg(avg: f64, tweak: impl FnOnce(&mut Params)) -> Red {
+        let mut p = params();
+        p.common.w_q = 1e-12;
+        tweak(&mut p);
+        let mut r = red(p);
+        r.avg = RedAverage::starting_at(avg);
+        r
+    }
+
+    fn pkt(pool: &mut Pool, size: u32, ecn: Ecn) -> PacketId {
+        pool.alloc(Packet { size, dscp: AF11, ecn, ..Default::default() })
+    }
+
+    // ---- the average -------------------------------------------------------------------
+
+    #[test]
+    fn average_is_an_ewma_of_the_length_found_by_each_arrival() {
+        let mut a = RedAverage::default();
+        assert!(close(a.update(4.0, 0, 0.5), 2.0));
+        assert!(close(a.update(4.0, 0, 0.5), 3.0));
+        let mut b = RedAverage::default();
+        assert!(close(b.update(10.0, 0, 0.002), 0.02));
+        assert!(close(b.update(10.0, 0, 0.002), 0.02 * 0.998 + 0.02));
+    }
+
+    #[test]
+    fn idle_decay_multiplies_by_one_minus_w_to_the_m_first() {
+        let mut a = RedAverage { avg: 3.0 };
+        // 3 · 0.5² = 0.75, then 0.5 · 0.75 + 0.5 · 0
+        assert!(close(a.update(0.0, 2, 0.5), 0.375));
+    }
+
+    #[test]
+    fn idle_slots_are_whole_mean_packet_transmission_times() {
+        // 8 Mbit/s, 1000 B: 1 ms per packet.
+        assert_eq!(idle_slots(SimDuration(3_500_000), 8_000_000, 1_000), 3);
+        assert_eq!(idle_slots(SimDuration(999_999), 8_000_000, 1_000), 0);
+        assert_eq!(idle_slots(SimDuration(1_000_000), 8_000_000, 1_000), 1);
+        // 10 Mbit/s, 500 B: 400 µs.
+        assert_eq!(idle_slots(SimDuration::from_millis(1), 10_000_000, 500), 2);
+    }
+
+    // ---- the probability ---------------------------------------------------------------
+
+    #[test]
+    fn p_b_rises_linearly_from_min_th_to_max_th() {
+        let c = curve();
+        assert_eq!(drop_probability(4.0, &c, false), 0.0);
+        assert_eq!(drop_probability(5.0, &c, false), 0.0);
+        assert!(close(drop_probability(10.0, &c, false), 0.05));
+        assert!(close(drop_probability(14.0, &c, false), 0.09));
+    }
+
+    #[test]
+    fn p_b_is_one_beyond_max_th_without_gentle() {
+        assert_eq!(drop_probability(15.0, &curve(), false), 1.0);
+        assert_eq!(drop_probability(100.0, &curve(), false), 1.0);
+    }
+
+    #[test]
+    fn gentle_p_b_rises_from_max_p_to_one_between_max_th_and_twice_max_th() {
+        let c = curve();
+        assert!(close(drop_probability(15.0, &c, true), 0.1));
+        assert!(close(drop_probability(22.5, &c, true), 0.55));
+        assert!(close(drop_probability(30.0, &c, true), 1.0));
+        assert_eq!(drop_probability(40.0, &c, true), 1.0, "capped at 1");
+    }
+
+    #[test]
+    fn count_spacing_is_p_b_over_one_minus_count_p_b() {
+        assert!(close(spaced(0.05, 0.0, false), 0.05));
+        assert!(close(spaced(0.05, 10.0, false), 0.1));
+        assert!(close(spaced(0.05, 18.0, false), 0.5));
+        assert_eq!(spaced(0.05, 20.0, false), 1.0);
+        assert_eq!(spaced(0.05, 25.0, false), 1.0);
+    }
+
+    #[test]
+    fn wait_spacing_is_zero_below_one_then_p_b_over_two_minus_count_p_b() {
+        assert_eq!(spaced(0.05, 10.0, true), 0.0);
+        assert!(close(spaced(0.05, 30.0, true), 0.1));
+        assert_eq!(spaced(0.05, 40.0, true), 1.0);
+    }
+
+    #[test]
+    fn byte_mode_scales_p_by_size_over_mean_size() {
+        assert!(close(byte_scaled(0.1, 250, 500), 0.05));
+        assert!(close(byte_scaled(0.1, 1_500, 500), 0.3));
+        assert_eq!(byte_scaled(0.5, 1_500, 500), 1.0);
+        assert_eq!(byte_scaled(1.0, 100, 500), 1.0, "a certain drop stays certain");
+    }
+
+    // ---- the discipline: average --------------------------------------------------------
+
+    #[test]
+    fn discipline_average_uses_the_length_before_the_arrival() {
+        let mut p = params();
+        p.common.w_q = 0.5;
+        let mut q = red(p);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        let t = SimTime::ZERO;
+        for expect in [0.0, 0.5, 1.25] {
+            let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+            q.enqueue(t, id, &mut pool, &mut rng).unwrap();
+            assert!(close(q.avg(), expect), "{} vs {expect}", q.avg());
+        }
+    }
+
+    #[test]
+    fn average_in_bytes_counts_bytes() {
+        let mut p = params();
+        p.common.w_q = 0.5;
+        p.common.measure = Measure::Bytes;
+        let mut q = red(p);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for _ in 0..2 {
+            let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+            q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).unwrap();
+        }
+        assert!(close(q.avg(), 500.0));
+        assert_eq!(q.curve.min_th, 5_000.0, "thresholds in mean-sized packets become bytes");
+    }
+
+    /// avg 8 → arrival at 0 to an empty queue: 4. Dequeued at 0, the link is busy with it
+    /// until 1 ms. Arrival at 4.5 ms: 3 idle slots, 4 · 0.5³ · 0.5 = 0.25.
+    #[test]
+    fn idle_time_counts_from_the_end_of_the_last_transmission() {
+        let mut q = red_with_avg(8.0, |p| p.common.w_q = 0.5);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        let a = pkt(&mut pool, 1_000, Ecn::NotEct);
+        q.enqueue(SimTime::ZERO, a, &mut pool, &mut rng).unwrap();
+        assert!(close(q.avg(), 4.0));
+        assert_eq!(q.dequeue(SimTime::ZERO, &mut pool), Some(a));
+        assert_eq!(q.link, Activity::Idle { since: SimTime(MS) });
+        let b = pkt(&mut pool, 1_000, Ecn::NotEct);
+        q.enqueue(SimTime(4_500_000), b, &mut pool, &mut rng).unwrap();
+        assert!(close(q.avg(), 0.25));
+    }
+
+    #[test]
+    fn an_empty_dequeue_starts_the_idle_period_when_it_happens() {
+        let mut q = red_with_avg(8.0, |p| p.common.w_q = 0.5);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        let a = pkt(&mut pool, 1_000, Ecn::NotEct);
+        q.enqueue(SimTime::ZERO, a, &mut pool, &mut rng).unwrap();
+        q.dequeue(SimTime::ZERO, &mut pool);
+        assert_eq!(q.dequeue(SimTime(600_000), &mut pool), None);
+        // Idle since 0.6 ms: at 3.8 ms that is 3 slots (it would be 2 from 1 ms).
+        let b = pkt(&mut pool, 1_000, Ecn::NotEct);
+        q.enqueue(SimTime(3_800_000), b, &mut pool, &mut rng).unwrap();
+        assert!(close(q.avg(), 4.0 * 0.125 * 0.5));
+    }
+
+    #[test]
+    fn arrival_while_the_last_packet_is_still_on_the_wire_gets_no_decay() {
+        let mut q = red_with_avg(8.0, |p| p.common.w_q = 0.5);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        let a = pkt(&mut pool, 1_000, Ecn::NotEct);
+        q.enqueue(SimTime::ZERO, a, &mut pool, &mut rng).unwrap();
+        q.dequeue(SimTime::ZERO, &mut pool);
+        let b = pkt(&mut pool, 1_000, Ecn::NotEct);
+        q.enqueue(SimTime(500_000), b, &mut pool, &mut rng).unwrap();
+        assert!(close(q.avg(), 2.0));
+    }
+
+    #[test]
+    fn refused_arrival_to_an_idle_queue_does_not_get_the_same_idle_time_twice() {
+        let mut act = Activity::Idle { since: SimTime::ZERO };
+        let c = params().common;
+        assert_eq!(act.slots_for_arrival(SimTime(3_500_000), &c), 3);
+        assert_eq!(act, Activity::Idle { since: SimTime(3 * MS) });
+        assert_eq!(act.slots_for_arrival(SimTime(4_200_000), &c), 1);
+    }
+
+    // ---- the discipline: decisions ------------------------------------------------------
+
+    fn fill(q: &mut Red, pool: &mut Pool, rng: &mut Rng, n: usize) {
+        for _ in 0..n {
+            let id = pkt(pool, 1_000, Ecn::NotEct);
+            q.enqueue(SimTime::ZERO, id, pool, rng).unwrap();
+        }
+    }
+
+    #[test]
+    fn first_arrival_above_min_th_is_never_dropped_and_starts_count_at_one() {
+        let mut q = red_with_avg(14.9, |_| {});
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        q.spacing.old = false;
+        // Two packets queued first would already be tested; use the qlen ≤ 1 guard to get
+        // there: the first two arrivals find 0 and 1 packets and are accepted untested.
+        fill(&mut q, &mut pool, &mut rng, 2);
+        assert!(!q.spacing.old, "no test while the queue holds at most one packet");
+        let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+        assert!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok());
+        assert!(q.spacing.old);
+        assert_eq!(q.spacing.count, 1);
+    }
+
+    #[test]
+    fn early_drops_are_never_more_than_one_over_p_b_arrivals_apart() {
+        // avg 10: p_b = 0.05, so p_a reaches 1 at the 20th arrival after a drop.
+        let mut q = red_with_avg(10.0, |_| {});
+        let (mut pool, mut rng) = (Pool::new(), stream(2, "q"));
+        let mut since_drop = 0;
+        let mut gaps = Vec::new();
+        for _ in 0..5_000 {
+            let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+            since_drop += 1;
+            if q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng) == Err(DropReason::Early) {
+                gaps.push(since_drop);
+                since_drop = 0;
+            }
+            if q.len_packets() > 500 {
+                q.dequeue(SimTime::ZERO, &mut pool);
+            }
+        }
+        assert!(gaps.len() > 200);
+        assert!(gaps[1..].iter().all(|&g| (1..=20).contains(&g)), "{gaps:?}");
+        assert!(gaps.iter().any(|&g| g < 20), "drops come earlier than forced spacing too");
+    }
+
+    #[test]
+    fn with_wait_early_drops_are_between_one_and_two_over_p_b_arrivals_apart() {
+        let mut q = red_with_avg(10.0, |p| p.common.wait = true);
+        let (mut pool, mut rng) = (Pool::new(), stream(3, "q"));
+        let mut since_drop = 0;
+        let mut gaps = Vec::new();
+        for _ in 0..5_000 {
+            let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+            since_drop += 1;
+            if q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_err() {
+                gaps.push(since_drop);
+                since_drop = 0;
+            }
+            if q.len_packets() > 500 {
+                q.dequeue(SimTime::ZERO, &mut pool);
+            }
+        }
+        assert!(gaps[1..].iter().all(|&g| (20..=40).contains(&g)), "{gaps:?}");
+    }
+
+    #[test]
+    fn average_beyond_max_th_forces_a_drop_of_every_arrival() {
+        let mut q = red_with_avg(16.0, |_| {});
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        q.fifo.extend([pkt(&mut pool, 1, Ecn::NotEct), pkt(&mut pool, 1, Ecn::NotEct)]);
+        for _ in 0..10 {
+            let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+            assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
+        }
+        assert_eq!(q.stats.levels[0].forced_drops, 10);
+    }
+
+    #[test]
+    fn gentle_turns_forced_drops_between_max_th_and_twice_max_th_into_random_ones() {
+        // avg 16: p_b = 0.1 + 0.9 · 1/15 = 0.16 (without gentle: forced).
+        let mut q = red_with_avg(16.0, |p| p.common.gentle = true);
+        let (mut pool, mut rng) = (Pool::new(), stream(4, "q"));
+        q.fifo.extend([pkt(&mut pool, 1, Ecn::NotEct), pkt(&mut pool, 1, Ecn::NotEct)]);
+        let mut accepted = 0;
+        for _ in 0..1_000 {
+            let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+            if q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok() {
+                accepted += 1;
+            }
+        }
+        assert!(accepted > 100, "p_b = 0.16 leaves some through: {accepted}");
+        assert_eq!(q.stats.levels[0].forced_drops, 0);
+        let mut beyond = red_with_avg(30.5, |p| p.common.gentle = true);
+        beyond.fifo.extend([pkt(&mut pool, 1, Ecn::NotEct), pkt(&mut pool, 1, Ecn::NotEct)]);
+        let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+        assert_eq!(beyond.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
+        assert_eq!(beyond.stats.levels[0].forced_drops, 1, "at 2·max_th gentle forces too");
+    }
+
+    #[test]
+    fn no_early_drop_while_the_queue_holds_at_most_one_packet() {
+        let mut q = red_with_avg(100.0, |_| {});
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        fill(&mut q, &mut pool, &mut rng, 2);
+        let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
+    }
+
+    #[test]
+    fn hard_limit_drops_as_overflow_even_below_min_th() {
+        let mut p = params();
+        p.common.limit = Limit::Packets(20);
+        let mut q = red(p);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        fill(&mut q, &mut pool, &mut rng, 20);
+        assert!(q.avg() < 5.0);
+        let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Overflow));
+        assert_eq!(q.stats.levels[0].overflow_drops, 1);
+    }
+
+    #[test]
+    fn byte_limit_refuses_the_packet_that_would_exceed_it() {
+        let mut p = params();
+        p.common.limit = Limit::Bytes(15_500);
+        let mut q = red(p);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        fill(&mut q, &mut pool, &mut rng, 15);
+        let big = pkt(&mut pool, 501, Ecn::NotEct);
+        assert_eq!(q.enqueue(SimTime::ZERO, big, &mut pool, &mut rng), Err(DropReason::Overflow));
+        let fits = pkt(&mut pool, 500, Ecn::NotEct);
+        assert!(q.enqueue(SimTime::ZERO, fits, &mut pool, &mut rng).is_ok());
+    }
+
+    // ---- ECN ------------------------------------------------------------------------------
+
+    #[test]
+    fn ecn_marks_an_ect_arrival_instead_of_dropping_it_early() {
+        let mut q = red_with_avg(14.0, |p| p.common.ecn = Some(Strategy::MARK_TAIL));
+        let (mut pool, mut rng) = (Pool::new(), stream(5, "q"));
+        q.fifo.extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
+        q.spacing.old = true;
+        for _ in 0..200 {
+            let id = pkt(&mut pool, 1_000, Ecn::Ect0);
+            assert!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok(), "ECT packets are never dropped early");
+        }
+        let marks = q.stats.levels[0].ecn_marks;
+        assert!(marks > 5, "{marks}");
+        assert_eq!(q.fifo.iter().filter(|&&id| pool.get(id).ecn == Ecn::Ce).count() as u64, marks);
+    }
+
+    #[test]
+    fn ecn_still_drops_early_a_packet_that_is_not_ect() {
+        let mut q = red_with_avg(14.0, |p| p.common.ecn = Some(Strategy::MARK_TAIL));
+        let (mut pool, mut rng) = (Pool::new(), stream(5, "q"));
+        q.fifo.extend([pkt(&mut pool, 1, Ecn::NotEct), pkt(&mut pool, 1, Ecn::NotEct)]);
+        q.spacing.old = true;
+        let drops = (0..200)
+            .filter(|_| {
+                let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+                q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_err()
+            })
+            .count();
+        assert!(drops > 5);
+        assert_eq!(q.stats.levels[0].ecn_marks, 0);
+    }
+
+    #[test]
+    fn ecn_forced_drop_drops_even_an_ect_packet() {
+        let mut q = red_with_avg(15.5, |p| p.common.ecn = Some(Strategy::MARK_TAIL));
+        let (mut pool, mut rng) = (Pool::new(), stream(5, "q"));
+        q.fifo.extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
+        let id = pkt(&mut pool, 1_000, Ecn::Ect0);
+        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
+        assert_eq!(pool.get(id).ecn, Ecn::Ect0);
+    }
+
+    #[test]
+    fn mark_front_marks_the_head_packet_and_counts_its_level() {
+        let mut q = red_with_avg(14.5, |p| p.common.ecn = Some(Strategy::MARK_FRONT));
+        let (mut pool, mut rng) = (Pool::new(), stream(6, "q"));
+        let head = pool.alloc(Packet { size: 1_000, dscp: AF12, ecn: Ecn::Ect0, ..Default::default() });
+        q.fifo.extend([head, pkt(&mut pool, 1, Ecn::Ect0)]);
+        q.spacing.old = true;
+        q.spacing.count = 100; // p_a = 1: the next arrival signals for sure
+        let id = pkt(&mut pool, 1_000, Ecn::Ect0);
+        assert!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok());
+        assert_eq!(pool.get(head).ecn, Ecn::Ce);
+        assert_eq!(pool.get(id).ecn, Ecn::Ect0);
+        assert_eq!(q.stats.levels[1].ecn_marks, 1, "counted on the marked packet's level (AF12)");
+    }
+
+    // ---- orderings on synthetic traffic -----------------------------------------------------
+
+    fn early_drops_with(max_th: f64) -> u64 {
+        let mut p = params();
+        p.curve = Curve { min_th: 5.0, max_th, max_p: 0.1 };
+        p.common.w_q = 0.02;
+        let mut q = red(p);
+        // 7.6 Mbit/s of Poisson traffic on an 8 Mbit/s link: the queue builds in bursts and the
+        // drops are RED's, not the overload's.
+        let arrivals = poisson(21, 20_000, 7.6e6, 1_000, &[BE]);
+        run(&mut q, &arrivals, 8_000_000, 9);
+        q.check_conservation().unwrap();
+        q.stats.total().early_drops
+    }
+
+    #[test]
+    fn lower_max_th_gives_more_early_drops() {
+        let (low, mid, high) = (early_drops_with(10.0), early_drops_with(30.0), early_drops_with(90.0));
+        assert!(low > mid && mid > high, "{low} > {mid} > {high}");
+    }
+
+    #[test]
+    fn byte_mode_drops_large_packets_more_often_than_small_ones() {
+        let mut p = params();
+        p.common.byte_mode = true;
+        p.common.mean_pkt_size = 500;
+        p.common.w_q = 0.02;
+        let mut q = red(p);
+        // Mean size 800 B: about 8.4 Mbit/s offered to 8, so most drops are random, not forced.
+        let mut arrivals = poisson(5, 20_000, 5.25e6, 500, &[AF11]);
+        let mut rng = stream(6, "sizes");
+        for a in &mut arrivals {
+            if rng.uniform() < 0.5 {
+                a.size = 1_500;
+                a.dscp = AF12;
+            } else {
+                a.size = 100;
+            }
+        }
+        run(&mut q, &arrivals, 8_000_000, 9);
+        let (small, large) = (q.stats.levels[0], q.stats.levels[1]);
+        let rate = |l: LevelCounters| l.early_drops as f64 / l.arrivals as f64;
+        assert!(rate(large) > 3.0 * rate(small), "{} vs {}", rate(large), rate(small));
+    }
+
+    #[test]
+    fn counters_balance_after_a_run() {
+        let mut q = red(params());
+        let arrivals = poisson(2, 5_000, 16e6, 1_000, &[AF11, AF12, BE]);
+        let results = run(&mut q, &arrivals, 8_000_000, 1);
+        q.check_conservation().unwrap();
+        let t = q.stats.total();
+        assert_eq!(t.arrivals, 5_000);
+        assert_eq!(t.drops(), results.iter().filter(|r| r.is_err()).count() as u64);
+        assert!(t.overflow_drops + t.early_drops > 0);
+    }
+
+    // ---- parameters -----------------------------------------------------------------------
+
+    #[test]
+    fn validate_rejects_bad_thresholds_probabilities_weights_and_limits() {
+        assert!(params().validate().is_ok());
+        let with = |f: fn(&mut Params)| {
+            let mut p = params();
+            f(&mut p);
+            p.validate().unwrap_err().field
+        };
+        assert_eq!(with(|p| p.curve.min_th = 15.0), "thresholds");
+        assert_eq!(with(|p| p.curve.max_p = 0.0), "thresholds");
+        assert_eq!(with(|p| p.curve.max_p = 1.5), "thresholds");
+        assert_eq!(with(|p| p.curve.min_th = -1.0), "thresholds");
+        assert_eq!(with(|p| p.common.w_q = 0.0), "w_q");
+        assert_eq!(with(|p| p.common.w_q = 1.1), "w_q");
+        assert_eq!(with(|p| p.common.limit = Limit::Packets(14)), "limit");
+        assert_eq!(with(|p| p.common.limit = Limit::Bytes(14_999)), "limit");
+        assert_eq!(with(|p| p.common.mean_pkt_size = 0), "mean_pkt_size");
+        assert_eq!(with(|p| p.common.link_rate_bps = 0), "link_rate");
+        let mut ok = params();
+        ok.curve.max_p = 1.0;
+        ok.common.limit = Limit::Packets(15);
+        assert!(ok.validate().is_ok(), "max_p = 1 and limit = max_th are allowed");
+    }
+}

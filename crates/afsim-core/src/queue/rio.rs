@@ -1,0 +1,536 @@
+//! RIO: RED with IN and OUT.
+//!
+//! Read this first.
+//! - Sources: Clark & Fang, "Explicit allocation of best-effort packet delivery service"
+//!   (IEEE/ACM ToN 1998): one FIFO, two RED curves (min, max, max_p) for IN and for OUT
+//!   packets; on every arrival the router updates avg_total (all packets), and on an IN
+//!   arrival also avg_in (IN packets only); an IN packet is tested against the IN curve with
+//!   avg_in, an OUT packet against the OUT curve with avg_total. Giacomazzi et al. (papers
+//!   000/001, "The RIO Buffer") state the same: two concurrent averages, the IN drop probability
+//!   depending on the IN packets in the buffer only, the OUT drop probability on all of them.
+//!   This is the *coupled* mode (ns-2 `dsredq.cc` `rio_c`). The *decoupled* mode (ns-2
+//!   `rio_d`) averages OUT over the OUT packets only.
+//! - Colour: from the packet's DSCP through the domain's `ColourTable`: level 0 (green, AFx1)
+//!   is IN; every other level (yellow, red, best effort in the RFC 2597 table) is OUT.
+//! - RED details (EWMA, count spacing, gentle, wait, byte mode, forced drops beyond max_th,
+//!   ECN with `setbit` semantics, the `qlen > 1` guard on the physical queue, hard limit →
+//!   `Overflow`) are `queue::red`'s, shared through `Spacing`, `Curve` and `Common`; each colour
+//!   has its own count state.
+//! - Idle decay, as ns-2 `dsredq.cc`: a virtual queue (IN; total or OUT) is idle from the
+//!   dequeue that leaves it empty until a packet of it is accepted; an arrival first decays
+//!   that queue's average by the idle slots (see `red::idle_slots`).
+//! - ECN: with `Strategy { out_first: true }` this is Leung & Muppala's OUT marking scheme
+//!   (`queue::ecn_mark`, their Table 5): the mark goes to a queued OUT packet while there is one.
+//!
+//! Not modelled: more than two colours with separate averages (use `wred` for N levels on one
+//! average), per-colour w_q (ns-2 allows one per precedence; here one w_q), push-out drops.
+
+use std::collections::VecDeque;
+
+use crate::edge::dscp::ColourTable;
+use crate::edge::ParamError;
+use crate::net::packet::{PacketId, Pool};
+use crate::queue::red::{act, fits, Activity, Common, Curve, Measure, RedAverage, Spacing, Stats};
+use crate::queue::DropReason;
+use crate::sim::rng::Rng;
+use crate::sim::time::SimTime;
+
+/// How the OUT average is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coupling {
+    /// OUT average over all packets (Clark & Fang's avg_total; ns-2 `rio_c`).
+    Coupled,
+    /// OUT average over OUT packets only (ns-2 `rio_d`).
+    Decoupled,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    /// RED curve of IN packets (min_in, max_in, max_p_in), packets.
+    pub in_curve: Curve,
+    /// RED curve of OUT packets (min_out, max_out, max_p_out), packets.
+    pub out_curve: Curve,
+    pub coupling: Coupling,
+    pub common: Common,
+}
+
+impl Params {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        self.in_curve.validate("in")?;
+        self.out_curve.validate("out")?;
+        self.common.validate(&[self.in_curve, self.out_curve])
+    }
+}
+
+/// A RIO queue.
+#[derive(Debug)]
+pub struct Rio {
+    params: Params,
+    in_curve: Curve,
+    out_curve: Curve,
+    colours: ColourTable,
+    fifo: VecDeque<PacketId>,
+    bytes: u64,
+    in_packets: usize,
+    in_bytes: u64,
+    avg_in: RedAverage,
+    /// avg_total when coupled, the OUT-only average when decoupled.
+    avg_out: RedAverage,
+    act_in: Activity,
+    act_out: Activity,
+    spacing_in: Spacing,
+    spacing_out: Spacing,
+    pub stats: Stats,
+}
+
+impl Rio {
+    /// An empty, idle queue. `params` must have passed `validate`.
+    pub fn new(params: Params, colours: ColourTable) -> Self {
+        debug_assert!(params.validate().is_ok());
+        let c = params.common;
+        let idle = Activity::Idle { since: SimTime::ZERO };
+        Rio {
+            params,
+            in_curve: params.in_curve.in_unit(c.measure, c.mean_pkt_size),
+            out_curve: params.out_curve.in_unit(c.measure, c.mean_pkt_size),
+            colours,
+            fifo: VecDeque::new(),
+            bytes: 0,
+            in_packets: 0,
+            in_bytes: 0,
+            avg_in: RedAverage::default(),
+            avg_out: RedAverage::default(),
+            act_in: idle,
+            act_out: idle,
+            spacing_in: Spacing::default(),
+            spacing_out: Spacing::default(),
+            stats: Stats::default(),
+        }
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The IN average (over IN packets), in the measured unit.
+    pub fn avg_in(&self) -> f64 {
+        self.avg_in.value()
+    }
+
+    /// The OUT average: over all packets when coupled (avg_total, the value Giacomazzi's
+    /// congestion signalling compares with min_th_out), over OUT packets when decoupled.
+    pub fn avg_out(&self) -> f64 {
+        self.avg_out.value()
+    }
+
+    /// IN packets queued.
+    pub fn in_packets(&self) -> usize {
+        self.in_packets
+    }
+
+    #[inline]
+    fn measured(&self, packets: usize, bytes: u64) -> f64 {
+        match self.params.common.measure {
+            Measure::Packets => packets as f64,
+            Measure::Bytes => bytes as f64,
+        }
+    }
+
+    #[inline]
+    pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+        let common = self.params.common;
+        let coupled = self.params.coupling == Coupling::Coupled;
+        let (size, level) = {
+            let p = pool.get(id);
+            (p.size, self.colours.level(p.dscp))
+        };
+        let is_in = level == 0;
+        let total = self.measured(self.fifo.len(), self.bytes);
+        let q_in = self.measured(self.in_packets, self.in_bytes);
+        let busy = total > 1.0;
+        let verdict = if is_in {
+            // Clark & Fang: an IN arrival updates avg_in over the IN packets ...
+            let m = self.act_in.slots_for_arrival(now, &common);
+            let avg = self.avg_in.update(q_in, m, common.w_q);
+            if coupled {
+                // ... and, like every arrival, avg_total over all packets.
+                let m = self.act_out.slots_for_arrival(now, &common);
+                self.avg_out.update(total, m, common.w_q);
+            }
+            // An IN packet's fate depends on avg_in and the IN curve only.
+            self.spacing_in.decide(avg, &self.in_curve, &common, busy, size, rng)
+        } else {
+            let q = if coupled { total } else { total - q_in };
+            let m = self.act_out.slots_for_arrival(now, &common);
+            let avg = self.avg_out.update(q, m, common.w_q);
+            // An OUT packet's fate depends on avg_total (coupled) and the OUT curve.
+            self.spacing_out.decide(avg, &self.out_curve, &common, busy, size, rng)
+        };
+        let spacing = if is_in { &mut self.spacing_in } else { &mut self.spacing_out };
+        if !fits(common.limit, self.fifo.len(), self.bytes, size) {
+            spacing.on_forced_drop();
+            self.stats.record(usize::from(level), Err(DropReason::Overflow), false, None);
+            return Err(DropReason::Overflow);
+        }
+        let colours = &self.colours;
+        let (outcome, forced, marked) = act(
+            verdict,
+            common.ecn,
+            &self.fifo,
+            id,
+            pool,
+            // Leung & Muppala's OUT scheme prefers OUT (rank 1) over IN (rank 0).
+            |p| u8::from(colours.level(p.dscp) > 0),
+            |v, pool| usize::from(colours.level(pool.get(v).dscp)),
+            rng,
+        );
+        self.stats.record(usize::from(level), outcome, forced, marked);
+        if outcome.is_ok() {
+            self.fifo.push_back(id);
+            self.bytes += u64::from(size);
+            if is_in {
+                self.in_packets += 1;
+                self.in_bytes += u64::from(size);
+                self.act_in = Activity::Busy;
+                if coupled {
+                    self.act_out = Activity::Busy;
+                }
+            } else {
+                self.act_out = Activity::Busy;
+            }
+        }
+        outcome
+    }
+
+    #[inline]
+    pub fn dequeue(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
+        let id = self.fifo.pop_front()?;
+        let p = pool.get(id);
+        let level = self.colours.level(p.dscp);
+        self.bytes -= u64::from(p.size);
+        self.stats.record_departure(usize::from(level));
+        let is_in = level == 0;
+        if is_in {
+            self.in_packets -= 1;
+            self.in_bytes -= u64::from(p.size);
+            if self.in_packets == 0 {
+                // dsredq.cc: a virtual queue left empty by a dequeue is idle from now.
+                self.act_in = Activity::Idle { since: now };
+            }
+        }
+        let out_empty = match self.params.coupling {
+            Coupling::Coupled => self.fifo.is_empty(),
+            Coupling::Decoupled => !is_in && self.fifo.len() == self.in_packets,
+        };
+        if out_empty {
+            self.act_out = Activity::Idle { since: now };
+        }
+        Some(id)
+    }
+
+    #[inline]
+    pub fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+
+    #[inline]
+    pub fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Checks the counters' identity, and that `queued` matches the FIFO.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        self.stats.check()?;
+        let queued = self.stats.total().queued;
+        if queued != self.fifo.len() as u64 {
+            return Err(format!("counters say {queued} queued, the FIFO holds {}", self.fifo.len()));
+        }
+        if self.stats.levels[0].queued != self.in_packets as u64 {
+            return Err(format!("{} IN packets counted, {} tracked", self.stats.levels[0].queued, self.in_packets));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edge::dscp::{AF11, AF12, AF13, BE};
+    use crate::net::packet::{Ecn, Packet};
+    use crate::queue::ecn_mark::{Position, Strategy};
+    use crate::queue::red::testkit::{poisson, run, Discipline};
+    use crate::scenario::spec::Limit;
+    use crate::sim::rng::stream;
+
+    impl Discipline for Rio {
+        fn enq(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+            self.enqueue(now, id, pool, rng)
+        }
+        fn deq(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
+            self.dequeue(now, pool)
+        }
+    }
+
+    const MS: u64 = 1_000_000;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    /// IN (40, 70, 0.02), OUT (10, 30, 0.1); 8 Mbit/s, 1000 B mean: 1 ms slots.
+    fn params(coupling: Coupling) -> Params {
+        let mut common = Common::new(8_000_000, Limit::Packets(500));
+        common.mean_pkt_size = 1_000;
+        Params {
+            in_curve: Curve { min_th: 40.0, max_th: 70.0, max_p: 0.02 },
+            out_curve: Curve { min_th: 10.0, max_th: 30.0, max_p: 0.1 },
+            coupling,
+            common,
+        }
+    }
+
+    fn rio(coupling: Coupling, tweak: impl FnOnce(&mut Params)) -> Rio {
+        let mut p = params(coupling);
+        tweak(&mut p);
+        Rio::new(p, ColourTable::rfc2597())
+    }
+
+    fn pkt(pool: &mut Pool, dscp: u8) -> PacketId {
+        pool.alloc(Packet { size: 1_000, dscp, ecn: Ecn::Ect0, ..Default::default() })
+    }
+
+    fn offer(q: &mut Rio, pool: &mut Pool, rng: &mut Rng, at: SimTime, dscp: u8) -> Result<(), DropReason> {
+        let id = pkt(pool, dscp);
+        q.enqueue(at, id, pool, rng)
+    }
+
+    /// w = 0.5, arrivals IN, OUT, IN, OUT at t = 0 (nothing leaves):
+    /// avg_in 0, 0, 0.5, 0.5; avg_total 0, 0.5, 1.25, 2.125.
+    #[test]
+    fn coupled_in_average_counts_in_packets_and_out_average_counts_all() {
+        let mut q = rio(Coupling::Coupled, |p| p.common.w_q = 0.5);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        let expect = [(AF11, 0.0, 0.0), (AF12, 0.0, 0.5), (AF11, 0.5, 1.25), (AF12, 0.5, 2.125)];
+        for (dscp, avg_in, avg_total) in expect {
+            offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, dscp).unwrap();
+            assert!(close(q.avg_in(), avg_in) && close(q.avg_out(), avg_total), "{} {}", q.avg_in(), q.avg_out());
+        }
+    }
+
+    /// Same arrivals decoupled: avg_in 0, 0, 0.5, 0.5; avg_out (OUT only) 0, 0, 0, 0.5.
+    #[test]
+    fn decoupled_out_average_counts_only_out_packets() {
+        let mut q = rio(Coupling::Decoupled, |p| p.common.w_q = 0.5);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        let expect = [(AF11, 0.0, 0.0), (AF12, 0.0, 0.0), (AF11, 0.5, 0.0), (AF12, 0.5, 0.5)];
+        for (dscp, avg_in, avg_out) in expect {
+            offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, dscp).unwrap();
+            assert!(close(q.avg_in(), avg_in) && close(q.avg_out(), avg_out), "{} {}", q.avg_in(), q.avg_out());
+        }
+    }
+
+    #[test]
+    fn out_arrivals_leave_the_in_average_alone() {
+        let mut q = rio(Coupling::Coupled, |p| p.common.w_q = 0.5);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
+        offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
+        let before = q.avg_in();
+        for _ in 0..5 {
+            offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF13).unwrap();
+        }
+        assert_eq!(q.avg_in(), before);
+    }
+
+    /// avg_in = avg_total = 8. IN at 0: both → 4. OUT at 0: total → 2.5. The IN packet leaves
+    /// at 0: the IN queue is idle from 0, the physical queue still holds the OUT packet. IN at
+    /// 3.5 ms: avg_in decays 3 slots, 4 · 0.5³ · 0.5 = 0.25; avg_total does not: 2.5·0.5 + 0.5.
+    #[test]
+    fn in_average_decays_over_the_in_queue_idle_time_while_out_packets_remain() {
+        let mut q = rio(Coupling::Coupled, |p| p.common.w_q = 0.5);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        q.avg_in = RedAverage::starting_at(8.0);
+        q.avg_out = RedAverage::starting_at(8.0);
+        assert!(close(q.avg_in(), 8.0));
+        offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
+        assert!(close(q.avg_in(), 4.0) && close(q.avg_out(), 4.0));
+        offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12).unwrap();
+        assert!(close(q.avg_out(), 2.5));
+        let first = q.dequeue(SimTime::ZERO, &mut pool).unwrap();
+        assert_eq!(pool.get(first).dscp, AF11);
+        offer(&mut q, &mut pool, &mut rng, SimTime(3_500_000), AF11).unwrap();
+        assert!(close(q.avg_in(), 0.25), "{}", q.avg_in());
+        assert!(close(q.avg_out(), 1.75), "{}", q.avg_out());
+    }
+
+    #[test]
+    fn colour_comes_from_the_dscp_through_the_table() {
+        let mut q = rio(Coupling::Coupled, |_| {});
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for d in [AF11, AF12, AF13, BE] {
+            offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, d).unwrap();
+        }
+        assert_eq!(q.in_packets(), 1, "only AF11 is IN; AF12, AF13 and BE are OUT");
+        assert_eq!([q.stats.levels[0].queued, q.stats.levels[1].queued, q.stats.levels[2].queued], [1, 1, 2]);
+    }
+
+    /// w_q = 1 makes each average the length the arrival finds. 40 IN packets queued (below
+    /// min_in): an OUT arrival sees avg_total 40 > max_out when coupled, 0 when decoupled.
+    #[test]
+    fn coupled_out_packets_pay_for_in_packets_in_the_buffer_decoupled_do_not() {
+        for (coupling, expect) in [(Coupling::Coupled, Err(DropReason::Early)), (Coupling::Decoupled, Ok(()))] {
+            let mut q = rio(coupling, |p| p.common.w_q = 1.0);
+            let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+            for _ in 0..40 {
+                offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
+            }
+            assert_eq!(offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12), expect, "{coupling:?}");
+        }
+    }
+
+    #[test]
+    fn in_packets_are_tested_against_the_in_curve() {
+        // 20 OUT packets queued: avg_total 20 is inside the OUT band but below min_in.
+        let mut q = rio(Coupling::Coupled, |p| p.common.w_q = 1.0);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for _ in 0..20 {
+            let _ = offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12);
+        }
+        for _ in 0..30 {
+            assert!(offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).is_ok());
+        }
+    }
+
+    #[test]
+    fn out_packets_are_dropped_before_in_packets() {
+        let mut q = rio(Coupling::Coupled, |p| p.common.w_q = 0.002);
+        // 50 % IN, 50 % OUT, 12 Mbit/s offered to 8 Mbit/s.
+        let arrivals = poisson(31, 40_000, 12e6, 1_000, &[AF11, AF12]);
+        let results = run(&mut q, &arrivals, 8_000_000, 2);
+        q.check_conservation().unwrap();
+        let first_drop = arrivals.iter().zip(&results).find(|(_, r)| r.is_err()).map(|(a, _)| a.dscp);
+        assert_eq!(first_drop, Some(AF12), "the first packet dropped is OUT");
+        let loss = |l: usize| q.stats.levels[l].drops() as f64 / q.stats.levels[l].arrivals as f64;
+        assert!(loss(1) > 0.5, "OUT absorbs the overload: {}", loss(1));
+        assert!(loss(0) < 0.01, "IN (6 Mbit/s < 8) is protected: {}", loss(0));
+    }
+
+    #[test]
+    fn lower_out_max_th_drops_more_out_packets() {
+        let drops = |max_th: f64| {
+            let mut q = rio(Coupling::Coupled, |p| {
+                p.common.w_q = 0.02;
+                p.out_curve = Curve { min_th: 5.0, max_th, max_p: 0.1 };
+            });
+            let arrivals = poisson(8, 20_000, 7.6e6, 1_000, &[AF11, AF12]);
+            run(&mut q, &arrivals, 8_000_000, 3);
+            q.stats.levels[1].early_drops
+        };
+        let (low, high) = (drops(10.0), drops(60.0));
+        assert!(low > high, "{low} > {high}");
+    }
+
+    // ---- ECN and the OUT marking scheme ------------------------------------------------------
+
+    /// A coupled RIO whose IN average sits at 60 (IN band) with p_a forced to 1 and whose
+    /// OUT curve is out of the way.
+    fn rio_marking(strategy: Strategy) -> Rio {
+        let mut q = rio(Coupling::Coupled, |p| {
+            p.common.w_q = 1e-12;
+            p.common.ecn = Some(strategy);
+            p.out_curve = Curve { min_th: 400.0, max_th: 450.0, max_p: 0.1 };
+        });
+        q.avg_in = RedAverage::starting_at(60.0);
+        q.spacing_in.old = true;
+        q.spacing_in.count = 1_000;
+        q
+    }
+
+    #[test]
+    fn out_marking_scheme_marks_a_queued_out_packet_when_an_in_packet_triggers() {
+        let mut q = rio_marking(Strategy { position: Position::Tail, out_first: true });
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for d in [AF11, AF12, AF11, AF13, AF11] {
+            offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, d).unwrap();
+        }
+        assert!((q.avg_in() - 60.0).abs() < 1e-6);
+        q.spacing_in.old = true;
+        q.spacing_in.count = 1_000;
+        let arriving = pkt(&mut pool, AF11);
+        assert!(q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng).is_ok());
+        let marked: Vec<u8> =
+            q.fifo.iter().filter(|&&id| pool.get(id).ecn == Ecn::Ce).map(|&id| pool.get(id).dscp).collect();
+        assert_eq!(marked, vec![AF13], "the tail of the OUT queue, not the IN arrival");
+        assert_eq!(q.stats.levels[2].ecn_marks, 1);
+    }
+
+    #[test]
+    fn out_marking_scheme_falls_back_to_in_packets_when_no_out_is_queued() {
+        let mut q = rio_marking(Strategy { position: Position::Front, out_first: true });
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for _ in 0..3 {
+            offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
+        }
+        q.spacing_in.old = true;
+        q.spacing_in.count = 1_000;
+        offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
+        assert_eq!(pool.get(q.fifo[0]).ecn, Ecn::Ce, "head of the IN queue");
+        assert_eq!(q.fifo.iter().filter(|&&id| pool.get(id).ecn == Ecn::Ce).count(), 1);
+        assert_eq!(q.stats.levels[0].ecn_marks, 1);
+    }
+
+    #[test]
+    fn plain_mark_tail_marks_the_in_arrival_even_with_out_packets_queued() {
+        let mut q = rio_marking(Strategy::MARK_TAIL);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for d in [AF11, AF12, AF12] {
+            offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, d).unwrap();
+        }
+        q.spacing_in.old = true;
+        q.spacing_in.count = 1_000;
+        let arriving = pkt(&mut pool, AF11);
+        q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng).unwrap();
+        assert_eq!(pool.get(arriving).ecn, Ecn::Ce);
+    }
+
+    // ---- counters, parameters ---------------------------------------------------------------
+
+    #[test]
+    fn counters_balance_after_a_run_in_both_modes() {
+        for coupling in [Coupling::Coupled, Coupling::Decoupled] {
+            let mut q = rio(coupling, |p| p.common.limit = Limit::Packets(80));
+            let arrivals = poisson(4, 10_000, 14e6, 1_000, &[AF11, AF12, AF13, BE]);
+            run(&mut q, &arrivals, 8_000_000, 4);
+            q.check_conservation().unwrap();
+            assert_eq!(q.stats.total().arrivals, 10_000);
+            assert!(q.stats.total().overflow_drops + q.stats.total().early_drops > 0);
+        }
+    }
+
+    #[test]
+    fn validate_names_the_faulty_curve() {
+        assert!(params(Coupling::Coupled).validate().is_ok());
+        let mut p = params(Coupling::Coupled);
+        p.in_curve.max_th = 10.0;
+        assert_eq!(p.validate().unwrap_err().field, "in");
+        let mut p = params(Coupling::Coupled);
+        p.out_curve.max_p = 2.0;
+        assert_eq!(p.validate().unwrap_err().field, "out");
+        let mut p = params(Coupling::Coupled);
+        p.common.limit = Limit::Packets(60);
+        assert_eq!(p.validate().unwrap_err().field, "limit", "the limit must hold max_in");
+    }
+
+    #[test]
+    fn idle_clock_of_the_in_queue_runs_from_the_dequeue() {
+        let mut q = rio(Coupling::Coupled, |_| {});
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
+        offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12).unwrap();
+        q.dequeue(SimTime(2 * MS), &mut pool);
+        assert_eq!(q.act_in, Activity::Idle { since: SimTime(2 * MS) });
+        assert_eq!(q.act_out, Activity::Busy, "the OUT packet keeps the physical queue busy");
+        q.dequeue(SimTime(3 * MS), &mut pool);
+        assert_eq!(q.act_out, Activity::Idle { since: SimTime(3 * MS) });
+    }
+}

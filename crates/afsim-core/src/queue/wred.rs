@@ -1,0 +1,355 @@
+//! WRED: multi-level RED, N drop precedences sharing one average.
+//!
+//! Read this first.
+//! - Sources: the WRED mode of ns-2's DiffServ queue (`dsredq.cc`, `mredMode = wred`): one
+//!   average over the whole physical queue, updated on every arrival, and a RED curve per drop
+//!   precedence; a packet is tested against its own precedence's curve. RFC 2597 §4 asks an AF
+//!   implementation for a drop probability that does not decrease with drop precedence, which
+//!   per-level curves (lower thresholds for higher levels) provide. The RED maths (EWMA, count
+//!   spacing per level, gentle, wait, byte mode, forced drops, ECN `setbit` semantics, the
+//!   `qlen > 1` guard, hard limit → `Overflow`) is `queue::red`'s.
+//! - Levels: a packet's level is its drop-precedence level in the domain's `ColourTable`
+//!   (0 = dropped last); levels beyond the last curve use the last curve. 1..=8 curves (SIMA
+//!   uses eight precedence levels).
+//! - Idle decay as `dsredq.cc`: the queue is idle from the dequeue that empties it.
+//! - ECN: with `Strategy { out_first: true }` the mark goes to a queued packet of the highest
+//!   level present (Leung & Muppala's OUT scheme, generalised to N levels).
+//!
+//! Not modelled: per-level w_q, per-level averages (that is `rio`'s decoupled mode for two
+//! colours), push-out drops.
+
+use std::collections::VecDeque;
+
+use crate::edge::dscp::{ColourTable, MAX_LEVELS};
+use crate::edge::ParamError;
+use crate::net::packet::{PacketId, Pool};
+use crate::queue::red::{act, fits, Activity, Common, Curve, Measure, RedAverage, Spacing, Stats};
+use crate::queue::DropReason;
+use crate::sim::rng::Rng;
+use crate::sim::time::SimTime;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    /// The RED curve of each drop-precedence level, level 0 first; thresholds in packets.
+    pub curves: Vec<Curve>,
+    pub common: Common,
+}
+
+impl Params {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if self.curves.is_empty() || self.curves.len() > MAX_LEVELS {
+            return Err(ParamError::new(
+                "levels",
+                format!("{} curves; WRED takes 1..={MAX_LEVELS}", self.curves.len()),
+            ));
+        }
+        for c in &self.curves {
+            c.validate("levels")?;
+        }
+        self.common.validate(&self.curves)
+    }
+}
+
+/// A WRED queue.
+#[derive(Debug)]
+pub struct Wred {
+    params: Params,
+    /// The curves in the measured unit.
+    curves: Vec<Curve>,
+    colours: ColourTable,
+    fifo: VecDeque<PacketId>,
+    bytes: u64,
+    avg: RedAverage,
+    activity: Activity,
+    spacing: Vec<Spacing>,
+    pub stats: Stats,
+}
+
+impl Wred {
+    /// An empty, idle queue. `params` must have passed `validate`.
+    pub fn new(params: Params, colours: ColourTable) -> Self {
+        debug_assert!(params.validate().is_ok());
+        let c = params.common;
+        let curves = params.curves.iter().map(|k| k.in_unit(c.measure, c.mean_pkt_size)).collect::<Vec<_>>();
+        let spacing = vec![Spacing::default(); curves.len()];
+        Wred {
+            params,
+            curves,
+            colours,
+            fifo: VecDeque::new(),
+            bytes: 0,
+            avg: RedAverage::default(),
+            activity: Activity::Idle { since: SimTime::ZERO },
+            spacing,
+            stats: Stats::default(),
+        }
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The shared average, in the measured unit.
+    pub fn avg(&self) -> f64 {
+        self.avg.value()
+    }
+
+    #[inline]
+    pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+        let common = self.params.common;
+        let (size, level) = {
+            let p = pool.get(id);
+            (p.size, usize::from(self.colours.level(p.dscp)))
+        };
+        let curve_ix = level.min(self.curves.len() - 1);
+        let q = match common.measure {
+            Measure::Packets => self.fifo.len() as f64,
+            Measure::Bytes => self.bytes as f64,
+        };
+        // dsredq.cc (wred): one average over the physical queue, whatever the arrival's level.
+        let m = self.activity.slots_for_arrival(now, &common);
+        let avg = self.avg.update(q, m, common.w_q);
+        // ... tested against the arrival's own precedence curve.
+        let verdict = self.spacing[curve_ix].decide(avg, &self.curves[curve_ix], &common, q > 1.0, size, rng);
+        if !fits(common.limit, self.fifo.len(), self.bytes, size) {
+            self.spacing[curve_ix].on_forced_drop();
+            self.stats.record(level, Err(DropReason::Overflow), false, None);
+            return Err(DropReason::Overflow);
+        }
+        let colours = &self.colours;
+        let (outcome, forced, marked) = act(
+            verdict,
+            common.ecn,
+            &self.fifo,
+            id,
+            pool,
+            |p| colours.level(p.dscp),
+            |v, pool| usize::from(colours.level(pool.get(v).dscp)),
+            rng,
+        );
+        self.stats.record(level, outcome, forced, marked);
+        if outcome.is_ok() {
+            self.fifo.push_back(id);
+            self.bytes += u64::from(size);
+            self.activity = Activity::Busy;
+        }
+        outcome
+    }
+
+    #[inline]
+    pub fn dequeue(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
+        let id = self.fifo.pop_front()?;
+        let p = pool.get(id);
+        self.bytes -= u64::from(p.size);
+        self.stats.record_departure(usize::from(self.colours.level(p.dscp)));
+        if self.fifo.is_empty() {
+            // dsredq.cc: idle from the dequeue that empties the queue.
+            self.activity = Activity::Idle { since: now };
+        }
+        Some(id)
+    }
+
+    #[inline]
+    pub fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+
+    #[inline]
+    pub fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Checks the counters' identity, and that `queued` matches the FIFO.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        self.stats.check()?;
+        let queued = self.stats.total().queued;
+        if queued != self.fifo.len() as u64 {
+            return Err(format!("counters say {queued} queued, the FIFO holds {}", self.fifo.len()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edge::dscp::{Class, Marking, AF11, AF12, AF13};
+    use crate::net::packet::{Ecn, Packet};
+    use crate::queue::ecn_mark::{Position, Strategy};
+    use crate::queue::red::testkit::{poisson, run, Discipline};
+    use crate::scenario::spec::Limit;
+    use crate::sim::rng::stream;
+
+    impl Discipline for Wred {
+        fn enq(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+            self.enqueue(now, id, pool, rng)
+        }
+        fn deq(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
+            self.dequeue(now, pool)
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    /// Level k: min_th 40 − 4k, max_th 60 − 4k: each level dropped a little earlier.
+    fn staggered(n: usize) -> Vec<Curve> {
+        (0..n)
+            .map(|k| {
+                let k = k as f64;
+                Curve { min_th: 40.0 - 4.0 * k, max_th: 60.0 - 4.0 * k, max_p: 0.1 }
+            })
+            .collect()
+    }
+
+    fn common() -> Common {
+        let mut c = Common::new(8_000_000, Limit::Packets(500));
+        c.mean_pkt_size = 1_000;
+        c
+    }
+
+    /// A table of `n` levels where DSCP 2k means level k.
+    fn table(n: u8) -> ColourTable {
+        let mut t = ColourTable::new(n, Marking { class: Class::BestEffort, level: n - 1 }).unwrap();
+        for k in 0..n {
+            t.set(2 * k, Marking { class: Class::Local(0), level: k }).unwrap();
+        }
+        t
+    }
+
+    fn pkt(pool: &mut Pool, dscp: u8) -> PacketId {
+        pool.alloc(Packet { size: 1_000, dscp, ecn: Ecn::Ect0, ..Default::default() })
+    }
+
+    #[test]
+    fn every_level_updates_the_one_shared_average() {
+        let mut c = common();
+        c.w_q = 0.5;
+        let mut q = Wred::new(Params { curves: staggered(3), common: c }, ColourTable::rfc2597());
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for (dscp, expect) in [(AF11, 0.0), (AF13, 0.5), (AF12, 1.25), (AF11, 2.125)] {
+            let id = pkt(&mut pool, dscp);
+            q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).unwrap();
+            assert!(close(q.avg(), expect), "{} vs {expect}", q.avg());
+        }
+    }
+
+    /// Average held at 12: level 0 (20, 40) accepts, level 2 (5, 10) is beyond max → forced,
+    /// level 1 (10, 20) is inside its band → random.
+    #[test]
+    fn each_level_is_tested_against_its_own_curve() {
+        let mut c = common();
+        c.w_q = 1e-12;
+        c.limit = Limit::Packets(5_000);
+        let curves = vec![
+            Curve { min_th: 20.0, max_th: 40.0, max_p: 0.1 },
+            Curve { min_th: 10.0, max_th: 20.0, max_p: 0.5 },
+            Curve { min_th: 5.0, max_th: 10.0, max_p: 0.1 },
+        ];
+        let mut q = Wred::new(Params { curves, common: c }, ColourTable::rfc2597());
+        q.avg = RedAverage::starting_at(12.0);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        q.fifo.extend([pkt(&mut pool, AF11), pkt(&mut pool, AF11)]);
+        let mut outcomes = [0u32; 3];
+        for _ in 0..300 {
+            for (l, d) in [AF11, AF12, AF13].into_iter().enumerate() {
+                let id = pkt(&mut pool, d);
+                if q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_err() {
+                    outcomes[l] += 1;
+                }
+            }
+        }
+        assert_eq!(outcomes[0], 0);
+        assert!(outcomes[1] > 10 && outcomes[1] < 300, "{outcomes:?}");
+        assert_eq!(outcomes[2], 300);
+        assert_eq!(q.stats.levels[2].forced_drops, 300);
+    }
+
+    #[test]
+    fn levels_beyond_the_last_curve_use_the_last_curve() {
+        let mut c = common();
+        c.w_q = 1.0;
+        let curves =
+            vec![Curve { min_th: 20.0, max_th: 40.0, max_p: 0.1 }, Curve { min_th: 2.0, max_th: 4.0, max_p: 0.1 }];
+        let mut q = Wred::new(Params { curves, common: c }, ColourTable::rfc2597());
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for _ in 0..5 {
+            let id = pkt(&mut pool, AF11);
+            q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).unwrap();
+        }
+        let red = pkt(&mut pool, AF13);
+        assert_eq!(q.enqueue(SimTime::ZERO, red, &mut pool, &mut rng), Err(DropReason::Early));
+        assert_eq!(q.stats.levels[2].forced_drops, 1, "counted under the packet's own level");
+    }
+
+    fn loss_by_level(n: u8) -> Vec<f64> {
+        let mut c = common();
+        c.w_q = 0.02;
+        let mut q = Wred::new(Params { curves: staggered(n as usize), common: c }, table(n));
+        let dscps: Vec<u8> = (0..n).map(|k| 2 * k).collect();
+        let arrivals = poisson(17, 60_000, 9.6e6, 1_000, &dscps);
+        run(&mut q, &arrivals, 8_000_000, 5);
+        q.check_conservation().unwrap();
+        q.stats.levels[..n as usize].iter().map(|l| l.drops() as f64 / l.arrivals as f64).collect()
+    }
+
+    #[test]
+    fn loss_is_monotone_in_the_drop_precedence_level() {
+        for n in [2u8, 3, 4, 8] {
+            let loss = loss_by_level(n);
+            assert!(loss.windows(2).all(|w| w[0] <= w[1]), "{n} levels: {loss:?}");
+            assert!(loss[0] < loss[n as usize - 1], "{n} levels: {loss:?}");
+        }
+    }
+
+    #[test]
+    fn idle_period_starts_at_the_dequeue_that_empties_the_queue() {
+        let mut c = common();
+        c.w_q = 0.5;
+        let mut q = Wred::new(Params { curves: staggered(3), common: c }, ColourTable::rfc2597());
+        q.avg = RedAverage::starting_at(8.0);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        let a = pkt(&mut pool, AF11);
+        q.enqueue(SimTime::ZERO, a, &mut pool, &mut rng).unwrap(); // 4
+        q.dequeue(SimTime::ZERO, &mut pool);
+        assert_eq!(q.activity, Activity::Idle { since: SimTime::ZERO });
+        let b = pkt(&mut pool, AF12);
+        q.enqueue(SimTime(3_500_000), b, &mut pool, &mut rng).unwrap();
+        assert!(close(q.avg(), 4.0 * 0.125 * 0.5), "3 slots of 1 ms: {}", q.avg());
+    }
+
+    #[test]
+    fn out_first_marking_picks_the_highest_level_queued() {
+        let mut c = common();
+        c.w_q = 1e-12;
+        c.ecn = Some(Strategy { position: Position::Front, out_first: true });
+        let mut q = Wred::new(Params { curves: staggered(3), common: c }, ColourTable::rfc2597());
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for d in [AF11, AF12, AF13, AF12, AF13] {
+            let id = pkt(&mut pool, d);
+            q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).unwrap();
+        }
+        q.avg = RedAverage::starting_at(45.0); // inside level 0's band (40, 60)
+        q.spacing[0].old = true;
+        q.spacing[0].count = 1_000;
+        let id = pkt(&mut pool, AF11);
+        assert!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok());
+        assert_eq!(pool.get(q.fifo[2]).ecn, Ecn::Ce, "the first AF13 packet");
+        assert_eq!(q.stats.levels[2].ecn_marks, 1);
+    }
+
+    #[test]
+    fn validate_wants_one_to_eight_valid_curves_under_the_limit() {
+        let ok = Params { curves: staggered(3), common: common() };
+        assert!(ok.validate().is_ok());
+        assert_eq!(Params { curves: vec![], ..ok.clone() }.validate().unwrap_err().field, "levels");
+        assert_eq!(Params { curves: staggered(9), ..ok.clone() }.validate().unwrap_err().field, "levels");
+        let mut bad = ok.clone();
+        bad.curves[1].max_p = 0.0;
+        assert_eq!(bad.validate().unwrap_err().field, "levels");
+        let mut small = ok;
+        small.common.limit = Limit::Packets(50);
+        assert_eq!(small.validate().unwrap_err().field, "limit");
+    }
+}

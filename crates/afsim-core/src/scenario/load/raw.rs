@@ -1,0 +1,599 @@
+//! First pass over a scenario file: every table and field read on its own — types, units,
+//! ranges, unknown fields — with names still unresolved and groups still unexpanded.
+//!
+//! Read this first: each `[[node]]`, `[[link]]`, `[[route]]` and `[[flow]]` becomes a `Raw*`
+//! record holding checked values and the byte offsets later errors will point at. A record's
+//! fields are read in file order and the record stops at its first error; records are
+//! independent, so of several bad records the earliest in the file is reported (`First`).
+//! Everything that needs more than one table (names, group sizes, routes, reachability) is
+//! `resolve`'s job.
+
+use super::params::Params;
+use super::source::{list, suggestion, Fail, First};
+use super::value::{Field, Rec, Scalar};
+use crate::scenario::spec::{Framing, Limit, QueueSpec};
+use crate::scenario::units::{parse_limit, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
+use crate::sim::time::SimDuration;
+use toml_edit::{Item, Table};
+
+/// Most nodes a scenario may have: forwarding tables hold one entry per (node, destination)
+/// pair, so memory grows as n².
+pub(crate) const MAX_NODES: u64 = 4096;
+/// Most flows a scenario may have after expansion.
+pub(crate) const MAX_FLOWS: u64 = 1_000_000;
+
+pub(crate) const TABLES: [&str; 6] = ["scenario", "params", "node", "link", "route", "flow"];
+const SCENARIO_FIELDS: [&str; 7] =
+    ["name", "description", "seed", "duration", "max_packets", "until_transfers_complete", "warmup"];
+const NODE_FIELDS: [&str; 2] = ["name", "count"];
+const LINK_FIELDS: [&str; 6] = ["between", "rate", "delay", "framing", "queue", "reverse_queue"];
+const ROUTE_FIELDS: [&str; 1] = ["path"];
+const FRAMINGS: [&str; 5] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc"];
+const FRAMING_KINDS: [&str; 6] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc", "fixed"];
+const QUEUE_KINDS: [&str; 1] = ["droptail"];
+const QUEUE_FIELDS: [&str; 2] = ["kind", "limit"];
+const FLOW_KINDS: [&str; 1] = ["cbr"];
+const CBR_FIELDS: [&str; 12] = [
+    "name", "from", "to", "count", "kind", "rate", "packet_size", "start", "start_step", "stop", "packets", "jitter",
+];
+
+/// ns-2's default queue limit (`Queue set limit_ 50`, packets), used when a link says nothing.
+pub(crate) const DEFAULT_QUEUE: QueueSpec = QueueSpec::DropTail { limit: Limit::Packets(50) };
+
+/// A name as written, with its position.
+#[derive(Clone, Debug)]
+pub(crate) struct Named {
+    pub name: String,
+    pub at: usize,
+}
+
+#[derive(Debug)]
+pub(crate) struct RawScenario {
+    /// The `[scenario]` table's position, or 0 when there is none.
+    pub at: usize,
+    pub name: Option<String>,
+    pub seed: u64,
+    pub duration: Option<SimDuration>,
+    pub max_packets: Option<u64>,
+    pub until_transfers_complete: bool,
+    pub until_at: usize,
+    pub warmup: SimDuration,
+}
+
+#[derive(Debug)]
+pub(crate) struct RawNode {
+    pub path: String,
+    pub name: Named,
+    /// `Some` for a group: its size and the position of `count`.
+    pub count: Option<(u64, usize)>,
+}
+
+#[derive(Debug)]
+pub(crate) struct RawLink {
+    pub path: String,
+    pub between: [Named; 2],
+    pub between_at: usize,
+    pub rate_bps: u64,
+    pub delay: SimDuration,
+    pub framing: Framing,
+    pub queue_ab: QueueSpec,
+    pub queue_ba: QueueSpec,
+}
+
+#[derive(Debug)]
+pub(crate) struct RawRoute {
+    pub path_field: String,
+    pub path_at: usize,
+    pub path: Vec<Named>,
+}
+
+#[derive(Debug)]
+pub(crate) struct RawFlow {
+    pub path: String,
+    pub name: Named,
+    pub from: Named,
+    pub to: Named,
+    pub count: u64,
+    pub count_at: usize,
+    pub app: RawApp,
+}
+
+#[derive(Debug)]
+pub(crate) enum RawApp {
+    Cbr(RawCbr),
+}
+
+#[derive(Debug)]
+pub(crate) struct RawCbr {
+    pub rate_bps: u64,
+    pub packet_size: u32,
+    pub start: SimDuration,
+    pub start_step: SimDuration,
+    pub step_at: usize,
+    /// The stop time and the position of `stop`.
+    pub stop: Option<(SimDuration, usize)>,
+    pub packets: Option<u64>,
+    pub jitter: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct Raw {
+    pub scenario: RawScenario,
+    pub nodes: Vec<RawNode>,
+    pub links: Vec<RawLink>,
+    pub routes: Vec<RawRoute>,
+    pub flows: Vec<RawFlow>,
+}
+
+/// Reads every table of the document except `[params]` (already read into `params`).
+pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
+    let mut first = First::default();
+    let mut raw = Raw {
+        scenario: RawScenario {
+            at: 0,
+            name: None,
+            seed: 1,
+            duration: None,
+            max_packets: None,
+            until_transfers_complete: false,
+            until_at: 0,
+            warmup: SimDuration::ZERO,
+        },
+        nodes: Vec::new(),
+        links: Vec::new(),
+        routes: Vec::new(),
+        flows: Vec::new(),
+    };
+    for (key, item) in root.iter() {
+        let key_at = root.key(key).and_then(|k| k.span()).map_or(0, |s| s.start);
+        match key {
+            "params" => {}
+            "scenario" => {
+                let rec = Rec::of_item(item, key_at, "scenario".into(), "[scenario]", "a [scenario] table");
+                if let Some(s) = first.take(rec.and_then(|r| read_scenario(&r, params))) {
+                    raw.scenario = s;
+                }
+            }
+            "node" | "link" | "route" | "flow" => {
+                let Some(recs) = first.take(Rec::array(item, key_at, key)) else { continue };
+                for r in &recs {
+                    match key {
+                        "node" => raw.nodes.extend(first.take(read_node(r, params))),
+                        "link" => raw.links.extend(first.take(read_link(r, params))),
+                        "route" => raw.routes.extend(first.take(read_route(r, params))),
+                        _ => raw.flows.extend(first.take(read_flow(r, params))),
+                    }
+                }
+            }
+            other => first.push(unknown_table(other, item, key_at)),
+        }
+    }
+    first.finish()?;
+    let s = &raw.scenario;
+    if s.duration.is_none() && s.max_packets.is_none() && !s.until_transfers_complete {
+        return Err(Fail::new(
+            s.at,
+            "scenario",
+            "no stop condition: set duration, max_packets or until_transfers_complete = true in [scenario]",
+        ));
+    }
+    Ok(raw)
+}
+
+fn unknown_table(key: &str, item: &Item, key_at: usize) -> Fail {
+    if SCENARIO_FIELDS.contains(&key) {
+        return Fail::new(key_at, key, format!("'{key}' belongs in the [scenario] table"));
+    }
+    let shown = |t: &str| if matches!(t, "scenario" | "params") { format!("[{t}]") } else { format!("[[{t}]]") };
+    let kind = if item.is_table_like() || item.is_array_of_tables() { "table" } else { "top-level field" };
+    let hint = match super::source::did_you_mean(key, TABLES) {
+        Some(t) => format!(" (did you mean {}?)", shown(t)),
+        None => String::new(),
+    };
+    Fail::new(
+        key_at,
+        key,
+        format!(
+            "unknown {kind} '{key}'{hint}; the tables are: {}",
+            TABLES.iter().map(|t| shown(t)).collect::<Vec<_>>().join(", ")
+        ),
+    )
+}
+
+fn read_scenario(rec: &Rec, params: &Params) -> Result<RawScenario, Fail> {
+    let mut s = RawScenario {
+        at: rec.at,
+        name: None,
+        seed: 1,
+        duration: None,
+        max_packets: None,
+        until_transfers_complete: false,
+        until_at: rec.at,
+        warmup: SimDuration::ZERO,
+    };
+    let mut warmup_at = None;
+    for f in rec.fields() {
+        let v = rec.val(params, &f)?;
+        match f.key {
+            "name" => {
+                let n = v.string()?;
+                if n.trim().is_empty() {
+                    return Err(v.fail("the scenario name must not be empty"));
+                }
+                s.name = Some(n);
+            }
+            "description" => {
+                v.string()?;
+            }
+            "seed" => s.seed = v.int_at_least(0)?,
+            "duration" => {
+                let d = v.quantity(Quantity::Time, parse_time_ns)?;
+                if d == 0 {
+                    return Err(v.fail("duration must be longer than 0s"));
+                }
+                s.duration = Some(SimDuration(d));
+            }
+            "max_packets" => s.max_packets = Some(v.int_at_least(1)?),
+            "until_transfers_complete" => {
+                s.until_transfers_complete = v.boolean()?;
+                s.until_at = v.at;
+            }
+            "warmup" => {
+                s.warmup = SimDuration(v.quantity(Quantity::Time, parse_time_ns)?);
+                warmup_at = Some(v);
+            }
+            _ => return Err(rec.unknown(&f, &SCENARIO_FIELDS)),
+        }
+    }
+    // Statistics are taken over [warmup, duration]: an empty interval measures nothing.
+    if let (Some(d), Some(w)) = (s.duration, &warmup_at) {
+        if s.warmup >= d {
+            return Err(w.fail(format!("warmup ({}) must be shorter than duration ({d})", s.warmup)));
+        }
+    }
+    Ok(s)
+}
+
+fn read_node(rec: &Rec, params: &Params) -> Result<RawNode, Fail> {
+    let mut name = None;
+    let mut count = None;
+    for f in rec.fields() {
+        match f.key {
+            "name" => {
+                let v = rec.val(params, &f)?;
+                name = Some(Named { name: v.name()?, at: v.at });
+            }
+            "count" => {
+                let v = rec.val(params, &f)?;
+                let n = v.int_at_least(0)?;
+                if n > MAX_NODES {
+                    return Err(v.fail(format!("a scenario can have at most {MAX_NODES} nodes, found count = {n}")));
+                }
+                count = Some((n, v.at));
+            }
+            _ => return Err(rec.unknown(&f, &NODE_FIELDS)),
+        }
+    }
+    let name = name.ok_or_else(|| rec.missing("name", "\"r1\""))?;
+    Ok(RawNode { path: rec.path.clone(), name, count })
+}
+
+fn read_link(rec: &Rec, params: &Params) -> Result<RawLink, Fail> {
+    let mut between = None;
+    let mut rate = None;
+    let mut delay = None;
+    let mut framing = Framing::Plain;
+    let mut queue = None;
+    let mut reverse = None;
+    for f in rec.fields() {
+        match f.key {
+            "between" => {
+                let ends = rec.strings(params, &f, "two node names, like [\"a\", \"b\"]")?;
+                let [a, b]: [(String, usize); 2] = ends.try_into().map_err(|e: Vec<_>| {
+                    Fail::new(
+                        f.at,
+                        rec.path_of("between"),
+                        format!("expected two node names, like [\"a\", \"b\"], found {}", e.len()),
+                    )
+                })?;
+                between = Some(([Named { name: a.0, at: a.1 }, Named { name: b.0, at: b.1 }], f.at));
+            }
+            "rate" => rate = Some(rec.val(params, &f)?.quantity(Quantity::Rate, parse_rate_bps)?),
+            "delay" => delay = Some(SimDuration(rec.val(params, &f)?.quantity(Quantity::Time, parse_time_ns)?)),
+            "framing" => framing = read_framing(rec, &f, params)?,
+            "queue" => queue = Some(read_queue(rec, &f, params)?),
+            "reverse_queue" => reverse = Some(read_queue(rec, &f, params)?),
+            _ => return Err(rec.unknown(&f, &LINK_FIELDS)),
+        }
+    }
+    let (between, between_at) = between.ok_or_else(|| rec.missing("between", "[\"a\", \"b\"]"))?;
+    let rate_bps = rate.ok_or_else(|| rec.missing("rate", "\"10Mbps\""))?;
+    let delay = delay.ok_or_else(|| rec.missing("delay", "\"1ms\""))?;
+    let queue_ab = queue.unwrap_or(DEFAULT_QUEUE);
+    // The reverse direction copies the forward queue unless it is given its own.
+    let queue_ba = reverse.unwrap_or_else(|| queue_ab.clone());
+    Ok(RawLink { path: rec.path.clone(), between, between_at, rate_bps, delay, framing, queue_ab, queue_ba })
+}
+
+fn framing_of(kind: &str) -> Option<Framing> {
+    Some(match kind {
+        "plain" => Framing::Plain,
+        // RFC 1662 HDLC-like framing: flag, address, control, 2-byte protocol, 2-byte FCS, flag.
+        "ppp" => Framing::Fixed { overhead_bytes: 8 },
+        "atm_cell_tax" => Framing::AtmCellTax,
+        "aal5" => Framing::Aal5 { llc_snap: false },
+        "aal5_llc" => Framing::Aal5 { llc_snap: true },
+        _ => return None,
+    })
+}
+
+/// `framing = "ppp"` or `framing = { kind = "fixed", overhead = "12B" }`.
+fn read_framing(rec: &Rec, f: &Field, params: &Params) -> Result<Framing, Fail> {
+    if f.item.is_table_like() {
+        let t = Rec::of_item(f.item, f.at, rec.path_of(f.key), "framing", "a table")?;
+        let mut kind = None;
+        let mut overhead = None;
+        for g in t.fields() {
+            let v = t.val(params, &g)?;
+            match g.key {
+                "kind" => kind = Some((v.choice(&FRAMING_KINDS, "framing kind")?, v)),
+                "overhead" => {
+                    let bytes = v.quantity(Quantity::Size, parse_size_bytes)?;
+                    let bytes = u32::try_from(bytes).map_err(|_| v.fail("a framing overhead must be below 4GiB"))?;
+                    overhead = Some((bytes, v));
+                }
+                _ => return Err(t.unknown(&g, &["kind", "overhead"])),
+            }
+        }
+        let (kind, kind_val) = kind.ok_or_else(|| t.missing("kind", "\"fixed\""))?;
+        return match (kind, overhead) {
+            ("fixed", Some((overhead_bytes, _))) => Ok(Framing::Fixed { overhead_bytes }),
+            ("fixed", None) => Err(t.missing("overhead", "\"12B\"")),
+            (_, Some((_, v))) => Err(v.fail(format!("overhead applies only to kind = \"fixed\", not to \"{kind}\""))),
+            (k, None) => framing_of(k).ok_or_else(|| kind_val.fail("unreachable framing kind")),
+        };
+    }
+    let v = rec.val(params, f)?;
+    if let Scalar::Str(s) = &v.s {
+        if s == "fixed" {
+            return Err(v.fail("a fixed framing needs its overhead: write framing = { kind = \"fixed\", overhead = \"12B\" }"));
+        }
+    }
+    let kind = v.choice(&FRAMINGS, "framing")?;
+    Ok(framing_of(kind).expect("every listed framing has a model"))
+}
+
+/// `queue = { kind = "droptail", limit = "50pkt" }`; both fields optional.
+fn read_queue(rec: &Rec, f: &Field, params: &Params) -> Result<QueueSpec, Fail> {
+    let t = Rec::of_item(
+        f.item,
+        f.at,
+        rec.path_of(f.key),
+        f.key,
+        "a table like { kind = \"droptail\", limit = \"50pkt\" }",
+    )?;
+    let mut limit = Limit::Packets(50);
+    for g in t.fields() {
+        let v = t.val(params, &g)?;
+        match g.key {
+            "kind" => {
+                v.choice(&QUEUE_KINDS, "queue kind")?;
+            }
+            "limit" => {
+                limit = v.quantity(Quantity::Limit, parse_limit)?;
+                // A drop-tail queue that holds nothing drops every packet that finds the
+                // link busy: almost surely a typo, never a model.
+                match limit {
+                    Limit::Packets(0) => return Err(v.fail("a queue limit must be at least 1 packet")),
+                    Limit::Bytes(0) => return Err(v.fail("a queue limit must be at least 1 byte")),
+                    _ => {}
+                }
+            }
+            _ => return Err(t.unknown(&g, &QUEUE_FIELDS)),
+        }
+    }
+    Ok(QueueSpec::DropTail { limit })
+}
+
+fn read_route(rec: &Rec, params: &Params) -> Result<RawRoute, Fail> {
+    let mut path = None;
+    for f in rec.fields() {
+        match f.key {
+            "path" => {
+                let nodes = rec.strings(params, &f, "an array of node names, like [\"a\", \"r1\", \"b\"]")?;
+                // routing::RouteError::TooShort, checked here so it is reported in file order.
+                if nodes.len() < 2 {
+                    return Err(Fail::new(
+                        f.at,
+                        rec.path_of("path"),
+                        format!("a route path needs at least two nodes, found {}", nodes.len()),
+                    ));
+                }
+                let nodes = nodes.into_iter().map(|(name, at)| Named { name, at }).collect();
+                path = Some((nodes, f.at));
+            }
+            _ => return Err(rec.unknown(&f, &ROUTE_FIELDS)),
+        }
+    }
+    let (path, path_at) = path.ok_or_else(|| rec.missing("path", "[\"a\", \"r1\", \"b\"]"))?;
+    Ok(RawRoute { path_field: rec.path_of("path"), path_at, path })
+}
+
+fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
+    // The kind decides which fields are valid, so it is read first.
+    let kind = match rec.fields().into_iter().find(|f| f.key == "kind") {
+        Some(f) => {
+            let v = rec.val(params, &f)?;
+            let s = v.string()?;
+            if !FLOW_KINDS.contains(&s.as_str()) {
+                return Err(v.fail(format!(
+                    "unknown flow kind '{s}'{}; the flow kinds are: {} (TCP and TFRC are not implemented yet)",
+                    suggestion(&s, FLOW_KINDS),
+                    list(FLOW_KINDS)
+                )));
+            }
+            s
+        }
+        None => return Err(rec.missing("kind", "\"cbr\"")),
+    };
+    debug_assert_eq!(kind, "cbr");
+    let (mut name, mut from, mut to) = (None, None, None);
+    let (mut count, mut count_at) = (1, rec.at);
+    let (mut rate, mut packet_size) = (None, None);
+    let (mut start, mut start_step, mut step_at) = (SimDuration::ZERO, SimDuration::ZERO, rec.at);
+    let (mut stop, mut packets, mut jitter) = (None, None, false);
+    for f in rec.fields() {
+        if !CBR_FIELDS.contains(&f.key) {
+            return Err(rec.unknown(&f, &CBR_FIELDS));
+        }
+        let v = rec.val(params, &f)?;
+        let named = || -> Result<Named, Fail> { Ok(Named { name: v.string()?, at: v.at }) };
+        let time = || v.quantity(Quantity::Time, parse_time_ns).map(SimDuration);
+        match f.key {
+            "name" => name = Some(Named { name: v.name()?, at: v.at }),
+            "from" => from = Some(named()?),
+            "to" => to = Some(named()?),
+            "count" => {
+                count = v.int_at_least(0)?;
+                count_at = v.at;
+                if count > MAX_FLOWS {
+                    return Err(v.fail(format!("a scenario can have at most {MAX_FLOWS} flows, found count = {count}")));
+                }
+            }
+            "kind" => {}
+            "rate" => rate = Some(v.quantity(Quantity::Rate, parse_rate_bps)?),
+            "packet_size" => {
+                let b = v.quantity(Quantity::Size, parse_size_bytes)?;
+                // An IPv4 packet is 1..=65535 bytes (RFC 791 Total Length is 16 bits).
+                if b == 0 {
+                    return Err(v.fail("packet_size must be at least 1B"));
+                }
+                if b > 65_535 {
+                    return Err(v.fail(format!("packet_size must be at most 65535B (the largest IP packet), found {b}B")));
+                }
+                packet_size = Some(b as u32);
+            }
+            "start" => start = time()?,
+            "start_step" => {
+                start_step = time()?;
+                step_at = v.at;
+            }
+            "stop" => stop = Some((time()?, v)),
+            "packets" => packets = Some(v.int_at_least(1)?),
+            "jitter" => jitter = v.boolean()?,
+            _ => unreachable!("CBR_FIELDS lists every field matched above"),
+        }
+    }
+    let name = name.ok_or_else(|| rec.missing("name", "\"af\""))?;
+    let from = from.ok_or_else(|| rec.missing("from", "\"src\""))?;
+    let to = to.ok_or_else(|| rec.missing("to", "\"dst\""))?;
+    let rate_bps = rate.ok_or_else(|| rec.missing("rate", "\"1Mbps\""))?;
+    let packet_size = packet_size.ok_or_else(|| rec.missing("packet_size", "\"576B\""))?;
+    let stop = match stop {
+        Some((t, v)) if t <= start => {
+            return Err(v.fail(format!("stop ({t}) must be after start ({start})")));
+        }
+        Some((t, v)) => Some((t, v.at)),
+        None => None,
+    };
+    Ok(RawFlow {
+        path: rec.path.clone(),
+        name,
+        from,
+        to,
+        count,
+        count_at,
+        app: RawApp::Cbr(RawCbr { rate_bps, packet_size, start, start_step, step_at, stop, packets, jitter }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toml_edit::ImDocument;
+
+    fn read_text(text: &str) -> Result<Raw, Fail> {
+        let doc = ImDocument::parse(text).unwrap();
+        let params = Params::read(doc.as_table(), &[]).unwrap();
+        read(doc.as_table(), &params)
+    }
+
+    const STOP: &str = "[scenario]\nduration = \"1s\"\n";
+
+    #[test]
+    fn ppp_framing_is_eight_bytes_of_hdlc_overhead() {
+        let r = read_text(&format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"0ms\"\nframing = \"ppp\"")).unwrap();
+        assert_eq!(r.links[0].framing, Framing::Fixed { overhead_bytes: 8 });
+    }
+
+    #[test]
+    fn every_framing_name_maps_to_its_model() {
+        for (name, want) in [
+            ("plain", Framing::Plain),
+            ("atm_cell_tax", Framing::AtmCellTax),
+            ("aal5", Framing::Aal5 { llc_snap: false }),
+            ("aal5_llc", Framing::Aal5 { llc_snap: true }),
+        ] {
+            let text = format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"0ms\"\nframing = \"{name}\"");
+            assert_eq!(read_text(&text).unwrap().links[0].framing, want, "{name}");
+            let text = format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"0ms\"\nframing = {{ kind = \"{name}\" }}");
+            assert_eq!(read_text(&text).unwrap().links[0].framing, want, "{name} as a table");
+        }
+    }
+
+    #[test]
+    fn a_link_without_queues_gets_ns2s_50_packet_droptail_both_ways() {
+        let r = read_text(&format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"")).unwrap();
+        assert_eq!(r.links[0].queue_ab, DEFAULT_QUEUE);
+        assert_eq!(r.links[0].queue_ba, DEFAULT_QUEUE);
+    }
+
+    #[test]
+    fn the_reverse_queue_copies_the_forward_queue_unless_given() {
+        let base = format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\nqueue = {{ limit = \"10KB\" }}\n");
+        let r = read_text(&base).unwrap();
+        assert_eq!(r.links[0].queue_ba, QueueSpec::DropTail { limit: Limit::Bytes(10_000) });
+        let r = read_text(&format!("{base}[link.reverse_queue]\nlimit = \"7p\"\n")).unwrap();
+        assert_eq!(r.links[0].queue_ab, QueueSpec::DropTail { limit: Limit::Bytes(10_000) });
+        assert_eq!(r.links[0].queue_ba, QueueSpec::DropTail { limit: Limit::Packets(7) });
+    }
+
+    #[test]
+    fn records_may_also_be_written_as_arrays_of_inline_tables() {
+        let r = read_text(&format!("node = [{{ name = \"a\" }}, {{ name = \"b\", count = 2 }}]\n{STOP}")).unwrap();
+        assert_eq!(r.nodes.len(), 2);
+        assert_eq!(r.nodes[1].count.map(|c| c.0), Some(2));
+    }
+
+    #[test]
+    fn of_two_bad_records_the_earlier_one_is_reported() {
+        let text = format!("{STOP}[[node]]\nname = \"ok\"\n[[link]]\nbetween = 3\n[[node]]\nname = 5\n");
+        let e = read_text(&text).unwrap_err();
+        assert_eq!(e.field, "link[0].between");
+    }
+
+    #[test]
+    fn no_stop_condition_points_at_the_scenario_table_or_the_top() {
+        let e = read_text("# x\n[scenario]\nseed = 3\n").unwrap_err();
+        assert_eq!((e.at, e.field.as_str()), (4, "scenario"));
+        let e = read_text("[scenario]\nuntil_transfers_complete = false\n").unwrap_err();
+        assert!(e.message.starts_with("no stop condition"));
+        assert_eq!(read_text("").unwrap_err().at, 0);
+    }
+
+    #[test]
+    fn a_scenario_field_at_the_top_level_is_pointed_to_its_table() {
+        let e = read_text("duration = \"1s\"\n").unwrap_err();
+        assert_eq!(e.message, "'duration' belongs in the [scenario] table");
+        let e = read_text(&format!("{STOP}[[nodes]]\nname = \"a\"\n")).unwrap_err();
+        assert!(e.message.contains("unknown table 'nodes' (did you mean [[node]]?)"), "{}", e.message);
+    }
+
+    #[test]
+    fn the_defaults_are_seed_1_and_no_warmup() {
+        let r = read_text(STOP).unwrap();
+        assert_eq!(r.scenario.seed, 1);
+        assert_eq!(r.scenario.warmup, SimDuration::ZERO);
+        assert_eq!(r.scenario.duration, Some(SimDuration::from_secs(1)));
+    }
+}

@@ -1,0 +1,475 @@
+//! Second pass: names resolved, groups expanded, routes and reachability checked, `Spec` built.
+//!
+//! Read this first: node groups expand in place (`src` with count 3 becomes src0, src1, src2,
+//! always suffixed), and every name — single node, group, group member — lives in one
+//! namespace, so `src1` cannot be both a node and a member of `src`. A link or flow between a
+//! group of k and a single node makes k of them (member i with the node); between two groups
+//! of k, k of them pairing member i with member i; groups of different sizes are an error.
+//! Flows are named like their `[[flow]]` when one pair and one copy result, else suffixed
+//! 0..n in pair-major order, and share one namespace the same way. Routes are applied with
+//! `net::routing::Tables`, which also decides reachability: a flow whose packets would not
+//! arrive is an error, not a silent zero.
+
+use super::raw::{Named, Raw, RawApp, RawFlow, RawLink, RawRoute, MAX_FLOWS, MAX_NODES};
+use super::source::{suggestion, Fail, First, Source};
+use crate::net::routing::{RouteError, Tables};
+use crate::scenario::spec::{
+    AppSpec, CbrSpec, FlowSpec, LinkSpec, NodeSpec, RouteSpec, Spec, Stop,
+};
+use crate::sim::time::{SimDuration, SimTime};
+use std::collections::HashMap;
+
+/// What a name refers to.
+#[derive(Clone, Copy, Debug)]
+enum Ref {
+    Node(usize),
+    Group { first: usize, len: usize },
+}
+
+impl Ref {
+    fn members(self) -> std::ops::Range<usize> {
+        match self {
+            Ref::Node(i) => i..i + 1,
+            Ref::Group { first, len } => first..first + len,
+        }
+    }
+}
+
+/// A defined name: what it is and where it was defined, for collision messages.
+struct Def {
+    r: Ref,
+    /// "node 'r1'", "group 'src'", "node 'src1' of group 'src'".
+    what: String,
+    /// "node[3], line 12".
+    origin: String,
+}
+
+/// One namespace of names (nodes and node groups, or flows and flow groups).
+struct Names<'s> {
+    src: &'s Source<'s>,
+    map: HashMap<String, Def>,
+    /// Definition order, for suggestions that do not depend on hashing.
+    order: Vec<String>,
+}
+
+impl<'s> Names<'s> {
+    fn new(src: &'s Source<'s>) -> Self {
+        Names { src, map: HashMap::new(), order: Vec::new() }
+    }
+
+    /// Defines `name`; if it is taken, the error is `on_clash(existing)`.
+    fn define(&mut self, name: &str, def: Def, on_clash: impl FnOnce(&Def) -> Fail) -> Result<(), Fail> {
+        if let Some(old) = self.map.get(name) {
+            return Err(on_clash(old));
+        }
+        self.map.insert(name.to_string(), def);
+        self.order.push(name.to_string());
+        Ok(())
+    }
+
+    fn get(&self, n: &Named, field: &str, what: &str) -> Result<&Def, Fail> {
+        self.map.get(&n.name).ok_or_else(|| {
+            Fail::new(
+                n.at,
+                field,
+                format!("unknown {what} '{}'{}", n.name, suggestion(&n.name, self.order.iter().map(String::as_str))),
+            )
+        })
+    }
+
+    fn origin(&self, path: &str, at: usize) -> String {
+        format!("{path}, line {}", self.src.line(at))
+    }
+}
+
+/// Builds the spec from checked records. `default_name` is used when `[scenario]` has none.
+pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, Fail> {
+    let (nodes, names) = expand_nodes(&raw, src)?;
+    let mut first = First::default();
+    let mut links = Vec::new();
+    for l in &raw.links {
+        if let Some(mut ls) = first.take(expand_link(l, &names, &nodes)) {
+            links.append(&mut ls);
+        }
+    }
+    let mut routes = Vec::new();
+    for r in &raw.routes {
+        routes.extend(first.take(resolve_route(r, &names)));
+    }
+    let mut flows = Vec::new();
+    let mut flow_names = Names::new(src);
+    // The [[flow]] each expanded flow came from, for errors found after expansion.
+    let mut flow_origin: Vec<&RawFlow> = Vec::new();
+    for f in &raw.flows {
+        if let Some(mut fs) = first.take(expand_flow(f, &names, &mut flow_names, &nodes, flows.len())) {
+            flow_origin.extend((0..fs.len()).map(|_| f));
+            flows.append(&mut fs);
+        }
+    }
+    first.finish()?;
+
+    // routing: explicit routes over shortest paths; NotAdjacent / TooShort / Loop → errors.
+    let pairs: Vec<(usize, usize)> = links.iter().map(|l: &LinkSpec| (l.a, l.b)).collect();
+    let paths: Vec<&[usize]> = routes.iter().map(|r: &RouteSpec| r.path.as_slice()).collect();
+    let tables = Tables::compute(nodes.len(), &pairs, &paths).map_err(|e| route_error(e, &raw.routes, &nodes))?;
+    for (f, spec) in flow_origin.iter().zip(&flows) {
+        if !tables.reaches(&pairs, spec.src, spec.dst) {
+            let how = if routes.is_empty() { "no chain of links joins them" } else { "no chain of links and routes leads there" };
+            return Err(Fail::new(
+                f.to.at,
+                format!("{}.to", f.path),
+                format!(
+                    "flow '{}': '{}' cannot be reached from '{}': {how}",
+                    spec.name, nodes[spec.dst].name, nodes[spec.src].name
+                ),
+            ));
+        }
+    }
+
+    let s = &raw.scenario;
+    let finite = flows.iter().any(|f| match &f.app {
+        AppSpec::Cbr(c) => c.max_packets.is_some(),
+    });
+    if s.until_transfers_complete && s.duration.is_none() && s.max_packets.is_none() && !finite {
+        return Err(Fail::new(
+            s.until_at,
+            "scenario.until_transfers_complete",
+            "until_transfers_complete is the only stop condition, but no flow is a finite transfer: \
+             give a flow 'packets', or set duration or max_packets",
+        ));
+    }
+    let spec = Spec {
+        name: s.name.clone().unwrap_or_else(|| default_name.to_string()),
+        seed: s.seed,
+        stop: Stop { duration: s.duration, max_packets: s.max_packets, transfers_complete: s.until_transfers_complete },
+        warmup: s.warmup,
+        nodes,
+        links,
+        routes,
+        flows,
+    };
+    // The last line of defence: everything it checks was reported above with a position.
+    spec.check().map_err(|e| Fail::new(0, "", format!("internal check failed: {e}")))?;
+    Ok(spec)
+}
+
+fn expand_nodes<'s>(raw: &Raw, src: &'s Source<'s>) -> Result<(Vec<NodeSpec>, Names<'s>), Fail> {
+    let mut nodes: Vec<NodeSpec> = Vec::new();
+    let mut names = Names::new(src);
+    for n in &raw.nodes {
+        let name = &n.name.name;
+        let origin = names.origin(&n.path, n.name.at);
+        let taken = |old: &Def| {
+            Fail::new(
+                n.name.at,
+                format!("{}.name", n.path),
+                format!("the name '{name}' is already taken by {} ({})", old.what, old.origin),
+            )
+        };
+        match n.count {
+            None => {
+                let def = Def { r: Ref::Node(nodes.len()), what: format!("node '{name}'"), origin };
+                names.define(name, def, taken)?;
+                nodes.push(NodeSpec { name: name.clone() });
+            }
+            Some((k, count_at)) => {
+                if nodes.len() as u64 + k > MAX_NODES {
+                    return Err(Fail::new(
+                        count_at,
+                        format!("{}.count", n.path),
+                        format!("a scenario can have at most {MAX_NODES} nodes; this group would make {}", nodes.len() as u64 + k),
+                    ));
+                }
+                let first = nodes.len();
+                let len = k as usize;
+                let def = Def { r: Ref::Group { first, len }, what: format!("group '{name}'"), origin: origin.clone() };
+                names.define(name, def, taken)?;
+                for i in 0..len {
+                    let member = format!("{name}{i}");
+                    let def = Def {
+                        r: Ref::Node(nodes.len()),
+                        what: format!("node '{member}' of group '{name}'"),
+                        origin: origin.clone(),
+                    };
+                    names.define(&member, def, |old| {
+                        Fail::new(
+                            n.name.at,
+                            format!("{}.name", n.path),
+                            format!(
+                                "group '{name}' names its member {i} '{member}', but that name is already taken by {} ({})",
+                                old.what, old.origin
+                            ),
+                        )
+                    })?;
+                    nodes.push(NodeSpec { name: member });
+                }
+            }
+        }
+    }
+    Ok((nodes, names))
+}
+
+/// Pairs of nodes from two references: one with one, a group member by member with one node,
+/// or two groups of the same size member i with member i.
+fn pair_up(a: Ref, b: Ref) -> Result<Vec<(usize, usize)>, (usize, usize)> {
+    match (a, b) {
+        (Ref::Group { len: ka, .. }, Ref::Group { len: kb, .. }) if ka != kb => Err((ka, kb)),
+        (Ref::Group { .. }, Ref::Group { .. }) => Ok(a.members().zip(b.members()).collect()),
+        _ => Ok(a.members().flat_map(|x| b.members().map(move |y| (x, y))).collect()),
+    }
+}
+
+fn size_mismatch(a: &Named, b: &Named, sizes: (usize, usize), what: &str) -> String {
+    format!(
+        "'{}' is a group of {} nodes and '{}' a group of {}: {what} between two groups pairs their members one to one, so the groups must be the same size",
+        a.name, sizes.0, b.name, sizes.1
+    )
+}
+
+fn expand_link(l: &RawLink, names: &Names, nodes: &[NodeSpec]) -> Result<Vec<LinkSpec>, Fail> {
+    let [a, b] = &l.between;
+    let ra = names.get(a, &format!("{}.between[0]", l.path), "node or group")?.r;
+    let rb = names.get(b, &format!("{}.between[1]", l.path), "node or group")?.r;
+    let pairs = pair_up(ra, rb)
+        .map_err(|s| Fail::new(l.between_at, format!("{}.between", l.path), size_mismatch(a, b, s, "a link")))?;
+    let mut out = Vec::with_capacity(pairs.len());
+    for (x, y) in pairs {
+        if x == y {
+            return Err(Fail::new(
+                b.at,
+                format!("{}.between[1]", l.path),
+                format!("a link cannot join '{}' to itself", nodes[x].name),
+            ));
+        }
+        out.push(LinkSpec {
+            a: x,
+            b: y,
+            rate_bps: l.rate_bps,
+            delay: l.delay,
+            framing: l.framing,
+            queue_ab: l.queue_ab.clone(),
+            queue_ba: l.queue_ba.clone(),
+        });
+    }
+    Ok(out)
+}
+
+fn resolve_route(r: &RawRoute, names: &Names) -> Result<RouteSpec, Fail> {
+    let mut path: Vec<usize> = Vec::with_capacity(r.path.len());
+    for (i, n) in r.path.iter().enumerate() {
+        let field = format!("{}[{i}]", r.path_field);
+        match names.get(n, &field, "node")?.r {
+            Ref::Node(x) => {
+                if path.contains(&x) {
+                    return Err(Fail::new(
+                        n.at,
+                        field,
+                        format!("'{}' appears twice in this path: a route cannot visit a node twice", n.name),
+                    ));
+                }
+                path.push(x);
+            }
+            Ref::Group { len, .. } => {
+                return Err(Fail::new(
+                    n.at,
+                    field,
+                    format!(
+                        "'{}' is a group of {len} nodes; a route names single nodes, like '{}0'",
+                        n.name, n.name
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(RouteSpec { path })
+}
+
+fn route_error(e: RouteError, routes: &[RawRoute], nodes: &[NodeSpec]) -> Fail {
+    match e {
+        RouteError::TooShort { route } => {
+            let r = &routes[route];
+            Fail::new(r.path_at, r.path_field.clone(), e.to_string())
+        }
+        RouteError::NotAdjacent { route, hop } => {
+            let r = &routes[route];
+            let (u, v) = (&r.path[hop], &r.path[hop + 1]);
+            Fail::new(
+                v.at,
+                format!("{}[{}]", r.path_field, hop + 1),
+                format!("no link joins '{}' and '{}' (hops {hop} and {} of the path)", u.name, v.name, hop + 1),
+            )
+        }
+        RouteError::Loop { route, from, .. } => {
+            // resolve_route rejects a repeated node first; this maps routing's own check.
+            let r = &routes[route];
+            let again = r.path.iter().enumerate().filter(|(_, n)| n.name == nodes[from].name).nth(1);
+            let (at, field) = match again {
+                Some((i, n)) => (n.at, format!("{}[{i}]", r.path_field)),
+                None => (r.path_at, r.path_field.clone()),
+            };
+            Fail::new(at, field, format!("'{}' appears twice in this path: a route cannot visit a node twice", nodes[from].name))
+        }
+    }
+}
+
+fn expand_flow(
+    f: &RawFlow,
+    names: &Names,
+    flow_names: &mut Names,
+    nodes: &[NodeSpec],
+    before: usize,
+) -> Result<Vec<FlowSpec>, Fail> {
+    let from = names.get(&f.from, &format!("{}.from", f.path), "node or group")?;
+    let to = names.get(&f.to, &format!("{}.to", f.path), "node or group")?;
+    let to_field = format!("{}.to", f.path);
+    if f.from.name == f.to.name {
+        return Err(Fail::new(f.to.at, to_field, format!("a flow cannot go from '{}' to itself", f.to.name)));
+    }
+    let pairs = pair_up(from.r, to.r).map_err(|s| Fail::new(f.to.at, &to_field, size_mismatch(&f.from, &f.to, s, "a flow")))?;
+    if let Some(&(x, _)) = pairs.iter().find(|(x, y)| x == y) {
+        return Err(Fail::new(f.to.at, to_field, format!("a flow cannot go from '{}' to itself", nodes[x].name)));
+    }
+    let total = pairs.len() as u64 * f.count;
+    if before as u64 + total > MAX_FLOWS {
+        return Err(Fail::new(
+            f.count_at,
+            format!("{}.count", f.path),
+            format!("a scenario can have at most {MAX_FLOWS} flows; this [[flow]] would make {}", before as u64 + total),
+        ));
+    }
+    let group = &f.name.name;
+    let grouped = matches!(from.r, Ref::Group { .. }) || matches!(to.r, Ref::Group { .. }) || f.count > 1;
+    let name_field = format!("{}.name", f.path);
+    let origin = flow_names.origin(&f.path, f.name.at);
+    let clash = |name: &str, old: &Def| {
+        let made = if name == group { String::new() } else { format!("group '{group}' names its flow '{name}', but ") };
+        let msg = format!("{made}the flow name '{name}' is already taken by {} ({})", old.what, old.origin);
+        Fail::new(f.name.at, &name_field, msg)
+    };
+    // The group name is reserved even when it expands to nothing or to suffixed names.
+    let what = if grouped { format!("flow group '{group}'") } else { format!("flow '{group}'") };
+    flow_names.define(group, Def { r: Ref::Node(0), what, origin: origin.clone() }, |old| clash(group, old))?;
+    let RawApp::Cbr(c) = &f.app;
+    let mut out = Vec::with_capacity(total as usize);
+    for (x, y) in pairs {
+        for _ in 0..f.count {
+            let i = out.len();
+            let name = if grouped { format!("{group}{i}") } else { group.clone() };
+            if grouped {
+                let def = Def { r: Ref::Node(0), what: format!("flow '{name}' of group '{group}'"), origin: origin.clone() };
+                flow_names.define(&name, def, |old| clash(&name, old))?;
+            }
+            // Flow i of the group starts start_step after flow i-1.
+            let offset = c.start_step.0.checked_mul(i as u64).and_then(|o| o.checked_add(c.start.0));
+            let Some(start) = offset else {
+                return Err(Fail::new(c.step_at, format!("{}.start_step", f.path), "start + i × start_step overflows"));
+            };
+            if let Some((stop, stop_at)) = c.stop {
+                if start >= stop.0 {
+                    return Err(Fail::new(
+                        stop_at,
+                        format!("{}.stop", f.path),
+                        format!(
+                            "flow '{name}' would start at {} (start + {i} × start_step), not before its stop at {stop}",
+                            SimDuration(start)
+                        ),
+                    ));
+                }
+            }
+            out.push(FlowSpec {
+                name,
+                group: group.clone(),
+                src: x,
+                dst: y,
+                app: AppSpec::Cbr(CbrSpec {
+                    rate_bps: c.rate_bps,
+                    packet_size: c.packet_size,
+                    start: SimTime(start),
+                    stop: c.stop.map(|(t, _)| SimTime(t.0)),
+                    max_packets: c.packets,
+                    jitter: c.jitter,
+                }),
+            });
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load_str;
+
+    fn group(first: usize, len: usize) -> Ref {
+        Ref::Group { first, len }
+    }
+
+    #[test]
+    fn a_group_and_a_node_pair_every_member_with_the_node_in_either_order() {
+        assert_eq!(pair_up(group(0, 3), Ref::Node(9)), Ok(vec![(0, 9), (1, 9), (2, 9)]));
+        assert_eq!(pair_up(Ref::Node(9), group(0, 2)), Ok(vec![(9, 0), (9, 1)]));
+        assert_eq!(pair_up(Ref::Node(1), Ref::Node(2)), Ok(vec![(1, 2)]));
+    }
+
+    #[test]
+    fn two_groups_pair_member_i_with_member_i_and_must_be_the_same_size() {
+        assert_eq!(pair_up(group(0, 2), group(5, 2)), Ok(vec![(0, 5), (1, 6)]));
+        assert_eq!(pair_up(group(0, 2), group(5, 3)), Err((2, 3)));
+        assert_eq!(pair_up(group(0, 0), group(5, 0)), Ok(vec![]));
+        assert_eq!(pair_up(group(0, 0), Ref::Node(4)), Ok(vec![]));
+        assert_eq!(pair_up(group(0, 0), group(5, 1)), Err((0, 1)));
+    }
+
+    const NET: &str = "[scenario]\nduration = \"1s\"\n\
+        [[node]]\nname = \"s\"\ncount = 2\n[[node]]\nname = \"r\"\n[[node]]\nname = \"d\"\ncount = 2\n\
+        [[link]]\nbetween = [\"s\", \"r\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+        [[link]]\nbetween = [\"r\", \"d\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
+
+    fn flows(extra: &str) -> Vec<(String, String, usize, usize)> {
+        let s = load_str(&format!("{NET}{extra}"), "t.toml", &[]).unwrap();
+        s.flows.into_iter().map(|f| (f.name, f.group, f.src, f.dst)).collect()
+    }
+
+    fn flow(from: &str, to: &str, count: u32) -> String {
+        format!(
+            "[[flow]]\nname = \"f\"\nfrom = \"{from}\"\nto = \"{to}\"\ncount = {count}\nkind = \"cbr\"\nrate = \"1Mbps\"\npacket_size = \"100B\"\n"
+        )
+    }
+
+    #[test]
+    fn flow_copies_are_numbered_pair_by_pair() {
+        // nodes: s0 s1 r d0 d1
+        let got = flows(&flow("s", "r", 2));
+        let want = [("f0", 0, 2), ("f1", 0, 2), ("f2", 1, 2), ("f3", 1, 2)];
+        assert_eq!(got.len(), 4);
+        for ((name, group, src, dst), (wn, ws, wd)) in got.iter().zip(want) {
+            assert_eq!((name.as_str(), group.as_str(), *src, *dst), (wn, "f", ws, wd));
+        }
+    }
+
+    #[test]
+    fn a_flow_between_two_single_nodes_keeps_its_exact_name() {
+        assert_eq!(flows(&flow("s0", "d1", 1)), [("f".to_string(), "f".to_string(), 0, 4)]);
+    }
+
+    #[test]
+    fn a_flow_from_a_group_member_to_a_group_is_suffixed_even_when_one_pair_results() {
+        let got = flows(&flow("r", "d", 1));
+        assert_eq!(got.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), ["f0", "f1"]);
+    }
+
+    #[test]
+    fn a_flow_count_of_zero_makes_no_flows_but_reserves_the_name() {
+        assert!(flows(&flow("s", "d", 0)).is_empty());
+        let twice = format!("{}{}", flow("s", "d", 0), flow("s0", "d0", 1));
+        let e = load_str(&format!("{NET}{twice}"), "t.toml", &[]).unwrap_err();
+        assert!(e.message.contains("already taken by flow group 'f'"), "{e}");
+    }
+
+    #[test]
+    fn links_from_a_group_to_a_node_come_in_member_order() {
+        let s = load_str(NET, "t.toml", &[]).unwrap();
+        let ends: Vec<(usize, usize)> = s.links.iter().map(|l| (l.a, l.b)).collect();
+        assert_eq!(ends, [(0, 2), (1, 2), (2, 3), (2, 4)]);
+    }
+}

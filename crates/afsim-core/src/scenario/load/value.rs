@@ -1,0 +1,379 @@
+//! Reading one value or one table of a scenario file, with its position and field path.
+//!
+//! Read this first: `Rec` is a table being read (`[[link]]`, an inline `queue = { ... }`): its
+//! fields in file order, each with its byte offset. `Val` is one value after parameter
+//! substitution, carrying where it was written and which field it fills, so every conversion
+//! (`count`, `quantity`, `name`, ...) fails with an error that already points at the right place.
+//! When the value came from a parameter, the error says so, since the text the user sees at
+//! that position is only `"$name"`.
+
+use super::params::Params;
+use super::source::{list, suggestion, Fail};
+use crate::scenario::units::{Quantity, UnitError};
+use toml_edit::{Item, TableLike, Value};
+
+/// A value as the loader sees it once parameters are substituted.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Scalar {
+    Str(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// Anything that is not a scalar, as "an array", "a table", "a datetime".
+    Other(&'static str),
+}
+
+impl Scalar {
+    pub fn of_value(v: &Value) -> Scalar {
+        match v {
+            Value::String(s) => Scalar::Str(s.value().clone()),
+            Value::Integer(i) => Scalar::Int(*i.value()),
+            Value::Float(f) => Scalar::Float(*f.value()),
+            Value::Boolean(b) => Scalar::Bool(*b.value()),
+            Value::Datetime(_) => Scalar::Other("a datetime"),
+            Value::Array(_) => Scalar::Other("an array"),
+            Value::InlineTable(_) => Scalar::Other("a table"),
+        }
+    }
+
+    pub fn of_item(item: &Item) -> Scalar {
+        match item {
+            Item::Value(v) => Scalar::of_value(v),
+            Item::Table(_) => Scalar::Other("a table"),
+            Item::ArrayOfTables(_) => Scalar::Other("an array of tables"),
+            Item::None => Scalar::Other("nothing"),
+        }
+    }
+
+    /// The value as TOML would write it, shortened if long: `"2Mbps"`, `10`, `true`.
+    pub fn repr(&self) -> String {
+        match self {
+            Scalar::Str(s) if s.chars().count() > 40 => {
+                let short: String = s.chars().take(40).collect();
+                format!("{:?}…", short)
+            }
+            Scalar::Str(s) => format!("{s:?}"),
+            Scalar::Int(i) => i.to_string(),
+            // Debug keeps the ".0" of a whole float, as TOML writes it.
+            Scalar::Float(f) => format!("{f:?}"),
+            Scalar::Bool(b) => b.to_string(),
+            Scalar::Other(d) => d.to_string(),
+        }
+    }
+
+    /// "the string \"x\"", "the integer 10", "an array".
+    pub fn describe(&self) -> String {
+        match self {
+            Scalar::Str(_) => format!("the string {}", self.repr()),
+            Scalar::Int(_) => format!("the integer {}", self.repr()),
+            Scalar::Float(_) => format!("the float {}", self.repr()),
+            Scalar::Bool(_) => format!("the boolean {}", self.repr()),
+            Scalar::Other(d) => d.to_string(),
+        }
+    }
+
+    /// The text `${name}` inserts.
+    pub fn text(&self) -> String {
+        match self {
+            Scalar::Str(s) => s.clone(),
+            Scalar::Int(i) => i.to_string(),
+            Scalar::Float(f) => f.to_string(),
+            Scalar::Bool(b) => b.to_string(),
+            Scalar::Other(d) => d.to_string(),
+        }
+    }
+}
+
+/// A value with parameters substituted, where it was written, and the field it fills.
+#[derive(Clone, Debug)]
+pub(crate) struct Val {
+    pub s: Scalar,
+    pub at: usize,
+    pub field: String,
+    /// The parameters the value came from, for error messages.
+    pub note: Option<String>,
+}
+
+/// `[A-Za-z_][A-Za-z0-9_.-]*`: node, group and flow names.
+pub(crate) fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+impl Val {
+    /// An error at this value; names the parameter it came from, if any.
+    pub fn fail(&self, message: impl Into<String>) -> Fail {
+        let mut message = message.into();
+        if let Some(n) = &self.note {
+            message += &format!(" (from {n})");
+        }
+        Fail::new(self.at, &self.field, message)
+    }
+
+    /// "expected {expected}, found {what it is}".
+    pub fn wrong(&self, expected: &str) -> Fail {
+        self.fail(format!("expected {expected}, found {}", self.s.describe()))
+    }
+
+    pub fn string(&self) -> Result<String, Fail> {
+        match &self.s {
+            Scalar::Str(s) => Ok(s.clone()),
+            _ => Err(self.wrong("a string")),
+        }
+    }
+
+    /// A node, group or flow name.
+    pub fn name(&self) -> Result<String, Fail> {
+        let s = self.string()?;
+        if !is_name(&s) {
+            return Err(self.fail(format!(
+                "{} is not a valid name: use letters, digits, '_', '.' and '-', starting with a letter or '_'",
+                self.s.repr()
+            )));
+        }
+        Ok(s)
+    }
+
+    pub fn boolean(&self) -> Result<bool, Fail> {
+        match self.s {
+            Scalar::Bool(b) => Ok(b),
+            _ => Err(self.wrong("true or false")),
+        }
+    }
+
+    /// An integer of at least `min` (0 or 1 here).
+    pub fn int_at_least(&self, min: u64) -> Result<u64, Fail> {
+        let expected = if min == 0 { "a non-negative integer" } else { "a positive integer" };
+        match self.s {
+            Scalar::Int(i) if i >= 0 && i as u64 >= min => Ok(i as u64),
+            Scalar::Int(i) => Err(self.fail(format!("expected {expected}, found {i}"))),
+            _ => Err(self.wrong(expected)),
+        }
+    }
+
+    /// A quantity with a unit, read by one of `units`' parsers.
+    pub fn quantity<T>(&self, q: Quantity, parse: fn(&str) -> Result<T, UnitError>) -> Result<T, Fail> {
+        match &self.s {
+            Scalar::Str(s) => parse(s).map_err(|e| self.fail(e.to_string())),
+            Scalar::Int(_) | Scalar::Float(_) => Err(self.fail(format!(
+                "expected {}, found the bare number {}",
+                q.expected(),
+                self.s.repr()
+            ))),
+            _ => Err(self.wrong(q.expected())),
+        }
+    }
+
+    /// One of `choices`, or an error listing them.
+    pub fn choice<'c>(&self, choices: &[&'c str], what: &str) -> Result<&'c str, Fail> {
+        let s = self.string()?;
+        match choices.iter().find(|c| **c == s) {
+            Some(c) => Ok(c),
+            None => Err(self.fail(format!(
+                "unknown {what} '{s}'{}; the {what}s are: {}",
+                suggestion(&s, choices.iter().copied()),
+                list(choices.iter().copied())
+            ))),
+        }
+    }
+}
+
+/// One field of a table, in file order.
+pub(crate) struct Field<'a> {
+    pub key: &'a str,
+    pub item: &'a Item,
+    pub key_at: usize,
+    /// The value's own position (its first byte), or the key's if the value has no span.
+    pub at: usize,
+}
+
+/// A table (standard or inline) being read, with its position and path.
+pub(crate) struct Rec<'a> {
+    pub t: &'a dyn TableLike,
+    /// Where the table starts: its `[header]`, or its `{` when inline.
+    pub at: usize,
+    /// Field path prefix: `link[2]`, `link[2].queue`, `scenario`.
+    pub path: String,
+    /// How the user writes this table in messages: `[[link]]`, `queue`.
+    pub title: String,
+}
+
+impl<'a> Rec<'a> {
+    /// The table in `item`, or a wrong-type error naming `expected`.
+    pub fn of_item(item: &'a Item, at: usize, path: String, title: &str, expected: &str) -> Result<Rec<'a>, Fail> {
+        let at = item.span().map_or(at, |s| s.start);
+        match item.as_table_like() {
+            Some(t) => Ok(Rec { t, at, path, title: title.to_string() }),
+            None => Err(Fail::new(at, path, format!("expected {expected}, found {}", Scalar::of_item(item).describe()))),
+        }
+    }
+
+    /// The records of an array of tables `[[node]]`, also written `node = [{...}, {...}]`.
+    pub fn array(item: &'a Item, key_at: usize, key: &str) -> Result<Vec<Rec<'a>>, Fail> {
+        let title = format!("[[{key}]]");
+        let expected = format!("{title} tables");
+        match item {
+            Item::ArrayOfTables(a) => Ok(a
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Rec {
+                    t,
+                    at: t.span().map_or(key_at, |s| s.start),
+                    path: format!("{key}[{i}]"),
+                    title: title.clone(),
+                })
+                .collect()),
+            Item::Value(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let at = v.span().map_or(key_at, |s| s.start);
+                    match v {
+                        Value::InlineTable(t) => Ok(Rec { t, at, path: format!("{key}[{i}]"), title: title.clone() }),
+                        other => Err(Fail::new(
+                            at,
+                            format!("{key}[{i}]"),
+                            format!("expected a table, found {}", Scalar::of_value(other).describe()),
+                        )),
+                    }
+                })
+                .collect(),
+            other => {
+                let at = other.span().map_or(key_at, |s| s.start);
+                Err(Fail::new(
+                    at,
+                    key,
+                    format!("expected {expected} (write [[{key}]], with double brackets), found {}", Scalar::of_item(other).describe()),
+                ))
+            }
+        }
+    }
+
+    pub fn fields(&self) -> Vec<Field<'a>> {
+        let t: &'a dyn TableLike = self.t;
+        t.iter()
+            .map(|(key, item)| {
+                let key_at = t.get_key_value(key).and_then(|(k, _)| k.span()).map_or(self.at, |s| s.start);
+                let at = item.span().map_or(key_at, |s| s.start);
+                Field { key, item, key_at, at }
+            })
+            .collect()
+    }
+
+    pub fn path_of(&self, key: &str) -> String {
+        format!("{}.{key}", self.path)
+    }
+
+    /// "unknown field 'x' in [[link]]; the fields are: ...".
+    pub fn unknown(&self, f: &Field, known: &[&str]) -> Fail {
+        Fail::new(
+            f.key_at,
+            self.path_of(f.key),
+            format!(
+                "unknown field '{}' in {}{}; the fields are: {}",
+                f.key,
+                self.title,
+                suggestion(f.key, known.iter().copied()),
+                list(known.iter().copied())
+            ),
+        )
+    }
+
+    /// A required field that is absent: the error points at the table.
+    pub fn missing(&self, key: &str, example: &str) -> Fail {
+        Fail::new(
+            self.at,
+            self.path_of(key),
+            format!("{} lacks the required field '{key}' (for example {key} = {example})", self.title),
+        )
+    }
+
+    /// The value of field `f`, parameters substituted.
+    pub fn val(&self, params: &Params, f: &Field) -> Result<Val, Fail> {
+        let field = self.path_of(f.key);
+        match f.item {
+            Item::Value(v) => params.resolve(v, f.at, &field),
+            other => Ok(Val { s: Scalar::of_item(other), at: f.at, field, note: None }),
+        }
+    }
+
+    /// A field holding an array of strings (node names): each with its position.
+    pub fn strings(&self, params: &Params, f: &Field, expected: &str) -> Result<Vec<(String, usize)>, Fail> {
+        let field = self.path_of(f.key);
+        let Item::Value(Value::Array(a)) = f.item else {
+            return Err(Fail::new(
+                f.at,
+                field,
+                format!("expected {expected}, found {}", Scalar::of_item(f.item).describe()),
+            ));
+        };
+        a.iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let val = params.resolve(v, f.at, &format!("{field}[{i}]"))?;
+                Ok((val.string()?, val.at))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn val(s: Scalar) -> Val {
+        Val { s, at: 3, field: "f".into(), note: None }
+    }
+
+    #[test]
+    fn names_start_with_a_letter_or_underscore() {
+        for ok in ["r1", "_x", "src.a-b_2", "A"] {
+            assert!(is_name(ok), "{ok}");
+        }
+        for bad in ["", "1r", "-a", ".a", "a b", "a$", "é"] {
+            assert!(!is_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn wrong_types_say_what_was_expected_and_what_was_found() {
+        let e = val(Scalar::Str("10".into())).int_at_least(0).unwrap_err();
+        assert_eq!(e.message, "expected a non-negative integer, found the string \"10\"");
+        let e = val(Scalar::Int(-2)).int_at_least(0).unwrap_err();
+        assert_eq!(e.message, "expected a non-negative integer, found -2");
+        let e = val(Scalar::Int(0)).int_at_least(1).unwrap_err();
+        assert_eq!(e.message, "expected a positive integer, found 0");
+        let e = val(Scalar::Other("an array")).boolean().unwrap_err();
+        assert_eq!(e.message, "expected true or false, found an array");
+        assert_eq!(e.at, 3);
+    }
+
+    #[test]
+    fn a_bare_number_for_a_quantity_asks_for_a_unit() {
+        use crate::scenario::units::parse_rate_bps;
+        let e = val(Scalar::Int(10)).quantity(Quantity::Rate, parse_rate_bps).unwrap_err();
+        assert!(e.message.starts_with("expected a rate with a unit, like '10Mbps'"), "{}", e.message);
+    }
+
+    #[test]
+    fn errors_from_parameters_name_the_parameter() {
+        let mut v = val(Scalar::Str("x".into()));
+        v.note = Some("parameter 'n' = \"x\"".into());
+        let e = v.int_at_least(0).unwrap_err();
+        assert!(e.message.ends_with("(from parameter 'n' = \"x\")"), "{}", e.message);
+    }
+
+    #[test]
+    fn choices_list_the_alternatives_and_suggest_the_closest() {
+        let e = val(Scalar::Str("ppp2".into())).choice(&["plain", "ppp"], "framing").unwrap_err();
+        assert_eq!(e.message, "unknown framing 'ppp2' (did you mean 'ppp'?); the framings are: plain, ppp");
+        assert_eq!(val(Scalar::Str("ppp".into())).choice(&["plain", "ppp"], "framing").unwrap(), "ppp");
+    }
+
+    #[test]
+    fn long_strings_are_shortened_in_messages() {
+        let s = Scalar::Str("x".repeat(100));
+        assert!(s.repr().chars().count() < 50);
+    }
+}

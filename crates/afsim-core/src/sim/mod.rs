@@ -1,0 +1,4 @@
+//! Simulated time, the event queue and seeded random streams.
+pub mod event;
+pub mod rng;
+pub mod time;

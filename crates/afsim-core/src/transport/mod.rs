@@ -1,0 +1,110 @@
+//! Agents: the endpoints at hosts that create and consume packets.
+//!
+//! Read this first: every flow has two agents, its source (at the flow's `src` node) and its
+//! sink (at `dst`). An agent never touches the network directly: it receives a `Ctx` in each
+//! hook, sends packets with `Ctx::send` (the engine routes them from the agent's node), and
+//! arms timers with `Ctx::set_timer`. Packets handed to `on_packet` are copies; the engine frees
+//! the original and counts the delivery. Agents are variants of `AnyAgent`, dispatched by
+//! `match`. TCP and TFRC come as new variants with the same three hooks.
+
+pub mod cbr;
+pub mod sink;
+
+use crate::metrics::flow::FlowStats;
+use crate::net::packet::{Packet, PacketId, Pool};
+use crate::sim::event::{Event, EventQueue};
+use crate::sim::time::SimTime;
+
+/// What an agent may do to the world during one of its hooks.
+pub struct Ctx<'a> {
+    pub now: SimTime,
+    /// This agent's index (what `Packet::dst_agent` names).
+    pub me: u32,
+    pub(crate) pool: &'a mut Pool,
+    pub(crate) events: &'a mut EventQueue,
+    /// Packets sent during this hook, injected at the agent's node when the hook returns.
+    pub(crate) outbox: &'a mut Vec<PacketId>,
+    pub(crate) flow: &'a mut FlowStats,
+    pub(crate) generated: &'a mut u64,
+}
+
+impl Ctx<'_> {
+    /// Sends a packet from this agent's node. `rev = false` marks the flow's forward direction
+    /// (source → sink, e.g. data), `true` the reverse (e.g. TCP ACKs); per-flow counters keep
+    /// the two apart.
+    #[inline]
+    pub fn send(&mut self, mut p: Packet) -> PacketId {
+        p.created = self.now;
+        *self.generated += 1;
+        if p.rev {
+            self.flow.rev_sent += 1;
+        } else {
+            self.flow.packets_sent += 1;
+            self.flow.bytes_sent += u64::from(p.size);
+        }
+        let id = self.pool.alloc(p);
+        self.outbox.push(id);
+        id
+    }
+
+    /// Arms a timer: `on_timer(token)` is called at `at` (not before now).
+    #[inline]
+    pub fn set_timer(&mut self, at: SimTime, token: u32) {
+        debug_assert!(at >= self.now, "timer in the past");
+        self.events.schedule(at.max(self.now), Event::Timer { agent: self.me, token });
+    }
+
+    /// The source has sent everything it will ever send: the flow is a finite transfer that
+    /// completes once its last packet is delivered or dropped.
+    pub fn source_done(&mut self) {
+        self.flow.source_done = true;
+    }
+
+    /// The transfer is complete by the agent's own definition (e.g. TCP: all bytes acknowledged).
+    pub fn transfer_complete(&mut self) {
+        if self.flow.completed_at.is_none() {
+            self.flow.completed_at = Some(self.now);
+        }
+    }
+}
+
+/// Every agent kind, dispatched without boxing.
+#[derive(Debug)]
+pub enum AnyAgent {
+    Cbr(cbr::Cbr),
+    Sink(sink::Sink),
+}
+
+impl AnyAgent {
+    /// Called once at time zero.
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        match self {
+            AnyAgent::Cbr(a) => a.start(ctx),
+            AnyAgent::Sink(_) => {}
+        }
+    }
+
+    #[inline]
+    pub fn on_timer(&mut self, token: u32, ctx: &mut Ctx) {
+        match self {
+            AnyAgent::Cbr(a) => a.on_timer(token, ctx),
+            AnyAgent::Sink(_) => {}
+        }
+    }
+
+    #[inline]
+    pub fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx) {
+        match self {
+            AnyAgent::Cbr(_) => {}
+            AnyAgent::Sink(a) => a.on_packet(p, ctx),
+        }
+    }
+
+    /// The flow index this agent serves.
+    pub fn flow(&self) -> u32 {
+        match self {
+            AnyAgent::Cbr(a) => a.flow,
+            AnyAgent::Sink(a) => a.flow,
+        }
+    }
+}

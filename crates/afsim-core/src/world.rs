@@ -1,0 +1,581 @@
+//! The world: nodes, ports, agents and forwarding tables built from a `Spec`, and the event
+//! loop that runs them.
+//!
+//! Read this first: a link is two *ports*, one per direction. A port has an output queue
+//! (`queue::AnyQueue`), a transmitter that holds at most one packet, and a propagation line: the
+//! packets on the wire, in order (the delay is constant, so they arrive in the order they were
+//! sent, and only the head of each line needs an event). A packet's life:
+//! agent `send` → its node forwards it (`Tables::next_port`) → port queue → transmitter → line
+//! (`Arrive` at start + framed transmission time + delay) → the next node forwards it again, or
+//! delivers it to `dst_agent` if it is the destination. The transmitter is a `busy_until`
+//! instant; a `TxDone` event is scheduled only while a packet waits behind it, so an idle or
+//! lightly loaded port costs one event per packet instead of two.
+//! Every exit from that path — delivery, or a drop with its place and reason — is counted, and
+//! `report` checks that the counts add up.
+//!
+//! Not modelled: processing delay inside nodes, link errors, node input queues.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::metrics::conservation;
+use crate::metrics::flow::FlowStats;
+use crate::net::framing::TxClock;
+use crate::net::packet::{PacketId, Pool};
+use crate::net::routing::{Tables, NO_ROUTE};
+use crate::queue::{AnyQueue, DropReason, QueueStats, N_DROP_REASONS};
+use crate::report::{EngineCounts, FlowRow, QueueRow, Report};
+use crate::scenario::spec::{AppSpec, SpecError};
+use crate::scenario::Spec;
+use crate::sim::event::{Event, EventQueue};
+use crate::sim::rng::{self, Rng};
+use crate::sim::time::{SimDuration, SimTime};
+use crate::transport::{cbr::Cbr, sink::Sink, AnyAgent, Ctx};
+
+/// One direction of a link.
+#[derive(Debug)]
+pub struct Port {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay: SimDuration,
+    clock: TxClock,
+    pub queue: AnyQueue,
+    pub stats: QueueStats,
+    /// The transmitter is busy until this instant.
+    busy_until: SimTime,
+    /// A `TxDone` event is scheduled at `busy_until`.
+    tx_pending: bool,
+    /// Packets being transmitted or propagating, with their arrival times (non-decreasing).
+    line: VecDeque<(SimTime, PacketId)>,
+    /// The queue discipline's own random stream.
+    rng: Rng,
+    /// Nanoseconds spent transmitting.
+    busy_ns: u64,
+}
+
+/// Progress of a run, handed to the progress callback.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub sim_time_s: f64,
+    /// Fraction done, when the run has a duration or a packet budget.
+    pub fraction: Option<f64>,
+    pub events: u64,
+    pub packet_hops: u64,
+}
+
+/// Why a run did not produce a report.
+#[derive(Debug)]
+pub enum RunError {
+    Spec(SpecError),
+    /// The packet conservation identity failed; the report shows the numbers.
+    Conservation(Box<Report>),
+    /// The progress callback asked to stop.
+    Interrupted,
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Spec(e) => write!(f, "invalid scenario: {e}"),
+            RunError::Conservation(r) => {
+                write!(f, "packet conservation failed: {}", r.conservation.identity)
+            }
+            RunError::Interrupted => write!(f, "run interrupted"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StopReason {
+    Duration,
+    MaxPackets,
+    TransfersComplete,
+    NoEvents,
+}
+
+impl StopReason {
+    fn name(self) -> &'static str {
+        match self {
+            StopReason::Duration => "duration",
+            StopReason::MaxPackets => "max_packets",
+            StopReason::TransfersComplete => "transfers_complete",
+            StopReason::NoEvents => "no_events",
+        }
+    }
+}
+
+/// A built network, ready to run.
+pub struct World {
+    spec: Spec,
+    now: SimTime,
+    events: EventQueue,
+    pool: Pool,
+    pub ports: Vec<Port>,
+    tables: Tables,
+    agents: Vec<AnyAgent>,
+    agent_node: Vec<u32>,
+    flows: Vec<FlowStats>,
+    /// Whether each flow is a finite transfer, and whether its completion was counted.
+    finite: Vec<bool>,
+    completion_counted: Vec<bool>,
+    finite_total: usize,
+    finite_done: usize,
+    outbox: Vec<PacketId>,
+    /// Drops at nodes (not in a queue), by reason.
+    node_drops: Vec<[u64; N_DROP_REASONS]>,
+    warmup: SimTime,
+    generated: u64,
+    delivered: u64,
+    dropped: u64,
+    events_done: u64,
+    hops: u64,
+    stop_reason: Option<StopReason>,
+}
+
+impl World {
+    /// Builds the world a spec describes. Agents are started (their first timers armed) here.
+    pub fn build(spec: &Spec) -> Result<World, SpecError> {
+        spec.check()?;
+        let seed = spec.seed;
+        let node_name = |i: usize| spec.nodes[i].name.as_str();
+        let mut ports = Vec::with_capacity(2 * spec.links.len());
+        for l in &spec.links {
+            for (from, to, q) in [(l.a, l.b, &l.queue_ab), (l.b, l.a, &l.queue_ba)] {
+                let name = format!("{}->{}", node_name(from), node_name(to));
+                ports.push(Port {
+                    rng: rng::stream(seed, &format!("queue/{name}")),
+                    name,
+                    from: from as u32,
+                    to: to as u32,
+                    rate_bps: l.rate_bps,
+                    delay: l.delay,
+                    clock: TxClock::new(l.framing, l.rate_bps),
+                    queue: AnyQueue::from_spec(q, l.rate_bps),
+                    stats: QueueStats::default(),
+                    busy_until: SimTime::ZERO,
+                    tx_pending: false,
+                    line: VecDeque::new(),
+                    busy_ns: 0,
+                });
+            }
+        }
+        let links: Vec<(usize, usize)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
+        let routes: Vec<&[usize]> = spec.routes.iter().map(|r| r.path.as_slice()).collect();
+        let tables = Tables::compute(spec.nodes.len(), &links, &routes).map_err(SpecError::Route)?;
+
+        let mut agents = Vec::with_capacity(2 * spec.flows.len());
+        let mut agent_node = Vec::with_capacity(2 * spec.flows.len());
+        let mut finite = Vec::with_capacity(spec.flows.len());
+        for (i, f) in spec.flows.iter().enumerate() {
+            let flow = i as u32;
+            let (source_id, sink_id) = (2 * flow, 2 * flow + 1);
+            let stream = rng::stream(seed, &format!("flow/{}", f.name));
+            match &f.app {
+                AppSpec::Cbr(c) => {
+                    finite.push(c.max_packets.is_some());
+                    agents.push(AnyAgent::Cbr(Cbr::new(flow, f.src as u32, f.dst as u32, sink_id, c.clone(), stream)));
+                    agents.push(AnyAgent::Sink(Sink::new(flow)));
+                }
+            }
+            debug_assert_eq!(agents.len() as u32, sink_id + 1);
+            let _ = source_id;
+            agent_node.push(f.src as u32);
+            agent_node.push(f.dst as u32);
+        }
+        let finite_total = finite.iter().filter(|&&x| x).count();
+        let mut world = World {
+            now: SimTime::ZERO,
+            events: EventQueue::new(),
+            pool: Pool::new(),
+            ports,
+            tables,
+            agents,
+            agent_node,
+            flows: vec![FlowStats::default(); spec.flows.len()],
+            completion_counted: vec![false; spec.flows.len()],
+            finite,
+            finite_total,
+            finite_done: 0,
+            outbox: Vec::with_capacity(16),
+            node_drops: vec![[0; N_DROP_REASONS]; spec.nodes.len()],
+            warmup: SimTime::ZERO + spec.warmup,
+            generated: 0,
+            delivered: 0,
+            dropped: 0,
+            events_done: 0,
+            hops: 0,
+            stop_reason: None,
+            spec: spec.clone(),
+        };
+        for a in 0..world.agents.len() as u32 {
+            world.call_agent(a, |agent, ctx| agent.start(ctx));
+        }
+        Ok(world)
+    }
+
+    /// Replaces the discipline of one port (test doubles).
+    #[cfg(test)]
+    pub(crate) fn replace_queue(&mut self, port: usize, q: AnyQueue) {
+        self.ports[port].queue = q;
+    }
+
+    /// Runs the event loop until a stop condition of the spec is met.
+    pub fn run(&mut self, mut progress: Option<&mut dyn FnMut(&Progress) -> bool>) -> Result<(), RunError> {
+        let end = self.spec.stop.duration.map_or(SimTime::MAX, |d| SimTime::ZERO + d);
+        let max_packets = self.spec.stop.max_packets.unwrap_or(u64::MAX);
+        let until_transfers = self.spec.stop.transfers_complete && self.finite_total > 0;
+        let reason = loop {
+            if self.generated >= max_packets {
+                break StopReason::MaxPackets;
+            }
+            if until_transfers && self.finite_done == self.finite_total {
+                break StopReason::TransfersComplete;
+            }
+            let Some(t) = self.events.peek_time() else {
+                if end != SimTime::MAX {
+                    self.now = end;
+                }
+                break StopReason::NoEvents;
+            };
+            // the run covers [0, duration): an event at exactly `duration` does not happen
+            if t >= end {
+                self.now = end;
+                break StopReason::Duration;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.dispatch(ev);
+            self.events_done += 1;
+            if self.events_done & 0xFFFF == 0 {
+                if let Some(cb) = progress.as_mut() {
+                    let p = self.progress(end, max_packets);
+                    if !cb(&p) {
+                        return Err(RunError::Interrupted);
+                    }
+                }
+            }
+        };
+        self.stop_reason = Some(reason);
+        Ok(())
+    }
+
+    fn progress(&self, end: SimTime, max_packets: u64) -> Progress {
+        let by_time = (end != SimTime::MAX).then(|| self.now.0 as f64 / end.0.max(1) as f64);
+        let by_packets = (max_packets != u64::MAX).then(|| self.generated as f64 / max_packets as f64);
+        let fraction = match (by_time, by_packets) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        Progress { sim_time_s: self.now.as_secs_f64(), fraction, events: self.events_done, packet_hops: self.hops }
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone { port } => self.tx_done(port as usize),
+            Event::Arrive { port } => {
+                let p = &mut self.ports[port as usize];
+                let (at, id) = p.line.pop_front().expect("arrival with an empty line");
+                debug_assert_eq!(at, self.now);
+                if let Some(&(next, _)) = p.line.front() {
+                    self.events.schedule(next, Event::Arrive { port });
+                }
+                let node = p.to;
+                self.receive(node, id);
+            }
+            Event::Timer { agent, token } => self.call_agent(agent, |a, ctx| a.on_timer(token, ctx)),
+        }
+    }
+
+    /// The transmitter of `port` is free and packets wait: the next one starts.
+    #[inline]
+    fn tx_done(&mut self, port: usize) {
+        let p = &mut self.ports[port];
+        p.tx_pending = false;
+        if p.queue.len_packets() > 0 {
+            self.start_tx(port);
+            let p = &mut self.ports[port];
+            if p.queue.len_packets() > 0 {
+                p.tx_pending = true;
+                self.events.schedule(p.busy_until, Event::TxDone { port: port as u32 });
+            }
+        }
+    }
+
+    /// Moves the next packet of `port`'s queue onto the wire; the transmitter must be free.
+    #[inline]
+    fn start_tx(&mut self, port: usize) {
+        let p = &mut self.ports[port];
+        debug_assert!(p.busy_until <= self.now);
+        p.stats.before_change(self.now, p.queue.len_packets());
+        let Some(id) = p.queue.dequeue(self.now, &mut self.pool) else { return };
+        let size = self.pool.get(id).size;
+        p.stats.departures += 1;
+        p.stats.departure_bytes += u64::from(size);
+        let tx = p.clock.tx_ns(size);
+        p.busy_ns += tx;
+        p.busy_until = self.now + SimDuration(tx);
+        p.queue.tx_ends(p.busy_until);
+        let at = p.busy_until + p.delay;
+        if p.line.is_empty() {
+            self.events.schedule(at, Event::Arrive { port: port as u32 });
+        }
+        p.line.push_back((at, id));
+        self.hops += 1;
+    }
+
+    /// A packet is at `node`: deliver it if this is its destination, else forward it.
+    #[inline]
+    fn receive(&mut self, node: u32, id: PacketId) {
+        let dst = self.pool.get(id).dst;
+        if dst == node {
+            let pkt = *self.pool.get(id);
+            self.pool.free(id);
+            self.delivered += 1;
+            let flow = pkt.flow as usize;
+            let f = &mut self.flows[flow];
+            if pkt.rev {
+                f.rev_delivered += 1;
+            } else {
+                f.delivered(self.now, pkt.size, pkt.created, self.warmup);
+            }
+            self.call_agent(pkt.dst_agent, |a, ctx| a.on_packet(&pkt, ctx));
+            return;
+        }
+        let port = self.tables.next_port(node as usize, dst as usize);
+        if port == NO_ROUTE {
+            self.node_drops[node as usize][DropReason::NoRoute.index()] += 1;
+            self.drop_packet(id);
+            return;
+        }
+        self.enqueue(port as usize, id);
+    }
+
+    /// Offers a packet to a port's queue; starts the transmitter if it is idle.
+    #[inline]
+    fn enqueue(&mut self, port: usize, id: PacketId) {
+        let p = &mut self.ports[port];
+        let size = u64::from(self.pool.get(id).size);
+        p.stats.before_change(self.now, p.queue.len_packets());
+        p.stats.arrivals += 1;
+        p.stats.arrival_bytes += size;
+        match p.queue.enqueue(self.now, id, &mut self.pool, &mut p.rng) {
+            Ok(()) => {
+                let len = p.queue.len_packets() as u64;
+                if len > p.stats.max_len_packets {
+                    p.stats.max_len_packets = len;
+                }
+                // invariant: packets wait only behind a busy transmitter with a TxDone pending
+                if !p.tx_pending {
+                    if p.busy_until <= self.now {
+                        self.start_tx(port);
+                    } else {
+                        p.tx_pending = true;
+                        self.events.schedule(p.busy_until, Event::TxDone { port: port as u32 });
+                    }
+                }
+            }
+            Err(reason) => {
+                let r = reason.index();
+                p.stats.drops[r] += 1;
+                p.stats.drop_bytes[r] += size;
+                self.drop_packet(id);
+            }
+        }
+    }
+
+    /// Frees a dropped packet and charges it to its flow (the place was counted by the caller).
+    fn drop_packet(&mut self, id: PacketId) {
+        let pkt = self.pool.get(id);
+        let flow = pkt.flow as usize;
+        let rev = pkt.rev;
+        self.pool.free(id);
+        self.dropped += 1;
+        if rev {
+            self.flows[flow].rev_dropped += 1;
+        } else {
+            self.flows[flow].packets_dropped += 1;
+            self.note_completion(flow);
+        }
+    }
+
+    #[inline]
+    fn note_completion(&mut self, flow: usize) {
+        if self.finite[flow] && !self.completion_counted[flow] {
+            let f = &mut self.flows[flow];
+            f.check_complete(self.now);
+            if f.completed_at.is_some() {
+                self.completion_counted[flow] = true;
+                self.finite_done += 1;
+            }
+        }
+    }
+
+    /// Runs one agent hook, then sends what it sent from its node.
+    #[inline]
+    fn call_agent(&mut self, agent: u32, hook: impl FnOnce(&mut AnyAgent, &mut Ctx)) {
+        let a = agent as usize;
+        let flow = self.agents[a].flow() as usize;
+        let mut outbox = std::mem::take(&mut self.outbox);
+        {
+            let mut ctx = Ctx {
+                now: self.now,
+                me: agent,
+                pool: &mut self.pool,
+                events: &mut self.events,
+                outbox: &mut outbox,
+                flow: &mut self.flows[flow],
+                generated: &mut self.generated,
+            };
+            hook(&mut self.agents[a], &mut ctx);
+        }
+        let node = self.agent_node[a];
+        for &id in &outbox {
+            self.receive(node, id);
+        }
+        outbox.clear();
+        self.outbox = outbox;
+        self.note_completion(flow);
+    }
+
+    /// Packets found in queues, transmitters and on the wire.
+    fn walk_in_flight(&self) -> u64 {
+        self.ports.iter().map(|p| p.queue.len_packets() as u64 + p.line.len() as u64).sum()
+    }
+
+    /// The results, and the conservation check over them.
+    pub fn report(&mut self) -> Report {
+        let now = self.now;
+        let end_s = now.as_secs_f64();
+        let span = now.saturating_since(self.warmup).as_secs_f64();
+        let name = |i: u32| self.spec.nodes[i as usize].name.clone();
+        let flows = self
+            .spec
+            .flows
+            .iter()
+            .zip(&self.flows)
+            .enumerate()
+            .map(|(i, (fs, st))| FlowRow {
+                name: fs.name.clone(),
+                group: fs.group.clone(),
+                kind: match fs.app {
+                    AppSpec::Cbr(_) => "cbr".into(),
+                },
+                src: name(fs.src as u32),
+                dst: name(fs.dst as u32),
+                packets_sent: st.packets_sent,
+                bytes_sent: st.bytes_sent,
+                packets_delivered: st.packets_delivered,
+                bytes_delivered: st.bytes_delivered,
+                packets_dropped: st.packets_dropped,
+                packets_in_flight: st.in_flight(),
+                throughput_kbps: if span > 0.0 { st.bytes_measured as f64 * 8.0 / span / 1e3 } else { 0.0 },
+                first_delivery_s: st.first_delivery.map(SimTime::as_secs_f64),
+                last_delivery_s: st.last_delivery.map(SimTime::as_secs_f64),
+                finite: self.finite[i],
+                completed: st.completed_at.is_some(),
+                completion_time_s: st.completed_at.map(SimTime::as_secs_f64),
+                mean_delay_s: (st.packets_delivered > 0)
+                    .then(|| st.delay_sum_ns as f64 / st.packets_delivered as f64 * 1e-9),
+            })
+            .collect();
+
+        let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+        let mut broken = Vec::new();
+        let mut queues = Vec::with_capacity(self.ports.len());
+        for p in &mut self.ports {
+            let len = p.queue.len_packets();
+            p.stats.before_change(now, len);
+            let s = &p.stats;
+            let drops: BTreeMap<String, u64> =
+                DropReason::ALL.iter().map(|r| (r.name().to_string(), s.drops[r.index()])).collect();
+            if s.arrivals != s.departures + s.total_drops() + len as u64 {
+                broken.push(p.name.clone());
+            }
+            let nonzero: BTreeMap<String, u64> = drops.iter().filter(|(_, &v)| v > 0).map(|(k, &v)| (k.clone(), v)).collect();
+            if !nonzero.is_empty() {
+                dropped.insert(format!("queue {}", p.name), nonzero);
+            }
+            queues.push(QueueRow {
+                name: p.name.clone(),
+                node: self.spec.nodes[p.from as usize].name.clone(),
+                to: self.spec.nodes[p.to as usize].name.clone(),
+                discipline: p.queue.kind().to_string(),
+                rate_bps: p.rate_bps,
+                arrivals: s.arrivals,
+                arrival_bytes: s.arrival_bytes,
+                departures: s.departures,
+                departure_bytes: s.departure_bytes,
+                drops_total: s.total_drops(),
+                drops,
+                len_packets_end: len as u64,
+                max_len_packets: s.max_len_packets,
+                mean_len_packets: if now.0 > 0 { s.len_integral as f64 / now.0 as f64 } else { 0.0 },
+                utilization: if now.0 > 0 { p.busy_ns.min(now.0) as f64 / now.0 as f64 } else { 0.0 },
+            });
+        }
+        for (i, d) in self.node_drops.iter().enumerate() {
+            let nonzero: BTreeMap<String, u64> = DropReason::ALL
+                .iter()
+                .filter(|r| d[r.index()] > 0)
+                .map(|r| (r.name().to_string(), d[r.index()]))
+                .collect();
+            if !nonzero.is_empty() {
+                dropped.insert(format!("node {}", self.spec.nodes[i].name), nonzero);
+            }
+        }
+        let mut conservation = conservation::check(conservation::Counts {
+            sent: self.generated,
+            delivered: self.delivered,
+            dropped,
+            in_flight: self.pool.live(),
+            in_flight_walked: self.walk_in_flight(),
+            broken_queues: broken,
+        });
+        // the engine's own drop counter must agree with the per-place counts
+        if conservation.dropped_total != self.dropped {
+            conservation.holds = false;
+            conservation.identity.push_str(&format!(
+                "; {} drops counted by place, {} by the engine",
+                conservation.dropped_total, self.dropped
+            ));
+        }
+        Report {
+            scenario: self.spec.name.clone(),
+            seed: self.spec.seed,
+            end_time_s: end_s,
+            stop_reason: self.stop_reason.map_or("not_run", StopReason::name).to_string(),
+            warmup_s: self.warmup.as_secs_f64(),
+            flows,
+            queues,
+            conservation,
+            engine: EngineCounts {
+                events: self.events_done,
+                packet_hops: self.hops,
+                packets_generated: self.generated,
+                pool_high_water: self.pool.capacity_used() as u64,
+            },
+        }
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+}
+
+/// Builds and runs a scenario; fails if the packet conservation identity does not hold.
+pub fn run(spec: &Spec, progress: Option<&mut dyn FnMut(&Progress) -> bool>) -> Result<Report, RunError> {
+    let mut world = World::build(spec).map_err(RunError::Spec)?;
+    world.run(progress)?;
+    let report = world.report();
+    if !report.conservation.holds {
+        return Err(RunError::Conservation(Box::new(report)));
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,251 @@
+//! Engine tests on small hand-built specs: exact packet counts, timing, accounting.
+
+use super::*;
+use crate::queue::drop_tail::DropTail;
+use crate::scenario::spec::*;
+
+fn node(name: &str) -> NodeSpec {
+    NodeSpec { name: name.into() }
+}
+
+fn link(a: usize, b: usize, rate_bps: u64, delay_ms: u64, limit: u32) -> LinkSpec {
+    let q = QueueSpec::DropTail { limit: Limit::Packets(limit) };
+    LinkSpec {
+        a,
+        b,
+        rate_bps,
+        delay: SimDuration::from_millis(delay_ms),
+        framing: Framing::Plain,
+        queue_ab: q.clone(),
+        queue_ba: q,
+    }
+}
+
+fn cbr(name: &str, src: usize, dst: usize, rate_bps: u64, size: u32) -> FlowSpec {
+    FlowSpec {
+        name: name.into(),
+        group: name.into(),
+        src,
+        dst,
+        app: AppSpec::Cbr(CbrSpec {
+            rate_bps,
+            packet_size: size,
+            start: SimTime::ZERO,
+            stop: None,
+            max_packets: None,
+            jitter: false,
+        }),
+    }
+}
+
+fn cbr_mut(f: &mut FlowSpec) -> &mut CbrSpec {
+    match &mut f.app {
+        AppSpec::Cbr(c) => c,
+    }
+}
+
+fn spec(nodes: &[&str], links: Vec<LinkSpec>, flows: Vec<FlowSpec>, secs: u64) -> Spec {
+    Spec {
+        name: "test".into(),
+        seed: 1,
+        stop: Stop { duration: Some(SimDuration::from_secs(secs)), ..Default::default() },
+        warmup: SimDuration::ZERO,
+        nodes: nodes.iter().map(|n| node(n)).collect(),
+        links,
+        routes: vec![],
+        flows,
+    }
+}
+
+fn run_ok(s: &Spec) -> Report {
+    run(s, None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn cbr_over_one_link_delivers_every_packet_after_transmission_plus_propagation() {
+    // 500 B every 4 ms; each takes 400 us on the wire + 5 ms propagation = 5.4 ms.
+    let s = spec(&["a", "b"], vec![link(0, 1, 10_000_000, 5, 50)], vec![cbr("f", 0, 1, 1_000_000, 500)], 1);
+    let r = run_ok(&s);
+    let f = &r.flows[0];
+    assert_eq!(f.packets_sent, 250, "t = 0, 4, ..., 996 ms");
+    assert_eq!(f.packets_delivered, 249, "the one sent at 996 ms arrives at 1001.4 ms");
+    assert_eq!(f.packets_in_flight, 1);
+    assert_eq!(f.first_delivery_s, Some(0.0054));
+    assert!((f.mean_delay_s.unwrap() - 0.0054).abs() < 1e-12);
+    assert!((f.throughput_kbps - 249.0 * 500.0 * 8.0 / 1e3).abs() < 1e-9);
+    assert!(r.conservation.holds, "{}", r.conservation.identity);
+    assert_eq!(r.conservation.in_flight, 1);
+    assert_eq!(r.engine.packet_hops, 250);
+    assert_eq!(r.stop_reason, "duration");
+}
+
+#[test]
+fn overload_fills_the_drop_tail_queue_and_every_drop_is_counted() {
+    // 2 Mb/s offered into a 1 Mb/s link with a 10-packet buffer.
+    let s = spec(&["a", "b"], vec![link(0, 1, 1_000_000, 1, 10)], vec![cbr("f", 0, 1, 2_000_000, 1000)], 2);
+    let r = run_ok(&s);
+    let q = &r.queues[0];
+    assert_eq!(q.name, "a->b");
+    assert!(q.drops["overflow"] > 200, "{:?}", q.drops);
+    assert_eq!(q.max_len_packets, 10);
+    assert_eq!(q.arrivals, q.departures + q.drops_total + q.len_packets_end);
+    // the link runs flat out: delivered ≈ 1 Mb/s
+    assert!((r.flows[0].throughput_kbps - 1000.0).abs() < 10.0, "{}", r.flows[0].throughput_kbps);
+    assert!(q.utilization > 0.99);
+    assert!(r.conservation.holds);
+    assert_eq!(r.conservation.dropped_total, q.drops_total);
+}
+
+#[test]
+fn e3_atm_link_carries_30_792_mbps_of_576_byte_packets() {
+    // Giacomazzi et al.: 34 Mb/s E3 with ATM cell tax = 30.792 Mb/s at the IP level.
+    let mut l = link(0, 1, 34_000_000, 1, 1000);
+    l.framing = Framing::AtmCellTax;
+    let mut s = spec(&["a", "b"], vec![l], vec![cbr("f", 0, 1, 40_000_000, 576)], 3);
+    s.warmup = SimDuration::from_secs(1);
+    let r = run_ok(&s);
+    let mbps = r.flows[0].throughput_kbps / 1e3;
+    assert!((mbps - 30.792).abs() < 0.01, "{mbps}");
+}
+
+#[test]
+fn packets_cross_several_hops_in_the_right_order() {
+    // a - r1 - r2 - b: three hops, each 1 ms + 80 us for 100 B at 10 Mb/s.
+    let s = spec(
+        &["a", "r1", "r2", "b"],
+        vec![link(0, 1, 10_000_000, 1, 50), link(1, 2, 10_000_000, 1, 50), link(2, 3, 10_000_000, 1, 50)],
+        vec![cbr("f", 0, 3, 80_000, 100)],
+        1,
+    );
+    let r = run_ok(&s);
+    assert!((r.flows[0].first_delivery_s.unwrap() - 3.0 * 0.00108).abs() < 1e-12);
+    assert_eq!(r.engine.packet_hops, 3 * r.flows[0].packets_delivered + r.conservation.in_flight_walked);
+}
+
+#[test]
+fn a_queue_that_loses_packets_silently_fails_the_run() {
+    let s = spec(&["a", "b"], vec![link(0, 1, 10_000_000, 1, 50)], vec![cbr("f", 0, 1, 1_000_000, 500)], 1);
+    let mut w = World::build(&s).unwrap();
+    w.replace_queue(0, AnyQueue::Leaky(DropTail::new(Limit::Packets(50)), 7, 0));
+    w.run(None).unwrap();
+    let r = w.report();
+    assert!(!r.conservation.holds, "{}", r.conservation.identity);
+    assert!(r.conservation.identity.contains('≠'));
+    // and through the public entry point it is an error, not a report
+    let err = RunError::Conservation(Box::new(r));
+    assert!(err.to_string().contains("packet conservation failed"));
+}
+
+#[test]
+fn unreachable_destination_is_dropped_at_the_node_and_counted() {
+    let s = spec(&["a", "b", "c"], vec![link(0, 1, 10_000_000, 1, 50)], vec![cbr("f", 0, 2, 100_000, 100)], 1);
+    let r = run_ok(&s);
+    assert_eq!(r.flows[0].packets_delivered, 0);
+    assert_eq!(r.flows[0].packets_dropped, r.flows[0].packets_sent);
+    assert_eq!(r.conservation.dropped["node a"]["no_route"], r.flows[0].packets_sent);
+}
+
+#[test]
+fn max_packets_stops_the_run_when_that_many_are_generated() {
+    let mut s = spec(&["a", "b"], vec![link(0, 1, 10_000_000, 1, 50)], vec![cbr("f", 0, 1, 1_000_000, 500)], 100);
+    s.stop.max_packets = Some(1000);
+    let r = run_ok(&s);
+    assert_eq!(r.engine.packets_generated, 1000);
+    assert_eq!(r.stop_reason, "max_packets");
+    assert!((r.end_time_s - 3.996).abs() < 1e-9, "{}", r.end_time_s);
+}
+
+#[test]
+fn run_ends_when_every_finite_transfer_is_complete() {
+    let mut f1 = cbr("f1", 0, 1, 1_000_000, 500);
+    cbr_mut(&mut f1).max_packets = Some(10);
+    let mut f2 = cbr("f2", 0, 1, 1_000_000, 500);
+    cbr_mut(&mut f2).max_packets = Some(20);
+    let mut s = spec(&["a", "b"], vec![link(0, 1, 10_000_000, 5, 50)], vec![f1, f2], 100);
+    s.stop.transfers_complete = true;
+    let r = run_ok(&s);
+    assert_eq!(r.stop_reason, "transfers_complete");
+    assert!(r.flows.iter().all(|f| f.completed && f.finite));
+    // f2's last packet leaves at 19*4 ms (+ queueing behind f1's at most 400 us) and takes 5.4 ms
+    let t = r.flows[1].completion_time_s.unwrap();
+    assert!((0.0814..0.0820).contains(&t), "{t}");
+    assert_eq!(r.end_time_s, t);
+    assert_eq!(r.conservation.in_flight, 0);
+}
+
+#[test]
+fn same_seed_gives_identical_reports_and_another_seed_changes_jittered_traffic() {
+    let mut f = cbr("f", 0, 1, 5_000_000, 500);
+    cbr_mut(&mut f).jitter = true;
+    let s = spec(&["a", "b"], vec![link(0, 1, 4_000_000, 1, 5)], vec![f], 2);
+    let a = run_ok(&s).to_json();
+    let b = run_ok(&s).to_json();
+    assert_eq!(a, b);
+    let mut s2 = s.clone();
+    s2.seed = 2;
+    assert_ne!(a, run_ok(&s2).to_json());
+}
+
+#[test]
+fn adding_a_flow_does_not_change_another_flows_random_stream() {
+    let mut f = cbr("f", 0, 1, 1_000_000, 500);
+    cbr_mut(&mut f).jitter = true;
+    let base = spec(&["a", "b"], vec![link(0, 1, 100_000_000, 1, 500)], vec![f.clone()], 2);
+    let mut g = cbr("g", 0, 1, 1_000_000, 500);
+    cbr_mut(&mut g).jitter = true;
+    let more = spec(&["a", "b"], vec![link(0, 1, 100_000_000, 1, 500)], vec![f, g], 2);
+    assert_eq!(run_ok(&base).flows[0].packets_sent, run_ok(&more).flows[0].packets_sent);
+}
+
+#[test]
+fn memory_stays_flat_as_simulated_time_grows() {
+    let short = spec(&["a", "b"], vec![link(0, 1, 1_000_000, 10, 20)], vec![cbr("f", 0, 1, 2_000_000, 1000)], 2);
+    let mut long = short.clone();
+    long.stop.duration = Some(SimDuration::from_secs(20));
+    let (a, b) = (run_ok(&short), run_ok(&long));
+    assert!(b.engine.packets_generated > 9 * a.engine.packets_generated);
+    assert_eq!(a.engine.pool_high_water, b.engine.pool_high_water);
+}
+
+#[test]
+fn stop_time_ends_a_cbr_source() {
+    let mut f = cbr("f", 0, 1, 1_000_000, 500);
+    cbr_mut(&mut f).start = SimTime::ZERO + SimDuration::from_millis(100);
+    cbr_mut(&mut f).stop = Some(SimTime::ZERO + SimDuration::from_millis(200));
+    let s = spec(&["a", "b"], vec![link(0, 1, 10_000_000, 1, 50)], vec![f], 1);
+    let r = run_ok(&s);
+    assert_eq!(r.flows[0].packets_sent, 25, "100, 104, ..., 196 ms");
+    assert_eq!(r.stop_reason, "no_events");
+    assert_eq!(r.end_time_s, 1.0, "time still runs to the duration");
+}
+
+fn red_link(a: usize, b: usize, rate_bps: u64, min_th: f64, max_th: f64) -> LinkSpec {
+    use crate::queue::red::{Common, Curve, Params};
+    let mut l = link(a, b, rate_bps, 5, 100);
+    let params = Params {
+        curve: Curve { min_th, max_th, max_p: 0.1 },
+        common: Common::new(0 /* filled from the link */, Limit::Packets(100)),
+    };
+    l.queue_ab = QueueSpec::Red(params);
+    l
+}
+
+#[test]
+fn red_bottleneck_drops_early_and_lower_max_th_drops_earlier() {
+    let early = |max_th: f64| {
+        let mut flows = vec![];
+        for i in 0..4 {
+            let mut f = cbr(&format!("f{i}"), 0, 1, 300_000, 500);
+            cbr_mut(&mut f).jitter = true;
+            flows.push(f);
+        }
+        let s = spec(&["a", "b"], vec![red_link(0, 1, 1_000_000, 5.0, max_th)], flows, 20);
+        let r = run_ok(&s);
+        assert_eq!(r.queues[0].discipline, "red");
+        assert!(r.conservation.holds);
+        r.queues[0].drops["early"]
+    };
+    let (low, high) = (early(15.0), early(60.0));
+    assert!(low > 0 && high > 0);
+    assert!(low > high, "max_th 15: {low} early drops, max_th 60: {high}");
+}
