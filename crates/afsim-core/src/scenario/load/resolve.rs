@@ -453,7 +453,7 @@ mod tests {
     }
 
     #[test]
-    fn a_flow_from_a_group_member_to_a_group_is_suffixed_even_when_one_pair_results() {
+    fn a_flow_from_a_node_to_a_group_is_suffixed() {
         let got = flows(&flow("r", "d", 1));
         assert_eq!(got.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), ["f0", "f1"]);
     }

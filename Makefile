@@ -1,0 +1,26 @@
+# afsim: `make test` installs what the tests need and runs the whole suite (Rust and Python).
+#
+# The package is installed normally (not editable), which builds the extension in release
+# mode: the Python tests run scenarios, so speed matters. The binding crate (afsim-py) is left
+# out of `cargo test`: it is a cdylib for the Python interpreter, tested from python/tests.
+# Under pyenv, `pyenv rehash` makes the new `afsim` console script visible through its shims.
+
+PYTHON ?= python3
+INSTALL = $(PYTHON) -m pip install --progress-bar off '.[test]' && \
+	{ if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi; }
+
+.PHONY: test install run bench
+
+test:
+	$(INSTALL)
+	cargo test --workspace --exclude afsim-py
+	$(PYTHON) -m pytest python/tests
+
+install:
+	$(INSTALL)
+
+run: install
+	$(PYTHON) -m afsim run
+
+bench: install
+	$(PYTHON) -m afsim bench

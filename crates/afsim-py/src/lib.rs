@@ -1,0 +1,385 @@
+//! # afsim._core: the Python bindings of afsim-core
+//!
+//! Read this first: this crate is a wrapper and nothing else. It holds
+//! - two wrapper types: `Scenario` (a loaded `Spec`) and `RunResult` (a `Report` plus the wall
+//!   time the run took),
+//! - the conversions of a report's rows into columns (numpy arrays, lists of names),
+//! - and the one place (`scenario_error`, `run_error`) where core errors become Python
+//!   exceptions.
+//!
+//! No model logic lives here: what a run computes, and what the report says, is afsim-core's.
+//! The GIL is released while the core runs; it is taken back only for the progress callback and
+//! for `check_signals`, so Ctrl-C stops a run within one progress interval.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use afsim_core::report::{FlowRow, QueueRow, Report};
+use afsim_core::world::Progress;
+use afsim_core::{RunError, ScenarioError as CoreScenarioError, Spec};
+use numpy::PyArray1;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyMapping};
+
+pyo3::create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario could not be loaded. Attributes: file, line, column, field, message \
+     (line and column are 1-based; 0 when the error belongs to no place in the file)."
+);
+pyo3::create_exception!(
+    _core,
+    ConservationError,
+    PyRuntimeError,
+    "A run broke the packet conservation identity (sent = delivered + dropped + in flight). \
+     Attribute report_json: the report of the failed run, as Report::to_json() gives it."
+);
+
+// ---------------------------------------------------------------------------------------------
+// Errors: the one place where core errors become Python exceptions.
+
+fn scenario_error(py: Python<'_>, e: &CoreScenarioError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    let set = || -> PyResult<()> {
+        let v = err.value(py);
+        v.setattr("file", &e.file)?;
+        v.setattr("line", e.line)?;
+        v.setattr("column", e.column)?;
+        v.setattr("field", &e.field)?;
+        v.setattr("message", &e.message)?;
+        Ok(())
+    };
+    match set() {
+        Ok(()) => err,
+        Err(other) => other,
+    }
+}
+
+/// Maps a failed run to an exception. `Interrupted` only comes from our own progress closure,
+/// which keeps the Python exception that caused it (`pending`).
+fn run_error(py: Python<'_>, spec: &Spec, e: RunError, pending: Option<PyErr>) -> PyErr {
+    match e {
+        // A spec that passed the loader but not the world builder's structural check: still the
+        // user's input, so a ScenarioError, named after the scenario (no file position known).
+        RunError::Spec(se) => scenario_error(
+            py,
+            &CoreScenarioError {
+                file: spec.name.clone(),
+                line: 0,
+                column: 0,
+                field: String::new(),
+                message: se.to_string(),
+            },
+        ),
+        RunError::Conservation(report) => {
+            let err = ConservationError::new_err(format!(
+                "packet conservation violated: {}",
+                report.conservation.identity
+            ));
+            match err.value(py).setattr("report_json", report.to_json()) {
+                Ok(()) => err,
+                Err(other) => other,
+            }
+        }
+        RunError::Interrupted => pending
+            .unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("run interrupted")),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenario
+
+/// A loaded, validated scenario (immutable). Make one with `load_scenario`.
+#[pyclass(frozen, module = "afsim._core")]
+pub struct Scenario {
+    spec: Spec,
+}
+
+#[pymethods]
+impl Scenario {
+    #[getter]
+    fn name(&self) -> &str {
+        &self.spec.name
+    }
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.spec.seed
+    }
+    #[getter]
+    fn n_nodes(&self) -> usize {
+        self.spec.nodes.len()
+    }
+    #[getter]
+    fn n_links(&self) -> usize {
+        self.spec.links.len()
+    }
+    #[getter]
+    fn n_flows(&self) -> usize {
+        self.spec.flows.len()
+    }
+    /// Simulated duration in seconds, or None when the run stops on another condition.
+    #[getter]
+    fn duration_s(&self) -> Option<f64> {
+        self.spec.stop.duration.map(|d| d.as_secs_f64())
+    }
+    /// The same scenario with another seed.
+    fn with_seed(&self, seed: u64) -> Scenario {
+        let mut spec = self.spec.clone();
+        spec.seed = seed;
+        Scenario { spec }
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Scenario(name={:?}, seed={}, nodes={}, links={}, flows={})",
+            self.spec.name,
+            self.spec.seed,
+            self.spec.nodes.len(),
+            self.spec.links.len(),
+            self.spec.flows.len()
+        )
+    }
+}
+
+/// Loads a scenario from a file (`path`) or from a string (`text`, reported as `name` in
+/// errors). `overrides` sets parameters as `--set key=value` does.
+#[pyfunction]
+#[pyo3(signature = (path=None, *, text=None, name="<string>", overrides=None))]
+fn load_scenario(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    text: Option<&str>,
+    name: &str,
+    overrides: Option<&Bound<'_, PyMapping>>,
+) -> PyResult<Scenario> {
+    let overrides: Vec<(String, String)> = match overrides {
+        Some(m) => m
+            .items()?
+            .iter()
+            .map(|kv| kv.extract())
+            .collect::<PyResult<_>>()?,
+        None => Vec::new(),
+    };
+    let loaded = match (path, text) {
+        (Some(p), None) => afsim_core::load_file(&p, &overrides),
+        (None, Some(t)) => afsim_core::load_str(t, name, &overrides),
+        _ => {
+            return Err(PyTypeError::new_err(
+                "load_scenario takes exactly one of path or text",
+            ))
+        }
+    };
+    loaded
+        .map(|spec| Scenario { spec })
+        .map_err(|e| scenario_error(py, &e))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run
+
+/// Runs a scenario to its end. `progress(sim_time_s, fraction_or_None, events)` is called
+/// about every 65,536 events; an exception it raises (or a signal such as Ctrl-C) stops the
+/// run and is raised here.
+#[pyfunction]
+#[pyo3(signature = (scenario, *, seed=None, progress=None))]
+fn run(
+    py: Python<'_>,
+    scenario: &Scenario,
+    seed: Option<u64>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<RunResult> {
+    let reseeded;
+    let spec = match seed {
+        Some(s) => {
+            reseeded = scenario.with_seed(s);
+            &reseeded.spec
+        }
+        None => &scenario.spec,
+    };
+
+    let mut pending: Option<PyErr> = None;
+    let (outcome, wall_seconds) = py.detach(|| {
+        let mut on_progress = |p: &Progress| -> bool {
+            Python::attach(|py| {
+                let step = py.check_signals().and_then(|()| match &progress {
+                    Some(cb) => cb.call1(py, (p.sim_time_s, p.fraction, p.events)).map(drop),
+                    None => Ok(()),
+                });
+                match step {
+                    Ok(()) => true,
+                    Err(e) => {
+                        pending = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        let start = Instant::now();
+        let outcome = afsim_core::run(spec, Some(&mut on_progress));
+        (outcome, start.elapsed().as_secs_f64())
+    });
+
+    match outcome {
+        Ok(report) => Ok(RunResult {
+            report,
+            wall_seconds,
+        }),
+        Err(e) => Err(run_error(py, spec, e, pending)),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+/// The outcome of a run: the report (deterministic) and the wall time it took (not).
+#[pyclass(frozen, module = "afsim._core")]
+pub struct RunResult {
+    report: Report,
+    wall_seconds: f64,
+}
+
+#[pymethods]
+impl RunResult {
+    /// The report as deterministic pretty JSON (same scenario and seed → same bytes).
+    fn summary_json(&self) -> String {
+        self.report.to_json()
+    }
+    /// Per-flow rows as columns: one entry per field of the report's flow rows.
+    fn flows_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        flow_columns(py, &self.report.flows)
+    }
+    /// Per-queue rows as columns; the `drops` map becomes one column per reason, `drops_<reason>`.
+    fn queues_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        queue_columns(py, &self.report.queues)
+    }
+    /// Wall-clock seconds the core run took (not part of the report).
+    #[getter]
+    fn wall_seconds(&self) -> f64 {
+        self.wall_seconds
+    }
+    #[getter]
+    fn events(&self) -> u64 {
+        self.report.engine.events
+    }
+    #[getter]
+    fn packet_hops(&self) -> u64 {
+        self.report.engine.packet_hops
+    }
+    #[getter]
+    fn conservation_holds(&self) -> bool {
+        self.report.conservation.holds
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "RunResult(scenario={:?}, seed={}, events={}, packet_hops={}, wall_seconds={:.3})",
+            self.report.scenario,
+            self.report.seed,
+            self.report.engine.events,
+            self.report.engine.packet_hops,
+            self.wall_seconds
+        )
+    }
+}
+
+/// Sets one column of `dict` from a field of every row: `str` fields become a list of str,
+/// numbers and booleans a numpy array of their Rust type, `opt` (Option<f64>) fields a float64
+/// array with NaN for None. The column is named after the field, as in the report's JSON.
+macro_rules! column {
+    ($dict:ident, $rows:ident, str $field:ident) => {
+        $dict.set_item(
+            stringify!($field),
+            PyList::new($dict.py(), $rows.iter().map(|r| r.$field.as_str()))?,
+        )?
+    };
+    ($dict:ident, $rows:ident, num $field:ident) => {
+        $dict.set_item(
+            stringify!($field),
+            PyArray1::from_vec($dict.py(), $rows.iter().map(|r| r.$field).collect()),
+        )?
+    };
+    ($dict:ident, $rows:ident, opt $field:ident) => {
+        $dict.set_item(
+            stringify!($field),
+            PyArray1::from_vec(
+                $dict.py(),
+                $rows.iter().map(|r| r.$field.unwrap_or(f64::NAN)).collect(),
+            ),
+        )?
+    };
+}
+
+/// Every field of `FlowRow`, in its order. python/tests/test_api.py checks that these columns
+/// are exactly the keys of the JSON flow rows, so a field added to the report fails a test here
+/// until it gets its column.
+fn flow_columns<'py>(py: Python<'py>, rows: &[FlowRow]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    column!(d, rows, str name);
+    column!(d, rows, str group);
+    column!(d, rows, str kind);
+    column!(d, rows, str src);
+    column!(d, rows, str dst);
+    column!(d, rows, num packets_sent);
+    column!(d, rows, num bytes_sent);
+    column!(d, rows, num packets_delivered);
+    column!(d, rows, num bytes_delivered);
+    column!(d, rows, num packets_dropped);
+    column!(d, rows, num packets_in_flight);
+    column!(d, rows, num throughput_kbps);
+    column!(d, rows, opt first_delivery_s);
+    column!(d, rows, opt last_delivery_s);
+    column!(d, rows, num finite);
+    column!(d, rows, num completed);
+    column!(d, rows, opt completion_time_s);
+    column!(d, rows, opt mean_delay_s);
+    Ok(d)
+}
+
+/// Every field of `QueueRow`, in its order; the `drops` map becomes one column per reason
+/// (`drops_<reason>`, reasons in the map's order; a reason absent from a row counts zero).
+fn queue_columns<'py>(py: Python<'py>, rows: &[QueueRow]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    column!(d, rows, str name);
+    column!(d, rows, str node);
+    column!(d, rows, str to);
+    column!(d, rows, str discipline);
+    column!(d, rows, num rate_bps);
+    column!(d, rows, num arrivals);
+    column!(d, rows, num arrival_bytes);
+    column!(d, rows, num departures);
+    column!(d, rows, num departure_bytes);
+    let reasons: BTreeSet<&str> = rows
+        .iter()
+        .flat_map(|r| r.drops.keys().map(String::as_str))
+        .collect();
+    for reason in reasons {
+        let counts: Vec<u64> = rows
+            .iter()
+            .map(|r| r.drops.get(reason).copied().unwrap_or(0))
+            .collect();
+        d.set_item(format!("drops_{reason}"), PyArray1::from_vec(py, counts))?;
+    }
+    column!(d, rows, num drops_total);
+    column!(d, rows, num len_packets_end);
+    column!(d, rows, num max_len_packets);
+    column!(d, rows, num mean_len_packets);
+    column!(d, rows, num utilization);
+    Ok(d)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Module
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("ScenarioError", py.get_type::<ScenarioError>())?;
+    m.add("ConservationError", py.get_type::<ConservationError>())?;
+    m.add_class::<Scenario>()?;
+    m.add_class::<RunResult>()?;
+    m.add_function(wrap_pyfunction!(load_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,80 @@
+"""afsim: a fast packet-level simulator of DiffServ Assured Forwarding networks.
+
+The simulator is afsim-core (Rust), reached through the compiled module ``afsim._core``. This
+package is its Python front: loading scenarios, running them, and turning reports into tables.
+
+    >>> import afsim
+    >>> scenario = afsim.load_scenario(afsim.builtin_scenario("default"))
+    >>> results = afsim.Results.from_run(afsim.run(scenario))
+    >>> results.flows[["name", "throughput_kbps"]]          # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from afsim._core import (
+    ConservationError,
+    RunResult,
+    Scenario,
+    ScenarioError,
+    __version__,
+    load_scenario,
+    run,
+)
+from afsim.results import Results
+
+__all__ = [
+    "ConservationError",
+    "Results",
+    "RunResult",
+    "Scenario",
+    "ScenarioError",
+    "__version__",
+    "builtin_scenario",
+    "builtin_scenarios",
+    "load_scenario",
+    "run",
+    "simulate",
+]
+
+
+def _scenarios_dir() -> Path:
+    # Installed as regular files by the wheel (maturin copies python/afsim whole), so a real path.
+    return Path(str(resources.files("afsim") / "scenarios"))
+
+
+def builtin_scenario(name: str) -> Path:
+    """Path of a built-in scenario file: ``"default"``, or ``"bench/<name>"``.
+
+    Raises FileNotFoundError (listing what exists) for an unknown name.
+    """
+    root = _scenarios_dir()
+    path = root / f"{name.removesuffix('.toml')}.toml"
+    if not path.is_file():
+        known = ", ".join(builtin_scenarios()) or "(none)"
+        raise FileNotFoundError(f"no built-in scenario {name!r}; built-in scenarios: {known}")
+    return path
+
+
+def builtin_scenarios() -> list[str]:
+    """Names of every built-in scenario, sorted (as accepted by :func:`builtin_scenario`)."""
+    root = _scenarios_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.toml"))
+
+
+def simulate(
+    scenario: str | Path | Scenario,
+    *,
+    seed: int | None = None,
+    overrides: dict[str, str] | None = None,
+) -> Results:
+    """Load (if given a path) and run a scenario, returning its :class:`Results`."""
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(str(scenario), overrides=overrides)
+    elif overrides:
+        raise ValueError("overrides apply when loading: pass a path, not a loaded Scenario")
+    return Results.from_run(run(scenario, seed=seed))

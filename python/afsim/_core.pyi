@@ -1,0 +1,85 @@
+"""Type stubs of the compiled module afsim._core (crates/afsim-py)."""
+
+from collections.abc import Callable, Mapping
+from os import PathLike
+from typing import final
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "ConservationError",
+    "RunResult",
+    "Scenario",
+    "ScenarioError",
+    "__version__",
+    "load_scenario",
+    "run",
+]
+
+__version__: str
+
+class ScenarioError(ValueError):
+    """A scenario could not be loaded; nothing ran.
+
+    ``str(e)`` is ``file:line:column: field: message``.
+    """
+
+    file: str
+    line: int
+    column: int
+    field: str
+    message: str
+
+class ConservationError(RuntimeError):
+    """A run broke sent = delivered + dropped + in flight. ``report_json`` is its report."""
+
+    report_json: str
+
+@final
+class Scenario:
+    """A loaded, validated scenario (immutable)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def n_nodes(self) -> int: ...
+    @property
+    def n_links(self) -> int: ...
+    @property
+    def n_flows(self) -> int: ...
+    @property
+    def duration_s(self) -> float | None: ...
+    def with_seed(self, seed: int) -> Scenario: ...
+
+@final
+class RunResult:
+    """A finished run: its report and the wall time it took."""
+
+    def summary_json(self) -> str: ...
+    def flows_columns(self) -> dict[str, npt.NDArray[np.generic] | list[str]]: ...
+    def queues_columns(self) -> dict[str, npt.NDArray[np.generic] | list[str]]: ...
+    @property
+    def wall_seconds(self) -> float: ...
+    @property
+    def events(self) -> int: ...
+    @property
+    def packet_hops(self) -> int: ...
+    @property
+    def conservation_holds(self) -> bool: ...
+
+def load_scenario(
+    path: str | PathLike[str] | None = None,
+    *,
+    text: str | None = None,
+    name: str = "<string>",
+    overrides: Mapping[str, str] | None = None,
+) -> Scenario: ...
+def run(
+    scenario: Scenario,
+    *,
+    seed: int | None = None,
+    progress: Callable[[float, float | None, int], object] | None = None,
+) -> RunResult: ...

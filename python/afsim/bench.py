@@ -1,0 +1,161 @@
+"""``afsim bench``: engine speed on the built-in reference scenarios (scenarios/bench/*.toml).
+
+Read this first: each scenario runs in a fresh ``python -m afsim.bench --worker NAME`` process,
+so that the peak resident memory it reports (``getrusage``'s ``ru_maxrss``) belongs to that
+scenario alone. The worker prints one JSON row on stdout. Wall time is the core run's only
+(loading and Python start-up excluded). ``--quick`` sets the scenario's ``duration`` parameter,
+when its file has one, to a tenth of its value; a file without one runs as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tomllib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import afsim
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+#: Fraction of the duration that ``--quick`` keeps.
+QUICK_FACTOR = 0.1
+
+#: Keys of every bench row, in display order.
+ROW_KEYS = (
+    "name",
+    "packet_hops",
+    "events",
+    "wall_s",
+    "packet_hops_per_s",
+    "events_per_s",
+    "peak_rss_mib",
+    "pool_high_water",
+)
+
+
+def bench_names() -> list[str]:
+    """The bench scenarios, by file stem, sorted."""
+    prefix = "bench/"
+    return [n.removeprefix(prefix) for n in afsim.builtin_scenarios() if n.startswith(prefix)]
+
+
+def quick_overrides(name: str) -> dict[str, str]:
+    """``{"duration": <a tenth>}`` when the bench file has a ``duration`` parameter, else ``{}``."""
+    path = afsim.builtin_scenario(f"bench/{name}")
+    params = tomllib.loads(path.read_text(encoding="utf-8")).get("params", {})
+    if not isinstance(params, dict) or "duration" not in params:
+        return {}
+    full = afsim.load_scenario(path).duration_s
+    if full is None:
+        return {}
+    quick_ms = max(1, round(full * QUICK_FACTOR * 1000.0))
+    return {"duration": f"{quick_ms}ms"}
+
+
+def measure(name: str, quick: bool) -> dict[str, Any]:
+    """Runs one bench scenario in this process and returns its row."""
+    path = afsim.builtin_scenario(f"bench/{name}")
+    overrides = quick_overrides(name) if quick else {}
+    scenario = afsim.load_scenario(path, overrides=overrides)
+    result = afsim.run(scenario)
+    summary = json.loads(result.summary_json())
+    wall = result.wall_seconds
+    # Linux reports ru_maxrss in KiB.
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "name": name,
+        "packet_hops": result.packet_hops,
+        "events": result.events,
+        "wall_s": wall,
+        "packet_hops_per_s": result.packet_hops / wall if wall > 0 else None,
+        "events_per_s": result.events / wall if wall > 0 else None,
+        "peak_rss_mib": peak_kib / 1024.0,
+        "pool_high_water": summary["engine"]["pool_high_water"],
+        "sim_s": summary["end_time_s"],
+        "quick": quick,
+    }
+
+
+def run_worker(name: str, quick: bool) -> dict[str, Any]:
+    """Runs one bench scenario in a fresh interpreter and returns its row."""
+    cmd = [sys.executable, "-m", "afsim.bench", "--worker", name]
+    if quick:
+        cmd.append("--quick")
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(
+            f"bench worker for {name!r} failed (exit {proc.returncode}):\n{proc.stderr.strip()}"
+        )
+    row: dict[str, Any] = json.loads(proc.stdout)
+    return row
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "nproc": os.cpu_count(),
+        "python": platform.python_version(),
+        "afsim": afsim.__version__,
+    }
+
+
+def run_all(quick: bool = False) -> dict[str, Any]:
+    """Every bench scenario, one fresh process each: ``{"rows": [...], "machine": {...}}``."""
+    return {"rows": [run_worker(name, quick) for name in bench_names()], "machine": machine()}
+
+
+def print_table(report: dict[str, Any], console: Console) -> None:
+    from rich.table import Table
+
+    table = Table(title="afsim bench" + (" (quick)" if any(r.get("quick") for r in report["rows"])
+                                         else ""), title_justify="left")
+    table.add_column("scenario")
+    for header in ("packet-hops", "events", "wall (s)", "packet-hops/s", "events/s",
+                   "peak RSS (MiB)", "pool high water (pkt)"):
+        table.add_column(header, justify="right")
+
+    def rate(x: float | None) -> str:
+        return "-" if x is None else f"{x / 1e6:,.2f} M"
+
+    for r in report["rows"]:
+        table.add_row(
+            r["name"], f"{r['packet_hops']:,}", f"{r['events']:,}", f"{r['wall_s']:.3f}",
+            rate(r["packet_hops_per_s"]), rate(r["events_per_s"]), f"{r['peak_rss_mib']:.1f}",
+            f"{r['pool_high_water']:,}",
+        )
+    console.print(table)
+    m = report["machine"]
+    console.print(f"[dim]{m['cpu']} · {m['nproc']} CPUs · Python {m['python']} · "
+                  f"afsim {m['afsim']}[/dim]")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m afsim.bench")
+    parser.add_argument("--worker", metavar="NAME", required=True,
+                        help="run one bench scenario and print its row as JSON")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    sys.stdout.write(json.dumps(measure(args.worker, args.quick)) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,357 @@
+"""The ``afsim`` command: run a scenario, benchmark the engine, list the built-in scenarios.
+
+Read this first: the command only loads, runs and prints. Exit codes: 0 success, 1 a run broke
+packet conservation, 2 bad input (usage, a missing file, any scenario error: nothing runs),
+130 interrupted. In ``--format json`` and ``--format csv`` stdout carries the data and nothing
+else; messages go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import afsim
+from afsim._core import ConservationError, ScenarioError
+from afsim.results import Results
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+EXIT_OK = 0
+EXIT_CONSERVATION = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a filter killed by it
+
+#: Wall seconds a run must last before its progress bar appears.
+PROGRESS_DELAY_S = 1.0
+
+
+class UsageError(Exception):
+    """Bad input found before anything ran (exit 2)."""
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def _seed(text: str) -> int:
+    try:
+        seed = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(f"a seed is between 0 and 2**64 - 1, got {seed}")
+    return seed
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="afsim",
+        description="Packet-level simulator of DiffServ Assured Forwarding networks.",
+    )
+    parser.add_argument("--version", action="version", version=f"afsim {afsim.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run_p = sub.add_parser("run", help="run a scenario and print its results")
+    run_p.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="scenario file (TOML); default: the built-in default scenario",
+    )
+    run_p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        type=_key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a scenario parameter ([params] KEY); repeatable",
+    )
+    run_p.add_argument(
+        "--seed", type=_seed, help="seed of every random stream (overrides the file's)"
+    )
+    run_p.add_argument("--out", type=Path, metavar="DIR", help="also write " + ", ".join(
+        ("summary.json", "flows.csv", "queues.csv", "flows.parquet", "queues.parquet")) + " to DIR")
+    run_p.add_argument(
+        "--format",
+        choices=("table", "json", "csv"),
+        default="table",
+        help="table (default): readable tables; json: the report; csv: flows, blank line, queues",
+    )
+    run_p.set_defaults(func=cmd_run)
+
+    bench_p = sub.add_parser(
+        "bench", help="measure packet-hops per wall second on the built-in bench scenarios"
+    )
+    bench_p.add_argument("--format", choices=("table", "json"), default="table")
+    bench_p.add_argument(
+        "--quick", action="store_true", help="shorter runs (a tenth of each scenario's duration)"
+    )
+    bench_p.set_defaults(func=cmd_bench)
+
+    scen_p = sub.add_parser("scenarios", help="list the built-in scenarios")
+    scen_p.set_defaults(func=cmd_scenarios)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except ScenarioError as e:
+        _error(format_scenario_error(e))
+        return EXIT_USAGE
+    except UsageError as e:
+        _error(str(e))
+        return EXIT_USAGE
+    except ConservationError as e:
+        _error(f"{e} \u2717 (the run's report is in the exception's report_json)")
+        return EXIT_CONSERVATION
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`afsim run --format csv | head`): stop quietly, as a Unix
+        # filter does, and keep Python from complaining again when it flushes stdout at exit.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _error(message: str) -> None:
+    print(f"afsim: error: {message}", file=sys.stderr)
+
+
+def format_scenario_error(e: ScenarioError) -> str:
+    """``file:line:column: field: message`` (the field part left out when no field applies)."""
+    place = f"{e.file}:{e.line}:{e.column}"
+    return f"{place}: {e.field}: {e.message}" if e.field else f"{place}: {e.message}"
+
+
+# ---------------------------------------------------------------------------------------------
+# afsim run
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    if args.file is None:
+        path = afsim.builtin_scenario("default")
+    else:
+        path = Path(args.file)
+        if not path.is_file():
+            raise UsageError(f"{path}: no such scenario file")
+    scenario = afsim.load_scenario(path, overrides=dict(args.overrides))
+
+    show_progress = sys.stderr.isatty() and (args.format == "table" or sys.stdout.isatty())
+    progress = ProgressBar(scenario.duration_s) if show_progress else None
+    try:
+        result = afsim.run(scenario, seed=args.seed, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    results = Results.from_run(result)
+
+    if args.format == "json":
+        sys.stdout.write(results.summary_json + "\n")
+    elif args.format == "csv":
+        sys.stdout.write(results.flows.to_csv(index=False))
+        sys.stdout.write("\n")
+        sys.stdout.write(results.queues.to_csv(index=False))
+    else:
+        print_tables(results, _console())
+
+    if args.out is not None:
+        written = results.write(args.out)
+        if args.format == "table":
+            _console().print(f"wrote {len(written)} files to {args.out}")
+    return EXIT_OK
+
+
+def _console(stderr: bool = False) -> Console:
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    # Off a terminal rich assumes 80 columns; the queue table is wider than that.
+    return Console(file=stream, width=None if stream.isatty() else 132, highlight=False)
+
+
+class ProgressBar:
+    """The progress callback of ``afsim run``: a rich bar on stderr, shown only once the run
+    has lasted ``PROGRESS_DELAY_S`` of wall time (short runs print nothing)."""
+
+    def __init__(self, duration_s: float | None) -> None:
+        self.duration_s = duration_s
+        self.start = time.monotonic()
+        self.bar: Progress | None = None
+        self.task: Any = None
+
+    def __call__(self, sim_time_s: float, fraction: float | None, events: int) -> None:
+        wall = time.monotonic() - self.start
+        if wall < PROGRESS_DELAY_S:
+            return
+        if self.bar is None:
+            from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
+
+            self.bar = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                TaskProgressColumn(),
+                TextColumn("{task.fields[sim]:.3f} sim-s  {task.fields[speed]} sim-s/wall-s"),
+                console=_console(stderr=True),
+                transient=True,
+            )
+            self.task = self.bar.add_task("run", total=1.0 if fraction is not None else None,
+                                          sim=0.0, speed="")
+            self.bar.start()
+        self.bar.update(
+            self.task,
+            completed=fraction if fraction is not None else 0.0,
+            sim=sim_time_s,
+            speed=_speed(sim_time_s / wall),
+        )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def conservation_line(conservation: dict[str, Any]) -> str:
+    """``sent = delivered + dropped + in flight: 1000 = 990 + 8 + 2 ✓``"""
+    c = conservation
+    mark = "\u2713" if c["holds"] else "\u2717"
+    return (
+        "sent = delivered + dropped + in flight: "
+        f"{c['sent']} = {c['delivered']} + {c['dropped_total']} + {c['in_flight']} {mark}"
+    )
+
+
+def print_tables(results: Results, console: Console) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    s = results.summary
+    console.print(
+        f"[bold]{escape(results.scenario)}[/bold]  seed {results.seed}  ·  "
+        f"{s['end_time_s']:g} simulated s ({s['stop_reason']})"
+        + (f"  ·  measured from {s['warmup_s']:g} s" if s["warmup_s"] else "")
+    )
+
+    flows = Table(title="Flows", title_justify="left")
+    for header in ("flow", "src→dst", "sent (pkt)", "delivered (pkt)", "dropped (pkt)",
+                   "throughput (kb/s)"):
+        flows.add_column(header, justify="left" if header in ("flow", "src→dst") else "right")
+    f = results.flows
+    for row in f.itertuples(index=False):  # one table line per flow, for display only
+        flows.add_row(
+            escape(str(row.name)), escape(f"{row.src}→{row.dst}"), f"{row.packets_sent:,}",
+            f"{row.packets_delivered:,}", f"{row.packets_dropped:,}", f"{row.throughput_kbps:,.1f}",
+        )
+    console.print(flows)
+
+    # queues that never saw a packet (mostly the unused reverse directions) are left out of
+    # the table; the JSON, CSV and Parquet outputs keep every queue
+    idle = int((results.queues["arrivals"] == 0).sum()) if len(results.queues) else 0
+    q = results.queues[results.queues["arrivals"] > 0] if idle else results.queues
+    reasons = [c for c in q.columns if c.startswith("drops_") and c != "drops_total"]
+    shown = [c for c in reasons if len(q) and int(q[c].sum()) > 0]
+    queues = Table(
+        title="Queues", title_justify="left",
+        caption=f"{idle} queue(s) with no arrivals not shown" if idle else None,
+        caption_justify="left",
+    )
+    queues.add_column("queue")
+    queues.add_column("discipline")
+    for header in ("arrivals (pkt)", "departures (pkt)", "drops (pkt)"):
+        queues.add_column(header, justify="right")
+    for c in shown:
+        queues.add_column(escape(f"{c.removeprefix('drops_')} (pkt)"), justify="right")
+    queues.add_column("mean length (pkt)", justify="right")
+    queues.add_column("utilisation (%)", justify="right")
+    for rec in q.to_dict("records"):  # one table line per queue, for display only
+        queues.add_row(
+            escape(str(rec["name"])), escape(str(rec["discipline"])), f"{rec['arrivals']:,}",
+            f"{rec['departures']:,}", f"{rec['drops_total']:,}",
+            *(f"{rec[c]:,}" for c in shown),
+            f"{rec['mean_len_packets']:.2f}", f"{100.0 * rec['utilization']:.1f}",
+        )
+    console.print(queues)
+
+    console.print(conservation_line(results.conservation), markup=False)
+    speed = results.sim_seconds_per_wall_second
+    console.print(
+        f"[dim]{results.events:,} events  ·  {results.packet_hops:,} packet-hops  ·  "
+        f"{results.wall_seconds:.3f} wall s  ·  {_speed(speed)} simulated s per wall s[/dim]"
+    )
+
+
+def _speed(x: float) -> str:
+    """1,234 / 12.3 / 0.0123: digits that matter, without exponents."""
+    if x == float("inf"):
+        return "∞"
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+# ---------------------------------------------------------------------------------------------
+# afsim bench / afsim scenarios
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from afsim import bench
+
+    report = bench.run_all(quick=args.quick)
+    if args.format == "json":
+        import json
+
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        bench.print_table(report, _console())
+    return EXIT_OK
+
+
+def cmd_scenarios(args: argparse.Namespace) -> int:
+    names = afsim.builtin_scenarios()
+    if not names:
+        print("no built-in scenarios installed")
+        return EXIT_OK
+    width = max(len(n) for n in names)
+    for name in names:
+        print(f"{name:<{width}}  {describe(afsim.builtin_scenario(name))}")
+    return EXIT_OK
+
+
+def describe(path: Path) -> str:
+    """A scenario file's description: ``[scenario] description``, else its first comment line."""
+    import tomllib
+
+    text = path.read_text(encoding="utf-8")
+    try:
+        table = tomllib.loads(text).get("scenario", {})
+    except tomllib.TOMLDecodeError:
+        table = {}
+    description = table.get("description") if isinstance(table, dict) else None
+    if isinstance(description, str) and description.strip():
+        return " ".join(description.split())
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#") and stripped.lstrip("#").strip():
+            return stripped.lstrip("#").strip()
+        if stripped and not stripped.startswith("#"):
+            break
+    return ""
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""The results of one run: the parsed report and its per-flow and per-queue tables.
+
+Read this first: nothing here computes a result. The report (``RunResult.summary_json()``) is
+afsim-core's; the tables are its rows as columns, built in Rust and handed over as numpy arrays
+(one column per field, ``drops_<reason>`` per drop reason, NaN for "none"). ``write`` stores the
+deterministic JSON text unchanged, so a stored ``summary.json`` compares byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from afsim._core import RunResult
+
+#: The files ``Results.write`` produces, in the order it writes them.
+OUTPUT_FILES = ("summary.json", "flows.csv", "queues.csv", "flows.parquet", "queues.parquet")
+
+
+@dataclass(frozen=True)
+class Results:
+    """One run: the report (``summary``), its tables, and how long it took on this machine."""
+
+    scenario: str
+    seed: int
+    #: The parsed report: scenario, seed, end_time_s, stop_reason, warmup_s, flows, queues,
+    #: conservation, engine.
+    summary: dict[str, Any]
+    #: One row per flow; columns are the report's flow fields.
+    flows: pd.DataFrame
+    #: One row per output queue; the ``drops`` map is spread over ``drops_<reason>`` columns.
+    queues: pd.DataFrame
+    conservation: dict[str, Any]
+    #: Wall-clock seconds of the core run (not part of the report: it differs between runs).
+    wall_seconds: float
+    events: int
+    packet_hops: int
+    #: The report exactly as afsim-core wrote it (deterministic bytes).
+    summary_json: str = field(repr=False)
+
+    @classmethod
+    def from_run(cls, result: RunResult) -> Results:
+        """Builds the tables from a finished run's columns (no loop over rows in Python)."""
+        # pandas is imported here, not at the top: `import afsim` stays light for the bench
+        # workers, whose peak memory should be the simulator's.
+        import pandas as pd
+
+        text = result.summary_json()
+        summary = json.loads(text)
+        return cls(
+            scenario=summary["scenario"],
+            seed=summary["seed"],
+            summary=summary,
+            flows=pd.DataFrame(result.flows_columns()),
+            queues=pd.DataFrame(result.queues_columns()),
+            conservation=summary["conservation"],
+            wall_seconds=result.wall_seconds,
+            events=result.events,
+            packet_hops=result.packet_hops,
+            summary_json=text,
+        )
+
+    @property
+    def end_time_s(self) -> float:
+        """Simulated time at which the run ended, in seconds."""
+        return float(self.summary["end_time_s"])
+
+    @property
+    def sim_seconds_per_wall_second(self) -> float:
+        """How much faster than real time the run went (inf for an instant run)."""
+        if self.wall_seconds <= 0.0:
+            return float("inf")
+        return self.end_time_s / self.wall_seconds
+
+    def write(self, out_dir: str | Path) -> list[Path]:
+        """Writes summary.json, flows.csv, queues.csv, flows.parquet and queues.parquet into
+        ``out_dir`` (created if needed) and returns their paths."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = [out / name for name in OUTPUT_FILES]
+        summary, flows_csv, queues_csv, flows_pq, queues_pq = paths
+        summary.write_text(self.summary_json, encoding="utf-8")
+        self.flows.to_csv(flows_csv, index=False)
+        self.queues.to_csv(queues_csv, index=False)
+        self.flows.to_parquet(flows_pq, index=False, engine="pyarrow")
+        self.queues.to_parquet(queues_pq, index=False, engine="pyarrow")
+        return paths
