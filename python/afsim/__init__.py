@@ -5,12 +5,16 @@ package is its Python front: loading scenarios, running them, and turning report
 
     >>> import afsim
     >>> scenario = afsim.load_scenario(afsim.builtin_scenario("default"))
-    >>> results = afsim.Results.from_run(afsim.run(scenario))
+    >>> results = afsim.run(scenario, seed=1)
     >>> results.flows[["name", "throughput_kbps"]]          # doctest: +SKIP
+
+``afsim.run`` returns :class:`Results` (pandas tables); the compiled ``afsim._core.run`` it
+wraps returns the raw :class:`RunResult` (numpy columns and the report's JSON text).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -21,8 +25,8 @@ from afsim._core import (
     ScenarioError,
     __version__,
     load_scenario,
-    run,
 )
+from afsim import _core
 from afsim.results import Results
 
 __all__ = [
@@ -77,4 +81,20 @@ def simulate(
         scenario = load_scenario(str(scenario), overrides=overrides)
     elif overrides:
         raise ValueError("overrides apply when loading: pass a path, not a loaded Scenario")
-    return Results.from_run(run(scenario, seed=seed))
+    return run(scenario, seed=seed)
+
+
+def run(
+    scenario: Scenario,
+    *,
+    seed: int | None = None,
+    progress: Callable[[float, float | None, int], object] | None = None,
+) -> Results:
+    """Run a loaded scenario; ``seed`` overrides the scenario's. Returns :class:`Results`,
+    whose ``flows`` and ``queues`` are pandas DataFrames.
+
+    ``progress(sim_time_s, fraction_or_None, events)`` is called about every 65,536 events;
+    an exception it raises (or Ctrl-C) stops the run and propagates. Raises
+    :class:`ConservationError` if the run breaks packet conservation.
+    """
+    return Results.from_run(_core.run(scenario, seed=seed, progress=progress))

@@ -65,7 +65,7 @@ def measure(name: str, quick: bool) -> dict[str, Any]:
     path = afsim.builtin_scenario(f"bench/{name}")
     overrides = quick_overrides(name) if quick else {}
     scenario = afsim.load_scenario(path, overrides=overrides)
-    result = afsim.run(scenario)
+    result = afsim._core.run(scenario)  # raw result: no pandas in the measured process
     summary = json.loads(result.summary_json())
     wall = result.wall_seconds
     # Linux reports ru_maxrss in KiB.

@@ -157,11 +157,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     show_progress = sys.stderr.isatty() and (args.format == "table" or sys.stdout.isatty())
     progress = ProgressBar(scenario.duration_s) if show_progress else None
     try:
-        result = afsim.run(scenario, seed=args.seed, progress=progress)
+        results = afsim.run(scenario, seed=args.seed, progress=progress)
     finally:
         if progress is not None:
             progress.close()
-    results = Results.from_run(result)
 
     if args.format == "json":
         sys.stdout.write(results.summary_json + "\n")

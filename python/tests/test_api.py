@@ -33,8 +33,8 @@ def test_scenario_properties(tiny: Path) -> None:
 
 
 def test_load_from_text_equals_load_from_file(tiny: Path) -> None:
-    from_file = afsim.run(afsim.load_scenario(tiny))
-    from_text = afsim.run(afsim.load_scenario(text=tiny.read_text(), name=str(tiny)))
+    from_file = _core.run(afsim.load_scenario(tiny))
+    from_text = _core.run(afsim.load_scenario(text=tiny.read_text(), name=str(tiny)))
     assert from_text.summary_json() == from_file.summary_json()
 
 
@@ -67,9 +67,9 @@ def test_scenario_error_carries_the_place(tmp_path: Path) -> None:
 
 
 def test_overrides_change_the_result(tiny: Path) -> None:
-    base = json.loads(afsim.run(afsim.load_scenario(tiny)).summary_json())
+    base = json.loads(_core.run(afsim.load_scenario(tiny)).summary_json())
     fast = json.loads(
-        afsim.run(afsim.load_scenario(tiny, overrides={"rate": "2Mbps"})).summary_json()
+        _core.run(afsim.load_scenario(tiny, overrides={"rate": "2Mbps"})).summary_json()
     )
     assert fast["flows"][0]["packets_sent"] > base["flows"][0]["packets_sent"]
 
@@ -80,7 +80,7 @@ def test_unknown_override_is_a_scenario_error(tiny: Path) -> None:
 
 
 def test_run_result_matches_its_report(tiny: Path) -> None:
-    r = afsim.run(afsim.load_scenario(tiny))
+    r = _core.run(afsim.load_scenario(tiny))
     report = json.loads(r.summary_json())
     assert report["engine"]["events"] == r.events
     assert report["engine"]["packet_hops"] == r.packet_hops
@@ -91,10 +91,10 @@ def test_run_result_matches_its_report(tiny: Path) -> None:
 
 def test_same_seed_same_bytes_and_seed_override(busy: Path) -> None:
     s = afsim.load_scenario(busy)
-    a = afsim.run(s).summary_json()
-    assert afsim.run(s).summary_json() == a
-    assert afsim.run(s, seed=s.seed).summary_json() == a
-    other = afsim.run(s, seed=s.seed + 1).summary_json()
+    a = _core.run(s).summary_json()
+    assert _core.run(s).summary_json() == a
+    assert _core.run(s, seed=s.seed).summary_json() == a
+    other = _core.run(s, seed=s.seed + 1).summary_json()
     assert json.loads(other)["seed"] == s.seed + 1
     assert other != a
 
@@ -111,7 +111,7 @@ def _flatten(row: dict[str, object]) -> dict[str, object]:
 
 @pytest.mark.parametrize("table", ["flows", "queues"])
 def test_columns_are_the_report_rows_pivoted(busy: Path, table: str) -> None:
-    r = afsim.run(afsim.load_scenario(busy))
+    r = _core.run(afsim.load_scenario(busy))
     rows = [_flatten(row) for row in json.loads(r.summary_json())[table]]
     cols = r.flows_columns() if table == "flows" else r.queues_columns()
     assert rows
@@ -136,7 +136,7 @@ def test_columns_are_the_report_rows_pivoted(busy: Path, table: str) -> None:
 
 
 def test_queue_drops_map_becomes_one_column_per_reason(busy: Path) -> None:
-    r = afsim.run(afsim.load_scenario(busy))
+    r = _core.run(afsim.load_scenario(busy))
     report = json.loads(r.summary_json())
     cols = r.queues_columns()
     reasons = report["queues"][0]["drops"]
@@ -148,7 +148,7 @@ def test_queue_drops_map_becomes_one_column_per_reason(busy: Path) -> None:
 
 def test_progress_callback_gets_time_fraction_events(busy: Path) -> None:
     calls: list[tuple[float, float | None, int]] = []
-    r = afsim.run(afsim.load_scenario(busy), progress=lambda *a: calls.append(a))
+    r = _core.run(afsim.load_scenario(busy), progress=lambda *a: calls.append(a))
     assert len(calls) >= 2
     for t, fraction, events in calls:
         assert isinstance(t, float) and isinstance(events, int)
@@ -167,7 +167,7 @@ def test_progress_exception_stops_the_run_and_is_raised(busy: Path) -> None:
         raise ZeroDivisionError("from the callback")
 
     with pytest.raises(ZeroDivisionError, match="from the callback"):
-        afsim.run(afsim.load_scenario(busy), progress=boom)
+        _core.run(afsim.load_scenario(busy), progress=boom)
     assert calls == 1
 
 
@@ -179,7 +179,7 @@ def test_ctrl_c_stops_a_long_run(busy: Path) -> None:
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            afsim.run(long)
+            _core.run(long)
     finally:
         timer.cancel()
     assert time.monotonic() - start < 30
@@ -201,3 +201,13 @@ def test_simulate_loads_and_runs(tiny: Path) -> None:
     assert res.seed == 3
     assert res.scenario == "tiny"
     assert len(res.flows) == 1
+
+
+def test_run_returns_dataframes(busy: Path) -> None:
+    import pandas as pd
+
+    results = afsim.run(afsim.load_scenario(busy), seed=3)
+    assert isinstance(results, afsim.Results)
+    assert isinstance(results.flows, pd.DataFrame) and isinstance(results.queues, pd.DataFrame)
+    assert results.seed == 3
+    assert results.summary_json == _core.run(afsim.load_scenario(busy), seed=3).summary_json()

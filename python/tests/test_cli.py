@@ -51,7 +51,7 @@ def test_json_is_the_report_and_nothing_else(tiny: Path) -> None:
     assert FLOW_FIELDS <= set(report["flows"][0])
     assert QUEUE_FIELDS <= set(report["queues"][0])
     assert CONSERVATION_FIELDS <= set(report["conservation"])
-    assert p.stdout == afsim.run(afsim.load_scenario(tiny)).summary_json() + "\n"
+    assert p.stdout == afsim.run(afsim.load_scenario(tiny)).summary_json + "\n"
 
 
 def test_same_seed_gives_byte_identical_json(busy: Path) -> None:

@@ -16,7 +16,7 @@ from afsim.results import OUTPUT_FILES, Results
 @pytest.fixture(scope="module")
 def results() -> Results:
     busy = Path(__file__).parent / "data" / "busy.toml"
-    return Results.from_run(afsim.run(afsim.load_scenario(busy)))
+    return Results.from_run(afsim._core.run(afsim.load_scenario(busy)))
 
 
 def test_results_hold_the_report(results: Results) -> None:
