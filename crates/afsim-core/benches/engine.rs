@@ -27,6 +27,7 @@ fn udp_reference(secs: u64) -> Spec {
         links.push(link(4 + i, 0, 100_000_000, 1));
         flows.push(FlowSpec {
             name: format!("cbr{i}"),
+            dscp: 0,
             group: "cbr".into(),
             src: 4 + i,
             dst: 3,
@@ -49,6 +50,8 @@ fn udp_reference(secs: u64) -> Spec {
         links,
         routes: vec![],
         flows,
+        colours: afsim_core::edge::dscp::ColourTable::rfc2597(),
+        conditioners: vec![],
     }
 }
 

@@ -29,7 +29,7 @@ use crate::scenario::Spec;
 use crate::sim::event::{Event, EventQueue};
 use crate::sim::rng::{self, Rng};
 use crate::sim::time::{SimDuration, SimTime};
-use crate::transport::{cbr::Cbr, sink::Sink, AnyAgent, Ctx};
+use crate::transport::{cbr::Cbr, sink::Sink, tcp, AnyAgent, Ctx};
 
 /// One direction of a link.
 #[derive(Debug)]
@@ -173,15 +173,25 @@ impl World {
             let flow = i as u32;
             let (source_id, sink_id) = (2 * flow, 2 * flow + 1);
             let stream = rng::stream(seed, &format!("flow/{}", f.name));
+            let (src, dst) = (f.src as u32, f.dst as u32);
             match &f.app {
                 AppSpec::Cbr(c) => {
                     finite.push(c.max_packets.is_some());
-                    agents.push(AnyAgent::Cbr(Cbr::new(flow, f.src as u32, f.dst as u32, sink_id, c.clone(), stream)));
+                    agents.push(AnyAgent::Cbr(Cbr::new(flow, src, dst, sink_id, c.clone(), stream)));
                     agents.push(AnyAgent::Sink(Sink::new(flow)));
+                }
+                AppSpec::Tcp(p) => {
+                    finite.push(p.transfer_bytes.is_some());
+                    let receiver_stream = rng::stream(seed, &format!("flow/{}/receiver", f.name));
+                    agents.push(AnyAgent::TcpSender(Box::new(tcp::sender::Sender::new(
+                        flow, src, dst, sink_id, p, stream,
+                    ))));
+                    agents.push(AnyAgent::TcpReceiver(tcp::receiver::Receiver::new(
+                        flow, src, dst, source_id, p, receiver_stream,
+                    )));
                 }
             }
             debug_assert_eq!(agents.len() as u32, sink_id + 1);
-            let _ = source_id;
             agent_node.push(f.src as u32);
             agent_node.push(f.dst as u32);
         }
@@ -463,6 +473,7 @@ impl World {
                 group: fs.group.clone(),
                 kind: match fs.app {
                     AppSpec::Cbr(_) => "cbr".into(),
+                    AppSpec::Tcp(ref p) => format!("tcp-{}", p.variant.name()),
                 },
                 src: name(fs.src as u32),
                 dst: name(fs.dst as u32),

@@ -129,7 +129,7 @@ fn the_corpus_dumbbell_resolves_params_groups_and_flows() {
     assert_eq!(s.links[4].delay, SimDuration::from_millis(5));
     assert_eq!(s.links[4].queue_ba, QueueSpec::DropTail { limit: Limit::Bytes(100_000) });
     assert_eq!(s.flows.len(), 4);
-    let AppSpec::Cbr(c) = &s.flows[3].app;
+    let AppSpec::Cbr(c) = &s.flows[3].app else { panic!("a cbr flow") };
     assert_eq!(c.start, SimTime::from_nanos(30_000_000));
     assert_eq!(c.stop, Some(SimTime::from_nanos(18_000_000_000)));
     assert!(c.jitter);

@@ -35,6 +35,8 @@ use dscp::Colour;
 /// dropping; and the AF practice of "downgrading" excess traffic, RFC 2597 §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PerColourAction {
+    /// Forward the packet unchanged.
+    Keep,
     /// Forward the packet with its DSCP rewritten to this code point (e.g. green → AF11,
     /// yellow → AF12). Keeping the packet's DSCP is `Mark` of the same value.
     Mark(u8),
@@ -55,7 +57,8 @@ impl PerColourAction {
             PerColourAction::Mark(d) if d > dscp::MAX_DSCP => {
                 Err(ParamError::new(field, format!("DSCP {d} is not a 6-bit code point (0..=63)")))
             }
-            PerColourAction::Mark(_)
+            PerColourAction::Keep
+            | PerColourAction::Mark(_)
             | PerColourAction::DowngradeToBestEffort
             | PerColourAction::Drop
             | PerColourAction::Shape => Ok(()),

@@ -44,6 +44,10 @@ pub struct TransportHeader {
     pub flags: u16,
     /// Payload bytes (TCP segment length); zero for pure ACKs.
     pub payload: u32,
+    /// TCP SACK blocks (RFC 2018 §3), `[left, right)` byte ranges, most recent first; only
+    /// the first `sack_len` are meaningful.
+    pub sack: [(u64, u64); 3],
+    pub sack_len: u8,
 }
 
 /// One packet in the network.

@@ -166,7 +166,7 @@ start_step = "10ms"
         let f: Vec<(&str, &str, usize, usize)> =
             s.flows.iter().map(|f| (f.name.as_str(), f.group.as_str(), f.src, f.dst)).collect();
         assert_eq!(f, [("af0", "af", 0, 5), ("af1", "af", 1, 6), ("af2", "af", 2, 7)]);
-        let AppSpec::Cbr(c) = &s.flows[2].app;
+        let AppSpec::Cbr(c) = &s.flows[2].app else { panic!("a cbr flow") };
         assert_eq!(c.start, SimTime::from_nanos(20_000_000));
         assert_eq!(c.rate_bps, 500_000);
         assert_eq!(c.packet_size, 576);

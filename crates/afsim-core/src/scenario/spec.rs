@@ -23,6 +23,10 @@ pub struct Spec {
     /// Explicit routes, applied over the shortest-path tables in order.
     pub routes: Vec<RouteSpec>,
     pub flows: Vec<FlowSpec>,
+    /// The DiffServ domain: how code points map to drop precedence levels.
+    pub colours: crate::edge::dscp::ColourTable,
+    /// Edge conditioners (classifier, meter, per-colour actions), in file order.
+    pub conditioners: Vec<ConditionerSpec>,
 }
 
 /// When the run ends: at the first of the named conditions that is reached. At least one is set.
@@ -102,6 +106,8 @@ pub struct RouteSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
     pub name: String,
+    /// The code point the source puts on its packets (RFC 2474; default 0, best effort).
+    pub dscp: u8,
     /// Name of the group (`[[flow]] name`) this flow was expanded from; equal to `name` for a
     /// single flow.
     pub group: String,
@@ -113,6 +119,8 @@ pub struct FlowSpec {
 /// The traffic an application generates. TCP and TFRC come as new variants.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AppSpec {
+    /// TCP (Reno, NewReno or SACK; greedy or a transfer of N bytes), RFC 5681/6582/6675.
+    Tcp(crate::transport::tcp::Params),
     /// UDP constant bit rate: a `packet_size`-byte packet every `packet_size*8/rate` seconds
     /// from `start` until `stop` (if any) or until `max_packets` have been sent (if any; this
     /// makes the flow a finite transfer).
@@ -131,6 +139,49 @@ pub struct CbrSpec {
     /// ns-2's `random_` flag: each interval is scaled by a uniform factor in [0.5, 1.5) from the
     /// flow's own random stream, keeping the mean rate.
     pub jitter: bool,
+}
+
+/// An edge conditioner (RFC 2475 §2.3.3): at `node`, packets arriving over the link from
+/// `from` (or, with `from = None`, every packet arriving at or sent from `node`) that the
+/// classifier selects are metered, and each colour's action is applied.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConditionerSpec {
+    pub name: String,
+    pub node: usize,
+    /// The neighbour whose link is this conditioner's input line (Giacomazzi: "a conditioner
+    /// for each input line").
+    pub from: Option<usize>,
+    pub classifier: ClassifierSpec,
+    pub meter: MeterSpec,
+    /// One meter per flow (each with the same parameters) instead of one for the aggregate.
+    pub per_flow: bool,
+    /// What to do with green, yellow and red packets (indexed by `Colour::index()`).
+    pub actions: [crate::edge::PerColourAction; 3],
+    /// Packets a shaping conditioner may hold (used when an action is `Shape`).
+    pub buffer_packets: u32,
+}
+
+/// Which packets a conditioner takes: every listed criterion must hold; an empty list or
+/// `None` matches anything (RFC 2475 §2.3.1 multi-field and behaviour-aggregate classifiers).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClassifierSpec {
+    /// Flow indices (from flow or flow-group names).
+    pub flows: Vec<usize>,
+    pub src: Option<usize>,
+    pub dst: Option<usize>,
+    pub protocol: Option<u8>,
+    /// Code points (behaviour aggregate).
+    pub dscp: Vec<u8>,
+}
+
+/// The meter of a conditioner, with its source's parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MeterSpec {
+    TokenBucket(crate::edge::token_bucket::Params),
+    Srtcm(crate::edge::srtcm::Params),
+    Trtcm(crate::edge::trtcm::Params),
+    Tsw2cm(crate::edge::tsw::Tsw2cmParams),
+    Tsw3cm(crate::edge::tsw::Tsw3cmParams),
 }
 
 /// A structural problem in a spec; the loader turns each into a file/line/field error.
@@ -204,6 +255,7 @@ impl Spec {
                 return Err(SpecError::DuplicateName { what: "flow", name: f.name.clone() });
             }
             match &f.app {
+                AppSpec::Tcp(_) => {}
                 AppSpec::Cbr(c) => {
                     if c.rate_bps == 0 {
                         return Err(SpecError::Zero { what: "flow", index: i, field: "rate" });

@@ -9,6 +9,7 @@
 
 pub mod cbr;
 pub mod sink;
+pub mod tcp;
 
 use crate::metrics::flow::FlowStats;
 use crate::net::packet::{Packet, PacketId, Pool};
@@ -73,6 +74,8 @@ impl Ctx<'_> {
 pub enum AnyAgent {
     Cbr(cbr::Cbr),
     Sink(sink::Sink),
+    TcpSender(Box<tcp::sender::Sender>),
+    TcpReceiver(tcp::receiver::Receiver),
 }
 
 impl AnyAgent {
@@ -81,6 +84,8 @@ impl AnyAgent {
         match self {
             AnyAgent::Cbr(a) => a.start(ctx),
             AnyAgent::Sink(_) => {}
+            AnyAgent::TcpSender(a) => a.start(ctx),
+            AnyAgent::TcpReceiver(a) => a.start(ctx),
         }
     }
 
@@ -89,6 +94,8 @@ impl AnyAgent {
         match self {
             AnyAgent::Cbr(a) => a.on_timer(token, ctx),
             AnyAgent::Sink(_) => {}
+            AnyAgent::TcpSender(a) => a.on_timer(token, ctx),
+            AnyAgent::TcpReceiver(a) => a.on_timer(token, ctx),
         }
     }
 
@@ -97,6 +104,8 @@ impl AnyAgent {
         match self {
             AnyAgent::Cbr(_) => {}
             AnyAgent::Sink(a) => a.on_packet(p, ctx),
+            AnyAgent::TcpSender(a) => a.on_packet(p, ctx),
+            AnyAgent::TcpReceiver(a) => a.on_packet(p, ctx),
         }
     }
 
@@ -105,6 +114,8 @@ impl AnyAgent {
         match self {
             AnyAgent::Cbr(a) => a.flow,
             AnyAgent::Sink(a) => a.flow,
+            AnyAgent::TcpSender(a) => a.flow,
+            AnyAgent::TcpReceiver(a) => a.flow,
         }
     }
 }

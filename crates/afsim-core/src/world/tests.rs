@@ -24,6 +24,7 @@ fn link(a: usize, b: usize, rate_bps: u64, delay_ms: u64, limit: u32) -> LinkSpe
 fn cbr(name: &str, src: usize, dst: usize, rate_bps: u64, size: u32) -> FlowSpec {
     FlowSpec {
         name: name.into(),
+        dscp: 0,
         group: name.into(),
         src,
         dst,
@@ -41,6 +42,7 @@ fn cbr(name: &str, src: usize, dst: usize, rate_bps: u64, size: u32) -> FlowSpec
 fn cbr_mut(f: &mut FlowSpec) -> &mut CbrSpec {
     match &mut f.app {
         AppSpec::Cbr(c) => c,
+        AppSpec::Tcp(_) => panic!("not a cbr flow"),
     }
 }
 
@@ -54,6 +56,8 @@ fn spec(nodes: &[&str], links: Vec<LinkSpec>, flows: Vec<FlowSpec>, secs: u64) -
         links,
         routes: vec![],
         flows,
+        colours: crate::edge::dscp::ColourTable::rfc2597(),
+        conditioners: vec![],
     }
 }
 

@@ -129,6 +129,7 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
     let s = &raw.scenario;
     let finite = flows.iter().any(|f| match &f.app {
         AppSpec::Cbr(c) => c.max_packets.is_some(),
+        AppSpec::Tcp(t) => t.transfer_bytes.is_some(),
     });
     if s.until_transfers_complete && s.duration.is_none() && s.max_packets.is_none() && !finite {
         return Err(Fail::new(
@@ -147,6 +148,8 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         links,
         routes,
         flows,
+        colours: crate::edge::dscp::ColourTable::rfc2597(),
+        conditioners: Vec::new(),
     };
     // The last line of defence: everything it checks was reported above with a position.
     spec.check().map_err(|e| Fail::new(0, "", format!("internal check failed: {e}")))?;
@@ -378,6 +381,7 @@ fn expand_flow(
             }
             out.push(FlowSpec {
                 name,
+                dscp: 0,
                 group: group.clone(),
                 src: x,
                 dst: y,

@@ -168,14 +168,14 @@ pub struct Params {
     pub transfer_bytes: Option<u64>,
     /// When the sender starts (the SYN, or the first data segment).
     pub start: SimTime,
-    /// Reproduce ns-2.35 where it departs from the RFCs (see `sender` and `rto`):
+    /// Reproduce ns-2.35 where it departs from the RFCs (see `sender`):
     /// ssthresh = ⌊min(cwnd, rwnd)/2⌋ segments instead of FlightSize/2, cwnd = min(cwnd,
     /// rwnd)/2 unrounded; the ACK that ends fast recovery also opens cwnd; every timeout
     /// halves ssthresh again; Reno refuses a second fast retransmit in the same window
     /// (`bugFix_`); fast retransmit restarts the retransmit timer; ECT and CWR also on
     /// retransmissions (`SetCWRonRetransmit_`); slow start adds one segment per ACK however
-    /// little it acknowledges; RTO = SRTT + 4·RTTVAR without RFC 6298's G term; the SACK
-    /// scoreboard is cleared on timeout (`Sack1`). Default false.
+    /// little it acknowledges; the SACK scoreboard is cleared on timeout (`Sack1`). The RTO
+    /// arithmetic is ns-2's in both modes (`rto`). Default false.
     pub ns2_compat: bool,
     /// Record the sender's time series (`trace::Trace`). Default false.
     pub trace: bool,

@@ -257,12 +257,13 @@ mod tests {
     #[test]
     fn backoff_doubles_up_to_the_maximum_and_a_valid_sample_ends_it() {
         let mut r = rto(10, 1000);
-        let mut seen = vec![r.timeout().as_secs_f64()];
+        let secs = |r: &Rto| r.timeout().as_nanos() / 1_000_000_000;
+        let mut seen = vec![secs(&r)];
         for _ in 0..8 {
             r.back_off();
-            seen.push(r.timeout().as_secs_f64());
+            seen.push(secs(&r));
         }
-        assert_eq!(seen, vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0, 60.0]);
+        assert_eq!(seen, vec![1, 2, 4, 8, 16, 32, 60, 60, 60]);
         r.end_backoff();
         assert_eq!(r.timeout(), SimDuration::from_secs(1));
     }
@@ -283,14 +284,13 @@ mod tests {
 
     #[test]
     fn the_rto_is_never_below_two_ticks() {
-        let p = Params { tick: ms(500), min_rto: SimDuration::ZERO, ..Params::default() };
+        // an initial RTO of 100 ms on a 500 ms clock is raised to two ticks (ns-2 rtt_timeout)
+        let p = Params { tick: ms(500), min_rto: SimDuration::ZERO, initial_rto: ms(100), ..Params::default() };
         let mut r = Rto::new(&p, 0);
+        assert_eq!(r.timeout(), SimDuration::from_secs(1));
+        // the smallest sample, one tick, gives SRTT 1 + 4·RTTVAR 2 = 3 ticks
         r.sample(at(0), at(10));
-        assert_eq!(r.timeout(), SimDuration::from_secs(1), "1 tick srtt + 1 tick (2·rttvar) → 2 ticks");
-        let tiny = Params { tick: ms(10), min_rto: SimDuration::ZERO, ..Params::default() };
-        let mut r = Rto::new(&tiny, 0);
-        r.sample(at(0), at(1));
-        assert!(r.timeout() >= ms(20));
+        assert_eq!(r.timeout(), ms(1500));
     }
 
     #[test]

@@ -108,6 +108,11 @@ impl Scoreboard {
         self.ranges.iter().map(|&(s, e)| e - s).sum()
     }
 
+    /// SACKed bytes in `[from, to)`.
+    pub fn sacked_between(&self, from: u64, to: u64) -> u64 {
+        self.ranges.iter().map(|&(s, e)| e.min(to).saturating_sub(s.max(from))).sum()
+    }
+
     /// One past the highest SACKed byte.
     pub fn highest_sacked(&self) -> Option<u64> {
         self.ranges.last().map(|&(_, e)| e)
@@ -298,6 +303,8 @@ mod tests {
         assert_eq!(h, vec![(4000, 6000)]);
         assert_eq!(Scoreboard::new().holes(0, 3000).collect::<Vec<_>>(), vec![(0, 3000)]);
         assert_eq!(sb.holes(5000, 5000).count(), 0);
+        assert_eq!(sb.sacked_between(0, 8000), 3000);
+        assert_eq!(sb.sacked_between(2500, 6500), 2000);
     }
 
     #[test]

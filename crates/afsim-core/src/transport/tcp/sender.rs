@@ -1,0 +1,1443 @@
+//! The TCP sender: congestion control, loss recovery, retransmission timer, ECN response.
+//!
+//! Read this first.
+//! - Sources: RFC 5681 §3.1 (slow start, congestion avoidance, timeout response), §3.2 (fast
+//!   retransmit / fast recovery: the `Reno` variant); RFC 6582 §3.2 (`NewReno`: `recover`,
+//!   partial and full ACKs, the "impatient" timer reset on the first partial ACK only, option
+//!   (2) cwnd = ssthresh on exit); RFC 6675 §5 (`Sack`: recovery driven by `pipe` and
+//!   `NextSeg()` from `sack::Scoreboard`, RecoveryPoint, §5.1 timeouts); RFC 6298 §5 (timer
+//!   management) with Karn's rule; RFC 3168 §6.1 (ECT(0) on data, ECN negotiation, at most one
+//!   reduction per window on ECE, CWR on the next new data segment); RFC 3042 (optional limited
+//!   transmit). Shaped after ns-2.35's `RenoTcpAgent`, `NewRenoTcpAgent`, `Sack1TcpAgent`.
+//! - State: `Phase` says where the connection is; `Recovery` carries what each kind of loss
+//!   recovery needs. cwnd and ssthresh are `f64` segments (see the module doc of `tcp`); the
+//!   window allows whole segments only, so with full segments the sender holds ⌊cwnd⌋ of them
+//!   in flight, as ns-2 does.
+//! - One window reduction per window of data: `recover` holds HighData at the last reduction
+//!   (loss, ECN or timeout). NewReno and SACK enter fast recovery only when the duplicate
+//!   ACK's cumulative ACK is above it (RFC 6582 §3.2 step 1, RFC 6675 §5.1); ECE is acted on
+//!   only when the ACK is above it (RFC 3168 §6.1.2); a loss in a window already cut by ECN is
+//!   retransmitted without cutting again. Reno has no such guard (RFC 5681) unless
+//!   `ns2_compat` (ns-2 `bugFix_`).
+//! - After a timeout the sender goes back to the first unacknowledged byte and slow-starts
+//!   from cwnd = 1 segment, resending everything from there (ns-2's go-back-N), skipping what
+//!   the SACK scoreboard shows the receiver already has (RFC 6675 §5.1).
+//! - The retransmission timer is one engine timer, re-armed lazily: restarting it to a later
+//!   instant only moves a deadline; the pending event re-schedules itself when it finds the
+//!   deadline later than its own time. So a per-ACK restart costs no event.
+//! - `ns2_compat` changes (RFC by default): ssthresh = max(⌊min(cwnd, rwnd)/2⌋, 2) segments
+//!   and cwnd = min(cwnd, rwnd)/2 on fast retransmit (ns-2 `slowdown`), instead of
+//!   ssthresh = max(FlightSize/2, 2·MSS) and cwnd = ssthresh; the ACK that ends fast
+//!   recovery also opens cwnd; every timeout halves ssthresh again (RFC 5681: only the first
+//!   timeout of a segment); Reno refuses a second fast retransmit in one window; fast
+//!   retransmit restarts the retransmit timer; retransmissions carry ECT and may carry CWR
+//!   (RFC 3168 §6.1.5 forbids both); slow start adds a whole segment per new ACK (RFC 5681:
+//!   min(acked, MSS)); a timeout clears the SACK scoreboard (ns-2 `Sack1`, RFC 2018 §8).
+//!
+//! Not modelled: FIN, window updates from the receiver, Nagle, RFC 6582's "less careful"
+//! variant, RFC 3168's cwnd < 1 timer wait (cwnd stays ≥ 1 segment, as in ns-2), ns-2's
+//! `maxburst_`, F-RTO, slow-start restart after idle (a bulk sender is never idle).
+
+use crate::net::packet::{proto, Ecn, Packet, TransportHeader};
+use crate::sim::rng::Rng;
+use crate::sim::time::{SimDuration, SimTime};
+use crate::transport::tcp::rto::Rto;
+use crate::transport::tcp::sack::{Marks, NextSeg, Scoreboard};
+use crate::transport::tcp::trace::{Point, Trace};
+use crate::transport::tcp::{flags, Params, SenderStats, Variant, HEADER_BYTES};
+use crate::transport::Ctx;
+
+/// Timer token of the start timer; retransmission timers use 1, 2, ...
+const TOKEN_START: u32 = 0;
+
+/// Where the connection is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Phase {
+    /// Before `Params::start`.
+    Waiting,
+    /// SYN sent, awaiting the SYN-ACK.
+    SynSent {
+        sent_at: SimTime,
+        retransmitted: bool,
+    },
+    /// Slow start (cwnd < ssthresh) or congestion avoidance, including the go-back-N after a
+    /// timeout.
+    Open,
+    Recovery(Recovery),
+    /// A finite transfer, fully acknowledged.
+    Complete,
+}
+
+/// Loss recovery in progress; it ends when the cumulative ACK reaches `Sender::recover`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Recovery {
+    /// RFC 5681 §3.2 fast recovery (Reno) or RFC 6582 (NewReno): cwnd is inflated by one
+    /// segment per duplicate ACK and set to `deflate_to` on exit.
+    Fast { deflate_to: f64, partial_acks: u32 },
+    /// RFC 6675 §5 SACK loss recovery: HighRxt and RescueRxt.
+    Sack { high_rxt: u64, rescue_rxt: Option<u64> },
+}
+
+/// The last window reduction and its cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reduction {
+    None,
+    Loss,
+    Ecn,
+    Timeout,
+}
+
+/// The retransmission timer (RFC 6298 §5).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum RetxTimer {
+    Idle,
+    /// Expires at `deadline`; an engine event with `token` is pending at `event_at` ≤ deadline.
+    Armed {
+        deadline: SimTime,
+        event_at: SimTime,
+        token: u32,
+    },
+}
+
+/// ECN state of the connection (RFC 3168 §6.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EcnState {
+    Off,
+    On { cwr_pending: bool },
+}
+
+/// The segment being timed for an RTT sample (one per round trip, ns-2 `rtt_seq_`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Timing {
+    /// The sample is taken when the cumulative ACK reaches this.
+    end: u64,
+    sent: SimTime,
+}
+
+#[derive(Debug)]
+pub struct Sender {
+    pub flow: u32,
+    src: u32,
+    dst: u32,
+    peer: u32,
+    p: Params,
+    mss: u64,
+    /// The variant in use: `Sack` becomes `NewReno` when SACK was not permitted.
+    variant: Variant,
+    /// One past the last byte to send (`u64::MAX` for a greedy source).
+    end: u64,
+    phase: Phase,
+    /// SND.UNA (HighACK): first unacknowledged byte.
+    snd_una: u64,
+    /// Next byte the window sends (below `snd_max` after a timeout: go-back-N).
+    snd_nxt: u64,
+    /// HighData: one past the highest byte ever sent.
+    snd_max: u64,
+    /// Congestion window and slow-start threshold, in segments.
+    cwnd: f64,
+    ssthresh: f64,
+    dupacks: u32,
+    /// Bytes sent by limited transmit in the current run of duplicate ACKs.
+    lt_bytes: u64,
+    /// HighData at the last window reduction (RFC 6582 `recover`, RFC 6675 RecoveryPoint).
+    recover: Option<u64>,
+    reduction: Reduction,
+    /// SND.UNA at the last timeout: a segment resent by the timer does not cut ssthresh again.
+    timeout_una: Option<u64>,
+    rto: Rto,
+    timer: RetxTimer,
+    next_token: u32,
+    timing: Option<Timing>,
+    ecn: EcnState,
+    sack: Option<Scoreboard>,
+    stats: SenderStats,
+    rtt_m2: f64,
+    trace: Option<Box<Trace>>,
+}
+
+impl Sender {
+    /// The sender of flow `flow` from `src_node` to `dst_node`; `peer_agent` is the receiver's
+    /// agent id. `rng` is the flow's stream: it draws the phase of the sender's coarse clock.
+    pub fn new(flow: u32, src_node: u32, dst_node: u32, peer_agent: u32, params: &Params, mut rng: Rng) -> Sender {
+        debug_assert!(params.validate().is_ok());
+        let p = *params;
+        let mss = u64::from(p.mss().max(1));
+        // ns-2 reset(): boot_time_ = Random::uniform(tcpTick_)
+        let phase_ns = (rng.uniform() * p.tick.as_nanos() as f64) as u64;
+        Sender {
+            flow,
+            src: src_node,
+            dst: dst_node,
+            peer: peer_agent,
+            mss,
+            variant: p.variant,
+            end: p.transfer_bytes.unwrap_or(u64::MAX),
+            phase: Phase::Waiting,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            cwnd: f64::from(p.initial_window_segments),
+            // RFC 5681 §3.1: initial ssthresh arbitrarily high; ns-2: ssthresh_ = window_
+            ssthresh: p.max_window_bytes as f64 / mss as f64,
+            dupacks: 0,
+            lt_bytes: 0,
+            recover: None,
+            reduction: Reduction::None,
+            timeout_una: None,
+            rto: Rto::new(&p, phase_ns),
+            timer: RetxTimer::Idle,
+            next_token: TOKEN_START,
+            timing: None,
+            ecn: EcnState::Off,
+            sack: None,
+            stats: SenderStats::default(),
+            rtt_m2: 0.0,
+            trace: p.trace.then(|| Box::new(Trace::new())),
+            p,
+        }
+    }
+
+    // ---------------------------------------------------------------- observers
+
+    pub fn stats(&self) -> SenderStats {
+        self.stats
+    }
+
+    /// The time series, if `Params::trace` was set.
+    pub fn trace(&self) -> Option<&Trace> {
+        self.trace.as_deref()
+    }
+
+    /// Takes the time series out (for a report), leaving none.
+    pub fn take_trace(&mut self) -> Option<Trace> {
+        self.trace.take().map(|b| *b)
+    }
+
+    /// Congestion window in bytes, fast-recovery inflation included.
+    pub fn cwnd_bytes(&self) -> f64 {
+        self.cwnd * self.mss as f64
+    }
+
+    pub fn ssthresh_bytes(&self) -> f64 {
+        self.ssthresh * self.mss as f64
+    }
+
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+
+    /// FlightSize (RFC 5681): bytes sent and not cumulatively acknowledged.
+    pub fn flight_bytes(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        matches!(self.phase, Phase::Recovery(_))
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.phase == Phase::Complete
+    }
+
+    /// The retransmission timeout now in force (backoff included).
+    pub fn rto(&self) -> SimDuration {
+        self.rto.timeout()
+    }
+
+    pub fn mss(&self) -> u64 {
+        self.mss
+    }
+
+    /// The loss recovery in use (after SACK negotiation).
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Whether ECN is in use (configured, and agreed in the handshake if there was one).
+    pub fn ecn_active(&self) -> bool {
+        self.ecn != EcnState::Off
+    }
+
+    // ---------------------------------------------------------------- hooks
+
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        ctx.set_timer(self.p.start.max(ctx.now), TOKEN_START);
+    }
+
+    pub fn on_timer(&mut self, token: u32, ctx: &mut Ctx) {
+        if token == TOKEN_START {
+            if self.phase == Phase::Waiting {
+                self.begin(ctx);
+            }
+        } else if let RetxTimer::Armed { deadline, token: t, .. } = self.timer {
+            if t == token {
+                if deadline > ctx.now {
+                    // restarted since this event was scheduled: wait for the new deadline
+                    ctx.set_timer(deadline, t);
+                    self.timer = RetxTimer::Armed { deadline, event_at: deadline, token: t };
+                } else {
+                    self.timer = RetxTimer::Idle;
+                    self.on_timeout(ctx);
+                }
+            }
+        }
+        self.record(ctx.now);
+    }
+
+    pub fn on_packet(&mut self, pkt: &Packet, ctx: &mut Ctx) {
+        if !pkt.rev {
+            return;
+        }
+        self.stats.acks_received += 1;
+        match self.phase {
+            Phase::Waiting | Phase::Complete => {}
+            Phase::SynSent { sent_at, retransmitted } => {
+                if pkt.th.flags & (flags::SYN | flags::ACK) == flags::SYN | flags::ACK {
+                    self.established(pkt, sent_at, retransmitted, ctx);
+                }
+            }
+            Phase::Open | Phase::Recovery(_) => {
+                if pkt.th.flags & flags::SYN == 0 {
+                    self.on_ack(pkt, ctx);
+                }
+            }
+        }
+        self.record(ctx.now);
+    }
+
+    // ---------------------------------------------------------------- connection set-up
+
+    fn begin(&mut self, ctx: &mut Ctx) {
+        if self.p.handshake {
+            self.send_syn(ctx);
+            self.phase = Phase::SynSent { sent_at: ctx.now, retransmitted: false };
+            self.arm(ctx.now + self.rto.timeout(), ctx);
+        } else {
+            // ns-2 one-way TCP: no handshake, ECN and SACK taken as agreed
+            self.open(self.p.ecn, self.p.variant == Variant::Sack, false, ctx);
+        }
+    }
+
+    /// RFC 3168 §6.1.1: an "ECN-setup SYN" has ECE and CWR; RFC 2018 §2: SACK-permitted.
+    fn send_syn(&mut self, ctx: &mut Ctx) {
+        let mut f = flags::SYN;
+        if self.p.ecn {
+            f |= flags::ECE | flags::CWR;
+        }
+        if self.p.variant == Variant::Sack {
+            f |= flags::SACK_PERMITTED;
+        }
+        // RFC 3168 §6.1.1: a SYN is not ECN-capable
+        self.emit(0, 0, f, Ecn::NotEct, ctx);
+    }
+
+    fn established(&mut self, pkt: &Packet, sent_at: SimTime, retransmitted: bool, ctx: &mut Ctx) {
+        self.timer = RetxTimer::Idle;
+        if retransmitted {
+            // Karn: no sample from a retransmitted SYN; RFC 6298 §5.7: RTO ≥ 3 s for data
+            self.rto.raise_base_to(SimDuration::from_secs(3));
+        } else {
+            self.take_sample(sent_at, ctx.now);
+        }
+        // RFC 3168 §6.1.1: an "ECN-setup SYN-ACK" has ECE and not CWR
+        let ecn = self.p.ecn && pkt.th.flags & (flags::ECE | flags::CWR) == flags::ECE;
+        let sack = self.p.variant == Variant::Sack && pkt.th.flags & flags::SACK_PERMITTED != 0;
+        self.open(ecn, sack, retransmitted, ctx);
+    }
+
+    fn open(&mut self, ecn: bool, sack: bool, syn_lost: bool, ctx: &mut Ctx) {
+        self.ecn = if ecn { EcnState::On { cwr_pending: false } } else { EcnState::Off };
+        if self.p.variant == Variant::Sack && !sack {
+            self.variant = Variant::NewReno;
+        }
+        self.sack = (self.variant == Variant::Sack).then(Scoreboard::new);
+        // RFC 5681 §3.1: after a lost SYN the initial window is one segment
+        if syn_lost {
+            self.cwnd = 1.0;
+        }
+        self.phase = Phase::Open;
+        if self.end == 0 {
+            self.complete(ctx);
+        } else {
+            self.send_more(ctx);
+        }
+    }
+
+    // ---------------------------------------------------------------- ACK processing
+
+    fn on_ack(&mut self, pkt: &Packet, ctx: &mut Ctx) {
+        let ack = pkt.th.ack;
+        if ack < self.snd_una || ack > self.snd_max {
+            return; // an old or impossible ACK
+        }
+        // RFC 6675 §3 Update(); RFC 6675 §2: a duplicate ACK must SACK something new
+        let newly_sacked = match self.sack.as_mut() {
+            Some(sb) => sb.update(ack, &pkt.th.sack[..usize::from(pkt.th.sack_len).min(3)]),
+            None => 0,
+        };
+        let ece = self.ecn != EcnState::Off && pkt.th.flags & flags::ECE != 0;
+        if ece {
+            self.on_ece(ack);
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(ack, ece, ctx);
+        } else if self.snd_max > self.snd_una && (self.sack.is_none() || newly_sacked > 0) {
+            self.on_dupack(ctx);
+        }
+        self.send_more(ctx);
+    }
+
+    /// RFC 3168 §6.1.2: halve cwnd, reduce ssthresh, at most once per window of data.
+    fn on_ece(&mut self, ack: u64) {
+        if self.phase != Phase::Open || !self.beyond_recover(ack) {
+            return;
+        }
+        self.ssthresh = self.reduced_ssthresh(self.snd_max - self.snd_una);
+        self.cwnd = self.half_window();
+        self.recover = Some(self.snd_max);
+        self.reduction = Reduction::Ecn;
+        self.ecn = EcnState::On { cwr_pending: true };
+        self.stats.ecn_reductions += 1;
+    }
+
+    fn on_new_ack(&mut self, ack: u64, ece: bool, ctx: &mut Ctx) {
+        let acked = ack - self.snd_una;
+        // Karn: only segments sent once are timed (timing stops on any retransmission)
+        if let Some(t) = self.timing {
+            if ack >= t.end {
+                self.timing = None;
+                self.take_sample(t.sent, ctx.now);
+            }
+        }
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.dupacks = 0;
+        self.lt_bytes = 0;
+        let mut restart_timer = true;
+        match self.phase {
+            Phase::Open => {
+                // RFC 3168 §6.1.2: no increase in response to an ECN-Echo ACK
+                if !ece {
+                    self.open_cwnd(acked);
+                }
+            }
+            Phase::Recovery(Recovery::Fast { deflate_to, partial_acks }) => {
+                let full = self.variant == Variant::Reno || self.reaches_recover(ack);
+                if full {
+                    // RFC 5681 §3.2 step 6 / RFC 6582 §3.2 step 3 (2): deflate to ssthresh
+                    self.cwnd = deflate_to;
+                    self.phase = Phase::Open;
+                    // ns-2: the exiting ACK goes through recv_newack_helper → opencwnd
+                    if self.p.ns2_compat && !ece {
+                        self.open_cwnd(acked);
+                    }
+                } else {
+                    // RFC 6582 §3.2 step 3 (partial ACK): retransmit the next hole, deflate by
+                    // the amount acknowledged, add back one segment if a segment's worth was
+                    let len = self.mss.min(self.snd_max - ack);
+                    self.transmit(ack, len, ctx);
+                    let back = if acked >= self.mss { 1.0 } else { 0.0 };
+                    self.cwnd = (self.cwnd - acked as f64 / self.mss as f64 + back).max(1.0);
+                    // RFC 6582 §3.2 step 3: reset the timer on the first partial ACK only
+                    restart_timer = partial_acks == 0;
+                    self.phase = Phase::Recovery(Recovery::Fast { deflate_to, partial_acks: partial_acks + 1 });
+                }
+            }
+            Phase::Recovery(Recovery::Sack { .. }) => {
+                // RFC 6675 §5 (A): a cumulative ACK at or above RecoveryPoint ends recovery;
+                // cwnd stays at ssthresh
+                if self.reaches_recover(ack) {
+                    self.phase = Phase::Open;
+                }
+            }
+            Phase::Waiting | Phase::SynSent { .. } | Phase::Complete => {}
+        }
+        if self.snd_una >= self.end {
+            self.complete(ctx);
+        } else if self.snd_una == self.snd_max {
+            // RFC 6298 (5.2): all outstanding data acknowledged: stop the timer
+            self.timer = RetxTimer::Idle;
+        } else if restart_timer {
+            // RFC 6298 (5.3): new data acknowledged: restart the timer
+            self.arm(ctx.now + self.rto.timeout(), ctx);
+        }
+    }
+
+    /// RFC 5681 §3.1: slow start (eq. 2) or congestion avoidance (eq. 3).
+    fn open_cwnd(&mut self, acked: u64) {
+        if self.cwnd < self.ssthresh {
+            // cwnd += min(N, SMSS); ns-2 adds a whole segment per new ACK
+            self.cwnd += if self.p.ns2_compat { 1.0 } else { (acked as f64 / self.mss as f64).min(1.0) };
+        } else {
+            // cwnd += SMSS·SMSS/cwnd
+            self.cwnd += 1.0 / self.cwnd;
+        }
+    }
+
+    fn on_dupack(&mut self, ctx: &mut Ctx) {
+        match self.phase {
+            // RFC 5681 §3.2 step 4: each further duplicate ACK inflates cwnd by one segment
+            Phase::Recovery(Recovery::Fast { .. }) => self.cwnd += 1.0,
+            // RFC 6675: the scoreboard and pipe account for it
+            Phase::Recovery(Recovery::Sack { .. }) => {}
+            Phase::Open => {
+                self.dupacks += 1;
+                let thresh = self.p.dupack_threshold;
+                // RFC 6675 §5 (2): IsLost(HighACK + 1) also starts recovery
+                let lost = self.sack.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, self.mss, thresh));
+                if self.dupacks == thresh || (lost && self.dupacks < thresh) {
+                    self.enter_recovery(ctx);
+                } else if self.dupacks < thresh && self.p.limited_transmit {
+                    self.limited_transmit(ctx);
+                }
+            }
+            Phase::Waiting | Phase::SynSent { .. } | Phase::Complete => {}
+        }
+    }
+
+    /// RFC 3042 §2: on each of the first two duplicate ACKs, one new segment if the receiver's
+    /// window allows and no more than cwnd + 2 segments would be outstanding.
+    fn limited_transmit(&mut self, ctx: &mut Ctx) {
+        if self.snd_nxt != self.snd_max || self.snd_max >= self.end {
+            return;
+        }
+        let len = self.mss.min(self.end - self.snd_max);
+        let out = self.snd_max + len - self.snd_una;
+        if out as f64 <= (self.cwnd + 2.0) * self.mss as f64 && out <= self.p.max_window_bytes {
+            self.transmit(self.snd_max, len, ctx);
+            self.snd_nxt = self.snd_max;
+            self.lt_bytes += len;
+        }
+    }
+
+    /// Fast retransmit: RFC 5681 §3.2 steps 2–3, RFC 6582 §3.2 step 2, RFC 6675 §5 step 4.
+    fn enter_recovery(&mut self, ctx: &mut Ctx) {
+        let guarded = self.variant != Variant::Reno || self.p.ns2_compat;
+        // RFC 6582 §3.2 step 1: only if the cumulative ACK covers more than `recover`
+        let allowed = !guarded || self.beyond_recover(self.snd_una);
+        // RFC 3168 §6.1.2: the window was already cut for ECN in this window of data
+        let after_ecn = !allowed && self.reduction == Reduction::Ecn;
+        if !allowed && !after_ecn {
+            return;
+        }
+        self.stats.fast_recoveries += 1;
+        let target = if after_ecn {
+            self.cwnd
+        } else {
+            // RFC 5681 §3.2 step 2: FlightSize excludes limited-transmit segments
+            let flight = self.snd_max - self.snd_una - self.lt_bytes;
+            self.ssthresh = self.reduced_ssthresh(flight);
+            if let EcnState::On { .. } = self.ecn {
+                self.ecn = EcnState::On { cwr_pending: true };
+            }
+            if self.p.ns2_compat {
+                self.half_window()
+            } else {
+                self.ssthresh
+            }
+        };
+        self.recover = Some(self.snd_max);
+        self.reduction = Reduction::Loss;
+        // RFC 5681 §3.2 step 2: retransmit the first unacknowledged segment
+        let len = self.mss.min(self.snd_max - self.snd_una);
+        self.transmit(self.snd_una, len, ctx);
+        if self.p.ns2_compat {
+            // ns-2 reset_rtx_timer(1, 0) on fast retransmit
+            self.arm(ctx.now + self.rto.timeout(), ctx);
+        }
+        match self.variant {
+            Variant::Sack => {
+                // RFC 6675 §5 (4.2): cwnd = ssthresh; (4.3): HighRxt = RescueRxt = the segment
+                self.cwnd = target;
+                let high = self.snd_una + len;
+                self.phase = Phase::Recovery(Recovery::Sack { high_rxt: high, rescue_rxt: Some(high) });
+            }
+            Variant::Reno | Variant::NewReno => {
+                // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3·SMSS
+                self.cwnd = target + f64::from(self.p.dupack_threshold);
+                self.phase = Phase::Recovery(Recovery::Fast { deflate_to: target, partial_acks: 0 });
+            }
+        }
+    }
+
+    /// RFC 5681 eq. (4): ssthresh = max(FlightSize/2, 2·SMSS); ns-2: max(⌊window/2⌋, 2).
+    fn reduced_ssthresh(&self, flight: u64) -> f64 {
+        if self.p.ns2_compat {
+            (self.window_segments() / 2.0).floor().max(2.0)
+        } else {
+            (flight as f64 / self.mss as f64 / 2.0).max(2.0)
+        }
+    }
+
+    /// Half the usable window, at least one segment (ns-2 `windowd()/2`).
+    fn half_window(&self) -> f64 {
+        (self.window_segments() / 2.0).max(1.0)
+    }
+
+    /// The cumulative ACK covers all data outstanding at the last reduction (a full ACK).
+    fn reaches_recover(&self, ack: u64) -> bool {
+        !matches!(self.recover, Some(r) if ack < r)
+    }
+
+    /// The cumulative ACK covers data sent after the last reduction: a new window.
+    fn beyond_recover(&self, ack: u64) -> bool {
+        !matches!(self.recover, Some(r) if ack <= r)
+    }
+
+    /// min(cwnd, rwnd) in segments.
+    fn window_segments(&self) -> f64 {
+        self.cwnd.min(self.p.max_window_bytes as f64 / self.mss as f64)
+    }
+
+    // ---------------------------------------------------------------- timeout
+
+    fn on_timeout(&mut self, ctx: &mut Ctx) {
+        match self.phase {
+            Phase::SynSent { .. } => {
+                // RFC 6298 §5.5–5.6 for the SYN
+                self.stats.timeouts += 1;
+                self.rto.back_off();
+                self.send_syn(ctx);
+                self.phase = Phase::SynSent { sent_at: ctx.now, retransmitted: true };
+                self.arm(ctx.now + self.rto.timeout(), ctx);
+                return;
+            }
+            Phase::Open | Phase::Recovery(_) => {}
+            Phase::Waiting | Phase::Complete => return,
+        }
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        self.stats.timeouts += 1;
+        if let Phase::Recovery(Recovery::Fast { deflate_to, .. }) = self.phase {
+            // leave fast recovery first: the inflation is not part of the window (ns-2 zeroes
+            // dupwnd_ before its timeout code halves the window)
+            self.cwnd = self.cwnd.min(deflate_to);
+        }
+        // RFC 5681 §3.1: ssthresh by eq. (4) unless this segment was already resent by the
+        // timer; ns-2 halves again at every timeout
+        if self.p.ns2_compat || self.timeout_una != Some(self.snd_una) {
+            self.ssthresh = self.reduced_ssthresh(self.snd_max - self.snd_una);
+        }
+        self.timeout_una = Some(self.snd_una);
+        // RFC 5681 §3.1: cwnd = loss window = one segment
+        self.cwnd = 1.0;
+        self.dupacks = 0;
+        self.lt_bytes = 0;
+        self.phase = Phase::Open;
+        // RFC 6582 §3.2 step 4, RFC 6675 §5.1: no new recovery below HighData at the timeout
+        self.recover = Some(self.snd_max);
+        self.reduction = Reduction::Timeout;
+        if let EcnState::On { .. } = self.ecn {
+            self.ecn = EcnState::On { cwr_pending: true };
+        }
+        if self.p.ns2_compat {
+            if let Some(sb) = self.sack.as_mut() {
+                sb.clear();
+            }
+        }
+        // RFC 6298 (5.5): back off; Karn: stop timing; (5.4): resend from SND.UNA
+        self.rto.back_off();
+        self.timing = None;
+        self.snd_nxt = self.snd_una;
+        // (5.6): the first retransmission below arms the timer with the backed-off RTO
+        self.send_more(ctx);
+    }
+
+    // ---------------------------------------------------------------- sending
+
+    fn send_more(&mut self, ctx: &mut Ctx) {
+        match self.phase {
+            Phase::Open | Phase::Recovery(Recovery::Fast { .. }) => self.send_window(ctx),
+            Phase::Recovery(Recovery::Sack { high_rxt, rescue_rxt }) => self.send_sack(high_rxt, rescue_rxt, ctx),
+            Phase::Waiting | Phase::SynSent { .. } | Phase::Complete => {}
+        }
+    }
+
+    /// Sends whole segments from `snd_nxt` while they fit in min(cwnd, rwnd).
+    fn send_window(&mut self, ctx: &mut Ctx) {
+        let wnd = (self.cwnd * self.mss as f64).min(self.p.max_window_bytes as f64);
+        while self.snd_nxt < self.end {
+            if self.snd_nxt < self.snd_max {
+                // RFC 6675 §5.1: after a timeout, do not resend what the receiver SACKed
+                if let Some(e) = self.sack.as_ref().and_then(|sb| sb.sacked_until(self.snd_nxt)) {
+                    self.snd_nxt = e.min(self.snd_max);
+                    continue;
+                }
+            }
+            let len = self.mss.min(self.end - self.snd_nxt);
+            let mut outstanding = self.snd_nxt + len - self.snd_una;
+            if self.snd_nxt < self.snd_max {
+                // go-back-N after a timeout: what the receiver SACKed is not in flight
+                if let Some(sb) = self.sack.as_ref() {
+                    outstanding -= sb.sacked_between(self.snd_una, self.snd_nxt);
+                }
+            }
+            if outstanding as f64 > wnd {
+                break;
+            }
+            self.transmit(self.snd_nxt, len, ctx);
+            self.snd_nxt += len;
+        }
+    }
+
+    /// RFC 6675 §5 (B)–(C): while cwnd − pipe ≥ 1 SMSS, send what NextSeg() chooses.
+    fn send_sack(&mut self, high_rxt: u64, rescue_rxt: Option<u64>, ctx: &mut Ctx) {
+        let Some(sb) = self.sack.take() else { return };
+        let mut m = Marks {
+            high_ack: self.snd_una,
+            high_data: self.snd_max,
+            high_rxt,
+            rescue_rxt,
+            recovery_point: self.recover.unwrap_or(self.snd_max),
+            mss: self.mss,
+            dupthresh: self.p.dupack_threshold,
+        };
+        let cwnd = self.cwnd * self.mss as f64;
+        // (B.2) SetPipe()
+        let mut pipe = sb.pipe(&m);
+        while cwnd - pipe as f64 >= self.mss as f64 {
+            let len_new = self.mss.min(self.end.saturating_sub(self.snd_max));
+            let new_ok = len_new > 0 && self.snd_max + len_new - self.snd_una <= self.p.max_window_bytes;
+            match sb.next_seg(&m, new_ok) {
+                NextSeg::Retransmit { start, len, rescue } => {
+                    self.transmit(start, len, ctx);
+                    // (C.2) HighRxt moves, except for a rescue retransmission (NextSeg rule 4)
+                    if rescue {
+                        m.rescue_rxt = Some(m.recovery_point);
+                    } else {
+                        m.high_rxt = start + len;
+                    }
+                    pipe += len;
+                }
+                NextSeg::NewData => {
+                    // (C.3) HighData moves
+                    self.transmit(self.snd_max, len_new, ctx);
+                    self.snd_nxt = self.snd_max;
+                    m.high_data = self.snd_max;
+                    pipe += len_new;
+                }
+                NextSeg::Nothing => break,
+            }
+        }
+        self.sack = Some(sb);
+        self.phase = Phase::Recovery(Recovery::Sack { high_rxt: m.high_rxt, rescue_rxt: m.rescue_rxt });
+    }
+
+    /// Sends the data segment `[start, start + len)`: a retransmission if below HighData.
+    fn transmit(&mut self, start: u64, len: u64, ctx: &mut Ctx) {
+        let retx = start < self.snd_max;
+        let mut f = if self.p.handshake { flags::ACK } else { 0 };
+        let mut ecn = Ecn::NotEct;
+        if let EcnState::On { cwr_pending } = self.ecn {
+            // RFC 3168 §6.1.5: retransmitted data is not ECN-capable (ns-2 marks it anyway)
+            let may = !retx || self.p.ns2_compat;
+            if may {
+                ecn = Ecn::Ect0;
+            }
+            // RFC 3168 §6.1.2: CWR on the first new data segment after a reduction
+            if cwr_pending && may {
+                f |= flags::CWR;
+                self.ecn = EcnState::On { cwr_pending: false };
+            }
+        }
+        self.emit(start, len as u32, f, ecn, ctx);
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len;
+        if retx {
+            self.stats.retransmitted_segments += 1;
+            self.stats.retransmitted_bytes += len;
+            // Karn: a retransmission spoils the segment being timed
+            self.timing = None;
+        } else {
+            self.snd_max = start + len;
+            if self.timing.is_none() {
+                self.timing = Some(Timing { end: start + len, sent: ctx.now });
+            }
+        }
+        // RFC 6298 (5.1): a data segment sent while the timer is off starts it
+        if self.timer == RetxTimer::Idle {
+            self.arm(ctx.now + self.rto.timeout(), ctx);
+        }
+    }
+
+    fn emit(&mut self, seq: u64, payload: u32, f: u16, ecn: Ecn, ctx: &mut Ctx) {
+        ctx.send(Packet {
+            src: self.src,
+            dst: self.dst,
+            protocol: proto::TCP,
+            ecn,
+            size: payload + HEADER_BYTES,
+            flow: self.flow,
+            dst_agent: self.peer,
+            rev: false,
+            th: TransportHeader { seq, payload, flags: f, ..Default::default() },
+            ..Default::default()
+        });
+    }
+
+    // ---------------------------------------------------------------- timer, samples, end
+
+    /// Starts or restarts the retransmission timer to expire at `deadline`.
+    fn arm(&mut self, deadline: SimTime, ctx: &mut Ctx) {
+        match self.timer {
+            RetxTimer::Armed { event_at, token, .. } if event_at <= deadline => {
+                self.timer = RetxTimer::Armed { deadline, event_at, token };
+            }
+            RetxTimer::Armed { .. } | RetxTimer::Idle => {
+                self.next_token = self.next_token.wrapping_add(1).max(1);
+                let token = self.next_token;
+                ctx.set_timer(deadline, token);
+                self.timer = RetxTimer::Armed { deadline, event_at: deadline, token };
+            }
+        }
+    }
+
+    fn take_sample(&mut self, sent: SimTime, now: SimTime) {
+        self.rto.sample(sent, now);
+        // Karn: a valid sample ends the backoff
+        self.rto.end_backoff();
+        let x = now.saturating_since(sent).as_secs_f64();
+        let s = &mut self.stats;
+        s.rtt_samples += 1;
+        let d = x - s.rtt_mean_s;
+        s.rtt_mean_s += d / s.rtt_samples as f64;
+        self.rtt_m2 += d * (x - s.rtt_mean_s);
+        s.rtt_std_s = (self.rtt_m2 / s.rtt_samples as f64).sqrt();
+    }
+
+    fn complete(&mut self, ctx: &mut Ctx) {
+        self.phase = Phase::Complete;
+        self.timer = RetxTimer::Idle;
+        self.stats.completion_time_s = Some(ctx.now.as_secs_f64());
+        ctx.source_done();
+        ctx.transfer_complete();
+    }
+
+    #[inline]
+    fn record(&mut self, now: SimTime) {
+        if self.trace.is_none() {
+            return;
+        }
+        let point = Point {
+            cwnd: self.cwnd_bytes(),
+            ssthresh: self.ssthresh_bytes(),
+            srtt: self.rto.srtt().as_secs_f64(),
+            rto: self.rto.timeout().as_secs_f64(),
+            bytes_in_flight: self.flight_bytes(),
+        };
+        if let Some(t) = self.trace.as_mut() {
+            t.record(now, point);
+        }
+    }
+
+    // ---------------------------------------------------------------- test fixtures
+
+    /// Puts the congestion state where a test needs it (segments).
+    #[cfg(test)]
+    pub(crate) fn set_window(&mut self, cwnd: f64, ssthresh: f64) {
+        self.cwnd = cwnd;
+        self.ssthresh = ssthresh;
+    }
+
+    /// When the retransmission timer expires, if it runs.
+    #[cfg(test)]
+    pub(crate) fn timer_deadline(&self) -> Option<SimTime> {
+        match self.timer {
+            RetxTimer::Armed { deadline, .. } => Some(deadline),
+            RetxTimer::Idle => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::tcp::tests::harness::{ack, at_ms, Host, SENDER};
+
+    const MSS: u64 = 960;
+
+    /// A sender on a test host. Time moves only when a test says so.
+    struct Fx {
+        h: Host,
+        s: Sender,
+        now: SimTime,
+    }
+
+    impl Fx {
+        /// Started at t = 0: returns the fixture and the initial window it sent.
+        fn started(p: Params) -> (Fx, Vec<Packet>) {
+            let mut s = Sender::new(0, 0, 1, 1, &p, crate::sim::rng::stream(1, "s"));
+            let mut h = Host::new();
+            h.call_at(SimTime::ZERO, SENDER, |ctx| s.start(ctx));
+            let (t, token) = h.next_timer(SENDER).expect("start timer");
+            let out = h.call_at(t, SENDER, |ctx| s.on_timer(token, ctx));
+            (Fx { h, s, now: t }, out)
+        }
+
+        /// `w` full segments in flight (initial window `w`), cwnd = w, ssthresh as given.
+        fn with_window(p: Params, w: u32, ssthresh: f64) -> (Fx, Vec<Packet>) {
+            let (mut fx, out) = Fx::started(Params { initial_window_segments: w, ..p });
+            fx.s.set_window(f64::from(w), ssthresh);
+            (fx, out)
+        }
+
+        fn at(&mut self, ms: u64) -> &mut Self {
+            self.now = at_ms(ms);
+            self
+        }
+
+        /// Delivers one ACK packet now.
+        fn deliver(&mut self, pkt: crate::net::packet::Packet) -> Vec<Packet> {
+            let s = &mut self.s;
+            self.h.call_at(self.now, SENDER, |ctx| s.on_packet(&pkt, ctx))
+        }
+
+        /// A cumulative ACK of the first `k` segments.
+        fn ack(&mut self, k: u64) -> Vec<Packet> {
+            self.deliver(ack(k * MSS, 0, &[]))
+        }
+
+        fn ack_with(&mut self, k: u64, extra: u16, sacks: &[(u64, u64)]) -> Vec<Packet> {
+            self.deliver(ack(k * MSS, extra, sacks))
+        }
+
+        /// `n` duplicate ACKs of the first `k` segments; everything they released.
+        fn dupacks(&mut self, k: u64, n: usize) -> Vec<Packet> {
+            (0..n).flat_map(|_| self.ack(k)).collect()
+        }
+
+        /// Runs the sender's timers until the retransmission timer really expires.
+        fn expire(&mut self) -> Vec<Packet> {
+            let before = self.s.stats().timeouts;
+            while let Some((t, token)) = self.h.next_timer(SENDER) {
+                self.now = t;
+                let s = &mut self.s;
+                let out = self.h.call_at(t, SENDER, |ctx| s.on_timer(token, ctx));
+                if self.s.stats().timeouts > before {
+                    return out;
+                }
+            }
+            panic!("no retransmission timer pending");
+        }
+
+        fn cwnd(&self) -> f64 {
+            self.s.cwnd_bytes() / MSS as f64
+        }
+
+        fn ssthresh(&self) -> f64 {
+            self.s.ssthresh_bytes() / MSS as f64
+        }
+    }
+
+    /// Segment indices of data packets.
+    fn segs(out: &[Packet]) -> Vec<u64> {
+        out.iter().map(|p| p.th.seq / MSS).collect()
+    }
+
+    fn sack(a: u64, b: u64) -> (u64, u64) {
+        (a * MSS, b * MSS)
+    }
+
+    fn reno() -> Params {
+        Params { variant: Variant::Reno, ..Params::default() }
+    }
+
+    fn newreno() -> Params {
+        Params { variant: Variant::NewReno, ..Params::default() }
+    }
+
+    fn sack_params() -> Params {
+        Params { variant: Variant::Sack, ..Params::default() }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    // ------------------------------------------------------------ slow start, avoidance
+
+    #[test]
+    fn the_initial_window_goes_out_as_full_segments() {
+        let (_, out) = Fx::started(Params::default());
+        assert_eq!(segs(&out), vec![0]);
+        let p = out[0];
+        assert_eq!((p.size, p.th.payload, p.th.seq), (1000, 960, 0));
+        assert!(!p.rev && p.dst_agent == 1 && p.src == 0 && p.dst == 1);
+        assert_eq!(p.ecn, Ecn::NotEct);
+        let (_, out) = Fx::started(Params { initial_window_segments: 4, ..Params::default() });
+        assert_eq!(segs(&out), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn data_starts_at_the_flows_start_time() {
+        let p = Params { start: at_ms(2500), ..Params::default() };
+        let (fx, out) = Fx::started(p);
+        assert_eq!(fx.now, at_ms(2500));
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn slow_start_adds_one_segment_per_new_ack() {
+        let (mut fx, _) = Fx::started(Params::default());
+        assert_eq!(segs(fx.at(100).ack(1).as_slice()), vec![1, 2]);
+        assert_eq!(fx.cwnd(), 2.0);
+        assert_eq!(segs(&fx.ack(2)), vec![3, 4]);
+        assert_eq!(segs(&fx.ack(3)), vec![5, 6]);
+        assert_eq!(fx.cwnd(), 4.0);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_over_cwnd_per_ack() {
+        let (mut fx, _) = Fx::with_window(Params::default(), 4, 2.0);
+        assert_eq!(segs(&fx.ack(1)), vec![4]);
+        assert!(close(fx.cwnd(), 4.25));
+        let mut c = 4.25;
+        for k in 2..=4 {
+            assert_eq!(fx.ack(k).len(), 1, "one segment per ACK while cwnd < 5");
+            c += 1.0 / c;
+            assert!(close(fx.cwnd(), c));
+        }
+        // 4.92 + 1/4.92 = 5.12: the window holds a fifth segment
+        assert_eq!(segs(&fx.ack(5)), vec![8, 9]);
+    }
+
+    #[test]
+    fn the_advertised_window_caps_the_data_in_flight() {
+        let p = Params { max_window_bytes: 4 * MSS, initial_window_segments: 10, ..Params::default() };
+        let (mut fx, out) = Fx::started(p);
+        assert_eq!(segs(&out), vec![0, 1, 2, 3]);
+        assert_eq!(segs(&fx.ack(1)), vec![4], "cwnd 11 but only 4 segments may be outstanding");
+    }
+
+    #[test]
+    fn initial_ssthresh_is_the_advertised_window() {
+        let (fx, _) = Fx::started(Params::default());
+        assert_eq!(fx.ssthresh(), 20.0, "ns-2: ssthresh_ = window_");
+    }
+
+    // ------------------------------------------------------------ fast retransmit (Reno)
+
+    #[test]
+    fn the_third_duplicate_ack_retransmits_the_first_unacknowledged_segment() {
+        let (mut fx, _) = Fx::with_window(reno(), 10, 20.0);
+        assert!(fx.dupacks(0, 2).is_empty(), "two duplicate ACKs do nothing");
+        let out = fx.ack(0);
+        assert_eq!(segs(&out), vec![0]);
+        assert!(fx.s.in_recovery());
+        // RFC 5681 eq. (4): ssthresh = max(FlightSize/2, 2·SMSS); cwnd = ssthresh + 3·SMSS
+        assert_eq!(fx.ssthresh(), 5.0);
+        assert_eq!(fx.cwnd(), 8.0);
+        assert_eq!(fx.s.stats().fast_recoveries, 1);
+        assert_eq!(fx.s.stats().retransmitted_segments, 1);
+    }
+
+    #[test]
+    fn ssthresh_never_falls_below_two_segments() {
+        let p = Params { dupack_threshold: 2, ..reno() };
+        let (mut fx, _) = Fx::with_window(p, 3, 20.0);
+        fx.dupacks(0, 2);
+        assert_eq!(fx.ssthresh(), 2.0, "FlightSize 3 → 1.5, raised to 2");
+    }
+
+    #[test]
+    fn each_further_duplicate_ack_inflates_cwnd_and_releases_new_data() {
+        let (mut fx, _) = Fx::with_window(reno(), 10, 20.0);
+        fx.dupacks(0, 3);
+        assert!(fx.dupacks(0, 2).is_empty(), "cwnd 10 = FlightSize: nothing new yet");
+        assert_eq!(fx.cwnd(), 10.0);
+        assert_eq!(segs(&fx.ack(0)), vec![10], "cwnd 11 > FlightSize 10");
+        assert_eq!(segs(&fx.ack(0)), vec![11]);
+    }
+
+    #[test]
+    fn the_next_new_ack_deflates_cwnd_to_ssthresh_and_ends_reno_recovery() {
+        let (mut fx, _) = Fx::with_window(reno(), 10, 20.0);
+        fx.dupacks(0, 5);
+        // a partial ACK is enough for Reno
+        let out = fx.ack(4);
+        assert!(!fx.s.in_recovery());
+        assert_eq!(fx.cwnd(), 5.0, "deflated, not opened (RFC 5681 §3.2 step 6)");
+        assert!(out.is_empty(), "6 segments still outstanding > cwnd 5");
+    }
+
+    #[test]
+    fn reno_fast_retransmits_again_in_the_same_window_but_not_in_ns2_mode() {
+        // RFC 5681 has no `recover`: three more duplicate ACKs cut the window again
+        let (mut fx, _) = Fx::with_window(reno(), 10, 20.0);
+        fx.dupacks(0, 3);
+        fx.ack(4);
+        assert_eq!(segs(&fx.dupacks(4, 3)), vec![4]);
+        assert_eq!(fx.s.stats().fast_recoveries, 2);
+        assert_eq!(fx.ssthresh(), 3.0, "FlightSize 6 / 2");
+        // ns-2's bugFix_: no second fast retransmit below recover — a timeout will follow
+        let p = Params { variant: Variant::Reno, ..Params::ns2() };
+        let (mut fx, _) = Fx::with_window(p, 10, 20.0);
+        fx.dupacks(0, 3);
+        fx.ack(4);
+        assert!(fx.dupacks(4, 3).is_empty());
+        assert_eq!(fx.s.stats().fast_recoveries, 1);
+    }
+
+    #[test]
+    fn ns2_mode_halves_the_window_rather_than_the_flight_and_opens_cwnd_on_exit() {
+        let p = Params { variant: Variant::Reno, ..Params::ns2() };
+        let (mut fx, _) = Fx::with_window(p, 9, 20.0);
+        fx.dupacks(0, 3);
+        assert_eq!(fx.ssthresh(), 4.0, "⌊9/2⌋");
+        assert_eq!(fx.cwnd(), 7.5, "9/2 + 3");
+        fx.ack(9);
+        assert!(close(fx.cwnd(), 4.5 + 1.0 / 4.5), "deflated to 4.5, then opened by the same ACK");
+        // the RFC sender deflates to FlightSize/2 = 4.5 and leaves it there
+        let (mut fx, _) = Fx::with_window(reno(), 9, 20.0);
+        fx.dupacks(0, 3);
+        assert_eq!(fx.ssthresh(), 4.5);
+        fx.ack(9);
+        assert_eq!(fx.cwnd(), 4.5);
+    }
+
+    // ------------------------------------------------------------ NewReno
+
+    #[test]
+    fn a_partial_ack_retransmits_the_next_hole_and_deflates_by_what_it_acknowledged() {
+        // segments 0 and 5 lost out of 0..10
+        let (mut fx, _) = Fx::with_window(newreno(), 10, 20.0);
+        assert_eq!(segs(&fx.dupacks(0, 3)), vec![0]);
+        assert_eq!(segs(&fx.dupacks(0, 5)), vec![10, 11, 12], "cwnd 8 + 5 = 13");
+        // the retransmitted 0 fills the first hole: ACK 5 is partial (recover = 10)
+        let out = fx.ack(5);
+        assert!(fx.s.in_recovery(), "NewReno stays in recovery on a partial ACK");
+        assert_eq!(segs(&out), vec![5, 13], "the next hole, then one new segment");
+        // RFC 6582: cwnd − 5 acknowledged + 1
+        assert_eq!(fx.cwnd(), 9.0);
+        // a full ACK (all of 0..10) ends recovery with cwnd = ssthresh
+        fx.ack(11);
+        assert!(!fx.s.in_recovery());
+        assert_eq!(fx.cwnd(), 5.0);
+    }
+
+    #[test]
+    fn only_the_first_partial_ack_restarts_the_retransmission_timer() {
+        let (mut fx, _) = Fx::with_window(newreno(), 10, 20.0);
+        fx.at(100).dupacks(0, 3);
+        fx.at(200).ack(3);
+        let first = fx.s.timer_deadline().unwrap();
+        assert_eq!(first, at_ms(200) + fx.s.rto());
+        fx.at(300).ack(6);
+        assert_eq!(fx.s.timer_deadline().unwrap(), first, "RFC 6582: impatient variant");
+        fx.at(400).ack(10);
+        assert_eq!(fx.s.timer_deadline().unwrap(), at_ms(400) + fx.s.rto(), "a full ACK restarts it");
+    }
+
+    #[test]
+    fn newreno_does_not_fast_retransmit_for_data_sent_before_a_timeout() {
+        let (mut fx, _) = Fx::with_window(newreno(), 4, 20.0);
+        assert_eq!(segs(&fx.expire()), vec![0]);
+        // duplicates of the go-back-N resend make duplicate ACKs of data below `recover`
+        assert!(fx.dupacks(0, 3).is_empty(), "RFC 6582 §3.2 step 1");
+        assert!(!fx.s.in_recovery());
+        assert_eq!(fx.s.stats().fast_recoveries, 0);
+    }
+
+    // ------------------------------------------------------------ timeouts
+
+    #[test]
+    fn a_timeout_sets_cwnd_to_one_segment_halves_ssthresh_and_resends_from_snd_una() {
+        let (mut fx, _) = Fx::with_window(newreno(), 8, 20.0);
+        assert_eq!(segs(&fx.at(100).ack(2)), vec![8, 9, 10]);
+        assert_eq!(fx.s.rto(), SimDuration::from_secs(1), "RTT 100 ms, RTO clamped to 1 s");
+        let out = fx.expire();
+        assert_eq!(fx.now, at_ms(1100));
+        assert_eq!(segs(&out), vec![2], "the first unacknowledged segment");
+        assert_eq!(fx.cwnd(), 1.0);
+        assert_eq!(fx.ssthresh(), 4.5, "FlightSize 9 segments / 2");
+        assert_eq!(fx.s.rto(), SimDuration::from_secs(2), "backed off");
+        // go-back-N: the next ACK slow-starts and resends 3 and 4, already sent once
+        assert_eq!(segs(&fx.at(1200).ack(3)), vec![3, 4]);
+        assert_eq!(fx.s.stats().retransmitted_segments, 3);
+    }
+
+    #[test]
+    fn each_expiry_doubles_the_rto_and_only_the_first_cuts_ssthresh() {
+        let (mut fx, _) = Fx::with_window(newreno(), 8, 20.0);
+        let mut times = vec![];
+        for _ in 0..3 {
+            assert_eq!(segs(&fx.expire()), vec![0]);
+            times.push(fx.now.as_secs_f64());
+        }
+        assert_eq!(times, vec![1.0, 3.0, 7.0], "RTO 1, 2, 4 s");
+        assert_eq!(fx.ssthresh(), 4.0, "RFC 5681 §3.1: not cut again for the same segment");
+        assert_eq!(fx.s.stats().timeouts, 3);
+        // ns-2 halves min(cwnd, rwnd) again at every timeout: ⌊1/2⌋ → 2 segments
+        let p = Params { variant: Variant::NewReno, ..Params::ns2() };
+        let (mut fx, _) = Fx::with_window(p, 8, 20.0);
+        fx.expire();
+        assert_eq!(fx.ssthresh(), 4.0);
+        fx.expire();
+        assert_eq!(fx.ssthresh(), 2.0);
+    }
+
+    #[test]
+    fn karn_a_retransmitted_segment_gives_no_rtt_sample() {
+        let (mut fx, _) = Fx::started(newreno());
+        fx.expire(); // segment 0 resent at 1 s
+        fx.at(1050).ack(1);
+        assert_eq!(fx.s.stats().rtt_samples, 0, "ambiguous: original or retransmission?");
+        assert_eq!(fx.s.rto(), SimDuration::from_secs(2), "the backoff stays until a valid sample");
+        // segments 1 and 2 left at 1.05 s, sent once: the next ACK times segment 1
+        fx.at(1150).ack(2);
+        assert_eq!(fx.s.stats().rtt_samples, 1);
+        assert!(close(fx.s.stats().rtt_mean_s, 0.1));
+        assert_eq!(fx.s.rto(), SimDuration::from_secs(1), "a valid sample ends the backoff");
+    }
+
+    #[test]
+    fn one_segment_per_round_trip_is_timed() {
+        let (mut fx, _) = Fx::with_window(Params::default(), 4, 20.0);
+        for k in 1..=4 {
+            fx.at(100 + k).ack(k);
+        }
+        assert_eq!(fx.s.stats().rtt_samples, 1, "segment 0 only; segment 4 is timed next");
+        fx.at(250).ack(5);
+        assert_eq!(fx.s.stats().rtt_samples, 2);
+        let st = fx.s.stats();
+        assert!(close(st.rtt_mean_s, (0.101 + 0.149) / 2.0));
+        assert!(close(st.rtt_std_s, 0.024));
+    }
+
+    #[test]
+    fn acknowledging_everything_stops_the_timer() {
+        let p = Params { transfer_bytes: Some(3 * MSS), ..Params::default() };
+        let (mut fx, _) = Fx::started(p);
+        assert!(fx.s.timer_deadline().is_some(), "RFC 6298 (5.1)");
+        fx.at(100).ack(1);
+        assert!(fx.s.timer_deadline().is_some());
+        fx.at(200).ack(3);
+        assert_eq!(fx.s.timer_deadline(), None, "RFC 6298 (5.2)");
+    }
+
+    // ------------------------------------------------------------ ECN
+
+    fn ecn() -> Params {
+        Params { ecn: true, ..newreno() }
+    }
+
+    #[test]
+    fn ece_halves_cwnd_once_per_window_and_the_next_new_segment_carries_cwr() {
+        let (mut fx, out) = Fx::with_window(ecn(), 8, 20.0);
+        assert!(out.iter().all(|p| p.ecn == Ecn::Ect0), "RFC 3168 §6.1: data is ECT(0)");
+        assert!(fx.ack_with(1, flags::ECE, &[]).is_empty());
+        assert_eq!(fx.cwnd(), 4.0);
+        assert_eq!(fx.ssthresh(), 4.0, "FlightSize 8 / 2");
+        assert_eq!(fx.s.stats().ecn_reductions, 1);
+        // more ECE from the same window: no further cut, and no growth either
+        fx.ack_with(2, flags::ECE, &[]);
+        assert_eq!(fx.cwnd(), 4.0);
+        assert_eq!(fx.s.stats().ecn_reductions, 1);
+        let out = fx.ack(5);
+        assert_eq!(segs(&out), vec![8]);
+        assert_ne!(out[0].th.flags & flags::CWR, 0, "RFC 3168 §6.1.2: CWR on the next new segment");
+        let out = fx.ack(6);
+        assert_eq!(out[0].th.flags & flags::CWR, 0, "once");
+        // an ECE for data sent after the reduction cuts again
+        fx.ack_with(9, flags::ECE, &[]);
+        assert_eq!(fx.s.stats().ecn_reductions, 2);
+    }
+
+    #[test]
+    fn retransmissions_are_not_ecn_capable_and_do_not_carry_cwr() {
+        let (mut fx, _) = Fx::with_window(ecn(), 4, 20.0);
+        let out = fx.dupacks(0, 3);
+        assert_eq!(out[0].ecn, Ecn::NotEct, "RFC 3168 §6.1.5");
+        assert_eq!(out[0].th.flags & flags::CWR, 0);
+        // ns-2 marks retransmissions ECT and puts CWR on them (SetCWRonRetransmit_)
+        let p = Params { ecn: true, variant: Variant::NewReno, ..Params::ns2() };
+        let (mut fx, _) = Fx::with_window(p, 4, 20.0);
+        let out = fx.dupacks(0, 3);
+        assert_eq!(out[0].ecn, Ecn::Ect0);
+        assert_ne!(out[0].th.flags & flags::CWR, 0);
+    }
+
+    #[test]
+    fn a_loss_in_a_window_already_cut_by_ecn_is_resent_without_a_second_cut() {
+        let (mut fx, _) = Fx::with_window(ecn(), 8, 20.0);
+        fx.ack_with(1, flags::ECE, &[]);
+        assert_eq!(fx.cwnd(), 4.0);
+        assert_eq!(segs(&fx.dupacks(1, 3)), vec![1]);
+        assert_eq!(fx.ssthresh(), 4.0, "not halved again");
+        assert_eq!(fx.cwnd(), 7.0, "the ECN-reduced window, inflated by 3");
+    }
+
+    // ------------------------------------------------------------ finite transfers
+
+    #[test]
+    fn a_finite_transfer_ends_with_a_short_segment_and_completes_when_all_is_acked() {
+        let p = Params { transfer_bytes: Some(2500), initial_window_segments: 4, ..Params::default() };
+        let (mut fx, out) = Fx::started(p);
+        let lens: Vec<_> = out.iter().map(|p| (p.th.seq, p.th.payload, p.size)).collect();
+        assert_eq!(lens, vec![(0, 960, 1000), (960, 960, 1000), (1920, 580, 620)]);
+        fx.at(100).deliver(ack(1920, 0, &[]));
+        assert!(!fx.s.is_complete());
+        assert!(fx.at(150).deliver(ack(2500, 0, &[])).is_empty());
+        assert!(fx.s.is_complete());
+        assert!(close(fx.s.stats().completion_time_s.unwrap(), 0.15));
+        assert!(fx.h.flow.source_done);
+        assert_eq!(fx.h.flow.completed_at, Some(at_ms(150)));
+        assert_eq!(fx.s.stats().bytes_sent, 2500);
+    }
+
+    #[test]
+    fn an_empty_transfer_completes_at_once() {
+        let (fx, out) = Fx::started(Params { transfer_bytes: Some(0), ..Params::default() });
+        assert!(out.is_empty());
+        assert!(fx.s.is_complete());
+        assert!(fx.h.flow.source_done);
+    }
+
+    // ------------------------------------------------------------ handshake
+
+    fn handshake() -> Params {
+        Params { handshake: true, ecn: true, variant: Variant::Sack, initial_window_segments: 2, ..Params::default() }
+    }
+
+    #[test]
+    fn with_the_handshake_a_syn_goes_first_and_data_follows_the_syn_ack() {
+        let (mut fx, out) = Fx::started(handshake());
+        assert_eq!(out.len(), 1);
+        let syn = out[0];
+        assert_eq!(syn.th.flags, flags::SYN | flags::ECE | flags::CWR | flags::SACK_PERMITTED, "ECN-setup SYN");
+        assert_eq!((syn.size, syn.th.payload, syn.ecn), (40, 0, Ecn::NotEct));
+        let synack = ack(0, flags::SYN | flags::ECE | flags::SACK_PERMITTED, &[]);
+        let out = fx.at(100).deliver(synack);
+        assert_eq!(segs(&out), vec![0, 1]);
+        assert!(out.iter().all(|p| p.ecn == Ecn::Ect0 && p.th.flags & flags::ACK != 0));
+        assert!(fx.s.ecn_active());
+        assert_eq!(fx.s.variant(), Variant::Sack);
+        assert_eq!(fx.s.stats().rtt_samples, 1, "the SYN's round trip is timed");
+    }
+
+    #[test]
+    fn a_syn_ack_without_ece_or_sack_permitted_turns_them_off() {
+        let (mut fx, _) = Fx::started(handshake());
+        let out = fx.at(100).deliver(ack(0, flags::SYN, &[]));
+        assert!(out.iter().all(|p| p.ecn == Ecn::NotEct));
+        assert!(!fx.s.ecn_active());
+        assert_eq!(fx.s.variant(), Variant::NewReno, "SACK falls back to NewReno");
+        // a SYN-ACK that echoes both ECE and CWR is not an ECN-setup SYN-ACK (RFC 3168 §6.1.1)
+        let (mut fx, _) = Fx::started(handshake());
+        fx.at(100).deliver(ack(0, flags::SYN | flags::ECE | flags::CWR, &[]));
+        assert!(!fx.s.ecn_active());
+    }
+
+    #[test]
+    fn a_lost_syn_is_resent_with_backoff_and_data_then_starts_with_one_segment() {
+        let (mut fx, _) = Fx::started(handshake());
+        let out = fx.expire();
+        assert_eq!((fx.now, out[0].th.flags & flags::SYN), (at_ms(1000), flags::SYN));
+        fx.expire();
+        assert_eq!(fx.now, at_ms(3000), "RTO doubled to 2 s");
+        let out = fx.at(3100).deliver(ack(0, flags::SYN | flags::ECE | flags::SACK_PERMITTED, &[]));
+        assert_eq!(segs(&out), vec![0], "RFC 5681 §3.1: initial window of one segment");
+        assert_eq!(fx.s.stats().rtt_samples, 0, "Karn: no sample from a resent SYN");
+        assert_eq!(fx.s.rto(), SimDuration::from_secs(3), "RFC 6298 §5.7");
+    }
+
+    #[test]
+    fn without_the_handshake_ecn_and_sack_are_taken_as_agreed() {
+        let p = Params { ecn: true, variant: Variant::Sack, ..Params::default() };
+        let (fx, out) = Fx::started(p);
+        assert_eq!(out[0].ecn, Ecn::Ect0);
+        assert_eq!(out[0].th.flags, 0, "ns-2 one-way TCP: no SYN, no ACK flag");
+        assert_eq!(fx.s.variant(), Variant::Sack);
+    }
+
+    // ------------------------------------------------------------ limited transmit
+
+    #[test]
+    fn limited_transmit_sends_a_new_segment_on_each_of_the_first_two_duplicate_acks() {
+        let p = Params { limited_transmit: true, ..newreno() };
+        let (mut fx, _) = Fx::with_window(p, 4, 20.0);
+        assert_eq!(segs(&fx.ack(0)), vec![4]);
+        assert_eq!(segs(&fx.ack(0)), vec![5]);
+        assert_eq!(fx.cwnd(), 4.0, "cwnd unchanged (RFC 3042)");
+        assert_eq!(segs(&fx.ack(0)), vec![0]);
+        assert_eq!(fx.ssthresh(), 2.0, "FlightSize counts the 4 segments sent before, not the 2 extra");
+    }
+
+    // ------------------------------------------------------------ SACK
+
+    #[test]
+    fn with_sack_the_third_duplicate_ack_starts_recovery_with_cwnd_equal_to_ssthresh() {
+        let (mut fx, _) = Fx::with_window(sack_params(), 10, 20.0);
+        fx.ack_with(0, 0, &[sack(1, 2)]);
+        fx.ack_with(0, 0, &[sack(1, 3)]);
+        let out = fx.ack_with(0, 0, &[sack(1, 4)]);
+        assert_eq!(segs(&out), vec![0]);
+        assert_eq!((fx.cwnd(), fx.ssthresh()), (5.0, 5.0), "RFC 6675 §5 (4.2)");
+        // pipe = 1 (retransmitted 0) + 6 (4..10) = 7 ≥ cwnd: nothing more until it drains
+        assert!(fx.ack_with(0, 0, &[sack(1, 5)]).is_empty());
+        assert!(fx.ack_with(0, 0, &[sack(1, 6)]).is_empty(), "pipe 5 = cwnd");
+        assert_eq!(segs(&fx.ack_with(0, 0, &[sack(1, 7)])), vec![10], "pipe 4: one new segment");
+        assert_eq!(segs(&fx.ack_with(0, 0, &[sack(1, 8)])), vec![11]);
+    }
+
+    #[test]
+    fn sack_recovery_resends_every_lost_segment_within_one_round_trip() {
+        // 0, 2 and 4 lost out of 0..10: the receiver's SACKs as segments 1, 3, 5.. arrive
+        let (mut fx, _) = Fx::with_window(sack_params(), 10, 20.0);
+        fx.ack_with(0, 0, &[sack(1, 2)]);
+        fx.ack_with(0, 0, &[sack(3, 4), sack(1, 2)]);
+        let mut rtx = fx.ack_with(0, 0, &[sack(5, 6), sack(3, 4), sack(1, 2)]);
+        for top in 7..=10 {
+            rtx.extend(fx.ack_with(0, 0, &[sack(5, top), sack(3, 4), sack(1, 2)]));
+        }
+        let resent: Vec<_> = rtx.iter().filter(|p| p.th.seq < 10 * MSS).map(|p| p.th.seq / MSS).collect();
+        assert_eq!(resent, vec![0, 2, 4], "all three holes before any ACK advances");
+        assert!(fx.s.in_recovery());
+        // the retransmissions arrive: the cumulative ACK passes RecoveryPoint (10)
+        fx.ack_with(12, 0, &[]);
+        assert!(!fx.s.in_recovery());
+        assert_eq!(fx.cwnd(), 5.0);
+        assert_eq!(fx.s.stats().timeouts, 0);
+    }
+
+    #[test]
+    fn with_sack_a_duplicate_ack_that_sacks_nothing_new_is_not_counted() {
+        let (mut fx, _) = Fx::with_window(sack_params(), 10, 20.0);
+        for _ in 0..3 {
+            fx.ack_with(0, 0, &[sack(1, 2)]);
+        }
+        assert!(!fx.s.in_recovery(), "RFC 6675 §2: only one of the three is a duplicate ACK");
+    }
+
+    #[test]
+    fn after_a_timeout_sacked_segments_are_not_resent() {
+        let (mut fx, _) = Fx::with_window(sack_params(), 6, 20.0);
+        fx.ack_with(0, 0, &[sack(2, 4)]);
+        fx.ack_with(0, 0, &[sack(2, 5)]); // two duplicate ACKs, no recovery
+        assert_eq!(segs(&fx.expire()), vec![0]);
+        assert_eq!(segs(&fx.ack(1)), vec![1, 5], "RFC 6675 §5.1: 2..5 skipped");
+    }
+
+    // ------------------------------------------------------------ trace
+
+    #[test]
+    fn the_trace_is_absent_when_off_and_records_each_change_when_on() {
+        let (fx, _) = Fx::started(Params::default());
+        assert!(fx.s.trace().is_none());
+        let (mut fx, _) = Fx::started(Params { trace: true, ..Params::default() });
+        fx.at(100).ack(1);
+        fx.at(200).ack(3);
+        let t = fx.s.trace().unwrap();
+        assert_eq!(t.cwnd, vec![960.0, 1920.0, 2880.0]);
+        assert_eq!(t.time_s, vec![0.0, 0.1, 0.2]);
+        assert_eq!(t.bytes_in_flight, vec![960, 1920, 2880]);
+        assert_eq!(t.ssthresh[0], 20.0 * 960.0);
+        assert_eq!(t.rto, vec![1.0, 1.0, 1.0]);
+        assert_eq!(t.srtt[1], 0.1);
+    }
+}
