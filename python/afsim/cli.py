@@ -81,8 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     run_p.add_argument(
         "--seed", type=_seed, help="seed of every random stream (overrides the file's)"
     )
-    run_p.add_argument("--out", type=Path, metavar="DIR", help="also write " + ", ".join(
-        ("summary.json", "flows.csv", "queues.csv", "flows.parquet", "queues.parquet")) + " to DIR")
+    run_p.add_argument(
+        "--out", type=Path, metavar="DIR",
+        help="also write summary.json and every table as CSV and Parquet to DIR",
+    )
     run_p.add_argument(
         "--format",
         choices=("table", "json", "csv"),
@@ -249,15 +251,33 @@ def print_tables(results: Results, console: Console) -> None:
     )
 
     flows = Table(title="Flows", title_justify="left")
-    for header in ("flow", "src→dst", "sent (pkt)", "delivered (pkt)", "dropped (pkt)",
-                   "throughput (kb/s)"):
-        flows.add_column(header, justify="left" if header in ("flow", "src→dst") else "right")
     f = results.flows
-    for row in f.itertuples(index=False):  # one table line per flow, for display only
-        flows.add_row(
-            escape(str(row.name)), escape(f"{row.src}→{row.dst}"), f"{row.packets_sent:,}",
-            f"{row.packets_delivered:,}", f"{row.packets_dropped:,}", f"{row.throughput_kbps:,.1f}",
+    # optional columns appear when some flow has them (TCP flows, flows metered at the edge)
+    extra = [
+        (col, header, fmt)
+        for col, header, fmt in (
+            ("goodput_kbps", "goodput (kb/s)", "{:,.1f}"),
+            ("retransmitted_packets", "retx (pkt)", "{:,.0f}"),
+            ("timeouts", "timeouts", "{:,.0f}"),
+            ("contract_kbps", "contract (kb/s)", "{:,.0f}"),
+            ("respect_of_service", "RoS", "{:.2%}"),
         )
+        if col in f.columns and f[col].notna().any()
+    ]
+    headers = ["flow", "src→dst", "sent (pkt)", "delivered (pkt)", "dropped (pkt)",
+               "throughput (kb/s)", *(h for _, h, _ in extra)]
+    for header in headers:
+        flows.add_column(escape(header), justify="left" if header in ("flow", "src→dst") else "right")
+    for rec in f.to_dict("records"):  # one table line per flow, for display only
+        cells = [
+            escape(str(rec["name"])), escape(f"{rec['src']}→{rec['dst']}"),
+            f"{rec['packets_sent']:,}", f"{rec['packets_delivered']:,}",
+            f"{rec['packets_dropped']:,}", f"{rec['throughput_kbps']:,.1f}",
+        ]
+        for col, _, fmt in extra:
+            v = rec[col]
+            cells.append("–" if v != v else fmt.format(v))  # NaN: not applicable
+        flows.add_row(*cells)
     console.print(flows)
 
     # queues that never saw a packet (mostly the unused reverse directions) are left out of
@@ -288,12 +308,65 @@ def print_tables(results: Results, console: Console) -> None:
         )
     console.print(queues)
 
+    print_af_tables(results, console)
+
     console.print(conservation_line(results.conservation), markup=False)
     speed = results.sim_seconds_per_wall_second
     console.print(
         f"[dim]{results.events:,} events  ·  {results.packet_hops:,} packet-hops  ·  "
         f"{results.wall_seconds:.3f} wall s  ·  {_speed(speed)} simulated s per wall s[/dim]"
     )
+
+
+def print_af_tables(results: Results, console: Console) -> None:
+    """The DiffServ tables: losses by colour at queues that saw more than one colour or any
+    loss, edge conditioners, and flow groups with more than one flow."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    def table(title: str, df: Any, cols: list[tuple[str, str, str]]) -> None:
+        t = Table(title=title, title_justify="left")
+        for i, (_, header, _) in enumerate(cols):
+            t.add_column(escape(header), justify="left" if i == 0 else "right")
+        for rec in df.to_dict("records"):
+            t.add_row(*("–" if rec[c] is None or rec[c] != rec[c] else fmt.format(rec[c])
+                        for c, _, fmt in cols))
+        console.print(t)
+
+    c = results.colours
+    if len(c):
+        busy = c.groupby("queue").filter(
+            lambda g: len(g) > 1 or (g["drops_overflow"] + g["drops_early"]).sum() > 0)
+        if len(busy):
+            table("Queues by colour", busy, [
+                ("queue", "queue", "{}"), ("colour", "colour", "{}"),
+                ("arrivals", "arrivals (pkt)", "{:,}"),
+                ("drops_early", "early drops (pkt)", "{:,}"),
+                ("drops_overflow", "overflow drops (pkt)", "{:,}"),
+                ("ecn_marks", "ECN marks (pkt)", "{:,.0f}"),
+                ("loss_ratio", "loss ratio", "{:.2e}"),
+            ])
+    if len(results.conditioners):
+        table("Edge conditioners", results.conditioners, [
+            ("name", "conditioner", "{}"), ("meter", "meter", "{}"),
+            ("committed_rate_bps", "rate (b/s)", "{:,}"),
+            ("green_packets", "green (pkt)", "{:,}"),
+            ("yellow_packets", "yellow (pkt)", "{:,}"),
+            ("red_packets", "red (pkt)", "{:,}"),
+            ("dropped_policed", "policed (pkt)", "{:,}"),
+            ("dropped_buffer", "buffer drops (pkt)", "{:,}"),
+            ("respect_of_service", "RoS", "{:.2%}"),
+        ])
+    g = results.groups
+    if len(g) and (g["flows"] > 1).any():
+        table("Flow groups", g[g["flows"] > 1], [
+            ("name", "group", "{}"), ("flows", "flows", "{:,}"),
+            ("throughput_kbps_total", "total (kb/s)", "{:,.1f}"),
+            ("throughput_kbps_min", "min (kb/s)", "{:,.1f}"),
+            ("throughput_kbps_median", "median (kb/s)", "{:,.1f}"),
+            ("throughput_kbps_max", "max (kb/s)", "{:,.1f}"),
+            ("jain", "Jain", "{:.4f}"), ("fieb", "FIEB", "{:.4f}"),
+        ])
 
 
 def _speed(x: float) -> str:

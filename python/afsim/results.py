@@ -19,7 +19,22 @@ if TYPE_CHECKING:
     from afsim._core import RunResult
 
 #: The files ``Results.write`` produces, in the order it writes them.
-OUTPUT_FILES = ("summary.json", "flows.csv", "queues.csv", "flows.parquet", "queues.parquet")
+OUTPUT_FILES = (
+    "summary.json",
+    "flows.csv",
+    "queues.csv",
+    "colours.csv",
+    "conditioners.csv",
+    "groups.csv",
+    "flows.parquet",
+    "queues.parquet",
+    "colours.parquet",
+    "conditioners.parquet",
+    "groups.parquet",
+)
+
+#: The report's small tables, built from its JSON rows (a handful of rows each).
+SMALL_TABLES = ("colours", "conditioners", "groups")
 
 
 @dataclass(frozen=True)
@@ -35,6 +50,16 @@ class Results:
     flows: pd.DataFrame
     #: One row per output queue; the ``drops`` map is spread over ``drops_<reason>`` columns.
     queues: pd.DataFrame
+    #: One row per (queue, drop-precedence level) that saw packets: arrivals, departures,
+    #: drops by reason, ECN marks, loss ratio.
+    colours: pd.DataFrame
+    #: One row per edge conditioner: packets by colour, drops, Respect of Service.
+    conditioners: pd.DataFrame
+    #: One row per flow group: total, spread, Jain's index and FIEB of throughputs.
+    groups: pd.DataFrame
+    #: TCP sender time series (flows with ``trace = true``), one row per change of state:
+    #: flow, time_s, cwnd, ssthresh (bytes), srtt, rto (s), bytes_in_flight. Empty if none.
+    traces: pd.DataFrame
     conservation: dict[str, Any]
     #: Wall-clock seconds of the core run (not part of the report: it differs between runs).
     wall_seconds: float
@@ -58,6 +83,8 @@ class Results:
             summary=summary,
             flows=pd.DataFrame(result.flows_columns()),
             queues=pd.DataFrame(result.queues_columns()),
+            **{t: pd.DataFrame.from_records(summary[t]) for t in SMALL_TABLES},
+            traces=_traces(result.traces()),
             conservation=summary["conservation"],
             wall_seconds=result.wall_seconds,
             events=result.events,
@@ -78,15 +105,33 @@ class Results:
         return self.end_time_s / self.wall_seconds
 
     def write(self, out_dir: str | Path) -> list[Path]:
-        """Writes summary.json, flows.csv, queues.csv, flows.parquet and queues.parquet into
-        ``out_dir`` (created if needed) and returns their paths."""
+        """Writes ``OUTPUT_FILES`` into ``out_dir`` (created if needed): summary.json (the
+        report's exact bytes) and each table (flows, queues, colours, conditioners, groups) as
+        CSV and Parquet. Returns their paths."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = [out / name for name in OUTPUT_FILES]
-        summary, flows_csv, queues_csv, flows_pq, queues_pq = paths
-        summary.write_text(self.summary_json, encoding="utf-8")
-        self.flows.to_csv(flows_csv, index=False)
-        self.queues.to_csv(queues_csv, index=False)
-        self.flows.to_parquet(flows_pq, index=False, engine="pyarrow")
-        self.queues.to_parquet(queues_pq, index=False, engine="pyarrow")
+        if len(self.traces):
+            paths.append(out / "traces.parquet")
+        for path in paths:
+            if path.name == "summary.json":
+                path.write_text(self.summary_json, encoding="utf-8")
+                continue
+            table: pd.DataFrame = getattr(self, path.stem)
+            if path.suffix == ".csv":
+                table.to_csv(path, index=False)
+            else:
+                table.to_parquet(path, index=False, engine="pyarrow")
         return paths
+
+
+def _traces(columns: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """One long table from each traced flow's columns (concatenated numpy arrays)."""
+    import pandas as pd
+
+    frames = [pd.DataFrame({"flow": name, **cols}) for name, cols in columns.items()]
+    if not frames:
+        return pd.DataFrame(
+            columns=["flow", "time_s", "cwnd", "ssthresh", "srtt", "rto", "bytes_in_flight"]
+        )
+    return pd.concat(frames, ignore_index=True)

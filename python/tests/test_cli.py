@@ -85,7 +85,7 @@ def test_csv_is_flows_blank_line_queues(tiny: Path) -> None:
     assert "drops_overflow" in queues.columns
 
 
-def test_out_writes_the_five_files(tiny: Path, tmp_path: Path) -> None:
+def test_out_writes_every_output_file(tiny: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     p = afsim_cmd("run", tiny, "--out", out, "--format", "json")
     assert p.returncode == 0, p.stderr

@@ -46,7 +46,7 @@ def test_flow_counts_add_up(results: Results) -> None:
     assert int(f["packets_sent"].sum()) == results.conservation["sent"]
 
 
-def test_write_produces_the_five_files(results: Results, tmp_path: Path) -> None:
+def test_write_produces_every_output_file(results: Results, tmp_path: Path) -> None:
     out = tmp_path / "nested" / "out"
     paths = results.write(out)
     assert [p.name for p in paths] == list(OUTPUT_FILES)

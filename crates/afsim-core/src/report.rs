@@ -19,12 +19,23 @@ pub struct Report {
     pub warmup_s: f64,
     pub flows: Vec<FlowRow>,
     pub queues: Vec<QueueRow>,
+    /// Per queue and drop-precedence level (levels that saw packets only).
+    pub colours: Vec<ColourRow>,
+    pub conditioners: Vec<ConditionerRow>,
+    /// Per flow group (`[[flow]]` entry): totals, spread and fairness.
+    pub groups: Vec<GroupRow>,
     pub conservation: Conservation,
     pub engine: EngineCounts,
+    /// Time series of the TCP senders that asked for one (`trace = true`), by flow name.
+    /// Kept out of the JSON summary (they can be long); the bindings hand them over as columns.
+    #[serde(skip)]
+    pub traces: Vec<(String, crate::transport::tcp::trace::Trace)>,
 }
 
-/// One flow's counters. Throughput counts IP bytes delivered inside [warmup, end].
-#[derive(Clone, Debug, Serialize, PartialEq)]
+/// One flow's counters. Throughput counts IP bytes delivered inside [warmup, end]
+/// (retransmitted copies included); goodput counts TCP payload delivered in order.
+/// Fields that do not apply to a flow's kind are `None` (JSON `null`).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct FlowRow {
     pub name: String,
     pub group: String,
@@ -47,6 +58,96 @@ pub struct FlowRow {
     pub completion_time_s: Option<f64>,
     /// Mean one-way delay of delivered packets, in seconds.
     pub mean_delay_s: Option<f64>,
+    /// The code point the source marks its packets with.
+    pub dscp: u8,
+    /// TCP: in-order payload delivered in the measured interval / its length, kb/s.
+    pub goodput_kbps: Option<f64>,
+    /// TCP: in-order payload delivered over the whole run, bytes.
+    pub goodput_bytes: Option<u64>,
+    pub retransmitted_packets: Option<u64>,
+    /// TCP: retransmission timer expiries.
+    pub timeouts: Option<u64>,
+    /// TCP: entries into fast recovery (or SACK loss recovery).
+    pub fast_recoveries: Option<u64>,
+    /// TCP: window reductions on ECN-Echo.
+    pub ecn_reductions: Option<u64>,
+    /// TCP: data segments that arrived CE-marked.
+    pub ce_received: Option<u64>,
+    /// TCP: mean and standard deviation of the sender's RTT samples, seconds.
+    pub rtt_mean_s: Option<f64>,
+    pub rtt_std_s: Option<f64>,
+    /// Metered alone by an edge conditioner: its committed (contracted) rate, kb/s.
+    pub contract_kbps: Option<f64>,
+    /// Rate of the flow's green (conformant) packets leaving the meter, measured interval, kb/s.
+    pub conformant_kbps: Option<f64>,
+    /// Respect of Service (Giacomazzi et al. §V.B): conformant rate ÷ contracted rate.
+    pub respect_of_service: Option<f64>,
+    /// Throughput above the contract (negative below it), kb/s (Leung & Muppala).
+    pub excess_kbps: Option<f64>,
+}
+
+/// One drop-precedence level at one queue (the domain's colour table decides levels).
+/// Identity: `arrivals = departures + drops_overflow + drops_early + queued_end`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ColourRow {
+    pub queue: String,
+    pub level: u8,
+    /// "green", "yellow", "red" for levels 0–2, "level N" beyond.
+    pub colour: String,
+    pub arrivals: u64,
+    pub departures: u64,
+    pub drops_overflow: u64,
+    pub drops_early: u64,
+    /// ECN marks put on this level's packets (`None` for disciplines that never mark).
+    pub ecn_marks: Option<u64>,
+    pub queued_end: u64,
+    /// Drops of this level ÷ its arrivals (Giacomazzi's P_c,i / P_nc,i / P_be,i).
+    pub loss_ratio: f64,
+}
+
+/// One edge conditioner.
+/// Identity: `matched = forwarded + dropped_policed + dropped_buffer + held_end`, and
+/// `matched = green + yellow + red` packets metered (held packets are not metered yet).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ConditionerRow {
+    pub name: String,
+    pub node: String,
+    pub meter: String,
+    pub committed_rate_bps: u64,
+    pub matched: u64,
+    pub green_packets: u64,
+    pub yellow_packets: u64,
+    pub red_packets: u64,
+    pub green_bytes: u64,
+    pub yellow_bytes: u64,
+    pub red_bytes: u64,
+    pub forwarded: u64,
+    pub dropped_policed: u64,
+    pub dropped_buffer: u64,
+    pub held_end: u64,
+    pub max_held: u64,
+    /// Green bytes leaving the meter in the measured interval, kb/s.
+    pub conformant_kbps: f64,
+    /// Conformant rate ÷ committed rate, for the aggregate this conditioner meters.
+    pub respect_of_service: f64,
+}
+
+/// One flow group: every flow expanded from one `[[flow]]` entry.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct GroupRow {
+    pub name: String,
+    pub flows: u64,
+    pub throughput_kbps_total: f64,
+    pub throughput_kbps_min: f64,
+    pub throughput_kbps_median: f64,
+    pub throughput_kbps_max: f64,
+    /// Jain's fairness index of the flows' throughputs.
+    pub jain: Option<f64>,
+    /// TCP groups: total goodput, kb/s.
+    pub goodput_kbps_total: Option<f64>,
+    /// FIEB (Leung & Muppala) over the flows' throughputs and contracts, when every flow of the
+    /// group has a contract.
+    pub fieb: Option<f64>,
 }
 
 /// One output queue (one direction of a link).

@@ -17,19 +17,25 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::metrics::conservation;
+use crate::edge::dscp::{Colour, MAX_LEVELS};
+use crate::metrics::{conservation, fairness};
 use crate::metrics::flow::FlowStats;
 use crate::net::framing::TxClock;
 use crate::net::packet::{PacketId, Pool};
 use crate::net::routing::{Tables, NO_ROUTE};
 use crate::queue::{AnyQueue, DropReason, QueueStats, N_DROP_REASONS};
-use crate::report::{EngineCounts, FlowRow, QueueRow, Report};
+use crate::report::{ColourRow, ConditionerRow, EngineCounts, FlowRow, GroupRow, QueueRow, Report};
 use crate::scenario::spec::{AppSpec, SpecError};
 use crate::scenario::Spec;
 use crate::sim::event::{Event, EventQueue};
 use crate::sim::rng::{self, Rng};
 use crate::sim::time::{SimDuration, SimTime};
+use crate::edge::conditioner::{Conditioner, Outcome};
+use crate::edge::dscp::ColourTable;
 use crate::transport::{cbr::Cbr, sink::Sink, tcp, AnyAgent, Ctx};
+
+/// `receive`'s `via` for packets an agent sent from the node itself.
+const LOCAL: u32 = u32::MAX;
 
 /// One direction of a link.
 #[derive(Debug)]
@@ -126,7 +132,18 @@ pub struct World {
     outbox: Vec<PacketId>,
     /// Drops at nodes (not in a queue), by reason.
     node_drops: Vec<[u64; N_DROP_REASONS]>,
+    /// Edge conditioners, and which of them see packets arriving over each port (`ingress`,
+    /// by port index) or sent by each node's agents (`local`, by node index), in order.
+    conditioners: Vec<Conditioner>,
+    ingress: Vec<Vec<u32>>,
+    local: Vec<Vec<u32>>,
+    /// Drops at each conditioner, by reason.
+    cond_drops: Vec<[u64; N_DROP_REASONS]>,
+    /// The domain's code point → drop precedence table, for per-colour counters.
+    colours: ColourTable,
     warmup: SimTime,
+    /// TCP goodput (in-order bytes) of each flow's receiver when the measured interval began.
+    goodput_at_warmup: Vec<u64>,
     generated: u64,
     delivered: u64,
     dropped: u64,
@@ -196,6 +213,24 @@ impl World {
             agent_node.push(f.dst as u32);
         }
         let finite_total = finite.iter().filter(|&&x| x).count();
+
+        // conditioners on input lines: the ports whose far end is the conditioner's node
+        let mut ingress: Vec<Vec<u32>> = vec![Vec::new(); ports.len()];
+        let mut local: Vec<Vec<u32>> = vec![Vec::new(); spec.nodes.len()];
+        let mut conditioners = Vec::with_capacity(spec.conditioners.len());
+        for (c, cs) in spec.conditioners.iter().enumerate() {
+            let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
+            conditioners.push(Conditioner::new(cs, spec.flows.len(), &spec.colours, stream, SimTime::ZERO + spec.warmup));
+            for (i, p) in ports.iter().enumerate() {
+                if p.to as usize == cs.node && cs.from.is_none_or(|f| f == p.from as usize) {
+                    ingress[i].push(c as u32);
+                }
+            }
+            if cs.from.is_none() {
+                local[cs.node].push(c as u32);
+            }
+        }
+
         let mut world = World {
             now: SimTime::ZERO,
             events: EventQueue::new(),
@@ -211,7 +246,13 @@ impl World {
             finite_done: 0,
             outbox: Vec::with_capacity(16),
             node_drops: vec![[0; N_DROP_REASONS]; spec.nodes.len()],
+            conditioners,
+            ingress,
+            local,
+            cond_drops: vec![[0; N_DROP_REASONS]; spec.conditioners.len()],
+            colours: spec.colours.clone(),
             warmup: SimTime::ZERO + spec.warmup,
+            goodput_at_warmup: vec![0; spec.flows.len()],
             generated: 0,
             delivered: 0,
             dropped: 0,
@@ -222,6 +263,9 @@ impl World {
         };
         for a in 0..world.agents.len() as u32 {
             world.call_agent(a, |agent, ctx| agent.start(ctx));
+        }
+        if world.warmup > SimTime::ZERO {
+            world.events.schedule(world.warmup, Event::Warmup);
         }
         Ok(world)
     }
@@ -294,9 +338,17 @@ impl World {
                     self.events.schedule(next, Event::Arrive { port });
                 }
                 let node = p.to;
-                self.receive(node, id);
+                self.receive(node, id, port);
             }
+            Event::Wake { cond } => self.wake(cond as usize),
             Event::Timer { agent, token } => self.call_agent(agent, |a, ctx| a.on_timer(token, ctx)),
+            Event::Warmup => {
+                for (flow, g) in self.goodput_at_warmup.iter_mut().enumerate() {
+                    if let AnyAgent::TcpReceiver(r) = &self.agents[2 * flow + 1] {
+                        *g = r.stats().goodput_bytes;
+                    }
+                }
+            }
         }
     }
 
@@ -322,7 +374,9 @@ impl World {
         debug_assert!(p.busy_until <= self.now);
         p.stats.before_change(self.now, p.queue.len_packets());
         let Some(id) = p.queue.dequeue(self.now, &mut self.pool) else { return };
-        let size = self.pool.get(id).size;
+        let pkt = self.pool.get(id);
+        let size = pkt.size;
+        p.stats.levels[usize::from(self.colours.level(pkt.dscp))].departures += 1;
         p.stats.departures += 1;
         p.stats.departure_bytes += u64::from(size);
         let tx = p.clock.tx_ns(size);
@@ -337,9 +391,10 @@ impl World {
         self.hops += 1;
     }
 
-    /// A packet is at `node`: deliver it if this is its destination, else forward it.
+    /// A packet is at `node`, arrived over port `via` (or sent there by an agent: `LOCAL`):
+    /// deliver it if this is its destination, else condition it and forward it.
     #[inline]
-    fn receive(&mut self, node: u32, id: PacketId) {
+    fn receive(&mut self, node: u32, id: PacketId, via: u32) {
         let dst = self.pool.get(id).dst;
         if dst == node {
             let pkt = *self.pool.get(id);
@@ -355,6 +410,71 @@ impl World {
             self.call_agent(pkt.dst_agent, |a, ctx| a.on_packet(&pkt, ctx));
             return;
         }
+        let conditioned = if via == LOCAL { !self.local[node as usize].is_empty() } else { !self.ingress[via as usize].is_empty() };
+        if conditioned && !self.condition(node, id, via) {
+            return;
+        }
+        self.forward(node, id);
+    }
+
+    /// Hands a packet to the conditioners of its input (first match wins). Returns whether it
+    /// goes on now; if not, it was held or dropped.
+    fn condition(&mut self, node: u32, id: PacketId, via: u32) -> bool {
+        let n = if via == LOCAL { self.local[node as usize].len() } else { self.ingress[via as usize].len() };
+        for k in 0..n {
+            let c = if via == LOCAL { self.local[node as usize][k] } else { self.ingress[via as usize][k] } as usize;
+            match self.conditioners[c].offer(self.now, id, &mut self.pool) {
+                Outcome::NotMatched => continue,
+                Outcome::Forward => return true,
+                Outcome::Held => {
+                    self.schedule_wake(c);
+                    return false;
+                }
+                Outcome::Drop(reason) => {
+                    self.cond_drops[c][reason.index()] += 1;
+                    self.drop_packet(id);
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Arms conditioner `c`'s wake-up for when its head-of-line packet may leave.
+    fn schedule_wake(&mut self, c: usize) {
+        let cond = &mut self.conditioners[c];
+        if let Some(t) = cond.next_release(self.now, &self.pool) {
+            if cond.wake_at != Some(t) {
+                cond.wake_at = Some(t);
+                self.events.schedule(t, Event::Wake { cond: c as u32 });
+            }
+        }
+    }
+
+    /// Conditioner `c` releases what conforms now, then re-arms.
+    fn wake(&mut self, c: usize) {
+        if self.conditioners[c].wake_at != Some(self.now) {
+            return; // superseded by a later wake-up
+        }
+        self.conditioners[c].wake_at = None;
+        let node = self.conditioners[c].node;
+        while let Some((id, outcome)) = self.conditioners[c].release(self.now, &mut self.pool) {
+            match outcome {
+                Outcome::Forward => self.forward(node, id),
+                Outcome::Drop(reason) => {
+                    self.cond_drops[c][reason.index()] += 1;
+                    self.drop_packet(id);
+                }
+                Outcome::NotMatched | Outcome::Held => unreachable!("a released packet is forwarded or dropped"),
+            }
+        }
+        self.schedule_wake(c);
+    }
+
+    /// Routes a packet out of `node`.
+    #[inline]
+    fn forward(&mut self, node: u32, id: PacketId) {
+        let dst = self.pool.get(id).dst;
         let port = self.tables.next_port(node as usize, dst as usize);
         if port == NO_ROUTE {
             self.node_drops[node as usize][DropReason::NoRoute.index()] += 1;
@@ -368,10 +488,13 @@ impl World {
     #[inline]
     fn enqueue(&mut self, port: usize, id: PacketId) {
         let p = &mut self.ports[port];
-        let size = u64::from(self.pool.get(id).size);
+        let pkt = self.pool.get(id);
+        let size = u64::from(pkt.size);
+        let level = usize::from(self.colours.level(pkt.dscp));
         p.stats.before_change(self.now, p.queue.len_packets());
         p.stats.arrivals += 1;
         p.stats.arrival_bytes += size;
+        p.stats.levels[level].arrivals += 1;
         match p.queue.enqueue(self.now, id, &mut self.pool, &mut p.rng) {
             Ok(()) => {
                 let len = p.queue.len_packets() as u64;
@@ -392,6 +515,7 @@ impl World {
                 let r = reason.index();
                 p.stats.drops[r] += 1;
                 p.stats.drop_bytes[r] += size;
+                p.stats.levels[level].drops[r] += 1;
                 self.drop_packet(id);
             }
         }
@@ -439,12 +563,13 @@ impl World {
                 outbox: &mut outbox,
                 flow: &mut self.flows[flow],
                 generated: &mut self.generated,
+                dscp: self.spec.flows[flow].dscp,
             };
             hook(&mut self.agents[a], &mut ctx);
         }
         let node = self.agent_node[a];
         for &id in &outbox {
-            self.receive(node, id);
+            self.receive(node, id, LOCAL);
         }
         outbox.clear();
         self.outbox = outbox;
@@ -453,7 +578,8 @@ impl World {
 
     /// Packets found in queues, transmitters and on the wire.
     fn walk_in_flight(&self) -> u64 {
-        self.ports.iter().map(|p| p.queue.len_packets() as u64 + p.line.len() as u64).sum()
+        let ports: u64 = self.ports.iter().map(|p| p.queue.len_packets() as u64 + p.line.len() as u64).sum();
+        ports + self.conditioners.iter().map(|c| c.held() as u64).sum::<u64>()
     }
 
     /// The results, and the conservation check over them.
@@ -462,7 +588,7 @@ impl World {
         let end_s = now.as_secs_f64();
         let span = now.saturating_since(self.warmup).as_secs_f64();
         let name = |i: u32| self.spec.nodes[i as usize].name.clone();
-        let flows = self
+        let mut flows: Vec<FlowRow> = self
             .spec
             .flows
             .iter()
@@ -491,18 +617,23 @@ impl World {
                 completion_time_s: st.completed_at.map(SimTime::as_secs_f64),
                 mean_delay_s: (st.packets_delivered > 0)
                     .then(|| st.delay_sum_ns as f64 / st.packets_delivered as f64 * 1e-9),
+                dscp: fs.dscp,
+                ..self.tcp_fields(i, span)
             })
             .collect();
+        self.af_fields(&mut flows, span);
+        let groups = group_rows(&self.spec, &flows);
 
         let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
         let mut broken = Vec::new();
         let mut queues = Vec::with_capacity(self.ports.len());
+        let mut colours = Vec::new();
         for p in &mut self.ports {
             let len = p.queue.len_packets();
             p.stats.before_change(now, len);
             let s = &p.stats;
             let drops: BTreeMap<String, u64> =
-                DropReason::ALL.iter().map(|r| (r.name().to_string(), s.drops[r.index()])).collect();
+                DropReason::QUEUE.iter().map(|r| (r.name().to_string(), s.drops[r.index()])).collect();
             if s.arrivals != s.departures + s.total_drops() + len as u64 {
                 broken.push(p.name.clone());
             }
@@ -526,6 +657,74 @@ impl World {
                 max_len_packets: s.max_len_packets,
                 mean_len_packets: if now.0 > 0 { s.len_integral as f64 / now.0 as f64 } else { 0.0 },
                 utilization: if now.0 > 0 { p.busy_ns.min(now.0) as f64 / now.0 as f64 } else { 0.0 },
+            });
+            // per drop-precedence level, with the packets still queued counted by level
+            let mut queued = [0u64; MAX_LEVELS];
+            for &id in p.queue.queued() {
+                queued[usize::from(self.colours.level(self.pool.get(id).dscp))] += 1;
+            }
+            for (level, l) in p.stats.levels.iter().enumerate() {
+                if l.arrivals == 0 {
+                    continue;
+                }
+                let (overflow, early) =
+                    (l.drops[DropReason::Overflow.index()], l.drops[DropReason::Early.index()]);
+                let dropped: u64 = l.drops.iter().sum();
+                if l.arrivals != l.departures + dropped + queued[level] {
+                    broken.push(format!("{} level {level}", p.name));
+                }
+                colours.push(ColourRow {
+                    queue: p.name.clone(),
+                    level: level as u8,
+                    colour: if level < 3 {
+                        Colour::from_level(level as u8).name().to_string()
+                    } else {
+                        format!("level {level}")
+                    },
+                    arrivals: l.arrivals,
+                    departures: l.departures,
+                    drops_overflow: overflow,
+                    drops_early: early,
+                    ecn_marks: p.queue.ecn_marks(level),
+                    queued_end: queued[level],
+                    loss_ratio: dropped as f64 / l.arrivals as f64,
+                });
+            }
+        }
+        let mut conditioners = Vec::with_capacity(self.conditioners.len());
+        for (c, cond) in self.conditioners.iter().enumerate() {
+            if let Err(e) = cond.check() {
+                broken.push(e);
+            }
+            let nonzero: BTreeMap<String, u64> = DropReason::ALL
+                .iter()
+                .filter(|r| self.cond_drops[c][r.index()] > 0)
+                .map(|r| (r.name().to_string(), self.cond_drops[c][r.index()]))
+                .collect();
+            if !nonzero.is_empty() {
+                dropped.insert(format!("conditioner {}", cond.name), nonzero);
+            }
+            let m = cond.marker_stats();
+            let conformant_kbps = if span > 0.0 { cond.stats.green_bytes_measured as f64 * 8.0 / span / 1e3 } else { 0.0 };
+            conditioners.push(ConditionerRow {
+                name: cond.name.clone(),
+                node: self.spec.nodes[cond.node as usize].name.clone(),
+                meter: cond.meter_kind().to_string(),
+                committed_rate_bps: cond.committed_rate_bps(),
+                matched: cond.stats.matched,
+                green_packets: m.packets[0],
+                yellow_packets: m.packets[1],
+                red_packets: m.packets[2],
+                green_bytes: m.bytes[0],
+                yellow_bytes: m.bytes[1],
+                red_bytes: m.bytes[2],
+                forwarded: cond.stats.forwarded,
+                dropped_policed: cond.stats.dropped_policed,
+                dropped_buffer: cond.stats.dropped_buffer,
+                held_end: cond.held() as u64,
+                max_held: cond.stats.max_held,
+                conformant_kbps,
+                respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
             });
         }
         for (i, d) in self.node_drops.iter().enumerate() {
@@ -562,7 +761,11 @@ impl World {
             warmup_s: self.warmup.as_secs_f64(),
             flows,
             queues,
+            colours,
+            conditioners,
+            groups,
             conservation,
+            traces: self.take_traces(),
             engine: EngineCounts {
                 events: self.events_done,
                 packet_hops: self.hops,
@@ -575,6 +778,83 @@ impl World {
     pub fn now(&self) -> SimTime {
         self.now
     }
+
+    /// The TCP senders' traces, taken out of the senders (a second report has none).
+    fn take_traces(&mut self) -> Vec<(String, crate::transport::tcp::trace::Trace)> {
+        let mut out = Vec::new();
+        for (i, f) in self.spec.flows.iter().enumerate() {
+            if let AnyAgent::TcpSender(s) = &mut self.agents[2 * i] {
+                if let Some(t) = s.take_trace() {
+                    out.push((f.name.clone(), t));
+                }
+            }
+        }
+        out
+    }
+
+    /// Fills each flow's contract, conformant rate, Respect of Service and excess, from the
+    /// conditioner that meters it alone (the first such, in file order).
+    fn af_fields(&self, flows: &mut [FlowRow], span_s: f64) {
+        for (i, row) in flows.iter_mut().enumerate() {
+            let Some(c) = self.conditioners.iter().find(|c| c.meters_alone(i)) else { continue };
+            let contract = c.committed_rate_bps() as f64 / 1e3;
+            let conformant = if span_s > 0.0 { c.green_by_flow[i] as f64 * 8.0 / span_s / 1e3 } else { 0.0 };
+            row.contract_kbps = Some(contract);
+            row.conformant_kbps = Some(conformant);
+            row.respect_of_service = Some(conformant / contract);
+            row.excess_kbps = Some(row.throughput_kbps - contract);
+        }
+    }
+
+    /// The TCP columns of flow `i`'s row (all `None` for other kinds); the rest of the row is
+    /// filled by the caller.
+    fn tcp_fields(&self, i: usize, span_s: f64) -> FlowRow {
+        let mut row = FlowRow::default();
+        if let (AnyAgent::TcpSender(s), AnyAgent::TcpReceiver(r)) = (&self.agents[2 * i], &self.agents[2 * i + 1]) {
+            let (s, r) = (s.stats(), r.stats());
+            let measured = r.goodput_bytes - self.goodput_at_warmup[i];
+            row.goodput_kbps = Some(if span_s > 0.0 { measured as f64 * 8.0 / span_s / 1e3 } else { 0.0 });
+            row.goodput_bytes = Some(r.goodput_bytes);
+            row.retransmitted_packets = Some(s.retransmitted_segments);
+            row.timeouts = Some(s.timeouts);
+            row.fast_recoveries = Some(s.fast_recoveries);
+            row.ecn_reductions = Some(s.ecn_reductions);
+            row.ce_received = Some(r.ce_received);
+            row.rtt_mean_s = (s.rtt_samples > 0).then_some(s.rtt_mean_s);
+            row.rtt_std_s = (s.rtt_samples > 0).then_some(s.rtt_std_s);
+        }
+        row
+    }
+}
+
+/// One row per flow group, in order of first appearance.
+fn group_rows(spec: &Spec, flows: &[FlowRow]) -> Vec<GroupRow> {
+    let mut order: Vec<&str> = Vec::new();
+    for f in &spec.flows {
+        if !order.contains(&f.group.as_str()) {
+            order.push(&f.group);
+        }
+    }
+    order
+        .into_iter()
+        .map(|g| {
+            let members: Vec<&FlowRow> = flows.iter().filter(|f| f.group == g).collect();
+            let tput: Vec<f64> = members.iter().map(|f| f.throughput_kbps).collect();
+            let contracts: Option<Vec<f64>> = members.iter().map(|f| f.contract_kbps).collect();
+            let goodput: Option<Vec<f64>> = members.iter().map(|f| f.goodput_kbps).collect();
+            GroupRow {
+                name: g.to_string(),
+                flows: members.len() as u64,
+                throughput_kbps_total: tput.iter().sum(),
+                throughput_kbps_min: tput.iter().copied().fold(f64::INFINITY, f64::min),
+                throughput_kbps_median: fairness::median(&tput).unwrap_or(0.0),
+                throughput_kbps_max: tput.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                jain: fairness::jain(&tput),
+                goodput_kbps_total: goodput.map(|g| g.iter().sum()),
+                fieb: contracts.and_then(|r| fairness::fieb(&tput, &r)),
+            }
+        })
+        .collect()
 }
 
 /// Builds and runs a scenario; fails if the packet conservation identity does not hold.

@@ -254,6 +254,22 @@ impl RunResult {
     fn queues_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         queue_columns(py, &self.report.queues)
     }
+    /// TCP sender traces, by flow name: each a dict of columns `time_s`, `cwnd`, `ssthresh`,
+    /// `srtt`, `rto` (float64) and `bytes_in_flight` (uint64). Only flows with `trace = true`.
+    fn traces<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (flow, t) in &self.report.traces {
+            let d = PyDict::new(py);
+            d.set_item("time_s", PyArray1::from_slice(py, &t.time_s))?;
+            d.set_item("cwnd", PyArray1::from_slice(py, &t.cwnd))?;
+            d.set_item("ssthresh", PyArray1::from_slice(py, &t.ssthresh))?;
+            d.set_item("srtt", PyArray1::from_slice(py, &t.srtt))?;
+            d.set_item("rto", PyArray1::from_slice(py, &t.rto))?;
+            d.set_item("bytes_in_flight", PyArray1::from_slice(py, &t.bytes_in_flight))?;
+            out.set_item(flow, d)?;
+        }
+        Ok(out)
+    }
     /// Wall-clock seconds the core run took (not part of the report).
     #[getter]
     fn wall_seconds(&self) -> f64 {
@@ -284,8 +300,9 @@ impl RunResult {
 }
 
 /// Sets one column of `dict` from a field of every row: `str` fields become a list of str,
-/// numbers and booleans a numpy array of their Rust type, `opt` (Option<f64>) fields a float64
-/// array with NaN for None. The column is named after the field, as in the report's JSON.
+/// numbers and booleans a numpy array of their Rust type, `opt` (Option<f64>) and `optu`
+/// (Option<u64>, a count that does not apply to every row) fields a float64 array with NaN for
+/// None, as pandas represents missing numbers. The column is named after the field, as in the report's JSON.
 macro_rules! column {
     ($dict:ident, $rows:ident, str $field:ident) => {
         $dict.set_item(
@@ -297,6 +314,15 @@ macro_rules! column {
         $dict.set_item(
             stringify!($field),
             PyArray1::from_vec($dict.py(), $rows.iter().map(|r| r.$field).collect()),
+        )?
+    };
+    ($dict:ident, $rows:ident, optu $field:ident) => {
+        $dict.set_item(
+            stringify!($field),
+            PyArray1::from_vec(
+                $dict.py(),
+                $rows.iter().map(|r| r.$field.map_or(f64::NAN, |v| v as f64)).collect(),
+            ),
         )?
     };
     ($dict:ident, $rows:ident, opt $field:ident) => {
@@ -333,6 +359,20 @@ fn flow_columns<'py>(py: Python<'py>, rows: &[FlowRow]) -> PyResult<Bound<'py, P
     column!(d, rows, num completed);
     column!(d, rows, opt completion_time_s);
     column!(d, rows, opt mean_delay_s);
+    d.set_item("dscp", PyArray1::from_vec(py, rows.iter().map(|r| u64::from(r.dscp)).collect()))?;
+    column!(d, rows, opt goodput_kbps);
+    column!(d, rows, optu goodput_bytes);
+    column!(d, rows, optu retransmitted_packets);
+    column!(d, rows, optu timeouts);
+    column!(d, rows, optu fast_recoveries);
+    column!(d, rows, optu ecn_reductions);
+    column!(d, rows, optu ce_received);
+    column!(d, rows, opt rtt_mean_s);
+    column!(d, rows, opt rtt_std_s);
+    column!(d, rows, opt contract_kbps);
+    column!(d, rows, opt conformant_kbps);
+    column!(d, rows, opt respect_of_service);
+    column!(d, rows, opt excess_kbps);
     Ok(d)
 }
 

@@ -21,6 +21,7 @@
 //! Not here: classifiers (which flow feeds which meter) and the enhanced token bucket / CSA
 //! and SIMA markers live in their own files, written separately.
 
+pub mod conditioner;
 pub mod dscp;
 pub mod srtcm;
 pub mod token_bucket;

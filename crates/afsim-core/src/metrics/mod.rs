@@ -2,4 +2,5 @@
 //! of a whole run (`conservation`). Per-queue counters live with the queues
 //! (`queue::QueueStats`).
 pub mod conservation;
+pub mod fairness;
 pub mod flow;

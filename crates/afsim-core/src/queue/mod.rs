@@ -35,6 +35,10 @@ pub enum DropReason {
     Early,
     /// No route to the destination at some node.
     NoRoute,
+    /// An edge conditioner's action for the packet's colour was to drop it (policing).
+    Policed,
+    /// An edge conditioner had to hold the packet and its buffer was full.
+    EdgeBuffer,
     /// Removed by a discipline that loses packets without telling anyone — only the test double
     /// that proves the conservation check can fail.
     #[cfg(test)]
@@ -42,13 +46,23 @@ pub enum DropReason {
 }
 
 impl DropReason {
-    pub const ALL: &'static [DropReason] = &[DropReason::Overflow, DropReason::Early, DropReason::NoRoute];
+    pub const ALL: &'static [DropReason] = &[
+        DropReason::Overflow,
+        DropReason::Early,
+        DropReason::NoRoute,
+        DropReason::Policed,
+        DropReason::EdgeBuffer,
+    ];
+    /// The reasons a queue can drop for (its report row lists these).
+    pub const QUEUE: &'static [DropReason] = &[DropReason::Overflow, DropReason::Early];
 
     pub fn name(self) -> &'static str {
         match self {
             DropReason::Overflow => "overflow",
             DropReason::Early => "early",
             DropReason::NoRoute => "no_route",
+            DropReason::Policed => "policed",
+            DropReason::EdgeBuffer => "edge_buffer",
             #[cfg(test)]
             DropReason::Unaccounted => "unaccounted",
         }
@@ -59,14 +73,16 @@ impl DropReason {
             DropReason::Overflow => 0,
             DropReason::Early => 1,
             DropReason::NoRoute => 2,
+            DropReason::Policed => 3,
+            DropReason::EdgeBuffer => 4,
             #[cfg(test)]
-            DropReason::Unaccounted => 3,
+            DropReason::Unaccounted => 5,
         }
     }
 }
 
-/// Number of drop reasons that reports show.
-pub const N_DROP_REASONS: usize = 3;
+/// Number of drop reasons (counter arrays are indexed by `DropReason::index`).
+pub const N_DROP_REASONS: usize = 5;
 
 /// Every discipline, dispatched without boxing.
 #[derive(Debug)]
@@ -151,6 +167,29 @@ impl AnyQueue {
         }
     }
 
+    /// The packets queued now, head first (end-of-run accounting, not the packet path).
+    pub fn queued(&self) -> &std::collections::VecDeque<PacketId> {
+        match self {
+            AnyQueue::DropTail(q) => q.queued(),
+            AnyQueue::Red(q) => q.queued(),
+            AnyQueue::Rio(q) => q.queued(),
+            AnyQueue::Wred(q) => q.queued(),
+            #[cfg(test)]
+            AnyQueue::Leaky(q, ..) => q.queued(),
+        }
+    }
+
+    /// ECN marks the discipline put on packets of drop-precedence `level`; `None` for a
+    /// discipline that never marks.
+    pub fn ecn_marks(&self, level: usize) -> Option<u64> {
+        match self {
+            AnyQueue::Red(q) => Some(q.stats.levels[level].ecn_marks),
+            AnyQueue::Rio(q) => Some(q.stats.levels[level].ecn_marks),
+            AnyQueue::Wred(q) => Some(q.stats.levels[level].ecn_marks),
+            _ => None,
+        }
+    }
+
     /// The port's transmitter will finish the packet just dequeued at `at`.
     #[inline]
     pub fn tx_ends(&mut self, at: SimTime) {
@@ -184,6 +223,16 @@ impl AnyQueue {
     }
 }
 
+/// Counters of one drop-precedence level at one queue.
+///
+/// Identity: `arrivals = departures + sum(drops) + queued now`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LevelStats {
+    pub arrivals: u64,
+    pub departures: u64,
+    pub drops: [u64; N_DROP_REASONS],
+}
+
 /// Counters of one output queue.
 ///
 /// Identity (checked at the end of every run):
@@ -197,6 +246,8 @@ pub struct QueueStats {
     pub drops: [u64; N_DROP_REASONS],
     pub drop_bytes: [u64; N_DROP_REASONS],
     pub max_len_packets: u64,
+    /// The same counts by drop-precedence level (the domain's `ColourTable`).
+    pub levels: [LevelStats; crate::edge::dscp::MAX_LEVELS],
     /// Integral of the queue length in packets over time (packet·ns), for the time average.
     pub len_integral: u128,
     pub last_change: SimTime,

@@ -149,6 +149,11 @@ impl Wred {
         Some(id)
     }
 
+    /// The packets queued now, head first (for end-of-run accounting).
+    pub fn queued(&self) -> &std::collections::VecDeque<PacketId> {
+        &self.fifo
+    }
+
     #[inline]
     pub fn len_packets(&self) -> usize {
         self.fifo.len()

@@ -21,6 +21,10 @@ pub enum Event {
     Arrive { port: u32 },
     /// A timer set by an agent; `token` lets the agent ignore timers it has since re-armed.
     Timer { agent: u32, token: u32 },
+    /// The measured interval begins (counters that need a snapshot take it).
+    Warmup,
+    /// Edge conditioner `cond` may release the packet it holds at the head of its FIFO.
+    Wake { cond: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -27,12 +27,16 @@ pub struct Ctx<'a> {
     pub(crate) outbox: &'a mut Vec<PacketId>,
     pub(crate) flow: &'a mut FlowStats,
     pub(crate) generated: &'a mut u64,
+    /// The flow's code point (`FlowSpec::dscp`), stamped on its forward packets.
+    pub(crate) dscp: u8,
 }
 
 impl Ctx<'_> {
     /// Sends a packet from this agent's node. `rev = false` marks the flow's forward direction
     /// (source → sink, e.g. data), `true` the reverse (e.g. TCP ACKs); per-flow counters keep
-    /// the two apart.
+    /// the two apart. Forward packets leave with the flow's DSCP (the host marks its traffic,
+    /// RFC 2474 §2; edge conditioners may re-mark it); reverse packets keep the one the agent
+    /// set (best effort by default).
     #[inline]
     pub fn send(&mut self, mut p: Packet) -> PacketId {
         p.created = self.now;
@@ -40,6 +44,7 @@ impl Ctx<'_> {
         if p.rev {
             self.flow.rev_sent += 1;
         } else {
+            p.dscp = self.dscp;
             self.flow.packets_sent += 1;
             self.flow.bytes_sent += u64::from(p.size);
         }

@@ -253,3 +253,186 @@ fn red_bottleneck_drops_early_and_lower_max_th_drops_earlier() {
     assert!(low > 0 && high > 0);
     assert!(low > high, "max_th 15: {low} early drops, max_th 60: {high}");
 }
+
+fn tcp(name: &str, src: usize, dst: usize, params: crate::transport::tcp::Params) -> FlowSpec {
+    FlowSpec { name: name.into(), dscp: 0, group: name.into(), src, dst, app: AppSpec::Tcp(params) }
+}
+
+/// a - r1 = r2 - b: 100 Mb/s access, 10 Mb/s 20 ms bottleneck.
+fn tcp_dumbbell(bottleneck: LinkSpec, flows: Vec<FlowSpec>, secs: u64) -> Spec {
+    let mut s = spec(
+        &["a", "r1", "r2", "b"],
+        vec![link(0, 1, 100_000_000, 1, 1000), bottleneck, link(2, 3, 100_000_000, 1, 1000)],
+        flows,
+        secs,
+    );
+    s.warmup = SimDuration::from_secs(5);
+    s
+}
+
+#[test]
+fn one_tcp_flow_fills_the_bottleneck_and_every_packet_is_accounted_for() {
+    use crate::transport::tcp::{Params, Variant};
+    let p = Params { variant: Variant::NewReno, max_window_bytes: 200 * 960, ..Params::default() };
+    let s = tcp_dumbbell(link(1, 2, 10_000_000, 20, 50), vec![tcp("t", 0, 3, p)], 30);
+    let r = run_ok(&s);
+    let f = &r.flows[0];
+    assert_eq!(f.kind, "tcp-newreno");
+    // payload share of a 1000-byte packet is 960 bytes: 9.6 Mb/s of goodput at most
+    let goodput = f.goodput_kbps.unwrap();
+    assert!(goodput > 0.85 * 9600.0 && goodput <= 9600.0, "{goodput}");
+    assert!(f.fast_recoveries.unwrap() > 0, "the 50-packet buffer overflows in slow start");
+    assert!(f.rtt_mean_s.unwrap() > 0.044, "at least the 44 ms propagation round trip");
+    assert!(r.queues.iter().find(|q| q.name == "r1->r2").unwrap().utilization > 0.9);
+    assert!(r.conservation.holds, "{}", r.conservation.identity);
+}
+
+#[test]
+fn a_finite_tcp_transfer_completes_and_delivers_every_byte() {
+    use crate::transport::tcp::Params;
+    let p = Params { transfer_bytes: Some(1_000_000), ..Params::default() };
+    let mut s = tcp_dumbbell(link(1, 2, 10_000_000, 20, 20), vec![tcp("t", 0, 3, p)], 60);
+    s.warmup = SimDuration::ZERO;
+    s.stop.transfers_complete = true;
+    let r = run_ok(&s);
+    let f = &r.flows[0];
+    assert!(f.finite && f.completed);
+    assert_eq!(f.goodput_bytes, Some(1_000_000));
+    assert_eq!(r.stop_reason, "transfers_complete");
+    assert!(r.conservation.holds);
+}
+
+#[test]
+fn ecn_capable_tcp_over_red_with_ecn_is_marked_instead_of_dropped() {
+    use crate::queue::ecn_mark::Strategy;
+    use crate::transport::tcp::Params;
+    let mut bottleneck = red_link(1, 2, 10_000_000, 5.0, 15.0);
+    if let QueueSpec::Red(p) = &mut bottleneck.queue_ab {
+        p.common.ecn = Some(Strategy::MARK_TAIL);
+    }
+    let flows = (0..4).map(|i| tcp(&format!("t{i}"), 0, 3, Params { ecn: true, ..Params::default() })).collect();
+    let r = run_ok(&tcp_dumbbell(bottleneck, flows, 30));
+    let reductions: u64 = r.flows.iter().map(|f| f.ecn_reductions.unwrap()).sum();
+    let ce: u64 = r.flows.iter().map(|f| f.ce_received.unwrap()).sum();
+    assert!(ce > 0 && reductions > 0, "ce {ce}, reductions {reductions}");
+    assert!(reductions <= ce, "at most one reduction per mark");
+    assert!(r.conservation.holds);
+}
+
+fn token_bucket_conditioner(name: &str, node: usize, from: Option<usize>, rate_bps: u64, actions: [crate::edge::PerColourAction; 3], buffer: u32) -> ConditionerSpec {
+    use crate::edge::token_bucket::{Depth, Params};
+    ConditionerSpec {
+        name: name.into(),
+        node,
+        from,
+        classifier: ClassifierSpec::default(),
+        meter: MeterSpec::TokenBucket(Params { rate_bps, depth: Depth::Bytes(10_000) }),
+        per_flow: false,
+        actions,
+        buffer_packets: buffer,
+    }
+}
+
+fn rio_link(a: usize, b: usize, rate_bps: u64) -> LinkSpec {
+    use crate::queue::red::{Common, Curve};
+    use crate::queue::rio::{Coupling, Params};
+    let mut l = link(a, b, rate_bps, 5, 200);
+    l.queue_ab = QueueSpec::Rio(
+        Params {
+            in_curve: Curve { min_th: 40.0, max_th: 70.0, max_p: 0.02 },
+            out_curve: Curve { min_th: 10.0, max_th: 40.0, max_p: 0.2 },
+            coupling: Coupling::Coupled,
+            common: Common::new(0, Limit::Packets(200)),
+        },
+        crate::edge::dscp::ColourTable::rfc2597(),
+    );
+    l
+}
+
+#[test]
+fn edge_marking_into_rio_protects_in_profile_packets() {
+    use crate::edge::dscp::{AF11, AF12};
+    use crate::edge::PerColourAction::Mark;
+    // two sources at 1.5 Mb/s each, each metered at 1 Mb/s on its input line at r1, into a
+    // 2.4 Mb/s RIO bottleneck: 2 Mb/s of IN fits, the OUT excess (1 Mb/s offered) does not
+    let mut flows = vec![];
+    for i in 0..2 {
+        let mut f = cbr(&format!("af{i}"), i, 4, 1_500_000, 500);
+        cbr_mut(&mut f).jitter = true;
+        f.group = "af".into();
+        flows.push(f);
+    }
+    let mut s = spec(
+        &["s0", "s1", "r1", "r2", "d"],
+        vec![link(0, 2, 10_000_000, 1, 100), link(1, 2, 10_000_000, 1, 100), rio_link(2, 3, 2_400_000), link(3, 4, 10_000_000, 1, 100)],
+        flows,
+        30,
+    );
+    s.warmup = SimDuration::from_secs(5);
+    for i in 0..2 {
+        s.conditioners.push(token_bucket_conditioner(&format!("edge{i}"), 2, Some(i), 1_000_000, [Mark(AF11), Mark(AF12), Mark(AF12)], 0));
+    }
+    let r = run_ok(&s);
+    let colours: Vec<_> = r.colours.iter().filter(|c| c.queue == "r1->r2").collect();
+    let green = colours.iter().find(|c| c.colour == "green").unwrap();
+    let yellow = colours.iter().find(|c| c.colour == "yellow").unwrap();
+    assert!(yellow.loss_ratio > 10.0 * green.loss_ratio.max(1e-4), "OUT dropped before IN: {colours:?}");
+    for f in &r.flows {
+        assert_eq!(f.contract_kbps, Some(1000.0));
+        let ros = f.respect_of_service.unwrap();
+        assert!((0.95..1.02).contains(&ros), "RoS {ros}");
+        assert!(f.excess_kbps.unwrap() > 0.0);
+    }
+    assert_eq!(r.conditioners.len(), 2);
+    assert_eq!(r.groups[0].flows, 2);
+    assert!(r.groups[0].fieb.is_some() && r.groups[0].jain.unwrap() > 0.9);
+    assert!(r.conservation.holds, "{}", r.conservation.identity);
+}
+
+#[test]
+fn a_policer_drops_the_excess_at_the_edge() {
+    use crate::edge::PerColourAction::{Drop, Keep};
+    let mut s = spec(&["a", "r", "b"], vec![link(0, 1, 10_000_000, 1, 100), link(1, 2, 10_000_000, 1, 100)], vec![cbr("f", 0, 2, 2_000_000, 500)], 10);
+    s.conditioners.push(token_bucket_conditioner("police", 1, Some(0), 1_000_000, [Keep, Drop, Drop], 0));
+    let r = run_ok(&s);
+    let c = &r.conditioners[0];
+    assert!(c.dropped_policed > 0);
+    assert_eq!(r.conservation.dropped["conditioner police"]["policed"], c.dropped_policed);
+    let mbps = r.flows[0].throughput_kbps / 1e3;
+    assert!((mbps - 1.0).abs() < 0.02, "policed to the token rate: {mbps}");
+    assert!(r.conservation.holds);
+}
+
+#[test]
+fn a_shaper_delays_the_excess_instead_of_dropping_it() {
+    use crate::edge::PerColourAction::{Keep, Shape};
+    // 1.2 Mb/s offered for 5 s into a 1 Mb/s shaper with room for everything: nothing lost,
+    // the tail leaves late
+    let mut f = cbr("f", 0, 2, 1_200_000, 500);
+    cbr_mut(&mut f).stop = Some(SimTime::ZERO + SimDuration::from_secs(5));
+    let mut s = spec(&["a", "r", "b"], vec![link(0, 1, 10_000_000, 1, 100), link(1, 2, 10_000_000, 1, 100)], vec![f], 20);
+    s.conditioners.push(token_bucket_conditioner("shape", 1, None, 1_000_000, [Keep, Shape, Shape], 1000));
+    let r = run_ok(&s);
+    let c = &r.conditioners[0];
+    assert_eq!(c.dropped_buffer, 0);
+    assert!(c.max_held > 50, "{}", c.max_held);
+    assert_eq!(r.flows[0].packets_delivered, r.flows[0].packets_sent);
+    // 1500 packets of 4000 bits at 1 Mb/s after the 10 kB burst: the last leaves near 5.9 s
+    let last = r.flows[0].last_delivery_s.unwrap();
+    assert!((5.8..6.1).contains(&last), "{last}");
+    assert!(r.conservation.holds);
+}
+
+#[test]
+fn a_traced_tcp_flow_reports_its_cwnd_series_and_an_untraced_one_does_not() {
+    use crate::transport::tcp::Params;
+    let flows = vec![tcp("traced", 0, 3, Params { trace: true, ..Params::default() }), tcp("quiet", 0, 3, Params::default())];
+    let r = run_ok(&tcp_dumbbell(link(1, 2, 10_000_000, 20, 50), flows, 10));
+    assert_eq!(r.traces.len(), 1);
+    let (name, t) = &r.traces[0];
+    assert_eq!(name, "traced");
+    assert!(t.len() > 100);
+    assert!(t.time_s.windows(2).all(|w| w[0] <= w[1]));
+    assert!(t.cwnd.iter().any(|&c| c > 10.0 * 960.0), "slow start opens the window");
+    assert!(!r.to_json().contains("bytes_in_flight"), "traces stay out of the JSON");
+}

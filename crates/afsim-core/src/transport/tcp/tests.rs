@@ -68,6 +68,7 @@ pub(crate) mod harness {
                     outbox: &mut self.outbox,
                     flow: &mut self.flow,
                     generated: &mut self.generated,
+                    dscp: 0,
                 };
                 f(&mut ctx);
             }

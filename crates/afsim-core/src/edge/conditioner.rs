@@ -1,0 +1,518 @@
+//! An edge traffic conditioner: classifier, meter, and an action per colour.
+//!
+//! Read this first: RFC 2475 §2.3.3 — "a traffic conditioner may contain the following
+//! elements: meter, marker, shaper, and dropper"; §2.3.1 — a classifier selects the packets it
+//! conditions. Here a conditioner sits on one input line of a node (Giacomazzi et al. §III.A:
+//! "a conditioner for each input line"), or on every packet a node forwards. A packet the
+//! classifier selects is metered (one meter for the aggregate, or one per flow); its colour's
+//! action keeps it, re-marks its DSCP, downgrades it to best effort, drops it (policing), or
+//! holds it in the conditioner's FIFO until the token bucket says it conforms (shaping).
+//! Packets behind a held packet wait too, so a conditioner never reorders a flow.
+//!
+//! Not modelled: shaping with meters other than the single-rate token bucket (the scenario
+//! loader rejects it); per-class queues inside the shaper.
+
+use std::collections::VecDeque;
+
+use super::dscp::{self, Colour, ColourTable};
+use super::srtcm::Srtcm;
+use super::token_bucket::TokenBucket;
+use super::trtcm::Trtcm;
+use super::tsw::{Tsw2cm, Tsw3cm};
+use super::{MarkerStats, PerColourAction};
+use crate::net::packet::{Packet, PacketId, Pool};
+use crate::queue::DropReason;
+use crate::scenario::spec::{ClassifierSpec, ConditionerSpec, MeterSpec};
+use crate::sim::rng::Rng;
+use crate::sim::time::{SimDuration, SimTime};
+
+/// One meter, any kind.
+#[derive(Clone, Debug)]
+pub enum Meter {
+    TokenBucket(TokenBucket),
+    Srtcm(Srtcm),
+    Trtcm(Trtcm),
+    Tsw2cm(Tsw2cm),
+    Tsw3cm(Tsw3cm),
+}
+
+impl Meter {
+    /// A meter with full buckets at `now` (RFC 2697 §3, RFC 2698 §3: buckets start full).
+    pub fn new(spec: &MeterSpec, now: SimTime) -> Meter {
+        match spec {
+            MeterSpec::TokenBucket(p) => Meter::TokenBucket(TokenBucket::new(*p, now)),
+            MeterSpec::Srtcm(p) => Meter::Srtcm(Srtcm::new(*p, now)),
+            MeterSpec::Trtcm(p) => Meter::Trtcm(Trtcm::new(*p, now)),
+            MeterSpec::Tsw2cm(p) => Meter::Tsw2cm(Tsw2cm::new(*p, now)),
+            MeterSpec::Tsw3cm(p) => Meter::Tsw3cm(Tsw3cm::new(*p, now)),
+        }
+    }
+
+    /// Colours a packet of `size` bytes that arrives pre-coloured `pre` (used by colour-aware
+    /// meters only).
+    #[inline]
+    pub fn colour(&mut self, now: SimTime, size: u32, pre: Colour, rng: &mut Rng) -> Colour {
+        match self {
+            Meter::TokenBucket(m) => m.mark(now, size),
+            Meter::Srtcm(m) => m.mark(now, size, pre),
+            Meter::Trtcm(m) => m.mark(now, size, pre),
+            Meter::Tsw2cm(m) => m.mark(now, size, rng),
+            Meter::Tsw3cm(m) => m.mark(now, size, rng),
+        }
+    }
+
+    pub fn stats(&self) -> &MarkerStats {
+        match self {
+            Meter::TokenBucket(m) => &m.stats,
+            Meter::Srtcm(m) => &m.stats,
+            Meter::Trtcm(m) => &m.stats,
+            Meter::Tsw2cm(m) => &m.stats,
+            Meter::Tsw3cm(m) => &m.stats,
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Meter::TokenBucket(_) => "token_bucket",
+            Meter::Srtcm(_) => "srtcm",
+            Meter::Trtcm(_) => "trtcm",
+            Meter::Tsw2cm(_) => "tsw2cm",
+            Meter::Tsw3cm(_) => "tsw3cm",
+        }
+    }
+}
+
+/// The committed (contracted) rate of a meter spec, bits/s: what Respect of Service and excess
+/// bandwidth are measured against.
+pub fn committed_rate_bps(spec: &MeterSpec) -> u64 {
+    match spec {
+        MeterSpec::TokenBucket(p) => p.rate_bps,
+        MeterSpec::Srtcm(p) => p.cir_bps,
+        MeterSpec::Trtcm(p) => p.cir_bps,
+        MeterSpec::Tsw2cm(p) => p.target_bps,
+        MeterSpec::Tsw3cm(p) => p.ctr_bps,
+    }
+}
+
+/// A classifier compiled for fast matching.
+#[derive(Clone, Debug, Default)]
+struct Classifier {
+    /// `flows[i]`: flow `i` is selected; empty = every flow.
+    flows: Vec<bool>,
+    src: Option<u32>,
+    dst: Option<u32>,
+    protocol: Option<u8>,
+    /// Bit `d` set: code point `d` is selected; 0 = every code point.
+    dscp_mask: u64,
+}
+
+impl Classifier {
+    fn new(spec: &ClassifierSpec, n_flows: usize) -> Self {
+        let mut flows = Vec::new();
+        if !spec.flows.is_empty() {
+            flows = vec![false; n_flows];
+            for &f in &spec.flows {
+                flows[f] = true;
+            }
+        }
+        Classifier {
+            flows,
+            src: spec.src.map(|s| s as u32),
+            dst: spec.dst.map(|d| d as u32),
+            protocol: spec.protocol,
+            dscp_mask: spec.dscp.iter().fold(0u64, |m, &d| m | 1u64 << (d & dscp::MAX_DSCP)),
+        }
+    }
+
+    /// RFC 2475 §2.3.1: multi-field (addresses, protocol, flow) and behaviour-aggregate (DSCP)
+    /// criteria, all of which must hold.
+    #[inline]
+    fn matches(&self, p: &Packet) -> bool {
+        (self.flows.is_empty() || self.flows[p.flow as usize])
+            && self.src.is_none_or(|s| s == p.src)
+            && self.dst.is_none_or(|d| d == p.dst)
+            && self.protocol.is_none_or(|x| x == p.protocol)
+            && (self.dscp_mask == 0 || self.dscp_mask & (1u64 << (p.dscp & dscp::MAX_DSCP)) != 0)
+    }
+}
+
+/// What happened to a packet offered to a conditioner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Not selected by the classifier: the next conditioner (or forwarding) gets it.
+    NotMatched,
+    /// Forward it now (its DSCP may have been rewritten).
+    Forward,
+    /// The conditioner holds it; `Conditioner::release` hands it back later.
+    Held,
+    /// Drop it, for this reason.
+    Drop(DropReason),
+}
+
+/// Counters of one conditioner.
+///
+/// Identity: `matched = forwarded + dropped_policed + dropped_buffer + held`, where `forwarded`
+/// counts packets that left (at once or after being held).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConditionerStats {
+    pub matched: u64,
+    pub forwarded: u64,
+    pub dropped_policed: u64,
+    pub dropped_buffer: u64,
+    pub max_held: u64,
+    /// Packets and bytes that left green (conformant), after the warm-up time.
+    pub green_bytes_measured: u64,
+}
+
+/// A traffic conditioner (see the module header).
+#[derive(Debug)]
+pub struct Conditioner {
+    pub name: String,
+    /// The node it sits at.
+    pub node: u32,
+    classifier: Classifier,
+    meter_spec: MeterSpec,
+    /// The aggregate meter, or per-flow meters created on a flow's first packet.
+    meters: Vec<Meter>,
+    /// Per flow: index into `meters`, or `u32::MAX` (per-flow mode only).
+    slot: Vec<u32>,
+    per_flow: bool,
+    actions: [PerColourAction; 3],
+    shaping: bool,
+    held: VecDeque<PacketId>,
+    limit: u32,
+    /// Colours of arriving packets, for colour-aware meters.
+    colours: ColourTable,
+    rng: Rng,
+    warmup: SimTime,
+    /// The instant a wake-up event is scheduled for, if any.
+    pub wake_at: Option<SimTime>,
+    pub stats: ConditionerStats,
+    /// Per flow: bytes that left green after the warm-up time, and whether the flow was seen.
+    pub green_by_flow: Vec<u64>,
+    pub seen: Vec<bool>,
+    /// Distinct flows seen.
+    pub flows_seen: u32,
+}
+
+impl Conditioner {
+    pub fn new(spec: &ConditionerSpec, n_flows: usize, colours: &ColourTable, rng: Rng, warmup: SimTime) -> Self {
+        let shaping = spec.actions.contains(&PerColourAction::Shape);
+        debug_assert!(
+            !shaping || matches!(spec.meter, MeterSpec::TokenBucket(_)),
+            "shaping needs a token bucket meter (the loader checks this)"
+        );
+        Conditioner {
+            name: spec.name.clone(),
+            node: spec.node as u32,
+            classifier: Classifier::new(&spec.classifier, n_flows),
+            meters: if spec.per_flow { Vec::new() } else { vec![Meter::new(&spec.meter, SimTime::ZERO)] },
+            slot: if spec.per_flow { vec![u32::MAX; n_flows] } else { Vec::new() },
+            meter_spec: spec.meter.clone(),
+            per_flow: spec.per_flow,
+            actions: spec.actions,
+            shaping,
+            held: VecDeque::new(),
+            limit: spec.buffer_packets,
+            colours: colours.clone(),
+            rng,
+            warmup,
+            wake_at: None,
+            stats: ConditionerStats::default(),
+            green_by_flow: vec![0; n_flows],
+            seen: vec![false; n_flows],
+            flows_seen: 0,
+        }
+    }
+
+    /// Whether this conditioner meters `flow` on its own: a per-flow meter, or the only flow
+    /// its aggregate meter ever saw. Then the meter's rate is that flow's contract.
+    pub fn meters_alone(&self, flow: usize) -> bool {
+        self.seen[flow] && (self.per_flow || self.flows_seen == 1)
+    }
+
+    #[inline]
+    fn meter_index(&mut self, flow: u32, now: SimTime) -> usize {
+        if !self.per_flow {
+            return 0;
+        }
+        let s = &mut self.slot[flow as usize];
+        if *s == u32::MAX {
+            *s = self.meters.len() as u32;
+            self.meters.push(Meter::new(&self.meter_spec, now));
+        }
+        *s as usize
+    }
+
+    /// Offers a packet arriving at `now`.
+    #[inline]
+    pub fn offer(&mut self, now: SimTime, id: PacketId, pool: &mut Pool) -> Outcome {
+        let p = pool.get(id);
+        if !self.classifier.matches(p) {
+            return Outcome::NotMatched;
+        }
+        self.stats.matched += 1;
+        let flow = p.flow as usize;
+        if !self.seen[flow] {
+            self.seen[flow] = true;
+            self.flows_seen += 1;
+        }
+        if self.shaping {
+            // no overtaking: behind a held packet, every packet waits its turn
+            if !self.held.is_empty() || !self.conforms_now(now, p) {
+                return self.hold(id);
+            }
+        }
+        self.apply(now, id, pool)
+    }
+
+    /// Whether the token bucket would colour this packet green now (shaping mode).
+    fn conforms_now(&mut self, now: SimTime, p: &Packet) -> bool {
+        let m = self.meter_index(p.flow, now);
+        match &self.meters[m] {
+            Meter::TokenBucket(tb) => tb.next_conformant(now, p.size).is_some_and(|t| t <= now),
+            _ => true,
+        }
+    }
+
+    fn hold(&mut self, id: PacketId) -> Outcome {
+        if self.held.len() >= self.limit as usize {
+            self.stats.dropped_buffer += 1;
+            return Outcome::Drop(DropReason::EdgeBuffer);
+        }
+        self.held.push_back(id);
+        self.stats.max_held = self.stats.max_held.max(self.held.len() as u64);
+        Outcome::Held
+    }
+
+    /// Meters the packet and applies its colour's action.
+    #[inline]
+    fn apply(&mut self, now: SimTime, id: PacketId, pool: &mut Pool) -> Outcome {
+        let p = pool.get_mut(id);
+        let m = self.meter_index(p.flow, now);
+        let pre = self.colours.colour(p.dscp);
+        let colour = self.meters[m].colour(now, p.size, pre, &mut self.rng);
+        if colour == Colour::Green && now >= self.warmup {
+            self.stats.green_bytes_measured += u64::from(p.size);
+            self.green_by_flow[p.flow as usize] += u64::from(p.size);
+        }
+        match self.actions[colour.index()] {
+            PerColourAction::Keep => {}
+            PerColourAction::Mark(d) => p.dscp = d,
+            // RFC 2474 §4.1: the default PHB's code point is 000000
+            PerColourAction::DowngradeToBestEffort => p.dscp = dscp::BE,
+            PerColourAction::Drop => {
+                self.stats.dropped_policed += 1;
+                return Outcome::Drop(DropReason::Policed);
+            }
+            // a packet that found its tokens never reaches here non-green: shaped packets are
+            // held until they conform, so a Shape action on a colour means "wait"
+            PerColourAction::Shape => {}
+        }
+        self.stats.forwarded += 1;
+        Outcome::Forward
+    }
+
+    /// When the head of the held FIFO can leave, if anything is held.
+    pub fn next_release(&self, now: SimTime, pool: &Pool) -> Option<SimTime> {
+        let &head = self.held.front()?;
+        let p = pool.get(head);
+        let m = if self.per_flow { self.slot[p.flow as usize] as usize } else { 0 };
+        match &self.meters[m] {
+            // a packet bigger than the bucket never conforms: release it to be metered anyway
+            Meter::TokenBucket(tb) => Some(tb.next_conformant(now, p.size).unwrap_or(now).max(now)),
+            _ => Some(now),
+        }
+    }
+
+    /// Releases the head of the held FIFO if it conforms at `now`: `Some((id, outcome))`.
+    pub fn release(&mut self, now: SimTime, pool: &mut Pool) -> Option<(PacketId, Outcome)> {
+        let &head = self.held.front()?;
+        if self.next_release(now, pool)? > now {
+            return None;
+        }
+        self.held.pop_front();
+        Some((head, self.apply(now, head, pool)))
+    }
+
+    /// Packets held now.
+    pub fn held(&self) -> usize {
+        self.held.len()
+    }
+
+    /// Every meter's counters added up.
+    pub fn marker_stats(&self) -> MarkerStats {
+        let mut total = MarkerStats::default();
+        for m in &self.meters {
+            let s = m.stats();
+            total.offered_packets += s.offered_packets;
+            total.offered_bytes += s.offered_bytes;
+            for c in 0..3 {
+                total.packets[c] += s.packets[c];
+                total.bytes[c] += s.bytes[c];
+            }
+        }
+        total
+    }
+
+    pub fn meter_kind(&self) -> &'static str {
+        Meter::new(&self.meter_spec, SimTime::ZERO).kind()
+    }
+
+    pub fn committed_rate_bps(&self) -> u64 {
+        committed_rate_bps(&self.meter_spec)
+    }
+
+    /// Checks the identity of `ConditionerStats`.
+    pub fn check(&self) -> Result<(), String> {
+        let s = &self.stats;
+        let out = s.forwarded + s.dropped_policed + s.dropped_buffer + self.held.len() as u64;
+        if s.matched != out {
+            return Err(format!(
+                "conditioner {}: matched {} ≠ forwarded {} + policed {} + buffer drops {} + held {}",
+                self.name,
+                s.matched,
+                s.forwarded,
+                s.dropped_policed,
+                s.dropped_buffer,
+                self.held.len()
+            ));
+        }
+        self.marker_stats().check()
+    }
+}
+
+/// The span a meter needs, at its committed rate, for one packet of `size` bytes.
+pub fn packet_time(rate_bps: u64, size: u32) -> SimDuration {
+    SimDuration((u128::from(size) * 8 * 1_000_000_000 / u128::from(rate_bps.max(1))) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edge::token_bucket::{Depth, Params};
+    use crate::sim::rng::stream;
+
+    fn tb(rate_bps: u64, depth_bytes: u64) -> MeterSpec {
+        MeterSpec::TokenBucket(Params { rate_bps, depth: Depth::Bytes(depth_bytes) })
+    }
+
+    fn spec(meter: MeterSpec, actions: [PerColourAction; 3], buffer: u32) -> ConditionerSpec {
+        ConditionerSpec {
+            name: "c".into(),
+            node: 0,
+            from: None,
+            classifier: ClassifierSpec::default(),
+            meter,
+            per_flow: false,
+            actions,
+            buffer_packets: buffer,
+        }
+    }
+
+    fn conditioner(s: &ConditionerSpec) -> Conditioner {
+        Conditioner::new(s, 4, &ColourTable::rfc2597(), stream(1, "c"), SimTime::ZERO)
+    }
+
+    fn pkt(pool: &mut Pool, flow: u32, size: u32, dscp: u8) -> PacketId {
+        pool.alloc(Packet { flow, size, dscp, ..Default::default() })
+    }
+
+    const AF: [PerColourAction; 3] =
+        [PerColourAction::Mark(dscp::AF11), PerColourAction::Mark(dscp::AF12), PerColourAction::Drop];
+
+    #[test]
+    fn in_profile_packets_are_marked_green_and_the_excess_is_re_marked() {
+        // 1000 B/s, depth 1000 B: the first packet takes the bucket, the second finds it empty
+        let s = spec(tb(8_000, 1_000), AF, 0);
+        let mut c = conditioner(&s);
+        let mut pool = Pool::new();
+        let a = pkt(&mut pool, 0, 1000, 0);
+        let b = pkt(&mut pool, 0, 1000, 0);
+        assert_eq!(c.offer(SimTime::ZERO, a, &mut pool), Outcome::Forward);
+        assert_eq!(c.offer(SimTime::ZERO, b, &mut pool), Outcome::Forward);
+        assert_eq!(pool.get(a).dscp, dscp::AF11);
+        assert_eq!(pool.get(b).dscp, dscp::AF12);
+        assert!(c.check().is_ok());
+    }
+
+    #[test]
+    fn downgrade_rewrites_to_best_effort_and_drop_polices() {
+        let actions = [PerColourAction::Keep, PerColourAction::DowngradeToBestEffort, PerColourAction::Drop];
+        let mut c = conditioner(&spec(tb(8_000, 1_000), actions, 0));
+        let mut pool = Pool::new();
+        let a = pkt(&mut pool, 0, 1000, dscp::AF11);
+        let b = pkt(&mut pool, 0, 1000, dscp::AF11);
+        c.offer(SimTime::ZERO, a, &mut pool);
+        c.offer(SimTime::ZERO, b, &mut pool);
+        assert_eq!(pool.get(a).dscp, dscp::AF11, "keep");
+        assert_eq!(pool.get(b).dscp, dscp::BE, "downgraded");
+        let policer = [PerColourAction::Keep, PerColourAction::Drop, PerColourAction::Drop];
+        let mut c = conditioner(&spec(tb(8_000, 1_000), policer, 0));
+        c.offer(SimTime::ZERO, a, &mut pool);
+        assert_eq!(c.offer(SimTime::ZERO, b, &mut pool), Outcome::Drop(DropReason::Policed));
+        assert_eq!(c.stats.dropped_policed, 1);
+        assert!(c.check().is_ok());
+    }
+
+    #[test]
+    fn the_classifier_selects_by_flow_and_code_point() {
+        let mut s = spec(tb(8_000, 1_000), AF, 0);
+        s.classifier.flows = vec![1];
+        s.classifier.dscp = vec![dscp::BE];
+        let mut c = conditioner(&s);
+        let mut pool = Pool::new();
+        let other_flow = pkt(&mut pool, 0, 100, dscp::BE);
+        let other_dscp = pkt(&mut pool, 1, 100, dscp::EF);
+        let selected = pkt(&mut pool, 1, 100, dscp::BE);
+        assert_eq!(c.offer(SimTime::ZERO, other_flow, &mut pool), Outcome::NotMatched);
+        assert_eq!(c.offer(SimTime::ZERO, other_dscp, &mut pool), Outcome::NotMatched);
+        assert_eq!(c.offer(SimTime::ZERO, selected, &mut pool), Outcome::Forward);
+        assert_eq!(c.stats.matched, 1);
+    }
+
+    #[test]
+    fn a_shaper_holds_excess_packets_until_tokens_arrive_and_keeps_their_order() {
+        // 8000 b/s = 1 byte per ms; depth 1000 B: the first packet passes, the next two wait
+        let shape = [PerColourAction::Keep, PerColourAction::Shape, PerColourAction::Shape];
+        let mut c = conditioner(&spec(tb(8_000, 1_000), shape, 10));
+        let mut pool = Pool::new();
+        let ids: Vec<_> = (0..3).map(|_| pkt(&mut pool, 0, 1000, 0)).collect();
+        assert_eq!(c.offer(SimTime::ZERO, ids[0], &mut pool), Outcome::Forward);
+        assert_eq!(c.offer(SimTime::ZERO, ids[1], &mut pool), Outcome::Held);
+        assert_eq!(c.offer(SimTime::ZERO, ids[2], &mut pool), Outcome::Held);
+        let t1 = c.next_release(SimTime::ZERO, &pool).unwrap();
+        assert_eq!(t1, SimTime::from_nanos(1_000_000_000), "1000 bytes of tokens take 1 s");
+        assert_eq!(c.release(SimTime::from_nanos(999_999_999), &mut pool), None, "not before");
+        assert_eq!(c.release(t1, &mut pool), Some((ids[1], Outcome::Forward)));
+        assert_eq!(c.next_release(t1, &pool), Some(SimTime::from_nanos(2_000_000_000)));
+        assert!(c.check().is_ok());
+    }
+
+    #[test]
+    fn a_full_shaper_buffer_drops_the_arrival() {
+        let shape = [PerColourAction::Keep, PerColourAction::Shape, PerColourAction::Shape];
+        let mut c = conditioner(&spec(tb(8_000, 1_000), shape, 1));
+        let mut pool = Pool::new();
+        let ids: Vec<_> = (0..3).map(|_| pkt(&mut pool, 0, 1000, 0)).collect();
+        c.offer(SimTime::ZERO, ids[0], &mut pool);
+        assert_eq!(c.offer(SimTime::ZERO, ids[1], &mut pool), Outcome::Held);
+        assert_eq!(c.offer(SimTime::ZERO, ids[2], &mut pool), Outcome::Drop(DropReason::EdgeBuffer));
+        assert!(c.check().is_ok());
+    }
+
+    #[test]
+    fn per_flow_meters_give_each_flow_its_own_bucket() {
+        let mut s = spec(tb(8_000, 1_000), AF, 0);
+        s.per_flow = true;
+        let mut c = conditioner(&s);
+        let mut pool = Pool::new();
+        let a = pkt(&mut pool, 0, 1000, 0);
+        let b = pkt(&mut pool, 1, 1000, 0);
+        c.offer(SimTime::ZERO, a, &mut pool);
+        c.offer(SimTime::ZERO, b, &mut pool);
+        assert_eq!(pool.get(a).dscp, dscp::AF11);
+        assert_eq!(pool.get(b).dscp, dscp::AF11, "flow 1 has its own full bucket");
+        assert_eq!(c.marker_stats().packets, [2, 0, 0]);
+    }
+}
