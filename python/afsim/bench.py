@@ -38,6 +38,8 @@ ROW_KEYS = (
     "events_per_s",
     "peak_rss_mib",
     "pool_high_water",
+    "bottleneck",
+    "bottleneck_pkts_per_s",
 )
 
 
@@ -70,6 +72,8 @@ def measure(name: str, quick: bool) -> dict[str, Any]:
     wall = result.wall_seconds
     # Linux reports ru_maxrss in KiB.
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # the bottleneck: the most utilised queue (the dumbbells' r1->r2)
+    bottleneck = max(summary["queues"], key=lambda q: q["utilization"])
     return {
         "name": name,
         "packet_hops": result.packet_hops,
@@ -79,6 +83,9 @@ def measure(name: str, quick: bool) -> dict[str, Any]:
         "events_per_s": result.events / wall if wall > 0 else None,
         "peak_rss_mib": peak_kib / 1024.0,
         "pool_high_water": summary["engine"]["pool_high_water"],
+        "bottleneck": bottleneck["name"],
+        "bottleneck_pkts": bottleneck["departures"],
+        "bottleneck_pkts_per_s": bottleneck["departures"] / wall if wall > 0 else None,
         "sim_s": summary["end_time_s"],
         "quick": quick,
     }
@@ -129,7 +136,7 @@ def print_table(report: dict[str, Any], console: Console) -> None:
                                          else ""), title_justify="left")
     table.add_column("scenario")
     for header in ("packet-hops", "events", "wall (s)", "packet-hops/s", "events/s",
-                   "peak RSS (MiB)", "pool high water (pkt)"):
+                   "bottleneck pkts/s", "peak RSS (MiB)", "pool high water (pkt)"):
         table.add_column(header, justify="right")
 
     def rate(x: float | None) -> str:
@@ -138,7 +145,8 @@ def print_table(report: dict[str, Any], console: Console) -> None:
     for r in report["rows"]:
         table.add_row(
             r["name"], f"{r['packet_hops']:,}", f"{r['events']:,}", f"{r['wall_s']:.3f}",
-            rate(r["packet_hops_per_s"]), rate(r["events_per_s"]), f"{r['peak_rss_mib']:.1f}",
+            rate(r["packet_hops_per_s"]), rate(r["events_per_s"]),
+            rate(r["bottleneck_pkts_per_s"]), f"{r['peak_rss_mib']:.1f}",
             f"{r['pool_high_water']:,}",
         )
     console.print(table)

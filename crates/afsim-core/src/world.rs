@@ -660,7 +660,7 @@ impl World {
             });
             // per drop-precedence level, with the packets still queued counted by level
             let mut queued = [0u64; MAX_LEVELS];
-            for &id in p.queue.queued() {
+            for id in p.queue.queued() {
                 queued[usize::from(self.colours.level(self.pool.get(id).dscp))] += 1;
             }
             for (level, l) in p.stats.levels.iter().enumerate() {

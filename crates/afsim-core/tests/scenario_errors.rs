@@ -360,8 +360,8 @@ fn too_many_nodes_is_an_error_before_anything_is_allocated() {
 
 #[test]
 fn an_unknown_flow_kind_lists_the_known_kinds() {
-    let text = with(&FLOW.replace("\"cbr\"", "\"tcp\""));
-    expect(&text, "\"tcp\"", 0, "flow[0].kind", "unknown flow kind 'tcp'; the flow kinds are: cbr");
+    let text = with(&FLOW.replace("\"cbr\"", "\"tfrc\""));
+    expect(&text, "\"tfrc\"", 0, "flow[0].kind", "unknown flow kind 'tfrc'; the flow kinds are: cbr, tcp");
 }
 
 #[test]
@@ -374,8 +374,8 @@ fn an_unknown_framing_lists_the_framings() {
 
 #[test]
 fn an_unknown_queue_kind_lists_the_kinds() {
-    let text = BASE.replacen("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"red\" }", 1);
-    expect(&text, "\"red\"", 0, "link[0].queue.kind", "unknown queue kind 'red'; the queue kinds are: droptail");
+    let text = BASE.replacen("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"codel\" }", 1);
+    expect(&text, "\"codel\"", 0, "link[0].queue.kind", "unknown queue kind 'codel'; the queue kinds are: droptail, red, rio, wred");
 }
 
 // ---- names ---------------------------------------------------------------------------------
@@ -576,4 +576,461 @@ fn errors_after_multibyte_characters_count_columns_in_characters() {
 fn of_two_bad_records_the_one_earlier_in_the_file_is_reported() {
     let text = with("[[link]]\nbetween = [\"a\", \"g0\"]\nrate = \"1\"\ndelay = \"1ms\"\n[[node]]\nname = 5\n");
     expect(&text, "\"1\"", 0, "link[2].rate", "expected a rate with a unit");
+}
+
+// ---- DSCP and TCP flows --------------------------------------------------------------------
+
+const TCP: &str = r#"
+[[flow]]
+name = "t"
+from = "a"
+to = "r"
+kind = "tcp"
+"#;
+
+/// BASE with one TCP flow whose table ends with `extra`.
+fn tcp(extra: &str) -> String {
+    format!("{}{extra}", with(TCP))
+}
+
+#[test]
+fn a_flow_dscp_is_a_code_point_name_or_a_six_bit_integer() {
+    let text = format!("{}dscp = \"AF14\"\n", with(FLOW));
+    expect(&text, "\"AF14\"", 0, "flow[0].dscp", "unknown code point 'AF14' (did you mean 'AF11'?); the code points are BE, CS0");
+    let text = tcp("dscp = 64\n");
+    expect(&text, "64", 0, "flow[0].dscp", "DSCP 64 is not a 6-bit code point (0..=63)");
+    let text = tcp("dscp = true\n");
+    expect(&text, "true", 0, "flow[0].dscp", "expected a code point name like \"AF11\" or an integer 0..=63");
+}
+
+#[test]
+fn a_field_of_the_other_flow_kind_says_whose_field_it_is() {
+    let text = tcp("rate = \"1Mbps\"\n");
+    expect(&text, "rate =", 2, "flow[0].rate", "'rate' is a field of cbr flows, not of tcp flows; the fields of a tcp flow are: name");
+    let text = format!("{}variant = \"sack\"\n", with(FLOW));
+    expect(&text, "variant", 0, "flow[0].variant", "'variant' is a field of tcp flows, not of cbr flows");
+    let text = format!("{}bytes = \"1MB\"\n", with(FLOW));
+    expect(&text, "bytes", 0, "flow[0].bytes", "a cbr transfer is counted in packets: write packets = 1000");
+    let text = tcp("colour = 1\n");
+    expect(&text, "colour", 0, "flow[0].colour", "unknown field 'colour' in [[flow]]");
+}
+
+#[test]
+fn a_tcp_flow_has_no_stop_and_no_packets() {
+    let text = tcp("stop = \"5s\"\n");
+    expect(&text, "stop", 0, "flow[0].stop", "a tcp flow sends until its 'bytes' are delivered, or without 'bytes' until the scenario's duration ends");
+    let text = tcp("packets = 10\n");
+    expect(&text, "packets", 0, "flow[0].packets", "a tcp transfer is counted in bytes: write bytes = \"1MB\"");
+}
+
+#[test]
+fn tcp_presets_and_variants_are_choices() {
+    let text = tcp("preset = \"linux\"\n");
+    expect(&text, "\"linux\"", 0, "flow[0].preset", "unknown preset 'linux'; the presets are: rfc, ns2");
+    let text = tcp("variant = \"vegas\"\n");
+    expect(&text, "\"vegas\"", 0, "flow[0].variant", "unknown TCP variant 'vegas'; the TCP variants are: reno, newreno, sack");
+}
+
+#[test]
+fn tcp_parameter_errors_point_at_the_field_validate_names() {
+    let text = tcp("packet_size = \"40B\"\n");
+    expect(&text, "\"40B\"", 0, "flow[0].packet_size", "a data segment must be 41..=65535 bytes");
+    let text = tcp("max_rto = \"2s\"\nmin_rto = \"3s\"\n");
+    expect(&text, "\"3s\"", 0, "flow[0].min_rto", "min_rto must not exceed max_rto");
+    let text = tcp("dupack_threshold = 0\n");
+    expect(&text, "0\n", 0, "flow[0].dupack_threshold", "dupack_threshold must be at least 1");
+    let text = tcp("max_window = \"500B\"\n");
+    expect(&text, "\"500B\"", 0, "flow[0].max_window", "the window must hold at least one full segment");
+}
+
+#[test]
+fn a_tcp_parameter_left_at_its_default_is_reported_at_the_flow() {
+    // The RFC preset's min_rto is 1 s: a max_rto below it breaks the pair at the unwritten field.
+    let text = tcp("max_rto = \"500ms\"\n");
+    expect(&text, "[[flow]]", 0, "flow[0].min_rto", "min_rto must not exceed max_rto");
+}
+
+#[test]
+fn the_delayed_ack_interval_needs_delayed_acks_and_rfc_1122s_bound() {
+    let text = tcp("delayed_ack_interval = \"200ms\"\n");
+    expect(&text, "\"200ms\"", 0, "flow[0].delayed_ack_interval", "applies only with delayed_ack = true");
+    let text = tcp("delayed_ack = true\ndelayed_ack_interval = \"600ms\"\n");
+    expect(&text, "\"600ms\"", 0, "flow[0].delayed_ack_interval", "must be in (0, 500 ms] (RFC 1122");
+}
+
+#[test]
+fn tcp_sizes_and_windows_take_units() {
+    let text = tcp("bytes = \"0B\"\n");
+    expect(&text, "\"0B\"", 0, "flow[0].bytes", "a transfer must be at least 1B");
+    let text = tcp("max_window = 20\n");
+    expect(&text, "20\n", 0, "flow[0].max_window", "expected a number of packets or a size, like '20pkt' or '64KB'");
+    let text = tcp("initial_window = 4294967296\n");
+    expect(&text, "4294967296", 0, "flow[0].initial_window", "expected an integer from 0 to 4294967295");
+}
+
+#[test]
+fn tcp_fields_override_the_preset_and_a_window_in_packets_counts_full_segments() {
+    let s = load(&tcp("preset = \"ns2\"\npacket_size = \"1500B\"\nmax_window = \"10pkt\"\nbytes = \"1MB\"\nstart = \"1s\"\n")).unwrap();
+    let AppSpec::Tcp(p) = &s.flows[0].app else { panic!("a tcp flow") };
+    assert!(p.ns2_compat);
+    assert_eq!(p.min_rto, SimDuration::from_millis(200));
+    assert_eq!(p.max_window_bytes, 10 * 1460);
+    assert_eq!(p.transfer_bytes, Some(1_000_000));
+    assert_eq!(p.start, SimTime::from_nanos(1_000_000_000));
+    let s = load(&tcp("packet_size = \"576B\"\n")).unwrap();
+    let AppSpec::Tcp(p) = &s.flows[0].app else { panic!("a tcp flow") };
+    assert_eq!((p.max_window_bytes, p.ns2_compat), (20 * 536, false), "the default window is 20 full segments");
+    assert_eq!(s.flows[0].dscp, 0);
+}
+
+#[test]
+fn a_tcp_transfer_is_a_finite_transfer() {
+    let text = tcp("bytes = \"100KB\"\n").replace("duration = \"10s\"", "until_transfers_complete = true");
+    assert!(load(&text).unwrap().stop.transfers_complete);
+    let text = with(TCP).replace("duration = \"10s\"", "until_transfers_complete = true");
+    expect(&text, "true", 0, "scenario.until_transfers_complete", "give a flow 'packets' (cbr) or 'bytes' (tcp)");
+}
+
+// ---- [diffserv] ----------------------------------------------------------------------------
+
+#[test]
+fn a_colour_table_names_code_points_and_levels_0_to_7() {
+    let text = format!("[diffserv]\ncolours = {{ AF11 = 0, AF14 = 1 }}\n{BASE}");
+    expect(&text, "AF14", 0, "diffserv.colours.AF14", "unknown code point 'AF14'");
+    let text = format!("[diffserv]\ncolours = {{ AF11 = 8 }}\n{BASE}");
+    expect(&text, "8", 0, "diffserv.colours.AF11", "expected an integer from 0 to 7, found 8");
+    let text = format!("[diffserv]\ncolours = {{ \"99\" = 1 }}\n{BASE}");
+    expect(&text, "\"99\"", 0, "diffserv.colours.99", "DSCP 99 is not a 6-bit code point");
+}
+
+#[test]
+fn a_code_point_listed_twice_is_an_error() {
+    let text = format!("[diffserv]\ncolours = {{ AF11 = 0, af11 = 1 }}\n{BASE}");
+    expect(&text, "af11", 0, "diffserv.colours.af11", "code point 10 (AF11) is listed twice");
+}
+
+#[test]
+fn an_empty_colour_table_is_an_error() {
+    let text = format!("[diffserv]\ncolours = {{}}\n{BASE}");
+    expect(&text, "{}", 0, "diffserv.colours", "an empty colour table");
+}
+
+#[test]
+fn the_named_colour_tables_are_a_choice_and_take_no_default_level() {
+    let text = format!("[diffserv]\ncolours = \"rfc2598\"\n{BASE}");
+    expect(&text, "\"rfc2598\"", 0, "diffserv.colours", "unknown colour table 'rfc2598' (did you mean 'rfc2597'?)");
+    let text = format!("[diffserv]\ndefault_level = 1\n{BASE}");
+    expect(&text, "1\n", 0, "diffserv.default_level", "default_level applies to a colours table of your own");
+    let text = format!("[diffserv]\ncolour = \"rfc2597\"\n{BASE}");
+    expect(&text, "colour =", 0, "diffserv.colour", "unknown field 'colour' in [diffserv] (did you mean 'colours'?)");
+}
+
+#[test]
+fn a_colour_table_of_ones_own_has_its_highest_level_as_default() {
+    let text = format!("[diffserv]\ncolours = {{ AF11 = 0, AF12 = 1 }}\n{BASE}");
+    let s = load(&text).unwrap();
+    assert_eq!((s.colours.levels(), s.colours.level(10), s.colours.level(0), s.colours.level(46)), (2, 0, 1, 1));
+    let text = format!("[diffserv]\ncolours = {{ AF11 = 0, AF12 = 1 }}\ndefault_level = 3\n{BASE}");
+    let s = load(&text).unwrap();
+    assert_eq!((s.colours.levels(), s.colours.level(46)), (4, 3));
+}
+
+// ---- RED, RIO and WRED queues ---------------------------------------------------------------
+
+/// BASE with `queue = {q}` on link[0].
+fn queue(q: &str) -> String {
+    BASE.replacen("delay = \"1ms\"", &format!("delay = \"1ms\"\nqueue = {q}"), 1)
+}
+
+#[test]
+fn a_red_queue_needs_its_curve() {
+    let text = queue("{ kind = \"red\", min_th = 5, max_th = 15 }");
+    expect(&text, "{ kind", 0, "link[0].queue.max_p", "queue lacks the required field 'max_p' (for example max_p = 0.1)");
+}
+
+#[test]
+fn red_curve_errors_point_at_the_threshold() {
+    let text = queue("{ kind = \"red\", min_th = 15, max_th = 5, max_p = 0.1 }");
+    expect(&text, "15", 0, "link[0].queue.min_th", "min_th 15 must be below max_th 5");
+    let text = queue("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 1.5 }");
+    expect(&text, "1.5", 0, "link[0].queue.max_p", "max_p 1.5 must be in (0, 1]");
+    let text = queue("{ kind = \"red\", min_th = \"5pkt\", max_th = 15, max_p = 0.1 }");
+    expect(&text, "\"5pkt\"", 0, "link[0].queue.min_th", "thresholds are plain numbers of packets");
+    let text = queue("{ kind = \"red\", min_th = nan, max_th = 15, max_p = 0.1 }");
+    expect(&text, "nan", 0, "link[0].queue.min_th", "expected a finite number, found NaN");
+}
+
+#[test]
+fn red_common_errors_point_at_their_field() {
+    let text = queue("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0.1, w_q = 0 }");
+    expect(&text, "0 }", 0, "link[0].queue.w_q", "w_q 0 must be in (0, 1]");
+    let text = queue("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0.1, mean_packet_size = \"0B\" }");
+    expect(&text, "\"0B\"", 0, "link[0].queue.mean_packet_size", "the mean packet size must be positive");
+    let text = queue("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0.1, measure = \"cells\" }");
+    expect(&text, "\"cells\"", 0, "link[0].queue.measure", "unknown measure 'cells'; the measures are: packets, bytes");
+    let text = queue("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0.1, ecn = \"mark\" }");
+    expect(&text, "\"mark\"", 0, "link[0].queue.ecn", "unknown ECN marking 'mark'; the ECN markings are: none, tail, front, random");
+}
+
+#[test]
+fn the_limit_must_hold_max_th() {
+    let text = queue("{ kind = \"red\", limit = \"10pkt\", min_th = 5, max_th = 15, max_p = 0.1 }");
+    expect(&text, "\"10pkt\"", 0, "link[0].queue.limit", "is below max_th 15");
+    // The default limit, 50 packets, is reported at the queue.
+    let text = queue("{ kind = \"red\", min_th = 5, max_th = 60, max_p = 0.1 }");
+    expect(&text, "{ kind", 0, "link[0].queue.limit", "the default limit is 50pkt");
+}
+
+#[test]
+fn a_field_of_another_queue_kind_says_whose_field_it_is() {
+    let text = queue("{ kind = \"red\", in = { min_th = 5, max_th = 15, max_p = 0.1 } }");
+    expect(&text, "in =", 0, "link[0].queue.in", "'in' is a field of rio queues, not of red queues; the fields of a red queue are: kind, limit");
+    let text = queue("{ min_th = 5 }");
+    expect(&text, "min_th", 0, "link[0].queue.min_th", "'min_th' is a field of red queues, not of droptail queues");
+    let text = queue("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0.1, out_first = true }");
+    expect(&text, "out_first", 0, "link[0].queue.out_first", "'out_first' is a field of rio and wred queues");
+}
+
+#[test]
+fn out_first_needs_ecn() {
+    let text = queue("{ kind = \"rio\", in = { min_th = 5, max_th = 15, max_p = 0.1 }, out = { min_th = 2, max_th = 5, max_p = 0.1 }, out_first = true }");
+    expect(&text, "true", 0, "link[0].queue.out_first", "it needs ecn = \"tail\", \"front\" or \"random\"");
+}
+
+#[test]
+fn rio_needs_both_curves_and_reports_each_at_its_own_path() {
+    let text = queue("{ kind = \"rio\", in = { min_th = 5, max_th = 15, max_p = 0.1 } }");
+    expect(&text, "{ kind", 0, "link[0].queue.out", "queue lacks the required field 'out'");
+    let text = queue("{ kind = \"rio\", in = { min_th = 20, max_th = 15, max_p = 0.1 }, out = { min_th = 2, max_th = 5, max_p = 0.1 } }");
+    expect(&text, "20", 0, "link[0].queue.in.min_th", "min_th 20 must be below max_th 15");
+    let text = queue("{ kind = \"rio\", in = { min_th = 5, max_th = 15, max_p = 0.1 }, out = { min_th = 2, max_th = 5, maxp = 0.1 } }");
+    expect(&text, "maxp", 0, "link[0].queue.out.maxp", "unknown field 'maxp' in out (did you mean 'max_p'?)");
+    let text = queue("{ kind = \"rio\", in = { min_th = 5, max_th = 15, max_p = 0.1 }, out = { min_th = 2, max_th = 5, max_p = 0.1 }, coupling = \"loose\" }");
+    expect(&text, "\"loose\"", 0, "link[0].queue.coupling", "the couplings are: coupled, decoupled");
+}
+
+#[test]
+fn wred_takes_one_curve_per_level_of_the_colour_table() {
+    let text = queue("{ kind = \"wred\", levels = [] }");
+    expect(&text, "[]", 0, "link[0].queue.levels", "WRED takes 1 to 8 levels, found 0");
+    let c = "{ min_th = 5, max_th = 15, max_p = 0.1 }";
+    let text = queue(&format!("{{ kind = \"wred\", levels = [{c}, {c}, {c}, {c}] }}"));
+    expect(&text, "[{", 0, "link[0].queue.levels", "4 levels, but the domain's colour table has 3 drop-precedence levels, so level 3 would never be used");
+    let text = queue(&format!("{{ kind = \"wred\", levels = [{c}, {{ min_th = 5, max_th = 15, max_p = 0 }}] }}"));
+    expect(&text, "0 }]", 0, "link[0].queue.levels[1].max_p", "max_p 0 must be in (0, 1]");
+    let text = queue("{ kind = \"wred\" }");
+    expect(&text, "{ kind", 0, "link[0].queue.levels", "queue lacks the required field 'levels'");
+}
+
+#[test]
+fn red_family_queues_carry_the_link_rate_and_the_domain_colour_table() {
+    let q = "{ kind = \"wred\", levels = [{ min_th = 20, max_th = 40, max_p = 0.02 }, { min_th = 5, max_th = 15, max_p = 0.1 }] }";
+    let text = format!("[diffserv]\ncolours = {{ AF11 = 0, BE = 1 }}\n{}", queue(q));
+    let s = load(&text).unwrap();
+    let QueueSpec::Wred(p, colours) = &s.links[0].queue_ab else { panic!("a wred queue") };
+    assert_eq!((p.curves.len(), p.common.link_rate_bps, colours.levels()), (2, 10_000_000, 2));
+    assert_eq!(p.common.limit, Limit::Packets(50));
+    assert_eq!(s.links[0].queue_ba, s.links[0].queue_ab, "the reverse queue copies the forward one");
+}
+
+// ---- conditioners ---------------------------------------------------------------------------
+
+/// BASE, the cbr flow `f` (a → r) and a conditioner `c` at r whose table ends with `extra`.
+fn cond(extra: &str) -> String {
+    with(&format!("{FLOW}\n[[conditioner]]\nname = \"c\"\nat = \"r\"\n{extra}"))
+}
+
+const TB: &str = "meter = { kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10KB\" }\n";
+
+#[test]
+fn a_conditioner_needs_a_meter_of_a_known_kind() {
+    let text = cond("");
+    expect(&text, "[[conditioner]]", 0, "conditioner[0].meter", "[[conditioner]] lacks the required field 'meter'");
+    let text = cond("meter = { kind = \"leaky\" }\n");
+    expect(&text, "\"leaky\"", 0, "conditioner[0].meter.kind", "the meter kinds are: token_bucket, srtcm, trtcm, tsw2cm, tsw3cm");
+    let text = cond("meter = { kind = \"srtcm\", cir = \"1Mbps\", cbs = \"10KB\" }\n");
+    expect(&text, "{ kind", 0, "conditioner[0].meter.ebs", "meter lacks the required field 'ebs'");
+}
+
+#[test]
+fn a_field_of_another_meter_kind_says_whose_field_it_is() {
+    let text = cond("meter = { kind = \"token_bucket\", cir = \"1Mbps\" }\n");
+    expect(&text, "cir", 0, "conditioner[0].meter.cir", "'cir' is a field of srtcm and trtcm meters, not of token_bucket meters");
+}
+
+#[test]
+fn a_token_bucket_depth_in_packets_needs_a_token_size_and_only_then() {
+    let text = cond("meter = { kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10pkt\" }\n");
+    expect(&text, "\"10pkt\"", 0, "conditioner[0].meter.depth", "a depth in packets needs token_size");
+    let text = cond("meter = { kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10KB\", token_size = \"576B\" }\n");
+    expect(&text, "\"576B\"", 0, "conditioner[0].meter.token_size", "token_size applies to a depth in packets");
+    let text = cond("meter = { kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10pkt\", token_size = \"0B\" }\n");
+    expect(&text, "\"0B\"", 0, "conditioner[0].meter.token_size", "the nominal packet size of a token must be positive");
+    let text = cond("meter = { kind = \"token_bucket\", rate = \"1Mbps\", depth = \"0B\" }\n");
+    expect(&text, "\"0B\"", 0, "conditioner[0].meter.depth", "bucket depth must be positive");
+}
+
+#[test]
+fn meter_parameter_errors_point_at_the_field_the_rfc_constrains() {
+    let text = cond("meter = { kind = \"srtcm\", cir = \"1Mbps\", cbs = \"0B\", ebs = \"0B\" }\n");
+    expect(&text, "\"0B\"", 0, "conditioner[0].meter.cbs", "CBS and EBS cannot both be 0 (RFC 2697");
+    let text = cond("meter = { kind = \"trtcm\", cir = \"2Mbps\", cbs = \"1KB\", pir = \"1.5Mbps\", pbs = \"1KB\" }\n");
+    expect(&text, "\"1.5Mbps\"", 0, "conditioner[0].meter.pir", "PIR 1500000 bit/s is below CIR 2000000 bit/s (RFC 2698");
+    let text = cond("meter = { kind = \"tsw2cm\", target = \"1Mbps\", window = \"0s\" }\n");
+    expect(&text, "\"0s\"", 0, "conditioner[0].meter.window", "the averaging window must be positive");
+    let text = cond("meter = { kind = \"tsw3cm\", committed = \"2Mbps\", peak = \"1.5Mbps\", window = \"1s\" }\n");
+    expect(&text, "\"1.5Mbps\"", 0, "conditioner[0].meter.peak", "PTR 1500000 bit/s is below CTR");
+}
+
+#[test]
+fn an_action_is_a_keyword_or_a_code_point() {
+    let text = cond(&format!("{TB}yellow = \"remark\"\n"));
+    expect(&text, "\"remark\"", 0, "conditioner[0].yellow", "unknown action 'remark'; an action is keep, best_effort, drop, shape, or a code point");
+    let text = cond(&format!("{TB}green = 64\n"));
+    expect(&text, "64", 0, "conditioner[0].green", "DSCP 64 is not a 6-bit code point (0..=63)");
+}
+
+#[test]
+fn a_two_colour_meter_has_no_red_action() {
+    let text = cond(&format!("{TB}red = \"drop\"\n"));
+    expect(&text, "\"drop\"", 0, "conditioner[0].red", "a token_bucket meter colours packets green or yellow only");
+}
+
+#[test]
+fn shaping_needs_a_token_bucket_a_buffer_and_a_non_green_colour() {
+    let text = cond(&format!("{TB}yellow = \"shape\"\n"));
+    expect(&text, "[[conditioner]]", 0, "conditioner[0].buffer", "a conditioner that shapes needs a buffer");
+    let text = cond(&format!("{TB}buffer = \"10pkt\"\n"));
+    expect(&text, "\"10pkt\"", 0, "conditioner[0].buffer", "buffer applies only when an action is \"shape\"");
+    let text = cond(&format!("{TB}yellow = \"shape\"\nbuffer = \"10kB\"\n"));
+    expect(&text, "\"10kB\"", 0, "conditioner[0].buffer", "a shaper buffer is counted in packets");
+    let text = cond(&format!("{TB}green = \"shape\"\nbuffer = \"10pkt\"\n"));
+    expect(&text, "\"shape\"", 0, "conditioner[0].green", "green packets already conform");
+    let text = cond("meter = { kind = \"srtcm\", cir = \"1Mbps\", cbs = \"1KB\", ebs = \"1KB\" }\nred = \"shape\"\nbuffer = \"10pkt\"\n");
+    expect(&text, "\"shape\"", 0, "conditioner[0].red", "only a token_bucket meter can shape");
+}
+
+#[test]
+fn a_conditioners_nodes_must_exist_and_its_input_line_must_be_a_link() {
+    let text = with(&format!("{FLOW}[[conditioner]]\nname = \"c\"\nat = \"rr\"\n{TB}"));
+    expect(&text, "\"rr\"", 0, "conditioner[0].at", "unknown node or group 'rr'");
+    let text = cond(&format!("{TB}from = \"r\"\n"));
+    expect(&text, "\"r\"\n", 3, "conditioner[0].from", "a conditioner at 'r' cannot take its input line from itself");
+    let text = with(&format!("{FLOW}[[conditioner]]\nname = \"c\"\nat = \"a\"\nfrom = \"g0\"\n{TB}"));
+    expect(&text, "\"g0\"", 0, "conditioner[0].from", "no link joins 'a' and 'g0'");
+    let text = with(&format!("[[node]]\nname = \"h\"\ncount = 3\n{FLOW}[[conditioner]]\nname = \"c\"\nat = \"g\"\nfrom = \"h\"\n{TB}"));
+    expect(&text, "\"h\"\n", 1, "conditioner[0].from", "'g' is a group of 2 nodes and 'h' a group of 3");
+}
+
+#[test]
+fn a_classifier_names_flows_single_nodes_and_protocols() {
+    let text = cond(&format!("{TB}match = {{ flows = [\"f\", \"x\"] }}\n"));
+    expect(&text, "\"x\"", 0, "conditioner[0].match.flows[1]", "unknown flow or flow group 'x'");
+    let text = cond(&format!("{TB}match = {{ src = \"g\" }}\n"));
+    expect(&text, "\"g\" }", 0, "conditioner[0].match.src", "'g' is a group of 2 nodes; a classifier's src names a single node, like 'g0'");
+    let text = cond(&format!("{TB}match = {{ protocol = \"sctp\" }}\n"));
+    expect(&text, "\"sctp\"", 0, "conditioner[0].match.protocol", "unknown protocol 'sctp'; the protocols are tcp, udp, icmp");
+    let text = cond(&format!("{TB}match = {{ flows = [] }}\n"));
+    expect(&text, "[]", 0, "conditioner[0].match.flows", "leave 'flows' out to match every flow");
+    let text = cond(&format!("{TB}match = {{ dscp = [\"AF11\", \"AF5\"] }}\n"));
+    expect(&text, "\"AF5\"", 0, "conditioner[0].match.dscp[1]", "unknown code point 'AF5'");
+    let text = cond(&format!("{TB}match = {{ flow = \"f\" }}\n"));
+    expect(&text, "flow =", 0, "conditioner[0].match.flow", "unknown field 'flow' in match (did you mean 'flows'?)");
+}
+
+#[test]
+fn conditioner_names_are_unique() {
+    let text = cond(&format!("{TB}[[conditioner]]\nname = \"c\"\nat = \"a\"\n{TB}"));
+    expect(&text, "\"c\"", 1, "conditioner[1].name", "the conditioner name 'c' is already taken by conditioner 'c' (conditioner[0], line");
+}
+
+#[test]
+fn a_conditioner_per_group_member_pairs_like_a_link() {
+    let text = with(&format!("{FLOW}[[conditioner]]\nname = \"e\"\nat = \"r\"\nfrom = \"g\"\n{TB}green = \"AF11\"\n"));
+    let s = load(&text).unwrap();
+    let c: Vec<(&str, usize, Option<usize>)> = s.conditioners.iter().map(|c| (c.name.as_str(), c.node, c.from)).collect();
+    assert_eq!(c, [("e0", 0, Some(2)), ("e1", 0, Some(3))]);
+    use afsim_core::edge::PerColourAction::{DowngradeToBestEffort, Drop, Mark};
+    assert_eq!(s.conditioners[0].actions, [Mark(10), DowngradeToBestEffort, Drop]);
+}
+
+#[test]
+fn a_conditioner_of_flows_that_expand_to_nothing_is_left_out() {
+    let text = with(&format!(
+        "[params]\nk = 0\n{}[[conditioner]]\nname = \"c\"\nat = \"r\"\nmatch = {{ flows = \"f\" }}\n{TB}",
+        FLOW.replace("kind = \"cbr\"", "kind = \"cbr\"\ncount = \"$k\"")
+    ));
+    assert!(load(&text).unwrap().conditioners.is_empty());
+    let s = load_str(&text, "x.toml", &[("k".into(), "2".into())]).unwrap();
+    assert_eq!(s.conditioners[0].classifier.flows, [0, 1]);
+}
+
+// ---- the corpus of new features ---------------------------------------------------------------
+
+fn corpus_file(name: &str) -> afsim_core::Spec {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus").join(name);
+    load_file(&p, &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn the_corpus_tcp_files_cover_both_presets_and_finite_transfers() {
+    let s = corpus_file("tcp.toml");
+    let starts: Vec<u64> = s
+        .flows
+        .iter()
+        .map(|f| match &f.app {
+            AppSpec::Tcp(p) => p.start.as_nanos(),
+            AppSpec::Cbr(_) => panic!("tcp flows only"),
+        })
+        .collect();
+    assert_eq!(starts, [100_000_000, 350_000_000, 600_000_000]);
+    let AppSpec::Tcp(p) = &s.flows[0].app else { unreachable!() };
+    assert_eq!((s.flows[0].dscp, p.max_window_bytes, p.initial_window_segments), (10, 32 * 960, 2));
+    assert!(p.ns2_compat && p.ecn && p.delayed_ack && p.trace && p.limited_transmit);
+    let s = corpus_file("tcp_transfer.toml");
+    let AppSpec::Tcp(p) = &s.flows[0].app else { panic!("a tcp flow") };
+    assert_eq!((p.transfer_bytes, p.max_window_bytes, p.ns2_compat), (Some(1_500_000), 65_536, false));
+    assert_eq!(s.flows[2].dscp, 46);
+}
+
+#[test]
+fn the_corpus_queue_files_cover_red_rio_and_wred() {
+    let s = corpus_file("red.toml");
+    let QueueSpec::Red(p) = &s.links[0].queue_ab else { panic!("red") };
+    assert_eq!((p.curve.max_p, p.common.mean_pkt_size, p.common.limit), (0.1, 576, Limit::Packets(60)));
+    assert!(p.common.gentle && p.common.wait && p.common.ecn.is_some());
+    assert_eq!((s.colours.levels(), s.colours.level(46), s.colours.level(0)), (3, 0, 2));
+    let s = corpus_file("rio_wred.toml");
+    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else { panic!("rio") };
+    assert_eq!((p.in_curve.min_th, p.out_curve.max_p), (30.0, 0.2));
+    assert!(p.common.ecn.is_some_and(|e| e.out_first));
+    let QueueSpec::Wred(p, colours) = &s.links[1].queue_ab else { panic!("wred") };
+    assert_eq!((p.curves.len(), colours.levels()), (2, 3));
+    assert!(matches!(s.links[1].queue_ba, QueueSpec::Rio(..)));
+}
+
+#[test]
+fn the_corpus_conditioner_files_cover_every_meter() {
+    use afsim_core::scenario::spec::MeterSpec;
+    let s = corpus_file("conditioners.toml");
+    let names: Vec<&str> = s.conditioners.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["tb0", "tb1", "sr"]);
+    let c = &s.conditioners[0];
+    assert_eq!((c.node, c.from, c.buffer_packets), (2, Some(0), 100));
+    assert_eq!((c.classifier.flows.as_slice(), c.classifier.src, c.classifier.dst), (&[0, 1][..], Some(0), Some(2)));
+    assert_eq!((c.classifier.protocol, c.classifier.dscp.as_slice()), (Some(6), &[0, 10][..]));
+    assert!(s.conditioners[2].per_flow);
+    let s = corpus_file("meters.toml");
+    let kinds: Vec<&str> = s
+        .conditioners
+        .iter()
+        .map(|c| match c.meter {
+            MeterSpec::TokenBucket(_) => "token_bucket",
+            MeterSpec::Srtcm(_) => "srtcm",
+            MeterSpec::Trtcm(_) => "trtcm",
+            MeterSpec::Tsw2cm(_) => "tsw2cm",
+            MeterSpec::Tsw3cm(_) => "tsw3cm",
+        })
+        .collect();
+    assert_eq!(kinds, ["trtcm", "tsw2cm", "tsw2cm", "tsw3cm"]);
 }

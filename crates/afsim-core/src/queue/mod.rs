@@ -18,6 +18,7 @@ pub mod drop_tail;
 pub mod ecn_mark;
 pub mod red;
 pub mod rio;
+pub mod scheduler;
 pub mod wred;
 
 use crate::net::packet::{PacketId, Pool};
@@ -91,6 +92,8 @@ pub enum AnyQueue {
     Red(red::Red),
     Rio(rio::Rio),
     Wred(wred::Wred),
+    /// Classes with their own queues under one scheduler (boxed: it holds `AnyQueue`s).
+    Scheduler(Box<scheduler::Scheduler>),
     /// Test double: a drop-tail queue that silently loses every `n`-th packet it dequeues.
     #[cfg(test)]
     Leaky(drop_tail::DropTail, u64, u64),
@@ -117,6 +120,9 @@ impl AnyQueue {
                 p.common.link_rate_bps = link_rate_bps;
                 AnyQueue::Wred(wred::Wred::new(p, colours.clone()))
             }
+            QueueSpec::Scheduler(s) => {
+                AnyQueue::Scheduler(Box::new(scheduler::Scheduler::new(s, link_rate_bps)))
+            }
         }
     }
 
@@ -126,6 +132,7 @@ impl AnyQueue {
             AnyQueue::Red(_) => "red",
             AnyQueue::Rio(_) => "rio",
             AnyQueue::Wred(_) => "wred",
+            AnyQueue::Scheduler(_) => "scheduler",
             #[cfg(test)]
             AnyQueue::Leaky(..) => "leaky",
         }
@@ -140,6 +147,7 @@ impl AnyQueue {
             AnyQueue::Red(q) => q.enqueue(now, id, pool, rng),
             AnyQueue::Rio(q) => q.enqueue(now, id, pool, rng),
             AnyQueue::Wred(q) => q.enqueue(now, id, pool, rng),
+            AnyQueue::Scheduler(q) => q.enqueue(now, id, pool, rng),
             #[cfg(test)]
             AnyQueue::Leaky(q, ..) => q.enqueue(now, id, pool, rng),
         }
@@ -153,6 +161,7 @@ impl AnyQueue {
             AnyQueue::Red(q) => q.dequeue(now, pool),
             AnyQueue::Rio(q) => q.dequeue(now, pool),
             AnyQueue::Wred(q) => q.dequeue(now, pool),
+            AnyQueue::Scheduler(q) => q.dequeue(now, pool),
             #[cfg(test)]
             AnyQueue::Leaky(q, every, count) => {
                 let id = q.dequeue(now, pool)?;
@@ -167,15 +176,17 @@ impl AnyQueue {
         }
     }
 
-    /// The packets queued now, head first (end-of-run accounting, not the packet path).
-    pub fn queued(&self) -> &std::collections::VecDeque<PacketId> {
+    /// The packets queued now (end-of-run accounting, not the packet path): head first for a
+    /// single FIFO, class by class for a scheduler.
+    pub fn queued(&self) -> Box<dyn Iterator<Item = PacketId> + '_> {
         match self {
-            AnyQueue::DropTail(q) => q.queued(),
-            AnyQueue::Red(q) => q.queued(),
-            AnyQueue::Rio(q) => q.queued(),
-            AnyQueue::Wred(q) => q.queued(),
+            AnyQueue::DropTail(q) => Box::new(q.queued().iter().copied()),
+            AnyQueue::Red(q) => Box::new(q.queued().iter().copied()),
+            AnyQueue::Rio(q) => Box::new(q.queued().iter().copied()),
+            AnyQueue::Wred(q) => Box::new(q.queued().iter().copied()),
+            AnyQueue::Scheduler(q) => Box::new(q.queued()),
             #[cfg(test)]
-            AnyQueue::Leaky(q, ..) => q.queued(),
+            AnyQueue::Leaky(q, ..) => Box::new(q.queued().iter().copied()),
         }
     }
 
@@ -186,6 +197,7 @@ impl AnyQueue {
             AnyQueue::Red(q) => Some(q.stats.levels[level].ecn_marks),
             AnyQueue::Rio(q) => Some(q.stats.levels[level].ecn_marks),
             AnyQueue::Wred(q) => Some(q.stats.levels[level].ecn_marks),
+            AnyQueue::Scheduler(q) => q.ecn_marks(level),
             _ => None,
         }
     }
@@ -193,8 +205,12 @@ impl AnyQueue {
     /// The port's transmitter will finish the packet just dequeued at `at`.
     #[inline]
     pub fn tx_ends(&mut self, at: SimTime) {
-        if let AnyQueue::Red(q) = self {
-            q.tx_ends(at);
+        match self {
+            AnyQueue::Red(q) => q.tx_ends(at),
+            AnyQueue::Scheduler(q) => q.tx_ends(at),
+            AnyQueue::DropTail(_) | AnyQueue::Rio(_) | AnyQueue::Wred(_) => {}
+            #[cfg(test)]
+            AnyQueue::Leaky(..) => {}
         }
     }
 
@@ -205,6 +221,7 @@ impl AnyQueue {
             AnyQueue::Red(q) => q.len_packets(),
             AnyQueue::Rio(q) => q.len_packets(),
             AnyQueue::Wred(q) => q.len_packets(),
+            AnyQueue::Scheduler(q) => q.len_packets(),
             #[cfg(test)]
             AnyQueue::Leaky(q, ..) => q.len_packets(),
         }
@@ -217,6 +234,7 @@ impl AnyQueue {
             AnyQueue::Red(q) => q.len_bytes(),
             AnyQueue::Rio(q) => q.len_bytes(),
             AnyQueue::Wred(q) => q.len_bytes(),
+            AnyQueue::Scheduler(q) => q.len_bytes(),
             #[cfg(test)]
             AnyQueue::Leaky(q, ..) => q.len_bytes(),
         }

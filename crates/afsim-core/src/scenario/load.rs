@@ -7,16 +7,24 @@
 //! 1. TOML syntax (toml_edit's own error position);
 //! 2. `[params]` and the `--set` overrides (`params`);
 //! 3. every table and field on its own, with parameters substituted: unknown tables and
-//!    fields, types, units, ranges (`raw`); of several bad records, the earliest in the file;
-//!    then the stop condition, then parameters nobody used;
+//!    fields, types, units, ranges (`raw`, with `flow`, `queue`, `diffserv` and `conditioner`
+//!    for those tables), and each model's own `validate()` — TCP, RED/RIO/WRED, meters,
+//!    actions — whose error is reported at the field it names (`value::Spots`); of several
+//!    bad records, the earliest in the file; then the stop condition, then parameters nobody
+//!    used;
 //! 4. everything that relates tables: names, groups, links, routes, flows, reachability
-//!    (`resolve`), again earliest first where records are independent;
+//!    (`resolve`), again earliest first where records are independent; conditioners last
+//!    (`conditioner::expand`), since they refer to links and flows;
 //! 5. `Spec::check`, which cannot fail on what the stages above accept.
 //!
 //! Not done here: anything a world builder decides (ports, agents, random streams). The
 //! loader never panics on any input; tests/loader_fuzz.rs holds it to that.
 
+mod conditioner;
+mod diffserv;
+mod flow;
 mod params;
+mod queue;
 mod raw;
 mod resolve;
 mod source;

@@ -14,6 +14,8 @@
 //! - time → nanoseconds: ns, us, µs (micro sign) or μs (Greek mu), ms, s, min.
 //! - size → bytes: B, kB = KB = 10³, KiB = 2¹⁰, MB = 10⁶, MiB = 2²⁰, GB = 10⁹, GiB = 2³⁰.
 //! - limit → `Limit::Packets` for pkt, pkts, p, packet, packets; otherwise a size in bytes.
+//! - amount → the same units as a limit, for other things counted in packets or bytes (a TCP
+//!   window, a token bucket's depth, a shaper's buffer); only the wording of errors differs.
 //!
 //! Not accepted: bare numbers (a unit is always required), signs, exponents ("1e6bps"),
 //! fractions without leading or trailing digits (".5ms", "5.ms").
@@ -28,6 +30,8 @@ pub enum Quantity {
     Time,
     Size,
     Limit,
+    /// Packets or bytes, for something that is not a queue limit (a window, a bucket depth).
+    Amount,
 }
 
 impl Quantity {
@@ -38,6 +42,7 @@ impl Quantity {
             Quantity::Time => "a time with a unit, like '10ms'",
             Quantity::Size => "a size with a unit, like '1500B'",
             Quantity::Limit => "a queue limit with a unit, like '50pkt' or '64KB'",
+            Quantity::Amount => "a number of packets or a size, like '20pkt' or '64KB'",
         }
     }
 
@@ -47,6 +52,7 @@ impl Quantity {
             Quantity::Time => "time",
             Quantity::Size => "size",
             Quantity::Limit => "queue limit",
+            Quantity::Amount => "size",
         }
     }
 
@@ -55,7 +61,7 @@ impl Quantity {
             Quantity::Rate => "bps, kbps, Mbps, Gbps (or b/s, kb/s, Mb/s, Gb/s)",
             Quantity::Time => "ns, us, µs, ms, s, min",
             Quantity::Size => "B, kB, KB, KiB, MB, MiB, GB, GiB",
-            Quantity::Limit => "pkt, packets, p, or a size: B, KB, KiB, MB, MiB, GB, GiB",
+            Quantity::Limit | Quantity::Amount => "pkt, packets, p, or a size: B, KB, KiB, MB, MiB, GB, GiB",
         }
     }
 }
@@ -109,7 +115,7 @@ impl fmt::Display for UnitError {
                     Quantity::Rate => "bits per second",
                     Quantity::Time => "nanoseconds",
                     Quantity::Size => "bytes",
-                    Quantity::Limit => "packets or bytes",
+                    Quantity::Limit | Quantity::Amount => "packets or bytes",
                 };
                 write!(f, "'{text}' is not a whole number of {base}")
             }
@@ -181,7 +187,16 @@ pub fn parse_size_bytes(text: &str) -> Result<u64, UnitError> {
 
 /// A queue limit: packets ("50pkt", "50 packets", "50p") or a size in bytes ("64KB").
 pub fn parse_limit(text: &str) -> Result<Limit, UnitError> {
-    let q = Quantity::Limit;
+    packets_or_bytes(text, Quantity::Limit)
+}
+
+/// Packets or bytes, as a limit, for what is not a queue limit: a TCP window ("20pkt"), a
+/// bucket depth ("10KB"), a shaper buffer ("100pkt").
+pub fn parse_amount(text: &str) -> Result<Limit, UnitError> {
+    packets_or_bytes(text, Quantity::Amount)
+}
+
+fn packets_or_bytes(text: &str, q: Quantity) -> Result<Limit, UnitError> {
     let (num, unit) = split(text, q)?;
     match unit {
         "pkt" | "pkts" | "p" | "packet" | "packets" => {
@@ -211,7 +226,7 @@ fn size_multiplier(unit: &str) -> Option<u64> {
 
 fn size_unit_error(q: Quantity, unit: &str) -> UnitError {
     let mut known = vec!["B", "kB", "KB", "KiB", "MB", "MiB", "GB", "GiB"];
-    if q == Quantity::Limit {
+    if matches!(q, Quantity::Limit | Quantity::Amount) {
         known.extend(["pkt", "pkts", "packet", "packets"]);
     }
     // A lowercase 'b' is a bit, never a byte: "64Kb" is almost surely meant as bytes.
@@ -563,6 +578,18 @@ mod tests {
         assert_eq!(parse_limit("4294967295pkt"), Ok(Limit::Packets(u32::MAX)));
         assert!(matches!(parse_limit("4294967296pkt"), Err(UnitError::TooLarge { .. })));
         assert!(matches!(parse_limit("1.5pkt"), Err(UnitError::Inexact { .. })));
+    }
+
+    #[test]
+    fn amounts_take_the_units_of_limits_and_word_their_errors_apart() {
+        assert_eq!(parse_amount("20pkt"), Ok(Limit::Packets(20)));
+        assert_eq!(parse_amount("64KiB"), Ok(Limit::Bytes(65_536)));
+        assert_eq!(
+            parse_amount("20").unwrap_err().to_string(),
+            "expected a number of packets or a size, like '20pkt' or '64KB'"
+        );
+        assert!(parse_amount("5 pk").unwrap_err().to_string().starts_with("unknown size unit 'pk'; the units are pkt"));
+        assert!(parse_amount("1.5p").unwrap_err().to_string().contains("whole number of packets or bytes"));
     }
 
     #[test]

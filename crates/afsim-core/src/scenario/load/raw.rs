@@ -1,18 +1,26 @@
 //! First pass over a scenario file: every table and field read on its own — types, units,
 //! ranges, unknown fields — with names still unresolved and groups still unexpanded.
 //!
-//! Read this first: each `[[node]]`, `[[link]]`, `[[route]]` and `[[flow]]` becomes a `Raw*`
-//! record holding checked values and the byte offsets later errors will point at. A record's
-//! fields are read in file order and the record stops at its first error; records are
+//! Read this first: each `[[node]]`, `[[link]]`, `[[route]]`, `[[flow]]` (`flow`) and
+//! `[[conditioner]]` (`conditioner`) becomes a `Raw*` record holding checked values and the
+//! byte offsets later errors will point at. A record's fields are read in file order and the
+//! record stops at its first error (a model's own check, once all its fields are read); records are
 //! independent, so of several bad records the earliest in the file is reported (`First`).
+//! `[diffserv]` (`diffserv`) is read before everything else, and its error reported first,
+//! since queues take its colour table; links read their queues with `queue`.
 //! Everything that needs more than one table (names, group sizes, routes, reachability) is
 //! `resolve`'s job.
 
+use super::conditioner::{read_conditioner, RawConditioner};
+use super::diffserv::read_diffserv;
+use super::flow::{read_flow, RawFlow};
 use super::params::Params;
-use super::source::{list, suggestion, Fail, First};
+use super::queue::{read_queue, DEFAULT_LIMIT};
+use super::source::{Fail, First};
 use super::value::{Field, Rec, Scalar};
-use crate::scenario::spec::{Framing, Limit, QueueSpec};
-use crate::scenario::units::{parse_limit, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
+use crate::edge::dscp::ColourTable;
+use crate::scenario::spec::{Framing, QueueSpec};
+use crate::scenario::units::{parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
 use crate::sim::time::SimDuration;
 use toml_edit::{Item, Table};
 
@@ -22,7 +30,7 @@ pub(crate) const MAX_NODES: u64 = 4096;
 /// Most flows a scenario may have after expansion.
 pub(crate) const MAX_FLOWS: u64 = 1_000_000;
 
-pub(crate) const TABLES: [&str; 6] = ["scenario", "params", "node", "link", "route", "flow"];
+pub(crate) const TABLES: [&str; 8] = ["scenario", "params", "node", "link", "route", "flow", "diffserv", "conditioner"];
 const SCENARIO_FIELDS: [&str; 7] =
     ["name", "description", "seed", "duration", "max_packets", "until_transfers_complete", "warmup"];
 const NODE_FIELDS: [&str; 2] = ["name", "count"];
@@ -30,15 +38,9 @@ const LINK_FIELDS: [&str; 6] = ["between", "rate", "delay", "framing", "queue", 
 const ROUTE_FIELDS: [&str; 1] = ["path"];
 const FRAMINGS: [&str; 5] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc"];
 const FRAMING_KINDS: [&str; 6] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc", "fixed"];
-const QUEUE_KINDS: [&str; 1] = ["droptail"];
-const QUEUE_FIELDS: [&str; 2] = ["kind", "limit"];
-const FLOW_KINDS: [&str; 1] = ["cbr"];
-const CBR_FIELDS: [&str; 12] = [
-    "name", "from", "to", "count", "kind", "rate", "packet_size", "start", "start_step", "stop", "packets", "jitter",
-];
 
 /// ns-2's default queue limit (`Queue set limit_ 50`, packets), used when a link says nothing.
-pub(crate) const DEFAULT_QUEUE: QueueSpec = QueueSpec::DropTail { limit: Limit::Packets(50) };
+pub(crate) const DEFAULT_QUEUE: QueueSpec = QueueSpec::DropTail { limit: DEFAULT_LIMIT };
 
 /// A name as written, with its position.
 #[derive(Clone, Debug)]
@@ -88,41 +90,15 @@ pub(crate) struct RawRoute {
 }
 
 #[derive(Debug)]
-pub(crate) struct RawFlow {
-    pub path: String,
-    pub name: Named,
-    pub from: Named,
-    pub to: Named,
-    pub count: u64,
-    pub count_at: usize,
-    pub app: RawApp,
-}
-
-#[derive(Debug)]
-pub(crate) enum RawApp {
-    Cbr(RawCbr),
-}
-
-#[derive(Debug)]
-pub(crate) struct RawCbr {
-    pub rate_bps: u64,
-    pub packet_size: u32,
-    pub start: SimDuration,
-    pub start_step: SimDuration,
-    pub step_at: usize,
-    /// The stop time and the position of `stop`.
-    pub stop: Option<(SimDuration, usize)>,
-    pub packets: Option<u64>,
-    pub jitter: bool,
-}
-
-#[derive(Debug)]
 pub(crate) struct Raw {
     pub scenario: RawScenario,
     pub nodes: Vec<RawNode>,
     pub links: Vec<RawLink>,
     pub routes: Vec<RawRoute>,
     pub flows: Vec<RawFlow>,
+    /// The domain's colour table (`[diffserv]`, else RFC 2597's).
+    pub colours: ColourTable,
+    pub conditioners: Vec<RawConditioner>,
 }
 
 /// Reads every table of the document except `[params]` (already read into `params`).
@@ -143,25 +119,35 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
         links: Vec::new(),
         routes: Vec::new(),
         flows: Vec::new(),
+        colours: ColourTable::rfc2597(),
+        conditioners: Vec::new(),
     };
+    // Queues take the domain's colour table, so [diffserv] is read first, wherever it is; if
+    // it is wrong, that is the error, rather than what a queue would make of a stand-in table.
+    if let Some((key, item)) = root.get_key_value("diffserv") {
+        let key_at = key.span().map_or(0, |s| s.start);
+        let rec = Rec::of_item(item, key_at, "diffserv".into(), "[diffserv]", "a [diffserv] table")?;
+        raw.colours = read_diffserv(&rec, params)?;
+    }
     for (key, item) in root.iter() {
         let key_at = root.key(key).and_then(|k| k.span()).map_or(0, |s| s.start);
         match key {
-            "params" => {}
+            "params" | "diffserv" => {}
             "scenario" => {
                 let rec = Rec::of_item(item, key_at, "scenario".into(), "[scenario]", "a [scenario] table");
                 if let Some(s) = first.take(rec.and_then(|r| read_scenario(&r, params))) {
                     raw.scenario = s;
                 }
             }
-            "node" | "link" | "route" | "flow" => {
+            "node" | "link" | "route" | "flow" | "conditioner" => {
                 let Some(recs) = first.take(Rec::array(item, key_at, key)) else { continue };
                 for r in &recs {
                     match key {
                         "node" => raw.nodes.extend(first.take(read_node(r, params))),
-                        "link" => raw.links.extend(first.take(read_link(r, params))),
+                        "link" => raw.links.extend(first.take(read_link(r, params, &raw.colours))),
                         "route" => raw.routes.extend(first.take(read_route(r, params))),
-                        _ => raw.flows.extend(first.take(read_flow(r, params))),
+                        "flow" => raw.flows.extend(first.take(read_flow(r, params))),
+                        _ => raw.conditioners.extend(first.take(read_conditioner(r, params))),
                     }
                 }
             }
@@ -184,7 +170,7 @@ fn unknown_table(key: &str, item: &Item, key_at: usize) -> Fail {
     if SCENARIO_FIELDS.contains(&key) {
         return Fail::new(key_at, key, format!("'{key}' belongs in the [scenario] table"));
     }
-    let shown = |t: &str| if matches!(t, "scenario" | "params") { format!("[{t}]") } else { format!("[[{t}]]") };
+    let shown = |t: &str| if matches!(t, "scenario" | "params" | "diffserv") { format!("[{t}]") } else { format!("[[{t}]]") };
     let kind = if item.is_table_like() || item.is_array_of_tables() { "table" } else { "top-level field" };
     let hint = match super::source::did_you_mean(key, TABLES) {
         Some(t) => format!(" (did you mean {}?)", shown(t)),
@@ -278,7 +264,7 @@ fn read_node(rec: &Rec, params: &Params) -> Result<RawNode, Fail> {
     Ok(RawNode { path: rec.path.clone(), name, count })
 }
 
-fn read_link(rec: &Rec, params: &Params) -> Result<RawLink, Fail> {
+fn read_link(rec: &Rec, params: &Params, colours: &ColourTable) -> Result<RawLink, Fail> {
     let mut between = None;
     let mut rate = None;
     let mut delay = None;
@@ -301,17 +287,24 @@ fn read_link(rec: &Rec, params: &Params) -> Result<RawLink, Fail> {
             "rate" => rate = Some(rec.val(params, &f)?.quantity(Quantity::Rate, parse_rate_bps)?),
             "delay" => delay = Some(SimDuration(rec.val(params, &f)?.quantity(Quantity::Time, parse_time_ns)?)),
             "framing" => framing = read_framing(rec, &f, params)?,
-            "queue" => queue = Some(read_queue(rec, &f, params)?),
-            "reverse_queue" => reverse = Some(read_queue(rec, &f, params)?),
+            "queue" => queue = Some(read_queue(rec, &f, params, colours)?),
+            "reverse_queue" => reverse = Some(read_queue(rec, &f, params, colours)?),
             _ => return Err(rec.unknown(&f, &LINK_FIELDS)),
         }
     }
     let (between, between_at) = between.ok_or_else(|| rec.missing("between", "[\"a\", \"b\"]"))?;
     let rate_bps = rate.ok_or_else(|| rec.missing("rate", "\"10Mbps\""))?;
     let delay = delay.ok_or_else(|| rec.missing("delay", "\"1ms\""))?;
-    let queue_ab = queue.unwrap_or(DEFAULT_QUEUE);
+    // RED-family queues are checked once the link's rate, part of their parameters, is known.
+    let queue_ab = match &queue {
+        Some(q) => q.finish(rate_bps)?,
+        None => DEFAULT_QUEUE,
+    };
     // The reverse direction copies the forward queue unless it is given its own.
-    let queue_ba = reverse.unwrap_or_else(|| queue_ab.clone());
+    let queue_ba = match &reverse {
+        Some(q) => q.finish(rate_bps)?,
+        None => queue_ab.clone(),
+    };
     Ok(RawLink { path: rec.path.clone(), between, between_at, rate_bps, delay, framing, queue_ab, queue_ba })
 }
 
@@ -363,38 +356,6 @@ fn read_framing(rec: &Rec, f: &Field, params: &Params) -> Result<Framing, Fail> 
     Ok(framing_of(kind).expect("every listed framing has a model"))
 }
 
-/// `queue = { kind = "droptail", limit = "50pkt" }`; both fields optional.
-fn read_queue(rec: &Rec, f: &Field, params: &Params) -> Result<QueueSpec, Fail> {
-    let t = Rec::of_item(
-        f.item,
-        f.at,
-        rec.path_of(f.key),
-        f.key,
-        "a table like { kind = \"droptail\", limit = \"50pkt\" }",
-    )?;
-    let mut limit = Limit::Packets(50);
-    for g in t.fields() {
-        let v = t.val(params, &g)?;
-        match g.key {
-            "kind" => {
-                v.choice(&QUEUE_KINDS, "queue kind")?;
-            }
-            "limit" => {
-                limit = v.quantity(Quantity::Limit, parse_limit)?;
-                // A drop-tail queue that holds nothing drops every packet that finds the
-                // link busy: almost surely a typo, never a model.
-                match limit {
-                    Limit::Packets(0) => return Err(v.fail("a queue limit must be at least 1 packet")),
-                    Limit::Bytes(0) => return Err(v.fail("a queue limit must be at least 1 byte")),
-                    _ => {}
-                }
-            }
-            _ => return Err(t.unknown(&g, &QUEUE_FIELDS)),
-        }
-    }
-    Ok(QueueSpec::DropTail { limit })
-}
-
 fn read_route(rec: &Rec, params: &Params) -> Result<RawRoute, Fail> {
     let mut path = None;
     for f in rec.fields() {
@@ -419,97 +380,10 @@ fn read_route(rec: &Rec, params: &Params) -> Result<RawRoute, Fail> {
     Ok(RawRoute { path_field: rec.path_of("path"), path_at, path })
 }
 
-fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
-    // The kind decides which fields are valid, so it is read first.
-    let kind = match rec.fields().into_iter().find(|f| f.key == "kind") {
-        Some(f) => {
-            let v = rec.val(params, &f)?;
-            let s = v.string()?;
-            if !FLOW_KINDS.contains(&s.as_str()) {
-                return Err(v.fail(format!(
-                    "unknown flow kind '{s}'{}; the flow kinds are: {} (TCP and TFRC are not implemented yet)",
-                    suggestion(&s, FLOW_KINDS),
-                    list(FLOW_KINDS)
-                )));
-            }
-            s
-        }
-        None => return Err(rec.missing("kind", "\"cbr\"")),
-    };
-    debug_assert_eq!(kind, "cbr");
-    let (mut name, mut from, mut to) = (None, None, None);
-    let (mut count, mut count_at) = (1, rec.at);
-    let (mut rate, mut packet_size) = (None, None);
-    let (mut start, mut start_step, mut step_at) = (SimDuration::ZERO, SimDuration::ZERO, rec.at);
-    let (mut stop, mut packets, mut jitter) = (None, None, false);
-    for f in rec.fields() {
-        if !CBR_FIELDS.contains(&f.key) {
-            return Err(rec.unknown(&f, &CBR_FIELDS));
-        }
-        let v = rec.val(params, &f)?;
-        let named = || -> Result<Named, Fail> { Ok(Named { name: v.string()?, at: v.at }) };
-        let time = || v.quantity(Quantity::Time, parse_time_ns).map(SimDuration);
-        match f.key {
-            "name" => name = Some(Named { name: v.name()?, at: v.at }),
-            "from" => from = Some(named()?),
-            "to" => to = Some(named()?),
-            "count" => {
-                count = v.int_at_least(0)?;
-                count_at = v.at;
-                if count > MAX_FLOWS {
-                    return Err(v.fail(format!("a scenario can have at most {MAX_FLOWS} flows, found count = {count}")));
-                }
-            }
-            "kind" => {}
-            "rate" => rate = Some(v.quantity(Quantity::Rate, parse_rate_bps)?),
-            "packet_size" => {
-                let b = v.quantity(Quantity::Size, parse_size_bytes)?;
-                // An IPv4 packet is 1..=65535 bytes (RFC 791 Total Length is 16 bits).
-                if b == 0 {
-                    return Err(v.fail("packet_size must be at least 1B"));
-                }
-                if b > 65_535 {
-                    return Err(v.fail(format!("packet_size must be at most 65535B (the largest IP packet), found {b}B")));
-                }
-                packet_size = Some(b as u32);
-            }
-            "start" => start = time()?,
-            "start_step" => {
-                start_step = time()?;
-                step_at = v.at;
-            }
-            "stop" => stop = Some((time()?, v)),
-            "packets" => packets = Some(v.int_at_least(1)?),
-            "jitter" => jitter = v.boolean()?,
-            _ => unreachable!("CBR_FIELDS lists every field matched above"),
-        }
-    }
-    let name = name.ok_or_else(|| rec.missing("name", "\"af\""))?;
-    let from = from.ok_or_else(|| rec.missing("from", "\"src\""))?;
-    let to = to.ok_or_else(|| rec.missing("to", "\"dst\""))?;
-    let rate_bps = rate.ok_or_else(|| rec.missing("rate", "\"1Mbps\""))?;
-    let packet_size = packet_size.ok_or_else(|| rec.missing("packet_size", "\"576B\""))?;
-    let stop = match stop {
-        Some((t, v)) if t <= start => {
-            return Err(v.fail(format!("stop ({t}) must be after start ({start})")));
-        }
-        Some((t, v)) => Some((t, v.at)),
-        None => None,
-    };
-    Ok(RawFlow {
-        path: rec.path.clone(),
-        name,
-        from,
-        to,
-        count,
-        count_at,
-        app: RawApp::Cbr(RawCbr { rate_bps, packet_size, start, start_step, step_at, stop, packets, jitter }),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::spec::Limit;
     use toml_edit::ImDocument;
 
     fn read_text(text: &str) -> Result<Raw, Fail> {

@@ -8,26 +8,30 @@
 //! Flows are named like their `[[flow]]` when one pair and one copy result, else suffixed
 //! 0..n in pair-major order, and share one namespace the same way. Routes are applied with
 //! `net::routing::Tables`, which also decides reachability: a flow whose packets would not
-//! arrive is an error, not a silent zero.
+//! arrive is an error, not a silent zero. A flow name refers to the flow indices it made (a
+//! group's name to all of them), which is how conditioners' classifiers name flows.
 
-use super::raw::{Named, Raw, RawApp, RawFlow, RawLink, RawRoute, MAX_FLOWS, MAX_NODES};
+use super::conditioner;
+use super::flow::{RawApp, RawFlow};
+use super::raw::{Named, Raw, RawLink, RawRoute, MAX_FLOWS, MAX_NODES};
 use super::source::{suggestion, Fail, First, Source};
 use crate::net::routing::{RouteError, Tables};
 use crate::scenario::spec::{
     AppSpec, CbrSpec, FlowSpec, LinkSpec, NodeSpec, RouteSpec, Spec, Stop,
 };
 use crate::sim::time::{SimDuration, SimTime};
+use crate::transport::tcp;
 use std::collections::HashMap;
 
 /// What a name refers to.
 #[derive(Clone, Copy, Debug)]
-enum Ref {
+pub(super) enum Ref {
     Node(usize),
     Group { first: usize, len: usize },
 }
 
 impl Ref {
-    fn members(self) -> std::ops::Range<usize> {
+    pub(super) fn members(self) -> std::ops::Range<usize> {
         match self {
             Ref::Node(i) => i..i + 1,
             Ref::Group { first, len } => first..first + len,
@@ -36,16 +40,17 @@ impl Ref {
 }
 
 /// A defined name: what it is and where it was defined, for collision messages.
-struct Def {
-    r: Ref,
+pub(super) struct Def {
+    pub r: Ref,
     /// "node 'r1'", "group 'src'", "node 'src1' of group 'src'".
-    what: String,
+    pub what: String,
     /// "node[3], line 12".
-    origin: String,
+    pub origin: String,
 }
 
-/// One namespace of names (nodes and node groups, or flows and flow groups).
-struct Names<'s> {
+/// One namespace of names (nodes and node groups, flows and flow groups, or conditioners).
+/// A flow's `Ref` holds flow indices, a node's node indices.
+pub(super) struct Names<'s> {
     src: &'s Source<'s>,
     map: HashMap<String, Def>,
     /// Definition order, for suggestions that do not depend on hashing.
@@ -53,12 +58,12 @@ struct Names<'s> {
 }
 
 impl<'s> Names<'s> {
-    fn new(src: &'s Source<'s>) -> Self {
+    pub(super) fn new(src: &'s Source<'s>) -> Self {
         Names { src, map: HashMap::new(), order: Vec::new() }
     }
 
     /// Defines `name`; if it is taken, the error is `on_clash(existing)`.
-    fn define(&mut self, name: &str, def: Def, on_clash: impl FnOnce(&Def) -> Fail) -> Result<(), Fail> {
+    pub(super) fn define(&mut self, name: &str, def: Def, on_clash: impl FnOnce(&Def) -> Fail) -> Result<(), Fail> {
         if let Some(old) = self.map.get(name) {
             return Err(on_clash(old));
         }
@@ -67,7 +72,7 @@ impl<'s> Names<'s> {
         Ok(())
     }
 
-    fn get(&self, n: &Named, field: &str, what: &str) -> Result<&Def, Fail> {
+    pub(super) fn get(&self, n: &Named, field: &str, what: &str) -> Result<&Def, Fail> {
         self.map.get(&n.name).ok_or_else(|| {
             Fail::new(
                 n.at,
@@ -77,7 +82,7 @@ impl<'s> Names<'s> {
         })
     }
 
-    fn origin(&self, path: &str, at: usize) -> String {
+    pub(super) fn origin(&self, path: &str, at: usize) -> String {
         format!("{path}, line {}", self.src.line(at))
     }
 }
@@ -104,6 +109,16 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         if let Some(mut fs) = first.take(expand_flow(f, &names, &mut flow_names, &nodes, flows.len())) {
             flow_origin.extend((0..fs.len()).map(|_| f));
             flows.append(&mut fs);
+        }
+    }
+    first.finish()?;
+    // Conditioners refer to nodes, links and flows, so they are resolved once those are sound.
+    let mut first = First::default();
+    let mut conditioners = Vec::new();
+    let mut cond_names = Names::new(src);
+    for c in &raw.conditioners {
+        if let Some(mut cs) = first.take(conditioner::expand(c, &names, &flow_names, &mut cond_names, &nodes, &links)) {
+            conditioners.append(&mut cs);
         }
     }
     first.finish()?;
@@ -136,7 +151,7 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
             s.until_at,
             "scenario.until_transfers_complete",
             "until_transfers_complete is the only stop condition, but no flow is a finite transfer: \
-             give a flow 'packets', or set duration or max_packets",
+             give a flow 'packets' (cbr) or 'bytes' (tcp), or set duration or max_packets",
         ));
     }
     let spec = Spec {
@@ -148,8 +163,8 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         links,
         routes,
         flows,
-        colours: crate::edge::dscp::ColourTable::rfc2597(),
-        conditioners: Vec::new(),
+        colours: raw.colours.clone(),
+        conditioners,
     };
     // The last line of defence: everything it checks was reported above with a position.
     spec.check().map_err(|e| Fail::new(0, "", format!("internal check failed: {e}")))?;
@@ -214,7 +229,7 @@ fn expand_nodes<'s>(raw: &Raw, src: &'s Source<'s>) -> Result<(Vec<NodeSpec>, Na
 
 /// Pairs of nodes from two references: one with one, a group member by member with one node,
 /// or two groups of the same size member i with member i.
-fn pair_up(a: Ref, b: Ref) -> Result<Vec<(usize, usize)>, (usize, usize)> {
+pub(super) fn pair_up(a: Ref, b: Ref) -> Result<Vec<(usize, usize)>, (usize, usize)> {
     match (a, b) {
         (Ref::Group { len: ka, .. }, Ref::Group { len: kb, .. }) if ka != kb => Err((ka, kb)),
         (Ref::Group { .. }, Ref::Group { .. }) => Ok(a.members().zip(b.members()).collect()),
@@ -222,7 +237,7 @@ fn pair_up(a: Ref, b: Ref) -> Result<Vec<(usize, usize)>, (usize, usize)> {
     }
 }
 
-fn size_mismatch(a: &Named, b: &Named, sizes: (usize, usize), what: &str) -> String {
+pub(super) fn size_mismatch(a: &Named, b: &Named, sizes: (usize, usize), what: &str) -> String {
     format!(
         "'{}' is a group of {} nodes and '{}' a group of {}: {what} between two groups pairs their members one to one, so the groups must be the same size",
         a.name, sizes.0, b.name, sizes.1
@@ -351,49 +366,49 @@ fn expand_flow(
     };
     // The group name is reserved even when it expands to nothing or to suffixed names.
     let what = if grouped { format!("flow group '{group}'") } else { format!("flow '{group}'") };
-    flow_names.define(group, Def { r: Ref::Node(0), what, origin: origin.clone() }, |old| clash(group, old))?;
-    let RawApp::Cbr(c) = &f.app;
+    // A flow name refers to the flow indices it made: all of a group's, or the one flow's.
+    let r = Ref::Group { first: before, len: total as usize };
+    flow_names.define(group, Def { r, what, origin: origin.clone() }, |old| clash(group, old))?;
     let mut out = Vec::with_capacity(total as usize);
     for (x, y) in pairs {
         for _ in 0..f.count {
             let i = out.len();
             let name = if grouped { format!("{group}{i}") } else { group.clone() };
             if grouped {
-                let def = Def { r: Ref::Node(0), what: format!("flow '{name}' of group '{group}'"), origin: origin.clone() };
+                let def = Def { r: Ref::Node(before + i), what: format!("flow '{name}' of group '{group}'"), origin: origin.clone() };
                 flow_names.define(&name, def, |old| clash(&name, old))?;
             }
             // Flow i of the group starts start_step after flow i-1.
-            let offset = c.start_step.0.checked_mul(i as u64).and_then(|o| o.checked_add(c.start.0));
+            let offset = f.start_step.0.checked_mul(i as u64).and_then(|o| o.checked_add(f.start.0));
             let Some(start) = offset else {
-                return Err(Fail::new(c.step_at, format!("{}.start_step", f.path), "start + i × start_step overflows"));
+                return Err(Fail::new(f.step_at, format!("{}.start_step", f.path), "start + i × start_step overflows"));
             };
-            if let Some((stop, stop_at)) = c.stop {
-                if start >= stop.0 {
-                    return Err(Fail::new(
-                        stop_at,
-                        format!("{}.stop", f.path),
-                        format!(
-                            "flow '{name}' would start at {} (start + {i} × start_step), not before its stop at {stop}",
-                            SimDuration(start)
-                        ),
-                    ));
+            let app = match &f.app {
+                RawApp::Cbr(c) => {
+                    if let Some((stop, stop_at)) = c.stop {
+                        if start >= stop.0 {
+                            return Err(Fail::new(
+                                stop_at,
+                                format!("{}.stop", f.path),
+                                format!(
+                                    "flow '{name}' would start at {} (start + {i} × start_step), not before its stop at {stop}",
+                                    SimDuration(start)
+                                ),
+                            ));
+                        }
+                    }
+                    AppSpec::Cbr(CbrSpec {
+                        rate_bps: c.rate_bps,
+                        packet_size: c.packet_size,
+                        start: SimTime(start),
+                        stop: c.stop.map(|(t, _)| SimTime(t.0)),
+                        max_packets: c.packets,
+                        jitter: c.jitter,
+                    })
                 }
-            }
-            out.push(FlowSpec {
-                name,
-                dscp: 0,
-                group: group.clone(),
-                src: x,
-                dst: y,
-                app: AppSpec::Cbr(CbrSpec {
-                    rate_bps: c.rate_bps,
-                    packet_size: c.packet_size,
-                    start: SimTime(start),
-                    stop: c.stop.map(|(t, _)| SimTime(t.0)),
-                    max_packets: c.packets,
-                    jitter: c.jitter,
-                }),
-            });
+                RawApp::Tcp(p) => AppSpec::Tcp(tcp::Params { start: SimTime(start), ..*p }),
+            };
+            out.push(FlowSpec { name, dscp: f.dscp, group: group.clone(), src: x, dst: y, app });
         }
     }
     Ok(out)

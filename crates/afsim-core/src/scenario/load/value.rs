@@ -152,6 +152,25 @@ impl Val {
         }
     }
 
+    /// An integer in `min..=max`, for fields a model keeps in a narrower type than i64.
+    pub fn int_in(&self, min: u64, max: u64) -> Result<u64, Fail> {
+        let n = self.int_at_least(min)?;
+        if n > max {
+            return Err(self.fail(format!("expected an integer from {min} to {max}, found {n}")));
+        }
+        Ok(n)
+    }
+
+    /// A plain number, integer or float, finite (thresholds, probabilities, weights).
+    pub fn number(&self) -> Result<f64, Fail> {
+        match self.s {
+            Scalar::Int(i) => Ok(i as f64),
+            Scalar::Float(f) if f.is_finite() => Ok(f),
+            Scalar::Float(_) => Err(self.fail(format!("expected a finite number, found {}", self.s.repr()))),
+            _ => Err(self.wrong("a number")),
+        }
+    }
+
     /// A quantity with a unit, read by one of `units`' parsers.
     pub fn quantity<T>(&self, q: Quantity, parse: fn(&str) -> Result<T, UnitError>) -> Result<T, Fail> {
         match &self.s {
@@ -298,6 +317,51 @@ impl<'a> Rec<'a> {
         }
     }
 
+    /// The records of an array of tables inside this one (`levels = [{...}, {...}]` or
+    /// `[[link.queue.levels]]`), with paths `{path}.{key}[i]`.
+    pub fn sub_array(&self, f: &Field<'a>, expected: &str) -> Result<Vec<Rec<'a>>, Fail> {
+        let path = self.path_of(f.key);
+        let rec = |t: &'a dyn TableLike, at: usize, i: usize| Rec { t, at, path: format!("{path}[{i}]"), title: format!("{}[{i}]", f.key) };
+        match f.item {
+            Item::ArrayOfTables(a) => {
+                Ok(a.iter().enumerate().map(|(i, t)| rec(t, t.span().map_or(f.at, |s| s.start), i)).collect())
+            }
+            Item::Value(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let at = v.span().map_or(f.at, |s| s.start);
+                    match v {
+                        Value::InlineTable(t) => Ok(rec(t, at, i)),
+                        other => Err(Fail::new(
+                            at,
+                            format!("{path}[{i}]"),
+                            format!("expected a table, found {}", Scalar::of_value(other).describe()),
+                        )),
+                    }
+                })
+                .collect(),
+            other => Err(Fail::new(f.at, path, format!("expected {expected}, found {}", Scalar::of_item(other).describe()))),
+        }
+    }
+
+    /// Where each field of this table was written (see `Spots`).
+    pub fn spots(&self) -> Spots {
+        Spots { at: self.at, path: self.path.clone(), fields: self.fields().iter().map(|f| (f.key.to_string(), f.at)).collect() }
+    }
+
+    /// A field holding one value or an array of them (`flows = "af"`, `flows = ["af", "be"]`),
+    /// each with its own position and path (`match.flows[1]`).
+    pub fn vals(&self, params: &Params, f: &Field) -> Result<Vec<Val>, Fail> {
+        let field = self.path_of(f.key);
+        match f.item {
+            Item::Value(Value::Array(a)) => {
+                a.iter().enumerate().map(|(i, v)| params.resolve(v, f.at, &format!("{field}[{i}]"))).collect()
+            }
+            _ => Ok(vec![self.val(params, f)?]),
+        }
+    }
+
     /// A field holding an array of strings (node names): each with its position.
     pub fn strings(&self, params: &Params, f: &Field, expected: &str) -> Result<Vec<(String, usize)>, Fail> {
         let field = self.path_of(f.key);
@@ -315,6 +379,36 @@ impl<'a> Rec<'a> {
                 Ok((val.string()?, val.at))
             })
             .collect()
+    }
+}
+
+/// Where the fields of one table were written, so that a model's `validate()` error — which
+/// names a field but knows nothing of files — points at that field's value, or at the table
+/// when the field was left at its default.
+#[derive(Clone, Debug)]
+pub(crate) struct Spots {
+    pub at: usize,
+    pub path: String,
+    fields: Vec<(String, usize)>,
+}
+
+impl Spots {
+    #[cfg(test)]
+    pub fn for_test(at: usize, path: &str, fields: &[(&str, usize)]) -> Spots {
+        Spots { at, path: path.to_string(), fields: fields.iter().map(|&(k, a)| (k.to_string(), a)).collect() }
+    }
+
+    /// Whether `field` was written.
+    pub fn has(&self, field: &str) -> bool {
+        self.fields.iter().any(|(k, _)| k == field)
+    }
+
+    /// An error about `field` of this table. A model message that starts with "must" ("must be
+    /// positive") gets the field's name in front, so it reads as a sentence.
+    pub fn fail(&self, field: &str, message: &str) -> Fail {
+        let at = self.fields.iter().find(|(k, _)| k == field).map_or(self.at, |&(_, at)| at);
+        let message = if message.starts_with("must ") { format!("{field} {message}") } else { message.to_string() };
+        Fail::new(at, format!("{}.{field}", self.path), message)
     }
 }
 
@@ -369,6 +463,26 @@ mod tests {
         let e = val(Scalar::Str("ppp2".into())).choice(&["plain", "ppp"], "framing").unwrap_err();
         assert_eq!(e.message, "unknown framing 'ppp2' (did you mean 'ppp'?); the framings are: plain, ppp");
         assert_eq!(val(Scalar::Str("ppp".into())).choice(&["plain", "ppp"], "framing").unwrap(), "ppp");
+    }
+
+    #[test]
+    fn narrow_integers_and_plain_numbers_say_their_range() {
+        assert_eq!(val(Scalar::Int(7)).int_in(0, 7).unwrap(), 7);
+        assert_eq!(val(Scalar::Int(8)).int_in(0, 7).unwrap_err().message, "expected an integer from 0 to 7, found 8");
+        assert_eq!(val(Scalar::Int(2)).number().unwrap(), 2.0);
+        assert_eq!(val(Scalar::Float(0.5)).number().unwrap(), 0.5);
+        assert_eq!(val(Scalar::Float(f64::INFINITY)).number().unwrap_err().message, "expected a finite number, found inf");
+        assert_eq!(val(Scalar::Str("5".into())).number().unwrap_err().message, "expected a number, found the string \"5\"");
+    }
+
+    #[test]
+    fn a_model_error_points_at_its_field_or_else_at_the_table() {
+        let spots = Spots::for_test(4, "link[0].queue", &[("w_q", 20)]);
+        let e = spots.fail("w_q", "w_q 0 must be in (0, 1]");
+        assert_eq!((e.at, e.field.as_str(), e.message.as_str()), (20, "link[0].queue.w_q", "w_q 0 must be in (0, 1]"));
+        let e = spots.fail("limit", "must be positive");
+        assert_eq!((e.at, e.field.as_str(), e.message.as_str()), (4, "link[0].queue.limit", "limit must be positive"));
+        assert!(spots.has("w_q") && !spots.has("limit"));
     }
 
     #[test]

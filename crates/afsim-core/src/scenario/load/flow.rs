@@ -1,0 +1,313 @@
+//! `[[flow]]` read on its own: the fields every flow has, then those of its kind.
+//!
+//! Read this first: `kind` decides which fields are valid, so it is read first; a field of the
+//! other kind gets a message saying whose field it is (`stop` and `packets` on a TCP flow point
+//! to `bytes`). A TCP flow starts from a preset — `Params::default()` (the RFCs) or
+//! `Params::ns2()` (ns-2.35) — and the fields written override it; the result goes through
+//! `tcp::Params::validate`, whose error is reported at the field it names (or at the
+//! `[[flow]]` when that field was left at its default). Names, groups and start staggering
+//! are `resolve`'s.
+
+use super::diffserv::code_point;
+use super::params::Params;
+use super::raw::{Named, MAX_FLOWS};
+use super::source::{list, suggestion, Fail};
+use super::value::{Rec, Val};
+use crate::scenario::spec::Limit;
+use crate::scenario::units::{parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
+use crate::sim::time::SimDuration;
+use crate::transport::tcp::{self, Variant, HEADER_BYTES};
+
+const FLOW_KINDS: [&str; 2] = ["cbr", "tcp"];
+const CBR_FIELDS: [&str; 13] = [
+    "name", "from", "to", "count", "kind", "dscp", "rate", "packet_size", "start", "start_step", "stop", "packets",
+    "jitter",
+];
+const TCP_FIELDS: [&str; 25] = [
+    "name", "from", "to", "count", "kind", "dscp", "preset", "variant", "packet_size", "max_window", "initial_window",
+    "dupack_threshold", "limited_transmit", "tick", "initial_rto", "min_rto", "max_rto", "ecn", "handshake",
+    "delayed_ack", "delayed_ack_interval", "bytes", "start", "start_step", "trace",
+];
+const PRESETS: [&str; 2] = ["rfc", "ns2"];
+/// ns-2's `window_` default, 20 packets: the TCP window when a flow gives none.
+const DEFAULT_WINDOW_SEGMENTS: u64 = 20;
+
+#[derive(Debug)]
+pub(crate) struct RawFlow {
+    pub path: String,
+    pub name: Named,
+    pub from: Named,
+    pub to: Named,
+    pub count: u64,
+    pub count_at: usize,
+    /// The code point the source sets (default 0, best effort).
+    pub dscp: u8,
+    pub start: SimDuration,
+    pub start_step: SimDuration,
+    pub step_at: usize,
+    pub app: RawApp,
+}
+
+#[derive(Debug)]
+pub(crate) enum RawApp {
+    Cbr(RawCbr),
+    /// Validated parameters; `start` is set per flow when the group is expanded.
+    Tcp(tcp::Params),
+}
+
+#[derive(Debug)]
+pub(crate) struct RawCbr {
+    pub rate_bps: u64,
+    pub packet_size: u32,
+    /// The stop time and the position of `stop`.
+    pub stop: Option<(SimDuration, usize)>,
+    pub packets: Option<u64>,
+    pub jitter: bool,
+}
+
+/// Why a field of one kind of flow is not a field of the other, when a hint helps.
+fn other_kinds_field(kind: &str, key: &str) -> Option<String> {
+    let other = if kind == "cbr" { "tcp" } else { "cbr" };
+    let own: &[&str] = if kind == "cbr" { &CBR_FIELDS } else { &TCP_FIELDS };
+    let theirs: &[&str] = if kind == "cbr" { &TCP_FIELDS } else { &CBR_FIELDS };
+    if own.contains(&key) || !theirs.contains(&key) {
+        return None;
+    }
+    let hint = match (kind, key) {
+        ("tcp", "stop") => {
+            " (a tcp flow sends until its 'bytes' are delivered, or without 'bytes' until the scenario's duration ends)"
+        }
+        ("tcp", "packets") => " (a tcp transfer is counted in bytes: write bytes = \"1MB\")",
+        ("cbr", "bytes") => " (a cbr transfer is counted in packets: write packets = 1000)",
+        _ => "",
+    };
+    Some(format!(
+        "'{key}' is a field of {other} flows, not of {kind} flows{hint}; the fields of a {kind} flow are: {}",
+        list(own.iter().copied())
+    ))
+}
+
+pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
+    let fields = rec.fields();
+    let kind = match fields.iter().find(|f| f.key == "kind") {
+        Some(f) => {
+            let v = rec.val(params, f)?;
+            let s = v.string()?;
+            if !FLOW_KINDS.contains(&s.as_str()) {
+                return Err(v.fail(format!(
+                    "unknown flow kind '{s}'{}; the flow kinds are: {} (TFRC is not implemented yet)",
+                    suggestion(&s, FLOW_KINDS),
+                    list(FLOW_KINDS)
+                )));
+            }
+            s
+        }
+        None => return Err(rec.missing("kind", "\"cbr\"")),
+    };
+    let (own, mut app): (&[&str], Draft) = match kind.as_str() {
+        "cbr" => (&CBR_FIELDS, Draft::Cbr(CbrDraft::default())),
+        // The preset is the base every other field overrides, so it is read first.
+        _ => {
+            let base = match fields.iter().find(|f| f.key == "preset") {
+                Some(f) => match rec.val(params, f)?.choice(&PRESETS, "preset")? {
+                    "ns2" => tcp::Params::ns2(),
+                    _ => tcp::Params::default(),
+                },
+                None => tcp::Params::default(),
+            };
+            (&TCP_FIELDS, Draft::Tcp(TcpDraft { p: base, window: None, ack_interval: None }))
+        }
+    };
+    let (mut name, mut from, mut to) = (None, None, None);
+    let (mut count, mut count_at, mut dscp) = (1, rec.at, 0);
+    let (mut start, mut start_step, mut step_at) = (SimDuration::ZERO, SimDuration::ZERO, rec.at);
+    for f in &fields {
+        if !own.contains(&f.key) {
+            return Err(match other_kinds_field(&kind, f.key) {
+                Some(m) => Fail::new(f.key_at, rec.path_of(f.key), m),
+                None => rec.unknown(f, own),
+            });
+        }
+        let v = rec.val(params, f)?;
+        let time = || v.quantity(Quantity::Time, parse_time_ns).map(SimDuration);
+        match f.key {
+            "name" => name = Some(Named { name: v.name()?, at: v.at }),
+            "from" => from = Some(Named { name: v.string()?, at: v.at }),
+            "to" => to = Some(Named { name: v.string()?, at: v.at }),
+            "count" => {
+                count = v.int_at_least(0)?;
+                count_at = v.at;
+                if count > MAX_FLOWS {
+                    return Err(v.fail(format!("a scenario can have at most {MAX_FLOWS} flows, found count = {count}")));
+                }
+            }
+            "kind" => {}
+            "dscp" => dscp = code_point(&v)?,
+            "start" => start = time()?,
+            "start_step" => {
+                start_step = time()?;
+                step_at = v.at;
+            }
+            key => match &mut app {
+                Draft::Cbr(c) => c.field(key, v)?,
+                Draft::Tcp(t) => t.field(key, v)?,
+            },
+        }
+    }
+    let name = name.ok_or_else(|| rec.missing("name", "\"af\""))?;
+    let from = from.ok_or_else(|| rec.missing("from", "\"src\""))?;
+    let to = to.ok_or_else(|| rec.missing("to", "\"dst\""))?;
+    let app = match app {
+        Draft::Cbr(c) => RawApp::Cbr(c.finish(rec, start)?),
+        Draft::Tcp(t) => RawApp::Tcp(t.finish(rec)?),
+    };
+    Ok(RawFlow { path: rec.path.clone(), name, from, to, count, count_at, dscp, start, start_step, step_at, app })
+}
+
+/// The fields of a flow's kind, as they are read.
+enum Draft {
+    Cbr(CbrDraft),
+    Tcp(TcpDraft),
+}
+
+#[derive(Default)]
+struct CbrDraft {
+    rate: Option<u64>,
+    packet_size: Option<u32>,
+    stop: Option<(SimDuration, Val)>,
+    packets: Option<u64>,
+    jitter: bool,
+}
+
+impl CbrDraft {
+    fn field(&mut self, key: &str, v: Val) -> Result<(), Fail> {
+        match key {
+            "rate" => self.rate = Some(v.quantity(Quantity::Rate, parse_rate_bps)?),
+            "packet_size" => {
+                let b = v.quantity(Quantity::Size, parse_size_bytes)?;
+                // An IPv4 packet is 1..=65535 bytes (RFC 791 Total Length is 16 bits).
+                if b == 0 {
+                    return Err(v.fail("packet_size must be at least 1B"));
+                }
+                if b > 65_535 {
+                    return Err(
+                        v.fail(format!("packet_size must be at most 65535B (the largest IP packet), found {b}B"))
+                    );
+                }
+                self.packet_size = Some(b as u32);
+            }
+            "stop" => self.stop = Some((SimDuration(v.quantity(Quantity::Time, parse_time_ns)?), v)),
+            "packets" => self.packets = Some(v.int_at_least(1)?),
+            "jitter" => self.jitter = v.boolean()?,
+            other => unreachable!("'{other}' is not a cbr field of CBR_FIELDS"),
+        }
+        Ok(())
+    }
+
+    fn finish(self, rec: &Rec, start: SimDuration) -> Result<RawCbr, Fail> {
+        let rate_bps = self.rate.ok_or_else(|| rec.missing("rate", "\"1Mbps\""))?;
+        let packet_size = self.packet_size.ok_or_else(|| rec.missing("packet_size", "\"576B\""))?;
+        let stop = match self.stop {
+            Some((t, v)) if t <= start => return Err(v.fail(format!("stop ({t}) must be after start ({start})"))),
+            Some((t, v)) => Some((t, v.at)),
+            None => None,
+        };
+        Ok(RawCbr { rate_bps, packet_size, stop, packets: self.packets, jitter: self.jitter })
+    }
+}
+
+struct TcpDraft {
+    /// The preset, overridden field by field.
+    p: tcp::Params,
+    window: Option<Limit>,
+    ack_interval: Option<Val>,
+}
+
+impl TcpDraft {
+    fn field(&mut self, key: &str, v: Val) -> Result<(), Fail> {
+        let p = &mut self.p;
+        let time = || v.quantity(Quantity::Time, parse_time_ns).map(SimDuration);
+        let int = || v.int_in(0, u64::from(u32::MAX)).map(|n| n as u32);
+        match key {
+            "preset" => {}
+            "variant" => {
+                let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+                let name = v.choice(&names, "TCP variant")?;
+                p.variant = Variant::from_name(name).expect("listed variants have names");
+            }
+            // Sizes out of range are left to validate(), which states the range.
+            "packet_size" => {
+                p.packet_size = u32::try_from(v.quantity(Quantity::Size, parse_size_bytes)?).unwrap_or(u32::MAX)
+            }
+            "max_window" => self.window = Some(v.quantity(Quantity::Amount, parse_amount)?),
+            "initial_window" => p.initial_window_segments = int()?,
+            "dupack_threshold" => p.dupack_threshold = int()?,
+            "limited_transmit" => p.limited_transmit = v.boolean()?,
+            "tick" => p.tick = time()?,
+            "initial_rto" => p.initial_rto = time()?,
+            "min_rto" => p.min_rto = time()?,
+            "max_rto" => p.max_rto = time()?,
+            "ecn" => p.ecn = v.boolean()?,
+            "handshake" => p.handshake = v.boolean()?,
+            "delayed_ack" => p.delayed_ack = v.boolean()?,
+            "delayed_ack_interval" => {
+                p.delayed_ack_interval = time()?;
+                self.ack_interval = Some(v);
+            }
+            "bytes" => {
+                let b = v.quantity(Quantity::Size, parse_size_bytes)?;
+                if b == 0 {
+                    return Err(v.fail("a transfer must be at least 1B"));
+                }
+                p.transfer_bytes = Some(b);
+            }
+            "trace" => p.trace = v.boolean()?,
+            other => unreachable!("'{other}' is not a tcp field of TCP_FIELDS"),
+        }
+        Ok(())
+    }
+
+    fn finish(self, rec: &Rec) -> Result<tcp::Params, Fail> {
+        let mut p = self.p;
+        // A window in packets counts full segments, as ns-2's `window_` does; the sender's
+        // window is in payload bytes (`Params::max_window_bytes`).
+        let mss = u64::from(p.packet_size.saturating_sub(HEADER_BYTES));
+        p.max_window_bytes = match self.window {
+            Some(Limit::Packets(n)) => u64::from(n) * mss,
+            Some(Limit::Bytes(b)) => b,
+            None => DEFAULT_WINDOW_SEGMENTS * mss,
+        };
+        if let Some(v) = self.ack_interval {
+            if !p.delayed_ack {
+                return Err(v.fail("delayed_ack_interval applies only with delayed_ack = true"));
+            }
+        }
+        p.validate().map_err(|e| rec.spots().fail(e.field, &e.message))?;
+        Ok(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_field_of_the_other_kind_says_whose_it_is() {
+        let m = other_kinds_field("tcp", "rate").unwrap();
+        assert!(
+            m.starts_with("'rate' is a field of cbr flows, not of tcp flows; the fields of a tcp flow are: name"),
+            "{m}"
+        );
+        assert!(other_kinds_field("tcp", "stop").unwrap().contains("until its 'bytes' are delivered"));
+        assert!(other_kinds_field("cbr", "bytes").unwrap().contains("write packets = 1000"));
+        assert_eq!(other_kinds_field("cbr", "colour"), None);
+        assert_eq!(other_kinds_field("cbr", "name"), None);
+    }
+
+    #[test]
+    fn the_field_lists_share_the_common_fields() {
+        for f in ["name", "from", "to", "count", "kind", "dscp", "packet_size", "start", "start_step"] {
+            assert!(CBR_FIELDS.contains(&f) && TCP_FIELDS.contains(&f), "{f}");
+        }
+    }
+}
