@@ -14,13 +14,20 @@
 //!   with a rate, a propagation delay, a framing model (plain, fixed overhead, ATM cell tax,
 //!   AAL5) and an output queue. Routing (`net::routing`) is destination-based: shortest paths by
 //!   hop count, overridden by explicit routes, checked loop-free.
-//! - **Queue** (`queue`): the output discipline of a port: drop-tail now; RED, RIO, WRED and
-//!   the ECN marking strategies are further variants of `queue::AnyQueue`.
-//! - **Edge** (`edge`): conditioners at the network's border: classifiers, meters, markers.
+//! - **Queue** (`queue`): the output discipline of a port, a variant of `queue::AnyQueue`:
+//!   drop-tail, RED (as ns-2), RIO (coupled, decoupled), WRED (up to 8 precedences), each RED
+//!   kind optionally ECN-marking by tail, front or random position or OUT first
+//!   (`queue::ecn_mark`), and class schedulers (strict priority, DRR, WRR) over inner queues.
+//! - **Edge** (`edge`): DiffServ at the network's border: code points and the domain's colour
+//!   table (`edge::dscp`), meters (token bucket, srTCM, trTCM, TSW2CM/TSW3CM), and the
+//!   conditioner that puts a classifier, a meter and per-colour actions on a node's input line
+//!   (`edge::conditioner`).
 //! - **Transport** (`transport`): the agents at the hosts that create and consume packets: UDP
-//!   constant bit rate now; TCP, TFRC and gTFRC plug into the same `transport::AnyAgent`.
-//! - **Metrics** (`metrics`): per-flow and per-queue counters, and the packet conservation
-//!   check every run ends with (sent = delivered + dropped + in flight).
+//!   constant bit rate, TCP (Reno, NewReno, SACK, ECN); TFRC and gTFRC will plug into the same
+//!   `transport::AnyAgent`.
+//! - **Metrics** (`metrics`): per-flow and per-queue counters, fairness indices (Jain, FIEB),
+//!   and the packet conservation check every run ends with (sent = delivered + dropped + in
+//!   flight).
 //! - **Scenario** (`scenario`): the TOML file format, its units, parameters and groups, its
 //!   file/line/field errors, and the resolved `Spec`.
 //! - **World** (`world`): builds nodes, ports, agents and tables from a `Spec` and runs the

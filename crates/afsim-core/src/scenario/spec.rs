@@ -385,6 +385,8 @@ pub enum SpecError {
     Zero { what: &'static str, index: usize, field: &'static str },
     DuplicateName { what: &'static str, name: String },
     Route(crate::net::routing::RouteError),
+    FlowIndex { conditioner: usize },
+    ShapeNeedsTokenBucket { conditioner: usize },
 }
 
 impl std::fmt::Display for SpecError {
@@ -403,6 +405,12 @@ impl std::fmt::Display for SpecError {
             }
             SpecError::DuplicateName { what, name } => write!(f, "two {what}s are named '{name}'"),
             SpecError::Route(e) => write!(f, "routes: {e}"),
+            SpecError::FlowIndex { conditioner } => {
+                write!(f, "conditioner[{conditioner}].match.flows: no such flow")
+            }
+            SpecError::ShapeNeedsTokenBucket { conditioner } => {
+                write!(f, "conditioner[{conditioner}]: shaping needs a token_bucket meter")
+            }
         }
     }
 }
@@ -456,6 +464,24 @@ impl Spec {
                         return Err(SpecError::Zero { what: "flow", index: i, field: "packet_size" });
                     }
                 }
+            }
+        }
+        for (i, c) in self.conditioners.iter().enumerate() {
+            if c.node >= n {
+                return Err(SpecError::NodeIndex { what: "conditioner", index: i, field: "at" });
+            }
+            if c.from.is_some_and(|f| f >= n) {
+                return Err(SpecError::NodeIndex { what: "conditioner", index: i, field: "from" });
+            }
+            if c.classifier.flows.iter().any(|&f| f >= self.flows.len()) {
+                return Err(SpecError::FlowIndex { conditioner: i });
+            }
+            let shaping = c.actions.contains(&crate::edge::PerColourAction::Shape);
+            if shaping && !matches!(c.meter, MeterSpec::TokenBucket(_)) {
+                return Err(SpecError::ShapeNeedsTokenBucket { conditioner: i });
+            }
+            if shaping && c.buffer_packets == 0 {
+                return Err(SpecError::Zero { what: "conditioner", index: i, field: "buffer" });
             }
         }
         for (i, r) in self.routes.iter().enumerate() {
