@@ -140,7 +140,7 @@ impl Tables {
 #[inline]
 pub fn far_end(links: &[(usize, usize)], port: u32) -> usize {
     let (a, b) = links[(port / 2) as usize];
-    if port % 2 == 0 {
+    if port.is_multiple_of(2) {
         b
     } else {
         a

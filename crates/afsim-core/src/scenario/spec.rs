@@ -485,7 +485,7 @@ impl Spec {
             }
         }
         for (i, r) in self.routes.iter().enumerate() {
-            if let Some(_) = r.path.iter().find(|&&x| x >= n) {
+            if r.path.iter().any(|&x| x >= n) {
                 return Err(SpecError::NodeIndex { what: "route", index: i, field: "path" });
             }
         }

@@ -282,7 +282,7 @@ impl Decimal {
             let den = 10u128.pow(f);
             let g = gcd(mult as u128, den);
             let (m, d) = (mult as u128 / g, den / g);
-            if frac % d != 0 {
+            if !frac.is_multiple_of(d) {
                 return Err(inexact());
             }
             (frac / d) * m
