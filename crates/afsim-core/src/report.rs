@@ -98,6 +98,8 @@ pub struct ColourRow {
     pub departures: u64,
     pub drops_overflow: u64,
     pub drops_early: u64,
+    /// The part of `drops_early` forced by the average (RED family; `None` otherwise).
+    pub drops_forced: Option<u64>,
     /// ECN marks put on this level's packets (`None` for disciplines that never mark).
     pub ecn_marks: Option<u64>,
     pub queued_end: u64,
@@ -166,6 +168,10 @@ pub struct QueueRow {
     /// Drops by reason name ("overflow", "early", ...), every reason present, zero or not.
     pub drops: std::collections::BTreeMap<String, u64>,
     pub drops_total: u64,
+    /// The part of the early drops forced by the average (RED family; `None` otherwise).
+    pub drops_forced: Option<u64>,
+    /// ECN marks put on packets (RED family with ECN; `None` for disciplines that never mark).
+    pub ecn_marks: Option<u64>,
     pub len_packets_end: u64,
     pub max_len_packets: u64,
     /// Time-average queue length in packets over the whole run.

@@ -652,6 +652,8 @@ impl World {
                 departures: s.departures,
                 departure_bytes: s.departure_bytes,
                 drops_total: s.total_drops(),
+                drops_forced: sum_levels(|l| p.queue.forced_drops(l)),
+                ecn_marks: sum_levels(|l| p.queue.ecn_marks(l)),
                 drops,
                 len_packets_end: len as u64,
                 max_len_packets: s.max_len_packets,
@@ -685,6 +687,7 @@ impl World {
                     departures: l.departures,
                     drops_overflow: overflow,
                     drops_early: early,
+                    drops_forced: p.queue.forced_drops(level),
                     ecn_marks: p.queue.ecn_marks(level),
                     queued_end: queued[level],
                     loss_ratio: dropped as f64 / l.arrivals as f64,
@@ -825,6 +828,11 @@ impl World {
         }
         row
     }
+}
+
+/// A per-level counter summed over every level; `None` if the discipline has no such counter.
+fn sum_levels(f: impl Fn(usize) -> Option<u64>) -> Option<u64> {
+    (0..MAX_LEVELS).map(f).reduce(|a, b| Some(a? + b?)).flatten()
 }
 
 /// One row per flow group, in order of first appearance.

@@ -1034,3 +1034,220 @@ fn the_corpus_conditioner_files_cover_every_meter() {
         .collect();
     assert_eq!(kinds, ["trtcm", "tsw2cm", "tsw2cm", "tsw3cm"]);
 }
+
+// ---- schedulers -----------------------------------------------------------------------------
+
+/// BASE with a scheduler of `policy` and `classes` (the inside of the array) on link[0].
+fn sched(policy: &str, classes: &str) -> String {
+    queue(&format!("{{ kind = \"scheduler\", policy = \"{policy}\", classes = [{classes}] }}"))
+}
+
+const BE_DRR: &str = "{ name = \"be\", default = true, quantum = \"1500B\" }";
+
+#[test]
+fn the_corpus_scheduler_file_covers_every_policy_and_every_class_queue() {
+    use afsim_core::queue::scheduler::{Policy, Service};
+    let s = corpus_file("scheduler.toml");
+    let QueueSpec::Scheduler(drr) = &s.links[4].queue_ab else { panic!("a scheduler") };
+    assert_eq!(drr.policy, Policy::Drr);
+    let c: Vec<(&str, &[u8], bool, Service)> =
+        drr.classes.iter().map(|c| (c.name.as_str(), c.dscp.as_slice(), c.default, c.service)).collect();
+    assert_eq!(
+        c,
+        [
+            ("ef", &[46u8][..], false, Service::Priority),
+            ("af1", &[10, 12, 14][..], false, Service::Quantum(1500)),
+            ("be", &[][..], true, Service::Quantum(1500)),
+        ]
+    );
+    assert_eq!(drr.classes[0].queue, QueueSpec::DropTail { limit: Limit::Packets(20) });
+    let QueueSpec::Rio(p, colours) = &drr.classes[1].queue else { panic!("af1 runs RIO") };
+    assert_eq!((p.common.link_rate_bps, p.common.limit, colours.levels()), (2_000_000, Limit::Packets(100), 3));
+    assert_eq!(drr.classes[2].queue, QueueSpec::DropTail { limit: Limit::Packets(50) }, "the default class queue");
+    let QueueSpec::Scheduler(wrr) = &s.links[4].queue_ba else { panic!("a scheduler") };
+    assert_eq!((wrr.policy, wrr.classes[0].service, wrr.classes[1].service), (Policy::Wrr, Service::Weight(3), Service::Weight(1)));
+    assert!(matches!(&wrr.classes[0].queue, QueueSpec::Wred(p, _) if p.curves.len() == 2 && p.common.link_rate_bps == 2_000_000));
+    assert!(matches!(&wrr.classes[1].queue, QueueSpec::Red(p) if p.common.ecn.is_some()));
+    let QueueSpec::Scheduler(prio) = &s.links[5].queue_ab else { panic!("a scheduler") };
+    assert_eq!(prio.policy, Policy::Priority);
+    assert!(prio.classes.iter().all(|c| c.service == Service::Priority));
+    assert_eq!((prio.classes[0].dscp.as_slice(), prio.classes[1].dscp.as_slice()), (&[46, 40][..], &[10, 12, 14][..]));
+    assert!(matches!(&prio.classes[1].queue, QueueSpec::Red(p) if p.common.gentle && p.common.link_rate_bps == 10_000_000));
+    assert_eq!(s.links[5].queue_ba, s.links[5].queue_ab, "the reverse queue copies the forward scheduler");
+}
+
+#[test]
+fn class_queues_take_the_domain_colour_table_and_the_link_rate() {
+    let q = "{ min_th = 20, max_th = 40, max_p = 0.02 }, { min_th = 5, max_th = 15, max_p = 0.1 }";
+    let classes = format!("{{ name = \"af\", dscp = [\"AF11\", \"AF12\"], queue = {{ kind = \"wred\", levels = [{q}] }} }}, {{ name = \"be\", default = true }}");
+    let text = format!("[diffserv]\ncolours = {{ AF11 = 0, AF12 = 1 }}\n{}", sched("priority", &classes));
+    let s = load(&text).unwrap();
+    let QueueSpec::Scheduler(sch) = &s.links[0].queue_ab else { panic!("a scheduler") };
+    let QueueSpec::Wred(p, colours) = &sch.classes[0].queue else { panic!("wred") };
+    assert_eq!((p.common.link_rate_bps, colours.levels(), colours.level(0)), (10_000_000, 2, 1));
+    // The same three curves, beyond the two levels of this domain, are refused inside a class too.
+    let classes = classes.replace(&format!("[{q}]"), &format!("[{q}, {{ min_th = 1, max_th = 2, max_p = 0.5 }}]"));
+    let text = format!("[diffserv]\ncolours = {{ AF11 = 0, AF12 = 1 }}\n{}", sched("priority", &classes));
+    expect(&text, "[{ min", 0, "link[0].queue.classes[0].queue.levels", "3 levels, but the domain's colour table has 2");
+}
+
+#[test]
+fn a_scheduler_needs_a_policy_and_classes() {
+    let text = queue(&format!("{{ kind = \"scheduler\", classes = [{BE_DRR}] }}"));
+    expect(&text, "{ kind", 0, "link[0].queue.policy", "queue lacks the required field 'policy' (for example policy = \"drr\")");
+    let text = queue("{ kind = \"scheduler\", policy = \"wrr\" }");
+    expect(&text, "{ kind", 0, "link[0].queue.classes", "queue lacks the required field 'classes' (for example classes = [{ name = \"af1\", dscp = [\"AF11\"], weight = 3 }");
+    let text = sched("fifo", BE_DRR);
+    expect(&text, "\"fifo\"", 0, "link[0].queue.policy", "unknown scheduling policy 'fifo'; the policies are: priority");
+    let text = sched("drrr", BE_DRR);
+    expect(&text, "\"drrr\"", 0, "link[0].queue.policy", "unknown scheduling policy 'drrr' (did you mean 'drr'?)");
+    let text = queue("{ kind = \"scheduler\", policy = \"drr\", classes = 3 }");
+    expect(&text, "3 }", 0, "link[0].queue.classes", "expected an array of classes, like [{ name = \"ef\"");
+    let text = queue("{ kind = \"scheduler\", policy = \"drr\", classes = [\"be\"] }");
+    expect(&text, "\"be\"", 0, "link[0].queue.classes[0]", "expected a table, found the string \"be\"");
+    let text = sched("drr", "");
+    expect(&text, "[]", 0, "link[0].queue.classes", "a scheduler needs at least one class");
+}
+
+#[test]
+fn a_scheduler_has_no_limit_of_its_own_and_other_queues_have_no_classes() {
+    let text = queue(&format!("{{ kind = \"scheduler\", policy = \"drr\", limit = \"50pkt\", classes = [{BE_DRR}] }}"));
+    expect(
+        &text,
+        "limit",
+        0,
+        "link[0].queue.limit",
+        "'limit' is a field of droptail, red, rio and wred queues, not of scheduler queues (a class's own queue takes it",
+    );
+    let text = queue(&format!("{{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0.1, classes = [{BE_DRR}] }}"));
+    expect(&text, "classes", 0, "link[0].queue.classes", "'classes' is a field of scheduler queues, not of red queues");
+    let text = queue("{ policy = \"drr\" }");
+    expect(&text, "policy", 0, "link[0].queue.policy", "'policy' is a field of scheduler queues, not of droptail queues");
+    let text = queue("{ kind = \"scheduler\", policy = \"drr\", clases = [] }");
+    expect(&text, "clases", 0, "link[0].queue.clases", "unknown field 'clases' in queue (did you mean 'classes'?)");
+}
+
+#[test]
+fn a_class_has_a_name_and_known_fields() {
+    let text = sched("drr", "{ default = true, quantum = \"1500B\" }");
+    expect(&text, "{ default", 0, "link[0].queue.classes[0].name", "classes[0] lacks the required field 'name' (for example name = \"be\")");
+    let text = sched("drr", "{ name = \"1be\", default = true, quantum = \"1500B\" }");
+    expect(&text, "\"1be\"", 0, "link[0].queue.classes[0].name", "\"1be\" is not a valid name");
+    let text = sched("drr", "{ name = \"be\", default = true, quantm = \"1500B\" }");
+    expect(&text, "quantm", 0, "link[0].queue.classes[0].quantm", "unknown field 'quantm' in classes[0] (did you mean 'quantum'?); the fields are: name, dscp, default, priority, quantum, weight, queue");
+    let text = sched("drr", "{ name = \"be\", default = \"yes\", quantum = \"1500B\" }");
+    expect(&text, "\"yes\"", 0, "link[0].queue.classes[0].default", "expected true or false, found the string \"yes\"");
+    let text = sched("drr", &format!("{BE_DRR}, {}", BE_DRR.replace("default = true, ", "dscp = [\"AF11\"], ")));
+    expect(&text, "\"be\"", 1, "link[0].queue.classes[1].name", "two classes are named 'be'");
+}
+
+#[test]
+fn class_code_points_are_names_or_integers_each_in_one_class() {
+    let text = sched("drr", &format!("{{ name = \"af\", dscp = [\"AF11\", \"AF14\"], quantum = \"1500B\" }}, {BE_DRR}"));
+    expect(&text, "\"AF14\"", 0, "link[0].queue.classes[0].dscp[1]", "unknown code point 'AF14' (did you mean 'AF11'?)");
+    let text = sched("drr", &format!("{{ name = \"af\", dscp = 64, quantum = \"1500B\" }}, {BE_DRR}"));
+    expect(&text, "64", 0, "link[0].queue.classes[0].dscp", "DSCP 64 is not a 6-bit code point (0..=63)");
+    // Twice in one class is the same code point; in two classes it is an error at the second.
+    let classes = "{ name = \"af1\", dscp = [\"AF11\", 10, \"AF12\"], quantum = \"1500B\" }, { name = \"af2\", dscp = [\"AF21\", \"AF12\"], quantum = \"1500B\" }";
+    let text = sched("drr", &format!("{classes}, {BE_DRR}"));
+    expect(&text, "[\"AF21\"", 0, "link[0].queue.classes[1].dscp", "AF12 is already in class 'af1'");
+    let text = sched("drr", &format!("{{ name = \"af\", quantum = \"1500B\" }}, {BE_DRR}"));
+    expect(&text, "{ name = \"af\"", 0, "link[0].queue.classes[0].dscp", "class 'af' lists no code point and is not the default");
+}
+
+#[test]
+fn exactly_one_class_is_the_default() {
+    let text = sched("drr", "{ name = \"af\", dscp = \"AF11\", quantum = \"1500B\" }");
+    expect(&text, "[{", 0, "link[0].queue.classes", "no class is the default; mark exactly one with default = true");
+    let text = sched("drr", &format!("{}, {BE_DRR}", BE_DRR.replace("\"be\"", "\"af\"")));
+    expect(&text, "true", 1, "link[0].queue.classes[1].default", "class 'af' is already the default");
+}
+
+#[test]
+fn a_class_is_served_one_way_that_fits_the_policy() {
+    let text = sched("drr", "{ name = \"ef\", dscp = \"EF\", priority = true, quantum = \"1500B\" }, { name = \"be\", default = true, quantum = \"1500B\" }");
+    expect(&text, "\"1500B\"", 0, "link[0].queue.classes[0].quantum", "a class is served one way: priority = true, a quantum (drr) or a weight (wrr); this class already has priority = true");
+    let text = sched("drr", "{ name = \"be\", default = true, quantum = \"1500B\", weight = 2 }");
+    expect(&text, "2 }", 0, "link[0].queue.classes[0].weight", "this class already has a quantum");
+    // A drr class needs a quantum, a wrr class a weight, unless it is served first.
+    let text = sched("drr", "{ name = \"ef\", dscp = \"EF\", priority = true }, { name = \"be\", default = true }");
+    expect(&text, "{ name = \"be\"", 0, "link[0].queue.classes[1].quantum", "classes[1] lacks the required field 'quantum' (for example quantum = \"1500B\"); under policy \"drr\" every class has one, or priority = true");
+    let text = sched("wrr", "{ name = \"be\", default = true, priority = false }");
+    expect(&text, "{ name", 0, "link[0].queue.classes[0].weight", "classes[0] lacks the required field 'weight' (for example weight = 1)");
+    // A service of another policy: the model says which one the policy needs.
+    let text = sched("drr", "{ name = \"be\", default = true, weight = 2 }");
+    expect(&text, "2 }", 0, "link[0].queue.classes[0].weight", "policy drr shares bytes: give this class a quantum");
+    let text = sched("wrr", "{ name = \"ef\", dscp = \"EF\", weight = 1 }, { name = \"be\", default = true, quantum = \"1500B\" }");
+    expect(&text, "\"1500B\"", 0, "link[0].queue.classes[1].quantum", "policy wrr shares packets: give this class a weight");
+    let text = sched("priority", "{ name = \"ef\", dscp = \"EF\" }, { name = \"be\", default = true, quantum = \"1500B\" }");
+    expect(&text, "\"1500B\"", 0, "link[0].queue.classes[1].quantum", "a quantum needs policy drr; strict priority serves classes in list order");
+    let text = sched("priority", "{ name = \"ef\", dscp = \"EF\", weight = 4 }, { name = \"be\", default = true }");
+    expect(&text, "4 }", 0, "link[0].queue.classes[0].weight", "a weight needs policy wrr");
+    let text = sched("priority", "{ name = \"ef\", dscp = \"EF\" }, { name = \"be\", default = true, priority = false }");
+    expect(&text, "false", 0, "link[0].queue.classes[1].priority", "under policy \"priority\" every class is served by strict priority, in the order of the classes: leave 'priority' out");
+    // priority = true under policy priority says what the policy does anyway.
+    let text = sched("priority", "{ name = \"ef\", dscp = \"EF\", priority = true }, { name = \"be\", default = true }");
+    assert!(load(&text).is_ok());
+}
+
+#[test]
+fn quanta_are_sizes_and_weights_counts_both_above_zero() {
+    let text = sched("drr", "{ name = \"be\", default = true, quantum = \"0B\" }");
+    expect(&text, "\"0B\"", 0, "link[0].queue.classes[0].quantum", "a quantum must be greater than zero");
+    let text = sched("drr", "{ name = \"be\", default = true, quantum = 1500 }");
+    expect(&text, "1500", 0, "link[0].queue.classes[0].quantum", "expected a size with a unit, like '1500B', found the bare number 1500");
+    let text = sched("drr", "{ name = \"be\", default = true, quantum = \"5GiB\" }");
+    expect(&text, "\"5GiB\"", 0, "link[0].queue.classes[0].quantum", "a quantum must be below 4GiB, found 5368709120B");
+    let text = sched("wrr", "{ name = \"be\", default = true, weight = 0 }");
+    expect(&text, "0 }", 0, "link[0].queue.classes[0].weight", "a weight must be greater than zero");
+    let text = sched("wrr", "{ name = \"be\", default = true, weight = 1.5 }");
+    expect(&text, "1.5", 0, "link[0].queue.classes[0].weight", "expected a non-negative integer, found the float 1.5");
+    let text = sched("wrr", "{ name = \"be\", default = true, weight = 5000000000 }");
+    expect(&text, "5000000000", 0, "link[0].queue.classes[0].weight", "expected an integer from 0 to 4294967295");
+    let text = sched("drr", "{ name = \"be\", default = true, quantum = \"$q\" }").replace("[scenario]", "[params]\nq = 3\n[scenario]");
+    expect(&text, "\"$q\"", 0, "link[0].queue.classes[0].quantum", "(from parameter 'q' = 3)");
+}
+
+#[test]
+fn schedulers_do_not_nest() {
+    let inner = format!("{{ kind = \"scheduler\", policy = \"drr\", classes = [{BE_DRR}] }}");
+    let text = sched("drr", &format!("{{ name = \"be\", default = true, quantum = \"1500B\", queue = {inner} }}"));
+    expect(&text, "\"scheduler\"", 1, "link[0].queue.classes[0].queue.kind", "a class queue cannot itself be a scheduler (schedulers do not nest)");
+}
+
+#[test]
+fn class_queue_errors_point_into_the_class_queue() {
+    let class = |q: &str| format!("{{ name = \"be\", default = true, quantum = \"1500B\", queue = {q} }}");
+    // read on their own
+    let text = sched("drr", &class("{ kind = \"red\", min_th = 15, max_th = 5, max_p = 0.1 }"));
+    expect(&text, "15,", 0, "link[0].queue.classes[0].queue.min_th", "min_th 15 must be below max_th 5");
+    let text = sched("drr", &class("{ limit = \"0pkt\" }"));
+    expect(&text, "\"0pkt\"", 0, "link[0].queue.classes[0].queue.limit", "a queue limit must be at least 1 packet");
+    let text = sched("drr", &class("{ kind = \"droptail\", min_th = 5 }"));
+    expect(&text, "min_th", 0, "link[0].queue.classes[0].queue.min_th", "'min_th' is a field of red queues, not of droptail queues");
+    let text = sched("drr", &class("{ kind = \"codel\" }"));
+    expect(&text, "\"codel\"", 0, "link[0].queue.classes[0].queue.kind", "unknown queue kind 'codel'");
+    let text = sched("drr", &class("{ kind = \"rio\", in = { min_th = 5, max_th = 15, max_p = 0.1 } }"));
+    expect(&text, "{ kind = \"rio\"", 0, "link[0].queue.classes[0].queue.out", "queue lacks the required field 'out'");
+    // checked by the class queue's model once the link's rate is known
+    let text = sched("drr", &class("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0.1, w_q = 0 }"));
+    expect(&text, "0 }", 0, "link[0].queue.classes[0].queue.w_q", "w_q 0 must be in (0, 1]");
+    let text = sched("drr", &class("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0.1, mean_packet_size = \"0B\" }"));
+    expect(&text, "\"0B\"", 0, "link[0].queue.classes[0].queue.mean_packet_size", "the mean packet size must be positive");
+    let text = sched("drr", &class("{ kind = \"red\", min_th = 5, max_th = 60, max_p = 0.1 }"));
+    expect(&text, "{ kind = \"red\"", 0, "link[0].queue.classes[0].queue.limit", "the default limit is 50pkt");
+    let text = sched("drr", &class("{ kind = \"red\", limit = \"10pkt\", min_th = 5, max_th = 15, max_p = 0.1 }"));
+    expect(&text, "\"10pkt\"", 0, "link[0].queue.classes[0].queue.limit", "is below max_th 15");
+}
+
+#[test]
+fn classes_written_as_sub_tables_report_at_their_headers() {
+    let text = BASE.replacen(
+        "delay = \"1ms\"",
+        "delay = \"1ms\"\n[link.queue]\nkind = \"scheduler\"\npolicy = \"wrr\"\n[[link.queue.classes]]\nname = \"af\"\ndscp = \"AF11\"\nweight = 2\n[[link.queue.classes]]\nname = \"be\"\ndefault = true\nweight = 1\n[link.queue.classes.queue]\nkind = \"red\"\nmin_th = 5\nmax_th = 15\nmax_p = 0.1\nw_q = 2.0",
+        1,
+    );
+    expect(&text, "2.0", 0, "link[0].queue.classes[1].queue.w_q", "w_q 2 must be in (0, 1]");
+    let text = text.replace("w_q = 2.0", "w_q = 0.5").replace("weight = 2\n", "");
+    expect(&text, "[[link.queue.classes]]", 0, "link[0].queue.classes[0].weight", "classes[0] lacks the required field 'weight'");
+}

@@ -401,6 +401,8 @@ fn queue_columns<'py>(py: Python<'py>, rows: &[QueueRow]) -> PyResult<Bound<'py,
         d.set_item(format!("drops_{reason}"), PyArray1::from_vec(py, counts))?;
     }
     column!(d, rows, num drops_total);
+    column!(d, rows, optu drops_forced);
+    column!(d, rows, optu ecn_marks);
     column!(d, rows, num len_packets_end);
     column!(d, rows, num max_len_packets);
     column!(d, rows, num mean_len_packets);

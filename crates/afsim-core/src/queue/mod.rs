@@ -202,6 +202,18 @@ impl AnyQueue {
         }
     }
 
+    /// Early drops of drop-precedence `level` that were forced (average at or beyond max_th,
+    /// or 2·max_th when gentle) rather than random; `None` for a discipline without an AQM.
+    pub fn forced_drops(&self, level: usize) -> Option<u64> {
+        match self {
+            AnyQueue::Red(q) => Some(q.stats.levels[level].forced_drops),
+            AnyQueue::Rio(q) => Some(q.stats.levels[level].forced_drops),
+            AnyQueue::Wred(q) => Some(q.stats.levels[level].forced_drops),
+            AnyQueue::Scheduler(q) => q.forced_drops(level),
+            _ => None,
+        }
+    }
+
     /// The port's transmitter will finish the packet just dequeued at `at`.
     #[inline]
     pub fn tx_ends(&mut self, at: SimTime) {

@@ -330,6 +330,11 @@ impl Scheduler {
         self.classes.iter().filter_map(|c| c.queue.ecn_marks(level)).reduce(|a, b| a + b)
     }
 
+    /// Forced early drops of `level` over the classes whose queue has an AQM.
+    pub fn forced_drops(&self, level: usize) -> Option<u64> {
+        self.classes.iter().filter_map(|c| c.queue.forced_drops(level)).reduce(|a, b| a + b)
+    }
+
     #[inline]
     pub fn len_packets(&self) -> usize {
         self.packets

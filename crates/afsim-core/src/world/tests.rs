@@ -316,6 +316,10 @@ fn ecn_capable_tcp_over_red_with_ecn_is_marked_instead_of_dropped() {
     let ce: u64 = r.flows.iter().map(|f| f.ce_received.unwrap()).sum();
     assert!(ce > 0 && reductions > 0, "ce {ce}, reductions {reductions}");
     assert!(reductions <= ce, "at most one reduction per mark");
+    let q = r.queues.iter().find(|q| q.name == "r1->r2").unwrap();
+    let marks = q.ecn_marks.expect("RED counts marks");
+    assert!(marks >= ce && marks <= ce + q.len_packets_end, "marks {marks}, received {ce}");
+    assert_eq!(r.queues.iter().find(|q| q.name == "a->r1").unwrap().ecn_marks, None, "drop-tail never marks");
     assert!(r.conservation.holds);
 }
 

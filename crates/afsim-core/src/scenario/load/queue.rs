@@ -1,5 +1,5 @@
-//! A link's queues: `queue = { kind = ..., ... }` — drop-tail and the RED family (RED, RIO,
-//! WRED).
+//! A link's queues: `queue = { kind = ..., ... }` — drop-tail, the RED family (RED, RIO,
+//! WRED), and schedulers over classes that each have one of those as their own queue.
 //!
 //! Read this first: `kind` decides the valid fields, so it is read first. The RED family shares
 //! `queue::red::Common` (w_q, gentle, wait, measure, byte mode, mean packet size, limit, ECN);
@@ -11,10 +11,22 @@
 //! at the field it is about, or at the queue table when that field was left at its default.
 //! RIO and WRED take the domain's colour table (`[diffserv]`).
 //!
+//! A scheduler (`kind = "scheduler"`, `queue::scheduler`) has a `policy` and `classes`; `policy`
+//! decides how a class is served, so it is read first, as `kind` is. Each class is read on its
+//! own — name, code points, `default`, its service (`priority = true`, `quantum` or `weight`;
+//! none under strict priority), and its queue, read by the same code as a link's queue with
+//! nested schedulers refused at their `kind`. The rest (one default class, code points in one
+//! class only, names unique, services fitting the policy, every class queue's own check) waits
+//! for the link's rate and goes through `SchedulerSpec::validate`; each `SchedulerError` is
+//! reported at the field of the class, or of the class's queue, that it names.
+//!
 //! Defaults: `limit` 50 packets for every kind (ns-2's `Queue set limit_ 50`; the RED family
 //! needs max_th at most the limit, and says so when the default is too small); w_q 0.002,
-//! mean packet size 500 B (ns-2 / Floyd & Jacobson); RIO coupled (Clark & Fang).
+//! mean packet size 500 B (ns-2 / Floyd & Jacobson); RIO coupled (Clark & Fang); a class
+//! without a queue gets drop-tail of 50 packets. A scheduler has no defaults for `policy`, a
+//! class's `name`, or its `quantum` (drr) or `weight` (wrr).
 
+use super::diffserv::code_point;
 use super::params::Params;
 use super::source::{list, suggestion, Fail};
 use super::value::{Field, Rec, Scalar, Spots, Val};
@@ -22,11 +34,12 @@ use crate::edge::dscp::{ColourTable, MAX_LEVELS};
 use crate::edge::ParamError;
 use crate::queue::ecn_mark::{Position, Strategy};
 use crate::queue::red::{self, Common, Curve, Measure};
+use crate::queue::scheduler::{Policy, Service};
 use crate::queue::{rio, wred};
-use crate::scenario::spec::{Limit, QueueSpec};
+use crate::scenario::spec::{ClassSpec, Limit, QueueSpec, SchedulerError, SchedulerSpec};
 use crate::scenario::units::{parse_limit, parse_size_bytes, Quantity};
 
-pub(crate) const QUEUE_KINDS: [&str; 4] = ["droptail", "red", "rio", "wred"];
+pub(crate) const QUEUE_KINDS: [&str; 5] = ["droptail", "red", "rio", "wred", "scheduler"];
 const DROPTAIL_FIELDS: [&str; 2] = ["kind", "limit"];
 const RED_FIELDS: [&str; 12] = [
     "kind", "limit", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "measure", "byte_mode", "mean_packet_size",
@@ -40,6 +53,9 @@ const WRED_FIELDS: [&str; 11] = [
     "kind", "limit", "levels", "w_q", "gentle", "wait", "measure", "byte_mode", "mean_packet_size", "ecn",
     "out_first",
 ];
+const SCHEDULER_FIELDS: [&str; 3] = ["kind", "policy", "classes"];
+const CLASS_FIELDS: [&str; 7] = ["name", "dscp", "default", "priority", "quantum", "weight", "queue"];
+const POLICIES: [&str; 3] = ["priority", "drr", "wrr"];
 const CURVE_FIELDS: [&str; 3] = ["min_th", "max_th", "max_p"];
 const MEASURES: [&str; 2] = ["packets", "bytes"];
 const ECN_CHOICES: [&str; 4] = ["none", "tail", "front", "random"];
@@ -53,6 +69,7 @@ fn fields_of(kind: &str) -> &'static [&'static str] {
         "red" => &RED_FIELDS,
         "rio" => &RIO_FIELDS,
         "wred" => &WRED_FIELDS,
+        "scheduler" => &SCHEDULER_FIELDS,
         _ => &DROPTAIL_FIELDS,
     }
 }
@@ -60,15 +77,28 @@ fn fields_of(kind: &str) -> &'static [&'static str] {
 /// A queue as read from the file, before the link's rate is known.
 #[derive(Debug)]
 pub(crate) struct QueueDraft {
-    /// The queue, with `link_rate_bps` still 0 in a RED family's `Common`.
+    /// The queue, with `link_rate_bps` still 0 in a RED family's `Common` (a scheduler's class
+    /// queues included).
     spec: QueueSpec,
-    /// Where the queue's fields were written (RED family only: drop-tail has nothing left to check).
+    /// Where the queue's fields were written (RED family and schedulers only: drop-tail has
+    /// nothing left to check).
     spots: Option<Spots>,
+    /// A scheduler's classes, in order: where each class's fields were written.
+    classes: Vec<ClassSpots>,
+}
+
+/// Where one class of a scheduler was written.
+#[derive(Debug)]
+struct ClassSpots {
+    /// The class table (`classes[i]`).
+    table: Spots,
+    /// The class's queue table, when it is of the RED family.
+    queue: Option<Spots>,
 }
 
 impl QueueDraft {
     pub fn droptail(limit: Limit) -> Self {
-        QueueDraft { spec: QueueSpec::DropTail { limit }, spots: None }
+        QueueDraft { spec: QueueSpec::DropTail { limit }, spots: None, classes: Vec::new() }
     }
 
     /// The queue of a link of `link_rate_bps`, checked by its model.
@@ -90,13 +120,34 @@ impl QueueDraft {
             }
             QueueSpec::Scheduler(s) => {
                 s.set_link_rate(link_rate_bps);
-                s.validate().map_err(ParamError::from)
+                return match s.validate() {
+                    Ok(()) => Ok(spec),
+                    Err(e) => Err(self.scheduler_fail(&e)),
+                };
             }
         };
         match (checked, &self.spots) {
             (Ok(()), _) => Ok(spec),
             (Err(e), Some(spots)) => Err(common_fail(spots, &e)),
             (Err(e), None) => Err(Fail::new(0, "", e.to_string())),
+        }
+    }
+
+    /// A `SchedulerSpec::validate` error at the field it names: of the scheduler table, of
+    /// class `i` (`classes[i].quantum`), or of class `i`'s queue (`classes[i].queue.limit`).
+    fn scheduler_fail(&self, e: &SchedulerError) -> Fail {
+        let Some(spots) = &self.spots else { return Fail::new(0, "", e.to_string()) };
+        match e {
+            SchedulerError::Scheduler { field, message } => spots.fail(field, message),
+            SchedulerError::Class { class, field, message } => match self.classes.get(*class) {
+                Some(c) => c.table.fail(field, message),
+                None => spots.fail("classes", &e.to_string()),
+            },
+            SchedulerError::Queue { class, error } => match self.classes.get(*class) {
+                Some(ClassSpots { queue: Some(q), .. }) => common_fail(q, error),
+                Some(c) => c.table.fail("queue", &error.to_string()),
+                None => spots.fail("classes", &e.to_string()),
+            },
         }
     }
 }
@@ -122,9 +173,20 @@ fn curve_fail(spots: &Spots, e: &ParamError) -> Fail {
     }
 }
 
-/// `queue = { kind = "droptail", limit = "50pkt" }` and the RED family; `kind` defaults to
-/// drop-tail.
+/// `queue = { kind = "droptail", limit = "50pkt" }`, the RED family and schedulers; `kind`
+/// defaults to drop-tail.
 pub(crate) fn read_queue(rec: &Rec, f: &Field, params: &Params, colours: &ColourTable) -> Result<QueueDraft, Fail> {
+    read_any_queue(rec, f, params, colours, false)
+}
+
+/// A link's queue, or (`in_class`) the queue of a scheduler's class, which cannot be a scheduler.
+fn read_any_queue(
+    rec: &Rec,
+    f: &Field,
+    params: &Params,
+    colours: &ColourTable,
+    in_class: bool,
+) -> Result<QueueDraft, Fail> {
     let t = Rec::of_item(
         f.item,
         f.at,
@@ -134,9 +196,23 @@ pub(crate) fn read_queue(rec: &Rec, f: &Field, params: &Params, colours: &Colour
     )?;
     let fields = t.fields();
     let kind = match fields.iter().find(|g| g.key == "kind") {
-        Some(g) => t.val(params, g)?.choice(&QUEUE_KINDS, "queue kind")?,
+        Some(g) => {
+            let v = t.val(params, g)?;
+            let kind = v.choice(&QUEUE_KINDS, "queue kind")?;
+            if kind == "scheduler" && in_class {
+                return Err(v.fail(
+                    "a class queue cannot itself be a scheduler (schedulers do not nest): give this class a droptail, \
+                     red, rio or wred queue; to serve a class before a round robin, give it priority = true in a drr \
+                     or wrr scheduler",
+                ));
+            }
+            kind
+        }
         None => "droptail",
     };
+    if kind == "scheduler" {
+        return read_scheduler(&t, &fields, params, colours);
+    }
     let own = fields_of(kind);
     let mut limit = DEFAULT_LIMIT;
     let mut common = Common::new(0, DEFAULT_LIMIT);
@@ -271,7 +347,163 @@ pub(crate) fn read_queue(rec: &Rec, f: &Field, params: &Params, colours: &Colour
             QueueSpec::Wred(wred::Params { curves, common }, colours.clone())
         }
     };
-    Ok(QueueDraft { spec, spots: Some(spots) })
+    Ok(QueueDraft { spec, spots: Some(spots), classes: Vec::new() })
+}
+
+/// `queue = { kind = "scheduler", policy = "drr", classes = [{ ... }, ...] }`: `t` is the queue
+/// table, `fields` its fields, `kind` among them.
+fn read_scheduler(t: &Rec, fields: &[Field], params: &Params, colours: &ColourTable) -> Result<QueueDraft, Fail> {
+    // The policy decides which service fields a class takes, so it is read before the classes.
+    let policy = match fields.iter().find(|g| g.key == "policy") {
+        Some(g) => policy_of(&t.val(params, g)?)?,
+        None => return Err(t.missing("policy", "\"drr\"")),
+    };
+    let mut classes = None;
+    for g in fields {
+        match g.key {
+            "kind" | "policy" => {}
+            "classes" => {
+                let recs = t.sub_array(
+                    g,
+                    "an array of classes, like [{ name = \"ef\", dscp = [\"EF\"] }, { name = \"be\", default = true }]",
+                )?;
+                let read = recs.iter().map(|r| read_class(r, policy, params, colours)).collect::<Result<Vec<_>, _>>()?;
+                classes = Some(read);
+            }
+            _ => return Err(wrong_kind(t, g, "scheduler")),
+        }
+    }
+    let example = match policy {
+        Policy::Priority => "[{ name = \"ef\", dscp = [\"EF\"] }, { name = \"be\", default = true }]",
+        Policy::Drr => "[{ name = \"af1\", dscp = [\"AF11\"], quantum = \"1500B\" }, { name = \"be\", default = true, quantum = \"1500B\" }]",
+        Policy::Wrr => "[{ name = \"af1\", dscp = [\"AF11\"], weight = 3 }, { name = \"be\", default = true, weight = 1 }]",
+    };
+    let read = classes.ok_or_else(|| t.missing("classes", example))?;
+    let (classes, spots): (Vec<ClassSpec>, Vec<ClassSpots>) = read.into_iter().unzip();
+    Ok(QueueDraft {
+        spec: QueueSpec::Scheduler(SchedulerSpec { policy, classes }),
+        spots: Some(t.spots()),
+        classes: spots,
+    })
+}
+
+/// `policy = "priority" | "drr" | "wrr"`.
+fn policy_of(v: &Val) -> Result<Policy, Fail> {
+    let s = v.string()?;
+    match s.as_str() {
+        "priority" => Ok(Policy::Priority),
+        "drr" => Ok(Policy::Drr),
+        "wrr" => Ok(Policy::Wrr),
+        _ => Err(v.fail(format!(
+            "unknown scheduling policy '{s}'{}; the policies are: priority (strict, in class order), drr \
+             (deficit round robin, in bytes) and wrr (weighted round robin, in packets)",
+            suggestion(&s, POLICIES)
+        ))),
+    }
+}
+
+/// A class's service as the file writes it, for messages.
+fn service_name(s: Service) -> &'static str {
+    match s {
+        Service::Priority => "priority = true",
+        Service::Quantum(_) => "a quantum",
+        Service::Weight(_) => "a weight",
+    }
+}
+
+/// One class of a scheduler: `{ name = "af1", dscp = ["AF11"], quantum = "1500B", queue = { ... } }`.
+///
+/// Under policy priority a class takes no service field (`priority = true` is allowed, and
+/// changes nothing); under drr it needs `quantum` and under wrr `weight`, unless it has
+/// `priority = true`. A service of the other round robin is left to `SchedulerSpec::validate`,
+/// which says which field the policy needs.
+fn read_class(
+    r: &Rec,
+    policy: Policy,
+    params: &Params,
+    colours: &ColourTable,
+) -> Result<(ClassSpec, ClassSpots), Fail> {
+    let mut name = None;
+    let mut dscp: Vec<u8> = Vec::new();
+    let mut default = false;
+    let mut service: Option<Service> = None;
+    let mut not_priority: Option<Val> = None;
+    let mut queue: Option<QueueDraft> = None;
+    for g in r.fields() {
+        match g.key {
+            "queue" => queue = Some(read_any_queue(r, &g, params, colours, true)?),
+            "dscp" => {
+                for v in r.vals(params, &g)? {
+                    let d = code_point(&v)?;
+                    // "BE" and 0 are the same code point: listing it twice in one class is harmless.
+                    if !dscp.contains(&d) {
+                        dscp.push(d);
+                    }
+                }
+            }
+            "name" => name = Some(r.val(params, &g)?.name()?),
+            "default" => default = r.val(params, &g)?.boolean()?,
+            "priority" | "quantum" | "weight" => {
+                let v = r.val(params, &g)?;
+                let s = match g.key {
+                    "priority" => {
+                        if !v.boolean()? {
+                            not_priority = Some(v);
+                            continue;
+                        }
+                        Service::Priority
+                    }
+                    "quantum" => {
+                        // Zero is left to validate().
+                        let b = v.quantity(Quantity::Size, parse_size_bytes)?;
+                        let q = u32::try_from(b)
+                            .map_err(|_| v.fail(format!("a quantum must be below 4GiB, found {b}B")))?;
+                        Service::Quantum(q)
+                    }
+                    _ => Service::Weight(v.int_in(0, u64::from(u32::MAX))? as u32),
+                };
+                if let Some(before) = service {
+                    return Err(v.fail(format!(
+                        "a class is served one way: priority = true, a quantum (drr) or a weight (wrr); this class \
+                         already has {}",
+                        service_name(before)
+                    )));
+                }
+                service = Some(s);
+            }
+            _ => return Err(r.unknown(&g, &CLASS_FIELDS)),
+        }
+    }
+    let name = name.ok_or_else(|| r.missing("name", "\"be\""))?;
+    if let (Policy::Priority, Some(v)) = (policy, &not_priority) {
+        return Err(v.fail(
+            "under policy \"priority\" every class is served by strict priority, in the order of the classes: leave \
+             'priority' out",
+        ));
+    }
+    let needs = |field: &str, example: &str| {
+        Fail::new(
+            r.at,
+            r.path_of(field),
+            format!(
+                "{} lacks the required field '{field}' (for example {field} = {example}); under policy \"{}\" \
+                 every class has one, or priority = true to be served before the others",
+                r.title,
+                policy.name()
+            ),
+        )
+    };
+    let service = match (service, policy) {
+        (Some(s), _) => s,
+        (None, Policy::Priority) => Service::Priority,
+        (None, Policy::Drr) => return Err(needs("quantum", "\"1500B\"")),
+        (None, Policy::Wrr) => return Err(needs("weight", "1")),
+    };
+    let (queue, queue_spots) = match queue {
+        Some(d) => (d.spec, d.spots),
+        None => (QueueSpec::DropTail { limit: DEFAULT_LIMIT }, None),
+    };
+    Ok((ClassSpec { name, dscp, default, service, queue }, ClassSpots { table: r.spots(), queue: queue_spots }))
 }
 
 /// A field of another kind of queue, or of none.
@@ -281,13 +513,22 @@ fn wrong_kind(t: &Rec, g: &Field, kind: &str) -> Fail {
     if owners.is_empty() {
         return t.unknown(g, own);
     }
+    // A scheduler's buffers and AQM are its classes' own queues.
+    let hint = if kind == "scheduler" {
+        " (a class's own queue takes it: classes = [{ ..., queue = { ... } }])"
+    } else {
+        ""
+    };
+    let owners = match owners.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => owners.join(""),
+    };
     Fail::new(
         g.key_at,
         t.path_of(g.key),
         format!(
-            "'{}' is a field of {} queues, not of {kind} queues; the fields of a {kind} queue are: {}",
+            "'{}' is a field of {owners} queues, not of {kind} queues{hint}; the fields of a {kind} queue are: {}",
             g.key,
-            owners.join(" and "),
             list(own.iter().copied())
         ),
     )
@@ -350,7 +591,9 @@ mod tests {
     #[test]
     fn every_kind_knows_kind_and_limit_and_only_rio_and_wred_take_out_first() {
         for k in QUEUE_KINDS {
-            assert!(fields_of(k).contains(&"kind") && fields_of(k).contains(&"limit"), "{k}");
+            // A scheduler's limits are its classes' queues'.
+            let limit = fields_of(k).contains(&"limit");
+            assert!(fields_of(k).contains(&"kind") && limit == (k != "scheduler"), "{k}");
         }
         let with: Vec<&str> = QUEUE_KINDS.iter().copied().filter(|k| fields_of(k).contains(&"out_first")).collect();
         assert_eq!(with, ["rio", "wred"]);

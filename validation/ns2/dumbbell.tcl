@@ -1,0 +1,200 @@
+# ns-2.35 reference for afsim's TCP: N NewReno flows (no SACK) over a RED dumbbell.
+#
+#   src0..src{N-1} ─100 Mb/s, 1 ms─ r1 ═bottleneck, 20 ms, RED═ r2 ─100 Mb/s, 1 ms─ dst0..dst{N-1}
+#
+# Usage (every argument is optional, key=value):
+#   ns dumbbell.tcl flows=10 rate=10Mb ecn=0 seed=1 duration=60 marks=1
+#
+#   flows      number of flows (and of source/sink nodes)                     default 10
+#   rate       bottleneck rate, an ns-2 bandwidth ("10Mb", "100Mb")           default 10Mb
+#   ecn        1: ECN-capable TCP and RED marking (setbit_)                   default 0
+#   seed       seed of ns-2's default RNG (RED's coin flips are the only
+#              random thing in this scenario); must be > 0                    default 1
+#   duration   simulated seconds                                              default 60
+#   start_step flow i starts at i * start_step seconds; default 1/flows,
+#              so the flows start over the first second
+#   window     receiver window window_, packets                               default 1000
+#   iw         initial window windowInit_, packets                            default 2
+#   lt         limited transmit singledup_ (1 = ns-2.35's default)            default 1
+#   access_q   DropTail limit of the access links, packets                    default 1000
+#   marks      1: count CE marks on the bottleneck (a dequeue trace piped
+#              through awk); 0 for timing runs                                default 1
+#   cwnd_trace a file name: every sender's cwnd_ and ssthresh_ changes are
+#              written there (ns-2 variable trace, for diagnosis)             default none
+#
+# Output: one JSON object on stdout (see `finish` below): per-flow goodput, retransmissions and
+# timeouts, bottleneck counters, wall_s (the event loop from simulated time 0 to the end) and
+# setup_s (building the network and ns-2's route computation); with ecn=1 and marks=1 a last
+# line "MARKS n". Nothing is written to disk unless cwnd_trace is given.
+#
+# Every setting that the afsim scenario has to match is set explicitly here, so that
+# ns-2's defaults (ns-default.tcl) cannot change the comparison silently; the ones
+# where ns-2.35's default differs from the stated configuration are marked "ns-2.35
+# default:". See docs/validation.md, "TCP against ns-2".
+
+set setup0 [clock microseconds]
+
+# ------------------------------------------------------------------ arguments
+array set opt {
+    flows 10 rate 10Mb ecn 0 seed 1 duration 60 start_step "" window 1000
+    iw 2 lt 1 access_q 1000 marks 1 cwnd_trace ""
+}
+foreach a $argv {
+    set kv [split $a =]
+    if {[llength $kv] != 2 || ![info exists opt([lindex $kv 0])]} {
+        puts stderr "dumbbell.tcl: bad argument '$a' (known: [lsort [array names opt]])"
+        exit 2
+    }
+    set opt([lindex $kv 0]) [lindex $kv 1]
+}
+set N $opt(flows)
+set T [expr {double($opt(duration))}]
+if {$opt(start_step) == ""} { set opt(start_step) [expr {1.0 / $N}] }
+if {$opt(seed) <= 0} { puts stderr "dumbbell.tcl: seed must be > 0 (0 = seeded from the clock)"; exit 2 }
+
+# ------------------------------------------------------------------ TCP
+# Agent/TCP/Newreno, one-way, with Agent/TCPSink (an ACK per segment, no SACK).
+Agent/TCP set packetSize_ 1000        ;# payload bytes; +40 B TCP/IP headers (useHeaders_) = 1040 B IP packets
+Agent/TCP set useHeaders_ true
+Agent/TCP set window_ $opt(window)    ;# packets (ns-2.35 default: 20); large enough never to bind after slow start
+Agent/TCP set windowInit_ $opt(iw)    ;# ns-2.35 default 2
+Agent/TCP set windowInitOption_ 1     ;# a static initial window of windowInit_
+Agent/TCP set syn_ false              ;# ns-2.35 default: true (a 40-byte SYN as seqno 0 before data; afsim's one-way TCP has none)
+Agent/TCP set singledup_ $opt(lt)     ;# limited transmit (RFC 3042), ns-2.35 default 1
+Agent/TCP set numdupacks_ 3
+Agent/TCP set tcpTick_ 0.01
+Agent/TCP set minrto_ 0.2
+Agent/TCP set maxrto_ 60
+Agent/TCP set rtxcur_init_ 3.0
+Agent/TCP set maxburst_ 0
+Agent/TCP set overhead_ 0             ;# no random send delay: RED is the only randomness
+Agent/TCP set timestamps_ false
+Agent/TCP set ecn_ $opt(ecn)
+Agent/TCP set old_ecn_ 0
+
+# ------------------------------------------------------------------ RED
+# Classic RED (Floyd & Jacobson 1993) with the stated parameters, the queue in packets.
+Queue/RED set thresh_ 50
+Queue/RED set maxthresh_ 150
+Queue/RED set linterm_ 10             ;# max_p = 1/linterm_ = 0.1
+Queue/RED set q_weight_ 0.002         ;# ns-2.35 default: -1 (derived from the link)
+Queue/RED set gentle_ false           ;# ns-2.35 default: true
+Queue/RED set wait_ false             ;# ns-2.35 default: true (p_a = p_b/(2 - count*p_b) after a wait)
+Queue/RED set queue_in_bytes_ false   ;# ns-2.35 default: true (thresholds x mean_pktsize_ bytes)
+Queue/RED set bytes_ false            ;# ns-2.35 default: true (byte-mode drop probability)
+Queue/RED set mean_pktsize_ 500       ;# ns-2.35 default; only the idle-time decay uses it here
+Queue/RED set use_mark_p_ false       ;# ns-2.35 default: true (then avg >= maxthresh is an "unforced" drop)
+Queue/RED set setbit_ $opt(ecn)       ;# ECN: mark the arriving packet instead of an early drop
+Queue/RED set adaptive_ 0
+Queue/RED set cautious_ 0
+Queue/RED set drop_tail_ true         ;# a forced drop drops the arrival
+Queue/RED set drop_front_ false
+Queue/RED set drop_rand_ false
+Queue/RED set ns1_compat_ false
+Queue/RED set summarystats_ false
+
+# ------------------------------------------------------------------ topology
+set ns [new Simulator]
+global defaultRNG
+$defaultRNG seed $opt(seed)
+
+set r1 [$ns node]
+set r2 [$ns node]
+for {set i 0} {$i < $N} {incr i} {
+    set src($i) [$ns node]
+    set dst($i) [$ns node]
+}
+$ns duplex-link $r1 $r2 $opt(rate) 20ms RED
+$ns queue-limit $r1 $r2 500
+$ns queue-limit $r2 $r1 500
+for {set i 0} {$i < $N} {incr i} {
+    $ns duplex-link $src($i) $r1 100Mb 1ms DropTail
+    $ns duplex-link $r2 $dst($i) 100Mb 1ms DropTail
+    foreach {a b} [list $src($i) $r1 $r1 $src($i) $r2 $dst($i) $dst($i) $r2] {
+        $ns queue-limit $a $b $opt(access_q)
+    }
+}
+
+# ------------------------------------------------------------------ monitors
+# Bottleneck r1->r2: a QueueMonitor/ED counts arrivals, departures, all drops (pdrops_)
+# and RED's random (unforced) drops (epdrops_) through the early-drop target.
+set blink [$ns link $r1 $r2]
+set redq [$blink queue]
+set qmon [new QueueMonitor/ED]
+$blink attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] [new SnoopQueue/Drop] $qmon
+set edsnoop [new SnoopQueue/EDrop]
+$edsnoop set-monitor $qmon
+$redq early-drop-target $edsnoop
+$edsnoop target [$ns set nullAgent_]
+set qint [new Integrator]
+$qmon set-pkts-integrator $qint
+
+# CE marks are counted nowhere in ns-2; a dequeue trace on the bottleneck shows them
+# (flag 'E' = ecn_to_echo_, the CE codepoint, 5th character of the flags field).
+set markchan ""
+if {$opt(ecn) && $opt(marks)} {
+    set markchan [open {|awk {$1 == "-" && substr($7, 5, 1) == "E" {n++} END {printf "%d\n", n}}} w]
+    set deqT [$ns create-trace Deque $markchan $r1 $r2]
+    $deqT target [$redq target]
+    $redq target $deqT
+}
+
+# ------------------------------------------------------------------ flows
+for {set i 0} {$i < $N} {incr i} {
+    set tcp($i) [new Agent/TCP/Newreno]
+    $tcp($i) set fid_ $i
+    set sink($i) [new Agent/TCPSink]
+    $ns attach-agent $src($i) $tcp($i)
+    $ns attach-agent $dst($i) $sink($i)
+    $ns connect $tcp($i) $sink($i)
+    set ftp($i) [new Application/FTP]
+    $ftp($i) attach-agent $tcp($i)
+    $ns at [expr {$i * $opt(start_step)}] "$ftp($i) start"
+}
+if {$opt(cwnd_trace) != ""} {
+    set cwndchan [open $opt(cwnd_trace) w]
+    for {set i 0} {$i < $N} {incr i} {
+        $tcp($i) attach $cwndchan
+        $tcp($i) trace cwnd_
+        $tcp($i) trace ssthresh_
+    }
+}
+
+# ------------------------------------------------------------------ report
+proc finish {} {
+    global ns opt N T tcp sink qmon qint markchan wall0 setup0
+    set wall [expr {([clock microseconds] - $wall0) / 1e6}]
+    set setup [expr {($wall0 - $setup0) / 1e6}]
+    set flows {}
+    for {set i 0} {$i < $N} {incr i} {
+        # TCPSink bytes_: in-order bytes handed to the application, counted in IP packet
+        # sizes (1040 per segment); goodput counts payload (1000 per segment).
+        set segs [expr {int([$sink($i) set bytes_]) / 1040}]
+        lappend flows [format {{"goodput_bytes": %d, "data_pkts_sent": %d, "rexmit_pkts": %d, "timeouts": %d, "ecn_responses": %d, "cwnd_cuts": %d, "acked": %d}} \
+            [expr {$segs * 1000}] [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] \
+            [$tcp($i) set nrexmit_] [$tcp($i) set necnresponses_] [$tcp($i) set ncwndcuts_] \
+            [$tcp($i) set ack_]]
+    }
+    set pdrops [$qmon set pdrops_]
+    set epdrops [$qmon set epdrops_]
+    puts [format {{"simulator": "ns-2", "flows_n": %d, "rate": "%s", "ecn": %d, "seed": %d, "duration_s": %s, "wall_s": %.6f, "setup_s": %.6f,
+ "bottleneck": {"arrivals": %d, "departures": %d, "bdepartures": %d, "drops": %d, "early_drops": %d, "forced_drops": %d, "mean_len_packets": %.4f},
+ "flows": [%s]}} \
+        $N $opt(rate) $opt(ecn) $opt(seed) $T $wall $setup \
+        [$qmon set parrivals_] [$qmon set pdepartures_] [$qmon set bdepartures_] \
+        $pdrops $epdrops [expr {$pdrops - $epdrops}] [expr {[$qint set sum_] / $T}] \
+        [join $flows ",\n  "]]
+    flush stdout
+    if {$markchan != ""} {
+        # awk prints the mark count when its input closes
+        puts -nonewline "MARKS "
+        flush stdout
+        close $markchan
+    }
+    exit 0
+}
+# wall_s: the event loop from simulated time 0 to the end (ns-2 computes its routes inside
+# `$ns run`, before time 0: that, and building the network above, is setup_s)
+$ns at $T "finish"
+$ns at 0.0 {set wall0 [clock microseconds]}
+$ns run
