@@ -19,6 +19,10 @@
 //!   the answer is `Wait` schedules a wake-up at `next_service`. Green is conformant (IN);
 //!   yellow is the downgraded packet, which the conditioner's yellow action turns into best
 //!   effort (`PerColourAction::DowngradeToBestEffort`). Red is never produced.
+//! - Driving it from a conditioner's FIFO: an arrival joins the FIFO if it is not empty or
+//!   `decide` says `Wait` (dropped if B packets are already held); otherwise `serve` it at once.
+//!   While the FIFO is not empty, keep a wake-up at `next_service(now)`; at it, `serve` the head
+//!   and repeat while the answer is not `Wait`. After `set_alpha`, re-ask `next_service`.
 //!
 //! Not modelled: the input buffer itself and its drops (the caller's FIFO), per-packet costs in
 //! bytes (the paper's packets have constant length), colour-aware operation.
@@ -57,7 +61,10 @@ impl Params {
             return Err(ParamError::new("b1", "the conformant bucket must hold at least one token"));
         }
         if self.b2_tokens == 0 {
-            return Err(ParamError::new("b2", "the non-conformant bucket must hold at least one token (use alpha = 0 to send no excess)"));
+            return Err(ParamError::new(
+                "b2",
+                "the non-conformant bucket must hold at least one token (use alpha = 0 to send no excess)",
+            ));
         }
         if self.token_bytes == 0 {
             return Err(ParamError::new("token_bytes", "the packet length L of a token must be positive"));
@@ -66,7 +73,10 @@ impl Params {
             return Err(ParamError::new("alpha", format!("alpha must lie in [0, 1], got {}", self.alpha)));
         }
         if self.buffer_packets == 0 {
-            return Err(ParamError::new("buffer", "the enhanced token bucket needs an input buffer of at least one packet"));
+            return Err(ParamError::new(
+                "buffer",
+                "the enhanced token bucket needs an input buffer of at least one packet",
+            ));
         }
         Ok(())
     }
@@ -416,7 +426,14 @@ mod tests {
         // r = 3000 bit/s, L = 1000 B: a token every 8/3 s = 2 666 666 666.67 ns; α = 1/3 gives
         // 1000 bit/s into b2, a token every 8 s. b1 = 2 so the fraction of a token accrued past
         // a whole one is kept, not capped away; everything is taken at 0.
-        let p = Params { rate_bps: 3_000, b1_tokens: 2, b2_tokens: 1, token_bytes: 1_000, alpha: 1.0 / 3.0, buffer_packets: 1 };
+        let p = Params {
+            rate_bps: 3_000,
+            b1_tokens: 2,
+            b2_tokens: 1,
+            token_bytes: 1_000,
+            alpha: 1.0 / 3.0,
+            buffer_packets: 1,
+        };
         let mut e = EnhancedTokenBucket::new(p, SimTime::ZERO);
         assert_eq!(e.nonconformant().rate_bps(), 1_000);
         assert_eq!(e.serve(SimTime::ZERO, 576), Decision::Green);
@@ -425,10 +442,12 @@ mod tests {
         let t1 = e.next_service(SimTime::ZERO).unwrap();
         assert_eq!(t1, SimTime(2_666_666_667), "8e12 nb / 3000 nb per ns, rounded up");
         assert_eq!(e.decide(SimTime(t1.0 - 1), 576), Decision::Wait, "one nanosecond early");
-        assert_eq!(e.serve(t1, 576), Decision::Green); // 1000 nb left over
+        // 1000 nb left over after this one
+        assert_eq!(e.serve(t1, 576), Decision::Green);
         let t2 = e.next_service(t1).unwrap();
         assert_eq!(t2, SimTime(5_333_333_334), "(8e12 − 1000) / 3000 rounded up, after t1");
-        assert_eq!(e.serve(t2, 576), Decision::Green); // 2000 nb left over
+        // 2000 nb left over after this one
+        assert_eq!(e.serve(t2, 576), Decision::Green);
         // (8e12 − 2000) / 3000 = 2 666 666 666 exactly: the conformant token is whole at 8 s,
         // the very instant the non-conformant bucket (1000 bit/s since 0) has its token too
         let t3 = e.next_service(t2).unwrap();
@@ -478,7 +497,8 @@ mod tests {
     #[test]
     fn table_one_parameters_are_valid() {
         for r in [1_600_000, 1_000_000, 400_000] {
-            let p = Params { rate_bps: r, b1_tokens: 10, b2_tokens: 1, token_bytes: 576, alpha: 0.4, buffer_packets: 100 };
+            let p =
+                Params { rate_bps: r, b1_tokens: 10, b2_tokens: 1, token_bytes: 576, alpha: 0.4, buffer_packets: 100 };
             assert!(p.validate().is_ok());
         }
     }

@@ -22,7 +22,9 @@
 //! and SIMA markers live in their own files, written separately.
 
 pub mod conditioner;
+pub mod csa;
 pub mod dscp;
+pub mod enhanced_token_bucket;
 pub mod srtcm;
 pub mod token_bucket;
 pub mod trtcm;
