@@ -357,6 +357,14 @@ def print_af_tables(results: Results, console: Console) -> None:
             ("dropped_buffer", "buffer drops (pkt)", "{:,}"),
             ("respect_of_service", "RoS", "{:.2%}"),
         ])
+    if len(results.csas):
+        table("Congestion Signaling Algorithms", results.csas, [
+            ("name", "CSA", "{}"), ("queue", "watches", "{}"),
+            ("alpha_end", "α at end", "{:.2f}"), ("alpha_min", "lowest α", "{:.2f}"),
+            ("decreases", "decreases", "{:,}"), ("increases", "increases", "{:,}"),
+            ("congested_out_arrivals", "congested OUT arrivals", "{:,}"),
+            ("signals_sent", "signals sent", "{:,}"),
+        ])
     g = results.groups
     if len(g) and (g["flows"] > 1).any():
         table("Flow groups", g[g["flows"] > 1], [

@@ -26,15 +26,17 @@ OUTPUT_FILES = (
     "colours.csv",
     "conditioners.csv",
     "groups.csv",
+    "csas.csv",
     "flows.parquet",
     "queues.parquet",
     "colours.parquet",
     "conditioners.parquet",
     "groups.parquet",
+    "csas.parquet",
 )
 
 #: The report's small tables, built from its JSON rows (a handful of rows each).
-SMALL_TABLES = ("colours", "conditioners", "groups")
+SMALL_TABLES = ("colours", "conditioners", "groups", "csas")
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,10 @@ class Results:
     conditioners: pd.DataFrame
     #: One row per flow group: total, spread, Jain's index and FIEB of throughputs.
     groups: pd.DataFrame
+    #: One row per Congestion Signaling Algorithm: final and lowest α, decreases, increases.
+    csas: pd.DataFrame
+    #: α of each CSA over time (csa, time_s, alpha), one row per change. Empty if none.
+    alpha: pd.DataFrame
     #: TCP sender time series (flows with ``trace = true``), one row per change of state:
     #: flow, time_s, cwnd, ssthresh (bytes), srtt, rto (s), bytes_in_flight. Empty if none.
     traces: pd.DataFrame
@@ -85,6 +91,7 @@ class Results:
             queues=pd.DataFrame(result.queues_columns()),
             **{t: pd.DataFrame.from_records(summary[t]) for t in SMALL_TABLES},
             traces=_traces(result.traces()),
+            alpha=_long("csa", result.alpha_traces(), ["time_s", "alpha"]),
             conservation=summary["conservation"],
             wall_seconds=result.wall_seconds,
             events=result.events,
@@ -113,6 +120,8 @@ class Results:
         paths = [out / name for name in OUTPUT_FILES]
         if len(self.traces):
             paths.append(out / "traces.parquet")
+        if len(self.alpha):
+            paths.append(out / "alpha.parquet")
         for path in paths:
             if path.name == "summary.json":
                 path.write_text(self.summary_json, encoding="utf-8")
@@ -125,13 +134,17 @@ class Results:
         return paths
 
 
-def _traces(columns: dict[str, dict[str, Any]]) -> pd.DataFrame:
-    """One long table from each traced flow's columns (concatenated numpy arrays)."""
+def _long(key: str, columns: dict[str, dict[str, Any]], names: list[str]) -> pd.DataFrame:
+    """One long table from per-name column dicts (concatenated numpy arrays), the name in
+    column ``key``."""
     import pandas as pd
 
-    frames = [pd.DataFrame({"flow": name, **cols}) for name, cols in columns.items()]
+    frames = [pd.DataFrame({key: name, **cols}) for name, cols in columns.items()]
     if not frames:
-        return pd.DataFrame(
-            columns=["flow", "time_s", "cwnd", "ssthresh", "srtt", "rto", "bytes_in_flight"]
-        )
+        return pd.DataFrame(columns=[key, *names])
     return pd.concat(frames, ignore_index=True)
+
+
+def _traces(columns: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """TCP sender traces as one long table."""
+    return _long("flow", columns, ["time_s", "cwnd", "ssthresh", "srtt", "rto", "bytes_in_flight"])

@@ -52,6 +52,7 @@ fn udp_reference(secs: u64) -> Spec {
         flows,
         colours: afsim_core::edge::dscp::ColourTable::rfc2597(),
         conditioners: vec![],
+        csas: vec![],
     }
 }
 

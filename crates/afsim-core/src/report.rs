@@ -24,12 +24,39 @@ pub struct Report {
     pub conditioners: Vec<ConditionerRow>,
     /// Per flow group (`[[flow]]` entry): totals, spread and fairness.
     pub groups: Vec<GroupRow>,
+    /// Per Congestion Signaling Algorithm.
+    pub csas: Vec<CsaRow>,
     pub conservation: Conservation,
     pub engine: EngineCounts,
     /// Time series of the TCP senders that asked for one (`trace = true`), by flow name.
     /// Kept out of the JSON summary (they can be long); the bindings hand them over as columns.
     #[serde(skip)]
     pub traces: Vec<(String, crate::transport::tcp::trace::Trace)>,
+    /// α over time of each CSA, by CSA name: (time s, α) at every change, starting value first.
+    #[serde(skip)]
+    pub alpha_traces: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+/// One Congestion Signaling Algorithm (Giacomazzi et al. §IV).
+/// Identity: `eighth_arrivals = decreases + suppressed`; `t2_expiries = increases + held`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CsaRow {
+    pub name: String,
+    /// The RIO queue it watches.
+    pub queue: String,
+    pub alpha_end: f64,
+    pub alpha_min: f64,
+    pub out_arrivals: u64,
+    pub congested_out_arrivals: u64,
+    pub periods: u64,
+    pub eighth_arrivals: u64,
+    pub decreases: u64,
+    pub suppressed: u64,
+    pub t2_expiries: u64,
+    pub increases: u64,
+    pub held: u64,
+    /// Control packets sent to remote border routers.
+    pub signals_sent: u64,
 }
 
 /// One flow's counters. Throughput counts IP bytes delivered inside [warmup, end]

@@ -24,18 +24,22 @@ use crate::net::framing::TxClock;
 use crate::net::packet::{PacketId, Pool};
 use crate::net::routing::{Tables, NO_ROUTE};
 use crate::queue::{AnyQueue, DropReason, QueueStats, N_DROP_REASONS};
-use crate::report::{ColourRow, ConditionerRow, EngineCounts, FlowRow, GroupRow, QueueRow, Report};
+use crate::report::{ColourRow, ConditionerRow, CsaRow, EngineCounts, FlowRow, GroupRow, QueueRow, Report};
 use crate::scenario::spec::{AppSpec, SpecError};
 use crate::scenario::Spec;
 use crate::sim::event::{Event, EventQueue};
 use crate::sim::rng::{self, Rng};
 use crate::sim::time::{SimDuration, SimTime};
 use crate::edge::conditioner::{Conditioner, Outcome};
+use crate::edge::csa::Csa;
+use crate::net::packet::{proto, Packet, TransportHeader};
 use crate::edge::dscp::ColourTable;
 use crate::transport::{cbr::Cbr, sink::Sink, tcp, AnyAgent, Ctx};
 
 /// `receive`'s `via` for packets an agent sent from the node itself.
 const LOCAL: u32 = u32::MAX;
+/// `Packet::dst_agent` of CSA control packets: handled by the world, not an agent.
+const CONTROL: u32 = u32::MAX;
 
 /// One direction of a link.
 #[derive(Debug)]
@@ -58,6 +62,22 @@ pub struct Port {
     rng: Rng,
     /// Nanoseconds spent transmitting.
     busy_ns: u64,
+}
+
+/// A Congestion Signaling Algorithm at work: the RIO port it watches and whose α it sets.
+#[derive(Debug)]
+struct CsaRun {
+    name: String,
+    csa: Csa,
+    node: u32,
+    port: u32,
+    /// Conditioners it drives, and for each the flow index of its control-packet pseudo-flow
+    /// (`u32::MAX` for a conditioner at the CSA's own node: α applies at once).
+    targets: Vec<(u32, u32)>,
+    signal_bytes: u32,
+    signal_dscp: u8,
+    /// The instant a CSA timer event is scheduled for, if any.
+    timer_at: Option<SimTime>,
 }
 
 /// Progress of a run, handed to the progress callback.
@@ -141,6 +161,15 @@ pub struct World {
     cond_drops: Vec<[u64; N_DROP_REASONS]>,
     /// The domain's code point → drop precedence table, for per-colour counters.
     colours: ColourTable,
+    csas: Vec<CsaRun>,
+    /// Per port: the CSA watching it, or `u32::MAX`.
+    port_csa: Vec<u32>,
+    /// Per conditioner: the α last announced by each CSA that drives it; the bucket runs at the
+    /// smallest (the most congested path governs).
+    cond_alpha: Vec<Vec<(u32, f64)>>,
+    /// Control-packet pseudo-flows (CSA → remote conditioner): name, from node, to node. Their
+    /// counters follow the scenario's flows in `flows`.
+    signal_flows: Vec<(String, u32, u32)>,
     warmup: SimTime,
     /// TCP goodput (in-order bytes) of each flow's receiver when the measured interval began.
     goodput_at_warmup: Vec<u64>,
@@ -220,7 +249,9 @@ impl World {
         let mut conditioners = Vec::with_capacity(spec.conditioners.len());
         for (c, cs) in spec.conditioners.iter().enumerate() {
             let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
-            conditioners.push(Conditioner::new(cs, spec.flows.len(), &spec.colours, stream, SimTime::ZERO + spec.warmup));
+            // per-flow arrays also cover the CSA control-packet pseudo-flows
+            let n_all = spec.flows.len() + spec.csas.iter().map(|c| c.targets.len()).sum::<usize>();
+            conditioners.push(Conditioner::new(cs, n_all, &spec.colours, stream, SimTime::ZERO + spec.warmup));
             for (i, p) in ports.iter().enumerate() {
                 if p.to as usize == cs.node && cs.from.is_none_or(|f| f == p.from as usize) {
                     ingress[i].push(c as u32);
@@ -231,6 +262,48 @@ impl World {
             }
         }
 
+        // CSAs: the watched port, and a control-packet pseudo-flow per remote target
+        let mut csas = Vec::with_capacity(spec.csas.len());
+        let mut port_csa = vec![u32::MAX; ports.len()];
+        let mut signal_flows = Vec::new();
+        for (k, cs) in spec.csas.iter().enumerate() {
+            let port = ports
+                .iter()
+                .position(|p| p.from as usize == cs.node && p.to as usize == cs.towards)
+                .ok_or(SpecError::NodeIndex { what: "csa", index: k, field: "towards" })?;
+            port_csa[port] = k as u32;
+            let targets = cs
+                .targets
+                .iter()
+                .map(|&c| {
+                    let at = spec.conditioners[c].node;
+                    if at == cs.node {
+                        (c as u32, u32::MAX)
+                    } else {
+                        let flow = (spec.flows.len() + signal_flows.len()) as u32;
+                        signal_flows.push((
+                            format!("csa/{}->{}", cs.name, spec.conditioners[c].name),
+                            cs.node as u32,
+                            at as u32,
+                        ));
+                        (c as u32, flow)
+                    }
+                })
+                .collect();
+            csas.push(CsaRun {
+                name: cs.name.clone(),
+                csa: Csa::new(cs.params),
+                node: cs.node as u32,
+                port: port as u32,
+                targets,
+                signal_bytes: cs.signal_bytes,
+                signal_dscp: cs.signal_dscp,
+                timer_at: None,
+            });
+        }
+        let n_flows = spec.flows.len() + signal_flows.len();
+        finite.resize(n_flows, false);
+
         let mut world = World {
             now: SimTime::ZERO,
             events: EventQueue::new(),
@@ -239,8 +312,8 @@ impl World {
             tables,
             agents,
             agent_node,
-            flows: vec![FlowStats::default(); spec.flows.len()],
-            completion_counted: vec![false; spec.flows.len()],
+            flows: vec![FlowStats::default(); n_flows],
+            completion_counted: vec![false; n_flows],
             finite,
             finite_total,
             finite_done: 0,
@@ -251,6 +324,10 @@ impl World {
             local,
             cond_drops: vec![[0; N_DROP_REASONS]; spec.conditioners.len()],
             colours: spec.colours.clone(),
+            csas,
+            port_csa,
+            cond_alpha: vec![Vec::new(); spec.conditioners.len()],
+            signal_flows,
             warmup: SimTime::ZERO + spec.warmup,
             goodput_at_warmup: vec![0; spec.flows.len()],
             generated: 0,
@@ -266,6 +343,15 @@ impl World {
         }
         if world.warmup > SimTime::ZERO {
             world.events.schedule(world.warmup, Event::Warmup);
+        }
+        // every CSA announces its starting α (max_α) to its buckets at time zero, directly:
+        // the paper's runs start uncongested with α at its ceiling
+        for k in 0..world.csas.len() {
+            let alpha = world.csas[k].csa.alpha();
+            for t in 0..world.csas[k].targets.len() {
+                let c = world.csas[k].targets[t].0;
+                world.announce_alpha(c as usize, k as u32, alpha);
+            }
         }
         Ok(world)
     }
@@ -341,6 +427,7 @@ impl World {
                 self.receive(node, id, port);
             }
             Event::Wake { cond } => self.wake(cond as usize),
+            Event::CsaTimer { csa } => self.csa_timer(csa as usize),
             Event::Timer { agent, token } => self.call_agent(agent, |a, ctx| a.on_timer(token, ctx)),
             Event::Warmup => {
                 for (flow, g) in self.goodput_at_warmup.iter_mut().enumerate() {
@@ -406,6 +493,12 @@ impl World {
                 f.rev_delivered += 1;
             } else {
                 f.delivered(self.now, pkt.size, pkt.created, self.warmup);
+            }
+            if pkt.dst_agent == CONTROL {
+                // a remote CSA's signal reaches its border router (Giacomazzi et al. §IV.A)
+                let alpha = f64::from_bits(pkt.th.ack);
+                self.announce_alpha(pkt.th.seq as usize, u32::from(pkt.th.src_port), alpha);
+                return;
             }
             self.call_agent(pkt.dst_agent, |a, ctx| a.on_packet(&pkt, ctx));
             return;
@@ -519,6 +612,88 @@ impl World {
                 self.drop_packet(id);
             }
         }
+        // Giacomazzi et al. §IV: the CSA counts OUT arrivals at its RIO buffer, accepted or not
+        let k = self.port_csa[port];
+        if k != u32::MAX && level != 0 {
+            let congested = match &self.ports[port].queue {
+                AnyQueue::Rio(q) => q.out_congested(),
+                _ => false,
+            };
+            let changed = self.csas[k as usize].csa.on_out_arrival(self.now, congested);
+            self.after_csa(k as usize, changed);
+        }
+    }
+
+    /// A CSA timer (T2) fires.
+    fn csa_timer(&mut self, k: usize) {
+        if self.csas[k].timer_at != Some(self.now) {
+            return; // superseded
+        }
+        self.csas[k].timer_at = None;
+        let port = self.csas[k].port as usize;
+        let congested = match &self.ports[port].queue {
+            AnyQueue::Rio(q) => q.out_congested(),
+            _ => false,
+        };
+        let changed = self.csas[k].csa.on_t2_expiry(self.now, congested);
+        self.after_csa(k, changed);
+    }
+
+    /// After a CSA call: spread a new α, and keep one timer event at the CSA's deadline.
+    fn after_csa(&mut self, k: usize, changed: Option<f64>) {
+        if let Some(alpha) = changed {
+            for t in 0..self.csas[k].targets.len() {
+                let (c, flow) = self.csas[k].targets[t];
+                if flow == u32::MAX {
+                    self.announce_alpha(c as usize, k as u32, alpha);
+                } else {
+                    self.send_signal(k, c, flow, alpha);
+                }
+            }
+        }
+        let run = &mut self.csas[k];
+        if let Some(t) = run.csa.next_deadline() {
+            if run.timer_at != Some(t) {
+                run.timer_at = Some(t);
+                self.events.schedule(t, Event::CsaTimer { csa: k as u32 });
+            }
+        }
+    }
+
+    /// Sends a control packet (ICMP-like, RFC 792) carrying α from CSA `k` to conditioner `c`.
+    fn send_signal(&mut self, k: usize, c: u32, flow: u32, alpha: f64) {
+        let run = &self.csas[k];
+        let (node, dst) = (run.node, self.conditioners[c as usize].node);
+        let id = self.pool.alloc(Packet {
+            src: node,
+            dst,
+            protocol: proto::ICMP,
+            dscp: run.signal_dscp,
+            size: run.signal_bytes,
+            flow,
+            dst_agent: CONTROL,
+            created: self.now,
+            th: TransportHeader { src_port: k as u16, seq: u64::from(c), ack: alpha.to_bits(), ..Default::default() },
+            ..Default::default()
+        });
+        self.generated += 1;
+        let f = &mut self.flows[flow as usize];
+        f.packets_sent += 1;
+        f.bytes_sent += u64::from(run.signal_bytes);
+        self.forward(node, id);
+    }
+
+    /// Conditioner `c` learns α from CSA `k`; its buckets run at the smallest α announced.
+    fn announce_alpha(&mut self, c: usize, k: u32, alpha: f64) {
+        let sources = &mut self.cond_alpha[c];
+        match sources.iter_mut().find(|(s, _)| *s == k) {
+            Some(entry) => entry.1 = alpha,
+            None => sources.push((k, alpha)),
+        }
+        let effective = sources.iter().map(|&(_, a)| a).fold(f64::INFINITY, f64::min);
+        if self.conditioners[c].set_alpha(self.now, effective) {
+            self.schedule_wake(c);
+        }
     }
 
     /// Frees a dropped packet and charges it to its flow (the place was counted by the caller).
@@ -584,6 +759,8 @@ impl World {
 
     /// The results, and the conservation check over them.
     pub fn report(&mut self) -> Report {
+        // names of counters whose identity fails; any makes the run fail
+        let mut broken: Vec<String> = Vec::new();
         let now = self.now;
         let end_s = now.as_secs_f64();
         let span = now.saturating_since(self.warmup).as_secs_f64();
@@ -623,9 +800,65 @@ impl World {
             .collect();
         self.af_fields(&mut flows, span);
         let groups = group_rows(&self.spec, &flows);
+        // CSA control packets, one pseudo-flow per (CSA, remote conditioner)
+        for (k, (name, from, to)) in self.signal_flows.iter().enumerate() {
+            let st = &self.flows[self.spec.flows.len() + k];
+            flows.push(FlowRow {
+                name: name.clone(),
+                group: "csa-signals".into(),
+                kind: "csa-signal".into(),
+                src: self.spec.nodes[*from as usize].name.clone(),
+                dst: self.spec.nodes[*to as usize].name.clone(),
+                packets_sent: st.packets_sent,
+                bytes_sent: st.bytes_sent,
+                packets_delivered: st.packets_delivered,
+                bytes_delivered: st.bytes_delivered,
+                packets_dropped: st.packets_dropped,
+                packets_in_flight: st.in_flight(),
+                throughput_kbps: if span > 0.0 { st.bytes_measured as f64 * 8.0 / span / 1e3 } else { 0.0 },
+                first_delivery_s: st.first_delivery.map(SimTime::as_secs_f64),
+                last_delivery_s: st.last_delivery.map(SimTime::as_secs_f64),
+                mean_delay_s: (st.packets_delivered > 0)
+                    .then(|| st.delay_sum_ns as f64 / st.packets_delivered as f64 * 1e-9),
+                dscp: 0,
+                ..FlowRow::default()
+            });
+        }
+        let mut csas = Vec::with_capacity(self.csas.len());
+        let mut alpha_traces = Vec::with_capacity(self.csas.len());
+        for run in &self.csas {
+            let st = &run.csa.stats;
+            if let Err(e) = st.check() {
+                broken.push(format!("csa {}: {e}", run.name));
+            }
+            let trace: Vec<(f64, f64)> = std::iter::once((0.0, run.csa.params().max_alpha))
+                .chain(run.csa.trace().iter().map(|&(t, a)| (t.as_secs_f64(), a)))
+                .collect();
+            csas.push(CsaRow {
+                name: run.name.clone(),
+                queue: self.ports[run.port as usize].name.clone(),
+                alpha_end: run.csa.alpha(),
+                alpha_min: trace.iter().map(|&(_, a)| a).fold(f64::INFINITY, f64::min),
+                out_arrivals: st.out_arrivals,
+                congested_out_arrivals: st.congested_out_arrivals,
+                periods: st.periods,
+                eighth_arrivals: st.eighth_arrivals,
+                decreases: st.decreases,
+                suppressed: st.suppressed,
+                t2_expiries: st.t2_expiries,
+                increases: st.increases,
+                held: st.held,
+                signals_sent: run
+                    .targets
+                    .iter()
+                    .filter(|&&(_, f)| f != u32::MAX)
+                    .map(|&(_, f)| self.flows[f as usize].packets_sent)
+                    .sum(),
+            });
+            alpha_traces.push((run.name.clone(), trace));
+        }
 
         let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-        let mut broken = Vec::new();
         let mut queues = Vec::with_capacity(self.ports.len());
         let mut colours = Vec::new();
         for p in &mut self.ports {
@@ -767,8 +1000,10 @@ impl World {
             colours,
             conditioners,
             groups,
+            csas,
             conservation,
             traces: self.take_traces(),
+            alpha_traces,
             engine: EngineCounts {
                 events: self.events_done,
                 packet_hops: self.hops,

@@ -1030,6 +1030,7 @@ fn the_corpus_conditioner_files_cover_every_meter() {
             MeterSpec::Trtcm(_) => "trtcm",
             MeterSpec::Tsw2cm(_) => "tsw2cm",
             MeterSpec::Tsw3cm(_) => "tsw3cm",
+            MeterSpec::EnhancedTokenBucket(_) => "enhanced_token_bucket",
         })
         .collect();
     assert_eq!(kinds, ["trtcm", "tsw2cm", "tsw2cm", "tsw3cm"]);

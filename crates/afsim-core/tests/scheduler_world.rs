@@ -63,6 +63,7 @@ fn priority_link_spec() -> Spec {
         flows: vec![cbr("ef", EF, 400_000, 200), cbr("be", BE, 1_000_000, 1000)],
         colours: ColourTable::rfc2597(),
         conditioners: vec![],
+        csas: vec![],
     }
 }
 

@@ -270,6 +270,18 @@ impl RunResult {
         }
         Ok(out)
     }
+    /// α over time of each Congestion Signaling Algorithm, by CSA name: columns `time_s` and
+    /// `alpha` (float64), one row per change, the starting value first.
+    fn alpha_traces<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (name, points) in &self.report.alpha_traces {
+            let d = PyDict::new(py);
+            d.set_item("time_s", PyArray1::from_vec(py, points.iter().map(|p| p.0).collect()))?;
+            d.set_item("alpha", PyArray1::from_vec(py, points.iter().map(|p| p.1).collect()))?;
+            out.set_item(name, d)?;
+        }
+        Ok(out)
+    }
     /// Wall-clock seconds the core run took (not part of the report).
     #[getter]
     fn wall_seconds(&self) -> f64 {

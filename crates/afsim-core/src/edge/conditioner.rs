@@ -15,6 +15,7 @@
 use std::collections::VecDeque;
 
 use super::dscp::{self, Colour, ColourTable};
+use super::enhanced_token_bucket::{Decision, EnhancedTokenBucket};
 use super::srtcm::Srtcm;
 use super::token_bucket::TokenBucket;
 use super::trtcm::Trtcm;
@@ -34,6 +35,7 @@ pub enum Meter {
     Trtcm(Trtcm),
     Tsw2cm(Tsw2cm),
     Tsw3cm(Tsw3cm),
+    Etb(EnhancedTokenBucket),
 }
 
 impl Meter {
@@ -45,6 +47,7 @@ impl Meter {
             MeterSpec::Trtcm(p) => Meter::Trtcm(Trtcm::new(*p, now)),
             MeterSpec::Tsw2cm(p) => Meter::Tsw2cm(Tsw2cm::new(*p, now)),
             MeterSpec::Tsw3cm(p) => Meter::Tsw3cm(Tsw3cm::new(*p, now)),
+            MeterSpec::EnhancedTokenBucket(p) => Meter::Etb(EnhancedTokenBucket::new(*p, now)),
         }
     }
 
@@ -58,6 +61,8 @@ impl Meter {
             Meter::Trtcm(m) => m.mark(now, size, pre),
             Meter::Tsw2cm(m) => m.mark(now, size, rng),
             Meter::Tsw3cm(m) => m.mark(now, size, rng),
+            // the conditioner offers a packet only once `decide` said it need not wait
+            Meter::Etb(m) => m.serve(now, size).colour().expect("served only when a token is there"),
         }
     }
 
@@ -68,6 +73,7 @@ impl Meter {
             Meter::Trtcm(m) => &m.stats,
             Meter::Tsw2cm(m) => &m.stats,
             Meter::Tsw3cm(m) => &m.stats,
+            Meter::Etb(m) => &m.stats,
         }
     }
 
@@ -78,6 +84,7 @@ impl Meter {
             Meter::Trtcm(_) => "trtcm",
             Meter::Tsw2cm(_) => "tsw2cm",
             Meter::Tsw3cm(_) => "tsw3cm",
+            Meter::Etb(_) => "enhanced_token_bucket",
         }
     }
 }
@@ -91,6 +98,7 @@ pub fn committed_rate_bps(spec: &MeterSpec) -> u64 {
         MeterSpec::Trtcm(p) => p.cir_bps,
         MeterSpec::Tsw2cm(p) => p.target_bps,
         MeterSpec::Tsw3cm(p) => p.ctr_bps,
+        MeterSpec::EnhancedTokenBucket(p) => p.rate_bps,
     }
 }
 
@@ -197,9 +205,11 @@ pub struct Conditioner {
 
 impl Conditioner {
     pub fn new(spec: &ConditionerSpec, n_flows: usize, colours: &ColourTable, rng: Rng, warmup: SimTime) -> Self {
-        let shaping = spec.actions.contains(&PerColourAction::Shape);
+        // the enhanced token bucket always holds what it cannot serve (its input buffer)
+        let shaping = spec.actions.contains(&PerColourAction::Shape)
+            || matches!(spec.meter, MeterSpec::EnhancedTokenBucket(_));
         debug_assert!(
-            !shaping || matches!(spec.meter, MeterSpec::TokenBucket(_)),
+            !shaping || matches!(spec.meter, MeterSpec::TokenBucket(_) | MeterSpec::EnhancedTokenBucket(_)),
             "shaping needs a token bucket meter (the loader checks this)"
         );
         Conditioner {
@@ -271,6 +281,7 @@ impl Conditioner {
         let m = self.meter_index(p.flow, now);
         match &self.meters[m] {
             Meter::TokenBucket(tb) => tb.next_conformant(now, p.size).is_some_and(|t| t <= now),
+            Meter::Etb(etb) => etb.decide(now, p.size) != Decision::Wait,
             _ => true,
         }
     }
@@ -321,6 +332,7 @@ impl Conditioner {
         match &self.meters[m] {
             // a packet bigger than the bucket never conforms: release it to be metered anyway
             Meter::TokenBucket(tb) => Some(tb.next_conformant(now, p.size).unwrap_or(now).max(now)),
+            Meter::Etb(etb) => Some(etb.next_service(now).unwrap_or(now).max(now)),
             _ => Some(now),
         }
     }
@@ -333,6 +345,24 @@ impl Conditioner {
         }
         self.held.pop_front();
         Some((head, self.apply(now, head, pool)))
+    }
+
+    /// Sets α of every enhanced token bucket of this conditioner (the CSA's output). Returns
+    /// whether there was one; the caller re-arms the wake-up, which may now come earlier.
+    pub fn set_alpha(&mut self, now: SimTime, alpha: f64) -> bool {
+        let mut any = false;
+        for m in &mut self.meters {
+            if let Meter::Etb(etb) = m {
+                etb.set_alpha(now, alpha);
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// α of the (first) enhanced token bucket, if any.
+    pub fn alpha(&self) -> Option<f64> {
+        self.meters.iter().find_map(|m| if let Meter::Etb(e) = m { Some(e.alpha()) } else { None })
     }
 
     /// Packets held now.

@@ -123,6 +123,12 @@ impl Rio {
         self.avg_out.value()
     }
 
+    /// Giacomazzi et al. §IV: the buffer is congested when avg_q_tot > min_th_out (both in the
+    /// measured unit; avg_q_tot is the OUT average of coupled RIO).
+    pub fn out_congested(&self) -> bool {
+        self.avg_out.value() > self.out_curve.min_th
+    }
+
     /// IN packets queued.
     pub fn in_packets(&self) -> usize {
         self.in_packets

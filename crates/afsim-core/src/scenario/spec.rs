@@ -27,6 +27,28 @@ pub struct Spec {
     pub colours: crate::edge::dscp::ColourTable,
     /// Edge conditioners (classifier, meter, per-colour actions), in file order.
     pub conditioners: Vec<ConditionerSpec>,
+    /// Congestion Signaling Algorithms (Giacomazzi et al. §IV), in file order.
+    pub csas: Vec<CsaSpec>,
+}
+
+/// A Congestion Signaling Algorithm watching one RIO queue and adjusting α of enhanced token
+/// buckets (Giacomazzi et al. §IV and §IV.A).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CsaSpec {
+    pub name: String,
+    /// The watched queue: the output port of `node` towards `towards`; it must be RIO.
+    pub node: usize,
+    pub towards: usize,
+    pub params: crate::edge::csa::Params,
+    /// The conditioners (with an enhanced token bucket meter) whose α it sets. A conditioner at
+    /// `node` gets α at once (local CSA, at a border router); one elsewhere gets it in a control
+    /// packet sent through the network (remote CSA, from an internal router).
+    pub targets: Vec<usize>,
+    /// IP size of a control packet, bytes (an ICMP message: 20 B IP + 8 B ICMP + the 28 B of
+    /// the offending datagram's header it quotes, RFC 792).
+    pub signal_bytes: u32,
+    /// Code point of control packets (default CS6, network control, RFC 2474 §4.2.2).
+    pub signal_dscp: u8,
 }
 
 /// When the run ends: at the first of the named conditions that is reached. At least one is set.
@@ -374,6 +396,9 @@ pub enum MeterSpec {
     Trtcm(crate::edge::trtcm::Params),
     Tsw2cm(crate::edge::tsw::Tsw2cmParams),
     Tsw3cm(crate::edge::tsw::Tsw3cmParams),
+    /// Giacomazzi et al.'s enhanced token bucket (Fig. 5); its input buffer is the
+    /// conditioner's holding FIFO, of `Params::buffer_packets`.
+    EnhancedTokenBucket(crate::edge::enhanced_token_bucket::Params),
 }
 
 /// A structural problem in a spec; the loader turns each into a file/line/field error.

@@ -25,6 +25,8 @@ pub enum Event {
     Warmup,
     /// Edge conditioner `cond` may release the packet it holds at the head of its FIFO.
     Wake { cond: u32 },
+    /// A timer of Congestion Signaling Algorithm `csa` (T2) is due.
+    CsaTimer { csa: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -58,6 +58,7 @@ fn spec(nodes: &[&str], links: Vec<LinkSpec>, flows: Vec<FlowSpec>, secs: u64) -
         flows,
         colours: crate::edge::dscp::ColourTable::rfc2597(),
         conditioners: vec![],
+        csas: vec![],
     }
 }
 
@@ -439,4 +440,116 @@ fn a_traced_tcp_flow_reports_its_cwnd_series_and_an_untraced_one_does_not() {
     assert!(t.time_s.windows(2).all(|w| w[0] <= w[1]));
     assert!(t.cwnd.iter().any(|&c| c > 10.0 * 960.0), "slow start opens the window");
     assert!(!r.to_json().contains("bytes_in_flight"), "traces stay out of the JSON");
+}
+
+fn etb_conditioner(name: &str, node: usize, from: usize, rate_bps: u64, alpha: f64) -> ConditionerSpec {
+    use crate::edge::enhanced_token_bucket::Params;
+    use crate::edge::PerColourAction::{DowngradeToBestEffort, Keep, Mark};
+    ConditionerSpec {
+        name: name.into(),
+        node,
+        from: Some(from),
+        classifier: ClassifierSpec::default(),
+        meter: MeterSpec::EnhancedTokenBucket(Params {
+            rate_bps,
+            b1_tokens: 10,
+            b2_tokens: 1,
+            token_bytes: 500,
+            alpha,
+            buffer_packets: 100,
+        }),
+        per_flow: false,
+        actions: [Mark(crate::edge::dscp::AF11), DowngradeToBestEffort, Keep],
+        buffer_packets: 100,
+    }
+}
+
+/// n sources at 2 Mb/s, each with an enhanced token bucket (r = 1 Mb/s) on its input line at
+/// the border router, into a RIO bottleneck of `bottleneck_bps`.
+fn etb_scenario(n: usize, bottleneck_bps: u64, alpha: f64) -> Spec {
+    let mut names: Vec<String> = (0..n).map(|i| format!("s{i}")).collect();
+    names.extend(["border", "core", "d"].map(String::from));
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (border, core, d) = (n, n + 1, n + 2);
+    let mut links: Vec<LinkSpec> = (0..n).map(|i| link(i, border, 10_000_000, 1, 100)).collect();
+    links.push(rio_link(border, core, bottleneck_bps));
+    links.push(link(core, d, 100_000_000, 1, 100));
+    let flows = (0..n)
+        .map(|i| {
+            let mut f = cbr(&format!("af{i}"), i, d, 2_000_000, 500);
+            f.group = "af".into();
+            f
+        })
+        .collect();
+    let mut s = spec(&refs, links, flows, 20);
+    s.warmup = SimDuration::from_secs(5);
+    s.conditioners = (0..n).map(|i| etb_conditioner(&format!("etb{i}"), border, i, 1_000_000, alpha)).collect();
+    s
+}
+
+#[test]
+fn the_enhanced_token_bucket_passes_r_conformant_and_alpha_r_downgraded() {
+    // uncongested: 2 Mb/s offered, r = 1 Mb/s, α = 0.4 → 1.4 Mb/s out, the rest lost at the
+    // input buffer (Giacomazzi's P_inb)
+    let r = run_ok(&etb_scenario(1, 10_000_000, 0.4));
+    let f = &r.flows[0];
+    assert!((f.throughput_kbps - 1400.0).abs() < 15.0, "{}", f.throughput_kbps);
+    assert!((f.respect_of_service.unwrap() - 1.0).abs() < 0.01, "{:?}", f.respect_of_service);
+    let c = &r.conditioners[0];
+    assert_eq!(c.meter, "enhanced_token_bucket");
+    assert!(c.dropped_buffer > 0 && c.max_held == 100);
+    assert!(r.conservation.holds, "{}", r.conservation.identity);
+    // α = 0: exactly the token rate
+    let r0 = run_ok(&etb_scenario(1, 10_000_000, 0.0));
+    assert!((r0.flows[0].throughput_kbps - 1000.0).abs() < 10.0, "{}", r0.flows[0].throughput_kbps);
+}
+
+fn csa(name: &str, node: usize, towards: usize, targets: Vec<usize>) -> CsaSpec {
+    CsaSpec {
+        name: name.into(),
+        node,
+        towards,
+        params: crate::edge::csa::Params::TABLE_1,
+        targets,
+        signal_bytes: 56,
+        signal_dscp: crate::edge::dscp::CS6,
+    }
+}
+
+#[test]
+fn a_local_csa_lowers_alpha_under_congestion_and_protects_in_profile_traffic() {
+    // 3 × (1 Mb/s IN + 0.4 Mb/s OUT) = 4.2 Mb/s into 3.3 Mb/s: OUT congests the RIO buffer
+    let fixed = run_ok(&etb_scenario(3, 3_300_000, 0.4));
+    let mut s = etb_scenario(3, 3_300_000, 0.4);
+    s.csas.push(csa("border", 3, 4, vec![0, 1, 2]));
+    let adaptive = run_ok(&s);
+    let row = &adaptive.csas[0];
+    assert_eq!(row.queue, "border->core");
+    assert!(row.decreases > 0 && row.alpha_end < 0.4, "{row:?}");
+    assert_eq!(row.signals_sent, 0, "local CSA: no control packets");
+    let ros = |r: &Report| r.flows.iter().map(|f| f.respect_of_service.unwrap()).sum::<f64>() / 3.0;
+    let in_loss = |r: &Report| r.colours.iter().find(|c| c.queue == "border->core" && c.level == 0).unwrap().loss_ratio;
+    assert!(in_loss(&adaptive) <= in_loss(&fixed), "IN loss: CSA {} vs fixed {}", in_loss(&adaptive), in_loss(&fixed));
+    assert!(ros(&adaptive) >= 0.98, "RoS with CSA {}", ros(&adaptive));
+    assert_eq!(adaptive.alpha_traces[0].1[0], (0.0, 0.4), "α starts at max_α");
+    assert!(adaptive.conservation.holds, "{}", adaptive.conservation.identity);
+}
+
+#[test]
+fn a_remote_csa_signals_alpha_to_the_border_router_in_control_packets() {
+    // the congested RIO is one hop further, at the internal router: border = edge router with
+    // a fast uplink, core -> d is the bottleneck
+    let mut s = etb_scenario(3, 100_000_000, 0.4);
+    let (border, core, d) = (3, 4, 5);
+    s.links[3] = link(border, core, 100_000_000, 1, 100);
+    s.links[4] = rio_link(core, d, 3_300_000);
+    s.csas.push(csa("internal", core, d, vec![0, 1, 2]));
+    let r = run_ok(&s);
+    let row = &r.csas[0];
+    assert_eq!(row.queue, "core->d");
+    assert!(row.decreases > 0 && row.signals_sent > 0, "{row:?}");
+    let signals: Vec<_> = r.flows.iter().filter(|f| f.kind == "csa-signal").collect();
+    assert_eq!(signals.len(), 3, "one control flow per border conditioner");
+    assert!(signals.iter().all(|f| f.packets_delivered > 0 && f.src == "core" && f.dst == "border"));
+    assert!(r.conservation.holds, "{}", r.conservation.identity);
 }

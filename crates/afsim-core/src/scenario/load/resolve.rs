@@ -165,6 +165,7 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         flows,
         colours: raw.colours.clone(),
         conditioners,
+        csas: Vec::new(),
     };
     // The last line of defence: everything it checks was reported above with a position.
     spec.check().map_err(|e| Fail::new(0, "", format!("internal check failed: {e}")))?;
