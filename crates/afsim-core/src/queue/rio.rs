@@ -153,7 +153,16 @@ impl Rio {
         let is_in = level == 0;
         let total = self.measured(self.fifo.len(), self.bytes);
         let q_in = self.measured(self.in_packets, self.in_bytes);
-        let busy = total > 1.0;
+        // dsredq.cc: a packet that finds the buffer full is refused before it touches the
+        // averages (plain RED, red.cc, updates them first)
+        if !fits(common.limit, self.fifo.len(), self.bytes, size) {
+            let spacing = if is_in { &mut self.spacing_in } else { &mut self.spacing_out };
+            spacing.on_forced_drop();
+            self.stats.record(usize::from(level), Err(DropReason::Overflow), false, None);
+            return Err(DropReason::Overflow);
+        }
+        // dsredq.cc has no "never drop with at most one packet queued" rule (red.cc has)
+        let busy = true;
         let verdict = if is_in {
             // Clark & Fang: an IN arrival updates avg_in over the IN packets ...
             let m = self.act_in.slots_for_arrival(now, &common);
@@ -172,12 +181,6 @@ impl Rio {
             // An OUT packet's fate depends on avg_total (coupled) and the OUT curve.
             self.spacing_out.decide(avg, &self.out_curve, &common, busy, size, rng)
         };
-        let spacing = if is_in { &mut self.spacing_in } else { &mut self.spacing_out };
-        if !fits(common.limit, self.fifo.len(), self.bytes, size) {
-            spacing.on_forced_drop();
-            self.stats.record(usize::from(level), Err(DropReason::Overflow), false, None);
-            return Err(DropReason::Overflow);
-        }
         let colours = &self.colours;
         let (outcome, forced, marked) = act(
             verdict,
@@ -443,18 +446,40 @@ mod tests {
 
     // ---- ECN and the OUT marking scheme ------------------------------------------------------
 
-    /// A coupled RIO whose IN average sits at 60 (IN band) with p_a forced to 1 and whose
-    /// OUT curve is out of the way.
+    /// A coupled RIO with its OUT curve out of the way and an average that barely moves
+    /// (w_q ≈ 0), so tests can fill the queue and then `trigger` it.
     fn rio_marking(strategy: Strategy) -> Rio {
-        let mut q = rio(Coupling::Coupled, |p| {
+        rio(Coupling::Coupled, |p| {
             p.common.w_q = 1e-12;
             p.common.ecn = Some(strategy);
             p.out_curve = Curve { min_th: 400.0, max_th: 450.0, max_p: 0.1 };
-        });
+        })
+    }
+
+    /// Puts the IN average at 60 (IN band) with p_a forced to 1: the next IN arrival signals.
+    fn trigger(q: &mut Rio) {
         q.avg_in = RedAverage::starting_at(60.0);
         q.spacing_in.old = true;
         q.spacing_in.count = 1_000;
-        q
+    }
+
+    #[test]
+    fn a_full_buffer_refuses_the_arrival_before_it_touches_the_averages() {
+        // dsredq.cc order: the overflow test comes first
+        // curves at 1..2 packets, a 2-packet buffer; with w_q = 0.5 the third arrival would
+        // move both averages (to 1.25) if it reached them
+        let mut q = rio(Coupling::Coupled, |p| {
+            p.in_curve = Curve { min_th: 1.0, max_th: 2.0, max_p: 0.1 };
+            p.out_curve = Curve { min_th: 1.0, max_th: 2.0, max_p: 0.1 };
+            p.common.limit = Limit::Packets(2);
+            p.common.w_q = 0.5;
+        });
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
+        offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12).unwrap();
+        let (avg_in, avg_out) = (q.avg_in(), q.avg_out());
+        assert_eq!(offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11), Err(DropReason::Overflow));
+        assert_eq!((q.avg_in(), q.avg_out()), (avg_in, avg_out), "averages untouched");
     }
 
     #[test]
@@ -464,9 +489,7 @@ mod tests {
         for d in [AF11, AF12, AF11, AF13, AF11] {
             offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, d).unwrap();
         }
-        assert!((q.avg_in() - 60.0).abs() < 1e-6);
-        q.spacing_in.old = true;
-        q.spacing_in.count = 1_000;
+        trigger(&mut q);
         let arriving = pkt(&mut pool, AF11);
         assert!(q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng).is_ok());
         let marked: Vec<u8> =
@@ -482,8 +505,7 @@ mod tests {
         for _ in 0..3 {
             offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
         }
-        q.spacing_in.old = true;
-        q.spacing_in.count = 1_000;
+        trigger(&mut q);
         offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
         assert_eq!(pool.get(q.fifo[0]).ecn, Ecn::Ce, "head of the IN queue");
         assert_eq!(q.fifo.iter().filter(|&&id| pool.get(id).ecn == Ecn::Ce).count(), 1);
@@ -497,11 +519,11 @@ mod tests {
         for d in [AF11, AF12, AF12] {
             offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, d).unwrap();
         }
-        q.spacing_in.old = true;
-        q.spacing_in.count = 1_000;
+        trigger(&mut q);
         let arriving = pkt(&mut pool, AF11);
         q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng).unwrap();
         assert_eq!(pool.get(arriving).ecn, Ecn::Ce);
+        assert_eq!(q.fifo.iter().filter(|&&id| pool.get(id).ecn == Ecn::Ce).count(), 1, "only the arrival");
     }
 
     // ---- counters, parameters ---------------------------------------------------------------

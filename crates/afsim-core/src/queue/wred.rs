@@ -106,16 +106,19 @@ impl Wred {
             Measure::Packets => self.fifo.len() as f64,
             Measure::Bytes => self.bytes as f64,
         };
-        // dsredq.cc (wred): one average over the physical queue, whatever the arrival's level.
-        let m = self.activity.slots_for_arrival(now, &common);
-        let avg = self.avg.update(q, m, common.w_q);
-        // ... tested against the arrival's own precedence curve.
-        let verdict = self.spacing[curve_ix].decide(avg, &self.curves[curve_ix], &common, q > 1.0, size, rng);
+        // dsredq.cc: a packet that finds the buffer full is refused before it touches the
+        // average (plain RED, red.cc, updates it first)
         if !fits(common.limit, self.fifo.len(), self.bytes, size) {
             self.spacing[curve_ix].on_forced_drop();
             self.stats.record(level, Err(DropReason::Overflow), false, None);
             return Err(DropReason::Overflow);
         }
+        // dsredq.cc (wred): one average over the physical queue, whatever the arrival's level.
+        let m = self.activity.slots_for_arrival(now, &common);
+        let avg = self.avg.update(q, m, common.w_q);
+        // ... tested against the arrival's own precedence curve; dsredq.cc has no "never drop
+        // with at most one packet queued" rule (red.cc has)
+        let verdict = self.spacing[curve_ix].decide(avg, &self.curves[curve_ix], &common, true, size, rng);
         let colours = &self.colours;
         let (outcome, forced, marked) = act(
             verdict,
