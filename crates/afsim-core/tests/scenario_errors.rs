@@ -847,7 +847,7 @@ fn a_conditioner_needs_a_meter_of_a_known_kind() {
     let text = cond("");
     expect(&text, "[[conditioner]]", 0, "conditioner[0].meter", "[[conditioner]] lacks the required field 'meter'");
     let text = cond("meter = { kind = \"leaky\" }\n");
-    expect(&text, "\"leaky\"", 0, "conditioner[0].meter.kind", "the meter kinds are: token_bucket, srtcm, trtcm, tsw2cm, tsw3cm");
+    expect(&text, "\"leaky\"", 0, "conditioner[0].meter.kind", "the meter kinds are: token_bucket, srtcm, trtcm, tsw2cm, tsw3cm, enhanced_token_bucket");
     let text = cond("meter = { kind = \"srtcm\", cir = \"1Mbps\", cbs = \"10KB\" }\n");
     expect(&text, "{ kind", 0, "conditioner[0].meter.ebs", "meter lacks the required field 'ebs'");
 }
@@ -1251,4 +1251,356 @@ fn classes_written_as_sub_tables_report_at_their_headers() {
     expect(&text, "2.0", 0, "link[0].queue.classes[1].queue.w_q", "w_q 2 must be in (0, 1]");
     let text = text.replace("w_q = 2.0", "w_q = 0.5").replace("weight = 2\n", "");
     expect(&text, "[[link.queue.classes]]", 0, "link[0].queue.classes[0].weight", "classes[0] lacks the required field 'weight'");
+}
+
+// ---- enhanced token buckets and CSAs (Giacomazzi et al. §IV) -------------------------------
+
+const ETB: &str = "meter = { kind = \"enhanced_token_bucket\", rate = \"1Mbps\", b1 = 10, b2 = 1, token_size = \"576B\", alpha = 0.2, buffer = \"100pkt\" }\n";
+
+/// An enhanced token bucket meter with `fields` (rate and kind given).
+fn etb(fields: &str) -> String {
+    cond(&format!("meter = {{ kind = \"enhanced_token_bucket\", rate = \"1Mbps\"{fields} }}\n"))
+}
+
+#[test]
+fn an_enhanced_token_bucket_with_a_fixed_alpha_needs_no_csa() {
+    use afsim_core::edge::PerColourAction::{DowngradeToBestEffort, Drop, Keep};
+    use afsim_core::scenario::spec::MeterSpec;
+    let s = load(&cond(ETB)).unwrap();
+    let c = &s.conditioners[0];
+    let MeterSpec::EnhancedTokenBucket(p) = &c.meter else { panic!("an enhanced token bucket") };
+    assert_eq!((p.rate_bps, p.b1_tokens, p.b2_tokens, p.token_bytes, p.alpha), (1_000_000, 10, 1, 576, 0.2));
+    // its input buffer is the conditioner's holding FIFO
+    assert_eq!((p.buffer_packets, c.buffer_packets), (100, 100));
+    // the excess is "served with Per Hop Behavior downgraded to Best Effort"
+    assert_eq!(c.actions, [Keep, DowngradeToBestEffort, Drop]);
+    assert!(s.csas.is_empty());
+}
+
+#[test]
+fn enhanced_token_bucket_fields_are_required_typed_and_checked_by_its_model() {
+    let text = etb(", b1 = 10, token_size = \"576B\", alpha = 0.2, buffer = \"100pkt\"");
+    expect(&text, "{ kind = \"enhanced", 0, "conditioner[0].meter.b2", "meter lacks the required field 'b2' (for example b2 = 1)");
+    let text = etb(", b1 = 10, b2 = 1, token_size = \"576B\", alpha = 0.2");
+    expect(&text, "{ kind = \"enhanced", 0, "conditioner[0].meter.buffer", "meter lacks the required field 'buffer'");
+    let text = etb(", b1 = 10, b2 = 1, alpha = 0.2, buffer = \"100pkt\"");
+    expect(&text, "{ kind = \"enhanced", 0, "conditioner[0].meter.token_size", "meter lacks the required field 'token_size'");
+    let text = etb(", b1 = \"10pkt\", b2 = 1, token_size = \"576B\", alpha = 0.2, buffer = \"100pkt\"");
+    expect(&text, "\"10pkt\"", 0, "conditioner[0].meter.b1", "expected a non-negative integer, found the string \"10pkt\"");
+    let text = etb(", b1 = 0, b2 = 1, token_size = \"576B\", alpha = 0.2, buffer = \"100pkt\"");
+    expect(&text, "0, b2", 0, "conditioner[0].meter.b1", "the conformant bucket must hold at least one token");
+    let text = etb(", b1 = 10, b2 = 0, token_size = \"576B\", alpha = 0.2, buffer = \"100pkt\"");
+    expect(&text, "0, token", 0, "conditioner[0].meter.b2", "use alpha = 0 to send no excess");
+    let text = etb(", b1 = 10, b2 = 1, token_size = \"0B\", alpha = 0.2, buffer = \"100pkt\"");
+    expect(&text, "\"0B\"", 0, "conditioner[0].meter.token_size", "the packet length L of a token must be positive");
+    let text = etb(", b1 = 10, b2 = 1, token_size = \"576B\", alpha = 1.5, buffer = \"100pkt\"");
+    expect(&text, "1.5", 0, "conditioner[0].meter.alpha", "alpha must lie in [0, 1], got 1.5");
+    let text = etb(", b1 = 10, b2 = 1, token_size = \"576B\", alpha = 0.2, buffer = \"0pkt\"");
+    expect(&text, "\"0pkt\"", 0, "conditioner[0].meter.buffer", "needs an input buffer of at least one packet");
+    let text = etb(", b1 = 10, b2 = 1, token_size = \"576B\", alpha = 0.2, buffer = \"64KB\"");
+    expect(&text, "\"64KB\"", 0, "conditioner[0].meter.buffer", "the input buffer of an enhanced token bucket is counted in packets");
+    let text = etb(", depth = \"10pkt\"");
+    expect(&text, "depth", 0, "conditioner[0].meter.depth", "'depth' is a field of token_bucket meters, not of enhanced_token_bucket meters; the fields of an enhanced_token_bucket meter are: kind, rate, b1, b2, token_size, alpha, buffer");
+    let text = cond("meter = { kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10KB\", b1 = 10 }\n");
+    expect(&text, "b1", 0, "conditioner[0].meter.b1", "'b1' is a field of enhanced_token_bucket meters, not of token_bucket meters");
+}
+
+#[test]
+fn an_enhanced_token_bucket_has_its_own_buffer_and_neither_shapes_nor_colours_red() {
+    let text = cond(&format!("{ETB}buffer = \"10pkt\"\n"));
+    expect(&text, "\"10pkt\"", 0, "conditioner[0].buffer", "an enhanced_token_bucket meter has its own input buffer: give it in the meter");
+    let text = cond(&format!("{ETB}yellow = \"shape\"\n"));
+    expect(&text, "\"shape\"", 0, "conditioner[0].yellow", "an enhanced_token_bucket meter already holds the packets it cannot serve");
+    let text = cond(&format!("{ETB}red = \"drop\"\n"));
+    expect(&text, "\"drop\"", 0, "conditioner[0].red", "an enhanced_token_bucket meter colours packets green or yellow only");
+    // yellow may be policed instead of downgraded
+    let s = load(&cond(&format!("{ETB}yellow = \"drop\"\n"))).unwrap();
+    assert_eq!(s.conditioners[0].actions[1], afsim_core::edge::PerColourAction::Drop);
+}
+
+#[test]
+fn an_enhanced_token_bucket_without_alpha_needs_a_csa() {
+    let text = etb(", b1 = 10, b2 = 1, token_size = \"576B\", buffer = \"100pkt\"");
+    expect(
+        &text,
+        "{ kind = \"enhanced",
+        0,
+        "conditioner[0].meter.alpha",
+        "meter lacks the required field 'alpha' (for example alpha = 0.4): no [[csa]] controls conditioner 'c', so its alpha is fixed",
+    );
+}
+
+/// Two AF hosts behind border b1, RIO queues b1 → core and core → b2, and the enhanced token
+/// buckets `etb0`, `etb1` (alpha left to the CSAs) on b1's input lines.
+const CSA_NET: &str = r#"[scenario]
+duration = "10s"
+
+[[node]]
+name = "h"
+count = 2
+[[node]]
+name = "b1"
+[[node]]
+name = "core"
+[[node]]
+name = "b2"
+
+[[link]]
+between = ["h", "b1"]
+rate = "2Mbps"
+delay = "1ms"
+[[link]]
+between = ["b1", "core"]
+rate = "3Mbps"
+delay = "5ms"
+queue = { kind = "rio", in = { min_th = 20, max_th = 40, max_p = 0.02 }, out = { min_th = 5, max_th = 15, max_p = 0.2 } }
+[[link]]
+between = ["core", "b2"]
+rate = "3Mbps"
+delay = "5ms"
+queue = { kind = "rio", in = { min_th = 20, max_th = 40, max_p = 0.02 }, out = { min_th = 5, max_th = 15, max_p = 0.2 } }
+reverse_queue = { kind = "red", min_th = 5, max_th = 15, max_p = 0.1 }
+
+[[conditioner]]
+name = "etb"
+at = "b1"
+from = "h"
+meter = { kind = "enhanced_token_bucket", rate = "1Mbps", b1 = 10, b2 = 1, token_size = "576B", buffer = "100pkt" }
+green = "AF11"
+"#;
+
+/// CSA_NET and a CSA `k` at b1 watching its queue towards core, setting `etb`, ending with `extra`.
+fn csa(extra: &str) -> String {
+    format!("{CSA_NET}\n[[csa]]\nname = \"k\"\nat = \"b1\"\ntowards = \"core\"\ntargets = [\"etb\"]\n{extra}")
+}
+
+#[test]
+fn the_corpus_csa_file_has_a_local_and_a_remote_csa_over_per_line_buckets() {
+    use afsim_core::scenario::spec::MeterSpec;
+    let s = corpus_file("csa.toml");
+    let node = |n: &str| s.nodes.iter().position(|x| x.name == n).unwrap();
+    let names: Vec<&str> = s.conditioners.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["etb0", "etb1", "fixed"]);
+    let alphas: Vec<f64> = s
+        .conditioners
+        .iter()
+        .map(|c| match &c.meter {
+            MeterSpec::EnhancedTokenBucket(p) => p.alpha,
+            _ => panic!("enhanced token buckets only"),
+        })
+        .collect();
+    // the CSAs start their buckets at max_alpha; the uncontrolled one keeps its fixed alpha
+    assert_eq!(alphas, [0.4, 0.4, 0.2]);
+    assert!(s.conditioners.iter().all(|c| c.buffer_packets == 100));
+    let csas: Vec<(&str, usize, usize, &[usize])> =
+        s.csas.iter().map(|c| (c.name.as_str(), c.node, c.towards, c.targets.as_slice())).collect();
+    assert_eq!(
+        csas,
+        [("border1", node("border1"), node("core"), &[0, 1][..]), ("core", node("core"), node("border2"), &[0, 1][..])]
+    );
+    for c in &s.csas {
+        assert_eq!(c.params, afsim_core::edge::csa::Params::TABLE_1);
+        assert_eq!((c.signal_bytes, c.signal_dscp), (56, 48));
+    }
+}
+
+#[test]
+fn csa_defaults_are_table_1_and_fields_override_them() {
+    use afsim_core::edge::csa::Params;
+    let s = load(&csa("")).unwrap();
+    let c = &s.csas[0];
+    assert_eq!((c.name.as_str(), c.node, c.towards, c.targets.as_slice()), ("k", 2, 3, &[0, 1][..]));
+    assert_eq!((c.params, c.signal_bytes, c.signal_dscp), (Params::TABLE_1, 56, 48));
+    let s = load(&csa(
+        "t1 = \"50ms\"\nt2 = \"200ms\"\ndelta_alpha = 0.05\nmin_alpha = 0\nmax_alpha = 0.3\nsignal_size = \"64B\"\nsignal_dscp = 46\n",
+    ))
+    .unwrap();
+    let c = &s.csas[0];
+    let want = Params {
+        t1: SimDuration::from_millis(50),
+        t2: SimDuration::from_millis(200),
+        delta_alpha: 0.05,
+        min_alpha: 0.0,
+        max_alpha: 0.3,
+    };
+    assert_eq!((c.params, c.signal_bytes, c.signal_dscp), (want, 64, 46));
+    use afsim_core::scenario::spec::MeterSpec;
+    let MeterSpec::EnhancedTokenBucket(p) = &s.conditioners[1].meter else { panic!() };
+    assert_eq!(p.alpha, 0.3);
+}
+
+#[test]
+fn csa_fields_are_typed_and_checked_by_its_model() {
+    let text = csa("t1 = \"0s\"\n");
+    expect(&text, "\"0s\"", 0, "csa[0].t1", "timer T1 must be positive");
+    let text = csa("t1 = \"90ms\"\nt2 = \"90ms\"\n");
+    expect(&text, "\"90ms\"", 1, "csa[0].t2", "T2 (90ms) must be longer than T1 (90ms)");
+    // t2 left at its default: reported at the table, with t2's path
+    let text = csa("t1 = \"100ms\"\n");
+    expect(&text, "[[csa]]", 0, "csa[0].t2", "T2 (90ms) must be longer than T1 (100ms)");
+    let text = csa("delta_alpha = 0\n");
+    expect(&text, "0\n", 0, "csa[0].delta_alpha", "the step must lie in (0, 1], got 0");
+    let text = csa("min_alpha = 0.5\n");
+    expect(&text, "0.5", 0, "csa[0].min_alpha", "min_alpha (0.5) is above max_alpha (0.4)");
+    let text = csa("max_alpha = 1.2\n");
+    expect(&text, "1.2", 0, "csa[0].max_alpha", "max_alpha must lie in [0, 1], got 1.2");
+    let text = csa("max_alpha = \"0.4\"\n");
+    expect(&text, "\"0.4\"", 0, "csa[0].max_alpha", "expected a number, found the string \"0.4\"");
+    let text = csa("t1 = 30\n");
+    expect(&text, "30\n", 0, "csa[0].t1", "expected a time with a unit");
+    let text = csa("signal_size = \"20B\"\n");
+    expect(&text, "\"20B\"", 0, "csa[0].signal_size", "a control packet is an IP packet of 28B (IP and ICMP headers) to 65535B, found 20B");
+    let text = csa("signal_dscp = \"CS8\"\n");
+    expect(&text, "\"CS8\"", 0, "csa[0].signal_dscp", "unknown code point 'CS8'");
+    let text = csa("period = \"1s\"\n");
+    expect(&text, "period", 0, "csa[0].period", "unknown field 'period' in [[csa]]; the fields are: name, at, towards, targets, t1, t2");
+}
+
+#[test]
+fn a_csa_needs_a_name_a_place_and_targets() {
+    let text = format!("{CSA_NET}[[csa]]\nname = \"k\"\nat = \"b1\"\ntargets = [\"etb\"]\n");
+    expect(&text, "[[csa]]", 0, "csa[0].towards", "[[csa]] lacks the required field 'towards' (for example towards = \"r2\")");
+    let text = format!("{CSA_NET}[[csa]]\nname = \"k\"\nat = \"b1\"\ntowards = \"core\"\n");
+    expect(&text, "[[csa]]", 0, "csa[0].targets", "[[csa]] lacks the required field 'targets'");
+    let text = format!("{CSA_NET}[[csa]]\nname = \"k\"\nat = \"b1\"\ntowards = \"core\"\ntargets = []\n");
+    expect(&text, "[]", 0, "csa[0].targets", "an empty list of targets");
+    let text = format!("{CSA_NET}[[csa]]\nname = \"1k\"\nat = \"b1\"\ntowards = \"core\"\ntargets = \"etb\"\n");
+    expect(&text, "\"1k\"", 0, "csa[0].name", "is not a valid name");
+    let text = format!("{CSA_NET}[csa]\nname = \"k\"\n");
+    expect(&text, "[csa]", 0, "csa", "expected [[csa]] tables (write [[csa]], with double brackets)");
+    let text = format!("{CSA_NET}[[csas]]\nname = \"k\"\n");
+    expect(&text, "csas", 0, "csas", "unknown table 'csas' (did you mean [[csa]]?)");
+}
+
+#[test]
+fn a_csa_watches_the_rio_queue_of_a_link_from_at_towards_towards() {
+    let text = csa("").replace("towards = \"core\"", "towards = \"cor\"");
+    expect(&text, "\"cor\"", 0, "csa[0].towards", "unknown node or group 'cor' (did you mean 'core'?)");
+    let text = csa("").replace("at = \"b1\"\ntowards", "at = \"bx\"\ntowards");
+    expect(&text, "\"bx\"", 0, "csa[0].at", "unknown node or group 'bx'");
+    let text = csa("").replace("towards = \"core\"", "towards = \"b1\"");
+    expect(&text, "\"b1\"\ntargets", 0, "csa[0].towards", "a CSA at 'b1' watches one of its output queues: 'towards' names a neighbour");
+    let text = csa("").replace("towards = \"core\"", "towards = \"b2\"");
+    expect(&text, "\"b2\"\ntargets", 0, "csa[0].towards", "no link joins 'b1' and 'b2': a CSA watches the output queue of 'at' towards 'towards'");
+    let text = csa("").replace("at = \"b1\"\ntowards = \"core\"", "at = \"h\"\ntowards = \"core\"");
+    expect(&text, "\"core\"\ntargets", 0, "csa[0].towards", "no link joins 'h0' and 'core'");
+    // the direction matters: b2 → core is RED, and reverse_queue's kind is pointed at
+    let text = csa("").replace("at = \"b1\"\ntowards = \"core\"", "at = \"b2\"\ntowards = \"core\"");
+    expect(
+        &text,
+        "\"red\"",
+        0,
+        "link[2].reverse_queue.kind",
+        "csa 'k' (csa[0], line 38) watches the queue at 'b2' towards 'core', which is a red queue: the Congestion Signaling Algorithm watches a RIO buffer, so this queue must be kind = \"rio\"",
+    );
+    // core → b1 copies b1 → core's queue? No: without reverse_queue it copies `queue`, so it is RIO
+    let text = csa("").replace("at = \"b1\"\ntowards = \"core\"", "at = \"core\"\ntowards = \"b1\"");
+    assert_eq!(load(&text).unwrap().csas[0].node, 3);
+    // a link without queues has drop-tail ones: the error points at the link
+    let text = csa("").replace("at = \"b1\"\ntowards = \"core\"", "at = \"b1\"\ntowards = \"h0\"");
+    expect(&text, "[[link]]", 0, "link[0].queue", "which is a droptail queue");
+    // a queue table without kind is drop-tail: the error points at the table
+    let text = csa("").replace("[[link]]\nbetween = [\"h\", \"b1\"]\nrate = \"2Mbps\"\ndelay = \"1ms\"\n", "[[link]]\nbetween = [\"h\", \"b1\"]\nrate = \"2Mbps\"\ndelay = \"1ms\"\nqueue = { limit = \"20pkt\" }\n").replace("towards = \"core\"", "towards = \"h1\"");
+    expect(&text, "{ limit", 0, "link[0].queue.kind", "which is a droptail queue");
+}
+
+#[test]
+fn a_csa_group_pairs_at_and_towards_like_a_link_and_shares_its_targets() {
+    let text = csa("").replace("at = \"b1\"\ntowards = \"core\"", "at = \"h\"\ntowards = \"b1\"");
+    // h_i → b1 queues are the default drop-tail
+    expect(&text, "[[link]]", 0, "link[0].queue", "csa 'k0' of group 'k' (csa[0], line 38) watches the queue at 'h0' towards 'b1'");
+    let rio = "queue = { kind = \"rio\", in = { min_th = 20, max_th = 40, max_p = 0.02 }, out = { min_th = 5, max_th = 15, max_p = 0.2 } }\n";
+    let text = csa("")
+        .replacen("delay = \"1ms\"\n", &format!("delay = \"1ms\"\n{rio}"), 1)
+        .replace("at = \"b1\"\ntowards = \"core\"", "at = \"h\"\ntowards = \"b1\"");
+    let s = load(&text).unwrap();
+    let c: Vec<(&str, usize, usize, &[usize])> =
+        s.csas.iter().map(|c| (c.name.as_str(), c.node, c.towards, c.targets.as_slice())).collect();
+    assert_eq!(c, [("k0", 0, 2, &[0, 1][..]), ("k1", 1, 2, &[0, 1][..])]);
+    // groups of different sizes
+    let text = format!("[[node]]\nname = \"x\"\ncount = 3\n{}", csa("")).replace("at = \"b1\"\ntowards = \"core\"", "at = \"h\"\ntowards = \"x\"");
+    expect(&text, "\"x\"\ntargets", 0, "csa[0].towards", "'h' is a group of 2 nodes and 'x' a group of 3: a CSA between two groups pairs their members one to one");
+}
+
+#[test]
+fn csa_targets_are_enhanced_token_bucket_conditioners_or_groups() {
+    let text = csa("").replace("targets = [\"etb\"]", "targets = [\"etb\", \"etc\"]");
+    expect(&text, "\"etc\"", 0, "csa[0].targets[1]", "unknown conditioner or conditioner group 'etc' (did you mean 'etb'?)");
+    let text = csa("").replace("targets = [\"etb\"]", "targets = [\"etb2\"]");
+    expect(&text, "\"etb2\"", 0, "csa[0].targets[0]", "unknown conditioner or conditioner group 'etb2'");
+    let tb = "[[conditioner]]\nname = \"tb\"\nat = \"core\"\nmeter = { kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10KB\" }\n";
+    let text = format!("{CSA_NET}{tb}[[csa]]\nname = \"k\"\nat = \"b1\"\ntowards = \"core\"\ntargets = [\"etb\", \"tb\"]\n");
+    expect(&text, "\"tb\"]", 0, "csa[0].targets[1]", "conditioner 'tb' has a token_bucket meter; a CSA sets the alpha of enhanced_token_bucket meters only");
+    let group = "[[conditioner]]\nname = \"tb\"\nat = \"b1\"\nfrom = \"h\"\nmeter = { kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10KB\" }\n";
+    let text = format!("{CSA_NET}{group}[[csa]]\nname = \"k\"\nat = \"b1\"\ntowards = \"core\"\ntargets = \"tb\"\n");
+    expect(&text, "\"tb\"\n", 1, "csa[0].targets[0]", "conditioner 'tb0' of group 'tb' has a token_bucket meter");
+    // a member named beside its group is controlled once, in the order first named
+    let s = load(&csa("").replace("targets = [\"etb\"]", "targets = [\"etb1\", \"etb\"]")).unwrap();
+    assert_eq!(s.csas[0].targets, [1, 0]);
+}
+
+#[test]
+fn a_bucket_some_csa_controls_starts_at_the_smallest_max_alpha_and_a_written_alpha_must_agree() {
+    use afsim_core::scenario::spec::MeterSpec;
+    let alphas = |s: &afsim_core::Spec| -> Vec<f64> {
+        s.conditioners
+            .iter()
+            .map(|c| match &c.meter {
+                MeterSpec::EnhancedTokenBucket(p) => p.alpha,
+                _ => panic!(),
+            })
+            .collect()
+    };
+    // one CSA for etb0 only: etb1 has no alpha and no CSA
+    let text = csa("").replace("targets = [\"etb\"]", "targets = [\"etb0\"]");
+    expect(&text, "{ kind = \"enhanced", 0, "conditioner[0].meter.alpha", "no [[csa]] controls conditioner 'etb1'");
+    // a remote CSA with a lower ceiling: the engine runs a bucket at the smallest alpha announced
+    let remote = "[[csa]]\nname = \"r\"\nat = \"core\"\ntowards = \"b2\"\ntargets = \"etb0\"\nmax_alpha = 0.3\n";
+    let s = load(&csa(remote)).unwrap();
+    assert_eq!(alphas(&s), [0.3, 0.4]);
+    assert_eq!(s.csas.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["k", "r"]);
+    // a written alpha that the CSAs would override at once
+    let text = csa("").replace("buffer = \"100pkt\" }", "alpha = 0.2, buffer = \"100pkt\" }");
+    expect(
+        &text,
+        "0.2, buffer",
+        0,
+        "conditioner[0].meter.alpha",
+        "csa 'k' (csa[0], line 38) controls conditioner 'etb0' and starts its alpha at max_alpha 0.4, so alpha = 0.2 would never apply",
+    );
+    let s = load(&csa("").replace("buffer = \"100pkt\" }", "alpha = 0.4, buffer = \"100pkt\" }")).unwrap();
+    assert_eq!(alphas(&s), [0.4, 0.4]);
+}
+
+#[test]
+fn csa_names_are_unique_and_a_group_reserves_its_name() {
+    let second = "[[csa]]\nname = \"k\"\nat = \"core\"\ntowards = \"b2\"\ntargets = \"etb\"\n";
+    let text = csa(second);
+    expect(&text, "\"k\"", 1, "csa[1].name", "the CSA name 'k' is already taken by csa 'k' (csa[0], line 38)");
+    let rio = "queue = { kind = \"rio\", in = { min_th = 20, max_th = 40, max_p = 0.02 }, out = { min_th = 5, max_th = 15, max_p = 0.2 } }\n";
+    let group = "[[csa]]\nname = \"k\"\nat = \"h\"\ntowards = \"b1\"\ntargets = \"etb\"\n";
+    let text = csa(group)
+        .replacen("delay = \"1ms\"\n", &format!("delay = \"1ms\"\n{rio}"), 1)
+        .replace("name = \"k\"\nat = \"b1\"", "name = \"k0\"\nat = \"b1\"");
+    expect(&text, "\"k\"", 0, "csa[1].name", "group 'k' names its CSA 'k0', but the CSA name 'k0' is already taken by csa 'k0'");
+    // conditioner names are a namespace of their own
+    let s = load(&csa("").replace("name = \"k\"", "name = \"etb\"")).unwrap();
+    assert_eq!(s.csas[0].name, "etb");
+}
+
+#[test]
+fn a_remote_csa_must_reach_its_targets() {
+    let island = "[[node]]\nname = \"x\"\n[[node]]\nname = \"y\"\n[[link]]\nbetween = [\"x\", \"y\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\nqueue = { kind = \"rio\", in = { min_th = 20, max_th = 40, max_p = 0.02 }, out = { min_th = 5, max_th = 15, max_p = 0.2 } }\n";
+    let text = format!("{island}{}", csa("")).replace("at = \"b1\"\ntowards = \"core\"", "at = \"x\"\ntowards = \"y\"");
+    expect(&text, "\"etb\"", 1, "csa[0].targets[0]", "csa 'k': its control packets cannot reach conditioner 'etb0' at 'b1' from 'x': no chain of links joins them");
+}
+
+#[test]
+fn a_csa_over_an_empty_group_makes_nothing_and_a_left_out_conditioner_is_no_target() {
+    let text = format!("[params]\nk = 0\n{}", csa(""))
+        .replace("count = 2", "count = \"$k\"");
+    let s = load(&text).unwrap();
+    assert!(s.conditioners.is_empty());
+    assert_eq!(s.csas.len(), 1);
+    assert!(s.csas[0].targets.is_empty());
 }

@@ -10,27 +10,45 @@
 //! nodes become indices. A conditioner whose `flows` all expand to nothing (a group of 0) would
 //! condition nothing and is left out, as a link to an empty group is.
 //!
+//! The enhanced token bucket (Giacomazzi et al. §IV, Fig. 5) is a meter whose input buffer is
+//! the conditioner's holding FIFO: its `buffer` is the meter's, not the conditioner's, and it
+//! takes no `shape` (it always holds what it cannot serve) and no `red` (two colours).
+//!
+//! `[[csa]]` (Congestion Signaling Algorithm, §IV and §IV.A) is read here too: `read_csa`
+//! (stage 3) reads its timers and steps through `csa::Params::validate`; `expand_csa` (stage 4,
+//! after the conditioners) pairs `at` and `towards` like a link's ends, requires a link between
+//! them whose queue in that direction is RIO (the error points at the queue's `kind`), and
+//! resolves `targets` — conditioner names or group names, each an enhanced token bucket — the
+//! same list for every CSA of a group. `settle_alphas` then gives each controlled bucket its
+//! starting α: its CSAs' smallest max_α (a CSA starts there, and the engine runs a bucket at
+//! the smallest α its CSAs announce), which a written `alpha` must equal; a bucket no CSA
+//! controls keeps its written, fixed α, which it must then have.
+//!
 //! Not done here: which meters can shape (only the token bucket answers "when does this packet
-//! conform", so only it may `shape`), and anything the world builder decides.
+//! conform", so only it may `shape`), whether a remote CSA's targets are reachable (`resolve`,
+//! with the routing tables), and anything the world builder decides.
 
 use super::diffserv::code_point;
 use super::params::Params;
-use super::raw::Named;
+use super::raw::{Named, RawLink};
 use super::resolve::{pair_up, size_mismatch, Def, Names, Ref};
-use super::source::{list, Fail};
+use super::source::{list, Fail, First};
 use super::value::{Field, Rec, Scalar, Spots, Val};
 use crate::edge::srtcm::Mode;
 use crate::edge::token_bucket::Depth;
-use crate::edge::{dscp, srtcm, token_bucket, trtcm, tsw, ParamError, PerColourAction};
+use crate::edge::{csa, dscp, enhanced_token_bucket, srtcm, token_bucket, trtcm, tsw, ParamError, PerColourAction};
 use crate::net::packet::proto;
-use crate::scenario::spec::{ClassifierSpec, ConditionerSpec, Limit, LinkSpec, MeterSpec, NodeSpec};
+use crate::scenario::spec::{
+    ClassifierSpec, ConditionerSpec, CsaSpec, Limit, LinkSpec, MeterSpec, NodeSpec, QueueSpec,
+};
 use crate::scenario::units::{parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
 use crate::sim::time::SimDuration;
 
 pub(crate) const CONDITIONER_FIELDS: [&str; 10] =
     ["name", "at", "from", "match", "per_flow", "meter", "green", "yellow", "red", "buffer"];
 const MATCH_FIELDS: [&str; 5] = ["flows", "src", "dst", "protocol", "dscp"];
-const METER_KINDS: [&str; 5] = ["token_bucket", "srtcm", "trtcm", "tsw2cm", "tsw3cm"];
+const METER_KINDS: [&str; 6] = ["token_bucket", "srtcm", "trtcm", "tsw2cm", "tsw3cm", "enhanced_token_bucket"];
+const ETB: &str = "enhanced_token_bucket";
 const PROTOCOLS: [(&str, u8); 3] = [("tcp", proto::TCP), ("udp", proto::UDP), ("icmp", proto::ICMP)];
 const ACTIONS: [&str; 4] = ["keep", "best_effort", "drop", "shape"];
 const COLOURS: [&str; 3] = ["green", "yellow", "red"];
@@ -41,13 +59,35 @@ fn meter_fields(kind: &str) -> &'static [&'static str] {
         "srtcm" => &["kind", "cir", "cbs", "ebs", "colour_aware"],
         "trtcm" => &["kind", "cir", "cbs", "pir", "pbs", "colour_aware"],
         "tsw2cm" => &["kind", "target", "window"],
-        _ => &["kind", "committed", "peak", "window"],
+        "tsw3cm" => &["kind", "committed", "peak", "window"],
+        _ => &["kind", "rate", "b1", "b2", "token_size", "alpha", "buffer"],
     }
 }
 
 /// Meters with two colours (IN/OUT as green/yellow): their `red` action would never apply.
 fn two_colour(kind: &str) -> bool {
-    matches!(kind, "token_bucket" | "tsw2cm")
+    matches!(kind, "token_bucket" | "tsw2cm" | ETB)
+}
+
+/// The indefinite article for a meter kind: "an enhanced_token_bucket", "a srtcm".
+fn a(kind: &str) -> &'static str {
+    if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// The file's name of a meter's kind.
+fn meter_kind(m: &MeterSpec) -> &'static str {
+    match m {
+        MeterSpec::TokenBucket(_) => "token_bucket",
+        MeterSpec::Srtcm(_) => "srtcm",
+        MeterSpec::Trtcm(_) => "trtcm",
+        MeterSpec::Tsw2cm(_) => "tsw2cm",
+        MeterSpec::Tsw3cm(_) => "tsw3cm",
+        MeterSpec::EnhancedTokenBucket(_) => ETB,
+    }
 }
 
 #[derive(Debug)]
@@ -61,6 +101,12 @@ pub(crate) struct RawConditioner {
     pub per_flow: bool,
     pub actions: [PerColourAction; 3],
     pub buffer_packets: u32,
+    /// Where the meter table starts (an enhanced token bucket's missing `alpha` is reported
+    /// there once it is known that no CSA sets it).
+    pub meter_at: usize,
+    /// Where an enhanced token bucket's `alpha` is written; `None` when it is left to the CSAs
+    /// (the meter's α is then a placeholder until `settle_alphas`).
+    pub alpha_at: Option<usize>,
 }
 
 /// A classifier with names still unresolved.
@@ -88,7 +134,7 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
                 continue;
             }
             "meter" => {
-                meter = Some(read_meter(rec, &f, params)?);
+                meter = Some((read_meter(rec, &f, params)?, f.at));
                 continue;
             }
             _ => {}
@@ -118,16 +164,47 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
     }
     let name = name.ok_or_else(|| rec.missing("name", "\"edge\""))?;
     let at = at.ok_or_else(|| rec.missing("at", "\"r1\""))?;
-    let (meter, kind) =
+    let ((meter, kind, alpha_at), meter_at) =
         meter.ok_or_else(|| rec.missing("meter", "{ kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10KB\" }"))?;
     if two_colour(kind) {
         if let Some((_, v)) = &actions[2] {
-            return Err(v.fail(format!("a {kind} meter colours packets green or yellow only, so 'red' never applies")));
+            return Err(v.fail(format!(
+                "{} {kind} meter colours packets green or yellow only, so 'red' never applies",
+                a(kind)
+            )));
         }
     }
     let shapes = actions.iter().flatten().any(|(a, _)| *a == PerColourAction::Shape);
     if let Some((PerColourAction::Shape, v)) = &actions[0] {
         return Err(v.fail("green packets already conform to the meter's profile: shape applies to yellow or red"));
+    }
+    if let MeterSpec::EnhancedTokenBucket(p) = &meter {
+        if let Some((_, v)) = actions.iter().flatten().find(|(a, _)| *a == PerColourAction::Shape) {
+            return Err(v.fail(
+                "an enhanced_token_bucket meter already holds the packets it cannot serve, in its input buffer; \
+                 its yellow packets are the excess it lets through (the paper downgrades them: \"best_effort\"), to be marked, downgraded or dropped",
+            ));
+        }
+        if let Some((_, v)) = &buffer {
+            return Err(v.fail(
+                "an enhanced_token_bucket meter has its own input buffer: give it in the meter, like meter = { kind = \"enhanced_token_bucket\", ..., buffer = \"100pkt\" }",
+            ));
+        }
+        let actions = [0, 1, 2].map(|i| actions[i].as_ref().map_or(DEFAULT_ACTIONS[i], |(a, _)| *a));
+        let buffer_packets = p.buffer_packets;
+        return Ok(RawConditioner {
+            path: rec.path.clone(),
+            name,
+            at,
+            from,
+            classifier,
+            meter,
+            per_flow,
+            actions,
+            buffer_packets,
+            meter_at,
+            alpha_at,
+        });
     }
     if shapes && kind != "token_bucket" {
         let (_, v) = actions.iter().flatten().find(|(a, _)| *a == PerColourAction::Shape).expect("a shape action");
@@ -147,12 +224,27 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
         (false, Some((_, v))) => return Err(v.fail("buffer applies only when an action is \"shape\"")),
         (false, None) => 0,
     };
-    // RFC 2597 practice: in-profile traffic passes, excess is downgraded, and what a
-    // three-colour meter calls red is policed.
-    let defaults = [PerColourAction::Keep, PerColourAction::DowngradeToBestEffort, PerColourAction::Drop];
-    let actions = [0, 1, 2].map(|i| actions[i].as_ref().map_or(defaults[i], |(a, _)| *a));
-    Ok(RawConditioner { path: rec.path.clone(), name, at, from, classifier, meter, per_flow, actions, buffer_packets })
+    let actions = [0, 1, 2].map(|i| actions[i].as_ref().map_or(DEFAULT_ACTIONS[i], |(a, _)| *a));
+    Ok(RawConditioner {
+        path: rec.path.clone(),
+        name,
+        at,
+        from,
+        classifier,
+        meter,
+        per_flow,
+        actions,
+        buffer_packets,
+        meter_at,
+        alpha_at: None,
+    })
 }
+
+/// The actions by default. RFC 2597 practice: in-profile traffic passes, excess is downgraded,
+/// and what a three-colour meter calls red is policed. For the enhanced token bucket this is
+/// the paper's: the excess is "served with Per Hop Behavior downgraded to Best Effort" (§IV).
+const DEFAULT_ACTIONS: [PerColourAction; 3] =
+    [PerColourAction::Keep, PerColourAction::DowngradeToBestEffort, PerColourAction::Drop];
 
 /// An action: keep, best_effort, drop, shape, or a code point to mark with.
 fn action(v: &Val, colour: &'static str) -> Result<PerColourAction, Fail> {
@@ -260,8 +352,9 @@ fn read_match(rec: &Rec, f: &Field, params: &Params) -> Result<RawMatch, Fail> {
     Ok(m)
 }
 
-/// `meter = { kind = "token_bucket", ... }`, checked by the meter's `validate()`.
-fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'static str), Fail> {
+/// `meter = { kind = "token_bucket", ... }`, checked by the meter's `validate()`. Also returns
+/// the kind and where an enhanced token bucket's `alpha` is written, if it is.
+fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'static str, Option<usize>), Fail> {
     let t = Rec::of_item(
         f.item,
         f.at,
@@ -281,6 +374,9 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
     let mut token_size = None;
     let mut window = None;
     let mut aware = false;
+    let mut tokens: [Option<u64>; 2] = [None, None];
+    let mut alpha = None;
+    let mut etb_buffer = None;
     for g in &fields {
         if !own.contains(&g.key) {
             let owners: Vec<&str> = METER_KINDS.iter().copied().filter(|k| meter_fields(k).contains(&g.key)).collect();
@@ -291,9 +387,10 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
                 g.key_at,
                 t.path_of(g.key),
                 format!(
-                    "'{}' is a field of {} meters, not of {kind} meters; the fields of a {kind} meter are: {}",
+                    "'{}' is a field of {} meters, not of {kind} meters; the fields of {} {kind} meter are: {}",
                     g.key,
                     owners.join(" and "),
+                    a(kind),
                     list(own.iter().copied())
                 ),
             ));
@@ -318,6 +415,19 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
             }
             "window" => window = Some(SimDuration(v.quantity(Quantity::Time, parse_time_ns)?)),
             "colour_aware" => aware = v.boolean()?,
+            "b1" => tokens[0] = Some(v.int_at_least(0)?),
+            "b2" => tokens[1] = Some(v.int_at_least(0)?),
+            "alpha" => alpha = Some((v.number()?, v.at)),
+            "buffer" => {
+                etb_buffer = Some(match v.quantity(Quantity::Amount, parse_amount)? {
+                    Limit::Packets(n) => n,
+                    Limit::Bytes(_) => {
+                        return Err(v.fail(
+                            "the input buffer of an enhanced token bucket is counted in packets, like \"100pkt\"",
+                        ))
+                    }
+                })
+            }
             other => unreachable!("'{other}' is a meter field but not read"),
         }
     }
@@ -373,6 +483,20 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
             p.validate().map_err(|e| meter_fail(&spots, &e))?;
             MeterSpec::Tsw2cm(p)
         }
+        ETB => {
+            let p = enhanced_token_bucket::Params {
+                rate_bps: need(rates[0], "rate", "\"1Mbps\"")?,
+                b1_tokens: need(tokens[0], "b1", "10")?,
+                b2_tokens: need(tokens[1], "b2", "1")?,
+                token_bytes: token_size.map(|(b, _)| b).ok_or_else(|| t.missing("token_size", "\"576B\""))?,
+                // Left out: the CSAs that control this bucket set it (`settle_alphas`); 0 is a
+                // stand-in that passes `validate`.
+                alpha: alpha.map_or(0.0, |(a, _)| a),
+                buffer_packets: etb_buffer.ok_or_else(|| t.missing("buffer", "\"100pkt\""))?,
+            };
+            p.validate().map_err(|e| meter_fail(&spots, &e))?;
+            return Ok((MeterSpec::EnhancedTokenBucket(p), kind, alpha.map(|(_, at)| at)));
+        }
         _ => {
             let p = tsw::Tsw3cmParams {
                 ctr_bps: need(rates[0], "committed", "\"1Mbps\"")?,
@@ -383,7 +507,7 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
             MeterSpec::Tsw3cm(p)
         }
     };
-    Ok((spec, kind))
+    Ok((spec, kind, None))
 }
 
 /// A meter's `validate()` error at the field it names, in the file's words.
@@ -398,7 +522,9 @@ fn meter_fail(spots: &Spots, e: &ParamError) -> Fail {
     spots.fail(field, &e.message)
 }
 
-/// The conditioners one `[[conditioner]]` makes: one per (at, from) pair.
+/// The conditioners one `[[conditioner]]` makes: one per (at, from) pair. `before` conditioners
+/// were made by the tables above it; a conditioner name refers to the indices it made (a
+/// group's name to all of them), which is how CSAs name their targets.
 pub(crate) fn expand(
     c: &RawConditioner,
     names: &Names,
@@ -406,6 +532,7 @@ pub(crate) fn expand(
     cond_names: &mut Names,
     nodes: &[NodeSpec],
     links: &[LinkSpec],
+    before: usize,
 ) -> Result<Vec<ConditionerSpec>, Fail> {
     let at = names.get(&c.at, &format!("{}.at", c.path), "node or group")?.r;
     let from_field = format!("{}.from", c.path);
@@ -485,9 +612,11 @@ pub(crate) fn expand(
         )
     };
     let what = if grouped { format!("conditioner group '{group}'") } else { format!("conditioner '{group}'") };
-    cond_names.define(group, Def { r: Ref::Node(0), what, origin: origin.clone() }, |old| clash(group, old))?;
     // Listed flows that all expand to nothing: a conditioner that conditions nothing.
-    if c.classifier.flows.is_some() && flows.is_empty() {
+    let left_out = c.classifier.flows.is_some() && flows.is_empty();
+    let r = Ref::Group { first: before, len: if left_out { 0 } else { pairs.len() } };
+    cond_names.define(group, Def { r, what, origin: origin.clone() }, |old| clash(group, old))?;
+    if left_out {
         return Ok(Vec::new());
     }
     let mut out = Vec::with_capacity(pairs.len());
@@ -495,7 +624,7 @@ pub(crate) fn expand(
         let name = if grouped { format!("{group}{i}") } else { group.clone() };
         if grouped {
             let def = Def {
-                r: Ref::Node(0),
+                r: Ref::Node(before + i),
                 what: format!("conditioner '{name}' of group '{group}'"),
                 origin: origin.clone(),
             };
@@ -521,6 +650,286 @@ pub(crate) fn expand(
     Ok(out)
 }
 
+// ---- [[csa]] --------------------------------------------------------------------------------
+
+pub(crate) const CSA_FIELDS: [&str; 11] = [
+    "name",
+    "at",
+    "towards",
+    "targets",
+    "t1",
+    "t2",
+    "delta_alpha",
+    "min_alpha",
+    "max_alpha",
+    "signal_size",
+    "signal_dscp",
+];
+/// A control packet by default: an ICMP message, 20 B of IP header, 8 B of ICMP header and the
+/// 28 B (IP header + 8 B) of the datagram it is about (RFC 792), as Giacomazzi §IV.A suggests.
+const SIGNAL_BYTES: u32 = 56;
+/// The smallest control packet: an IP header and an ICMP header.
+const SIGNAL_MIN_BYTES: u64 = 28;
+
+/// A `[[csa]]` with names still unresolved.
+#[derive(Debug)]
+pub(crate) struct RawCsa {
+    pub path: String,
+    pub name: Named,
+    pub at: Named,
+    pub towards: Named,
+    /// Conditioner or conditioner-group names.
+    pub targets: Vec<Named>,
+    pub params: csa::Params,
+    pub signal_bytes: u32,
+    pub signal_dscp: u8,
+}
+
+/// Reads one `[[csa]]` on its own: names, timers and steps (defaults Table I), checked by
+/// `csa::Params::validate` at the field it names, and the control packets' size and code point.
+pub(crate) fn read_csa(rec: &Rec, params: &Params) -> Result<RawCsa, Fail> {
+    let (mut name, mut at, mut towards, mut targets) = (None, None, None, None);
+    let mut p = csa::Params::TABLE_1;
+    let mut signal_bytes = SIGNAL_BYTES;
+    let mut signal_dscp = dscp::CS6;
+    for f in rec.fields() {
+        if f.key == "targets" {
+            let vals = rec.vals(params, &f)?;
+            if vals.is_empty() {
+                return Err(Fail::new(
+                    f.at,
+                    rec.path_of("targets"),
+                    "an empty list of targets: a CSA with no enhanced token bucket to set would change nothing",
+                ));
+            }
+            targets =
+                Some(vals.iter().map(|v| Ok(Named { name: v.string()?, at: v.at })).collect::<Result<Vec<_>, Fail>>()?);
+            continue;
+        }
+        let v = rec.val(params, &f)?;
+        match f.key {
+            "name" => name = Some(Named { name: v.name()?, at: v.at }),
+            "at" => at = Some(Named { name: v.string()?, at: v.at }),
+            "towards" => towards = Some(Named { name: v.string()?, at: v.at }),
+            "t1" => p.t1 = SimDuration(v.quantity(Quantity::Time, parse_time_ns)?),
+            "t2" => p.t2 = SimDuration(v.quantity(Quantity::Time, parse_time_ns)?),
+            "delta_alpha" => p.delta_alpha = v.number()?,
+            "min_alpha" => p.min_alpha = v.number()?,
+            "max_alpha" => p.max_alpha = v.number()?,
+            "signal_size" => {
+                let b = v.quantity(Quantity::Size, parse_size_bytes)?;
+                if !(SIGNAL_MIN_BYTES..=65_535).contains(&b) {
+                    return Err(v.fail(format!(
+                        "a control packet is an IP packet of {SIGNAL_MIN_BYTES}B (IP and ICMP headers) to 65535B, found {b}B"
+                    )));
+                }
+                signal_bytes = b as u32;
+            }
+            "signal_dscp" => signal_dscp = code_point(&v)?,
+            _ => return Err(rec.unknown(&f, &CSA_FIELDS)),
+        }
+    }
+    let name = name.ok_or_else(|| rec.missing("name", "\"border1\""))?;
+    let at = at.ok_or_else(|| rec.missing("at", "\"r1\""))?;
+    let towards = towards.ok_or_else(|| rec.missing("towards", "\"r2\""))?;
+    let targets = targets.ok_or_else(|| rec.missing("targets", "[\"edge\"]"))?;
+    p.validate().map_err(|e| rec.spots().fail(e.field, &e.message))?;
+    Ok(RawCsa { path: rec.path.clone(), name, at, towards, targets, params: p, signal_bytes, signal_dscp })
+}
+
+/// One CSA made by a `[[csa]]`, with, for each of its targets, the index in the table's
+/// `targets` that named it (for errors found later).
+pub(crate) struct MadeCsa {
+    pub spec: CsaSpec,
+    pub via: Vec<usize>,
+}
+
+/// What `expand_csa` looks things up in.
+pub(crate) struct CsaWorld<'a> {
+    pub names: &'a Names<'a>,
+    pub cond_names: &'a Names<'a>,
+    pub nodes: &'a [NodeSpec],
+    pub links: &'a [LinkSpec],
+    /// The `[[link]]` each expanded link came from.
+    pub link_origin: &'a [&'a RawLink],
+    pub conditioners: &'a [ConditionerSpec],
+}
+
+/// The CSAs one `[[csa]]` makes: one per (at, towards) pair, paired like a link's ends, each
+/// watching `at`'s RIO queue towards `towards` and setting α of the same targets. `before` CSAs
+/// were made by the tables above it.
+pub(crate) fn expand_csa(c: &RawCsa, w: &CsaWorld, csa_names: &mut Names, before: usize) -> Result<Vec<MadeCsa>, Fail> {
+    let at = w.names.get(&c.at, &format!("{}.at", c.path), "node or group")?.r;
+    let towards_field = format!("{}.towards", c.path);
+    let towards = w.names.get(&c.towards, &towards_field, "node or group")?.r;
+    let pairs = pair_up(at, towards)
+        .map_err(|s| Fail::new(c.towards.at, &towards_field, size_mismatch(&c.at, &c.towards, s, "a CSA")))?;
+    let origin = csa_names.origin(&c.path, c.name.at);
+    let group = &c.name.name;
+    let grouped = matches!(at, Ref::Group { .. }) || matches!(towards, Ref::Group { .. });
+    for (i, &(x, y)) in pairs.iter().enumerate() {
+        let (nx, ny) = (&w.nodes[x].name, &w.nodes[y].name);
+        if x == y {
+            return Err(Fail::new(
+                c.towards.at,
+                &towards_field,
+                format!(
+                    "a CSA at '{nx}' watches one of its output queues: 'towards' names a neighbour, not '{nx}' itself"
+                ),
+            ));
+        }
+        // Routing uses the first of several links between two nodes, so the CSA watches it.
+        let Some(j) = w.links.iter().position(|l| (l.a, l.b) == (x, y) || (l.a, l.b) == (y, x)) else {
+            return Err(Fail::new(
+                c.towards.at,
+                &towards_field,
+                format!(
+                    "no link joins '{nx}' and '{ny}': a CSA watches the output queue of 'at' towards 'towards', so they must be neighbours"
+                ),
+            ));
+        };
+        let l = &w.links[j];
+        let (queue, dir) = if l.a == x { (&l.queue_ab, 0) } else { (&l.queue_ba, 1) };
+        let kind = match queue {
+            QueueSpec::Rio(..) => continue,
+            QueueSpec::DropTail { .. } => "droptail",
+            QueueSpec::Red(_) => "red",
+            QueueSpec::Wred(..) => "wred",
+            QueueSpec::Scheduler(_) => "scheduler",
+        };
+        let spot = &w.link_origin[j].queue_kind[dir];
+        let who = if grouped { format!("csa '{group}{i}' of group '{group}'") } else { format!("csa '{group}'") };
+        return Err(Fail::new(
+            spot.at,
+            spot.field.clone(),
+            format!(
+                "{who} ({origin}) watches the queue at '{nx}' towards '{ny}', which is a {kind} queue: \
+                 the Congestion Signaling Algorithm watches a RIO buffer, so this queue must be kind = \"rio\""
+            ),
+        ));
+    }
+    let mut targets: Vec<usize> = Vec::new();
+    let mut via = Vec::new();
+    for (i, n) in c.targets.iter().enumerate() {
+        let field = format!("{}.targets[{i}]", c.path);
+        let r = w.cond_names.get(n, &field, "conditioner or conditioner group")?.r;
+        for m in r.members() {
+            let cond = &w.conditioners[m];
+            if !matches!(cond.meter, MeterSpec::EnhancedTokenBucket(_)) {
+                let whose = if cond.name == n.name {
+                    format!("conditioner '{}'", cond.name)
+                } else {
+                    format!("conditioner '{}' of group '{}'", cond.name, n.name)
+                };
+                return Err(Fail::new(
+                    n.at,
+                    field,
+                    format!(
+                        "{whose} has a {} meter; a CSA sets the alpha of enhanced_token_bucket meters only",
+                        meter_kind(&cond.meter)
+                    ),
+                ));
+            }
+            // A conditioner named twice (as itself and in its group) is controlled once.
+            if !targets.contains(&m) {
+                targets.push(m);
+                via.push(i);
+            }
+        }
+    }
+    // CSA names: like conditioners, exact for one, suffixed for a group; the group name is
+    // reserved either way.
+    let name_field = format!("{}.name", c.path);
+    let clash = |name: &str, old: &Def| {
+        let made = if name == group { String::new() } else { format!("group '{group}' names its CSA '{name}', but ") };
+        Fail::new(
+            c.name.at,
+            &name_field,
+            format!("{made}the CSA name '{name}' is already taken by {} ({})", old.what, old.origin),
+        )
+    };
+    let what = if grouped { format!("CSA group '{group}'") } else { format!("csa '{group}'") };
+    let r = Ref::Group { first: before, len: pairs.len() };
+    csa_names.define(group, Def { r, what, origin: origin.clone() }, |old| clash(group, old))?;
+    let mut out = Vec::with_capacity(pairs.len());
+    for (i, (node, towards)) in pairs.into_iter().enumerate() {
+        let name = if grouped { format!("{group}{i}") } else { group.clone() };
+        if grouped {
+            let def = Def {
+                r: Ref::Node(before + i),
+                what: format!("csa '{name}' of group '{group}'"),
+                origin: origin.clone(),
+            };
+            csa_names.define(&name, def, |old| clash(&name, old))?;
+        }
+        let spec = CsaSpec {
+            name,
+            node,
+            towards,
+            params: c.params,
+            targets: targets.clone(),
+            signal_bytes: c.signal_bytes,
+            signal_dscp: c.signal_dscp,
+        };
+        out.push(MadeCsa { spec, via: via.clone() });
+    }
+    Ok(out)
+}
+
+/// Gives every enhanced token bucket its starting α. One that CSAs control starts at their
+/// max_α — the smallest, if several control it: the engine runs a bucket at the smallest α its
+/// CSAs announce, and each announces its max_α at the start (`csa::Csa::new`); a written
+/// `alpha` would be overridden, so it must equal that. One that no CSA controls keeps its
+/// written, fixed α, and must have one. `cond_origin[m]` is the `[[conditioner]]` conditioner
+/// m came from; `csas` pairs each CSA with its `[[csa]]`. Of several errors, the earliest in
+/// the file.
+pub(crate) fn settle_alphas(
+    conditioners: &mut [ConditionerSpec],
+    cond_origin: &[&RawConditioner],
+    csas: &[(MadeCsa, &RawCsa)],
+    csa_names: &Names,
+) -> Result<(), Fail> {
+    // The starting α of each conditioner, and the CSA that sets it.
+    let mut start: Vec<Option<(f64, String)>> = vec![None; conditioners.len()];
+    for (made, raw) in csas {
+        let max = made.spec.params.max_alpha;
+        for &m in &made.spec.targets {
+            if start[m].as_ref().is_none_or(|(a, _)| max < *a) {
+                let who = format!("csa '{}' ({})", made.spec.name, csa_names.origin(&raw.path, raw.name.at));
+                start[m] = Some((max, who));
+            }
+        }
+    }
+    let mut first = First::default();
+    for (m, cond) in conditioners.iter_mut().enumerate() {
+        let origin = cond_origin[m];
+        let MeterSpec::EnhancedTokenBucket(p) = &mut cond.meter else { continue };
+        match (origin.alpha_at, &start[m]) {
+            (Some(at), Some((a, who))) if p.alpha != *a => first.push(Fail::new(
+                at,
+                format!("{}.meter.alpha", origin.path),
+                format!(
+                    "{who} controls conditioner '{}' and starts its alpha at max_alpha {a}, so alpha = {} would never apply: \
+                     leave alpha out (the CSAs set it) or make it {a}",
+                    cond.name, p.alpha
+                ),
+            )),
+            (Some(_), _) => {}
+            (None, Some((a, _))) => p.alpha = *a,
+            (None, None) => first.push(Fail::new(
+                origin.meter_at,
+                format!("{}.meter.alpha", origin.path),
+                format!(
+                    "meter lacks the required field 'alpha' (for example alpha = 0.4): no [[csa]] controls conditioner '{}', \
+                     so its alpha is fixed and must be given",
+                    cond.name
+                ),
+            )),
+        }
+    }
+    first.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -538,11 +947,20 @@ mod tests {
     }
 
     #[test]
-    fn only_token_bucket_and_tsw2cm_are_two_colour_meters() {
+    fn token_buckets_and_tsw2cm_are_the_two_colour_meters() {
         let two: Vec<&str> = METER_KINDS.iter().copied().filter(|k| two_colour(k)).collect();
-        assert_eq!(two, ["token_bucket", "tsw2cm"]);
+        assert_eq!(two, ["token_bucket", "tsw2cm", "enhanced_token_bucket"]);
         for k in METER_KINDS {
             assert_eq!(meter_fields(k)[0], "kind", "{k}");
         }
+    }
+
+    #[test]
+    fn the_csa_defaults_are_table_1_and_an_icmp_message_in_cs6() {
+        assert_eq!(csa::Params::TABLE_1.t1, SimDuration::from_millis(30));
+        // 20 B IP + 8 B ICMP + the quoted IP header and 8 bytes (RFC 792)
+        assert_eq!(SIGNAL_BYTES, 20 + 8 + 28);
+        assert!(SIGNAL_MIN_BYTES <= u64::from(SIGNAL_BYTES));
+        assert_eq!(CSA_FIELDS.len(), 11);
     }
 }

@@ -2,7 +2,7 @@
 //! ranges, unknown fields — with names still unresolved and groups still unexpanded.
 //!
 //! Read this first: each `[[node]]`, `[[link]]`, `[[route]]`, `[[flow]]` (`flow`) and
-//! `[[conditioner]]` (`conditioner`) becomes a `Raw*` record holding checked values and the
+//! `[[conditioner]]` and `[[csa]]` (`conditioner`) becomes a `Raw*` record holding checked values and the
 //! byte offsets later errors will point at. A record's fields are read in file order and the
 //! record stops at its first error (a model's own check, once all its fields are read); records are
 //! independent, so of several bad records the earliest in the file is reported (`First`).
@@ -11,7 +11,7 @@
 //! Everything that needs more than one table (names, group sizes, routes, reachability) is
 //! `resolve`'s job.
 
-use super::conditioner::{read_conditioner, RawConditioner};
+use super::conditioner::{read_conditioner, read_csa, RawConditioner, RawCsa};
 use super::diffserv::read_diffserv;
 use super::flow::{read_flow, RawFlow};
 use super::params::Params;
@@ -30,7 +30,8 @@ pub(crate) const MAX_NODES: u64 = 4096;
 /// Most flows a scenario may have after expansion.
 pub(crate) const MAX_FLOWS: u64 = 1_000_000;
 
-pub(crate) const TABLES: [&str; 8] = ["scenario", "params", "node", "link", "route", "flow", "diffserv", "conditioner"];
+pub(crate) const TABLES: [&str; 9] =
+    ["scenario", "params", "node", "link", "route", "flow", "diffserv", "conditioner", "csa"];
 const SCENARIO_FIELDS: [&str; 7] =
     ["name", "description", "seed", "duration", "max_packets", "until_transfers_complete", "warmup"];
 const NODE_FIELDS: [&str; 2] = ["name", "count"];
@@ -80,6 +81,16 @@ pub(crate) struct RawLink {
     pub framing: Framing,
     pub queue_ab: QueueSpec,
     pub queue_ba: QueueSpec,
+    /// Where each direction's queue kind was written (a→b, b→a), for errors about the kind
+    /// found after expansion (a CSA needs a RIO queue).
+    pub queue_kind: [Spot; 2],
+}
+
+/// A position and the field path to report there.
+#[derive(Clone, Debug)]
+pub(crate) struct Spot {
+    pub at: usize,
+    pub field: String,
 }
 
 #[derive(Debug)]
@@ -99,6 +110,7 @@ pub(crate) struct Raw {
     /// The domain's colour table (`[diffserv]`, else RFC 2597's).
     pub colours: ColourTable,
     pub conditioners: Vec<RawConditioner>,
+    pub csas: Vec<RawCsa>,
 }
 
 /// Reads every table of the document except `[params]` (already read into `params`).
@@ -121,6 +133,7 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
         flows: Vec::new(),
         colours: ColourTable::rfc2597(),
         conditioners: Vec::new(),
+        csas: Vec::new(),
     };
     // Queues take the domain's colour table, so [diffserv] is read first, wherever it is; if
     // it is wrong, that is the error, rather than what a queue would make of a stand-in table.
@@ -139,7 +152,7 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
                     raw.scenario = s;
                 }
             }
-            "node" | "link" | "route" | "flow" | "conditioner" => {
+            "node" | "link" | "route" | "flow" | "conditioner" | "csa" => {
                 let Some(recs) = first.take(Rec::array(item, key_at, key)) else { continue };
                 for r in &recs {
                     match key {
@@ -147,7 +160,8 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
                         "link" => raw.links.extend(first.take(read_link(r, params, &raw.colours))),
                         "route" => raw.routes.extend(first.take(read_route(r, params))),
                         "flow" => raw.flows.extend(first.take(read_flow(r, params))),
-                        _ => raw.conditioners.extend(first.take(read_conditioner(r, params))),
+                        "conditioner" => raw.conditioners.extend(first.take(read_conditioner(r, params))),
+                        _ => raw.csas.extend(first.take(read_csa(r, params))),
                     }
                 }
             }
@@ -271,6 +285,9 @@ fn read_link(rec: &Rec, params: &Params, colours: &ColourTable) -> Result<RawLin
     let mut framing = Framing::Plain;
     let mut queue = None;
     let mut reverse = None;
+    // A link without queues has drop-tail ones: an error about their kind points at the link.
+    let mut kind_ab = Spot { at: rec.at, field: rec.path_of("queue") };
+    let mut kind_ba = None;
     for f in rec.fields() {
         match f.key {
             "between" => {
@@ -287,8 +304,14 @@ fn read_link(rec: &Rec, params: &Params, colours: &ColourTable) -> Result<RawLin
             "rate" => rate = Some(rec.val(params, &f)?.quantity(Quantity::Rate, parse_rate_bps)?),
             "delay" => delay = Some(SimDuration(rec.val(params, &f)?.quantity(Quantity::Time, parse_time_ns)?)),
             "framing" => framing = read_framing(rec, &f, params)?,
-            "queue" => queue = Some(read_queue(rec, &f, params, colours)?),
-            "reverse_queue" => reverse = Some(read_queue(rec, &f, params, colours)?),
+            "queue" => {
+                queue = Some(read_queue(rec, &f, params, colours)?);
+                kind_ab = kind_spot(rec, &f);
+            }
+            "reverse_queue" => {
+                reverse = Some(read_queue(rec, &f, params, colours)?);
+                kind_ba = Some(kind_spot(rec, &f));
+            }
             _ => return Err(rec.unknown(&f, &LINK_FIELDS)),
         }
     }
@@ -305,7 +328,23 @@ fn read_link(rec: &Rec, params: &Params, colours: &ColourTable) -> Result<RawLin
         Some(q) => q.finish(rate_bps)?,
         None => queue_ab.clone(),
     };
-    Ok(RawLink { path: rec.path.clone(), between, between_at, rate_bps, delay, framing, queue_ab, queue_ba })
+    let queue_kind = [kind_ab.clone(), kind_ba.unwrap_or(kind_ab)];
+    let path = rec.path.clone();
+    Ok(RawLink { path, between, between_at, rate_bps, delay, framing, queue_ab, queue_ba, queue_kind })
+}
+
+/// Where a queue table's `kind` is written, or the table itself when `kind` is left at its
+/// default (drop-tail). Only called once `read_queue` has accepted the table.
+fn kind_spot(rec: &Rec, f: &Field) -> Spot {
+    let path = rec.path_of(f.key);
+    let field = format!("{path}.kind");
+    match Rec::of_item(f.item, f.at, path, f.key, "a table") {
+        Ok(t) => match t.fields().iter().find(|g| g.key == "kind") {
+            Some(g) => Spot { at: g.at, field },
+            None => Spot { at: t.at, field },
+        },
+        Err(_) => Spot { at: f.at, field },
+    }
 }
 
 fn framing_of(kind: &str) -> Option<Framing> {

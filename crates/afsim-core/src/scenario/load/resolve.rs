@@ -9,9 +9,12 @@
 //! 0..n in pair-major order, and share one namespace the same way. Routes are applied with
 //! `net::routing::Tables`, which also decides reachability: a flow whose packets would not
 //! arrive is an error, not a silent zero. A flow name refers to the flow indices it made (a
-//! group's name to all of them), which is how conditioners' classifiers name flows.
+//! group's name to all of them), which is how conditioners' classifiers name flows; a
+//! conditioner name likewise refers to the conditioners it made, which is how CSAs name their
+//! targets. CSAs come last (`conditioner::expand_csa`, then `settle_alphas`), and a CSA's
+//! control packets must be able to reach every target at another node.
 
-use super::conditioner;
+use super::conditioner::{self, CsaWorld, RawConditioner};
 use super::flow::{RawApp, RawFlow};
 use super::raw::{Named, Raw, RawLink, RawRoute, MAX_FLOWS, MAX_NODES};
 use super::source::{suggestion, Fail, First, Source};
@@ -92,8 +95,11 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
     let (nodes, names) = expand_nodes(&raw, src)?;
     let mut first = First::default();
     let mut links = Vec::new();
+    // The [[link]] each expanded link came from (CSAs point at its queue's kind).
+    let mut link_origin: Vec<&RawLink> = Vec::new();
     for l in &raw.links {
         if let Some(mut ls) = first.take(expand_link(l, &names, &nodes)) {
+            link_origin.extend((0..ls.len()).map(|_| l));
             links.append(&mut ls);
         }
     }
@@ -116,12 +122,34 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
     let mut first = First::default();
     let mut conditioners = Vec::new();
     let mut cond_names = Names::new(src);
+    let mut cond_origin: Vec<&RawConditioner> = Vec::new();
     for c in &raw.conditioners {
-        if let Some(mut cs) = first.take(conditioner::expand(c, &names, &flow_names, &mut cond_names, &nodes, &links)) {
+        let made = conditioner::expand(c, &names, &flow_names, &mut cond_names, &nodes, &links, conditioners.len());
+        if let Some(mut cs) = first.take(made) {
+            cond_origin.extend((0..cs.len()).map(|_| c));
             conditioners.append(&mut cs);
         }
     }
     first.finish()?;
+    // CSAs watch links' queues and set conditioners' meters.
+    let mut first = First::default();
+    let mut csas = Vec::new();
+    let mut csa_names = Names::new(src);
+    let world = CsaWorld {
+        names: &names,
+        cond_names: &cond_names,
+        nodes: &nodes,
+        links: &links,
+        link_origin: &link_origin,
+        conditioners: &conditioners,
+    };
+    for c in &raw.csas {
+        if let Some(made) = first.take(conditioner::expand_csa(c, &world, &mut csa_names, csas.len())) {
+            csas.extend(made.into_iter().map(|m| (m, c)));
+        }
+    }
+    first.finish()?;
+    conditioner::settle_alphas(&mut conditioners, &cond_origin, &csas, &csa_names)?;
 
     // routing: explicit routes over shortest paths; NotAdjacent / TooShort / Loop → errors.
     let pairs: Vec<(usize, usize)> = links.iter().map(|l: &LinkSpec| (l.a, l.b)).collect();
@@ -138,6 +166,23 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
                     spec.name, nodes[spec.dst].name, nodes[spec.src].name
                 ),
             ));
+        }
+    }
+    // A remote CSA (at an internal router) signals α to its targets in control packets.
+    let how = if routes.is_empty() { "no chain of links joins them" } else { "no chain of links and routes leads there" };
+    for (made, c) in &csas {
+        for (&m, &i) in made.spec.targets.iter().zip(&made.via) {
+            let (from, to) = (made.spec.node, conditioners[m].node);
+            if from != to && !tables.reaches(&pairs, from, to) {
+                return Err(Fail::new(
+                    c.targets[i].at,
+                    format!("{}.targets[{i}]", c.path),
+                    format!(
+                        "csa '{}': its control packets cannot reach conditioner '{}' at '{}' from '{}': {how}",
+                        made.spec.name, conditioners[m].name, nodes[to].name, nodes[from].name
+                    ),
+                ));
+            }
         }
     }
 
@@ -165,7 +210,7 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         flows,
         colours: raw.colours.clone(),
         conditioners,
-        csas: Vec::new(),
+        csas: csas.into_iter().map(|(m, _)| m.spec).collect(),
     };
     // The last line of defence: everything it checks was reported above with a position.
     spec.check().map_err(|e| Fail::new(0, "", format!("internal check failed: {e}")))?;
