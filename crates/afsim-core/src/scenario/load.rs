@@ -13,8 +13,10 @@
 //!    bad records, the earliest in the file; then the stop condition, then parameters nobody
 //!    used;
 //! 4. everything that relates tables: names, groups, links, routes, flows, reachability
-//!    (`resolve`), again earliest first where records are independent; conditioners last
-//!    (`conditioner::expand`), since they refer to links and flows;
+//!    (`resolve`), again earliest first where records are independent; conditioners
+//!    (`conditioner::expand`), since they refer to links and flows, and then congestion
+//!    signalling algorithms (`conditioner::expand_csa`), which refer to conditioners and to a
+//!    RIO queue;
 //! 5. `Spec::check`, which cannot fail on what the stages above accept.
 //!
 //! Not done here: anything a world builder decides (ports, agents, random streams). The

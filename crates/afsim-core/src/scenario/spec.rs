@@ -411,6 +411,8 @@ pub enum SpecError {
     DuplicateName { what: &'static str, name: String },
     Route(crate::net::routing::RouteError),
     FlowIndex { conditioner: usize },
+    CsaTarget { csa: usize },
+    CsaQueue { csa: usize },
     ShapeNeedsTokenBucket { conditioner: usize },
 }
 
@@ -430,6 +432,10 @@ impl std::fmt::Display for SpecError {
             }
             SpecError::DuplicateName { what, name } => write!(f, "two {what}s are named '{name}'"),
             SpecError::Route(e) => write!(f, "routes: {e}"),
+            SpecError::CsaTarget { csa } => {
+                write!(f, "csa[{csa}].targets: not a conditioner with an enhanced token bucket")
+            }
+            SpecError::CsaQueue { csa } => write!(f, "csa[{csa}]: the watched queue is not a RIO queue"),
             SpecError::FlowIndex { conditioner } => {
                 write!(f, "conditioner[{conditioner}].match.flows: no such flow")
             }
@@ -507,6 +513,25 @@ impl Spec {
             }
             if shaping && c.buffer_packets == 0 {
                 return Err(SpecError::Zero { what: "conditioner", index: i, field: "buffer" });
+            }
+        }
+        for (i, c) in self.csas.iter().enumerate() {
+            if c.node >= n {
+                return Err(SpecError::NodeIndex { what: "csa", index: i, field: "at" });
+            }
+            if c.towards >= n {
+                return Err(SpecError::NodeIndex { what: "csa", index: i, field: "towards" });
+            }
+            let is_etb = |&t: &usize| {
+                self.conditioners.get(t).is_some_and(|k| matches!(k.meter, MeterSpec::EnhancedTokenBucket(_)))
+            };
+            if !c.targets.iter().all(is_etb) {
+                return Err(SpecError::CsaTarget { csa: i });
+            }
+            let watched = self.links.iter().find(|l| (l.a, l.b) == (c.node, c.towards) || (l.b, l.a) == (c.node, c.towards));
+            let queue = watched.map(|l| if l.a == c.node { &l.queue_ab } else { &l.queue_ba });
+            if !matches!(queue, Some(QueueSpec::Rio(..))) {
+                return Err(SpecError::CsaQueue { csa: i });
             }
         }
         for (i, r) in self.routes.iter().enumerate() {
