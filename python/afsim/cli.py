@@ -104,6 +104,39 @@ def build_parser() -> argparse.ArgumentParser:
 
     scen_p = sub.add_parser("scenarios", help="list the built-in scenarios")
     scen_p.set_defaults(func=cmd_scenarios)
+
+    repro_p = sub.add_parser(
+        "reproduce",
+        help="run a paper's experiments and compare them with its published values",
+        description="Run a paper's experiments (full mode: the paper's packet budget), compare "
+        "them with its published tables, evaluate its claims, and write a Markdown report, "
+        "JSON, a CSV of every run and the figures (PNG, SVG) to --out.",
+    )
+    repro_p.add_argument("paper", metavar="PAPER", help="the paper: giacomazzi")
+    repro_p.add_argument(
+        "--quick", action="store_true",
+        help="a much smaller packet budget and fewer replications (said in every output)",
+    )
+    repro_p.add_argument("--format", choices=("table", "json"), default="table")
+    repro_p.add_argument(
+        "--out", type=Path, metavar="DIR",
+        help="where to write report.md, results.json, runs.csv and the figures "
+        "(default: reproduce-PAPER[-quick] in the current directory)",
+    )
+    repro_p.add_argument(
+        "--jobs", type=int, metavar="N", help="parallel simulations (default: the CPU count)"
+    )
+    repro_p.add_argument(
+        "--only", action="append", metavar="EXPERIMENT",
+        help="run only this experiment (repeatable; e.g. table2, table3, appendix_a)",
+    )
+    repro_p.add_argument(
+        "--max-packets", type=int, metavar="N", help="packet budget of every run (overrides the mode's)"
+    )
+    repro_p.add_argument(
+        "--replications", type=int, metavar="N", help="seeds per point (overrides the mode's)"
+    )
+    repro_p.set_defaults(func=cmd_reproduce)
     return parser
 
 
@@ -280,15 +313,22 @@ def print_tables(results: Results, console: Console) -> None:
         flows.add_row(*cells)
     console.print(flows)
 
-    # queues that never saw a packet (mostly the unused reverse directions) are left out of
+    # quiet queues (no drop, no mark, under 10% busy: host links, ACK paths) are left out of
     # the table; the JSON, CSV and Parquet outputs keep every queue
-    idle = int((results.queues["arrivals"] == 0).sum()) if len(results.queues) else 0
-    q = results.queues[results.queues["arrivals"] > 0] if idle else results.queues
+    allq = results.queues
+    if len(allq):
+        marks = allq["ecn_marks"].fillna(0) if "ecn_marks" in allq.columns else 0
+        busy = (allq["drops_total"] > 0) | (marks > 0) | (allq["utilization"] >= 0.10)
+        q = allq[busy]
+    else:
+        q = allq
+    idle = len(allq) - len(q)
     reasons = [c for c in q.columns if c.startswith("drops_") and c != "drops_total"]
     shown = [c for c in reasons if len(q) and int(q[c].sum()) > 0]
     queues = Table(
         title="Queues", title_justify="left",
-        caption=f"{idle} queue(s) with no arrivals not shown" if idle else None,
+        caption=(f"{idle} quiet queue(s) not shown (no drop, no mark, under 10% busy)"
+                 if idle else None),
         caption_justify="left",
     )
     queues.add_column("queue")
@@ -336,7 +376,8 @@ def print_af_tables(results: Results, console: Console) -> None:
     c = results.colours
     if len(c):
         busy = c.groupby("queue").filter(
-            lambda g: len(g) > 1 or (g["drops_overflow"] + g["drops_early"]).sum() > 0)
+            lambda g: (g["drops_overflow"] + g["drops_early"]).sum() > 0
+            or g["ecn_marks"].fillna(0).sum() > 0)
         if len(busy):
             table("Queues by colour", busy, [
                 ("queue", "queue", "{}"), ("colour", "colour", "{}"),
@@ -409,6 +450,47 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     width = max(len(n) for n in names)
     for name in names:
         print(f"{name:<{width}}  {describe(afsim.builtin_scenario(name))}")
+    return EXIT_OK
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from afsim import reproduce
+
+    if args.paper not in reproduce.PAPERS:
+        raise UsageError(f"no reproduction of {args.paper!r}; the papers are: "
+                         f"{', '.join(reproduce.PAPERS)}")
+    for name in ("jobs", "max_packets", "replications"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+    module = reproduce.paper_module(args.paper)
+    try:
+        paper = module.paper()
+    except FileNotFoundError as e:
+        raise UsageError(str(e)) from None
+    known = [e.id for e in paper.experiments]
+    unknown = sorted(set(args.only or ()) - set(known))
+    if unknown:
+        raise UsageError(f"unknown experiment(s) {', '.join(unknown)}; the experiments of "
+                         f"{args.paper} are: {', '.join(known)}")
+    out = args.out or Path(f"reproduce-{args.paper}" + ("-quick" if args.quick else ""))
+    try:
+        rep = reproduce.reproduce(
+            paper, module.mode(args.quick, args.max_packets, args.replications),
+            jobs=args.jobs, only=args.only, show_progress=sys.stderr.isatty(),
+        )
+    except reproduce.RunFailed as e:
+        _error(str(e))
+        return EXIT_CONSERVATION if e.kind == "conservation" else EXIT_USAGE
+    written = reproduce.write_outputs(rep, out)
+    if args.format == "json":
+        import json
+
+        sys.stdout.write(json.dumps(reproduce.to_json(rep), indent=2, ensure_ascii=False) + "\n")
+    else:
+        console = _console()
+        reproduce.print_summary(rep, console)
+        console.print(f"wrote {len(written)} files to {out} (report: {out / 'report.md'})")
     return EXIT_OK
 
 
