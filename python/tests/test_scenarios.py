@@ -1,12 +1,14 @@
 """Every scenario file the project ships loads, runs and keeps packet conservation.
 
-Covers the files under the repository's `scenarios/` (examples and the papers' experiments)
-and the built-in scenarios of the package. Bench references are shortened with their
-`duration` parameter: what matters here is that they are valid and conserve packets.
+Covers the files under the repository's `scenarios/` (examples, validation and the papers'
+experiments) and the built-in scenarios of the package. Long runs are shortened through their
+own parameters (`duration`, `max_packets`) where a file exposes them: what matters here is that
+every file is valid and conserves packets; the reproductions check the numbers.
 """
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -25,7 +27,9 @@ def test_the_repository_ships_scenarios() -> None:
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(p.parents[1])))
 def test_scenario_runs_and_conserves_packets(path: Path) -> None:
-    overrides = {"duration": "5s"} if path.parent.name == "bench" else None
+    params = tomllib.loads(path.read_text(encoding="utf-8")).get("params", {})
+    short = {"duration": "5s", "max_packets": "200000"}
+    overrides = {k: v for k, v in short.items() if k in params} or None
     results = afsim.simulate(path, overrides=overrides)
     c = results.conservation
     assert c["holds"], c["identity"]
