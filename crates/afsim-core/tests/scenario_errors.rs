@@ -1604,3 +1604,58 @@ fn a_csa_over_an_empty_group_makes_nothing_and_a_left_out_conditioner_is_no_targ
     assert_eq!(s.csas.len(), 1);
     assert!(s.csas[0].targets.is_empty());
 }
+
+// ---- separate ECN marking thresholds -------------------------------------------------------
+
+#[test]
+fn marking_curves_are_read_beside_each_drop_curve() {
+    let m = "mark = { min_th = 2, max_th = 6, max_p = 0.1 }";
+    let text = queue(&format!("{{ kind = \"red\", min_th = 10, max_th = 30, max_p = 0.1, ecn = \"tail\", {m} }}"));
+    let QueueSpec::Red(p) = &load(&text).unwrap().links[0].queue_ab else { panic!("a red queue") };
+    assert_eq!(p.common.mark[0].map(|c| (c.min_th, c.max_th)), Some((2.0, 6.0)));
+    let text = queue(&format!(
+        "{{ kind = \"rio\", ecn = \"front\", in = {{ min_th = 20, max_th = 40, max_p = 0.02 }}, out = {{ min_th = 10, max_th = 20, max_p = 0.1, {m} }} }}"
+    ));
+    let QueueSpec::Rio(p, _) = &load(&text).unwrap().links[0].queue_ab else { panic!("a rio queue") };
+    assert_eq!((p.common.mark[0], p.common.mark[1].map(|c| c.max_th)), (None, Some(6.0)));
+    let text = queue(&format!(
+        "{{ kind = \"wred\", ecn = \"random\", levels = [{{ min_th = 20, max_th = 40, max_p = 0.02, {m} }}, {{ min_th = 10, max_th = 20, max_p = 0.1 }}] }}"
+    ));
+    let QueueSpec::Wred(p, _) = &load(&text).unwrap().links[0].queue_ab else { panic!("a wred queue") };
+    assert_eq!((p.common.mark[0].map(|c| c.min_th), p.common.mark[1]), (Some(2.0), None));
+}
+
+#[test]
+fn mark_thresholds_need_ecn() {
+    let m = "mark = { min_th = 2, max_th = 6, max_p = 0.1 }";
+    let text = queue(&format!("{{ kind = \"red\", min_th = 10, max_th = 30, max_p = 0.1, {m} }}"));
+    expect(&text, "mark =", 0, "link[0].queue.mark", "mark thresholds need ecn");
+    let text = queue(&format!(
+        "{{ kind = \"rio\", ecn = \"none\", in = {{ min_th = 20, max_th = 40, max_p = 0.02, {m} }}, out = {{ min_th = 10, max_th = 20, max_p = 0.1 }} }}"
+    ));
+    expect(&text, "mark =", 0, "link[0].queue.in.mark", "give the queue ecn = \"tail\", \"front\" or \"random\"");
+    let text = queue(&format!(
+        "{{ kind = \"wred\", levels = [{{ min_th = 20, max_th = 40, max_p = 0.02 }}, {{ min_th = 10, max_th = 20, max_p = 0.1, {m} }}] }}"
+    ));
+    expect(&text, "mark =", 0, "link[0].queue.levels[1].mark", "mark thresholds need ecn");
+}
+
+#[test]
+fn marking_curve_errors_point_inside_the_marking_curve() {
+    let text = queue("{ kind = \"red\", min_th = 10, max_th = 30, max_p = 0.1, ecn = \"tail\", mark = { min_th = 6, max_th = 2, max_p = 0.1 } }");
+    expect(&text, "6,", 0, "link[0].queue.mark.min_th", "min_th 6 must be below max_th 2");
+    let text = queue("{ kind = \"red\", min_th = 10, max_th = 30, max_p = 0.1, ecn = \"tail\", mark = { min_th = 2, max_th = 6 } }");
+    expect(&text, "{ min_th = 2", 0, "link[0].queue.mark.max_p", "mark lacks the required field 'max_p'");
+    let text = queue("{ kind = \"rio\", ecn = \"tail\", in = { min_th = 20, max_th = 40, max_p = 0.02, mark = { min_th = 2, max_th = 6, max_p = 0.1, mark = 1 } }, out = { min_th = 10, max_th = 20, max_p = 0.1 } }");
+    expect(&text, "mark = 1", 0, "link[0].queue.in.mark.mark", "a marking curve has no marking curve of its own");
+    let text = queue("{ kind = \"red\", min_th = 10, max_th = 30, max_p = 0.1, ecn = \"tail\", mark = 5 }");
+    expect(&text, "5 }", 0, "link[0].queue.mark", "expected a table like { min_th = 5, max_th = 15, max_p = 0.1 }");
+}
+
+#[test]
+fn a_rio_or_wred_marking_curve_goes_inside_its_drop_curve() {
+    let text = queue("{ kind = \"rio\", ecn = \"tail\", mark = { min_th = 2, max_th = 6, max_p = 0.1 }, in = { min_th = 20, max_th = 40, max_p = 0.02 }, out = { min_th = 10, max_th = 20, max_p = 0.1 } }");
+    expect(&text, "mark =", 0, "link[0].queue.mark", "'mark' is a field of red queues, not of rio queues (a rio queue's marking curves go inside its curves");
+    let text = queue("{ kind = \"wred\", ecn = \"tail\", mark = { min_th = 2, max_th = 6, max_p = 0.1 }, levels = [{ min_th = 20, max_th = 40, max_p = 0.02 }] }");
+    expect(&text, "mark =", 0, "link[0].queue.mark", "inside its levels: levels = [{ ..., mark = { ... } }]");
+}

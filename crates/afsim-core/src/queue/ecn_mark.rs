@@ -22,6 +22,8 @@
 //!     *arriving* packet: a discipline can only refuse the arrival (`enqueue` returns `Err`),
 //!     so Table 5's "non-ECN: the packet at the tail of the OUT queue is dropped" (a push-out
 //!     of a queued packet) is not modelled; ns-2 RED would drop the chosen packet instead.
+//!     Under a separate marking curve (`queue::red`, `Common::mark`) the discipline ignores
+//!     `NotEcnCapable` instead: the signal is lost and the arrival is queued.
 //!
 //! Not modelled: push-out drops of queued packets, marking on dequeue.
 

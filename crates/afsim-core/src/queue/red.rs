@@ -23,6 +23,18 @@
 //!     ECN-capable packets;
 //!   - the hard limit drops the arrival (`Overflow`), whatever the average says, and resets
 //!     count as a forced drop does.
+//! - Separate marking thresholds (not in ns-2; `Common::mark`): a colour's drop curve may have a
+//!   marking curve beside it, used only with ECN. The arrival is tested twice with the same
+//!   average: first against the drop curve, whose early and forced verdicts then *drop* it,
+//!   ECN-capable or not; if it is not dropped (nor refused at the hard limit), against the
+//!   marking curve, with its own count state and the same maths (gentle, wait, byte mode, the
+//!   `qlen > 1` guard), whose early verdict — and, beyond its max_th, every arrival — puts a CE
+//!   mark on the packet the marking strategy chooses, and never drops. If that packet is not
+//!   ECN-capable the signal is lost: no mark, and the arrival is queued (drops are the drop
+//!   curve's business; with `ecn_mark`'s usual rule a marking curve would drop every non-ECT
+//!   mark-tail arrival beyond its max_th, below the drop curve's min_th). Marking thresholds
+//!   are usually below the drop thresholds; that is not enforced. Without a marking curve ECN
+//!   works as above.
 //! - Thresholds are in packets, as ns-2's `thresh_`/`maxthresh_`; when the queue is measured in
 //!   bytes (`Measure::Bytes`, ns-2 `queue_in_bytes_`) they are multiplied by `mean_pkt_size`.
 //! - The maths is pure and separate (`RedAverage`, `idle_slots`, `drop_probability`, `spaced`,
@@ -121,6 +133,11 @@ pub struct Common {
     pub limit: Limit,
     /// ECN marking strategy; `None`: no ECN, early drops are drops.
     pub ecn: Option<Strategy>,
+    /// Separate marking curves (see the module doc), indexed as the discipline's drop curves:
+    /// RED 0; RIO 0 for IN, 1 for OUT; WRED the level's curve. `None` (the default): early
+    /// drops become marks as ns-2's `setbit_`. Needs `ecn`. Thresholds in packets, like the
+    /// drop curves'.
+    pub mark: [Option<Curve>; MAX_LEVELS],
 }
 
 impl Common {
@@ -137,6 +154,7 @@ impl Common {
             link_rate_bps,
             limit,
             ecn: None,
+            mark: [None; MAX_LEVELS],
         }
     }
 
@@ -164,6 +182,19 @@ impl Common {
                     "limit",
                     format!("the limit ({limit_pkts} mean-sized packets) is below max_th {}", c.max_th),
                 ));
+            }
+        }
+        for (i, m) in self.mark.iter().enumerate() {
+            let Some(m) = m else { continue };
+            if i >= curves.len() {
+                return Err(ParamError::new(
+                    "mark",
+                    format!("a marking curve for drop curve {i}, but the queue has {} drop curves", curves.len()),
+                ));
+            }
+            m.validate("mark")?;
+            if self.ecn.is_none() {
+                return Err(ParamError::new("mark", "mark thresholds need ecn: a marking curve only ever marks"));
             }
         }
         Ok(())
@@ -505,13 +536,26 @@ impl Stats {
     }
 }
 
-/// What an AQM does with an arrival once its verdict is known: forced → drop; early → ECN mark
-/// (if configured and the chosen packet is ECN-capable) or drop; accept → enqueue. Returns the
-/// outcome, whether it was forced, and the level of a packet marked. Shared by RED/RIO/WRED.
+/// The second test of an arrival, against its colour's marking curve (see the module doc): the
+/// curve in the measured unit, its own count state, and what the drop test was given.
+pub(crate) struct MarkTest<'a> {
+    pub curve: &'a Curve,
+    pub spacing: &'a mut Spacing,
+    pub avg: f64,
+    pub busy: bool,
+    pub size: u32,
+}
+
+/// What an AQM does with an arrival once its drop verdict is known. Without a marking curve:
+/// forced → drop; early → ECN mark (if configured and the chosen packet is ECN-capable) or
+/// drop; accept → enqueue. With one (`mark`, and ECN on): the drop verdict drops, and an
+/// accepted arrival is tested against the marking curve. Returns the outcome, whether it was
+/// forced, and the level of a packet marked. Shared by RED/RIO/WRED.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn act(
     verdict: Verdict,
-    ecn: Option<Strategy>,
+    mark: Option<MarkTest>,
+    common: &Common,
     fifo: &VecDeque<PacketId>,
     id: PacketId,
     pool: &mut Pool,
@@ -519,10 +563,26 @@ pub(crate) fn act(
     level_of: impl Fn(PacketId, &Pool) -> usize,
     rng: &mut Rng,
 ) -> (Result<(), DropReason>, bool, Option<usize>) {
+    if let (Some(m), Some(strategy)) = (mark, common.ecn) {
+        return match verdict {
+            // With a marking curve, the drop curve's verdicts are drops, ECN-capable or not.
+            Verdict::Forced => (Err(DropReason::Early), true, None),
+            Verdict::Early => (Err(DropReason::Early), false, None),
+            // Same average, the marking curve: early, or beyond its max_th (a mark with
+            // probability 1), signals; a packet that cannot carry the mark loses the signal.
+            Verdict::Accept => match m.spacing.decide(m.avg, m.curve, common, m.busy, m.size, rng) {
+                Verdict::Accept => (Ok(()), false, None),
+                Verdict::Early | Verdict::Forced => match ecn_mark::signal(strategy, fifo, id, pool, rank, rng) {
+                    Signal::Marked(v) => (Ok(()), false, Some(level_of(v, pool))),
+                    Signal::NotEcnCapable(_) => (Ok(()), false, None),
+                },
+            },
+        };
+    }
     match verdict {
         Verdict::Accept => (Ok(()), false, None),
         Verdict::Forced => (Err(DropReason::Early), true, None),
-        Verdict::Early => match ecn {
+        Verdict::Early => match common.ecn {
             None => (Err(DropReason::Early), false, None),
             Some(strategy) => match ecn_mark::signal(strategy, fifo, id, pool, rank, rng) {
                 Signal::Marked(v) => (Ok(()), false, Some(level_of(v, pool))),
@@ -548,6 +608,9 @@ pub struct Red {
     params: Params,
     /// `params.curve` in the measured unit.
     curve: Curve,
+    /// The marking curve (`common.mark[0]`) in the measured unit, and its count state.
+    mark: Option<Curve>,
+    mark_spacing: Spacing,
     colours: ColourTable,
     fifo: VecDeque<PacketId>,
     bytes: u64,
@@ -566,6 +629,8 @@ impl Red {
         Red {
             params,
             curve: params.curve.in_unit(c.measure, c.mean_pkt_size),
+            mark: c.mark[0].map(|m| m.in_unit(c.measure, c.mean_pkt_size)),
+            mark_spacing: Spacing::default(),
             colours,
             fifo: VecDeque::new(),
             bytes: 0,
@@ -608,7 +673,8 @@ impl Red {
         let q = self.measured_len();
         let m = self.link.slots_for_arrival(now, &common);
         let avg = self.avg.update(q, m, common.w_q);
-        let verdict = self.spacing.decide(avg, &self.curve, &common, q > 1.0, size, rng);
+        let busy = q > 1.0;
+        let verdict = self.spacing.decide(avg, &self.curve, &common, busy, size, rng);
         // red.cc: "if (q+1) > hard q limit, this is a FORCED drop", overriding the test above.
         if !fits(common.limit, self.fifo.len(), self.bytes, size) {
             self.spacing.on_forced_drop();
@@ -616,9 +682,11 @@ impl Red {
             return Err(DropReason::Overflow);
         }
         let colours = &self.colours;
+        let mark = self.mark.as_ref().map(|curve| MarkTest { curve, spacing: &mut self.mark_spacing, avg, busy, size });
         let (outcome, forced, marked) = act(
             verdict,
-            common.ecn,
+            mark,
+            &common,
             &self.fifo,
             id,
             pool,
@@ -1180,6 +1248,142 @@ mod tests {
         assert_eq!(pool.get(head).ecn, Ecn::Ce);
         assert_eq!(pool.get(id).ecn, Ecn::Ect0);
         assert_eq!(q.stats.levels[1].ecn_marks, 1, "counted on the marked packet's level (AF12)");
+    }
+
+    // ---- separate marking thresholds ---------------------------------------------------------
+
+    /// Drop curve (20, 40, 0.1), marking curve (5, 15, 0.1), mark-tail, the average held at
+    /// `avg`, two packets of `ecn` queued (past the `qlen > 1` guard).
+    fn red_marking(avg: f64, ecn: Ecn) -> (Red, Pool) {
+        let mut q = red_with_avg(avg, |p| {
+            p.curve = Curve { min_th: 20.0, max_th: 40.0, max_p: 0.1 };
+            p.common.mark[0] = Some(curve());
+            p.common.ecn = Some(Strategy::MARK_TAIL);
+            p.common.limit = Limit::Packets(5_000);
+        });
+        let mut pool = Pool::new();
+        q.fifo.extend([pkt(&mut pool, 1, ecn), pkt(&mut pool, 1, ecn)]);
+        (q, pool)
+    }
+
+    /// Offers `n` arrivals of `ecn`; returns how many were refused.
+    fn offer_n(q: &mut Red, pool: &mut Pool, rng: &mut Rng, n: usize, ecn: Ecn) -> usize {
+        (0..n)
+            .filter(|_| {
+                let id = pkt(pool, 1_000, ecn);
+                q.enqueue(SimTime::ZERO, id, pool, rng).is_err()
+            })
+            .count()
+    }
+
+    #[test]
+    fn between_the_mark_and_drop_min_th_ect_arrivals_are_marked_and_never_dropped() {
+        // avg 10: marking p_b = 0.05, so marks are at most 20 arrivals apart; the drop curve
+        // (min_th 20) never fires.
+        let (mut q, mut pool) = red_marking(10.0, Ecn::Ect0);
+        let mut rng = stream(7, "q");
+        let mut since = 0;
+        let mut gaps = Vec::new();
+        for _ in 0..2_000 {
+            let id = pkt(&mut pool, 1_000, Ecn::Ect0);
+            since += 1;
+            assert!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok());
+            if pool.get(id).ecn == Ecn::Ce {
+                gaps.push(since);
+                since = 0;
+            }
+        }
+        assert!(gaps.len() > 100, "{}", gaps.len());
+        assert!(gaps[1..].iter().all(|&g| (1..=20).contains(&g)), "{gaps:?}");
+        let l = q.stats.levels[0];
+        assert_eq!((l.ecn_marks, l.early_drops), (gaps.len() as u64, 0));
+        assert_eq!(q.spacing.count, 2_000, "the drop curve's count runs on, untouched by marks");
+    }
+
+    #[test]
+    fn a_not_ect_arrival_chosen_for_a_mark_is_neither_marked_nor_dropped() {
+        let (mut q, mut pool) = red_marking(10.0, Ecn::NotEct);
+        let mut rng = stream(7, "q");
+        q.mark_spacing.old = true;
+        q.mark_spacing.count = 100; // p_a = 1: the next arrival is chosen for a mark
+        let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+        assert!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok());
+        assert_eq!(pool.get(id).ecn, Ecn::NotEct);
+        assert_eq!(q.mark_spacing.count, 0, "the signal was given (and lost)");
+        assert_eq!(offer_n(&mut q, &mut pool, &mut rng, 2_000, Ecn::NotEct), 0);
+        assert_eq!(q.stats.levels[0].ecn_marks, 0);
+    }
+
+    #[test]
+    fn marking_probability_is_the_marking_curves_spaced_p_b() {
+        // avg 10 on (5, 15, 0.1): p_b = 0.05; the 10th arrival since the last mark: count·p_b
+        // = 0.5, p_a = 0.05 / 0.5 = 0.1.
+        let (mut q, mut pool) = red_marking(10.0, Ecn::Ect0);
+        let mut rng = stream(7, "q");
+        q.mark_spacing.old = true;
+        q.mark_spacing.count = 9;
+        let id = pkt(&mut pool, 1_000, Ecn::Ect0);
+        q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).unwrap();
+        assert!(close(q.mark_spacing.last_p, 0.1), "{}", q.mark_spacing.last_p);
+        assert_eq!(q.spacing.last_p, 0.0, "below the drop min_th");
+    }
+
+    #[test]
+    fn above_the_drop_min_th_ect_arrivals_are_dropped_early_and_every_one_kept_is_marked() {
+        // avg 30: drop p_b = 0.05 (random drops); beyond the marking max_th 15, so every
+        // arrival the drop curve keeps is marked, with probability 1.
+        let (mut q, mut pool) = red_marking(30.0, Ecn::Ect0);
+        let mut rng = stream(8, "q");
+        let dropped = offer_n(&mut q, &mut pool, &mut rng, 2_000, Ecn::Ect0) as u64;
+        let l = q.stats.levels[0];
+        assert!(dropped > 120 && dropped < 260, "about 2000 / 10.5: {dropped}");
+        assert_eq!((l.early_drops, l.forced_drops), (dropped, 0));
+        assert_eq!(l.ecn_marks, 2_000 - dropped);
+        assert!(q.fifo.iter().skip(2).all(|&id| pool.get(id).ecn == Ecn::Ce));
+    }
+
+    #[test]
+    fn above_the_drop_min_th_not_ect_arrivals_are_dropped_early_and_never_marked() {
+        let (mut q, mut pool) = red_marking(30.0, Ecn::NotEct);
+        let mut rng = stream(8, "q");
+        let dropped = offer_n(&mut q, &mut pool, &mut rng, 2_000, Ecn::NotEct);
+        assert!(dropped > 120 && dropped < 260, "about 2000 / 10.5: {dropped}");
+        assert_eq!(q.stats.levels[0].ecn_marks, 0);
+    }
+
+    #[test]
+    fn beyond_the_drop_max_th_a_marking_curve_still_forces_drops() {
+        let (mut q, mut pool) = red_marking(40.5, Ecn::Ect0);
+        let mut rng = stream(8, "q");
+        assert_eq!(offer_n(&mut q, &mut pool, &mut rng, 10, Ecn::Ect0), 10);
+        assert_eq!((q.stats.levels[0].forced_drops, q.stats.levels[0].ecn_marks), (10, 0));
+    }
+
+    #[test]
+    fn a_marking_curve_is_measured_in_the_queues_unit() {
+        let mut p = params();
+        p.common.measure = Measure::Bytes;
+        p.common.mark[0] = Some(Curve { min_th: 2.0, max_th: 4.0, max_p: 0.1 });
+        p.common.ecn = Some(Strategy::MARK_TAIL);
+        let q = red(p);
+        assert_eq!(q.mark, Some(Curve { min_th: 2_000.0, max_th: 4_000.0, max_p: 0.1 }));
+    }
+
+    #[test]
+    fn validate_wants_marking_curves_valid_with_ecn_and_only_beside_a_drop_curve() {
+        let with = |f: fn(&mut Params)| {
+            let mut p = params();
+            p.common.ecn = Some(Strategy::MARK_TAIL);
+            p.common.mark[0] = Some(Curve { min_th: 2.0, max_th: 4.0, max_p: 0.1 });
+            f(&mut p);
+            p.validate()
+        };
+        assert!(with(|_| {}).is_ok());
+        assert!(with(|p| p.common.mark[0] = Some(Curve { min_th: 8.0, max_th: 1_000.0, max_p: 1.0 })).is_ok(), "not below the drop curve, nor the limit: allowed");
+        let e = with(|p| p.common.ecn = None).unwrap_err();
+        assert_eq!((e.field, e.message.starts_with("mark thresholds need ecn")), ("mark", true));
+        assert_eq!(with(|p| p.common.mark[0] = Some(Curve { min_th: 4.0, max_th: 2.0, max_p: 0.1 })).unwrap_err().field, "mark");
+        assert_eq!(with(|p| p.common.mark[1] = Some(curve())).unwrap_err().field, "mark", "RED has one drop curve");
     }
 
     // ---- orderings on synthetic traffic -----------------------------------------------------

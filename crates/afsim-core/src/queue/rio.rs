@@ -21,6 +21,9 @@
 //!   that queue's average by the idle slots (see `red::idle_slots`).
 //! - ECN: with `Strategy { out_first: true }` this is Leung & Muppala's OUT marking scheme
 //!   (`queue::ecn_mark`, their Table 5): the mark goes to a queued OUT packet while there is one.
+//! - Separate marking thresholds per colour (`Common::mark[0]` for IN, `[1]` for OUT; see
+//!   `queue::red`): each colour's marking curve is tested with that colour's average and has its
+//!   own count state, so OUT packets can be marked earlier than IN ones.
 //!
 //! Not modelled: more than two colours with separate averages (use `wred` for N levels on one
 //! average), per-colour w_q (ns-2 allows one per precedence; here one w_q), push-out drops.
@@ -30,7 +33,7 @@ use std::collections::VecDeque;
 use crate::edge::dscp::ColourTable;
 use crate::edge::ParamError;
 use crate::net::packet::{PacketId, Pool};
-use crate::queue::red::{act, fits, Activity, Common, Curve, Measure, RedAverage, Spacing, Stats};
+use crate::queue::red::{act, fits, Activity, Common, Curve, MarkTest, Measure, RedAverage, Spacing, Stats};
 use crate::queue::DropReason;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
@@ -68,6 +71,9 @@ pub struct Rio {
     params: Params,
     in_curve: Curve,
     out_curve: Curve,
+    /// The marking curves (`common.mark[0]`, `[1]`) in the measured unit.
+    in_mark: Option<Curve>,
+    out_mark: Option<Curve>,
     colours: ColourTable,
     fifo: VecDeque<PacketId>,
     bytes: u64,
@@ -80,6 +86,8 @@ pub struct Rio {
     act_out: Activity,
     spacing_in: Spacing,
     spacing_out: Spacing,
+    mark_spacing_in: Spacing,
+    mark_spacing_out: Spacing,
     pub stats: Stats,
 }
 
@@ -93,6 +101,8 @@ impl Rio {
             params,
             in_curve: params.in_curve.in_unit(c.measure, c.mean_pkt_size),
             out_curve: params.out_curve.in_unit(c.measure, c.mean_pkt_size),
+            in_mark: c.mark[0].map(|m| m.in_unit(c.measure, c.mean_pkt_size)),
+            out_mark: c.mark[1].map(|m| m.in_unit(c.measure, c.mean_pkt_size)),
             colours,
             fifo: VecDeque::new(),
             bytes: 0,
@@ -104,6 +114,8 @@ impl Rio {
             act_out: idle,
             spacing_in: Spacing::default(),
             spacing_out: Spacing::default(),
+            mark_spacing_in: Spacing::default(),
+            mark_spacing_out: Spacing::default(),
             stats: Stats::default(),
         }
     }
@@ -163,7 +175,7 @@ impl Rio {
         }
         // dsredq.cc has no "never drop with at most one packet queued" rule (red.cc has)
         let busy = true;
-        let verdict = if is_in {
+        let (verdict, avg) = if is_in {
             // Clark & Fang: an IN arrival updates avg_in over the IN packets ...
             let m = self.act_in.slots_for_arrival(now, &common);
             let avg = self.avg_in.update(q_in, m, common.w_q);
@@ -173,18 +185,25 @@ impl Rio {
                 self.avg_out.update(total, m, common.w_q);
             }
             // An IN packet's fate depends on avg_in and the IN curve only.
-            self.spacing_in.decide(avg, &self.in_curve, &common, busy, size, rng)
+            (self.spacing_in.decide(avg, &self.in_curve, &common, busy, size, rng), avg)
         } else {
             let q = if coupled { total } else { total - q_in };
             let m = self.act_out.slots_for_arrival(now, &common);
             let avg = self.avg_out.update(q, m, common.w_q);
             // An OUT packet's fate depends on avg_total (coupled) and the OUT curve.
-            self.spacing_out.decide(avg, &self.out_curve, &common, busy, size, rng)
+            (self.spacing_out.decide(avg, &self.out_curve, &common, busy, size, rng), avg)
+        };
+        // The marking curve of the arrival's colour, with the same average.
+        let mark = if is_in {
+            self.in_mark.as_ref().map(|curve| MarkTest { curve, spacing: &mut self.mark_spacing_in, avg, busy, size })
+        } else {
+            self.out_mark.as_ref().map(|curve| MarkTest { curve, spacing: &mut self.mark_spacing_out, avg, busy, size })
         };
         let colours = &self.colours;
         let (outcome, forced, marked) = act(
             verdict,
-            common.ecn,
+            mark,
+            &common,
             &self.fifo,
             id,
             pool,
@@ -524,6 +543,88 @@ mod tests {
         q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng).unwrap();
         assert_eq!(pool.get(arriving).ecn, Ecn::Ce);
         assert_eq!(q.fifo.iter().filter(|&&id| pool.get(id).ecn == Ecn::Ce).count(), 1, "only the arrival");
+    }
+
+    // ---- separate marking thresholds per colour ----------------------------------------------
+
+    /// Coupled RIO with marking curves IN (20, 30, 0.1) and OUT (5, 8, 0.1) under the drop
+    /// curves IN (40, 70), OUT (10, 30); mark-tail; both averages held at `avg`.
+    fn rio_mark_thresholds(avg: f64) -> Rio {
+        let mut q = rio(Coupling::Coupled, |p| {
+            p.common.w_q = 1e-12;
+            p.common.limit = Limit::Packets(5_000);
+            p.common.ecn = Some(Strategy::MARK_TAIL);
+            p.common.mark[0] = Some(Curve { min_th: 20.0, max_th: 30.0, max_p: 0.1 });
+            p.common.mark[1] = Some(Curve { min_th: 5.0, max_th: 8.0, max_p: 0.1 });
+        });
+        q.avg_in = RedAverage::starting_at(avg);
+        q.avg_out = RedAverage::starting_at(avg);
+        q
+    }
+
+    #[test]
+    fn out_packets_are_marked_at_an_average_that_leaves_in_packets_alone() {
+        // avg 9: beyond OUT's marking max_th 8 (every OUT arrival marked), below IN's marking
+        // min_th 20 and both drop min_th.
+        let mut q = rio_mark_thresholds(9.0);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for _ in 0..100 {
+            for d in [AF11, AF12] {
+                offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, d).unwrap();
+            }
+        }
+        let (l_in, l_out) = (q.stats.levels[0], q.stats.levels[1]);
+        assert_eq!((l_in.ecn_marks, l_out.ecn_marks), (0, 100));
+        assert_eq!(l_in.drops() + l_out.drops(), 0);
+        assert!(q.fifo.iter().all(|&id| (pool.get(id).ecn == Ecn::Ce) == (pool.get(id).dscp == AF12)));
+    }
+
+    #[test]
+    fn in_packets_are_marked_by_their_own_curve_with_the_in_average() {
+        // avg 25: IN marking p_b = 0.05, so some IN arrivals are marked; OUT (drop min_th 10)
+        // arrivals are dropped early or, kept, marked for sure.
+        let mut q = rio_mark_thresholds(25.0);
+        let (mut pool, mut rng) = (Pool::new(), stream(2, "q"));
+        for _ in 0..1_000 {
+            offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
+        }
+        let l_in = q.stats.levels[0];
+        assert!(l_in.ecn_marks > 50 && l_in.ecn_marks < 150, "about 1000 / 10.5: {}", l_in.ecn_marks);
+        assert_eq!(l_in.drops(), 0);
+        for _ in 0..1_000 {
+            let _ = offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12);
+        }
+        let l_out = q.stats.levels[1];
+        assert!(l_out.early_drops > 0 && l_out.forced_drops == 0, "{l_out:?}");
+        assert_eq!(l_out.ecn_marks, 1_000 - l_out.early_drops);
+    }
+
+    #[test]
+    fn out_first_sends_an_in_curve_mark_to_a_queued_out_packet() {
+        let mut q = rio_mark_thresholds(25.0);
+        q.params.common.ecn = Some(Strategy { position: Position::Tail, out_first: true });
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        let out = pkt(&mut pool, AF12);
+        q.fifo.push_back(out);
+        q.mark_spacing_in.old = true;
+        q.mark_spacing_in.count = 100; // p_a = 1
+        let arriving = pkt(&mut pool, AF11);
+        q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng).unwrap();
+        assert_eq!((pool.get(out).ecn, pool.get(arriving).ecn), (Ecn::Ce, Ecn::Ect0));
+        assert_eq!(q.stats.levels[1].ecn_marks, 1);
+    }
+
+    #[test]
+    fn validate_knows_two_marking_curves() {
+        let mut p = params(Coupling::Coupled);
+        p.common.ecn = Some(Strategy::MARK_TAIL);
+        p.common.mark[1] = Some(Curve { min_th: 5.0, max_th: 8.0, max_p: 0.1 });
+        assert!(p.validate().is_ok());
+        p.common.mark[2] = Some(Curve { min_th: 5.0, max_th: 8.0, max_p: 0.1 });
+        assert_eq!(p.validate().unwrap_err().field, "mark");
+        p.common.mark[2] = None;
+        p.common.ecn = None;
+        assert_eq!(p.validate().unwrap_err().field, "mark");
     }
 
     // ---- counters, parameters ---------------------------------------------------------------

@@ -14,6 +14,8 @@
 //! - Idle decay as `dsredq.cc`: the queue is idle from the dequeue that empties it.
 //! - ECN: with `Strategy { out_first: true }` the mark goes to a queued packet of the highest
 //!   level present (Leung & Muppala's OUT scheme, generalised to N levels).
+//! - Separate marking thresholds per level (`Common::mark[k]` beside `curves[k]`; see
+//!   `queue::red`): tested with the shared average, each with its own count state.
 //!
 //! Not modelled: per-level w_q, per-level averages (that is `rio`'s decoupled mode for two
 //! colours), push-out drops.
@@ -23,7 +25,7 @@ use std::collections::VecDeque;
 use crate::edge::dscp::{ColourTable, MAX_LEVELS};
 use crate::edge::ParamError;
 use crate::net::packet::{PacketId, Pool};
-use crate::queue::red::{act, fits, Activity, Common, Curve, Measure, RedAverage, Spacing, Stats};
+use crate::queue::red::{act, fits, Activity, Common, Curve, MarkTest, Measure, RedAverage, Spacing, Stats};
 use crate::queue::DropReason;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
@@ -56,12 +58,15 @@ pub struct Wred {
     params: Params,
     /// The curves in the measured unit.
     curves: Vec<Curve>,
+    /// Each curve's marking curve (`common.mark`) in the measured unit.
+    marks: Vec<Option<Curve>>,
     colours: ColourTable,
     fifo: VecDeque<PacketId>,
     bytes: u64,
     avg: RedAverage,
     activity: Activity,
     spacing: Vec<Spacing>,
+    mark_spacing: Vec<Spacing>,
     pub stats: Stats,
 }
 
@@ -71,9 +76,12 @@ impl Wred {
         debug_assert!(params.validate().is_ok());
         let c = params.common;
         let curves = params.curves.iter().map(|k| k.in_unit(c.measure, c.mean_pkt_size)).collect::<Vec<_>>();
+        let marks = c.mark[..curves.len()].iter().map(|m| m.map(|m| m.in_unit(c.measure, c.mean_pkt_size))).collect();
         let spacing = vec![Spacing::default(); curves.len()];
         Wred {
             params,
+            marks,
+            mark_spacing: spacing.clone(),
             curves,
             colours,
             fifo: VecDeque::new(),
@@ -119,10 +127,18 @@ impl Wred {
         // ... tested against the arrival's own precedence curve; dsredq.cc has no "never drop
         // with at most one packet queued" rule (red.cc has)
         let verdict = self.spacing[curve_ix].decide(avg, &self.curves[curve_ix], &common, true, size, rng);
+        let mark = self.marks[curve_ix].as_ref().map(|curve| MarkTest {
+            curve,
+            spacing: &mut self.mark_spacing[curve_ix],
+            avg,
+            busy: true,
+            size,
+        });
         let colours = &self.colours;
         let (outcome, forced, marked) = act(
             verdict,
-            common.ecn,
+            mark,
+            &common,
             &self.fifo,
             id,
             pool,
@@ -345,6 +361,50 @@ mod tests {
         assert!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok());
         assert_eq!(pool.get(q.fifo[2]).ecn, Ecn::Ce, "the first AF13 packet");
         assert_eq!(q.stats.levels[2].ecn_marks, 1);
+    }
+
+    /// Average held at 25 under the staggered drop curves (all min_th ≥ 32): level 0 has no
+    /// marking curve, level 1 marks on (20, 30, 0.1) (p_b = 0.05), level 2 on (10, 20, 0.1)
+    /// (beyond max_th: every arrival).
+    #[test]
+    fn each_level_is_marked_by_its_own_marking_curve() {
+        let mut c = common();
+        c.w_q = 1e-12;
+        c.limit = Limit::Packets(5_000);
+        c.ecn = Some(Strategy::MARK_TAIL);
+        c.mark[1] = Some(Curve { min_th: 20.0, max_th: 30.0, max_p: 0.1 });
+        c.mark[2] = Some(Curve { min_th: 10.0, max_th: 20.0, max_p: 0.1 });
+        let mut q = Wred::new(Params { curves: staggered(3), common: c }, ColourTable::rfc2597());
+        q.avg = RedAverage::starting_at(25.0);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for _ in 0..1_000 {
+            for d in [AF11, AF12, AF13] {
+                let id = pkt(&mut pool, d);
+                q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).unwrap();
+            }
+        }
+        let marks: Vec<u64> = q.stats.levels[..3].iter().map(|l| l.ecn_marks).collect();
+        assert_eq!((marks[0], marks[2]), (0, 1_000), "{marks:?}");
+        assert!(marks[1] > 50 && marks[1] < 150, "about 1000 / 10.5: {marks:?}");
+        assert_eq!(q.stats.total().drops(), 0);
+    }
+
+    #[test]
+    fn a_level_without_a_marking_curve_keeps_early_drops_as_marks() {
+        // Level 0 inside its drop band (40, 60) and no marking curve: ns-2's setbit, as before.
+        let mut c = common();
+        c.w_q = 1e-12;
+        c.limit = Limit::Packets(5_000);
+        c.ecn = Some(Strategy::MARK_TAIL);
+        c.mark[2] = Some(Curve { min_th: 10.0, max_th: 20.0, max_p: 0.1 });
+        let mut q = Wred::new(Params { curves: staggered(3), common: c }, ColourTable::rfc2597());
+        q.avg = RedAverage::starting_at(50.0);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for _ in 0..1_000 {
+            let id = pkt(&mut pool, AF11);
+            assert!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok());
+        }
+        assert!(q.stats.levels[0].ecn_marks > 50);
     }
 
     #[test]

@@ -11,6 +11,12 @@
 //! at the field it is about, or at the queue table when that field was left at its default.
 //! RIO and WRED take the domain's colour table (`[diffserv]`).
 //!
+//! Separate marking thresholds (`queue::red`, `Common::mark`): a drop curve may carry a marking
+//! curve, `mark = { min_th, max_th, max_p }` — at the top of a RED queue table, inside `in` and
+//! `out` of RIO, inside each of WRED's `levels`. A marking curve is checked as it is read, takes
+//! no `mark` of its own, and needs `ecn` (checked once the whole queue table is read, reported
+//! at the first `mark`).
+//!
 //! A scheduler (`kind = "scheduler"`, `queue::scheduler`) has a `policy` and `classes`; `policy`
 //! decides how a class is served, so it is read first, as `kind` is. Each class is read on its
 //! own — name, code points, `default`, its service (`priority = true`, `quantum` or `weight`;
@@ -41,9 +47,9 @@ use crate::scenario::units::{parse_limit, parse_size_bytes, Quantity};
 
 pub(crate) const QUEUE_KINDS: [&str; 5] = ["droptail", "red", "rio", "wred", "scheduler"];
 const DROPTAIL_FIELDS: [&str; 2] = ["kind", "limit"];
-const RED_FIELDS: [&str; 12] = [
-    "kind", "limit", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "measure", "byte_mode", "mean_packet_size",
-    "ecn",
+const RED_FIELDS: [&str; 13] = [
+    "kind", "limit", "min_th", "max_th", "max_p", "mark", "w_q", "gentle", "wait", "measure", "byte_mode",
+    "mean_packet_size", "ecn",
 ];
 const RIO_FIELDS: [&str; 13] = [
     "kind", "limit", "in", "out", "coupling", "w_q", "gentle", "wait", "measure", "byte_mode", "mean_packet_size",
@@ -57,6 +63,8 @@ const SCHEDULER_FIELDS: [&str; 3] = ["kind", "policy", "classes"];
 const CLASS_FIELDS: [&str; 7] = ["name", "dscp", "default", "priority", "quantum", "weight", "queue"];
 const POLICIES: [&str; 3] = ["priority", "drr", "wrr"];
 const CURVE_FIELDS: [&str; 3] = ["min_th", "max_th", "max_p"];
+/// A drop curve's fields: a curve's, and its marking curve.
+const DROP_CURVE_FIELDS: [&str; 4] = ["min_th", "max_th", "max_p", "mark"];
 const MEASURES: [&str; 2] = ["packets", "bytes"];
 const ECN_CHOICES: [&str; 4] = ["none", "tail", "front", "random"];
 const COUPLINGS: [&str; 2] = ["coupled", "decoupled"];
@@ -217,8 +225,9 @@ fn read_any_queue(
     let mut limit = DEFAULT_LIMIT;
     let mut common = Common::new(0, DEFAULT_LIMIT);
     let mut red_curve = [None; 3];
+    let mut red_mark = None;
     let (mut in_curve, mut out_curve, mut coupling) = (None, None, rio::Coupling::Coupled);
-    let mut levels: Option<Vec<Curve>> = None;
+    let mut levels: Option<Vec<DropCurve>> = None;
     let mut position = None;
     let mut out_first: Option<(bool, Val)> = None;
     for g in &fields {
@@ -227,7 +236,7 @@ fn read_any_queue(
         }
         match g.key {
             "in" | "out" => {
-                let curve = read_curve(&t, g, params)?;
+                let curve = read_curve(&t, g, params, true)?;
                 if g.key == "in" {
                     in_curve = Some(curve);
                 } else {
@@ -243,7 +252,7 @@ fn read_any_queue(
                 if n == 0 || n > MAX_LEVELS {
                     return Err(fail(format!("WRED takes 1 to {MAX_LEVELS} levels, found {n}")));
                 }
-                let curves = recs.iter().map(|r| curve_of(r, params)).collect::<Result<Vec<_>, _>>()?;
+                let curves = recs.iter().map(|r| curve_of(r, params, true)).collect::<Result<Vec<_>, _>>()?;
                 // Levels beyond the colour table's never receive a packet.
                 if n > usize::from(colours.levels()) {
                     return Err(fail(format!(
@@ -254,6 +263,10 @@ fn read_any_queue(
                     )));
                 }
                 levels = Some(curves);
+                continue;
+            }
+            "mark" => {
+                red_mark = Some(marking_curve(&t, g, params)?);
                 continue;
             }
             _ => {}
@@ -335,15 +348,22 @@ fn read_any_queue(
             let max_p = max_p.ok_or_else(|| t.missing("max_p", "0.1"))?;
             let curve = Curve { min_th, max_th, max_p };
             curve.validate("thresholds").map_err(|e| curve_fail(&spots, &e))?;
+            set_marks(&mut common, vec![red_mark])?;
             QueueSpec::Red(red::Params { curve, common })
         }
         "rio" => {
             let in_curve = in_curve.ok_or_else(|| t.missing("in", "{ min_th = 40, max_th = 70, max_p = 0.02 }"))?;
             let out_curve = out_curve.ok_or_else(|| t.missing("out", "{ min_th = 10, max_th = 30, max_p = 0.2 }"))?;
-            QueueSpec::Rio(rio::Params { in_curve, out_curve, coupling, common }, colours.clone())
+            set_marks(&mut common, vec![in_curve.mark, out_curve.mark])?;
+            QueueSpec::Rio(
+                rio::Params { in_curve: in_curve.curve, out_curve: out_curve.curve, coupling, common },
+                colours.clone(),
+            )
         }
         _ => {
-            let curves = levels.ok_or_else(|| t.missing("levels", "[{ min_th = 20, max_th = 40, max_p = 0.02 }]"))?;
+            let levels = levels.ok_or_else(|| t.missing("levels", "[{ min_th = 20, max_th = 40, max_p = 0.02 }]"))?;
+            let (curves, marks): (Vec<Curve>, Vec<_>) = levels.into_iter().map(|c| (c.curve, c.mark)).unzip();
+            set_marks(&mut common, marks)?;
             QueueSpec::Wred(wred::Params { curves, common }, colours.clone())
         }
     };
@@ -514,10 +534,11 @@ fn wrong_kind(t: &Rec, g: &Field, kind: &str) -> Fail {
         return t.unknown(g, own);
     }
     // A scheduler's buffers and AQM are its classes' own queues.
-    let hint = if kind == "scheduler" {
-        " (a class's own queue takes it: classes = [{ ..., queue = { ... } }])"
-    } else {
-        ""
+    let hint = match (kind, g.key) {
+        ("scheduler", _) => " (a class's own queue takes it: classes = [{ ..., queue = { ... } }])",
+        ("rio", "mark") => " (a rio queue's marking curves go inside its curves: in = { ..., mark = { ... } })",
+        ("wred", "mark") => " (a wred queue's marking curves go inside its levels: levels = [{ ..., mark = { ... } }])",
+        _ => "",
     };
     let owners = match owners.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
@@ -544,33 +565,74 @@ fn threshold(v: &Val) -> Result<f64, Fail> {
     }
 }
 
-/// `in = { min_th = 40, max_th = 70, max_p = 0.02 }`.
-fn read_curve(t: &Rec, g: &Field, params: &Params) -> Result<Curve, Fail> {
-    let r =
-        Rec::of_item(g.item, g.at, t.path_of(g.key), g.key, "a table like { min_th = 5, max_th = 15, max_p = 0.1 }")?;
-    curve_of(&r, params)
+/// A drop curve as read, with its marking curve and the error to give if the queue has no ECN.
+struct DropCurve {
+    curve: Curve,
+    mark: Option<(Curve, Fail)>,
 }
 
-/// A RED curve table, checked by `Curve::validate`.
-fn curve_of(r: &Rec, params: &Params) -> Result<Curve, Fail> {
+/// `common.mark` from the marking curves, in the order of the drop curves; they need ECN.
+fn set_marks(common: &mut Common, marks: Vec<Option<(Curve, Fail)>>) -> Result<(), Fail> {
+    for (i, m) in marks.into_iter().enumerate() {
+        if let Some((curve, no_ecn)) = m {
+            if common.ecn.is_none() {
+                return Err(no_ecn);
+            }
+            common.mark[i] = Some(curve);
+        }
+    }
+    Ok(())
+}
+
+/// `mark = { min_th = 5, max_th = 15, max_p = 0.1 }` in table `t`: the curve, and the error
+/// to give at `mark` if the queue has no ECN.
+fn marking_curve(t: &Rec, g: &Field, params: &Params) -> Result<(Curve, Fail), Fail> {
+    let c = read_curve(t, g, params, false)?;
+    let no_ecn = Fail::new(
+        g.key_at,
+        t.path_of(g.key),
+        "mark thresholds need ecn: a marking curve puts ECN marks on packets, so give the queue ecn = \"tail\", \
+         \"front\" or \"random\"",
+    );
+    Ok((c.curve, no_ecn))
+}
+
+/// `in = { min_th = 40, max_th = 70, max_p = 0.02 }`; with `drop`, a drop curve, which may
+/// carry a marking curve.
+fn read_curve(t: &Rec, g: &Field, params: &Params, drop: bool) -> Result<DropCurve, Fail> {
+    let r =
+        Rec::of_item(g.item, g.at, t.path_of(g.key), g.key, "a table like { min_th = 5, max_th = 15, max_p = 0.1 }")?;
+    curve_of(&r, params, drop)
+}
+
+/// A RED curve table, checked by `Curve::validate`; with `drop`, a drop curve, which may carry
+/// a marking curve (`mark`).
+fn curve_of(r: &Rec, params: &Params, drop: bool) -> Result<DropCurve, Fail> {
     let mut c = [None; 3];
+    let mut mark = None;
+    let known: &[&str] = if drop { &DROP_CURVE_FIELDS } else { &CURVE_FIELDS };
     for g in r.fields() {
+        if drop && g.key == "mark" {
+            mark = Some(marking_curve(r, &g, params)?);
+            continue;
+        }
         let v = r.val(params, &g)?;
         match g.key {
             "min_th" => c[0] = Some(threshold(&v)?),
             "max_th" => c[1] = Some(threshold(&v)?),
             "max_p" => c[2] = Some(v.number()?),
             key => {
+                let nested = if key == "mark" { " (a marking curve has no marking curve of its own)" } else { "" };
                 return Err(Fail::new(
                     g.key_at,
                     r.path_of(key),
                     format!(
-                        "unknown field '{key}' in {}{}; a curve has the fields: {}",
+                        "unknown field '{key}' in {}{}{nested}; a curve has the fields: {}",
                         r.title,
-                        suggestion(key, CURVE_FIELDS),
-                        list(CURVE_FIELDS)
+                        suggestion(key, known.iter().copied()),
+                        list(known.iter().copied())
                     ),
-                ))
+                ));
             }
         }
     }
@@ -581,7 +643,7 @@ fn curve_of(r: &Rec, params: &Params) -> Result<Curve, Fail> {
         max_p: max_p.ok_or_else(|| r.missing("max_p", "0.1"))?,
     };
     curve.validate("thresholds").map_err(|e| curve_fail(&r.spots(), &e))?;
-    Ok(curve)
+    Ok(DropCurve { curve, mark })
 }
 
 #[cfg(test)]
