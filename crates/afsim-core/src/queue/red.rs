@@ -58,6 +58,7 @@ use crate::queue::ecn_mark::{self, Signal, Strategy};
 use crate::queue::DropReason;
 use crate::scenario::spec::Limit;
 use crate::sim::rng::Rng;
+use crate::sim::time::mul_div;
 use crate::sim::time::{SimDuration, SimTime};
 
 /// What the average (and the thresholds) measure.
@@ -209,8 +210,7 @@ impl Common {
     /// The span of `m` idle slots, rounded down to a nanosecond.
     #[inline]
     fn slots_span(&self, m: u64) -> SimDuration {
-        let ns = u128::from(m) * u128::from(self.mean_pkt_size) * 8 * 1_000_000_000 / u128::from(self.link_rate_bps);
-        SimDuration(u64::try_from(ns).unwrap_or(u64::MAX))
+        SimDuration(mul_div(m, u64::from(self.mean_pkt_size) * 8 * 1_000_000_000, self.link_rate_bps))
     }
 
     /// Transmission time of `size` bytes on the link, rounded up.
@@ -240,9 +240,7 @@ impl Params {
 /// `m = int(ptc * (now - idletime))`, `ptc = bandwidth / (8 · mean_pktsize)`). Exact in
 /// integers: ⌊idle_ns · rate / (8 · mean · 10^9)⌋.
 pub fn idle_slots(idle: SimDuration, link_rate_bps: u64, mean_pkt_size: u32) -> u64 {
-    let num = u128::from(idle.as_nanos()) * u128::from(link_rate_bps);
-    let den = u128::from(mean_pkt_size) * 8 * 1_000_000_000;
-    u64::try_from(num / den).unwrap_or(u64::MAX)
+    mul_div(idle.as_nanos(), link_rate_bps, u64::from(mean_pkt_size) * 8 * 1_000_000_000)
 }
 
 /// The EWMA of the queue length.
@@ -664,7 +662,7 @@ impl Red {
 
     #[inline]
     pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
-        let common = self.params.common;
+        let common = &self.params.common;
         let (size, level) = {
             let p = pool.get(id);
             (p.size, usize::from(self.colours.level(p.dscp)))

@@ -156,7 +156,7 @@ impl Rio {
 
     #[inline]
     pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
-        let common = self.params.common;
+        let common = &self.params.common;
         let coupled = self.params.coupling == Coupling::Coupled;
         let (size, level) = {
             let p = pool.get(id);

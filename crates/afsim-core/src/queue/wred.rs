@@ -104,7 +104,7 @@ impl Wred {
 
     #[inline]
     pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
-        let common = self.params.common;
+        let common = &self.params.common;
         let (size, level) = {
             let p = pool.get(id);
             (p.size, usize::from(self.colours.level(p.dscp)))
