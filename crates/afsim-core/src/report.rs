@@ -92,6 +92,8 @@ pub struct FlowRow {
     /// TCP: in-order payload delivered over the whole run, bytes.
     pub goodput_bytes: Option<u64>,
     pub retransmitted_packets: Option<u64>,
+    /// TCP: payload bytes sent again (retransmissions).
+    pub retransmitted_bytes: Option<u64>,
     /// TCP: retransmission timer expiries.
     pub timeouts: Option<u64>,
     /// TCP: entries into fast recovery (or SACK loss recovery).

@@ -1054,6 +1054,7 @@ impl World {
             row.goodput_kbps = Some(if span_s > 0.0 { measured as f64 * 8.0 / span_s / 1e3 } else { 0.0 });
             row.goodput_bytes = Some(r.goodput_bytes);
             row.retransmitted_packets = Some(s.retransmitted_segments);
+            row.retransmitted_bytes = Some(s.retransmitted_bytes);
             row.timeouts = Some(s.timeouts);
             row.fast_recoveries = Some(s.fast_recoveries);
             row.ecn_reductions = Some(s.ecn_reductions);

@@ -375,6 +375,7 @@ fn flow_columns<'py>(py: Python<'py>, rows: &[FlowRow]) -> PyResult<Bound<'py, P
     column!(d, rows, opt goodput_kbps);
     column!(d, rows, optu goodput_bytes);
     column!(d, rows, optu retransmitted_packets);
+    column!(d, rows, optu retransmitted_bytes);
     column!(d, rows, optu timeouts);
     column!(d, rows, optu fast_recoveries);
     column!(d, rows, optu ecn_reductions);

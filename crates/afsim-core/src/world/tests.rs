@@ -283,6 +283,7 @@ fn one_tcp_flow_fills_the_bottleneck_and_every_packet_is_accounted_for() {
     let goodput = f.goodput_kbps.unwrap();
     assert!(goodput > 0.85 * 9600.0 && goodput <= 9600.0, "{goodput}");
     assert!(f.fast_recoveries.unwrap() > 0, "the 50-packet buffer overflows in slow start");
+    assert_eq!(f.retransmitted_bytes.unwrap(), f.retransmitted_packets.unwrap() * 960, "full segments");
     assert!(f.rtt_mean_s.unwrap() > 0.044, "at least the 44 ms propagation round trip");
     assert!(r.queues.iter().find(|q| q.name == "r1->r2").unwrap().utilization > 0.9);
     assert!(r.conservation.holds, "{}", r.conservation.identity);
