@@ -780,22 +780,9 @@ impl World {
                 },
                 src: name(fs.src as u32),
                 dst: name(fs.dst as u32),
-                packets_sent: st.packets_sent,
-                bytes_sent: st.bytes_sent,
-                packets_delivered: st.packets_delivered,
-                bytes_delivered: st.bytes_delivered,
-                packets_dropped: st.packets_dropped,
-                packets_in_flight: st.in_flight(),
-                throughput_kbps: if span > 0.0 { st.bytes_measured as f64 * 8.0 / span / 1e3 } else { 0.0 },
-                first_delivery_s: st.first_delivery.map(SimTime::as_secs_f64),
-                last_delivery_s: st.last_delivery.map(SimTime::as_secs_f64),
                 finite: self.finite[i],
-                completed: st.completed_at.is_some(),
-                completion_time_s: st.completed_at.map(SimTime::as_secs_f64),
-                mean_delay_s: (st.packets_delivered > 0)
-                    .then(|| st.delay_sum_ns as f64 / st.packets_delivered as f64 * 1e-9),
                 dscp: fs.dscp,
-                ..self.tcp_fields(i, span)
+                ..counter_fields(st, span, self.tcp_fields(i, span))
             })
             .collect();
         self.af_fields(&mut flows, span);
@@ -809,19 +796,7 @@ impl World {
                 kind: "csa-signal".into(),
                 src: self.spec.nodes[*from as usize].name.clone(),
                 dst: self.spec.nodes[*to as usize].name.clone(),
-                packets_sent: st.packets_sent,
-                bytes_sent: st.bytes_sent,
-                packets_delivered: st.packets_delivered,
-                bytes_delivered: st.bytes_delivered,
-                packets_dropped: st.packets_dropped,
-                packets_in_flight: st.in_flight(),
-                throughput_kbps: if span > 0.0 { st.bytes_measured as f64 * 8.0 / span / 1e3 } else { 0.0 },
-                first_delivery_s: st.first_delivery.map(SimTime::as_secs_f64),
-                last_delivery_s: st.last_delivery.map(SimTime::as_secs_f64),
-                mean_delay_s: (st.packets_delivered > 0)
-                    .then(|| st.delay_sum_ns as f64 / st.packets_delivered as f64 * 1e-9),
-                dscp: 0,
-                ..FlowRow::default()
+                ..counter_fields(st, span, FlowRow::default())
             });
         }
         let mut csas = Vec::with_capacity(self.csas.len());
@@ -1063,6 +1038,26 @@ impl World {
             row.rtt_std_s = (s.rtt_samples > 0).then_some(s.rtt_std_s);
         }
         row
+    }
+}
+
+/// A flow row's counter columns from its `FlowStats` (throughput over a measured interval of
+/// `span_s` seconds), the other columns taken from `rest`.
+fn counter_fields(st: &FlowStats, span_s: f64, rest: FlowRow) -> FlowRow {
+    FlowRow {
+        packets_sent: st.packets_sent,
+        bytes_sent: st.bytes_sent,
+        packets_delivered: st.packets_delivered,
+        bytes_delivered: st.bytes_delivered,
+        packets_dropped: st.packets_dropped,
+        packets_in_flight: st.in_flight(),
+        throughput_kbps: if span_s > 0.0 { st.bytes_measured as f64 * 8.0 / span_s / 1e3 } else { 0.0 },
+        first_delivery_s: st.first_delivery.map(SimTime::as_secs_f64),
+        last_delivery_s: st.last_delivery.map(SimTime::as_secs_f64),
+        completed: st.completed_at.is_some(),
+        completion_time_s: st.completed_at.map(SimTime::as_secs_f64),
+        mean_delay_s: (st.packets_delivered > 0).then(|| st.delay_sum_ns as f64 / st.packets_delivered as f64 * 1e-9),
+        ..rest
     }
 }
 

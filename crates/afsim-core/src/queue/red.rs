@@ -669,10 +669,10 @@ impl Red {
         };
         // red.cc: the average sees the queue the packet finds, after crediting idle time.
         let q = self.measured_len();
-        let m = self.link.slots_for_arrival(now, &common);
+        let m = self.link.slots_for_arrival(now, common);
         let avg = self.avg.update(q, m, common.w_q);
         let busy = q > 1.0;
-        let verdict = self.spacing.decide(avg, &self.curve, &common, busy, size, rng);
+        let verdict = self.spacing.decide(avg, &self.curve, common, busy, size, rng);
         // red.cc: "if (q+1) > hard q limit, this is a FORCED drop", overriding the test above.
         if !fits(common.limit, self.fifo.len(), self.bytes, size) {
             self.spacing.on_forced_drop();
@@ -684,7 +684,7 @@ impl Red {
         let (outcome, forced, marked) = act(
             verdict,
             mark,
-            &common,
+            common,
             &self.fifo,
             id,
             pool,

@@ -177,21 +177,21 @@ impl Rio {
         let busy = true;
         let (verdict, avg) = if is_in {
             // Clark & Fang: an IN arrival updates avg_in over the IN packets ...
-            let m = self.act_in.slots_for_arrival(now, &common);
+            let m = self.act_in.slots_for_arrival(now, common);
             let avg = self.avg_in.update(q_in, m, common.w_q);
             if coupled {
                 // ... and, like every arrival, avg_total over all packets.
-                let m = self.act_out.slots_for_arrival(now, &common);
+                let m = self.act_out.slots_for_arrival(now, common);
                 self.avg_out.update(total, m, common.w_q);
             }
             // An IN packet's fate depends on avg_in and the IN curve only.
-            (self.spacing_in.decide(avg, &self.in_curve, &common, busy, size, rng), avg)
+            (self.spacing_in.decide(avg, &self.in_curve, common, busy, size, rng), avg)
         } else {
             let q = if coupled { total } else { total - q_in };
-            let m = self.act_out.slots_for_arrival(now, &common);
+            let m = self.act_out.slots_for_arrival(now, common);
             let avg = self.avg_out.update(q, m, common.w_q);
             // An OUT packet's fate depends on avg_total (coupled) and the OUT curve.
-            (self.spacing_out.decide(avg, &self.out_curve, &common, busy, size, rng), avg)
+            (self.spacing_out.decide(avg, &self.out_curve, common, busy, size, rng), avg)
         };
         // The marking curve of the arrival's colour, with the same average.
         let mark = if is_in {
@@ -203,7 +203,7 @@ impl Rio {
         let (outcome, forced, marked) = act(
             verdict,
             mark,
-            &common,
+            common,
             &self.fifo,
             id,
             pool,

@@ -122,11 +122,11 @@ impl Wred {
             return Err(DropReason::Overflow);
         }
         // dsredq.cc (wred): one average over the physical queue, whatever the arrival's level.
-        let m = self.activity.slots_for_arrival(now, &common);
+        let m = self.activity.slots_for_arrival(now, common);
         let avg = self.avg.update(q, m, common.w_q);
         // ... tested against the arrival's own precedence curve; dsredq.cc has no "never drop
         // with at most one packet queued" rule (red.cc has)
-        let verdict = self.spacing[curve_ix].decide(avg, &self.curves[curve_ix], &common, true, size, rng);
+        let verdict = self.spacing[curve_ix].decide(avg, &self.curves[curve_ix], common, true, size, rng);
         let mark = self.marks[curve_ix].as_ref().map(|curve| MarkTest {
             curve,
             spacing: &mut self.mark_spacing[curve_ix],
@@ -138,7 +138,7 @@ impl Wred {
         let (outcome, forced, marked) = act(
             verdict,
             mark,
-            &common,
+            common,
             &self.fifo,
             id,
             pool,
