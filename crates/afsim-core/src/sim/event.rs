@@ -88,7 +88,7 @@ const MIN_SLOTS: u64 = 4096;
 const MAX_SLOTS: u64 = 1 << 18;
 /// Masks a `bits0` index.
 const W_MASK: usize = (MAX_SLOTS / 64) as usize - 1;
-/// Pops between two measurements of the event spacing (at least; at most as many as pending).
+/// Pops between two measurements of the event spacing (or as many as are pending, if more).
 const WINDOW: u64 = 4096;
 /// Slot width at least the mean event spacing / 2^SPREAD_LOG2 (a power of two, rounded down)…
 const SPREAD_LOG2: u32 = 2;
