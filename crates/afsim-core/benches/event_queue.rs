@@ -14,15 +14,14 @@ use std::time::Instant;
 use afsim_core::sim::event::{Event, EventQueue};
 use afsim_core::SimTime;
 
-/// splitmix64
-struct Rng(u64);
+/// The project's seeded stream (`sim::rng`).
+struct Rng(afsim_core::sim::rng::Rng);
 impl Rng {
+    fn seeded(seed: u64) -> Self {
+        Rng(afsim_core::sim::rng::stream(seed, "event-queue-bench"))
+    }
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     fn delay(&mut self, law: Law) -> u64 {
         let r = self.next();
@@ -48,7 +47,7 @@ enum Law {
 const HOLDS: u64 = 4_000_000;
 
 fn wheel(n: u64, law: Law) -> (f64, u64) {
-    let mut rng = Rng(n);
+    let mut rng = Rng::seeded(n);
     let mut q = EventQueue::new();
     for i in 0..n {
         q.schedule(SimTime(rng.delay(law)), Event::Arrive { port: i as u32 });
@@ -65,7 +64,7 @@ fn wheel(n: u64, law: Law) -> (f64, u64) {
 }
 
 fn heap(n: u64, law: Law) -> (f64, u64) {
-    let mut rng = Rng(n);
+    let mut rng = Rng::seeded(n);
     let mut q = BinaryHeap::new();
     let mut seq = 0u64;
     for i in 0..n {

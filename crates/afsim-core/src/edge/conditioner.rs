@@ -25,7 +25,7 @@ use crate::net::packet::{Packet, PacketId, Pool};
 use crate::queue::DropReason;
 use crate::scenario::spec::{ClassifierSpec, ConditionerSpec, MeterSpec};
 use crate::sim::rng::Rng;
-use crate::sim::time::{SimDuration, SimTime};
+use crate::sim::time::SimTime;
 
 /// One meter, any kind.
 #[derive(Clone, Debug)]
@@ -410,11 +410,6 @@ impl Conditioner {
         }
         self.marker_stats().check()
     }
-}
-
-/// The span a meter needs, at its committed rate, for one packet of `size` bytes.
-pub fn packet_time(rate_bps: u64, size: u32) -> SimDuration {
-    SimDuration((u128::from(size) * 8 * 1_000_000_000 / u128::from(rate_bps.max(1))) as u64)
 }
 
 #[cfg(test)]
