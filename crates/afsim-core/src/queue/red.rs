@@ -39,6 +39,8 @@
 //!   bytes (`Measure::Bytes`, ns-2 `queue_in_bytes_`) they are multiplied by `mean_pkt_size`.
 //! - The maths is pure and separate (`RedAverage`, `idle_slots`, `drop_probability`, `spaced`,
 //!   `byte_scaled`, and `Spacing`, the count state machine), so tests check it exactly.
+//!   `IdleClock` is the per-queue fast path of `idle_slots` and of (1 − w_q)^m (an exact
+//!   strength-reduced division and a table), tested equal to them.
 //!   `Spacing`, `Curve`, `Common`, `Stats` and `Activity` are shared with `rio` and `wred`.
 //! - Drops: early and forced both return `DropReason::Early`; per-level counters in `Stats`
 //!   tell them apart. Levels are drop-precedence levels from the domain's `ColourTable`, used
@@ -50,6 +52,8 @@
 //! last packet is computed from its IP size at `link_rate_bps`).
 
 use std::collections::VecDeque;
+
+use strength_reduce::StrengthReducedU64;
 
 use crate::edge::dscp::{ColourTable, MAX_LEVELS};
 use crate::edge::ParamError;
@@ -201,18 +205,6 @@ impl Common {
         Ok(())
     }
 
-    /// ns-2's idle slot count for this link (see `idle_slots`).
-    #[inline]
-    pub fn idle_slots(&self, idle: SimDuration) -> u64 {
-        idle_slots(idle, self.link_rate_bps, self.mean_pkt_size)
-    }
-
-    /// The span of `m` idle slots, rounded down to a nanosecond.
-    #[inline]
-    fn slots_span(&self, m: u64) -> SimDuration {
-        SimDuration(mul_div(m, u64::from(self.mean_pkt_size) * 8 * 1_000_000_000, self.link_rate_bps))
-    }
-
     /// Transmission time of `size` bytes on the link, rounded up.
     #[inline]
     fn tx_time(&self, size: u32) -> SimDuration {
@@ -263,11 +255,15 @@ impl RedAverage {
     /// avg ← avg·(1−w_q)^m, then avg ← (1−w_q)·avg + w_q·q (red.cc `estimator`).
     #[inline]
     pub fn update(&mut self, q: f64, idle_slots: u64, w_q: f64) -> f64 {
-        if idle_slots > 0 {
-            // Floyd & Jacobson: after an idle period, as if m small packets had arrived to an empty queue.
-            let m = i32::try_from(idle_slots).unwrap_or(i32::MAX);
-            self.avg *= (1.0 - w_q).powi(m);
-        }
+        self.update_decayed(q, decay_factor(w_q, idle_slots), w_q)
+    }
+
+    /// `update` with the idle decay (1−w_q)^m already computed (`IdleClock::decay`).
+    #[inline]
+    pub fn update_decayed(&mut self, q: f64, decay: f64, w_q: f64) -> f64 {
+        // Floyd & Jacobson: after an idle period, as if m small packets had arrived to an
+        // empty queue. Multiplying by 1 when there was no idle time changes nothing.
+        self.avg *= decay;
         self.avg = (1.0 - w_q) * self.avg + w_q * q;
         self.avg
     }
@@ -410,26 +406,108 @@ impl Spacing {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activity {
     Busy,
-    Idle { since: SimTime },
+    /// Idle from `since`; `credited` of the idle slots elapsed since then have already been
+    /// credited to arrivals that left the queue idle (refused ones).
+    Idle { since: SimTime, credited: u64 },
 }
 
 impl Activity {
-    /// The idle slots to credit an arrival at `now`. If the queue stays idle (the arrival is
-    /// refused), `since` moves forward by the slots credited, so they are not credited twice.
+    /// Idle from `since`, nothing credited yet.
     #[inline]
-    pub fn slots_for_arrival(&mut self, now: SimTime, common: &Common) -> u64 {
+    pub fn idle(since: SimTime) -> Self {
+        Activity::Idle { since, credited: 0 }
+    }
+
+    /// The idle slots to credit an arrival at `now`: the whole slots elapsed since the queue
+    /// went idle, less those already credited to earlier arrivals that were refused and so
+    /// left it idle (each slot is credited once).
+    #[inline]
+    pub fn slots_for_arrival(&mut self, now: SimTime, clock: &IdleClock) -> u64 {
         match self {
             Activity::Busy => 0,
-            Activity::Idle { since } => {
+            Activity::Idle { since, credited } => {
                 if now <= *since {
                     return 0;
                 }
-                let m = common.idle_slots(now - *since);
-                *since += common.slots_span(m);
+                let total = clock.slots(now - *since);
+                let m = total.saturating_sub(*credited);
+                *credited = total;
                 m
             }
         }
     }
+}
+
+/// Decay factors (1 − w_q)^m kept in a table for m below this.
+const DECAY_TABLE: usize = 32;
+
+/// The idle-decay arithmetic of one queue, prepared once: the slot count of `idle_slots` with
+/// its constant divisor strength-reduced (an exact multiply-and-shift instead of a hardware
+/// division on every arrival), and (1 − w_q)^m for small m, each entry equal to `powi`'s.
+#[derive(Clone, Copy, Debug)]
+pub struct IdleClock {
+    link_rate_bps: u64,
+    /// 8 · mean_pkt_size · 10⁹: one slot, in bit-nanoseconds per link bit/s.
+    slot: StrengthReducedU64,
+    decay: [f64; DECAY_TABLE],
+    w_q: f64,
+}
+
+impl IdleClock {
+    pub fn new(common: &Common) -> Self {
+        let w_q = common.w_q;
+        IdleClock {
+            link_rate_bps: common.link_rate_bps,
+            slot: StrengthReducedU64::new(u64::from(common.mean_pkt_size) * 8 * 1_000_000_000),
+            decay: std::array::from_fn(|m| decay_factor(w_q, m as u64)),
+            w_q,
+        }
+    }
+
+    /// `idle_slots(idle, link_rate_bps, mean_pkt_size)`, exactly.
+    #[inline]
+    pub fn slots(&self, idle: SimDuration) -> u64 {
+        match idle.as_nanos().checked_mul(self.link_rate_bps) {
+            Some(p) => p / self.slot,
+            None => {
+                let q = u128::from(idle.as_nanos()) * u128::from(self.link_rate_bps) / u128::from(self.slot.get());
+                u64::try_from(q).unwrap_or(u64::MAX)
+            }
+        }
+    }
+
+    /// (1 − w_q)^m, as `decay_factor`.
+    #[inline]
+    pub fn decay(&self, m: u64) -> f64 {
+        match self.decay.get(m as usize) {
+            Some(&f) => f,
+            None => decay_factor(self.w_q, m),
+        }
+    }
+
+    /// `RedAverage::update` for an arrival credited `m` idle slots.
+    #[inline]
+    pub fn update(&self, avg: &mut RedAverage, q: f64, m: u64) -> f64 {
+        avg.update_decayed(q, self.decay(m), self.w_q)
+    }
+}
+
+/// (1 − w_q)^m: what m idle slots leave of the average (1 for m = 0). Square-and-multiply in
+/// a fixed order, so the value is the same in every build (`f64::powi` promises no particular
+/// rounding and can differ between optimisation levels); within a few ulps of ns-2's loop of
+/// m multiplications.
+pub fn decay_factor(w_q: f64, m: u64) -> f64 {
+    let (mut base, mut e, mut acc) = (1.0 - w_q, m, 1.0);
+    while e > 0 {
+        if e & 1 == 1 {
+            acc *= base;
+        }
+        e >>= 1;
+        if e > 0 {
+            base *= base;
+        }
+    }
+    acc
 }
 
 /// Counters of one drop-precedence level.
@@ -615,6 +693,7 @@ pub struct Red {
     avg: RedAverage,
     spacing: Spacing,
     link: Activity,
+    clock: IdleClock,
     pub stats: Stats,
 }
 
@@ -634,7 +713,8 @@ impl Red {
             bytes: 0,
             avg: RedAverage::default(),
             spacing: Spacing::default(),
-            link: Activity::Idle { since: SimTime::ZERO },
+            link: Activity::idle(SimTime::ZERO),
+            clock: IdleClock::new(&params.common),
             stats: Stats::default(),
         }
     }
@@ -669,8 +749,8 @@ impl Red {
         };
         // red.cc: the average sees the queue the packet finds, after crediting idle time.
         let q = self.measured_len();
-        let m = self.link.slots_for_arrival(now, common);
-        let avg = self.avg.update(q, m, common.w_q);
+        let m = self.link.slots_for_arrival(now, &self.clock);
+        let avg = self.clock.update(&mut self.avg, q, m);
         let busy = q > 1.0;
         let verdict = self.spacing.decide(avg, &self.curve, common, busy, size, rng);
         // red.cc: "if (q+1) > hard q limit, this is a FORCED drop", overriding the test above.
@@ -711,15 +791,15 @@ impl Red {
                 if self.fifo.is_empty() {
                     // red.cc: idle from when the link, finding the queue empty, has finished
                     // this packet.
-                    self.link = Activity::Idle { since: now + self.params.common.tx_time(p.size) };
+                    self.link = Activity::idle(now + self.params.common.tx_time(p.size));
                 }
                 Some(id)
             }
             None => {
                 // red.cc: a dequeue that finds nothing starts the idle period now.
                 match &mut self.link {
-                    Activity::Idle { since } => *since = (*since).min(now),
-                    Activity::Busy => self.link = Activity::Idle { since: now },
+                    Activity::Idle { since, .. } => *since = (*since).min(now),
+                    Activity::Busy => self.link = Activity::idle(now),
                 }
                 None
             }
@@ -732,7 +812,7 @@ impl Red {
     #[inline]
     pub fn tx_ends(&mut self, at: SimTime) {
         if self.fifo.is_empty() {
-            if let Activity::Idle { since } = &mut self.link {
+            if let Activity::Idle { since, .. } = &mut self.link {
                 *since = at;
             }
         }
@@ -922,6 +1002,41 @@ mod tests {
         assert_eq!(idle_slots(SimDuration::from_millis(1), 10_000_000, 500), 2);
     }
 
+    #[test]
+    fn the_idle_clock_counts_exactly_the_slots_of_idle_slots() {
+        let mut rng = stream(7, "idle-clock");
+        for (rate, mean) in [(8_000_000, 1_000), (34_000_000, 576), (100_000_000, 500), (10_000_000_000, 1_500), (1, 1)] {
+            let mut common = params().common;
+            common.link_rate_bps = rate;
+            common.mean_pkt_size = mean;
+            let clock = IdleClock::new(&common);
+            for _ in 0..2_000 {
+                // idle times from nanoseconds to hours, including ones whose product with
+                // the rate overflows 64 bits
+                let idle = SimDuration(rng.next_u64() >> (rng.next_u64() % 64));
+                assert_eq!(clock.slots(idle), idle_slots(idle, rate, mean), "{idle:?} at {rate} b/s, {mean} B");
+            }
+        }
+    }
+
+    #[test]
+    fn the_idle_clock_decay_is_ns2s_repeated_multiplication_to_a_few_ulps() {
+        for w_q in [0.002, 0.5, 1e-6] {
+            let mut common = params().common;
+            common.w_q = w_q;
+            let clock = IdleClock::new(&common);
+            assert_eq!(clock.decay(0), 1.0);
+            let mut looped = 1.0f64; // red.cc `estimator`: new_ave *= 1.0 - q_w, m times
+            for m in 1..200u64 {
+                looped *= 1.0 - w_q;
+                assert!((clock.decay(m) / looped - 1.0).abs() < 1e-13, "w_q {w_q}, m {m}");
+                assert_eq!(clock.decay(m).to_bits(), decay_factor(w_q, m).to_bits(), "table = function");
+            }
+        }
+        assert_eq!(decay_factor(0.002, u64::MAX), 0.0, "a very long idle period empties the average");
+        assert_eq!(decay_factor(1.0, 3), 0.0);
+    }
+
     // ---- the probability ---------------------------------------------------------------
 
     #[test]
@@ -1013,7 +1128,7 @@ mod tests {
         q.enqueue(SimTime::ZERO, a, &mut pool, &mut rng).unwrap();
         assert!(close(q.avg(), 4.0));
         assert_eq!(q.dequeue(SimTime::ZERO, &mut pool), Some(a));
-        assert_eq!(q.link, Activity::Idle { since: SimTime(MS) });
+        assert_eq!(q.link, Activity::idle(SimTime(MS)));
         let b = pkt(&mut pool, 1_000, Ecn::NotEct);
         q.enqueue(SimTime(4_500_000), b, &mut pool, &mut rng).unwrap();
         assert!(close(q.avg(), 0.25));
@@ -1047,11 +1162,13 @@ mod tests {
 
     #[test]
     fn refused_arrival_to_an_idle_queue_does_not_get_the_same_idle_time_twice() {
-        let mut act = Activity::Idle { since: SimTime::ZERO };
-        let c = params().common;
+        let mut act = Activity::idle(SimTime::ZERO);
+        let c = IdleClock::new(&params().common);
         assert_eq!(act.slots_for_arrival(SimTime(3_500_000), &c), 3);
-        assert_eq!(act, Activity::Idle { since: SimTime(3 * MS) });
+        assert_eq!(act, Activity::Idle { since: SimTime::ZERO, credited: 3 });
+        // 4.2 ms is 4 slots from the start of the idle period, one of them new
         assert_eq!(act.slots_for_arrival(SimTime(4_200_000), &c), 1);
+        assert_eq!(act.slots_for_arrival(SimTime(4_900_000), &c), 0);
     }
 
     // ---- the discipline: decisions ------------------------------------------------------

@@ -33,7 +33,7 @@ use std::collections::VecDeque;
 use crate::edge::dscp::ColourTable;
 use crate::edge::ParamError;
 use crate::net::packet::{PacketId, Pool};
-use crate::queue::red::{act, fits, Activity, Common, Curve, MarkTest, Measure, RedAverage, Spacing, Stats};
+use crate::queue::red::{act, fits, Activity, Common, Curve, IdleClock, MarkTest, Measure, RedAverage, Spacing, Stats};
 use crate::queue::DropReason;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
@@ -84,6 +84,7 @@ pub struct Rio {
     avg_out: RedAverage,
     act_in: Activity,
     act_out: Activity,
+    clock: IdleClock,
     spacing_in: Spacing,
     spacing_out: Spacing,
     mark_spacing_in: Spacing,
@@ -96,7 +97,7 @@ impl Rio {
     pub fn new(params: Params, colours: ColourTable) -> Self {
         debug_assert!(params.validate().is_ok());
         let c = params.common;
-        let idle = Activity::Idle { since: SimTime::ZERO };
+        let idle = Activity::idle(SimTime::ZERO);
         Rio {
             params,
             in_curve: params.in_curve.in_unit(c.measure, c.mean_pkt_size),
@@ -112,6 +113,7 @@ impl Rio {
             avg_out: RedAverage::default(),
             act_in: idle,
             act_out: idle,
+            clock: IdleClock::new(&c),
             spacing_in: Spacing::default(),
             spacing_out: Spacing::default(),
             mark_spacing_in: Spacing::default(),
@@ -177,19 +179,19 @@ impl Rio {
         let busy = true;
         let (verdict, avg) = if is_in {
             // Clark & Fang: an IN arrival updates avg_in over the IN packets ...
-            let m = self.act_in.slots_for_arrival(now, common);
-            let avg = self.avg_in.update(q_in, m, common.w_q);
+            let m = self.act_in.slots_for_arrival(now, &self.clock);
+            let avg = self.clock.update(&mut self.avg_in, q_in, m);
             if coupled {
                 // ... and, like every arrival, avg_total over all packets.
-                let m = self.act_out.slots_for_arrival(now, common);
-                self.avg_out.update(total, m, common.w_q);
+                let m = self.act_out.slots_for_arrival(now, &self.clock);
+                self.clock.update(&mut self.avg_out, total, m);
             }
             // An IN packet's fate depends on avg_in and the IN curve only.
             (self.spacing_in.decide(avg, &self.in_curve, common, busy, size, rng), avg)
         } else {
             let q = if coupled { total } else { total - q_in };
-            let m = self.act_out.slots_for_arrival(now, common);
-            let avg = self.avg_out.update(q, m, common.w_q);
+            let m = self.act_out.slots_for_arrival(now, &self.clock);
+            let avg = self.clock.update(&mut self.avg_out, q, m);
             // An OUT packet's fate depends on avg_total (coupled) and the OUT curve.
             (self.spacing_out.decide(avg, &self.out_curve, common, busy, size, rng), avg)
         };
@@ -243,7 +245,7 @@ impl Rio {
             self.in_bytes -= u64::from(p.size);
             if self.in_packets == 0 {
                 // dsredq.cc: a virtual queue left empty by a dequeue is idle from now.
-                self.act_in = Activity::Idle { since: now };
+                self.act_in = Activity::idle(now);
             }
         }
         let out_empty = match self.params.coupling {
@@ -251,7 +253,7 @@ impl Rio {
             Coupling::Decoupled => !is_in && self.fifo.len() == self.in_packets,
         };
         if out_empty {
-            self.act_out = Activity::Idle { since: now };
+            self.act_out = Activity::idle(now);
         }
         Some(id)
     }
@@ -662,9 +664,9 @@ mod tests {
         offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
         offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12).unwrap();
         q.dequeue(SimTime(2 * MS), &mut pool);
-        assert_eq!(q.act_in, Activity::Idle { since: SimTime(2 * MS) });
+        assert_eq!(q.act_in, Activity::idle(SimTime(2 * MS)));
         assert_eq!(q.act_out, Activity::Busy, "the OUT packet keeps the physical queue busy");
         q.dequeue(SimTime(3 * MS), &mut pool);
-        assert_eq!(q.act_out, Activity::Idle { since: SimTime(3 * MS) });
+        assert_eq!(q.act_out, Activity::idle(SimTime(3 * MS)));
     }
 }

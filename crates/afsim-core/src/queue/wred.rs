@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 use crate::edge::dscp::{ColourTable, MAX_LEVELS};
 use crate::edge::ParamError;
 use crate::net::packet::{PacketId, Pool};
-use crate::queue::red::{act, fits, Activity, Common, Curve, MarkTest, Measure, RedAverage, Spacing, Stats};
+use crate::queue::red::{act, fits, Activity, Common, Curve, IdleClock, MarkTest, Measure, RedAverage, Spacing, Stats};
 use crate::queue::DropReason;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
@@ -65,6 +65,7 @@ pub struct Wred {
     bytes: u64,
     avg: RedAverage,
     activity: Activity,
+    clock: IdleClock,
     spacing: Vec<Spacing>,
     mark_spacing: Vec<Spacing>,
     pub stats: Stats,
@@ -78,6 +79,7 @@ impl Wred {
         let curves = params.curves.iter().map(|k| k.in_unit(c.measure, c.mean_pkt_size)).collect::<Vec<_>>();
         let marks = c.mark[..curves.len()].iter().map(|m| m.map(|m| m.in_unit(c.measure, c.mean_pkt_size))).collect();
         let spacing = vec![Spacing::default(); curves.len()];
+        let clock = IdleClock::new(&params.common);
         Wred {
             params,
             marks,
@@ -87,7 +89,8 @@ impl Wred {
             fifo: VecDeque::new(),
             bytes: 0,
             avg: RedAverage::default(),
-            activity: Activity::Idle { since: SimTime::ZERO },
+            activity: Activity::idle(SimTime::ZERO),
+            clock,
             spacing,
             stats: Stats::default(),
         }
@@ -122,8 +125,8 @@ impl Wred {
             return Err(DropReason::Overflow);
         }
         // dsredq.cc (wred): one average over the physical queue, whatever the arrival's level.
-        let m = self.activity.slots_for_arrival(now, common);
-        let avg = self.avg.update(q, m, common.w_q);
+        let m = self.activity.slots_for_arrival(now, &self.clock);
+        let avg = self.clock.update(&mut self.avg, q, m);
         // ... tested against the arrival's own precedence curve; dsredq.cc has no "never drop
         // with at most one packet queued" rule (red.cc has)
         let verdict = self.spacing[curve_ix].decide(avg, &self.curves[curve_ix], common, true, size, rng);
@@ -163,7 +166,7 @@ impl Wred {
         self.stats.record_departure(usize::from(self.colours.level(p.dscp)));
         if self.fifo.is_empty() {
             // dsredq.cc: idle from the dequeue that empties the queue.
-            self.activity = Activity::Idle { since: now };
+            self.activity = Activity::idle(now);
         }
         Some(id)
     }
@@ -337,7 +340,7 @@ mod tests {
         let a = pkt(&mut pool, AF11);
         q.enqueue(SimTime::ZERO, a, &mut pool, &mut rng).unwrap(); // 4
         q.dequeue(SimTime::ZERO, &mut pool);
-        assert_eq!(q.activity, Activity::Idle { since: SimTime::ZERO });
+        assert_eq!(q.activity, Activity::idle(SimTime::ZERO));
         let b = pkt(&mut pool, AF12);
         q.enqueue(SimTime(3_500_000), b, &mut pool, &mut rng).unwrap();
         assert!(close(q.avg(), 4.0 * 0.125 * 0.5), "3 slots of 1 ms: {}", q.avg());
