@@ -67,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
         "file",
         nargs="?",
         metavar="FILE",
-        help="scenario file (TOML); default: the built-in default scenario",
+        help="scenario file (TOML), or the name of a built-in scenario (afsim scenarios); "
+        "default: the built-in default scenario",
     )
     run_p.add_argument(
         "--set",
@@ -186,7 +187,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         path = Path(args.file)
         if not path.is_file():
-            raise UsageError(f"{path}: no such scenario file")
+            # not a file: a built-in scenario's name (`afsim scenarios` lists them)?
+            try:
+                path = afsim.builtin_scenario(args.file)
+            except FileNotFoundError as e:
+                raise UsageError(f"{args.file}: no such scenario file, nor a built-in scenario "
+                                 f"({str(e).split('; ', 1)[-1]})") from None
     scenario = afsim.load_scenario(path, overrides=dict(args.overrides))
 
     show_progress = sys.stderr.isatty() and (args.format == "table" or sys.stdout.isatty())

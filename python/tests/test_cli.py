@@ -107,6 +107,15 @@ def test_scenarios_lists_the_builtin_ones() -> None:
     names = [line.split()[0] for line in p.stdout.splitlines()]
     assert names == afsim.builtin_scenarios()
     assert "default" in names
+    assert {"giacomazzi/scenario1", "giacomazzi/scenario2"} <= set(names), "the papers' scenarios ship"
+
+
+def test_run_takes_a_builtin_scenario_by_name() -> None:
+    p = afsim_cmd("run", "giacomazzi/scenario1", "--set", "max_packets=20000", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["scenario"] == "giacomazzi-scenario1"
+    assert out["conservation"]["holds"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -118,6 +127,7 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
     assert p.returncode == 2
     assert p.stdout == ""
     assert "nope.toml" in p.stderr
+    assert "built-in scenarios:" in p.stderr and "giacomazzi/scenario1" in p.stderr, "says what a name could be"
 
 
 def test_set_without_equals_is_a_usage_error(tiny: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import afsim
 from afsim import reproduce
 from afsim.reproduce import core, giacomazzi
 from afsim.reproduce.core import (
@@ -322,7 +323,14 @@ def test_scenarios_dir_from_the_environment(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setenv("AFSIM_SCENARIOS", str(REPO / "scenarios"))
     assert giacomazzi.find_scenarios_dir(tmp_path) == GIACOMAZZI
     monkeypatch.delenv("AFSIM_SCENARIOS")
-    assert giacomazzi.find_scenarios_dir(GIACOMAZZI / "sub" / "dir") == GIACOMAZZI, "found upwards"
+    found = giacomazzi.find_scenarios_dir(GIACOMAZZI / "sub" / "dir")
+    assert found.resolve() == GIACOMAZZI.resolve(), "found upwards"
+
+
+def test_scenarios_dir_falls_back_to_the_files_shipped_in_the_package(tmp_path: Path) -> None:
+    found = giacomazzi.find_scenarios_dir(tmp_path)
+    assert found == Path(afsim.__file__).parent / "scenarios" / "giacomazzi"
+    assert (found / "scenario1.toml").read_bytes() == (GIACOMAZZI / "scenario1.toml").read_bytes()
 
 
 def test_giacomazzi_smoke_on_a_few_points(tmp_path: Path) -> None:

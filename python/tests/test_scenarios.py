@@ -18,7 +18,9 @@ import afsim
 REPO = Path(__file__).resolve().parents[2]
 BUILTIN = Path(afsim.__file__).parent / "scenarios"
 
-FILES = sorted((REPO / "scenarios").rglob("*.toml")) + sorted(BUILTIN.rglob("*.toml"))
+# scenarios/giacomazzi is a link to the package's copy (shipped so that `afsim reproduce`
+# works from an installed package): each file once, by its real path
+FILES = sorted({p.resolve() for p in (*(REPO / "scenarios").rglob("*.toml"), *BUILTIN.rglob("*.toml"))})
 
 
 def test_the_repository_ships_scenarios() -> None:

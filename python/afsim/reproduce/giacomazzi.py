@@ -28,6 +28,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -90,21 +91,22 @@ CASES = {"a": (10, 10), "b": (25, 10), "c": (10, 40), "d": (25, 40)}
 
 def find_scenarios_dir(start: Path | None = None) -> Path:
     """The folder holding scenario1.toml and scenario2.toml: ``$AFSIM_SCENARIOS/giacomazzi``
-    if set, else ``scenarios/giacomazzi`` in the current directory or one above it, else next
-    to the package source (a development install)."""
+    if set; else ``scenarios/giacomazzi`` in the current directory (or ``start``) or one above
+    it, so that a checkout's files, edited or not, are the ones run; else the copies shipped
+    in the package (``afsim scenarios`` lists them as ``giacomazzi/...``)."""
     env = os.environ.get("AFSIM_SCENARIOS")
     candidates = []
     if env:
         candidates.append(Path(env) / "giacomazzi")
     here = (start or Path.cwd()).resolve()
     candidates += [d / "scenarios" / "giacomazzi" for d in (here, *here.parents)]
-    candidates.append(Path(__file__).resolve().parents[3] / "scenarios" / "giacomazzi")
+    candidates.append(Path(str(resources.files("afsim") / "scenarios" / "giacomazzi")))
     for c in candidates:
         if (c / "scenario1.toml").is_file() and (c / "scenario2.toml").is_file():
             return c
     raise FileNotFoundError(
-        "cannot find scenarios/giacomazzi/scenario1.toml: run from the afsim repository, or "
-        "set AFSIM_SCENARIOS to its scenarios/ folder")
+        "cannot find giacomazzi/scenario1.toml: not under $AFSIM_SCENARIOS, the current "
+        "directory, nor the installed package (reinstall afsim)")
 
 
 # ---------------------------------------------------------------------------------------------
