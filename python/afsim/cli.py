@@ -222,9 +222,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _console(stderr: bool = False) -> Console:
     from rich.console import Console
 
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # rich exits with status 1 here; hand it to main(), which stops every output
+            # format the same way (EXIT_BROKEN_PIPE, as a filter killed by SIGPIPE)
+            self.quiet = True
+            raise BrokenPipeError
+
     stream = sys.stderr if stderr else sys.stdout
     # Off a terminal rich assumes 80 columns; the queue table is wider than that.
-    return Console(file=stream, width=None if stream.isatty() else 132, highlight=False)
+    return _Console(file=stream, width=None if stream.isatty() else 132, highlight=False)
 
 
 class ProgressBar:

@@ -207,3 +207,22 @@ def test_keyboard_interrupt_exits_130(
     monkeypatch.setattr(afsim, "run", interrupted)
     assert cli.main(["run", str(tiny)]) == 130
     assert "interrupted" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_a_reader_that_goes_away_stops_every_format_the_same_way(tiny: Path, fmt: str) -> None:
+    """`afsim run | head`: exit 141 (a filter killed by SIGPIPE), no traceback. The pipe's
+    reading end is closed before the command starts, so its first write fails."""
+    import os
+    import subprocess
+    import sys
+
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run([sys.executable, "-m", "afsim", "run", str(tiny), "--format", fmt],
+                           stdout=w, stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+    finally:
+        os.close(w)
+    assert p.returncode == cli.EXIT_BROKEN_PIPE, p.stderr
+    assert "Traceback" not in p.stderr
