@@ -1,5 +1,6 @@
 //! Runs a scenario file from Rust alone and prints a one-line summary: for profiling the core
 //! without the Python front (`cargo run --release -p afsim-core --example run_file -- FILE`).
+//! With `REPORT_JSON=PATH` in the environment it also writes the run's report there.
 
 use std::time::Instant;
 
@@ -19,6 +20,12 @@ fn main() {
         std::process::exit(1)
     });
     let wall = t0.elapsed().as_secs_f64();
+    if let Some(out) = std::env::var_os("REPORT_JSON") {
+        std::fs::write(&out, r.to_json()).unwrap_or_else(|e| {
+            eprintln!("{}: {e}", out.to_string_lossy());
+            std::process::exit(1)
+        });
+    }
     let bottleneck = r.queues.iter().max_by(|a, b| a.utilization.total_cmp(&b.utilization)).expect("a queue");
     println!(
         "{}: {} events, {} packet-hops, {:.3} s wall, {:.2} M bottleneck pkts/s ({})",

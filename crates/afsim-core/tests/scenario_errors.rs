@@ -1275,6 +1275,20 @@ fn an_enhanced_token_bucket_with_a_fixed_alpha_needs_no_csa() {
     // the excess is "served with Per Hop Behavior downgraded to Best Effort"
     assert_eq!(c.actions, [Keep, DowngradeToBestEffort, Drop]);
     assert!(s.csas.is_empty());
+    assert_eq!(p.clock, afsim_core::edge::enhanced_token_bucket::TokenClock::Continuous, "the default");
+}
+
+#[test]
+fn an_enhanced_token_bucket_token_clock_is_continuous_or_periodic() {
+    use afsim_core::edge::enhanced_token_bucket::TokenClock;
+    use afsim_core::scenario::spec::MeterSpec;
+    let s = load(&cond(&ETB.replace(" }\n", ", token_clock = \"periodic\" }\n"))).unwrap();
+    let MeterSpec::EnhancedTokenBucket(p) = &s.conditioners[0].meter else { panic!("an enhanced token bucket") };
+    assert_eq!(p.clock, TokenClock::Periodic);
+    let text = cond(&ETB.replace(" }\n", ", token_clock = \"periodical\" }\n"));
+    expect(&text, "\"periodical\"", 0, "conditioner[0].meter.token_clock", "unknown token clock 'periodical' (did you mean 'periodic'?); the token clocks are: continuous, periodic");
+    let text = cond(&ETB.replace(" }\n", ", token_clock = 1 }\n"));
+    expect(&text, "1 }", 0, "conditioner[0].meter.token_clock", "expected a string, found the integer 1");
 }
 
 #[test]
@@ -1300,7 +1314,7 @@ fn enhanced_token_bucket_fields_are_required_typed_and_checked_by_its_model() {
     let text = etb(", b1 = 10, b2 = 1, token_size = \"576B\", alpha = 0.2, buffer = \"64KB\"");
     expect(&text, "\"64KB\"", 0, "conditioner[0].meter.buffer", "the input buffer of an enhanced token bucket is counted in packets");
     let text = etb(", depth = \"10pkt\"");
-    expect(&text, "depth", 0, "conditioner[0].meter.depth", "'depth' is a field of token_bucket meters, not of enhanced_token_bucket meters; the fields of an enhanced_token_bucket meter are: kind, rate, b1, b2, token_size, alpha, buffer");
+    expect(&text, "depth", 0, "conditioner[0].meter.depth", "'depth' is a field of token_bucket meters, not of enhanced_token_bucket meters; the fields of an enhanced_token_bucket meter are: kind, rate, b1, b2, token_size, alpha, buffer, token_clock");
     let text = cond("meter = { kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10KB\", b1 = 10 }\n");
     expect(&text, "b1", 0, "conditioner[0].meter.b1", "'b1' is a field of enhanced_token_bucket meters, not of token_bucket meters");
 }

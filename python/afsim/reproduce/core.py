@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import csv
+import dataclasses
 import json
 import math
 import multiprocessing
@@ -126,11 +127,14 @@ class Experiment:
     metrics: MetricsFn
     #: What afsim measures differently from the paper here, said in the report.
     notes: tuple[str, ...] = ()
+    #: ``(experiment id, label)``: this experiment is another reading of that one (same
+    #: points, an assumption changed), so that one's published values are compared with this
+    #: one's results too, in tables titled "<table> — <label>".
+    variant_of: tuple[str, str] | None = None
 
     def subset(self, n_points: int) -> Experiment:
         """The same experiment on its first ``n_points`` points (tests, smoke runs)."""
-        return Experiment(self.id, self.title, self.scenario, self.points[:n_points],
-                          self.metrics, self.notes)
+        return dataclasses.replace(self, points=self.points[:n_points])
 
 
 @dataclass(frozen=True)
@@ -523,6 +527,19 @@ class Comparison:
         }
 
 
+def variant_values(values: Sequence[PaperValue], experiments: Iterable[Experiment]) -> list[PaperValue]:
+    """The published values again for each variant experiment (``Experiment.variant_of``),
+    pointed at the variant's results and filed under "<table> — <label>"."""
+    out = []
+    for e in experiments:
+        if e.variant_of is None:
+            continue
+        base, label = e.variant_of
+        out += [dataclasses.replace(v, experiment=e.id, table=f"{v.table} — {label}")
+                for v in values if v.experiment == base]
+    return out
+
+
 def compare(values: Sequence[PaperValue], tolerances: Mapping[str, Mapping[str, float]],
             agg: Aggregates) -> list[Comparison]:
     """Each published value beside afsim's (None where its experiment did not run)."""
@@ -600,7 +617,7 @@ def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
         agg.by_experiment[e.id] = rows
 
     values, tolerances = load_paper_values(paper.data)
-    comparisons = compare(values, tolerances, agg)
+    comparisons = compare(values + variant_values(values, experiments), tolerances, agg)
     claims = [(c, c.evaluate(agg)) for c in paper.claims]
     return Reproduction(paper, mode, jobs, experiments, tasks, outcomes, runs, agg, comparisons,
                         {k: dict(v) for k, v in tolerances.items()}, claims,
@@ -732,11 +749,20 @@ def render_markdown(rep: Reproduction, figures: Mapping[str, Sequence[Path]] | N
     lines.append("")
 
     ran = [c for c in rep.comparisons if c.value.experiment in rep.aggregates.by_experiment]
-    n_within = sum(1 for c in ran if c.within)
+    variants = {e.id: e.variant_of for e in rep.experiments if e.variant_of}
+    primary = [c for c in rep.comparisons if c.value.experiment not in variants]
+    ran_primary = [c for c in ran if c.value.experiment not in variants]
+    n_within = sum(1 for c in ran_primary if c.within)
     lines += ["## Tables", "",
-              f"{n_within} of {len(ran)} published values are within tolerance "
-              f"({len(rep.comparisons) - len(ran)} not compared: their experiments did not run).",
-              ""]
+              f"{n_within} of {len(ran_primary)} published values are within tolerance "
+              f"({len(primary) - len(ran_primary)} not compared: their experiments did not run)."]
+    for eid, (base, label) in variants.items():
+        comps = [c for c in ran if c.value.experiment == eid]
+        if comps:
+            lines.append(f"With {label} (experiment `{eid}`, the points of `{base}` with one "
+                         f"assumption changed): {sum(1 for c in comps if c.within)} of "
+                         f"{len(comps)} of the same values within tolerance.")
+    lines.append("")
     by_table: dict[str, list[Comparison]] = {}
     for c in ran:
         by_table.setdefault(c.value.table, []).append(c)

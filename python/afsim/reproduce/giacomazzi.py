@@ -131,6 +131,17 @@ def _loss(colours: pd.DataFrame, queue: str, level: int) -> float:
     return drops / arrivals if arrivals else 0.0
 
 
+def _loss_of_all(colours: pd.DataFrame, queue: str, level: int) -> float:
+    """Drops of one level ÷ arrivals of every level at one queue: the other reading of the
+    paper's "loss of non conformant packets at the router" (reported, not compared)."""
+    rows = colours[colours["queue"] == queue]
+    arrivals = int(rows["arrivals"].sum())
+    row = rows[rows["level"] == level]
+    if not arrivals or not len(row):
+        return 0.0
+    return (int(row["drops_overflow"].iloc[0]) + int(row["drops_early"].iloc[0])) / arrivals
+
+
 def _inb(conditioners: pd.DataFrame, pattern: str) -> float:
     """Input-buffer drops ÷ arrivals over the conditioners whose name matches ``pattern``."""
     c = conditioners[conditioners["name"].str.fullmatch(pattern)]
@@ -170,6 +181,7 @@ def scenario1_metrics(results: Results) -> dict[str, float]:
     # rfc2597 colour table: AF11 (in profile) level 0, downgraded best effort level 2
     m["p_c_1"] = _loss(results.colours, backbone, 0)
     m["p_nc_1"] = _loss(results.colours, backbone, 2)
+    m["p_nc_1_of_all"] = _loss_of_all(results.colours, backbone, 2)
     m["alpha_mean"] = _alpha_mean(results.alpha, "border1", end)
     q = results.queues[results.queues["name"] == backbone]
     m["backbone_utilisation"] = float(q["utilization"].iloc[0]) if len(q) else math.nan
@@ -234,7 +246,21 @@ def experiments(scenarios_dir: Path | None = None) -> tuple[Experiment, ...]:
         tuple(Point({"alpha": mode, "n_af": n}, _s1(n, mode)) for mode in ALPHA_MODES for n in N_AF),
         scenario1_metrics,
         s1_notes + ("P_nc,1 and P_c,1: drops ÷ arrivals of best-effort (downgraded) and AF11 "
-                    "packets at border1's RIO buffer towards border2",),
+                    "packets at border1's RIO buffer towards border2; the paper does not say "
+                    "what it divides by, and runs.csv also gives p_nc_1_of_all (best-effort "
+                    "drops ÷ all arrivals there)",),
+    )
+    table2_continuous = Experiment(
+        "table2_continuous",
+        "Table 2 with continuous token credit: the points of Table 2 with token_clock = "
+        "\"continuous\" instead of the scenario's \"periodic\" (an assumption, checked)",
+        s1,
+        tuple(Point(p.labels, {**dict(p.overrides), "token_clock": "continuous"}) for p in table2.points),
+        scenario1_metrics,
+        ("the same network, except that every token bucket credits its tokens continuously "
+         "from its own start (each bucket with its own phase) instead of whole tokens on a "
+         "clock shared from time 0",),
+        variant_of=("table2", "continuous token credit"),
     )
     table3_points = []
     for case, (n_af, n_be) in CASES.items():
@@ -271,7 +297,7 @@ def experiments(scenarios_dir: Path | None = None) -> tuple[Experiment, ...]:
         tuple(Point({"buffer": b, "n_af": n}, _s1(n, buffer=str(b))) for b in BUFFERS for n in N_AF),
         scenario1_metrics, s1_notes[:2],
     )
-    return (table2, table3, appendix_a, appendix_b, appendix_c)
+    return (table2, table3, appendix_a, appendix_b, appendix_c, table2_continuous)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -463,6 +489,15 @@ FIGURES = (
            series_name="α"),
     Figure("fig8_ros", "Fig. 8: Respect of Service versus number of AF sources (scenario 1)",
            "table2", "ros_pct", x="n_af", series="alpha", xlabel="N_AF",
+           ylabel="Respect of Service (%)", series_name="α"),
+    Figure("fig7_throughput_continuous",
+           "Fig. 7 with continuous token credit (experiment table2_continuous)",
+           "table2_continuous", "throughput_kbps", x="n_af", series="alpha", xlabel="N_AF",
+           ylabel="throughput per source (kbit/s)", reference=(R_PHB2_KBPS, "r = 1000 kbit/s"),
+           series_name="α"),
+    Figure("fig8_ros_continuous",
+           "Fig. 8 with continuous token credit (experiment table2_continuous)",
+           "table2_continuous", "ros_pct", x="n_af", series="alpha", xlabel="N_AF",
            ylabel="Respect of Service (%)", series_name="α"),
 )
 

@@ -50,6 +50,23 @@ pub struct Params {
     /// Capacity B of the input buffer, packets (Table I: 100; Appendix C tries 80..150). Held
     /// by the caller; kept here so one spec describes Fig. 5 whole.
     pub buffer_packets: u32,
+    /// How tokens arrive: continuously, or whole on a grid from time zero (see `TokenClock`).
+    pub clock: TokenClock,
+}
+
+/// How an enhanced token bucket's tokens arrive. The paper fills the buckets "at rate r" and
+/// counts r/(8L) tokens per second (§III.A.1) without saying whether a token is credited bit by
+/// bit or arrives whole; the two readings differ in how the buckets of many sources line up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TokenClock {
+    /// Tokens accrue continuously (exact nanobits, `token_bucket::Bucket`): a bucket's phase
+    /// is set by its own history, so the sources of an aggregate drift apart.
+    #[default]
+    Continuous,
+    /// Whole tokens, the k-th at k·8L/rate after time zero (`PeriodicBucket`): a token
+    /// generator with period 8L/r started with the simulation. Buckets of equal rate receive
+    /// their tokens at the same instants, and so release packets in step.
+    Periodic,
 }
 
 impl Params {
@@ -125,6 +142,150 @@ impl Decision {
     }
 }
 
+/// One of the two buckets, under either token clock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tokens {
+    Continuous(Bucket),
+    Periodic(PeriodicBucket),
+}
+
+impl Tokens {
+    /// A full bucket of `tokens` tokens of `token` nanobits each, filled at `rate_bps`.
+    fn full(clock: TokenClock, rate_bps: u64, tokens: u64, token: u128, now: SimTime) -> Self {
+        match clock {
+            TokenClock::Continuous => Tokens::Continuous(Bucket::full(rate_bps, u128::from(tokens) * token, now)),
+            TokenClock::Periodic => Tokens::Periodic(PeriodicBucket::full(rate_bps, tokens, token, now)),
+        }
+    }
+
+    /// Tokens held as of the last update, nanobits (whole tokens × the token's nanobits for a
+    /// periodic bucket).
+    pub fn tokens(&self) -> u128 {
+        match self {
+            Tokens::Continuous(b) => b.tokens(),
+            Tokens::Periodic(b) => u128::from(b.tokens) * b.token,
+        }
+    }
+
+    pub fn rate_bps(&self) -> u64 {
+        match self {
+            Tokens::Continuous(b) => b.rate_bps(),
+            Tokens::Periodic(b) => b.rate_bps,
+        }
+    }
+
+    /// The earliest instant, not before `now`, at which the bucket holds `cost` nanobits (one
+    /// token) if nothing is taken meanwhile.
+    pub fn ready_at(&self, now: SimTime, cost: u128) -> Option<SimTime> {
+        match self {
+            Tokens::Continuous(b) => b.ready_at(now, cost),
+            Tokens::Periodic(b) => {
+                debug_assert_eq!(cost, b.token, "a periodic bucket's packets cost one token");
+                b.ready_at(now)
+            }
+        }
+    }
+
+    #[inline]
+    fn refill(&mut self, now: SimTime) {
+        match self {
+            Tokens::Continuous(b) => {
+                b.refill(now);
+            }
+            Tokens::Periodic(b) => b.refill(now),
+        }
+    }
+
+    /// Takes one token of `cost` nanobits if there is one (after `refill`).
+    #[inline]
+    fn take(&mut self, cost: u128) -> bool {
+        match self {
+            Tokens::Continuous(b) => b.take(cost),
+            Tokens::Periodic(b) => b.take(),
+        }
+    }
+
+    fn set_rate(&mut self, now: SimTime, rate_bps: u64) {
+        match self {
+            Tokens::Continuous(b) => b.set_rate(now, rate_bps),
+            Tokens::Periodic(b) => b.set_rate(now, rate_bps),
+        }
+    }
+}
+
+/// A bucket whose tokens arrive whole on a grid from time zero: at rate ρ bit/s and a token of
+/// 8L bits, the k-th token at ⌈k·8L/ρ⌉ (in nanoseconds, exact). Every bucket with the same
+/// rate shares the grid. A change of rate credits the tokens of the old grid up to that
+/// instant, and from then on tokens arrive on the new rate's grid (also counted from zero).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeriodicBucket {
+    rate_bps: u64,
+    capacity: u64,
+    tokens: u64,
+    /// One token, nanobits (8L · 10⁹).
+    token: u128,
+    /// Grid index of the last token credited (or skipped by a rate change).
+    credited: u128,
+}
+
+impl PeriodicBucket {
+    fn full(rate_bps: u64, capacity: u64, token: u128, now: SimTime) -> Self {
+        let mut b = PeriodicBucket { rate_bps, capacity, tokens: capacity, token, credited: 0 };
+        b.credited = b.index(now);
+        b
+    }
+
+    /// The number of grid points in (0, now]: ⌊now · ρ / token⌋.
+    #[inline]
+    fn index(&self, now: SimTime) -> u128 {
+        u128::from(now.as_nanos()) * u128::from(self.rate_bps) / self.token
+    }
+
+    /// Tokens held at `now` counting those arrived since the last update, capped.
+    #[inline]
+    fn held(&self, now: SimTime) -> u64 {
+        let new = self.index(now).saturating_sub(self.credited);
+        u64::try_from(u128::from(self.tokens) + new).unwrap_or(u64::MAX).min(self.capacity)
+    }
+
+    #[inline]
+    fn refill(&mut self, now: SimTime) {
+        let i = self.index(now);
+        if i > self.credited {
+            self.tokens = self.held(now);
+            self.credited = i;
+        }
+    }
+
+    #[inline]
+    fn take(&mut self) -> bool {
+        if self.tokens >= 1 {
+            self.tokens -= 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn ready_at(&self, now: SimTime) -> Option<SimTime> {
+        if self.held(now) >= 1 {
+            return Some(now);
+        }
+        if self.rate_bps == 0 {
+            return None;
+        }
+        // the next grid point: the smallest t with ⌊t·ρ / token⌋ ≥ credited + 1
+        let t = ((self.credited + 1) * self.token).div_ceil(u128::from(self.rate_bps));
+        u64::try_from(t).ok().map(|t| SimTime(t).max(now))
+    }
+
+    fn set_rate(&mut self, now: SimTime, rate_bps: u64) {
+        self.refill(now);
+        self.rate_bps = rate_bps;
+        self.credited = self.index(now);
+    }
+}
+
 /// An enhanced token bucket (see the module header).
 #[derive(Clone, Debug)]
 pub struct EnhancedTokenBucket {
@@ -134,9 +295,9 @@ pub struct EnhancedTokenBucket {
     /// One token, nanobits: what every packet costs.
     token: u128,
     /// Conformant bucket: b1 tokens, filled at r.
-    conformant: Bucket,
+    conformant: Tokens,
     /// Non-conformant bucket: b2 tokens, filled at α·r.
-    nonconformant: Bucket,
+    nonconformant: Tokens,
     /// Packets served green (conformant) and yellow (downgraded).
     pub stats: MarkerStats,
 }
@@ -151,8 +312,8 @@ impl EnhancedTokenBucket {
             params,
             alpha: params.alpha,
             token: c.cost(0),
-            conformant: Bucket::full(c.rate_bps, c.capacity(), now),
-            nonconformant: Bucket::full(nc.rate_bps, nc.capacity(), now),
+            conformant: Tokens::full(params.clock, c.rate_bps, params.b1_tokens, c.cost(0), now),
+            nonconformant: Tokens::full(params.clock, nc.rate_bps, params.b2_tokens, c.cost(0), now),
             stats: MarkerStats::default(),
         }
     }
@@ -170,18 +331,18 @@ impl EnhancedTokenBucket {
         self.alpha
     }
 
-    pub fn conformant(&self) -> &Bucket {
+    pub fn conformant(&self) -> &Tokens {
         &self.conformant
     }
 
-    pub fn nonconformant(&self) -> &Bucket {
+    pub fn nonconformant(&self) -> &Tokens {
         &self.nonconformant
     }
 
     /// Whether `bucket` holds a whole token at `now` (tokens accrued since its last update
     /// included), without changing it.
     #[inline]
-    fn has_token(&self, bucket: &Bucket, now: SimTime) -> bool {
+    fn has_token(&self, bucket: &Tokens, now: SimTime) -> bool {
         bucket.ready_at(now, self.token).is_some_and(|t| t <= now)
     }
 
@@ -273,7 +434,7 @@ mod tests {
 
     /// r = 8000 bit/s with L = 1000 B: exactly one conformant token per second.
     fn params(alpha: f64) -> Params {
-        Params { rate_bps: 8_000, b1_tokens: 10, b2_tokens: 1, token_bytes: 1_000, alpha, buffer_packets: 100 }
+        Params { rate_bps: 8_000, b1_tokens: 10, b2_tokens: 1, token_bytes: 1_000, alpha, buffer_packets: 100, clock: TokenClock::Continuous }
     }
 
     fn etb(alpha: f64) -> EnhancedTokenBucket {
@@ -302,6 +463,83 @@ mod tests {
 
     fn count(served: &[(SimTime, Decision)], d: Decision) -> usize {
         served.iter().filter(|(_, x)| *x == d).count()
+    }
+
+    fn periodic(alpha: f64) -> Params {
+        Params { clock: TokenClock::Periodic, ..params(alpha) }
+    }
+
+    fn times(served: &[(SimTime, Decision)], d: Decision) -> Vec<SimTime> {
+        served.iter().filter(|(_, x)| *x == d).map(|(t, _)| *t).collect()
+    }
+
+    #[test]
+    fn periodic_tokens_arrive_whole_on_the_grid_from_time_zero() {
+        // α = 0.4: conformant tokens at 1 s, 2 s, …; non-conformant at 8000·0.4 = 3200 bit/s,
+        // one 8000-bit token every 2.5 s: 2.5 s, 5 s, 7.5 s, …
+        let mut e = EnhancedTokenBucket::new(periodic(0.4), SimTime::ZERO);
+        let served = drain_until(&mut e, SimTime::ZERO, at_s(10));
+        let green = times(&served, Decision::Green);
+        assert_eq!(green.len(), 10 + 10, "b1 at the start, then one per second");
+        assert!(green[..10].iter().all(|&t| t == SimTime::ZERO));
+        assert_eq!(green[10..], (1..=10).map(at_s).collect::<Vec<_>>());
+        // b2 = 1 at the start, then a token every 2.5 s; at 5 s and 10 s both buckets get a
+        // token at once: one packet goes green, the next takes the yellow token at once
+        let yellow = times(&served, Decision::Yellow);
+        assert_eq!(yellow, [0, 2_500, 5_000, 7_500, 10_000].map(|ms| SimTime(ms * 1_000_000)));
+        // nothing between grid points: just before the next token there is still none
+        let mut e = EnhancedTokenBucket::new(Params { b1_tokens: 1, ..periodic(0.0) }, SimTime::ZERO);
+        assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Green);
+        assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Yellow, "b2 starts full; α = 0 never refills it");
+        assert_eq!(e.serve(SimTime(999_999_999), 1_000), Decision::Wait);
+        assert_eq!(e.next_service(SimTime(500_000_000)), Some(at_s(1)));
+        assert_eq!(e.serve(at_s(1), 1_000), Decision::Green);
+    }
+
+    #[test]
+    fn periodic_buckets_created_at_different_times_share_the_grid_continuous_ones_do_not() {
+        for (clock, second_at) in [(TokenClock::Periodic, at_s(1)), (TokenClock::Continuous, SimTime(1_300_000_000))] {
+            let p = Params { b1_tokens: 1, clock, ..params(0.0) };
+            let mut a = EnhancedTokenBucket::new(p, SimTime::ZERO);
+            let mut b = EnhancedTokenBucket::new(p, SimTime(300_000_000));
+            assert_eq!(a.serve(SimTime::ZERO, 1_000), Decision::Green);
+            assert_eq!(a.serve(SimTime::ZERO, 1_000), Decision::Yellow);
+            assert_eq!(b.serve(SimTime(300_000_000), 1_000), Decision::Green);
+            assert_eq!(b.serve(SimTime(300_000_000), 1_000), Decision::Yellow);
+            assert_eq!(a.next_service(SimTime(300_000_000)), Some(at_s(1)));
+            assert_eq!(b.next_service(SimTime(300_000_000)), Some(second_at), "{clock:?}");
+        }
+    }
+
+    #[test]
+    fn periodic_alpha_change_credits_the_old_grid_then_follows_the_new_one() {
+        let mut e = EnhancedTokenBucket::new(Params { b1_tokens: 1, b2_tokens: 2, ..periodic(0.4) }, SimTime::ZERO);
+        // empty both buckets at 0
+        assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Green);
+        assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Yellow);
+        assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Yellow);
+        assert_eq!(e.nonconformant().tokens(), 0);
+        // at 3 s the old grid (every 2.5 s) has given one token; α = 0.5 then fills on the
+        // 2 s grid: the next token at 4 s, not 3 s + 2 s
+        e.set_alpha(at_s(3), 0.5);
+        assert_eq!(e.nonconformant().tokens(), nanobits(1_000), "the 2.5 s token was credited");
+        assert_eq!(e.nonconformant().rate_bps(), 4_000);
+        assert_eq!(e.nonconformant().ready_at(at_s(3), nanobits(1_000)), Some(at_s(3)));
+        // α = 0: a periodic bucket with no rate never refills
+        let mut z = EnhancedTokenBucket::new(Params { b1_tokens: 1, ..periodic(0.0) }, SimTime::ZERO);
+        assert_eq!(z.serve(SimTime::ZERO, 1_000), Decision::Green);
+        assert_eq!(z.serve(SimTime::ZERO, 1_000), Decision::Yellow, "b2 starts full");
+        assert_eq!(z.nonconformant().ready_at(at_s(100), nanobits(1_000)), None);
+    }
+
+    #[test]
+    fn periodic_next_token_after_a_rate_change_is_on_the_new_grid() {
+        let mut e = EnhancedTokenBucket::new(Params { b1_tokens: 1, b2_tokens: 1, ..periodic(0.4) }, SimTime::ZERO);
+        assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Green);
+        assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Yellow);
+        e.set_alpha(SimTime(1_000_000_000), 0.5); // before the old grid's 2.5 s token
+        assert_eq!(e.nonconformant().tokens(), 0);
+        assert_eq!(e.nonconformant().ready_at(at_s(1), nanobits(1_000)), Some(at_s(2)), "4000 bit/s: 2 s, 4 s, …");
     }
 
     #[test]
@@ -433,6 +671,7 @@ mod tests {
             token_bytes: 1_000,
             alpha: 1.0 / 3.0,
             buffer_packets: 1,
+            clock: TokenClock::Continuous,
         };
         let mut e = EnhancedTokenBucket::new(p, SimTime::ZERO);
         assert_eq!(e.nonconformant().rate_bps(), 1_000);
@@ -498,7 +737,7 @@ mod tests {
     fn table_one_parameters_are_valid() {
         for r in [1_600_000, 1_000_000, 400_000] {
             let p =
-                Params { rate_bps: r, b1_tokens: 10, b2_tokens: 1, token_bytes: 576, alpha: 0.4, buffer_packets: 100 };
+                Params { rate_bps: r, b1_tokens: 10, b2_tokens: 1, token_bytes: 576, alpha: 0.4, buffer_packets: 100, clock: TokenClock::Continuous };
             assert!(p.validate().is_ok());
         }
     }

@@ -458,6 +458,7 @@ fn etb_conditioner(name: &str, node: usize, from: usize, rate_bps: u64, alpha: f
             token_bytes: 500,
             alpha,
             buffer_packets: 100,
+            clock: crate::edge::enhanced_token_bucket::TokenClock::Continuous,
         }),
         per_flow: false,
         actions: [Mark(crate::edge::dscp::AF11), DowngradeToBestEffort, Keep],

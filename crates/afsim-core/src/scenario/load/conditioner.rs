@@ -36,6 +36,7 @@ use super::source::{list, Fail, First};
 use super::value::{Field, Rec, Scalar, Spots, Val};
 use crate::edge::srtcm::Mode;
 use crate::edge::token_bucket::Depth;
+use crate::edge::enhanced_token_bucket::TokenClock;
 use crate::edge::{csa, dscp, enhanced_token_bucket, srtcm, token_bucket, trtcm, tsw, ParamError, PerColourAction};
 use crate::net::packet::proto;
 use crate::scenario::spec::{
@@ -60,7 +61,7 @@ fn meter_fields(kind: &str) -> &'static [&'static str] {
         "trtcm" => &["kind", "cir", "cbs", "pir", "pbs", "colour_aware"],
         "tsw2cm" => &["kind", "target", "window"],
         "tsw3cm" => &["kind", "committed", "peak", "window"],
-        _ => &["kind", "rate", "b1", "b2", "token_size", "alpha", "buffer"],
+        _ => &["kind", "rate", "b1", "b2", "token_size", "alpha", "buffer", "token_clock"],
     }
 }
 
@@ -377,6 +378,7 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
     let mut tokens: [Option<u64>; 2] = [None, None];
     let mut alpha = None;
     let mut etb_buffer = None;
+    let mut clock = TokenClock::default();
     for g in &fields {
         if !own.contains(&g.key) {
             let owners: Vec<&str> = METER_KINDS.iter().copied().filter(|k| meter_fields(k).contains(&g.key)).collect();
@@ -418,6 +420,12 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
             "b1" => tokens[0] = Some(v.int_at_least(0)?),
             "b2" => tokens[1] = Some(v.int_at_least(0)?),
             "alpha" => alpha = Some((v.number()?, v.at)),
+            "token_clock" => {
+                clock = match v.choice(&["continuous", "periodic"], "token clock")? {
+                    "periodic" => TokenClock::Periodic,
+                    _ => TokenClock::Continuous,
+                }
+            }
             "buffer" => {
                 etb_buffer = Some(match v.quantity(Quantity::Amount, parse_amount)? {
                     Limit::Packets(n) => n,
@@ -493,6 +501,7 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
                 // stand-in that passes `validate`.
                 alpha: alpha.map_or(0.0, |(a, _)| a),
                 buffer_packets: etb_buffer.ok_or_else(|| t.missing("buffer", "\"100pkt\""))?,
+                clock,
             };
             p.validate().map_err(|e| meter_fail(&spots, &e))?;
             return Ok((MeterSpec::EnhancedTokenBucket(p), kind, alpha.map(|(_, at)| at)));
