@@ -174,6 +174,9 @@ def test_progress_exception_stops_the_run_and_is_raised(busy: Path) -> None:
 def test_ctrl_c_stops_a_long_run(busy: Path) -> None:
     """SIGINT while the core runs (GIL released, no callback) stops it within an interval."""
     long = afsim.load_scenario(busy, overrides={"duration": "100000s"})
+    # Python's own handler, whatever this process inherited: a shell starts background jobs
+    # with SIGINT ignored, and then Python never raises KeyboardInterrupt
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
     start = time.monotonic()
     timer.start()
@@ -182,6 +185,7 @@ def test_ctrl_c_stops_a_long_run(busy: Path) -> None:
             _core.run(long)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - start < 30
 
 

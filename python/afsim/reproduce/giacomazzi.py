@@ -131,15 +131,21 @@ def _loss(colours: pd.DataFrame, queue: str, level: int) -> float:
     return drops / arrivals if arrivals else 0.0
 
 
-def _loss_of_all(colours: pd.DataFrame, queue: str, level: int) -> float:
-    """Drops of one level ÷ arrivals of every level at one queue: the other reading of the
-    paper's "loss of non conformant packets at the router" (reported, not compared)."""
-    rows = colours[colours["queue"] == queue]
-    arrivals = int(rows["arrivals"].sum())
-    row = rows[rows["level"] == level]
-    if not arrivals or not len(row):
+def _loss_of_phb(colours: pd.DataFrame, queue: str, level: int, conditioners: pd.DataFrame,
+                 pattern: str) -> float:
+    """Drops of one level at one queue ÷ every packet the PHB's meters forwarded (green and
+    yellow): the share of the PHB's packets lost as non-conformant at that router, the
+    paper's P_nc,i. The paper does not define it; its own Table 3 does. RIO drops an OUT packet
+    with a probability that depends on avg_q_tot alone, so downgraded and best-effort packets
+    at the internal router are dropped alike, and in every row of Table 3 P_nc,ir / P_be,ir
+    equals the PHB's non-conformant share (1 − RoS·r/throughput): only this denominator gives
+    that."""
+    row = colours[(colours["queue"] == queue) & (colours["level"] == level)]
+    c = conditioners[conditioners["name"].str.fullmatch(pattern)]
+    sent = int(c["green_packets"].sum()) + int(c["yellow_packets"].sum())
+    if not len(row) or not sent:
         return 0.0
-    return (int(row["drops_overflow"].iloc[0]) + int(row["drops_early"].iloc[0])) / arrivals
+    return (int(row["drops_overflow"].iloc[0]) + int(row["drops_early"].iloc[0])) / sent
 
 
 def _inb(conditioners: pd.DataFrame, pattern: str) -> float:
@@ -180,8 +186,10 @@ def scenario1_metrics(results: Results) -> dict[str, float]:
     m["p_inb"] = _inb(results.conditioners, r"etb\d+")
     # rfc2597 colour table: AF11 (in profile) level 0, downgraded best effort level 2
     m["p_c_1"] = _loss(results.colours, backbone, 0)
-    m["p_nc_1"] = _loss(results.colours, backbone, 2)
-    m["p_nc_1_of_all"] = _loss_of_all(results.colours, backbone, 2)
+    # compared: the PHB's share lost as non-conformant (see _loss_of_phb); kept beside it, the
+    # probability that a downgraded packet is lost
+    m["p_nc_1"] = _loss_of_phb(results.colours, backbone, 2, results.conditioners, r"etb\d+")
+    m["p_nc_1_of_level"] = _loss(results.colours, backbone, 2)
     m["alpha_mean"] = _alpha_mean(results.alpha, "border1", end)
     q = results.queues[results.queues["name"] == backbone]
     m["backbone_utilisation"] = float(q["utilization"].iloc[0]) if len(q) else math.nan
@@ -199,8 +207,12 @@ def scenario2_metrics(results: Results) -> dict[str, float]:
     for prefix, group, etb, level in (("af1.", "af1_", r"etb1_\d+", 1), ("af3.", "af3_", r"etb3_\d+", 2)):
         m |= _group_metrics(prefix, f[f["group"] == group], end)
         m[f"{prefix}p_inb"] = _inb(results.conditioners, etb)
-        m[f"{prefix}p_nc_br"] = _loss(col, br, level)
-        m[f"{prefix}p_nc_ir"] = _loss(col, ir, level)
+        # compared: the PHB's share lost as non-conformant (see _loss_of_phb); kept beside
+        # it, the probability that a downgraded packet is lost
+        m[f"{prefix}p_nc_br"] = _loss_of_phb(col, br, level, results.conditioners, etb)
+        m[f"{prefix}p_nc_ir"] = _loss_of_phb(col, ir, level, results.conditioners, etb)
+        m[f"{prefix}p_nc_br_of_level"] = _loss(col, br, level)
+        m[f"{prefix}p_nc_ir_of_level"] = _loss(col, ir, level)
         # one IN level for both PHBs: the conformant losses are counted together
         m[f"{prefix}p_c_br"] = _loss(col, br, 0)
         m[f"{prefix}p_c_ir"] = _loss(col, ir, 0)
@@ -245,10 +257,11 @@ def experiments(scenarios_dir: Path | None = None) -> tuple[Experiment, ...]:
         s1,
         tuple(Point({"alpha": mode, "n_af": n}, _s1(n, mode)) for mode in ALPHA_MODES for n in N_AF),
         scenario1_metrics,
-        s1_notes + ("P_nc,1 and P_c,1: drops ÷ arrivals of best-effort (downgraded) and AF11 "
-                    "packets at border1's RIO buffer towards border2; the paper does not say "
-                    "what it divides by, and runs.csv also gives p_nc_1_of_all (best-effort "
-                    "drops ÷ all arrivals there)",),
+        s1_notes + ("P_nc,1: drops of downgraded packets at border1's RIO buffer towards "
+                    "border2 ÷ all packets the buckets forwarded (the PHB's share lost as "
+                    "non-conformant; the paper's own Table 3 implies this denominator, see "
+                    "docs/assumptions.md); runs.csv also gives p_nc_1_of_level (÷ downgraded "
+                    "arrivals only). P_c,1: drops ÷ arrivals of AF11 packets there",),
     )
     table2_continuous = Experiment(
         "table2_continuous",
@@ -274,6 +287,8 @@ def experiments(scenarios_dir: Path | None = None) -> tuple[Experiment, ...]:
         "table3", "Table 3: scenario 2, cases a–d, CSA in the internal router (IR) or not",
         s2, tuple(table3_points), scenario2_metrics,
         ("throughput as in scenario 1 (bits sent ÷ simulated time), mean over the PHB's sources",
+         "P_nc,br and P_nc,ir: drops of the PHB's downgraded packets at that router ÷ all "
+         "packets its buckets forwarded, as for P_nc,1; runs.csv also gives *_of_level",
          "P_c,br and P_c,ir: afsim counts in-profile losses of both AF PHBs at one IN level, so "
          "the AF_PHB_1 and AF_PHB_3 rows carry the same aggregate value",
          "best-effort sources are greedy TCP Reno sources like the AF ones (assumption); their "
