@@ -406,3 +406,21 @@ def test_reproduce_package_lists_its_papers() -> None:
     assert reproduce.paper_module("giacomazzi") is giacomazzi
     with pytest.raises(KeyError):
         reproduce.paper_module("nope")
+
+
+def test_a_variant_experiment_is_compared_with_its_base_experiments_values() -> None:
+    base = Experiment("e", "base", Path("s.toml"), (Point({"n": 1}, {}),), giacomazzi.scenario1_metrics)
+    variant = Experiment("e_v", "variant", Path("s.toml"), (Point({"n": 1}, {"x": "1"}),),
+                         giacomazzi.scenario1_metrics, variant_of=("e", "x = 1"))
+    values = [core.PaperValue("Table 2", "r", "c", 5.0, "e", {"n": 1}, "thr", "throughput"),
+              core.PaperValue("Table 3", "r", "c", 7.0, "other", {"n": 1}, "thr", "throughput")]
+    extra = core.variant_values(values, [base, variant])
+    assert [(v.table, v.experiment, v.value) for v in extra] == [("Table 2 — x = 1", "e_v", 5.0)]
+    assert core.variant_values(values, [base]) == []
+    # the variant's results, not the base's, meet the copied value
+    agg = Aggregates()
+    agg.by_experiment["e"] = [(base.points[0], {"thr": Stat.of([4.0])})]
+    agg.by_experiment["e_v"] = [(variant.points[0], {"thr": Stat.of([5.1])})]
+    tol = {"throughput": {"relative": 0.05}}
+    comps = core.compare(values[:1] + extra, tol, agg)
+    assert [(c.value.experiment, c.afsim.mean, c.within) for c in comps] == [("e", 4.0, False), ("e_v", 5.1, True)]
