@@ -120,14 +120,19 @@ def _mean_sent_kbps(flows: pd.DataFrame, end_s: float) -> float:
     return float((flows["bytes_sent"] * 8.0 / end_s / 1000.0).mean())
 
 
+def _drops_and_arrivals(colours: pd.DataFrame, queue: str, level: int) -> tuple[int, int]:
+    """Drops (early and overflow) and arrivals of one drop-precedence level at one queue."""
+    row = colours[(colours["queue"] == queue) & (colours["level"] == level)]
+    if not len(row):
+        return 0, 0
+    r = row.iloc[0]
+    return int(r["drops_overflow"]) + int(r["drops_early"]), int(r["arrivals"])
+
+
 def _loss(colours: pd.DataFrame, queue: str, level: int) -> float:
     """Drops ÷ arrivals of one drop-precedence level at one queue; 0 when none arrived (the
     paper prints 0 where nothing was lost)."""
-    row = colours[(colours["queue"] == queue) & (colours["level"] == level)]
-    if not len(row):
-        return 0.0
-    arrivals = int(row["arrivals"].iloc[0])
-    drops = int(row["drops_overflow"].iloc[0]) + int(row["drops_early"].iloc[0])
+    drops, arrivals = _drops_and_arrivals(colours, queue, level)
     return drops / arrivals if arrivals else 0.0
 
 
@@ -140,12 +145,10 @@ def _loss_of_phb(colours: pd.DataFrame, queue: str, level: int, conditioners: pd
     at the internal router are dropped alike, and in every row of Table 3 P_nc,ir / P_be,ir
     equals the PHB's non-conformant share (1 − RoS·r/throughput): only this denominator gives
     that."""
-    row = colours[(colours["queue"] == queue) & (colours["level"] == level)]
+    drops, _ = _drops_and_arrivals(colours, queue, level)
     c = conditioners[conditioners["name"].str.fullmatch(pattern)]
     sent = int(c["green_packets"].sum()) + int(c["yellow_packets"].sum())
-    if not len(row) or not sent:
-        return 0.0
-    return (int(row["drops_overflow"].iloc[0]) + int(row["drops_early"].iloc[0])) / sent
+    return drops / sent if sent else 0.0
 
 
 def _inb(conditioners: pd.DataFrame, pattern: str) -> float:

@@ -6,7 +6,7 @@
 //!   - the average is an EWMA of the instantaneous queue length *before* the arrival, updated
 //!     on every arrival with weight w_q;
 //!   - after an idle period the average first decays as if m packets had arrived to an empty
-//!     queue, m = ⌊idle time / transmission time of a mean-sized packet⌋ (`idle_slots`); the
+//!     queue, m = ⌊idle time / transmission time of a mean-sized packet⌋ (`IdleClock::slots`); the
 //!     queue is idle from the moment the link finishes its last packet;
 //!   - p_b rises linearly from 0 at min_th to max_p at max_th; with `gentle`, from max_p at
 //!     max_th to 1 at 2·max_th; beyond max_th (2·max_th if gentle) every arrival is dropped
@@ -37,10 +37,11 @@
 //!   works as above.
 //! - Thresholds are in packets, as ns-2's `thresh_`/`maxthresh_`; when the queue is measured in
 //!   bytes (`Measure::Bytes`, ns-2 `queue_in_bytes_`) they are multiplied by `mean_pkt_size`.
-//! - The maths is pure and separate (`RedAverage`, `idle_slots`, `drop_probability`, `spaced`,
-//!   `byte_scaled`, and `Spacing`, the count state machine), so tests check it exactly.
-//!   `IdleClock` is the per-queue fast path of `idle_slots` and of (1 − w_q)^m (an exact
-//!   strength-reduced division and a table), tested equal to them.
+//! - The maths is pure and separate (`RedAverage`, `IdleClock`, `decay_factor`,
+//!   `drop_probability`, `spaced`, `byte_scaled`, and `Spacing`, the count state machine), so
+//!   tests check it exactly. `IdleClock` prepares each queue's idle arithmetic once (an exact
+//!   strength-reduced division and a table of decay factors); the tests check it against the
+//!   plain formula (`tests::idle_slots`) and ns-2's loop.
 //!   `Spacing`, `Curve`, `Common`, `Stats` and `Activity` are shared with `rio` and `wred`.
 //! - Drops: early and forced both return `DropReason::Early`; per-level counters in `Stats`
 //!   tell them apart. Levels are drop-precedence levels from the domain's `ColourTable`, used
@@ -62,7 +63,6 @@ use crate::queue::ecn_mark::{self, Signal, Strategy};
 use crate::queue::DropReason;
 use crate::scenario::spec::Limit;
 use crate::sim::rng::Rng;
-use crate::sim::time::mul_div;
 use crate::sim::time::{SimDuration, SimTime};
 
 /// What the average (and the thresholds) measure.
@@ -227,14 +227,6 @@ impl Params {
     }
 }
 
-/// How many packets ns-2 pretends arrived to an empty queue during an idle period: the idle
-/// time over the transmission time of a mean-sized packet, rounded down (red.cc:
-/// `m = int(ptc * (now - idletime))`, `ptc = bandwidth / (8 · mean_pktsize)`). Exact in
-/// integers: ⌊idle_ns · rate / (8 · mean · 10^9)⌋.
-pub fn idle_slots(idle: SimDuration, link_rate_bps: u64, mean_pkt_size: u32) -> u64 {
-    mul_div(idle.as_nanos(), link_rate_bps, u64::from(mean_pkt_size) * 8 * 1_000_000_000)
-}
-
 /// The EWMA of the queue length.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RedAverage {
@@ -251,16 +243,11 @@ impl RedAverage {
         self.avg
     }
 
-    /// One arrival that finds `q` queued (packets or bytes) after `idle_slots` idle slots:
-    /// avg ← avg·(1−w_q)^m, then avg ← (1−w_q)·avg + w_q·q (red.cc `estimator`).
+    /// One arrival that finds `q` queued (packets or bytes) after an idle period that leaves
+    /// `decay` = (1−w_q)^m of the average (`decay_factor`; 1 without idle time): avg ← avg·decay,
+    /// then avg ← (1−w_q)·avg + w_q·q (red.cc `estimator`).
     #[inline]
-    pub fn update(&mut self, q: f64, idle_slots: u64, w_q: f64) -> f64 {
-        self.update_decayed(q, decay_factor(w_q, idle_slots), w_q)
-    }
-
-    /// `update` with the idle decay (1−w_q)^m already computed (`IdleClock::decay`).
-    #[inline]
-    pub fn update_decayed(&mut self, q: f64, decay: f64, w_q: f64) -> f64 {
+    pub fn update(&mut self, q: f64, decay: f64, w_q: f64) -> f64 {
         // Floyd & Jacobson: after an idle period, as if m small packets had arrived to an
         // empty queue. Multiplying by 1 when there was no idle time changes nothing.
         self.avg *= decay;
@@ -441,8 +428,8 @@ impl Activity {
 /// Decay factors (1 − w_q)^m kept in a table for m below this.
 const DECAY_TABLE: usize = 32;
 
-/// The idle-decay arithmetic of one queue, prepared once: the slot count of `idle_slots` with
-/// its constant divisor strength-reduced (an exact multiply-and-shift instead of a hardware
+/// The idle-decay arithmetic of one queue, prepared once: ns-2's slot count (red.cc:
+/// `m = int(ptc * (now - idletime))`, `ptc = bandwidth / (8 · mean_pktsize)`) with its constant divisor strength-reduced (an exact multiply-and-shift instead of a hardware
 /// division on every arrival), and (1 − w_q)^m for small m, each entry equal to `powi`'s.
 #[derive(Clone, Copy, Debug)]
 pub struct IdleClock {
@@ -464,7 +451,8 @@ impl IdleClock {
         }
     }
 
-    /// `idle_slots(idle, link_rate_bps, mean_pkt_size)`, exactly.
+    /// How many mean-sized packets the link could have sent in `idle`, rounded down:
+    /// ⌊idle_ns · rate / (8 · mean · 10⁹)⌋, exact in integers.
     #[inline]
     pub fn slots(&self, idle: SimDuration) -> u64 {
         match idle.as_nanos().checked_mul(self.link_rate_bps) {
@@ -488,7 +476,7 @@ impl IdleClock {
     /// `RedAverage::update` for an arrival credited `m` idle slots.
     #[inline]
     pub fn update(&self, avg: &mut RedAverage, q: f64, m: u64) -> f64 {
-        avg.update_decayed(q, self.decay(m), self.w_q)
+        avg.update(q, self.decay(m), self.w_q)
     }
 }
 
@@ -934,6 +922,7 @@ pub(crate) mod testkit {
 mod tests {
     use super::testkit::{poisson, run};
     use super::*;
+    use crate::sim::time::mul_div;
     use crate::edge::dscp::{AF11, AF12, BE};
     use crate::net::packet::{Ecn, Packet};
     use crate::sim::rng::stream;
@@ -978,18 +967,26 @@ mod tests {
     #[test]
     fn average_is_an_ewma_of_the_length_found_by_each_arrival() {
         let mut a = RedAverage::default();
-        assert!(close(a.update(4.0, 0, 0.5), 2.0));
-        assert!(close(a.update(4.0, 0, 0.5), 3.0));
+        assert!(close(a.update(4.0, decay_factor(0.5, 0), 0.5), 2.0));
+        assert!(close(a.update(4.0, decay_factor(0.5, 0), 0.5), 3.0));
         let mut b = RedAverage::default();
-        assert!(close(b.update(10.0, 0, 0.002), 0.02));
-        assert!(close(b.update(10.0, 0, 0.002), 0.02 * 0.998 + 0.02));
+        assert!(close(b.update(10.0, decay_factor(0.002, 0), 0.002), 0.02));
+        assert!(close(b.update(10.0, decay_factor(0.002, 0), 0.002), 0.02 * 0.998 + 0.02));
     }
 
     #[test]
     fn idle_decay_multiplies_by_one_minus_w_to_the_m_first() {
         let mut a = RedAverage { avg: 3.0 };
         // 3 · 0.5² = 0.75, then 0.5 · 0.75 + 0.5 · 0
-        assert!(close(a.update(0.0, 2, 0.5), 0.375));
+        assert!(close(a.update(0.0, decay_factor(0.5, 2), 0.5), 0.375));
+    }
+
+    /// The plain formula `IdleClock::slots` is checked against: how many packets ns-2
+    /// pretends arrived to an empty queue during an idle period, the idle time over the
+    /// transmission time of a mean-sized packet, rounded down (red.cc: `m = int(ptc * (now -
+    /// idletime))`, `ptc = bandwidth / (8 · mean_pktsize)`): ⌊idle_ns · rate / (8 · mean · 10^9)⌋.
+    fn idle_slots(idle: SimDuration, link_rate_bps: u64, mean_pkt_size: u32) -> u64 {
+        mul_div(idle.as_nanos(), link_rate_bps, u64::from(mean_pkt_size) * 8 * 1_000_000_000)
     }
 
     #[test]

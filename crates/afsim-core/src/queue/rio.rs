@@ -18,7 +18,7 @@
 //!   has its own count state.
 //! - Idle decay, as ns-2 `dsredq.cc`: a virtual queue (IN; total or OUT) is idle from the
 //!   dequeue that leaves it empty until a packet of it is accepted; an arrival first decays
-//!   that queue's average by the idle slots (see `red::idle_slots`).
+//!   that queue's average by the idle slots (see `red::IdleClock`).
 //! - ECN: with `Strategy { out_first: true }` this is Leung & Muppala's OUT marking scheme
 //!   (`queue::ecn_mark`, their Table 5): the mark goes to a queued OUT packet while there is one.
 //! - Separate marking thresholds per colour (`Common::mark[0]` for IN, `[1]` for OUT; see
