@@ -37,21 +37,33 @@ pub struct Report {
     pub alpha_traces: Vec<(String, Vec<(f64, f64)>)>,
 }
 
-/// One Congestion Signaling Algorithm (Giacomazzi et al. §IV).
-/// Identity: `eighth_arrivals = decreases + suppressed`; `t2_expiries = increases + held`.
+/// One Congestion Signaling Algorithm controller (Giacomazzi et al.): a CSA's only one
+/// (`scope = "shared"`, named as the CSA) or one per bucket (`"per_bucket"`, named
+/// `csa/conditioner`).
+/// Identity: `eighth_arrivals = decreases + suppressed + at_floor`; `t2_expiries = increases +
+/// held`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct CsaRow {
     pub name: String,
     /// The RIO queue it watches.
     pub queue: String,
+    /// "shared" or "per_bucket".
+    pub scope: String,
+    /// "text" or "per_period" (`edge::csa::Rules`).
+    pub rules: String,
     pub alpha_end: f64,
+    /// The lowest α reached.
     pub alpha_min: f64,
+    /// α's time average over the run, and the share of the run spent at min_α.
+    pub alpha_mean: f64,
+    pub alpha_floor_share: f64,
     pub out_arrivals: u64,
     pub congested_out_arrivals: u64,
     pub periods: u64,
     pub eighth_arrivals: u64,
     pub decreases: u64,
     pub suppressed: u64,
+    pub at_floor: u64,
     pub t2_expiries: u64,
     pub increases: u64,
     pub held: u64,
@@ -235,6 +247,8 @@ pub struct EngineCounts {
     /// Packet transmissions on links (each hop of each packet counts once).
     pub packet_hops: u64,
     pub packets_generated: u64,
+    /// Of which the flows' sources generated (data and SYNs: not ACKs nor control packets).
+    pub data_packets_generated: u64,
     /// Most packets alive at once (the pool's size).
     pub pool_high_water: u64,
 }

@@ -32,6 +32,7 @@ use crate::sim::rng::{self, Rng};
 use crate::sim::time::{SimDuration, SimTime};
 use crate::edge::conditioner::{Conditioner, Outcome};
 use crate::edge::csa::Csa;
+use crate::scenario::spec::CsaScope;
 use crate::net::packet::{proto, Packet, TransportHeader};
 use crate::edge::dscp::ColourTable;
 use crate::transport::{cbr::Cbr, sink::Sink, tcp, AnyAgent, Ctx};
@@ -68,15 +69,29 @@ pub struct Port {
 #[derive(Debug)]
 struct CsaRun {
     name: String,
-    csa: Csa,
     node: u32,
     port: u32,
     /// Conditioners it drives, and for each the flow index of its control-packet pseudo-flow
     /// (`u32::MAX` for a conditioner at the CSA's own node: α applies at once).
     targets: Vec<(u32, u32)>,
+    /// The controllers: one for every target (`CsaScope::Shared`), or one per target, the
+    /// `t`-th setting the α of `targets[t]` only (`CsaScope::PerBucket`).
+    ctls: Vec<CtlRun>,
+    /// Per conditioner index: which controller counts the OUT packets that conditioner
+    /// marked (`u32::MAX`: none; a shared controller counts every OUT arrival).
+    ctl_of_cond: Vec<u32>,
+    scope: CsaScope,
+    /// Whether α's trace is reported (`[[csa]] trace = true`).
+    trace: bool,
     signal_bytes: u32,
     signal_dscp: u8,
-    /// The instant a CSA timer event is scheduled for, if any.
+}
+
+/// One controller of a CSA and its T2 timer event.
+#[derive(Debug)]
+struct CtlRun {
+    csa: Csa,
+    /// The instant a timer event is scheduled for, if any.
     timer_at: Option<SimTime>,
 }
 
@@ -118,6 +133,7 @@ impl std::error::Error for RunError {}
 enum StopReason {
     Duration,
     MaxPackets,
+    MaxDataPackets,
     TransfersComplete,
     NoEvents,
 }
@@ -127,6 +143,7 @@ impl StopReason {
         match self {
             StopReason::Duration => "duration",
             StopReason::MaxPackets => "max_packets",
+            StopReason::MaxDataPackets => "max_data_packets",
             StopReason::TransfersComplete => "transfers_complete",
             StopReason::NoEvents => "no_events",
         }
@@ -167,6 +184,9 @@ pub struct World {
     /// Per conditioner: the α last announced by each CSA that drives it; the bucket runs at the
     /// smallest (the most congested path governs).
     cond_alpha: Vec<Vec<(u32, f64)>>,
+    /// Per flow: the conditioner that last metered one of its packets (`u32::MAX`: none), so
+    /// that a per-bucket CSA knows whose OUT packet reached its buffer.
+    flow_cond: Vec<u32>,
     /// Control-packet pseudo-flows (CSA → remote conditioner): name, from node, to node. Their
     /// counters follow the scenario's flows in `flows`.
     signal_flows: Vec<(String, u32, u32)>,
@@ -174,6 +194,9 @@ pub struct World {
     /// TCP goodput (in-order bytes) of each flow's receiver when the measured interval began.
     goodput_at_warmup: Vec<u64>,
     generated: u64,
+    /// Packets the flows' sources generated (forward direction: data, and a TCP SYN): the
+    /// `max_data_packets` budget. ACKs and CSA control packets are not counted.
+    data_generated: u64,
     delivered: u64,
     dropped: u64,
     events_done: u64,
@@ -272,7 +295,7 @@ impl World {
                 .position(|p| p.from as usize == cs.node && p.to as usize == cs.towards)
                 .ok_or(SpecError::NodeIndex { what: "csa", index: k, field: "towards" })?;
             port_csa[port] = k as u32;
-            let targets = cs
+            let targets: Vec<(u32, u32)> = cs
                 .targets
                 .iter()
                 .map(|&c| {
@@ -290,15 +313,25 @@ impl World {
                     }
                 })
                 .collect();
+            let n_ctls = match cs.scope {
+                CsaScope::Shared => 1,
+                CsaScope::PerBucket => targets.len(),
+            };
+            let mut ctl_of_cond = vec![u32::MAX; spec.conditioners.len()];
+            for (t, &(c, _)) in targets.iter().enumerate() {
+                ctl_of_cond[c as usize] = if cs.scope == CsaScope::Shared { 0 } else { t as u32 };
+            }
             csas.push(CsaRun {
                 name: cs.name.clone(),
-                csa: Csa::new(cs.params),
                 node: cs.node as u32,
                 port: port as u32,
                 targets,
+                ctls: (0..n_ctls).map(|_| CtlRun { csa: Csa::with_trace(cs.params, cs.trace), timer_at: None }).collect(),
+                ctl_of_cond,
+                scope: cs.scope,
+                trace: cs.trace,
                 signal_bytes: cs.signal_bytes,
                 signal_dscp: cs.signal_dscp,
-                timer_at: None,
             });
         }
         let n_flows = spec.flows.len() + signal_flows.len();
@@ -327,10 +360,12 @@ impl World {
             csas,
             port_csa,
             cond_alpha: vec![Vec::new(); spec.conditioners.len()],
+            flow_cond: vec![u32::MAX; n_flows],
             signal_flows,
             warmup: SimTime::ZERO + spec.warmup,
             goodput_at_warmup: vec![0; spec.flows.len()],
             generated: 0,
+            data_generated: 0,
             delivered: 0,
             dropped: 0,
             events_done: 0,
@@ -347,7 +382,7 @@ impl World {
         // every CSA announces its starting α (max_α) to its buckets at time zero, directly:
         // the paper's runs start uncongested with α at its ceiling
         for k in 0..world.csas.len() {
-            let alpha = world.csas[k].csa.alpha();
+            let alpha = world.csas[k].ctls[0].csa.alpha();
             for t in 0..world.csas[k].targets.len() {
                 let c = world.csas[k].targets[t].0;
                 world.announce_alpha(c as usize, k as u32, alpha);
@@ -366,10 +401,14 @@ impl World {
     pub fn run(&mut self, mut progress: Option<&mut dyn FnMut(&Progress) -> bool>) -> Result<(), RunError> {
         let end = self.spec.stop.duration.map_or(SimTime::MAX, |d| SimTime::ZERO + d);
         let max_packets = self.spec.stop.max_packets.unwrap_or(u64::MAX);
+        let max_data = self.spec.stop.max_data_packets.unwrap_or(u64::MAX);
         let until_transfers = self.spec.stop.transfers_complete && self.finite_total > 0;
         let reason = loop {
             if self.generated >= max_packets {
                 break StopReason::MaxPackets;
+            }
+            if self.data_generated >= max_data {
+                break StopReason::MaxDataPackets;
             }
             if until_transfers && self.finite_done == self.finite_total {
                 break StopReason::TransfersComplete;
@@ -391,7 +430,7 @@ impl World {
             self.events_done += 1;
             if self.events_done & 0xFFFF == 0 {
                 if let Some(cb) = progress.as_mut() {
-                    let p = self.progress(end, max_packets);
+                    let p = self.progress(end, max_packets, max_data);
                     if !cb(&p) {
                         return Err(RunError::Interrupted);
                     }
@@ -402,13 +441,11 @@ impl World {
         Ok(())
     }
 
-    fn progress(&self, end: SimTime, max_packets: u64) -> Progress {
+    fn progress(&self, end: SimTime, max_packets: u64, max_data: u64) -> Progress {
         let by_time = (end != SimTime::MAX).then(|| self.now.0 as f64 / end.0.max(1) as f64);
         let by_packets = (max_packets != u64::MAX).then(|| self.generated as f64 / max_packets as f64);
-        let fraction = match (by_time, by_packets) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
+        let by_data = (max_data != u64::MAX).then(|| self.data_generated as f64 / max_data as f64);
+        let fraction = [by_time, by_packets, by_data].into_iter().flatten().reduce(f64::max);
         Progress { sim_time_s: self.now.as_secs_f64(), fraction, events: self.events_done, packet_hops: self.hops }
     }
 
@@ -427,7 +464,7 @@ impl World {
                 self.receive(node, id, port);
             }
             Event::Wake { cond } => self.wake(cond as usize),
-            Event::CsaTimer { csa } => self.csa_timer(csa as usize),
+            Event::CsaTimer { csa, ctl } => self.csa_timer(csa as usize, ctl as usize),
             Event::Timer { agent, token } => self.call_agent(agent, |a, ctx| a.on_timer(token, ctx)),
             Event::Warmup => {
                 for (flow, g) in self.goodput_at_warmup.iter_mut().enumerate() {
@@ -516,10 +553,15 @@ impl World {
         let n = if via == LOCAL { self.local[node as usize].len() } else { self.ingress[via as usize].len() };
         for k in 0..n {
             let c = if via == LOCAL { self.local[node as usize][k] } else { self.ingress[via as usize][k] } as usize;
+            let flow = self.pool.get(id).flow as usize;
             match self.conditioners[c].offer(self.now, id, &mut self.pool) {
                 Outcome::NotMatched => continue,
-                Outcome::Forward => return true,
+                Outcome::Forward => {
+                    self.flow_cond[flow] = c as u32;
+                    return true;
+                }
                 Outcome::Held => {
+                    self.flow_cond[flow] = c as u32;
                     self.schedule_wake(c);
                     return false;
                 }
@@ -584,6 +626,7 @@ impl World {
         let pkt = self.pool.get(id);
         let size = u64::from(pkt.size);
         let level = usize::from(self.colours.level(pkt.dscp));
+        let flow = pkt.flow as usize;
         p.stats.before_change(self.now, p.queue.len_packets());
         p.stats.arrivals += 1;
         p.stats.arrival_bytes += size;
@@ -612,37 +655,61 @@ impl World {
                 self.drop_packet(id);
             }
         }
-        // Giacomazzi et al. §IV: the CSA counts OUT arrivals at its RIO buffer, accepted or not
+        // Giacomazzi et al.: the CSA counts OUT arrivals at its RIO buffer, accepted or not
         let k = self.port_csa[port];
         if k != u32::MAX && level != 0 {
-            let congested = match &self.ports[port].queue {
-                AnyQueue::Rio(q) => q.out_congested(),
-                _ => false,
-            };
-            let changed = self.csas[k as usize].csa.on_out_arrival(self.now, congested);
-            self.after_csa(k as usize, changed);
+            self.csa_out_arrival(k as usize, flow);
         }
     }
 
-    /// A CSA timer (T2) fires.
-    fn csa_timer(&mut self, k: usize) {
-        if self.csas[k].timer_at != Some(self.now) {
+    /// An OUT packet of `flow` reached the buffer CSA `k` watches: its controller counts it
+    /// (a shared controller every OUT packet; a per-bucket one those its bucket marked).
+    fn csa_out_arrival(&mut self, k: usize, flow: usize) {
+        let run = &self.csas[k];
+        let ctl = match run.scope {
+            CsaScope::Shared => 0,
+            CsaScope::PerBucket => match self.flow_cond[flow] {
+                u32::MAX => return,
+                c => match run.ctl_of_cond[c as usize] {
+                    u32::MAX => return,
+                    t => t as usize,
+                },
+            },
+        };
+        let (congested, period) = match &self.ports[run.port as usize].queue {
+            AnyQueue::Rio(q) => (q.out_congested(), q.congestion_periods()),
+            _ => (false, 0),
+        };
+        let changed = self.csas[k].ctls[ctl].csa.on_out_arrival(self.now, congested, period);
+        self.after_csa(k, ctl, changed);
+    }
+
+    /// A CSA controller's timer (T2) fires.
+    fn csa_timer(&mut self, k: usize, ctl: usize) {
+        if self.csas[k].ctls[ctl].timer_at != Some(self.now) {
             return; // superseded
         }
-        self.csas[k].timer_at = None;
+        self.csas[k].ctls[ctl].timer_at = None;
         let port = self.csas[k].port as usize;
+        // "when T2 expires …, if the RIO buffer is not congested": the average as an arrival
+        // now would find it, idle decay included
         let congested = match &self.ports[port].queue {
-            AnyQueue::Rio(q) => q.out_congested(),
+            AnyQueue::Rio(q) => q.out_congested_at(self.now),
             _ => false,
         };
-        let changed = self.csas[k].csa.on_t2_expiry(self.now, congested);
-        self.after_csa(k, changed);
+        let changed = self.csas[k].ctls[ctl].csa.on_t2_expiry(self.now, congested);
+        self.after_csa(k, ctl, changed);
     }
 
-    /// After a CSA call: spread a new α, and keep one timer event at the CSA's deadline.
-    fn after_csa(&mut self, k: usize, changed: Option<f64>) {
+    /// After a controller call: spread a new α to the buckets it sets, and keep one timer event
+    /// at its deadline.
+    fn after_csa(&mut self, k: usize, ctl: usize, changed: Option<f64>) {
         if let Some(alpha) = changed {
-            for t in 0..self.csas[k].targets.len() {
+            let targets = match self.csas[k].scope {
+                CsaScope::Shared => 0..self.csas[k].targets.len(),
+                CsaScope::PerBucket => ctl..ctl + 1,
+            };
+            for t in targets {
                 let (c, flow) = self.csas[k].targets[t];
                 if flow == u32::MAX {
                     self.announce_alpha(c as usize, k as u32, alpha);
@@ -651,11 +718,11 @@ impl World {
                 }
             }
         }
-        let run = &mut self.csas[k];
+        let run = &mut self.csas[k].ctls[ctl];
         if let Some(t) = run.csa.next_deadline() {
             if run.timer_at != Some(t) {
                 run.timer_at = Some(t);
-                self.events.schedule(t, Event::CsaTimer { csa: k as u32 });
+                self.events.schedule(t, Event::CsaTimer { csa: k as u32, ctl: ctl as u32 });
             }
         }
     }
@@ -728,6 +795,7 @@ impl World {
     fn call_agent(&mut self, agent: u32, hook: impl FnOnce(&mut AnyAgent, &mut Ctx)) {
         let a = agent as usize;
         let flow = self.agents[a].flow() as usize;
+        let sent_before = self.flows[flow].packets_sent;
         let mut outbox = std::mem::take(&mut self.outbox);
         {
             let mut ctx = Ctx {
@@ -742,6 +810,8 @@ impl World {
             };
             hook(&mut self.agents[a], &mut ctx);
         }
+        // forward packets are the source's: data (and a SYN); the sink's ACKs are reverse
+        self.data_generated += self.flows[flow].packets_sent - sent_before;
         let node = self.agent_node[a];
         for &id in &outbox {
             self.receive(node, id, LOCAL);
@@ -802,35 +872,53 @@ impl World {
         let mut csas = Vec::with_capacity(self.csas.len());
         let mut alpha_traces = Vec::with_capacity(self.csas.len());
         for run in &self.csas {
-            let st = &run.csa.stats;
-            if let Err(e) = st.check() {
-                broken.push(format!("csa {}: {e}", run.name));
+            for (t, ctl) in run.ctls.iter().enumerate() {
+                let csa = &ctl.csa;
+                let st = &csa.stats;
+                // one row per controller: the CSA's name, or "csa/bucket" per bucket
+                let (name, targets) = match run.scope {
+                    CsaScope::Shared => (run.name.clone(), &run.targets[..]),
+                    CsaScope::PerBucket => (
+                        format!("{}/{}", run.name, self.spec.conditioners[run.targets[t].0 as usize].name),
+                        &run.targets[t..t + 1],
+                    ),
+                };
+                if let Err(e) = st.check() {
+                    broken.push(format!("csa {name}: {e}"));
+                }
+                let (alpha_mean, floor_share) = csa.alpha_average(self.now);
+                csas.push(CsaRow {
+                    name: name.clone(),
+                    queue: self.ports[run.port as usize].name.clone(),
+                    scope: run.scope.name().into(),
+                    rules: csa.params().rules.name().into(),
+                    alpha_end: csa.alpha(),
+                    alpha_min: csa.alpha_lowest(),
+                    alpha_mean,
+                    alpha_floor_share: floor_share,
+                    out_arrivals: st.out_arrivals,
+                    congested_out_arrivals: st.congested_out_arrivals,
+                    periods: st.periods,
+                    eighth_arrivals: st.eighth_arrivals,
+                    decreases: st.decreases,
+                    suppressed: st.suppressed,
+                    at_floor: st.at_floor,
+                    t2_expiries: st.t2_expiries,
+                    increases: st.increases,
+                    held: st.held,
+                    signals_sent: targets
+                        .iter()
+                        .filter(|&&(_, f)| f != u32::MAX)
+                        .map(|&(_, f)| self.flows[f as usize].packets_sent)
+                        .sum(),
+                });
+                if run.trace {
+                    let trace: Vec<(f64, f64)> = std::iter::once((0.0, csa.params().max_alpha))
+                        .chain(csa.trace().iter().map(|&(t, a)| (t.as_secs_f64(), a)))
+                        .collect();
+                    alpha_traces.push((name, trace));
+                }
             }
-            let trace: Vec<(f64, f64)> = std::iter::once((0.0, run.csa.params().max_alpha))
-                .chain(run.csa.trace().iter().map(|&(t, a)| (t.as_secs_f64(), a)))
-                .collect();
-            csas.push(CsaRow {
-                name: run.name.clone(),
-                queue: self.ports[run.port as usize].name.clone(),
-                alpha_end: run.csa.alpha(),
-                alpha_min: trace.iter().map(|&(_, a)| a).fold(f64::INFINITY, f64::min),
-                out_arrivals: st.out_arrivals,
-                congested_out_arrivals: st.congested_out_arrivals,
-                periods: st.periods,
-                eighth_arrivals: st.eighth_arrivals,
-                decreases: st.decreases,
-                suppressed: st.suppressed,
-                t2_expiries: st.t2_expiries,
-                increases: st.increases,
-                held: st.held,
-                signals_sent: run
-                    .targets
-                    .iter()
-                    .filter(|&&(_, f)| f != u32::MAX)
-                    .map(|&(_, f)| self.flows[f as usize].packets_sent)
-                    .sum(),
-            });
-            alpha_traces.push((run.name.clone(), trace));
         }
 
         let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
@@ -983,6 +1071,7 @@ impl World {
                 events: self.events_done,
                 packet_hops: self.hops,
                 packets_generated: self.generated,
+                data_packets_generated: self.data_generated,
                 pool_high_water: self.pool.capacity_used() as u64,
             },
         }

@@ -1436,6 +1436,7 @@ fn csa_defaults_are_table_1_and_fields_override_them() {
         delta_alpha: 0.05,
         min_alpha: 0.0,
         max_alpha: 0.3,
+        rules: afsim_core::edge::csa::Rules::Text,
     };
     assert_eq!((c.params, c.signal_bytes, c.signal_dscp), (want, 64, 46));
     use afsim_core::scenario::spec::MeterSpec;
@@ -1466,8 +1467,30 @@ fn csa_fields_are_typed_and_checked_by_its_model() {
     expect(&text, "\"20B\"", 0, "csa[0].signal_size", "a control packet is an IP packet of 28B (IP and ICMP headers) to 65535B, found 20B");
     let text = csa("signal_dscp = \"CS8\"\n");
     expect(&text, "\"CS8\"", 0, "csa[0].signal_dscp", "unknown code point 'CS8'");
+    let text = csa("rules = \"isup\"\n");
+    expect(&text, "\"isup\"", 0, "csa[0].rules", "unknown CSA rule set 'isup'; the CSA rule sets are: text, per_period");
+    let text = csa("scope = \"per_flow\"\n");
+    expect(&text, "\"per_flow\"", 0, "csa[0].scope", "unknown CSA scope 'per_flow'");
+    let text = csa("trace = \"yes\"\n");
+    expect(&text, "\"yes\"", 0, "csa[0].trace", "expected true or false");
     let text = csa("period = \"1s\"\n");
     expect(&text, "period", 0, "csa[0].period", "unknown field 'period' in [[csa]]; the fields are: name, at, towards, targets, t1, t2");
+    // the accepted values
+    let s = load(&csa("rules = \"per_period\"\nscope = \"per_bucket\"\ntrace = true\n")).unwrap();
+    use afsim_core::scenario::spec::CsaScope;
+    assert_eq!((s.csas[0].params.rules, s.csas[0].scope, s.csas[0].trace), (afsim_core::edge::csa::Rules::PerPeriod, CsaScope::PerBucket, true));
+    let s = load(&csa("")).unwrap();
+    assert_eq!((s.csas[0].scope, s.csas[0].trace), (CsaScope::Shared, false), "defaults");
+}
+
+#[test]
+fn max_data_packets_is_a_stop_condition_of_its_own() {
+    let s = load("[scenario]\nmax_data_packets = 40_000_000\n[[node]]\nname = \"a\"\n").unwrap();
+    assert_eq!((s.stop.max_data_packets, s.stop.max_packets, s.stop.duration), (Some(40_000_000), None, None));
+    let text = "[scenario]\nmax_data_packets = 0\n[[node]]\nname = \"a\"\n";
+    expect(text, "0\n", 0, "scenario.max_data_packets", "expected a positive integer, found 0");
+    let text = "[scenario]\nmax_data_packets = \"many\"\n[[node]]\nname = \"a\"\n";
+    expect(text, "\"many\"", 0, "scenario.max_data_packets", "expected a positive integer, found the string");
 }
 
 #[test]

@@ -2,42 +2,62 @@
 //! enhanced token buckets (`enhanced_token_bucket`) from the congestion status of a RIO buffer.
 //!
 //! Read this first.
-//! - Source: Giacomazzi, Musumeci, Verticale (papers 000/001), §IV: the RIO buffer is congested
-//!   when avg_q_tot > min_th_out. At the first OUT arrival of a congestion period (t0) "two
-//!   timers, T1 and T2 (with T1 < T2) are started and a packet counter, P, is set to 1" (the
-//!   OCR's "12" is "1" and footnote 2); P counts OUT arrivals modulo 8. At the 8th arrival, at
-//!   t: if t − t0 > T1, α ← max{α − Δα, min_α} and T1, T2 restart; otherwise α is not
-//!   decreased. "When T2 expires (…α has not been decreased for T2 consecutive seconds), if the
-//!   RIO buffer is not congested", α ← min{α + Δα, max_α} and T2 restarts. Table I: T1 = 30 ms,
-//!   T2 = 90 ms, min_α = 0.04, max_α = 0.4, Δα = 0.02.
-//! - Footnote 2: T1 and T2 "act as the T29 and T30 timers in ISUP". ITU-T Q.764 §2.10.2 (ISUP
-//!   signalling congestion control): the first congestion indication starts T29 and T30;
-//!   "during T29 all received congestion indications … are ignored in order not to reduce
-//!   traffic too rapidly";
-//!   an indication after T29 but during T30 reduces one more step and restarts both; "if T30
+//! - Source: Giacomazzi, Musumeci, Verticale (papers 000/001), "Control of the Percentage of
+//!   Non-conformant Packets at the Token Bucket": the RIO buffer is congested when
+//!   avg_q_tot > min_th_out. "Let us assume that the arrival of the first OUT packet during a
+//!   congestion period occurs at time t0. Two timers, T1 and T2 (with T1 < T2), are started and
+//!   a packet counter, P, is set to 1. P is a modulo-8 counter and it returns to the 0 value at
+//!   the arrival of the 8-th OUT packet." At that 8th arrival, at t: "Case 1: (t − t0) > T1 …
+//!   α = max{α − Δα, min_alpha} … After α has been decreased, both T1 and T2 are restarted."
+//!   "Case 2: (t − t0) < T1 … the value of α is not decreased." "In any case, when T2 expires
+//!   (that is, when the α parameter has not been decreased for T2 consecutive seconds), if the
+//!   RIO buffer is not congested, the value of α is automatically increased by Δα and timer T2
+//!   is restarted." Table 1: T1 = 30 ms, T2 = 90 ms, min_α = 0.04, max_α = 0.4, Δα = 0.02.
+//! - Footnote 1: T1 and T2 "act as the T29 and T30 timers in ISUP" (ITU-T Q.764 §2.10.2: "When
+//!   the first congestion indication is received … two timers T29 and T30 are started. During
+//!   T29 all received congestion indications … are ignored in order not to reduce traffic too
+//!   rapidly. Reception of a congestion indication after the expiry of T29, but still during
+//!   T30, will decrease the traffic load by one more step and restart T29 and T30. … If T30
 //!   expires (i.e. no congestion indications having been received during the T30 period),
 //!   traffic will be increased by one step and T30 will be restarted unless full traffic load
-//!   has been resumed". Every point the paper leaves open is settled by that reading; each is
-//!   listed in docs/assumptions.md ("Congestion Signaling Algorithm (Giacomazzi et al.)") and
-//!   marked `ISUP:` where the code applies it.
-//! - Variant: a pure state machine. The caller tells it of each OUT arrival at the buffer it
-//!   watches and whether the buffer is congested then, and of T2's expiry (it keeps one timer at
-//!   `next_deadline`); T1 needs no event, it is only compared with at the 8th arrival. α starts
-//!   at max_α: Table II's CSA rows at N_AF = 10 and 15 (1381.32 kb/s, RoS 98.70 %, Pinb 3.7e-4)
-//!   equal the fixed α = 0.4 rows, which they could only do if α sat at 0.4 from the start when
-//!   the buffer never congests. Steps land exactly on the decimal values given (0.4 − 18 × 0.02
-//!   is min_α = 0.04, not 0.04000000000000001): α is rounded to 1e-12 after each step.
-//! - Driving it: for every packet the watched RIO buffer treats as OUT, right after
-//!   `Rio::enqueue` (accepted or not), call `on_out_arrival(now, rio.avg_out() > min_th_out)`.
-//!   Keep one timer event at `next_deadline()`, re-read after every call (a call at a deadline
-//!   that has since moved is ignored as stale), and at it call `on_t2_expiry(now, congested)`.
-//!   Whenever either returns `Some(α)`, call `set_alpha(now, α)` on every enhanced token bucket
-//!   this CSA controls and re-ask their `next_service` (a waiting head may leave earlier).
+//!   has been resumed."). ISUP is used only where the paper is silent.
 //!
-//! Not modelled: the buffer and its average (the caller passes `congested`), how α reaches the
-//! conditioners (the caller calls `EnhancedTokenBucket::set_alpha`), the remote variant's
-//! signalling packets (an internal router's `Csa` whose α changes are carried to border routers
-//! by the engine).
+//! Two rule sets (`Rules`):
+//! - `Text` (the default) follows the paper's sentences where they speak:
+//!   1. T1 and T2 start at the first congested OUT arrival when no timer runs (t0). A later
+//!      congestion period does not restart them: T2 measures "α has not been decreased for T2
+//!      consecutive seconds", T1 bounds decreases to one "every T1 seconds".
+//!   2. P is set to 1 at the first OUT arrival of every congestion period ("a packet counter,
+//!      P, is set to 1"). A congestion period is a stretch in which the buffer's avg_q_tot
+//!      stays above min_th_out, as the buffer itself observes at every update of its average
+//!      (IN and OUT arrivals, idle decay); the caller passes the buffer's period number.
+//!   3. An 8th arrival after T1 decreases α and restarts T1 and T2; at the floor nothing is
+//!      decreased, so nothing is restarted ("After α has been decreased, both … restarted").
+//!   4. At T2's expiry the caller reads the buffer's average with the idle decay it would
+//!      apply to an arrival at that instant. Not congested: α + Δα, T2 restarted; back at max_α
+//!      no timer runs (ISUP: "unless full traffic load has been resumed"). Congested: the
+//!      paper does not say; α is held and T2 restarted, so the test is made again T2 later
+//!      (assumption, docs/assumptions.md).
+//! - `PerPeriod` is the reading afsim used first (issue 5), kept as a named variant: T1, T2
+//!   and t0 restart at the first congested OUT arrival of every congestion period, a period
+//!   ends at the first OUT arrival that finds the buffer uncongested, and at the floor an 8th
+//!   arrival after T1 still restarts T1 and T2 (ISUP's parenthesis: T30 expires only when no
+//!   indication came during it). The caller's period number is ignored.
+//! - α starts at max_α (Table 2's CSA rows at N_AF = 10 and 15 equal its α = 0.4 rows, as they
+//!   can only if α sat at 0.4 while the buffer never congested). Steps land exactly on the
+//!   decimal values given (0.4 − 18 × 0.02 is min_α = 0.04, not 0.04000000000000001): α is
+//!   rounded to 1e-12 after each step.
+//! - Driving it: for every packet the watched RIO buffer treats as OUT (of the flows this
+//!   controller serves), right after `Rio::enqueue`, call
+//!   `on_out_arrival(now, congested, period)` with `Rio::out_congested()` and
+//!   `Rio::congestion_periods()`. Keep one timer event at `next_deadline()`, re-read after
+//!   every call (a call at a deadline that has since moved is ignored as stale), and at it call
+//!   `on_t2_expiry(now, congested)` with `Rio::out_congested_at(now)`. Whenever either returns
+//!   `Some(α)`, call `set_alpha(now, α)` on every enhanced token bucket this controller sets.
+//!
+//! Not modelled here: the buffer and its average (the caller passes `congested`), how α reaches
+//! the conditioners, which flows a controller serves (one per bucket or one shared: the
+//! engine's `[[csa]]` `scope` option), the remote variant's signalling packets.
 
 use crate::edge::ParamError;
 use crate::sim::time::{SimDuration, SimTime};
@@ -45,37 +65,59 @@ use crate::sim::time::{SimDuration, SimTime};
 /// P counts OUT arrivals modulo 8 and the 8th arrival is the one that may decrease α.
 pub const COUNTER_MODULO: u8 = 8;
 
-/// CSA parameters (Table I).
+/// Which reading of the paper's procedure the controller follows (see the module header).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Rules {
+    /// The paper's sentences, ISUP where they are silent.
+    #[default]
+    Text,
+    /// Timers restarted with every congestion period and at the floor (afsim's first reading).
+    PerPeriod,
+}
+
+impl Rules {
+    pub fn name(self) -> &'static str {
+        match self {
+            Rules::Text => "text",
+            Rules::PerPeriod => "per_period",
+        }
+    }
+}
+
+/// CSA parameters (Table 1).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Params {
-    /// T1: at most one decrease per T1 (ISUP T29). Table I: 30 ms.
+    /// T1: at most one decrease per T1 (ISUP T29). Table 1: 30 ms.
     pub t1: SimDuration,
     /// T2: α rises one step after T2 without a decrease and with the buffer not congested
-    /// (ISUP T30). Table I: 90 ms.
+    /// (ISUP T30). Table 1: 90 ms.
     pub t2: SimDuration,
-    /// Δα, the decrease/increase step. Table I: 0.02.
+    /// Δα, the decrease/increase step. Table 1: 0.02.
     pub delta_alpha: f64,
-    /// Floor of α. Table I: 0.04.
+    /// Floor of α. Table 1: 0.04.
     pub min_alpha: f64,
-    /// Ceiling of α, and its starting value. Table I: 0.4.
+    /// Ceiling of α, and its starting value. Table 1: 0.4.
     pub max_alpha: f64,
+    /// Which reading of the procedure (default: the text).
+    pub rules: Rules,
 }
 
 impl Params {
-    /// Table I of the paper.
+    /// Table 1 of the paper.
     pub const TABLE_1: Params = Params {
         t1: SimDuration::from_millis(30),
         t2: SimDuration::from_millis(90),
         delta_alpha: 0.02,
         min_alpha: 0.04,
         max_alpha: 0.4,
+        rules: Rules::Text,
     };
 
     pub fn validate(&self) -> Result<(), ParamError> {
         if self.t1 == SimDuration::ZERO {
             return Err(ParamError::new("t1", "timer T1 must be positive"));
         }
-        // §IV: "two timers, T1 and T2 (with T1 < T2)"
+        // "two timers, T1 and T2 (with T1 < T2)"
         if self.t1 >= self.t2 {
             return Err(ParamError::new("t2", format!("T2 ({}) must be longer than T1 ({})", self.t2, self.t1)));
         }
@@ -117,32 +159,38 @@ enum State {
     Active { t0: SimTime, t2_expiry: SimTime, period: Period },
 }
 
-/// Whether a congestion period is in progress, as last observed.
+/// The congestion period the controller last counted OUT arrivals in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Period {
-    /// The last observation found the buffer not congested.
+    /// Not counting: no congested OUT arrival since the timers started or since the last
+    /// period ended (`PerPeriod` rules: since an uncongested observation).
     Over,
-    /// In a congestion period; `p` is the modulo-8 counter of its OUT arrivals.
-    Congested { p: u8 },
+    /// Counting the OUT arrivals of the buffer's congestion period `id` (`Text` rules; 0
+    /// under `PerPeriod`); `p` is the modulo-8 counter P.
+    Congested { id: u64, p: u8 },
 }
 
 /// Counters of one controller.
 ///
-/// Identity: `eighth_arrivals = decreases + suppressed`; `t2_expiries = increases + held`.
+/// Identity: `eighth_arrivals = decreases + suppressed + at_floor`;
+/// `t2_expiries = increases + held`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// OUT arrivals reported, congested or not.
     pub out_arrivals: u64,
     /// Of which the buffer was congested.
     pub congested_out_arrivals: u64,
-    /// Congestion periods started (first OUT arrival of a period).
+    /// Congestion periods in which this controller counted OUT arrivals (P set to 1).
     pub periods: u64,
     /// 8th arrivals (P wrapped to 0).
     pub eighth_arrivals: u64,
-    /// Case 1: 8th arrival after T1; α stepped down (or already at min_α) and T1, T2 restarted.
+    /// Case 1 with α above its floor: α stepped down, T1 and T2 restarted.
     pub decreases: u64,
     /// Case 2: 8th arrival within T1; ignored.
     pub suppressed: u64,
+    /// Case 1 with α already at min_α: nothing to decrease (`Text`: nothing restarts;
+    /// `PerPeriod`: T1 and T2 restart).
+    pub at_floor: u64,
     /// T2 expiries (stale timer calls excluded).
     pub t2_expiries: u64,
     /// T2 expiries with the buffer not congested: α stepped up (or already at max_α).
@@ -154,10 +202,10 @@ pub struct Stats {
 impl Stats {
     /// Checks the identities in the doc comment.
     pub fn check(&self) -> Result<(), String> {
-        if self.eighth_arrivals != self.decreases + self.suppressed {
+        if self.eighth_arrivals != self.decreases + self.suppressed + self.at_floor {
             return Err(format!(
-                "CSA counters broken: {} 8th arrivals ≠ {} decreases + {} suppressed",
-                self.eighth_arrivals, self.decreases, self.suppressed
+                "CSA counters broken: {} 8th arrivals ≠ {} decreases + {} suppressed + {} at the floor",
+                self.eighth_arrivals, self.decreases, self.suppressed, self.at_floor
             ));
         }
         if self.t2_expiries != self.increases + self.held {
@@ -170,14 +218,29 @@ impl Stats {
     }
 }
 
+/// α's time integral, kept as α changes: the time average and the share of time at the floor
+/// without storing a trace.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AlphaClock {
+    /// ∫ α dt up to `since`, in α·ns.
+    integral: f64,
+    /// Time spent at min_α up to `since`.
+    at_floor_ns: u64,
+    since: SimTime,
+}
+
 /// One Congestion Signaling Algorithm controller, watching one RIO buffer.
 #[derive(Clone, Debug)]
 pub struct Csa {
     params: Params,
     alpha: f64,
     state: State,
-    /// Every change of α: (instant, new α). Empty until α first moves from max_α.
+    /// Every change of α: (instant, new α), when `keep_trace`. Empty until α first moves.
     trace: Vec<(SimTime, f64)>,
+    keep_trace: bool,
+    clock: AlphaClock,
+    /// The lowest α so far.
+    lowest: f64,
     pub stats: Stats,
 }
 
@@ -187,10 +250,26 @@ fn tidy(alpha: f64) -> f64 {
 }
 
 impl Csa {
-    /// A controller at α = max_α with no timer running. `params` must have passed `validate`.
+    /// A controller at α = max_α with no timer running, keeping a trace of α. `params` must
+    /// have passed `validate`.
     pub fn new(params: Params) -> Self {
+        Self::with_trace(params, true)
+    }
+
+    /// As `new`; `keep_trace = false` keeps only α's time average (long runs with many
+    /// controllers).
+    pub fn with_trace(params: Params, keep_trace: bool) -> Self {
         debug_assert!(params.validate().is_ok());
-        Csa { params, alpha: params.max_alpha, state: State::Idle, trace: Vec::new(), stats: Stats::default() }
+        Csa {
+            params,
+            alpha: params.max_alpha,
+            state: State::Idle,
+            trace: Vec::new(),
+            keep_trace,
+            clock: AlphaClock::default(),
+            lowest: params.max_alpha,
+            stats: Stats::default(),
+        }
     }
 
     pub fn params(&self) -> &Params {
@@ -203,8 +282,26 @@ impl Csa {
     }
 
     /// Every change of α, in order: (instant, new α). α was max_α before the first entry.
+    /// Empty when the controller was made without a trace.
     pub fn trace(&self) -> &[(SimTime, f64)] {
         &self.trace
+    }
+
+    /// The lowest α so far.
+    pub fn alpha_lowest(&self) -> f64 {
+        self.lowest
+    }
+
+    /// α's time average over [0, `end`] and the share of that time spent at min_α.
+    pub fn alpha_average(&self, end: SimTime) -> (f64, f64) {
+        let span = end.0 as f64;
+        if span <= 0.0 {
+            return (self.alpha, if self.alpha <= self.params.min_alpha { 1.0 } else { 0.0 });
+        }
+        let tail = end.saturating_since(self.clock.since).as_nanos();
+        let integral = self.clock.integral + self.alpha * tail as f64;
+        let floor = self.clock.at_floor_ns + if self.alpha <= self.params.min_alpha { tail } else { 0 };
+        (integral / span, floor as f64 / span)
     }
 
     /// When T2 expires, if it runs: the caller calls `on_t2_expiry` then. `None` while idle
@@ -216,7 +313,7 @@ impl Csa {
         }
     }
 
-    /// Whether a congestion period is in progress, as last observed.
+    /// Whether the controller is counting the OUT arrivals of a congestion period.
     pub fn in_congestion_period(&self) -> bool {
         matches!(self.state, State::Active { period: Period::Congested { .. }, .. })
     }
@@ -235,66 +332,120 @@ impl Csa {
         if alpha == self.alpha {
             return None;
         }
+        let held = now.saturating_since(self.clock.since).as_nanos();
+        self.clock.integral += self.alpha * held as f64;
+        if self.alpha <= lo {
+            self.clock.at_floor_ns += held;
+        }
+        self.clock.since = now;
         self.alpha = alpha;
-        self.trace.push((now, alpha));
+        self.lowest = self.lowest.min(alpha);
+        if self.keep_trace {
+            self.trace.push((now, alpha));
+        }
         Some(alpha)
     }
 
+    fn at_floor(&self) -> bool {
+        self.alpha <= self.params.min_alpha
+    }
+
     /// An OUT packet arrives at the watched buffer at `now`; `congested` is avg_q_tot >
-    /// min_th_out there. Returns the new α if it changed.
-    pub fn on_out_arrival(&mut self, now: SimTime, congested: bool) -> Option<f64> {
+    /// min_th_out there, as the buffer computed it for this arrival, and `period` the number
+    /// of the buffer's current congestion period (`Rio::congestion_periods`). Returns the new
+    /// α if it changed.
+    pub fn on_out_arrival(&mut self, now: SimTime, congested: bool, period: u64) -> Option<f64> {
         self.stats.out_arrivals += 1;
+        let rules = self.params.rules;
         if !congested {
-            // ISUP: an arrival that finds no congestion is no congestion indication; it only
-            // tells that the congestion period is over. Timers run on.
-            if let State::Active { period, .. } = &mut self.state {
-                *period = Period::Over;
+            if rules == Rules::PerPeriod {
+                // per-period reading: an arrival that finds no congestion ends the period
+                if let State::Active { period, .. } = &mut self.state {
+                    *period = Period::Over;
+                }
             }
+            // Text: an uncongested arrival is outside any congestion period; P counts OUT
+            // arrivals "during a congestion period" only, and the timers run on.
             return None;
         }
         self.stats.congested_out_arrivals += 1;
+        let id = if rules == Rules::Text { period } else { 0 };
         match self.state {
-            State::Idle | State::Active { period: Period::Over, .. } => {
+            State::Idle => {
                 // "the arrival of the first OUT packet during a congestion period occurs at
                 // time t0. Two timers, T1 and T2 … are started and a packet counter, P, is set
                 // to 1"
                 self.stats.periods += 1;
                 self.state =
-                    State::Active { t0: now, t2_expiry: now + self.params.t2, period: Period::Congested { p: 1 } };
+                    State::Active { t0: now, t2_expiry: now + self.params.t2, period: Period::Congested { id, p: 1 } };
                 None
             }
-            State::Active { t0, t2_expiry, period: Period::Congested { p } } => {
+            State::Active { t0, t2_expiry, period: Period::Over } => {
+                self.stats.periods += 1;
+                self.state = match rules {
+                    // Text: a new congestion period sets P to 1; T1 and T2 run on (T2 is
+                    // "α has not been decreased for T2 consecutive seconds")
+                    Rules::Text => State::Active { t0, t2_expiry, period: Period::Congested { id, p: 1 } },
+                    // per-period reading: every congestion period restarts t0, T1 and T2
+                    Rules::PerPeriod => {
+                        State::Active { t0: now, t2_expiry: now + self.params.t2, period: Period::Congested { id, p: 1 } }
+                    }
+                };
+                None
+            }
+            State::Active { t0, t2_expiry, period: Period::Congested { id: last, p } } => {
+                if id != last {
+                    // Text: the buffer's average left congestion and came back since the last
+                    // counted arrival: this is the first OUT arrival of a new period, P = 1
+                    self.stats.periods += 1;
+                    self.state = State::Active { t0, t2_expiry, period: Period::Congested { id, p: 1 } };
+                    return None;
+                }
                 // "P is a modulo-8 counter and it returns to the 0 value at the arrival of the
                 // 8-th OUT packet"
                 let p = (p + 1) % COUNTER_MODULO;
                 if p != 0 {
-                    self.state = State::Active { t0, t2_expiry, period: Period::Congested { p } };
+                    self.state = State::Active { t0, t2_expiry, period: Period::Congested { id, p } };
                     return None;
                 }
                 self.stats.eighth_arrivals += 1;
-                if now.saturating_since(t0) > self.params.t1 {
-                    // Case 1: "(t − t0) > T1 … α = max{α − Δα, min_α} … After α has been
-                    // decreased, both T1 and T2 are restarted." ISUP: at the last step an
-                    // indication still restarts T29 and T30.
-                    self.stats.decreases += 1;
-                    self.state =
-                        State::Active { t0: now, t2_expiry: now + self.params.t2, period: Period::Congested { p } };
-                    self.step(now, -self.params.delta_alpha)
-                } else {
+                if now.saturating_since(t0) <= self.params.t1 {
                     // Case 2: "the value of α is not decreased to prevent an overly rapid
-                    // reduction". ISUP: indications during T29 are ignored; the timers run on
-                    // and P keeps counting.
+                    // reduction of α". ISUP: indications during T29 are ignored; the timers
+                    // run on and P keeps counting.
                     self.stats.suppressed += 1;
-                    self.state = State::Active { t0, t2_expiry, period: Period::Congested { p } };
-                    None
+                    self.state = State::Active { t0, t2_expiry, period: Period::Congested { id, p } };
+                    return None;
                 }
+                if self.at_floor() {
+                    self.stats.at_floor += 1;
+                    self.state = match rules {
+                        // Text: "After α has been decreased, both T1 and T2 are restarted": α
+                        // was not decreased, so nothing restarts
+                        Rules::Text => State::Active { t0, t2_expiry, period: Period::Congested { id, p } },
+                        // per-period reading (ISUP's parenthesis on T30): the indication
+                        // restarts both timers even at the last step
+                        Rules::PerPeriod => State::Active {
+                            t0: now,
+                            t2_expiry: now + self.params.t2,
+                            period: Period::Congested { id, p },
+                        },
+                    };
+                    return None;
+                }
+                // Case 1: "(t − t0) > T1 … α = max{α − Δα, min_alpha} … After α has been
+                // decreased, both T1 and T2 are restarted."
+                self.stats.decreases += 1;
+                self.state = State::Active { t0: now, t2_expiry: now + self.params.t2, period: Period::Congested { id, p } };
+                self.step(now, -self.params.delta_alpha)
             }
         }
     }
 
-    /// T2's timer fires at `now`; `congested` is the buffer's status then. Returns the new α if
-    /// it changed. A call before the current deadline, or while idle, is a stale timer (T2 was
-    /// restarted since it was scheduled) and does nothing.
+    /// T2's timer fires at `now`; `congested` is the buffer's status then (its average with
+    /// the idle decay an arrival at `now` would apply: `Rio::out_congested_at`). Returns the
+    /// new α if it changed. A call before the current deadline, or while idle, is a stale timer
+    /// (T2 was restarted since it was scheduled) and does nothing.
     pub fn on_t2_expiry(&mut self, now: SimTime, congested: bool) -> Option<f64> {
         let State::Active { t0, t2_expiry, period } = self.state else {
             return None;
@@ -304,21 +455,27 @@ impl Csa {
         }
         self.stats.t2_expiries += 1;
         if congested {
-            // "if the RIO buffer is not congested" fails: no increase. ISUP: T30 measures an
-            // interval free of congestion; congestion at its end starts a fresh interval.
+            // "if the RIO buffer is not congested" fails: no increase. The paper does not say
+            // what T2 does then; it restarts, and the test is made again T2 later.
             self.stats.held += 1;
             self.state = State::Active { t0, t2_expiry: now + self.params.t2, period };
             return None;
         }
-        // "α is automatically increased by Δα and timer T2 is restarted"; the buffer is seen
-        // uncongested, so any congestion period is over.
+        // "α is automatically increased by Δα and timer T2 is restarted"
         self.stats.increases += 1;
         let changed = self.step(now, self.params.delta_alpha);
+        let period = match self.params.rules {
+            // Text: the period the controller counts in is the buffer's; an uncongested
+            // observation does not touch P
+            Rules::Text => period,
+            // per-period reading: the buffer seen uncongested ends the period
+            Rules::PerPeriod => Period::Over,
+        };
         self.state = if self.alpha >= self.params.max_alpha {
             // ISUP: "T30 will be restarted unless full traffic load has been resumed"
             State::Idle
         } else {
-            State::Active { t0, t2_expiry: now + self.params.t2, period: Period::Over }
+            State::Active { t0, t2_expiry: now + self.params.t2, period }
         };
         changed
     }
@@ -336,13 +493,30 @@ mod tests {
         SimTime(x * 1_000)
     }
 
-    fn csa() -> Csa {
+    /// A controller under the paper's rules (Table 1).
+    fn text() -> Csa {
         Csa::new(Params::TABLE_1)
     }
 
-    /// Congested OUT arrivals at each of `times`; returns the α changes they caused.
+    /// A controller under the per-period reading (Table 1 otherwise).
+    fn per_period() -> Csa {
+        Csa::new(Params { rules: Rules::PerPeriod, ..Params::TABLE_1 })
+    }
+
+    /// Both rule sets, for behaviour they share.
+    fn both() -> [Csa; 2] {
+        [text(), per_period()]
+    }
+
+    /// Congested OUT arrivals at each of `times`, all in the buffer's congestion period 1;
+    /// returns the α changes they caused.
     fn congested_at(c: &mut Csa, times: impl IntoIterator<Item = SimTime>) -> Vec<(SimTime, f64)> {
-        times.into_iter().filter_map(|t| c.on_out_arrival(t, true).map(|a| (t, a))).collect()
+        congested_in(c, 1, times)
+    }
+
+    /// Congested OUT arrivals in the buffer's congestion period `period`.
+    fn congested_in(c: &mut Csa, period: u64, times: impl IntoIterator<Item = SimTime>) -> Vec<(SimTime, f64)> {
+        times.into_iter().filter_map(|t| c.on_out_arrival(t, true, period).map(|a| (t, a))).collect()
     }
 
     /// Eight congested arrivals, the first at `start` and the 8th at `eighth`.
@@ -354,205 +528,328 @@ mod tests {
     }
 
     /// A controller that has just decreased α once, at 31 ms (T2 due at 121 ms).
-    fn after_one_decrease() -> Csa {
-        let mut c = csa();
+    fn after_one_decrease(mut c: Csa) -> Csa {
         assert_eq!(congested_at(&mut c, eight(ms(0), ms(31))), vec![(ms(31), 0.38)]);
         c
     }
 
+    /// A controller driven down to min_α by sustained congestion (an arrival every ms from 0:
+    /// decreases at 31, 63, … 575 ms).
+    fn at_the_floor(mut c: Csa) -> Csa {
+        congested_at(&mut c, (0..=575).map(ms));
+        assert_eq!(c.alpha(), 0.04);
+        c
+    }
+
+    // ---- shared by both rule sets ---------------------------------------------------------
+
     #[test]
     fn starts_at_max_alpha_with_no_timer() {
-        let c = csa();
-        assert_eq!(c.alpha(), 0.4);
-        assert_eq!(c.next_deadline(), None, "T2 does not run before the first congestion");
-        assert!(c.trace().is_empty());
+        for c in both() {
+            assert_eq!(c.alpha(), 0.4);
+            assert_eq!(c.next_deadline(), None, "T2 does not run before the first congestion");
+            assert!(c.trace().is_empty());
+        }
     }
 
     #[test]
     fn no_change_without_congestion() {
-        let mut c = csa();
-        for i in 0..10_000 {
-            assert_eq!(c.on_out_arrival(us(i * 100), false), None);
+        for mut c in both() {
+            for i in 0..10_000 {
+                assert_eq!(c.on_out_arrival(us(i * 100), false, 0), None);
+            }
+            assert_eq!(c.on_t2_expiry(ms(5_000), false), None, "no timer runs");
+            assert_eq!(c.alpha(), 0.4);
+            assert_eq!(c.next_deadline(), None);
+            assert!(c.trace().is_empty());
+            assert_eq!(c.stats.periods, 0);
         }
-        assert_eq!(c.on_t2_expiry(ms(5_000), false), None, "no timer runs");
-        assert_eq!(c.alpha(), 0.4);
-        assert_eq!(c.next_deadline(), None);
-        assert!(c.trace().is_empty());
-        assert_eq!(c.stats.periods, 0);
     }
 
     #[test]
     fn first_congested_out_arrival_starts_t1_and_t2_without_a_decrease() {
-        let mut c = csa();
-        assert_eq!(c.on_out_arrival(ms(100), true), None);
-        assert_eq!(c.next_deadline(), Some(ms(190)), "T2 = 90 ms from t0");
-        assert!(c.in_congestion_period());
-        assert_eq!(c.stats.periods, 1);
-        assert_eq!(c.alpha(), 0.4);
+        // "the arrival of the first OUT packet during a congestion period occurs at time t0. Two
+        // timers, T1 and T2 (with T1 < T2), are started and a packet counter, P, is set to 1."
+        for mut c in both() {
+            assert_eq!(c.on_out_arrival(ms(100), true, 1), None);
+            assert_eq!(c.next_deadline(), Some(ms(190)), "T2 = 90 ms from t0");
+            assert!(c.in_congestion_period());
+            assert_eq!(c.stats.periods, 1);
+            assert_eq!(c.alpha(), 0.4);
+        }
     }
 
     #[test]
     fn decrease_at_the_eighth_arrival_after_t1() {
-        let mut c = csa();
-        // arrivals 1..7 at t0 = 0 (+ns), the 8th at 31 ms: 31 ms − 0 > T1
-        let changes = congested_at(&mut c, eight(ms(0), ms(31)));
-        assert_eq!(changes, vec![(ms(31), 0.38)]);
-        assert_eq!(c.next_deadline(), Some(ms(121)), "T2 restarted at the decrease");
-        assert_eq!(c.trace(), &[(ms(31), 0.38)]);
-        assert_eq!(c.stats.decreases, 1);
+        // "Case 1: (t − t0) > T1 … α = max{α − Δα, min_alpha} … After α has been decreased,
+        // both T1 and T2 are restarted."
+        for mut c in both() {
+            let changes = congested_at(&mut c, eight(ms(0), ms(31)));
+            assert_eq!(changes, vec![(ms(31), 0.38)]);
+            assert_eq!(c.next_deadline(), Some(ms(121)), "T2 restarted at the decrease");
+            assert_eq!(c.trace(), &[(ms(31), 0.38)]);
+            assert_eq!(c.stats.decreases, 1);
+        }
     }
 
     #[test]
     fn no_decrease_at_an_eighth_arrival_within_t1() {
-        let mut c = csa();
-        assert!(congested_at(&mut c, eight(ms(0), ms(29))).is_empty());
-        assert_eq!(c.stats.suppressed, 1);
-        assert_eq!(c.next_deadline(), Some(ms(90)), "a non-decrease restarts nothing");
+        // "Case 2: (t − t0) < T1 … the value of α is not decreased to prevent an overly rapid
+        // reduction of α."
+        for mut c in both() {
+            assert!(congested_at(&mut c, eight(ms(0), ms(29))).is_empty());
+            assert_eq!(c.stats.suppressed, 1);
+            assert_eq!(c.next_deadline(), Some(ms(90)), "a non-decrease restarts nothing");
+        }
     }
 
     #[test]
     fn an_eighth_arrival_exactly_t1_after_t0_does_not_decrease() {
         // Case 1 needs t − t0 > T1: T1 has not expired at exactly t0 + T1.
-        let mut c = csa();
+        let mut c = text();
         assert!(congested_at(&mut c, eight(ms(0), ms(30))).is_empty());
-        let mut c = csa();
+        let mut c = text();
         assert_eq!(congested_at(&mut c, eight(ms(0), SimTime(30_000_001))).len(), 1);
     }
 
     #[test]
     fn the_counter_keeps_counting_after_a_non_decrease() {
         // 8th at 20 ms (ignored, P = 0), then the 16th at 40 ms: 40 − t0 > T1, decrease.
-        let mut c = csa();
-        assert!(congested_at(&mut c, eight(ms(0), ms(20))).is_empty());
-        let next7: Vec<_> = (21..=27).map(ms).collect();
-        assert!(congested_at(&mut c, next7).is_empty(), "arrivals 9..15: P = 1..7");
-        assert_eq!(c.on_out_arrival(ms(40), true), Some(0.38), "16th arrival, P wraps again");
-        assert_eq!(c.stats.eighth_arrivals, 2);
-    }
-
-    #[test]
-    fn increase_after_t2_without_congestion() {
-        let mut c = after_one_decrease();
-        assert_eq!(c.on_t2_expiry(ms(121), false), Some(0.4));
-        assert_eq!(c.next_deadline(), None, "back at max_α: T2 is not restarted");
-        assert_eq!(c.trace(), &[(ms(31), 0.38), (ms(121), 0.4)]);
-    }
-
-    #[test]
-    fn t2_expiry_while_congested_holds_alpha_and_restarts_t2() {
-        let mut c = after_one_decrease();
-        assert_eq!(c.on_t2_expiry(ms(121), true), None);
-        assert_eq!(c.alpha(), 0.38);
-        assert_eq!(c.next_deadline(), Some(ms(211)));
-        assert_eq!(c.on_t2_expiry(ms(211), false), Some(0.4));
-        assert_eq!(c.stats.held, 1);
-        assert_eq!(c.stats.increases, 1);
-    }
-
-    #[test]
-    fn a_stale_t2_call_does_nothing() {
-        let mut c = after_one_decrease();
-        // the timer first scheduled for 90 ms was moved to 121 ms by the decrease
-        assert_eq!(c.on_t2_expiry(ms(90), false), None);
-        assert_eq!(c.next_deadline(), Some(ms(121)));
-        assert_eq!(c.stats.t2_expiries, 0);
-        assert_eq!(c.alpha(), 0.38);
+        for mut c in both() {
+            assert!(congested_at(&mut c, eight(ms(0), ms(20))).is_empty());
+            let next7: Vec<_> = (21..=27).map(ms).collect();
+            assert!(congested_at(&mut c, next7).is_empty(), "arrivals 9..15: P = 1..7");
+            assert_eq!(c.on_out_arrival(ms(40), true, 1), Some(0.38), "16th arrival, P wraps again");
+            assert_eq!(c.stats.eighth_arrivals, 2);
+        }
     }
 
     #[test]
     fn at_most_one_decrease_per_t1_under_sustained_congestion() {
-        // A congested OUT arrival every millisecond from 0: 8th arrivals at 7, 15, 23, 31 ms (the
-        // first past T1, decrease), then 39 … 63 (63 − 31 > 30: decrease) and so on: one every
-        // 32 ms, 18 steps from 0.4 down to 0.04 and no further.
-        let mut c = csa();
-        let changes = congested_at(&mut c, (0..2_000).map(ms));
-        let expected: Vec<_> = (0..18).map(|k| (ms(31 + 32 * k), tidy(0.4 - 0.02 * (k + 1) as f64))).collect();
-        assert_eq!(changes, expected);
-        assert_eq!(changes.last().unwrap().1, 0.04, "lands exactly on min_α");
-        assert!(changes.windows(2).all(|w| w[1].0 - w[0].0 > Params::TABLE_1.t1));
-        assert_eq!(c.alpha(), 0.04);
-        // at the floor, later 8th arrivals past T1 still restart T1 and T2 (ISUP: the last step)
-        assert!(c.stats.decreases > 18);
-        assert_eq!(c.next_deadline(), Some(ms(1_983) + Params::TABLE_1.t2));
-        assert!(c.stats.check().is_ok());
+        // "α can be decreased at most by Δα every T1 seconds": a congested OUT arrival every
+        // millisecond from 0 gives 8th arrivals at 7, 15, 23, 31 ms (the first past T1,
+        // decrease), then 39 … 63 (63 − 31 > 30: decrease) and so on: one every 32 ms, 18
+        // steps from 0.4 down to 0.04 and no further.
+        for mut c in both() {
+            let changes = congested_at(&mut c, (0..2_000).map(ms));
+            let expected: Vec<_> = (0..18).map(|k| (ms(31 + 32 * k), tidy(0.4 - 0.02 * (k + 1) as f64))).collect();
+            assert_eq!(changes, expected);
+            assert_eq!(changes.last().unwrap().1, 0.04, "lands exactly on min_α");
+            assert!(changes.windows(2).all(|w| w[1].0 - w[0].0 > Params::TABLE_1.t1));
+            assert_eq!(c.alpha(), 0.04);
+            assert_eq!(c.stats.decreases, 18);
+            assert!(c.stats.at_floor > 0);
+            assert!(c.stats.check().is_ok());
+        }
+    }
+
+    #[test]
+    fn increase_after_t2_without_congestion() {
+        // "when T2 expires …, if the RIO buffer is not congested, the value of α is
+        // automatically increased by Δα and timer T2 is restarted"
+        for c in both() {
+            let mut c = after_one_decrease(c);
+            assert_eq!(c.on_t2_expiry(ms(121), false), Some(0.4));
+            assert_eq!(c.next_deadline(), None, "back at max_α: T2 is not restarted (ISUP)");
+            assert_eq!(c.trace(), &[(ms(31), 0.38), (ms(121), 0.4)]);
+        }
+    }
+
+    #[test]
+    fn t2_expiry_while_congested_holds_alpha_and_restarts_t2() {
+        // the paper is silent here: α is held and the test is made again T2 later
+        for c in both() {
+            let mut c = after_one_decrease(c);
+            assert_eq!(c.on_t2_expiry(ms(121), true), None);
+            assert_eq!(c.alpha(), 0.38);
+            assert_eq!(c.next_deadline(), Some(ms(211)));
+            assert_eq!(c.on_t2_expiry(ms(211), false), Some(0.4));
+            assert_eq!(c.stats.held, 1);
+            assert_eq!(c.stats.increases, 1);
+        }
+    }
+
+    #[test]
+    fn a_stale_t2_call_does_nothing() {
+        for c in both() {
+            let mut c = after_one_decrease(c);
+            // the timer first scheduled for 90 ms was moved to 121 ms by the decrease
+            assert_eq!(c.on_t2_expiry(ms(90), false), None);
+            assert_eq!(c.next_deadline(), Some(ms(121)));
+            assert_eq!(c.stats.t2_expiries, 0);
+            assert_eq!(c.alpha(), 0.38);
+        }
     }
 
     #[test]
     fn recovery_is_one_step_per_t2_after_congestion_ends() {
-        let mut c = csa();
-        congested_at(&mut c, (0..100).map(ms)); // decreases at 31 and 63 ms, then 95 ms
-        assert_eq!(c.alpha(), 0.34);
-        assert_eq!(c.on_out_arrival(ms(100), false), None, "the congestion period ends");
-        assert!(!c.in_congestion_period());
-        let mut t = c.next_deadline().unwrap();
-        assert_eq!(t, ms(95 + 90));
-        for expect in [0.36, 0.38, 0.4] {
-            assert_eq!(c.on_t2_expiry(t, false), Some(expect));
-            if expect < 0.4 {
-                let next = c.next_deadline().unwrap();
-                assert_eq!(next - t, Params::TABLE_1.t2);
-                t = next;
+        // "the maximum increasing rate of the α parameter after a congestion period is set to
+        // Δα/T2"
+        for mut c in both() {
+            congested_at(&mut c, (0..100).map(ms)); // decreases at 31, 63 and 95 ms
+            assert_eq!(c.alpha(), 0.34);
+            assert_eq!(c.on_out_arrival(ms(100), false, 1), None, "no congestion any more");
+            let mut t = c.next_deadline().unwrap();
+            assert_eq!(t, ms(95 + 90));
+            for expect in [0.36, 0.38, 0.4] {
+                assert_eq!(c.on_t2_expiry(t, false), Some(expect));
+                if expect < 0.4 {
+                    let next = c.next_deadline().unwrap();
+                    assert_eq!(next - t, Params::TABLE_1.t2);
+                    t = next;
+                }
             }
+            assert_eq!(c.next_deadline(), None);
+            let ups: Vec<_> = c.trace().iter().skip(3).copied().collect();
+            assert_eq!(ups, vec![(ms(185), 0.36), (ms(275), 0.38), (ms(365), 0.4)]);
         }
-        assert_eq!(c.next_deadline(), None);
-        let ups: Vec<_> = c.trace().iter().skip(3).copied().collect();
-        assert_eq!(ups, vec![(ms(185), 0.36), (ms(275), 0.38), (ms(365), 0.4)]);
+    }
+
+    // ---- the paper's rules (Rules::Text) --------------------------------------------------
+
+    #[test]
+    fn text_a_new_congestion_period_sets_p_to_1_and_restarts_no_timer() {
+        // "a packet counter, P, is set to 1" at the first OUT arrival of a congestion period;
+        // T2 is "α has not been decreased for T2 consecutive seconds", so a new period does not
+        // restart it, nor T1 (at most one decrease "every T1 seconds").
+        let mut c = text();
+        assert!(congested_in(&mut c, 1, (0..7).map(ms)).is_empty(), "P = 7 in period 1");
+        // the buffer's average dipped below min_th_out and rose again: period 2
+        assert_eq!(c.on_out_arrival(ms(20), true, 2), None, "P = 1 again, no 8th arrival");
+        assert_eq!(c.stats.periods, 2);
+        assert_eq!(c.next_deadline(), Some(ms(90)), "T2 still runs from t0 = 0");
+        // arrivals 2..8 of period 2: the 8th at 40 ms is past T1 from t0 = 0
+        assert!(congested_in(&mut c, 2, (21..=26).map(ms)).is_empty());
+        assert_eq!(c.on_out_arrival(ms(40), true, 2), Some(0.38));
     }
 
     #[test]
-    fn an_uncongested_arrival_ends_the_period_and_the_next_congested_one_starts_afresh() {
-        let mut c = csa();
-        // 7 congested arrivals (P = 7), then one that finds no congestion
+    fn per_period_a_new_congestion_period_restarts_t0_t1_and_t2() {
+        // the per-period reading: an uncongested OUT arrival ends the period and the next
+        // congested one starts afresh
+        let mut c = per_period();
         assert!(congested_at(&mut c, (0..7).map(ms)).is_empty());
-        c.on_out_arrival(ms(7), false);
-        // had the period continued, the arrival at 40 ms would be the 8th, past T1
-        assert_eq!(c.on_out_arrival(ms(40), true), None);
+        c.on_out_arrival(ms(7), false, 1);
+        assert_eq!(c.on_out_arrival(ms(40), true, 1), None);
         assert_eq!(c.next_deadline(), Some(ms(130)), "T1 and T2 restarted at the new period");
         assert_eq!(c.stats.periods, 2);
         // its own 8th arrival at 47 ms is within T1 of 40 ms; the 16th at 71 ms is past it
         assert!(congested_at(&mut c, (41..=47).map(ms)).is_empty());
         assert!(congested_at(&mut c, (48..=54).map(ms)).is_empty());
-        assert_eq!(c.on_out_arrival(ms(71), true), Some(0.38));
+        assert_eq!(c.on_out_arrival(ms(71), true, 1), Some(0.38));
     }
 
     #[test]
-    fn an_increase_ends_the_period_too() {
-        let mut c = csa();
-        congested_at(&mut c, (0..100).map(ms)); // decreases at 31, 63, 95 ms; P = 4 at 99 ms
-        assert_eq!(c.on_t2_expiry(ms(185), false), Some(0.36));
-        assert!(!c.in_congestion_period(), "the buffer was seen uncongested");
-        // had the period continued, P would reach 0 at 193 ms, past T1 since 95 ms: a decrease.
-        // A new period starts at 190 ms instead, and its 8th arrival (197 ms) is within T1.
-        assert!(congested_at(&mut c, (190..=197).map(ms)).is_empty());
-        assert_eq!(c.next_deadline(), Some(ms(280)));
-        assert_eq!(c.stats.periods, 2);
+    fn text_uncongested_out_arrivals_are_not_counted_and_end_nothing() {
+        // P counts "the arrival of the 8-th OUT packet" of a congestion period: an OUT packet
+        // that finds the buffer uncongested is outside it. Whether the period ended is the
+        // buffer's to say (its period number), not one arrival's.
+        let mut c = text();
+        assert!(congested_at(&mut c, (0..7).map(ms)).is_empty());
+        for i in 7..20 {
+            assert_eq!(c.on_out_arrival(ms(i), false, 1), None);
+        }
+        assert!(c.in_congestion_period());
+        assert_eq!(c.on_out_arrival(ms(31), true, 1), Some(0.38), "the 8th congested arrival, past T1");
+        assert_eq!(c.stats.out_arrivals, 21);
+        assert_eq!(c.stats.congested_out_arrivals, 8);
     }
+
+    #[test]
+    fn text_at_the_floor_an_eighth_arrival_restarts_nothing() {
+        // "After α has been decreased, both T1 and T2 are restarted": at min_α nothing is
+        // decreased, so T2 runs on from the last decrease (575 ms) and expires at 665 ms.
+        let mut c = at_the_floor(text());
+        assert_eq!(c.next_deadline(), Some(ms(575 + 90)));
+        let before = c.stats.at_floor;
+        congested_at(&mut c, (576..=664).map(ms));
+        assert!(c.stats.at_floor > before, "8th arrivals past T1 at the floor");
+        assert_eq!(c.next_deadline(), Some(ms(665)), "no restart at the floor");
+        assert_eq!(c.alpha(), 0.04);
+    }
+
+    #[test]
+    fn per_period_at_the_floor_an_eighth_arrival_restarts_t1_and_t2() {
+        // the per-period reading (ISUP: T30 expires only when no indication came during it)
+        let mut c = at_the_floor(per_period());
+        congested_at(&mut c, (576..=700).map(ms));
+        let last_eighth = SimTime(c.next_deadline().unwrap().0 - Params::TABLE_1.t2.as_nanos());
+        assert!(last_eighth > ms(640), "T2 restarted at an 8th arrival at the floor");
+        assert_eq!(c.alpha(), 0.04);
+    }
+
+    #[test]
+    fn text_t2_expires_t2_after_the_last_decrease_whatever_the_periods() {
+        // "when T2 expires (that is, when the α parameter has not been decreased for T2
+        // consecutive seconds)": new congestion periods between decreases do not postpone it.
+        let mut c = after_one_decrease(text()); // decrease at 31 ms, T2 due at 121 ms
+        for (k, t) in [40u64, 60, 80, 100].into_iter().enumerate() {
+            c.on_out_arrival(ms(t - 1), false, k as u64 + 1);
+            c.on_out_arrival(ms(t), true, k as u64 + 2);
+        }
+        assert_eq!(c.next_deadline(), Some(ms(121)));
+        assert_eq!(c.on_t2_expiry(ms(121), false), Some(0.4));
+    }
+
+    #[test]
+    fn text_increases_after_congestion_ends_at_the_floor() {
+        // at the floor under congestion, T2 expires T2 after the last decrease; held while the
+        // buffer is congested, α rises at the first expiry that finds it uncongested
+        let mut c = at_the_floor(text());
+        assert_eq!(c.on_t2_expiry(ms(665), true), None, "congested: held");
+        assert_eq!(c.next_deadline(), Some(ms(755)));
+        assert_eq!(c.on_t2_expiry(ms(755), false), Some(0.06));
+    }
+
+    #[test]
+    fn alpha_average_integrates_alpha_over_time() {
+        let mut c = Csa::with_trace(Params::TABLE_1, false);
+        // 0.4 for 31 ms, 0.38 for 90 ms, then 0.4 again up to 200 ms
+        assert_eq!(congested_at(&mut c, eight(ms(0), ms(31))), vec![(ms(31), 0.38)]);
+        assert_eq!(c.on_t2_expiry(ms(121), false), Some(0.4));
+        assert!(c.trace().is_empty(), "no trace kept");
+        let (avg, floor) = c.alpha_average(ms(200));
+        let expect = (0.4 * 31.0 + 0.38 * 90.0 + 0.4 * 79.0) / 200.0;
+        assert!((avg - expect).abs() < 1e-12, "{avg} vs {expect}");
+        assert_eq!(floor, 0.0);
+        let c = at_the_floor(Csa::with_trace(Params::TABLE_1, false));
+        let (_, floor) = c.alpha_average(ms(1_150));
+        assert!((floor - 0.5).abs() < 1e-12, "at the floor from 575 ms to 1150 ms: {floor}");
+    }
+
+    // ---- properties --------------------------------------------------------------------------
 
     #[test]
     fn alpha_never_leaves_its_bounds() {
         // A deterministic jumble of arrivals, congestion flips and timer expiries.
-        let p = Params { delta_alpha: 0.07, ..Params::TABLE_1 }; // a step that does not divide the range
-        let mut c = Csa::new(p);
-        let mut x: u64 = 12345;
-        let mut t = SimTime::ZERO;
-        let mut busy = false;
-        for _ in 0..200_000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            t += SimDuration::from_micros(1 + (x >> 33) % 3_000);
-            // congested stretches of a few hundred arrivals, with noise either way
-            if (x >> 50).is_multiple_of(500) {
-                busy = !busy;
+        for rules in [Rules::Text, Rules::PerPeriod] {
+            let p = Params { delta_alpha: 0.07, rules, ..Params::TABLE_1 }; // a step that does not divide the range
+            let mut c = Csa::new(p);
+            let mut x: u64 = 12345;
+            let mut t = SimTime::ZERO;
+            let mut busy = false;
+            let mut period = 0;
+            for _ in 0..200_000 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                t += SimDuration::from_micros(1 + (x >> 33) % 3_000);
+                // congested stretches of a few hundred arrivals, with noise either way
+                if (x >> 50).is_multiple_of(500) {
+                    busy = !busy;
+                }
+                let congested = if busy { !(x >> 20).is_multiple_of(20) } else { (x >> 20).is_multiple_of(50) };
+                if let Some(d) = c.next_deadline().filter(|&d| d <= t) {
+                    c.on_t2_expiry(d, congested);
+                }
+                if congested {
+                    period += u64::from((x >> 10).is_multiple_of(7));
+                }
+                c.on_out_arrival(t, congested, period);
+                assert!((p.min_alpha..=p.max_alpha).contains(&c.alpha()), "α = {}", c.alpha());
             }
-            let congested = if busy { !(x >> 20).is_multiple_of(20) } else { (x >> 20).is_multiple_of(50) };
-            if let Some(d) = c.next_deadline().filter(|&d| d <= t) {
-                c.on_t2_expiry(d, congested);
-            }
-            c.on_out_arrival(t, congested);
-            assert!((p.min_alpha..=p.max_alpha).contains(&c.alpha()), "α = {}", c.alpha());
+            assert!(c.trace().iter().any(|&(_, a)| a == p.min_alpha), "reached the floor");
+            assert!(c.trace().iter().filter(|&&(_, a)| a == p.max_alpha).count() > 1, "came back to the ceiling");
+            assert!(c.stats.check().is_ok());
         }
-        assert!(c.trace().iter().any(|&(_, a)| a == p.min_alpha), "reached the floor");
-        assert!(c.trace().iter().filter(|&&(_, a)| a == p.max_alpha).count() > 1, "came back to the ceiling");
-        assert!(c.stats.check().is_ok());
     }
 
     #[test]
@@ -583,13 +880,13 @@ mod tests {
     #[test]
     fn same_script_same_trace() {
         let run = || {
-            let mut c = csa();
+            let mut c = text();
             for i in 0..5_000u64 {
                 let t = us(i * 700);
                 if let Some(d) = c.next_deadline().filter(|&d| d <= t) {
                     c.on_t2_expiry(d, i % 1_000 < 300);
                 }
-                c.on_out_arrival(t, i % 1_000 < 600);
+                c.on_out_arrival(t, i % 1_000 < 600, i / 1_000);
             }
             (c.trace().to_vec(), c.stats.clone())
         };
@@ -605,6 +902,7 @@ mod tests {
         let ok = Params::TABLE_1;
         assert!(ok.validate().is_ok());
         assert_eq!(Params::default(), ok);
+        assert_eq!(ok.rules, Rules::Text, "the paper's rules by default");
         let t = |ms| SimDuration::from_millis(ms);
         assert_eq!(Params { t1: t(0), ..ok }.validate().unwrap_err().field, "t1");
         assert_eq!(Params { t1: t(90), ..ok }.validate().unwrap_err().field, "t2", "T1 < T2");

@@ -89,6 +89,11 @@ pub struct Rio {
     spacing_out: Spacing,
     mark_spacing_in: Spacing,
     mark_spacing_out: Spacing,
+    /// Whether the OUT average was above min_th_out at its last update (Giacomazzi et al.:
+    /// "congested"), and how many times it has crossed above it: the number of the current (or
+    /// last) congestion period, for the CSA's P counter.
+    out_was_congested: bool,
+    congestion_periods: u64,
     pub stats: Stats,
 }
 
@@ -118,6 +123,8 @@ impl Rio {
             spacing_out: Spacing::default(),
             mark_spacing_in: Spacing::default(),
             mark_spacing_out: Spacing::default(),
+            out_was_congested: false,
+            congestion_periods: 0,
             stats: Stats::default(),
         }
     }
@@ -141,6 +148,23 @@ impl Rio {
     /// measured unit; avg_q_tot is the OUT average of coupled RIO).
     pub fn out_congested(&self) -> bool {
         self.avg_out.value() > self.out_curve.min_th
+    }
+
+    /// As `out_congested`, for an instant `now` with no arrival: the OUT average decayed over the
+    /// idle slots an arrival at `now` would be credited (ns-2 `dsredq.cc` idle decay), without
+    /// changing the queue. The CSA's T2 test reads the buffer this way (Giacomazzi et al.:
+    /// "when T2 expires …, if the RIO buffer is not congested").
+    pub fn out_congested_at(&self, now: SimTime) -> bool {
+        let mut act = self.act_out;
+        let m = act.slots_for_arrival(now, &self.clock);
+        self.avg_out.value() * self.clock.decay(m) > self.out_curve.min_th
+    }
+
+    /// How many congestion periods have begun: times the OUT average, updated at an arrival,
+    /// went from at most min_th_out to above it. A CSA sets its counter P to 1 at the first OUT
+    /// arrival of each period.
+    pub fn congestion_periods(&self) -> u64 {
+        self.congestion_periods
     }
 
     /// IN packets queued.
@@ -195,6 +219,12 @@ impl Rio {
             // An OUT packet's fate depends on avg_total (coupled) and the OUT curve.
             (self.spacing_out.decide(avg, &self.out_curve, common, busy, size, rng), avg)
         };
+        // Giacomazzi et al.: congested when avg_q_tot > min_th_out; number the periods
+        let congested = self.avg_out.value() > self.out_curve.min_th;
+        if congested && !self.out_was_congested {
+            self.congestion_periods += 1;
+        }
+        self.out_was_congested = congested;
         // The marking curve of the arrival's colour, with the same average.
         let mark = if is_in {
             self.in_mark.as_ref().map(|curve| MarkTest { curve, spacing: &mut self.mark_spacing_in, avg, busy, size })
@@ -375,6 +405,57 @@ mod tests {
             offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF13).unwrap();
         }
         assert_eq!(q.avg_in(), before);
+    }
+
+    /// Giacomazzi et al.: "congested (when avg_q_tot > min_th_out)". avg_total = 16 (OUT
+    /// min_th 10); the queue empties at 0. At 0.5 ms no whole slot has passed: still congested.
+    /// At 1.5 ms one slot: 16 · 0.5 = 8 ≤ 10, not congested, though no arrival has updated the
+    /// average since; the peek changes nothing.
+    #[test]
+    fn out_congestion_at_an_instant_applies_the_idle_decay_an_arrival_would() {
+        let mut q = rio(Coupling::Coupled, |p| p.common.w_q = 0.5);
+        let mut pool = Pool::new();
+        q.avg_out = RedAverage::starting_at(16.0);
+        q.act_out = Activity::idle(SimTime::ZERO);
+        assert!(q.out_congested(), "as last updated");
+        assert!(q.out_congested_at(SimTime(MS / 2)));
+        assert!(!q.out_congested_at(SimTime(3 * MS / 2)));
+        assert!(close(q.avg_out(), 16.0), "a peek does not update the average");
+        assert!(q.out_congested(), "nor the congestion state");
+        // a busy queue is not decayed: its average is as the last arrival left it
+        let (mut rng, id) = (stream(1, "q"), pkt(&mut pool, AF11));
+        q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).unwrap();
+        q.avg_out = RedAverage::starting_at(16.0);
+        assert!(q.out_congested_at(SimTime(100 * MS)));
+    }
+
+    /// w = 0.5, OUT min_th 10: the average crosses above 10 (period 1), falls back when the
+    /// queue has drained and sat idle, and crosses again (period 2). Arrivals that stay above
+    /// do not start a new period.
+    #[test]
+    fn congestion_periods_count_the_crossings_of_min_th_out() {
+        let mut q = rio(Coupling::Coupled, |p| p.common.w_q = 0.5);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        assert_eq!(q.congestion_periods(), 0);
+        let mut t = SimTime::ZERO;
+        for _ in 0..8 {
+            offer(&mut q, &mut pool, &mut rng, t, AF11).unwrap(); // IN arrivals move avg_total too
+        }
+        assert!(!q.out_congested(), "avg_total {} after 8 arrivals", q.avg_out());
+        for _ in 0..20 {
+            offer(&mut q, &mut pool, &mut rng, t, AF11).unwrap();
+        }
+        assert!(q.out_congested());
+        assert_eq!(q.congestion_periods(), 1, "one crossing however many arrivals above");
+        while q.dequeue(t, &mut pool).is_some() {}
+        t = SimTime(50 * MS); // 50 idle slots: the average decays to ~0 at the next arrival
+        offer(&mut q, &mut pool, &mut rng, t, AF11).unwrap();
+        assert!(!q.out_congested());
+        for _ in 0..30 {
+            offer(&mut q, &mut pool, &mut rng, t, AF11).unwrap();
+        }
+        assert!(q.out_congested());
+        assert_eq!(q.congestion_periods(), 2);
     }
 
     /// avg_in = avg_total = 8. IN at 0: both → 4. OUT at 0: total → 2.5. The IN packet leaves

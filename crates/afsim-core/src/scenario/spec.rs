@@ -49,6 +49,40 @@ pub struct CsaSpec {
     pub signal_bytes: u32,
     /// Code point of control packets (default CS6, network control, RFC 2474 §4.2.2).
     pub signal_dscp: u8,
+    /// One controller shared by every target (default) or one per bucket.
+    pub scope: CsaScope,
+    /// Whether α's trace is reported (it can be long: one entry per change).
+    pub trace: bool,
+}
+
+/// How many controllers a CSA runs, and what each counts.
+///
+/// Giacomazzi et al. let each bucket have its own α ("By properly setting the α factor, the
+/// percentage of non-conformant packets can be differently limited for each Assured Forwarding
+/// flow in the network"), and the CSA's counter counts the buffer's OUT packets: "P … returns to
+/// the 0 value at the arrival of the 8-th OUT packet". With Table 1's parameters common to every
+/// PHB, every bucket's controller would see the same arrivals with the same parameters and hold
+/// the same α at every instant: one shared controller is that reading, exactly. A controller per
+/// bucket that counts only its own bucket's OUT packets is another reading (α then differs
+/// between flows), kept as a variant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CsaScope {
+    /// One controller for every target, counting every OUT packet at the buffer (best effort
+    /// included) and setting one α for all of them.
+    #[default]
+    Shared,
+    /// One controller per target bucket, counting the OUT packets that bucket marked and
+    /// setting that bucket's α only.
+    PerBucket,
+}
+
+impl CsaScope {
+    pub fn name(self) -> &'static str {
+        match self {
+            CsaScope::PerBucket => "per_bucket",
+            CsaScope::Shared => "shared",
+        }
+    }
 }
 
 /// When the run ends: at the first of the named conditions that is reached. At least one is set.
@@ -58,6 +92,9 @@ pub struct Stop {
     pub duration: Option<SimDuration>,
     /// Stop once this many packets (of any kind, all flows) have been generated.
     pub max_packets: Option<u64>,
+    /// Stop once the flows' sources have generated this many packets (data and SYNs; not
+    /// ACKs, not CSA control packets).
+    pub max_data_packets: Option<u64>,
     /// Stop once every finite transfer is complete (all its packets delivered or dropped).
     pub transfers_complete: bool,
 }
@@ -421,7 +458,7 @@ impl std::fmt::Display for SpecError {
         match self {
             SpecError::NoStopCondition => write!(
                 f,
-                "no stop condition: set duration, max_packets or transfers_complete"
+                "no stop condition: set duration, max_packets, max_data_packets or transfers_complete"
             ),
             SpecError::NodeIndex { what, index, field } => {
                 write!(f, "{what}[{index}].{field}: no such node")
@@ -450,7 +487,11 @@ impl Spec {
     /// Structural checks a built world relies on. The loader reports richer errors first; this
     /// is the last line for specs made in code.
     pub fn check(&self) -> Result<(), SpecError> {
-        if self.stop.duration.is_none() && self.stop.max_packets.is_none() && !self.stop.transfers_complete {
+        if self.stop.duration.is_none()
+            && self.stop.max_packets.is_none()
+            && self.stop.max_data_packets.is_none()
+            && !self.stop.transfers_complete
+        {
             return Err(SpecError::NoStopCondition);
         }
         let n = self.nodes.len();

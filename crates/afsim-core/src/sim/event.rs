@@ -79,8 +79,8 @@ pub enum Event {
     Warmup,
     /// Edge conditioner `cond` may release the packet it holds at the head of its FIFO.
     Wake { cond: u32 },
-    /// A timer of Congestion Signaling Algorithm `csa` (T2) is due.
-    CsaTimer { csa: u32 },
+    /// The T2 timer of controller `ctl` of Congestion Signaling Algorithm `csa` is due.
+    CsaTimer { csa: u32, ctl: u32 },
 }
 
 /// Ring sizes: powers of two from `MIN_SLOTS` to `MAX_SLOTS` = 64³ (the three-level bitmap).

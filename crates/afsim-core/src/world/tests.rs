@@ -543,6 +543,8 @@ fn csa(name: &str, node: usize, towards: usize, targets: Vec<usize>) -> CsaSpec 
         targets,
         signal_bytes: 56,
         signal_dscp: crate::edge::dscp::CS6,
+        scope: CsaScope::Shared,
+        trace: true,
     }
 }
 
@@ -581,5 +583,46 @@ fn a_remote_csa_signals_alpha_to_the_border_router_in_control_packets() {
     let signals: Vec<_> = r.flows.iter().filter(|f| f.kind == "csa-signal").collect();
     assert_eq!(signals.len(), 3, "one control flow per border conditioner");
     assert!(signals.iter().all(|f| f.packets_delivered > 0 && f.src == "core" && f.dst == "border"));
+    assert!(r.conservation.holds, "{}", r.conservation.identity);
+}
+
+#[test]
+fn a_per_bucket_csa_runs_one_controller_per_bucket_on_its_own_out_packets() {
+    // Giacomazzi et al.: "the percentage of non-conformant packets can be differently limited
+    // for each Assured Forwarding flow". Three buckets, one with α fixed low by its own
+    // conditioner: per bucket, the controllers count different OUT packets and set different α.
+    let mut s = etb_scenario(3, 3_300_000, 0.4);
+    let mut c = csa("border", 3, 4, vec![0, 1, 2]);
+    c.scope = CsaScope::PerBucket;
+    c.trace = false;
+    s.csas.push(c);
+    let r = run_ok(&s);
+    let names: Vec<_> = r.csas.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["border/etb0", "border/etb1", "border/etb2"]);
+    assert!(r.csas.iter().all(|c| c.scope == "per_bucket" && c.rules == "text"));
+    let outs: Vec<u64> = r.csas.iter().map(|c| c.out_arrivals).collect();
+    let yellow: u64 = r.conditioners.iter().map(|c| c.yellow_packets).sum();
+    assert_eq!(outs.iter().sum::<u64>(), yellow, "each downgraded packet counted by its own bucket's controller");
+    assert!(r.csas.iter().all(|c| c.decreases > 0 && c.alpha_mean < 0.4 && c.alpha_mean > 0.0), "{:?}", r.csas);
+    assert!(r.alpha_traces.is_empty(), "no trace unless asked for");
+    assert!(r.conservation.holds, "{}", r.conservation.identity);
+    // shared: one controller counting every OUT arrival
+    let mut s = etb_scenario(3, 3_300_000, 0.4);
+    s.csas.push(csa("border", 3, 4, vec![0, 1, 2]));
+    let shared = run_ok(&s);
+    assert_eq!(shared.csas.len(), 1);
+    assert_eq!(shared.csas[0].out_arrivals, shared.conditioners.iter().map(|c| c.yellow_packets).sum::<u64>());
+}
+
+#[test]
+fn max_data_packets_counts_what_the_sources_generate_not_acks() {
+    // one TCP flow: data segments forward, ACKs back; the budget counts the data only
+    let mut s = spec(&["a", "b"], vec![link(0, 1, 10_000_000, 5, 100)], vec![tcp("t", 0, 1, crate::transport::tcp::Params::default())], 1000);
+    s.stop = Stop { max_data_packets: Some(5_000), ..Stop::default() };
+    let r = run_ok(&s);
+    assert_eq!(r.stop_reason, "max_data_packets");
+    assert_eq!(r.engine.data_packets_generated, 5_000);
+    assert_eq!(r.flows[0].packets_sent, 5_000, "every data packet is the flow's");
+    assert!(r.engine.packets_generated > 9_000, "ACKs are generated too: {}", r.engine.packets_generated);
     assert!(r.conservation.holds, "{}", r.conservation.identity);
 }

@@ -40,7 +40,7 @@ use crate::edge::enhanced_token_bucket::TokenClock;
 use crate::edge::{csa, dscp, enhanced_token_bucket, srtcm, token_bucket, trtcm, tsw, ParamError, PerColourAction};
 use crate::net::packet::proto;
 use crate::scenario::spec::{
-    ClassifierSpec, ConditionerSpec, CsaSpec, Limit, LinkSpec, MeterSpec, NodeSpec, QueueSpec,
+    ClassifierSpec, ConditionerSpec, CsaScope, CsaSpec, Limit, LinkSpec, MeterSpec, NodeSpec, QueueSpec,
 };
 use crate::scenario::units::{parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
 use crate::sim::time::SimDuration;
@@ -661,7 +661,7 @@ pub(crate) fn expand(
 
 // ---- [[csa]] --------------------------------------------------------------------------------
 
-pub(crate) const CSA_FIELDS: [&str; 11] = [
+pub(crate) const CSA_FIELDS: [&str; 14] = [
     "name",
     "at",
     "towards",
@@ -671,9 +671,14 @@ pub(crate) const CSA_FIELDS: [&str; 11] = [
     "delta_alpha",
     "min_alpha",
     "max_alpha",
+    "rules",
+    "scope",
+    "trace",
     "signal_size",
     "signal_dscp",
 ];
+const CSA_RULES: [&str; 2] = ["text", "per_period"];
+const CSA_SCOPES: [&str; 2] = ["shared", "per_bucket"];
 /// A control packet by default: an ICMP message, 20 B of IP header, 8 B of ICMP header and the
 /// 28 B (IP header + 8 B) of the datagram it is about (RFC 792), as Giacomazzi §IV.A suggests.
 const SIGNAL_BYTES: u32 = 56;
@@ -692,6 +697,8 @@ pub(crate) struct RawCsa {
     pub params: csa::Params,
     pub signal_bytes: u32,
     pub signal_dscp: u8,
+    pub scope: CsaScope,
+    pub trace: bool,
 }
 
 /// Reads one `[[csa]]` on its own: names, timers and steps (defaults Table I), checked by
@@ -701,6 +708,8 @@ pub(crate) fn read_csa(rec: &Rec, params: &Params) -> Result<RawCsa, Fail> {
     let mut p = csa::Params::TABLE_1;
     let mut signal_bytes = SIGNAL_BYTES;
     let mut signal_dscp = dscp::CS6;
+    let mut scope = CsaScope::default();
+    let mut trace = false;
     for f in rec.fields() {
         if f.key == "targets" {
             let vals = rec.vals(params, &f)?;
@@ -725,6 +734,19 @@ pub(crate) fn read_csa(rec: &Rec, params: &Params) -> Result<RawCsa, Fail> {
             "delta_alpha" => p.delta_alpha = v.number()?,
             "min_alpha" => p.min_alpha = v.number()?,
             "max_alpha" => p.max_alpha = v.number()?,
+            "rules" => {
+                p.rules = match v.choice(&CSA_RULES, "CSA rule set")? {
+                    "text" => csa::Rules::Text,
+                    _ => csa::Rules::PerPeriod,
+                }
+            }
+            "scope" => {
+                scope = match v.choice(&CSA_SCOPES, "CSA scope")? {
+                    "per_bucket" => CsaScope::PerBucket,
+                    _ => CsaScope::Shared,
+                }
+            }
+            "trace" => trace = v.boolean()?,
             "signal_size" => {
                 let b = v.quantity(Quantity::Size, parse_size_bytes)?;
                 if !(SIGNAL_MIN_BYTES..=65_535).contains(&b) {
@@ -743,7 +765,7 @@ pub(crate) fn read_csa(rec: &Rec, params: &Params) -> Result<RawCsa, Fail> {
     let towards = towards.ok_or_else(|| rec.missing("towards", "\"r2\""))?;
     let targets = targets.ok_or_else(|| rec.missing("targets", "[\"edge\"]"))?;
     p.validate().map_err(|e| rec.spots().fail(e.field, &e.message))?;
-    Ok(RawCsa { path: rec.path.clone(), name, at, towards, targets, params: p, signal_bytes, signal_dscp })
+    Ok(RawCsa { path: rec.path.clone(), name, at, towards, targets, params: p, signal_bytes, signal_dscp, scope, trace })
 }
 
 /// One CSA made by a `[[csa]]`, with, for each of its targets, the index in the table's
@@ -879,6 +901,8 @@ pub(crate) fn expand_csa(c: &RawCsa, w: &CsaWorld, csa_names: &mut Names, before
             targets: targets.clone(),
             signal_bytes: c.signal_bytes,
             signal_dscp: c.signal_dscp,
+            scope: c.scope,
+            trace: c.trace,
         };
         out.push(MadeCsa { spec, via: via.clone() });
     }
@@ -970,6 +994,8 @@ mod tests {
         // 20 B IP + 8 B ICMP + the quoted IP header and 8 bytes (RFC 792)
         assert_eq!(SIGNAL_BYTES, 20 + 8 + 28);
         assert!(SIGNAL_MIN_BYTES <= u64::from(SIGNAL_BYTES));
-        assert_eq!(CSA_FIELDS.len(), 11);
+        assert_eq!(CSA_FIELDS.len(), 14);
+        assert_eq!(CsaScope::default(), CsaScope::Shared, "the buffer's OUT packets drive one α");
+        assert_eq!(csa::Rules::default(), csa::Rules::Text);
     }
 }

@@ -32,8 +32,16 @@ pub(crate) const MAX_FLOWS: u64 = 1_000_000;
 
 pub(crate) const TABLES: [&str; 9] =
     ["scenario", "params", "node", "link", "route", "flow", "diffserv", "conditioner", "csa"];
-const SCENARIO_FIELDS: [&str; 7] =
-    ["name", "description", "seed", "duration", "max_packets", "until_transfers_complete", "warmup"];
+const SCENARIO_FIELDS: [&str; 8] = [
+    "name",
+    "description",
+    "seed",
+    "duration",
+    "max_packets",
+    "max_data_packets",
+    "until_transfers_complete",
+    "warmup",
+];
 const NODE_FIELDS: [&str; 2] = ["name", "count"];
 const LINK_FIELDS: [&str; 6] = ["between", "rate", "delay", "framing", "queue", "reverse_queue"];
 const ROUTE_FIELDS: [&str; 1] = ["path"];
@@ -58,6 +66,7 @@ pub(crate) struct RawScenario {
     pub seed: u64,
     pub duration: Option<SimDuration>,
     pub max_packets: Option<u64>,
+    pub max_data_packets: Option<u64>,
     pub until_transfers_complete: bool,
     pub until_at: usize,
     pub warmup: SimDuration,
@@ -123,6 +132,7 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
             seed: 1,
             duration: None,
             max_packets: None,
+            max_data_packets: None,
             until_transfers_complete: false,
             until_at: 0,
             warmup: SimDuration::ZERO,
@@ -170,11 +180,11 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
     }
     first.finish()?;
     let s = &raw.scenario;
-    if s.duration.is_none() && s.max_packets.is_none() && !s.until_transfers_complete {
+    if s.duration.is_none() && s.max_packets.is_none() && s.max_data_packets.is_none() && !s.until_transfers_complete {
         return Err(Fail::new(
             s.at,
             "scenario",
-            "no stop condition: set duration, max_packets or until_transfers_complete = true in [scenario]",
+            "no stop condition: set duration, max_packets, max_data_packets or until_transfers_complete = true in [scenario]",
         ));
     }
     Ok(raw)
@@ -207,6 +217,7 @@ fn read_scenario(rec: &Rec, params: &Params) -> Result<RawScenario, Fail> {
         seed: 1,
         duration: None,
         max_packets: None,
+        max_data_packets: None,
         until_transfers_complete: false,
         until_at: rec.at,
         warmup: SimDuration::ZERO,
@@ -234,6 +245,7 @@ fn read_scenario(rec: &Rec, params: &Params) -> Result<RawScenario, Fail> {
                 s.duration = Some(SimDuration(d));
             }
             "max_packets" => s.max_packets = Some(v.int_at_least(1)?),
+            "max_data_packets" => s.max_data_packets = Some(v.int_at_least(1)?),
             "until_transfers_complete" => {
                 s.until_transfers_complete = v.boolean()?;
                 s.until_at = v.at;

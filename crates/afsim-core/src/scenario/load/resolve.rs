@@ -191,7 +191,7 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         AppSpec::Cbr(c) => c.max_packets.is_some(),
         AppSpec::Tcp(t) => t.transfer_bytes.is_some(),
     });
-    if s.until_transfers_complete && s.duration.is_none() && s.max_packets.is_none() && !finite {
+    if s.until_transfers_complete && s.duration.is_none() && s.max_packets.is_none() && s.max_data_packets.is_none() && !finite {
         return Err(Fail::new(
             s.until_at,
             "scenario.until_transfers_complete",
@@ -202,7 +202,12 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
     let spec = Spec {
         name: s.name.clone().unwrap_or_else(|| default_name.to_string()),
         seed: s.seed,
-        stop: Stop { duration: s.duration, max_packets: s.max_packets, transfers_complete: s.until_transfers_complete },
+        stop: Stop {
+            duration: s.duration,
+            max_packets: s.max_packets,
+            max_data_packets: s.max_data_packets,
+            transfers_complete: s.until_transfers_complete,
+        },
         warmup: s.warmup,
         nodes,
         links,
