@@ -109,9 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
     repro_p = sub.add_parser(
         "reproduce",
         help="run a paper's experiments and compare them with its published values",
-        description="Run a paper's experiments (full mode: the paper's packet budget), compare "
-        "them with its published tables, evaluate its claims, and write a Markdown report, "
-        "JSON, a CSV of every run and the figures (PNG, SVG) to --out.",
+        description="Run a paper's experiments (full mode: the paper's packet budget), its "
+        "variants and a robustness design over what it leaves open; score its published values "
+        "and its claims beside a null model's; and write a Markdown report, JSON, a CSV of every "
+        "run and the figures (PNG, SVG) to --out.",
     )
     repro_p.add_argument("paper", metavar="PAPER", help="the paper: giacomazzi")
     repro_p.add_argument(
@@ -132,10 +133,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="run only this experiment (repeatable; e.g. table2, table3, appendix_a)",
     )
     repro_p.add_argument(
-        "--max-packets", type=int, metavar="N", help="packet budget of every run (overrides the mode's)"
+        "--budget", type=int, metavar="N",
+        help="data packets the sources generate in every run (overrides the mode's; below the "
+        "paper's budget every output says the run is reduced)",
     )
     repro_p.add_argument(
         "--replications", type=int, metavar="N", help="seeds per point (overrides the mode's)"
+    )
+    repro_p.add_argument(
+        "--no-variants", action="store_true", help="skip the named variants (other readings)"
+    )
+    repro_p.add_argument(
+        "--no-robustness", action="store_true",
+        help="skip the robustness design over the paper's unstated parameters",
     )
     repro_p.set_defaults(func=cmd_reproduce)
     return parser
@@ -414,6 +424,7 @@ def print_af_tables(results: Results, console: Console) -> None:
     if len(results.csas):
         table("Congestion Signaling Algorithms", results.csas, [
             ("name", "CSA", "{}"), ("queue", "watches", "{}"),
+            ("alpha_mean", "mean α", "{:.3f}"), ("alpha_floor_share", "time at min α", "{:.1%}"),
             ("alpha_end", "α at end", "{:.2f}"), ("alpha_min", "lowest α", "{:.2f}"),
             ("decreases", "decreases", "{:,}"), ("increases", "increases", "{:,}"),
             ("congested_out_arrivals", "congested OUT arrivals", "{:,}"),
@@ -472,7 +483,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.paper not in reproduce.PAPERS:
         raise UsageError(f"no reproduction of {args.paper!r}; the papers are: "
                          f"{', '.join(reproduce.PAPERS)}")
-    for name in ("jobs", "max_packets", "replications"):
+    for name in ("jobs", "budget", "replications"):
         value = getattr(args, name)
         if value is not None and value < 1:
             raise UsageError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
@@ -487,10 +498,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown experiment(s) {', '.join(unknown)}; the experiments of "
                          f"{args.paper} are: {', '.join(known)}")
     out = args.out or Path(f"reproduce-{args.paper}" + ("-quick" if args.quick else ""))
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: exists and is not a directory")
     try:
         rep = reproduce.reproduce(
-            paper, module.mode(args.quick, args.max_packets, args.replications),
+            paper, module.mode(args.quick, args.budget, args.replications),
             jobs=args.jobs, only=args.only, show_progress=sys.stderr.isatty(),
+            variants=not args.no_variants, robustness=not args.no_robustness,
         )
     except reproduce.RunFailed as e:
         _error(str(e))

@@ -111,7 +111,7 @@ def test_scenarios_lists_the_builtin_ones() -> None:
 
 
 def test_run_takes_a_builtin_scenario_by_name() -> None:
-    p = afsim_cmd("run", "giacomazzi/scenario1", "--set", "max_packets=20000", "--format", "json")
+    p = afsim_cmd("run", "giacomazzi/scenario1", "--set", "max_data_packets=10000", "--format", "json")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["scenario"] == "giacomazzi-scenario1"

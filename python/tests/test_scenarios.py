@@ -2,7 +2,7 @@
 
 Covers the files under the repository's `scenarios/` (examples, validation and the papers'
 experiments) and the built-in scenarios of the package. Long runs are shortened through their
-own parameters (`duration`, `max_packets`) where a file exposes them: what matters here is that
+own parameters (`duration`, `max_packets`, `max_data_packets`) where a file exposes them: what matters here is that
 every file is valid and conserves packets; the reproductions check the numbers.
 """
 
@@ -30,7 +30,7 @@ def test_the_repository_ships_scenarios() -> None:
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(p.parents[1])))
 def test_scenario_runs_and_conserves_packets(path: Path) -> None:
     params = tomllib.loads(path.read_text(encoding="utf-8")).get("params", {})
-    short = {"duration": "5s", "max_packets": "200000"}
+    short = {"duration": "5s", "max_packets": "200000", "max_data_packets": "100000"}
     overrides = {k: v for k, v in short.items() if k in params} or None
     results = afsim.simulate(path, overrides=overrides)
     c = results.conservation

@@ -1,9 +1,13 @@
 """Reproductions of the papers afsim implements: ``afsim reproduce PAPER``.
 
-Read this first: ``core`` is the machinery shared by every paper (experiments over parameter
-grids and seeds, parallel runs, confidence intervals, comparison with the published values,
-claims, reports and figures); each paper has a module (``giacomazzi``) that defines its
-experiments, claims and figures, and a data file of its published values (``data/``).
+Read this first: the machinery is shared by every paper — ``core`` (experiments, variants,
+modes, runs, aggregates), ``scoring`` (published values against afsim, the null model and each
+variant, with tolerances from the paper's precision), ``claims`` (every statement of the text,
+classified; the claims decided on each reading), ``robustness`` (the unstated parameters, a
+design over their ranges, and whether each claim holds across it) and ``report`` (Markdown,
+JSON, CSV, figures). Each paper has a module (``giacomazzi``) that defines its experiments,
+statements, null model, variants and unstated parameters, and a data file of its published
+values (``data/``).
 
     >>> from afsim import reproduce
     >>> rep = reproduce.run("giacomazzi", quick=True, only=["table2"])   # doctest: +SKIP
@@ -16,36 +20,40 @@ import importlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from afsim.reproduce.claims import Checks, ClaimResult, Kind, Statement
 from afsim.reproduce.core import (
     Aggregates,
-    Claim,
-    ClaimResult,
-    Comparison,
     Experiment,
     Figure,
     Mode,
     Paper,
-    PaperValue,
     Point,
     Reproduction,
     RunFailed,
     Stat,
-    compare,
-    load_paper_values,
-    print_summary,
-    render_markdown,
+    Variant,
+    View,
     reproduce,
     t_quantile,
-    to_json,
-    within_tolerance,
-    write_outputs,
+)
+from afsim.reproduce.report import print_summary, render_markdown, to_json, write_outputs
+from afsim.reproduce.robustness import Unstated
+from afsim.reproduce.scoring import (
+    Comparison,
+    PaperValue,
+    Tolerance,
+    Verdict,
+    compare,
+    judge,
+    load_paper_values,
 )
 
 __all__ = [
-    "PAPERS", "Aggregates", "Claim", "ClaimResult", "Comparison", "Experiment", "Figure", "Mode",
-    "Paper", "PaperValue", "Point", "Reproduction", "RunFailed", "Stat", "compare", "load_paper_values",
-    "paper_module", "print_summary", "render_markdown", "reproduce", "run", "t_quantile",
-    "to_json", "within_tolerance", "write_outputs",
+    "PAPERS", "Aggregates", "Checks", "ClaimResult", "Comparison", "Experiment", "Figure", "Kind",
+    "Mode", "Paper", "PaperValue", "Point", "Reproduction", "RunFailed", "Stat", "Statement",
+    "Tolerance", "Unstated", "Variant", "Verdict", "View", "compare", "judge",
+    "load_paper_values", "paper_module", "print_summary", "render_markdown", "reproduce", "run",
+    "t_quantile", "to_json", "write_outputs",
 ]
 
 #: The papers ``afsim reproduce`` knows, by name: their module under afsim.reproduce.
@@ -60,10 +68,11 @@ def paper_module(name: str):  # noqa: ANN201 (a module)
 
 
 def run(name: str, *, quick: bool = False, jobs: int | None = None,
-        only: Sequence[str] | None = None, max_packets: int | None = None,
+        only: Sequence[str] | None = None, budget: int | None = None,
         replications: int | None = None, scenarios_dir: Path | None = None,
-        show_progress: bool = False) -> Reproduction:
+        show_progress: bool = False, variants: bool = True, robustness: bool = True) -> Reproduction:
     """Runs a paper's reproduction: full mode (the paper's budget) or ``quick``."""
     mod = paper_module(name)
-    return reproduce(mod.paper(scenarios_dir), mod.mode(quick, max_packets, replications),
-                     jobs=jobs, only=only, show_progress=show_progress)
+    return reproduce(mod.paper(scenarios_dir), mod.mode(quick, budget, replications),
+                     jobs=jobs, only=only, show_progress=show_progress, variants=variants,
+                     robustness=robustness)

@@ -1,0 +1,209 @@
+"""The paper's statements: every sentence that states a checkable quantity, ordering, threshold
+or trend, classified, and the claims among them decided on a reading's numbers.
+
+Read this first. Each ``Statement`` carries its verbatim quote and where it stands in the
+paper, and one class:
+
+- ``claim``: checkable on afsim's runs; ``evaluate`` decides it and says with which numbers;
+- ``identity``: true by construction of the model (a definition, a parameter setting, a
+  property of a component afsim's unit tests check): listed, not counted;
+- ``restatement``: says again what an earlier claim says (``restates`` names it), counted once;
+- ``not checkable``: no quantity afsim can measure (a hedge, a judgement without a threshold, a
+  statement about other work or about implementation cost): listed with the reason.
+
+A claim is evaluated on several readings (``core.View``): afsim's default, the null model, each
+variant, and each point of the robustness design. A claim the null model also satisfies is
+*not discriminating*. Thresholds that a vague word needs ("high", "heavy") are written in the
+claim's ``test`` with where they come from.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from afsim.reproduce.core import EVENTS, Label, View
+
+if TYPE_CHECKING:
+    from afsim.reproduce.core import Reproduction
+    from afsim.reproduce.robustness import RobustVerdict
+
+
+class Kind(enum.Enum):
+    CLAIM = "claim"
+    IDENTITY = "identity"
+    RESTATEMENT = "restatement"
+    NOT_CHECKABLE = "not checkable"
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """``holds`` is None when the claim could not be evaluated (its experiments did not run
+    under this reading)."""
+
+    holds: bool | None
+    measured: dict[str, Any]
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Statement:
+    id: str
+    #: The paper's words, verbatim (OCR repaired from the conference version where noted).
+    quote: str
+    #: Where: section and paragraph, table or appendix.
+    where: str
+    kind: Kind
+    #: For a claim, how it is decided (thresholds and their source); for the other classes,
+    #: why the statement is classified so.
+    test: str
+    evaluate: Callable[[View], ClaimResult] | None = None
+    #: For a restatement, the id of the claim it restates.
+    restates: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.kind is Kind.CLAIM) != (self.evaluate is not None):
+            raise ValueError(f"statement {self.id}: a claim, and only a claim, has an evaluate")
+        if (self.kind is Kind.RESTATEMENT) != (self.restates is not None):
+            raise ValueError(f"statement {self.id}: a restatement, and only one, names what it restates")
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing claims
+
+
+class Checks:
+    """Collects the numbers a claim reads and the conditions it tests, on one reading.
+
+        c = Checks(view)
+        thr = c.mean("thr α=0.4 N=30", "table2", {"alpha": "0.4", "n_af": 30}, "throughput_kbps")
+        c.that(thr is not None and thr < 1000)
+        return c.result()
+
+    A condition on a number that did not run is None, and the claim is then not evaluated."""
+
+    def __init__(self, view: View) -> None:
+        self.view = view
+        self.measured: dict[str, Any] = {}
+        self.conditions: list[bool | None] = []
+        self.missing = False
+
+    def mean(self, name: str, experiment: str, labels: Mapping[str, Label], metric: str) -> float | None:
+        v = self.view.mean(experiment, labels, metric)
+        self.measured[name] = v if v is not None else math.nan
+        if v is None:
+            self.missing = True
+        return v
+
+    def seen(self, name: str, experiment: str, labels: Mapping[str, Label], metric: str) -> bool | None:
+        """Whether losses of ``metric`` were observed at the run's resolution: at least
+        ``scoring.MIN_EVENTS`` counted (afsim), or a positive prediction (the null model, which
+        has no counts)."""
+        from afsim.reproduce.scoring import MIN_EVENTS
+
+        p = self.mean(name, experiment, labels, metric)
+        if p is None:
+            return None
+        events = self.view.total(experiment, labels, metric + EVENTS)
+        if events is None:
+            return p > 0
+        self.measured[name + " events"] = events
+        return events >= MIN_EVENTS
+
+    def that(self, condition: bool | None) -> None:
+        self.conditions.append(condition)
+
+    def all(self, conditions: Sequence[bool | None]) -> None:
+        self.conditions.extend(conditions)
+
+    def result(self, detail: str = "") -> ClaimResult:
+        if self.missing or not self.conditions or any(c is None for c in self.conditions):
+            return ClaimResult(None, self.measured, "not every point it needs ran")
+        return ClaimResult(all(bool(c) for c in self.conditions), self.measured, detail)
+
+
+def lt(a: float | None, b: float | None) -> bool | None:
+    return None if a is None or b is None else a < b
+
+
+def le(a: float | None, b: float | None) -> bool | None:
+    return None if a is None or b is None else a <= b
+
+
+def gt(a: float | None, b: float | None) -> bool | None:
+    return None if a is None or b is None else a > b
+
+
+def ge(a: float | None, b: float | None) -> bool | None:
+    return None if a is None or b is None else a >= b
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluating
+
+
+@dataclass
+class ClaimVerdict:
+    statement: Statement
+    afsim: ClaimResult
+    null: ClaimResult
+    variants: dict[str, ClaimResult]
+    robustness: RobustVerdict | None
+
+    @property
+    def discriminating(self) -> bool:
+        """False when the null model satisfies the claim too."""
+        return self.null.holds is not True
+
+
+@dataclass
+class ClaimVerdicts:
+    statements: list[Statement]
+    claims: list[ClaimVerdict]
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def holds(self, reading: str = "afsim") -> tuple[int, int]:
+        """(claims that hold, claims evaluated) under a reading."""
+        results = [self._result(c, reading) for c in self.claims]
+        evaluated = [r for r in results if r is not None and r.holds is not None]
+        return sum(1 for r in evaluated if r.holds), len(evaluated)
+
+    @staticmethod
+    def _result(c: ClaimVerdict, reading: str) -> ClaimResult | None:
+        if reading == "afsim":
+            return c.afsim
+        if reading == "null":
+            return c.null
+        return c.variants.get(reading)
+
+
+def evaluate_all(rep: Reproduction) -> ClaimVerdicts:
+    """Every claim under afsim's default, the null model, each variant and the robustness
+    design."""
+    from afsim.reproduce.robustness import summarise
+
+    paper = rep.paper
+    afsim = View(rep.aggregates, "afsim")
+    null = View(rep.null, "null")
+    ran = set(rep.aggregates.by_experiment)
+    variant_ids = [v.id for v in paper.variants if any(e.endswith(f"@{v.id}") for e in ran)]
+    out = []
+    for s in paper.statements:
+        if s.kind is not Kind.CLAIM:
+            continue
+        assert s.evaluate is not None
+        variants = {}
+        for vid in variant_ids:
+            r = s.evaluate(View(rep.aggregates, vid, f"@{vid}"))
+            if r.holds is not None:
+                variants[vid] = r
+        robust = None
+        if rep.design:
+            per_point = [s.evaluate(View(rep.aggregates, f"#{k}", f"#{k}")) for k in range(len(rep.design))]
+            robust = summarise(paper.unstated, rep.design, [r.holds for r in per_point])
+        out.append(ClaimVerdict(s, s.evaluate(afsim), s.evaluate(null), variants, robust))
+    counts = {k.value: sum(1 for s in paper.statements if s.kind is k) for k in Kind}
+    return ClaimVerdicts(list(paper.statements), out, counts)
