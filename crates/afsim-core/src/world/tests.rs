@@ -583,3 +583,101 @@ fn a_remote_csa_signals_alpha_to_the_border_router_in_control_packets() {
     assert!(signals.iter().all(|f| f.packets_delivered > 0 && f.src == "core" && f.dst == "border"));
     assert!(r.conservation.holds, "{}", r.conservation.identity);
 }
+
+// ---- SIMA ----------------------------------------------------------------------------------
+
+fn sima_link(a: usize, b: usize, rate_bps: u64) -> LinkSpec {
+    let mut l = link(a, b, rate_bps, 1, 100);
+    l.queue_ab = QueueSpec::Sima(crate::queue::sima::Params::LAATU);
+    l.queue_ba = l.queue_ab.clone();
+    l
+}
+
+fn sima_marker(name: &str, node: usize, from: usize, nbr_bps: u64, trace: bool) -> ConditionerSpec {
+    use crate::edge::sima::{Estimator, Params, ServiceClass};
+    let estimator = Estimator::Slots { capacity_bps: 10_000_000, slot_bytes: 53, alpha: 5.0 * 53.0 / 20_000.0 };
+    ConditionerSpec {
+        name: name.into(),
+        node,
+        from: Some(from),
+        classifier: ClassifierSpec::default(),
+        meter: MeterSpec::Sima(Params { nbr_bps, class: ServiceClass::Nrt, estimator, trace }),
+        per_flow: false,
+        actions: [crate::edge::PerColourAction::Keep; 3],
+        buffer_packets: 0,
+    }
+}
+
+/// The Laatu testbed in small: src ─ r1 ═ r2 ─ dst, all 10 Mb/s with SIMA queues, a TCP flow
+/// marked at r1, and CBR background entering r1 from bg over 100 Mb/s: 8.5 Mb/s at NRT DP 4
+/// and 3 Mb/s at NRT DP 2.
+fn sima_testbed(secs: u64) -> Spec {
+    let (src, r1, r2, dst, bg) = (0, 1, 2, 3, 4);
+    let mut s = spec(
+        &["src", "r1", "r2", "dst", "bg"],
+        vec![sima_link(src, r1, 10_000_000), sima_link(r1, r2, 10_000_000), sima_link(r2, dst, 10_000_000), link(bg, r1, 100_000_000, 1, 1000)],
+        vec![cbr("bg4", bg, dst, 8_500_000, 1000), cbr("bg2", bg, dst, 3_000_000, 1000)],
+        secs,
+    );
+    s.flows[0].dscp = crate::edge::dscp::sima(false, 4);
+    s.flows[1].dscp = crate::edge::dscp::sima(false, 2);
+    let mut p = crate::transport::tcp::Params { max_window_bytes: 64_000, packet_size: 1500, trace: true, ..Default::default() };
+    p.variant = crate::transport::tcp::Variant::Sack;
+    s.flows.push(tcp("tcp", src, dst, p));
+    s.conditioners.push(sima_marker("access", r1, src, 1_200_000, true));
+    s.colours = crate::edge::dscp::ColourTable::sima();
+    s
+}
+
+#[test]
+fn a_sima_bottleneck_admits_dp_four_and_drops_the_lower_levels_first() {
+    let r = run_ok(&sima_testbed(30));
+    assert!(r.conservation.holds, "{}", r.conservation.identity);
+    let level = |dp: u8| r.sima_levels.iter().find(|l| l.queue == "r1->r2" && l.class == "nrt" && l.dp == dp).unwrap();
+    let (dp2, dp4) = (level(2), level(4));
+    assert!(dp2.drops_below_dpa > 0, "the DP 2 background is cut by DP_a: {dp2:?}");
+    assert!(dp4.loss_ratio < 0.05 && dp2.loss_ratio > 10.0 * dp4.loss_ratio, "DP 4 {dp4:?} vs DP 2 {dp2:?}");
+    for l in &r.sima_levels {
+        assert_eq!(l.arrivals, l.departures + l.drops_below_dpa + l.drops_overflow + l.queued_end, "{l:?}");
+    }
+    let q = r.sima_queues.iter().find(|q| q.queue == "r1->r2").unwrap();
+    assert!((q.dpa_time_share.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    assert!(q.dpa_max >= 3 && q.dpa_mean > 1.0, "DP_a rises above DP 2's level: {q:?}");
+    // the per-level port counters of the SIMA colour table agree with the queue's own
+    let colour = r.colours.iter().find(|c| c.queue == "r1->r2" && c.colour == "DP 2").unwrap();
+    assert_eq!((colour.arrivals, colour.drops_early), (dp2.arrivals, dp2.drops_below_dpa));
+}
+
+#[test]
+fn a_sima_marked_flow_reports_its_drop_precedences_and_its_trace() {
+    let r = run_ok(&sima_testbed(10));
+    let tcp = r.flows.iter().find(|f| f.name == "tcp").unwrap();
+    let counts: Vec<u64> = (0..8).map(|dp| tcp.dp.get(dp).unwrap()).collect();
+    let cond = &r.conditioners[0];
+    assert_eq!(counts.iter().sum::<u64>(), cond.matched, "every TCP packet is marked once at r1");
+    assert_eq!(counts[7], 0, "equation (1) never gives the reserved DP 7");
+    assert_eq!(cond.green_packets, counts[4..].iter().sum::<u64>());
+    assert_eq!(cond.dp.get(3), Some(counts[3]));
+    assert!(r.flows.iter().filter(|f| f.name.starts_with("bg")).all(|f| f.dp.get(0).is_none()), "the background is not marked");
+    let (name, trace) = &r.dp_traces[0];
+    assert_eq!((name.as_str(), trace.dp.len() as u64), ("access", cond.matched));
+    assert!(trace.time_s.windows(2).all(|w| w[0] <= w[1]));
+    // the trace's DPs are the counts
+    for (dp, &n) in counts.iter().enumerate() {
+        assert_eq!(trace.dp.iter().filter(|&&d| usize::from(d) == dp).count() as u64, n);
+    }
+}
+
+#[test]
+fn real_time_packets_cross_a_sima_queue_faster_than_non_real_time_ones() {
+    // both classes at DP 6 into a 2 Mb/s link with 3 Mb/s offered: NRT waits, RT does not
+    let mut s = spec(&["a", "r", "b"], vec![link(0, 1, 100_000_000, 1, 1000), sima_link(1, 2, 2_000_000)], vec![cbr("rt", 0, 2, 500_000, 200), cbr("nrt", 0, 2, 2_500_000, 1000)], 10);
+    s.flows[0].dscp = crate::edge::dscp::sima(true, 6);
+    s.flows[1].dscp = crate::edge::dscp::sima(false, 6);
+    let r = run_ok(&s);
+    let delay = |n: &str| r.flows.iter().find(|f| f.name == n).unwrap().mean_delay_s.unwrap();
+    // RT: at most one NRT packet's transmission (4 ms) ahead; NRT queues behind a full buffer
+    assert!(delay("rt") < 0.012, "rt {}", delay("rt"));
+    assert!(delay("nrt") > 5.0 * delay("rt"), "nrt {} rt {}", delay("nrt"), delay("rt"));
+    assert!(r.conservation.holds);
+}
