@@ -184,6 +184,34 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
     let at = at.ok_or_else(|| rec.missing("at", "\"r1\""))?;
     let ((meter, kind, alpha_at), meter_at) =
         meter.ok_or_else(|| rec.missing("meter", "{ kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10KB\" }"))?;
+    let (actions, buffer_packets, alpha_at) = settle_actions(&meter, kind, alpha_at, actions, buffer, rec)?;
+    Ok(RawConditioner {
+        path: rec.path.clone(),
+        name,
+        at,
+        from,
+        classifier,
+        meter,
+        per_flow,
+        actions,
+        buffer_packets,
+        meter_at,
+        alpha_at,
+    })
+}
+
+/// The conditioner's actions (defaults filled in), its holding buffer and where its enhanced
+/// token bucket's `alpha` is written, once the actions and buffer written in `rec` are checked
+/// against its meter: a SIMA meter takes none, a two-colour meter no `red`, only a token
+/// bucket shapes (and then needs a buffer), an enhanced token bucket has its own buffer.
+fn settle_actions(
+    meter: &MeterSpec,
+    kind: &str,
+    alpha_at: Option<usize>,
+    actions: [Option<(PerColourAction, Val)>; 3],
+    buffer: Option<(u32, Val)>,
+    rec: &Rec,
+) -> Result<([PerColourAction; 3], u32, Option<usize>), Fail> {
     if let MeterSpec::Sima(_) = meter {
         if let Some((_, v)) = actions.iter().flatten().next() {
             return Err(v.fail(
@@ -194,19 +222,7 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
         if let Some((_, v)) = &buffer {
             return Err(v.fail("a sima meter neither shapes nor holds packets: it takes no buffer"));
         }
-        return Ok(RawConditioner {
-            path: rec.path.clone(),
-            name,
-            at,
-            from,
-            classifier,
-            meter,
-            per_flow,
-            actions: [PerColourAction::Keep; 3],
-            buffer_packets: 0,
-            meter_at,
-            alpha_at: None,
-        });
+        return Ok(([PerColourAction::Keep; 3], 0, None));
     }
     if two_colour(kind) {
         if let Some((_, v)) = &actions[2] {
@@ -220,7 +236,8 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
     if let Some((PerColourAction::Shape, v)) = &actions[0] {
         return Err(v.fail("green packets already conform to the meter's profile: shape applies to yellow or red"));
     }
-    if let MeterSpec::EnhancedTokenBucket(p) = &meter {
+    let resolved = [0, 1, 2].map(|i| actions[i].as_ref().map_or(DEFAULT_ACTIONS[i], |(a, _)| *a));
+    if let MeterSpec::EnhancedTokenBucket(p) = meter {
         if let Some((_, v)) = actions.iter().flatten().find(|(a, _)| *a == PerColourAction::Shape) {
             return Err(v.fail(
                 "an enhanced_token_bucket meter already holds the packets it cannot serve, in its input buffer; \
@@ -232,21 +249,7 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
                 "an enhanced_token_bucket meter has its own input buffer: give it in the meter, like meter = { kind = \"enhanced_token_bucket\", ..., buffer = \"100pkt\" }",
             ));
         }
-        let actions = [0, 1, 2].map(|i| actions[i].as_ref().map_or(DEFAULT_ACTIONS[i], |(a, _)| *a));
-        let buffer_packets = p.buffer_packets;
-        return Ok(RawConditioner {
-            path: rec.path.clone(),
-            name,
-            at,
-            from,
-            classifier,
-            meter,
-            per_flow,
-            actions,
-            buffer_packets,
-            meter_at,
-            alpha_at,
-        });
+        return Ok((resolved, p.buffer_packets, alpha_at));
     }
     if shapes && kind != "token_bucket" {
         let (_, v) = actions.iter().flatten().find(|(a, _)| *a == PerColourAction::Shape).expect("a shape action");
@@ -266,20 +269,7 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
         (false, Some((_, v))) => return Err(v.fail("buffer applies only when an action is \"shape\"")),
         (false, None) => 0,
     };
-    let actions = [0, 1, 2].map(|i| actions[i].as_ref().map_or(DEFAULT_ACTIONS[i], |(a, _)| *a));
-    Ok(RawConditioner {
-        path: rec.path.clone(),
-        name,
-        at,
-        from,
-        classifier,
-        meter,
-        per_flow,
-        actions,
-        buffer_packets,
-        meter_at,
-        alpha_at: None,
-    })
+    Ok((resolved, buffer_packets, None))
 }
 
 /// The actions by default. RFC 2597 practice: in-profile traffic passes, excess is downgraded,
