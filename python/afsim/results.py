@@ -27,16 +27,20 @@ OUTPUT_FILES = (
     "conditioners.csv",
     "groups.csv",
     "csas.csv",
+    "sima_queues.csv",
+    "sima_levels.csv",
     "flows.parquet",
     "queues.parquet",
     "colours.parquet",
     "conditioners.parquet",
     "groups.parquet",
     "csas.parquet",
+    "sima_queues.parquet",
+    "sima_levels.parquet",
 )
 
 #: The report's small tables, built from its JSON rows (a handful of rows each).
-SMALL_TABLES = ("colours", "conditioners", "groups", "csas")
+SMALL_TABLES = ("colours", "conditioners", "groups", "csas", "sima_queues", "sima_levels")
 
 
 @dataclass(frozen=True)
@@ -61,11 +65,20 @@ class Results:
     groups: pd.DataFrame
     #: One row per Congestion Signaling Algorithm: final and lowest α, decreases, increases.
     csas: pd.DataFrame
+    #: One row per SIMA core queue: parameters, averaged occupancies, the allowed drop
+    #: precedence DP_a at the end, its maximum, time-weighted mean and time share per value.
+    sima_queues: pd.DataFrame
+    #: One row per (SIMA core queue, class, drop precedence) that saw packets: arrivals,
+    #: departures, drops below DP_a and overflow drops, loss ratio.
+    sima_levels: pd.DataFrame
     #: α of each CSA over time (csa, time_s, alpha), one row per change. Empty if none.
     alpha: pd.DataFrame
     #: TCP sender time series (flows with ``trace = true``), one row per change of state:
     #: flow, time_s, cwnd, ssthresh (bytes), srtt, rto (s), bytes_in_flight. Empty if none.
     traces: pd.DataFrame
+    #: Every packet SIMA conditioners with ``trace = true`` marked: conditioner, time_s, flow,
+    #: dp, mbr_bps (the measured momentary bit rate). Empty if none.
+    dp_trace: pd.DataFrame
     conservation: dict[str, Any]
     #: Wall-clock seconds of the core run (not part of the report: it differs between runs).
     wall_seconds: float
@@ -92,6 +105,7 @@ class Results:
             **{t: pd.DataFrame.from_records(summary[t]) for t in SMALL_TABLES},
             traces=_traces(result.traces()),
             alpha=_long("csa", result.alpha_traces(), ["time_s", "alpha"]),
+            dp_trace=_long("conditioner", result.dp_traces(), ["time_s", "flow", "dp", "mbr_bps"]),
             conservation=summary["conservation"],
             wall_seconds=result.wall_seconds,
             events=result.events,
@@ -113,8 +127,9 @@ class Results:
 
     def write(self, out_dir: str | Path) -> list[Path]:
         """Writes ``OUTPUT_FILES`` into ``out_dir`` (created if needed): summary.json (the
-        report's exact bytes) and each table (flows, queues, colours, conditioners, groups) as
-        CSV and Parquet. Returns their paths."""
+        report's exact bytes) and each table (flows, queues, colours, conditioners, groups, CSAs,
+        SIMA queues and levels) as CSV and Parquet, plus the time series that exist (traces,
+        alpha, dp_trace) as Parquet. Returns their paths."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = [out / name for name in OUTPUT_FILES]
@@ -122,6 +137,8 @@ class Results:
             paths.append(out / "traces.parquet")
         if len(self.alpha):
             paths.append(out / "alpha.parquet")
+        if len(self.dp_trace):
+            paths.append(out / "dp_trace.parquet")
         for path in paths:
             if path.name == "summary.json":
                 path.write_text(self.summary_json, encoding="utf-8")

@@ -157,6 +157,11 @@ MALFORMED = [
     ("route_loop", 'queue = { kind = "droptail", limit = "50pkt" }',
      'queue = { kind = "droptail", limit = "50pkt" }\n\n[[route]]\npath = ["a", "b", "a", "b"]'),
     ("unused_parameter", 'rate = "1Mbps"', 'rate = "1Mbps"\nunused = "3"'),
+    ("sima_buffer", 'limit = "50pkt" }', 'limit = "50pkt" }\nreverse_queue = { kind = "sima", nrt_limit = "10B" }'),
+    ("sima_weight", 'limit = "50pkt" }', 'limit = "50pkt" }\nreverse_queue = { kind = "sima", rt_weight = 2 }'),
+    ("sima_nbr", 'packet_size = "500B"',
+     'packet_size = "500B"\n\n[[conditioner]]\nname = "c"\nat = "a"\n'
+     'meter = { kind = "sima", nbr = "4bps", capacity = "10Mbps", alpha = 0.01 }'),
 ]
 
 

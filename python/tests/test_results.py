@@ -68,3 +68,38 @@ def test_parquet_and_csv_read_back(results: Results, tmp_path: Path, table: str)
             np.testing.assert_allclose(
                 from_csv[column].to_numpy(float), frame[column].to_numpy(float), rtol=1e-12
             )
+
+
+@pytest.fixture(scope="module")
+def sima() -> Results:
+    """The Laatu SIMA testbed without background: a 1 MB transfer marked at Border1."""
+    path = afsim.builtin_scenario("laatu/sima")
+    return afsim.simulate(path, overrides={"bg4_flows": "0", "low_flows": "0"})
+
+
+def test_sima_runs_fill_the_sima_tables_and_the_dp_trace(sima: Results) -> None:
+    q = sima.sima_queues.set_index("queue")
+    assert "core1->core2" in q.index
+    assert all(sum(shares) == pytest.approx(1.0) for shares in q["dpa_time_share"])
+    lv = sima.sima_levels
+    dropped = lv["drops_below_dpa"] + lv["drops_overflow"]
+    assert (lv["arrivals"] == lv["departures"] + dropped + lv["queued_end"]).all()
+    tcp = sima.flows.set_index("name").loc["tcp"]
+    counts = [tcp[f"dp{k}_packets"] for k in range(8)]
+    trace = sima.dp_trace
+    assert list(trace.columns) == ["conditioner", "time_s", "flow", "dp", "mbr_bps"]
+    assert len(trace) == sum(counts) == tcp["packets_sent"]
+    assert (trace["flow"] == "tcp").all() and (trace["conditioner"] == "access").all()
+    assert list(trace["dp"].value_counts().sort_index()) == [c for c in counts if c > 0]
+
+
+def test_sima_results_write_the_sima_tables_and_the_dp_trace(sima: Results, tmp_path: Path) -> None:
+    paths = sima.write(tmp_path)
+    names = [p.name for p in paths]
+    assert {"sima_queues.csv", "sima_levels.parquet", "dp_trace.parquet"} <= set(names)
+    back = pd.read_parquet(tmp_path / "sima_levels.parquet")
+    pd.testing.assert_frame_equal(back, sima.sima_levels)
+    shares = pd.read_parquet(tmp_path / "sima_queues.parquet")["dpa_time_share"]
+    assert [list(s) for s in shares] == [list(s) for s in sima.sima_queues["dpa_time_share"]]
+    trace = pd.read_parquet(tmp_path / "dp_trace.parquet")
+    assert len(trace) == len(sima.dp_trace)

@@ -53,3 +53,49 @@ def test_finite_transfers_example_ends_when_the_last_transfer_completes() -> Non
     done = results.flows["completion_time_s"]
     assert results.flows["completed"].all()
     assert results.summary["end_time_s"] == pytest.approx(float(done.max()))
+
+
+LAATU = BUILTIN / "laatu"
+
+
+def transfer_time(results: afsim.Results, flow: str = "tcp", start_s: float = 2.0) -> float:
+    row = results.flows.set_index("name").loc[flow]
+    assert row["completed"], f"{flow} did not finish"
+    return float(row["completion_time_s"]) - start_s
+
+
+def test_laatu_best_effort_tcp_collapses_as_the_background_nears_the_link_rate() -> None:
+    """Table I's shape: 8.5 Mb/s of best-effort UDP leaves TCP a share, 9.6 Mb/s almost none."""
+    best_effort = LAATU / "best_effort.toml"
+    times = {rate: transfer_time(afsim.simulate(best_effort, overrides={"bg_rate": rate}))
+             for rate in ("850kbps", "960kbps")}
+    alone = transfer_time(afsim.simulate(best_effort, overrides={"bg_flows": "0"}))
+    assert alone < times["850kbps"] < times["960kbps"] / 5, (alone, times)
+
+
+def test_laatu_sima_marks_the_transfer_and_keeps_it_below_its_nbr() -> None:
+    r = afsim.simulate(LAATU / "sima.toml")
+    tcp = r.flows.set_index("name").loc["tcp"]
+    counts = [int(tcp[f"dp{k}_packets"]) for k in range(8)]
+    assert sum(counts) == tcp["packets_sent"], "every data packet is marked once, at border1"
+    assert counts[7] == 0, "equation (1) never gives the reserved DP 7"
+    background = r.flows[r.flows["group"].str.startswith("bg")]
+    assert background["dp4_packets"].isna().all(), "pre-marked by the generator, not by a SIMA meter"
+    rate_bps = 8 * 1_000_000 / transfer_time(r)
+    assert rate_bps < 1_200_000, rate_bps
+    # the bottleneck admits the DP 4 background and cuts the levels below
+    lv = r.sima_levels.set_index(["queue", "dp"]).loc["core1->core2"]
+    assert lv.loc[4, "loss_ratio"] < 0.05 < lv.loc[2, "loss_ratio"]
+    dpa = r.sima_queues.set_index("queue").loc["core1->core2"]["dpa_time_share"]
+    assert dpa[3] + dpa[4] > 0.8, "DP_a stays at the 3/4 boundary the background sets"
+
+
+def test_laatu_four_flows_share_one_aggregate_nbr() -> None:
+    """Table III's configuration: one meter for four 250 kB transfers."""
+    r = afsim.simulate(LAATU / "sima.toml",
+                       overrides={"n_tcp": "4", "transfer": "250kB", "nbr": "800kbps"})
+    tcp = r.flows[r.flows["group"] == "tcp"]
+    assert list(tcp["name"]) == ["tcp0", "tcp1", "tcp2", "tcp3"] and tcp["completed"].all()
+    access = r.conditioners.set_index("name").loc["access"]
+    assert access["matched"] == tcp["packets_sent"].sum()
+    assert access["committed_rate_bps"] == 800_000

@@ -17,11 +17,15 @@
 //! - **Queue** (`queue`): the output discipline of a port, a variant of `queue::AnyQueue`:
 //!   drop-tail, RED (as ns-2), RIO (coupled, decoupled), WRED (up to 8 precedences), each RED
 //!   kind optionally ECN-marking by tail, front or random position or OUT first
-//!   (`queue::ecn_mark`), and class schedulers (strict priority, DRR, WRR) over inner queues.
+//!   (`queue::ecn_mark`), class schedulers (strict priority, DRR, WRR) over inner queues, and
+//!   the SIMA core node (`queue::sima`: real-time and non-real-time buffers behind the allowed
+//!   drop precedence, real time first).
 //! - **Edge** (`edge`): DiffServ at the network's border: code points and the domain's colour
-//!   table (`edge::dscp`), meters (token bucket, srTCM, trTCM, TSW2CM/TSW3CM), and the
-//!   conditioner that puts a classifier, a meter and per-colour actions on a node's input line
-//!   (`edge::conditioner`).
+//!   table (`edge::dscp`), meters (token bucket, srTCM, trTCM, TSW2CM/TSW3CM, Giacomazzi's
+//!   enhanced token bucket and its Congestion Signaling Algorithm), the SIMA access node's
+//!   marker (`edge::sima`: a drop precedence 0..7 from the measured momentary bit rate against
+//!   the nominal bit rate), and the conditioner that puts a classifier, a meter and per-colour
+//!   actions on a node's input line (`edge::conditioner`).
 //! - **Transport** (`transport`): the agents at the hosts that create and consume packets: UDP
 //!   constant bit rate, TCP (Reno, NewReno, SACK, ECN); TFRC and gTFRC will plug into the same
 //!   `transport::AnyAgent`.

@@ -26,6 +26,10 @@ pub struct Report {
     pub groups: Vec<GroupRow>,
     /// Per Congestion Signaling Algorithm.
     pub csas: Vec<CsaRow>,
+    /// Per SIMA core queue: its allowed drop precedence over the run.
+    pub sima_queues: Vec<SimaQueueRow>,
+    /// Per SIMA core queue, class and drop precedence (those that saw packets).
+    pub sima_levels: Vec<SimaLevelRow>,
     pub conservation: Conservation,
     pub engine: EngineCounts,
     /// Time series of the TCP senders that asked for one (`trace = true`), by flow name.
@@ -35,6 +39,100 @@ pub struct Report {
     /// α over time of each CSA, by CSA name: (time s, α) at every change, starting value first.
     #[serde(skip)]
     pub alpha_traces: Vec<(String, Vec<(f64, f64)>)>,
+    /// Every packet a SIMA conditioner with `trace = true` marked, by conditioner name.
+    #[serde(skip)]
+    pub dp_traces: Vec<(String, crate::edge::conditioner::DpTrace)>,
+}
+
+/// Packets by SIMA drop precedence, `dp0_packets` … `dp7_packets` (flattened into the row that
+/// holds them); `None` where no SIMA marker counted any.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct DpCounts {
+    pub dp0_packets: Option<u64>,
+    pub dp1_packets: Option<u64>,
+    pub dp2_packets: Option<u64>,
+    pub dp3_packets: Option<u64>,
+    pub dp4_packets: Option<u64>,
+    pub dp5_packets: Option<u64>,
+    pub dp6_packets: Option<u64>,
+    pub dp7_packets: Option<u64>,
+}
+
+impl DpCounts {
+    /// The counts of `counts`, or all `None`.
+    pub fn new(counts: Option<[u64; 8]>) -> Self {
+        let c = |k: usize| counts.map(|a| a[k]);
+        DpCounts {
+            dp0_packets: c(0),
+            dp1_packets: c(1),
+            dp2_packets: c(2),
+            dp3_packets: c(3),
+            dp4_packets: c(4),
+            dp5_packets: c(5),
+            dp6_packets: c(6),
+            dp7_packets: c(7),
+        }
+    }
+
+    /// The count of drop precedence `dp` (0..=7).
+    pub fn get(&self, dp: usize) -> Option<u64> {
+        [
+            self.dp0_packets,
+            self.dp1_packets,
+            self.dp2_packets,
+            self.dp3_packets,
+            self.dp4_packets,
+            self.dp5_packets,
+            self.dp6_packets,
+            self.dp7_packets,
+        ]
+        .get(dp)
+        .copied()
+        .flatten()
+    }
+}
+
+/// One SIMA core queue (`queue::sima`): its parameters, the averaged occupancies and allowed
+/// drop precedence DP_a at the end, and how DP_a spent the run.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SimaQueueRow {
+    pub queue: String,
+    pub rt_limit_bytes: u64,
+    pub nrt_limit_bytes: u64,
+    pub rt_weight: f64,
+    pub nrt_weight: f64,
+    /// How the occupancies combine: "max", "sum" or "euclidean".
+    pub occupancy: String,
+    pub dpa_offset: f64,
+    pub dpa_slope: f64,
+    /// Averaged occupancies at the end, as fractions of each buffer.
+    pub avg_rt_end: f64,
+    pub avg_nrt_end: f64,
+    pub dpa_end: u8,
+    pub dpa_max: u8,
+    /// Time-weighted mean of DP_a over the run.
+    pub dpa_mean: f64,
+    /// Fraction of the run DP_a spent at each value 0 … 8 (sums to 1).
+    pub dpa_time_share: Vec<f64>,
+}
+
+/// One (service class, drop precedence) at one SIMA core queue.
+/// Identity: `arrivals = departures + drops_below_dpa + drops_overflow + queued_end`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SimaLevelRow {
+    pub queue: String,
+    /// "nrt" or "rt".
+    pub class: String,
+    pub dp: u8,
+    pub arrivals: u64,
+    pub departures: u64,
+    /// Dropped before buffering, the packet's DP being below DP_a.
+    pub drops_below_dpa: u64,
+    /// Admitted by DP_a but its buffer had no room.
+    pub drops_overflow: u64,
+    pub queued_end: u64,
+    /// Drops ÷ arrivals.
+    pub loss_ratio: f64,
 }
 
 /// One Congestion Signaling Algorithm controller (Giacomazzi et al.): a CSA's only one
@@ -125,6 +223,10 @@ pub struct FlowRow {
     pub respect_of_service: Option<f64>,
     /// Throughput above the contract (negative below it), kb/s (Leung & Muppala).
     pub excess_kbps: Option<f64>,
+    /// The flow's packets by the drop precedence SIMA access nodes gave them (`None` for a
+    /// flow no SIMA conditioner marked).
+    #[serde(flatten)]
+    pub dp: DpCounts,
 }
 
 /// One drop-precedence level at one queue (the domain's colour table decides levels).
@@ -150,7 +252,8 @@ pub struct ColourRow {
 
 /// One edge conditioner.
 /// Identity: `matched = forwarded + dropped_policed + dropped_buffer + held_end`, and
-/// `matched = green + yellow + red` packets metered (held packets are not metered yet).
+/// `matched = green + yellow + red` packets metered (held packets are not metered yet); for a
+/// SIMA meter also `matched = dp0 + … + dp7`, green being DP ≥ 4 and yellow DP < 4.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ConditionerRow {
     pub name: String,
@@ -173,6 +276,9 @@ pub struct ConditionerRow {
     pub conformant_kbps: f64,
     /// Conformant rate ÷ committed rate, for the aggregate this conditioner meters.
     pub respect_of_service: f64,
+    /// SIMA meter: the packets it marked, by drop precedence (`None` for other meters).
+    #[serde(flatten)]
+    pub dp: DpCounts,
 }
 
 /// One flow group: every flow expanded from one `[[flow]]` entry.

@@ -17,14 +17,17 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::edge::dscp::{Colour, MAX_LEVELS};
+use crate::edge::dscp::MAX_LEVELS;
 use crate::metrics::{conservation, fairness};
 use crate::metrics::flow::FlowStats;
 use crate::net::framing::TxClock;
 use crate::net::packet::{PacketId, Pool};
 use crate::net::routing::{Tables, NO_ROUTE};
 use crate::queue::{AnyQueue, DropReason, QueueStats, N_DROP_REASONS};
-use crate::report::{ColourRow, ConditionerRow, CsaRow, EngineCounts, FlowRow, GroupRow, QueueRow, Report};
+use crate::report::{
+    ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow, QueueRow, Report, SimaLevelRow,
+    SimaQueueRow,
+};
 use crate::scenario::spec::{AppSpec, SpecError};
 use crate::scenario::Spec;
 use crate::sim::event::{Event, EventQueue};
@@ -856,6 +859,7 @@ impl World {
             })
             .collect();
         self.af_fields(&mut flows, span);
+        self.dp_fields(&mut flows);
         let groups = group_rows(&self.spec, &flows);
         // CSA control packets, one pseudo-flow per (CSA, remote conditioner)
         for (k, (name, from, to)) in self.signal_flows.iter().enumerate() {
@@ -924,7 +928,16 @@ impl World {
         let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
         let mut queues = Vec::with_capacity(self.ports.len());
         let mut colours = Vec::new();
+        let (mut sima_queues, mut sima_levels) = (Vec::new(), Vec::new());
         for p in &mut self.ports {
+            if let AnyQueue::Sima(q) = &p.queue {
+                if let Err(e) = q.check(&self.pool) {
+                    broken.push(format!("{}: {e}", p.name));
+                }
+                let (row, levels) = sima_rows(&p.name, q, now);
+                sima_queues.push(row);
+                sima_levels.extend(levels);
+            }
             let len = p.queue.len_packets();
             p.stats.before_change(now, len);
             let s = &p.stats;
@@ -974,11 +987,7 @@ impl World {
                 colours.push(ColourRow {
                     queue: p.name.clone(),
                     level: level as u8,
-                    colour: if level < 3 {
-                        Colour::from_level(level as u8).name().to_string()
-                    } else {
-                        format!("level {level}")
-                    },
+                    colour: self.colours.level_name(level as u8),
                     arrivals: l.arrivals,
                     departures: l.departures,
                     drops_overflow: overflow,
@@ -1024,6 +1033,7 @@ impl World {
                 max_held: cond.stats.max_held,
                 conformant_kbps,
                 respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
+                dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),
             });
         }
         for (i, d) in self.node_drops.iter().enumerate() {
@@ -1064,9 +1074,16 @@ impl World {
             conditioners,
             groups,
             csas,
+            sima_queues,
+            sima_levels,
             conservation,
             traces: self.take_traces(),
             alpha_traces,
+            dp_traces: self
+                .conditioners
+                .iter_mut()
+                .filter_map(|c| c.take_dp_trace().map(|t| (c.name.clone(), t)))
+                .collect(),
             engine: EngineCounts {
                 events: self.events_done,
                 packet_hops: self.hops,
@@ -1105,6 +1122,21 @@ impl World {
             row.conformant_kbps = Some(conformant);
             row.respect_of_service = Some(conformant / contract);
             row.excess_kbps = Some(row.throughput_kbps - contract);
+        }
+    }
+
+    /// Fills each flow's packets by SIMA drop precedence, summed over the SIMA conditioners
+    /// that saw it (`None` if none did).
+    fn dp_fields(&self, flows: &mut [FlowRow]) {
+        for (i, row) in flows.iter_mut().enumerate() {
+            let mut total: Option<[u64; 8]> = None;
+            for c in self.conditioners.iter().filter(|c| c.is_sima() && c.seen[i]) {
+                let t = total.get_or_insert([0; 8]);
+                for (dp, n) in c.dp_by_flow[i].iter().enumerate() {
+                    t[dp] += n;
+                }
+            }
+            row.dp = DpCounts::new(total);
         }
     }
 
@@ -1148,6 +1180,52 @@ fn counter_fields(st: &FlowStats, span_s: f64, rest: FlowRow) -> FlowRow {
         mean_delay_s: (st.packets_delivered > 0).then(|| st.delay_sum_ns as f64 / st.packets_delivered as f64 * 1e-9),
         ..rest
     }
+}
+
+/// The report rows of a SIMA core queue at `now`: the queue's, and one per (class, drop
+/// precedence) that saw an arrival.
+fn sima_rows(name: &str, q: &crate::queue::sima::Sima, now: SimTime) -> (SimaQueueRow, Vec<SimaLevelRow>) {
+    use crate::edge::sima::ServiceClass;
+    let p = q.params();
+    let time = q.dpa_time(now);
+    let total = now.as_nanos().max(1) as f64;
+    let row = SimaQueueRow {
+        queue: name.to_string(),
+        rt_limit_bytes: p.rt_limit_bytes,
+        nrt_limit_bytes: p.nrt_limit_bytes,
+        rt_weight: p.rt_weight,
+        nrt_weight: p.nrt_weight,
+        occupancy: p.occupancy.name().to_string(),
+        dpa_offset: p.dpa_offset,
+        dpa_slope: p.dpa_slope,
+        avg_rt_end: q.avg_occupancy(ServiceClass::Rt),
+        avg_nrt_end: q.avg_occupancy(ServiceClass::Nrt),
+        dpa_end: q.dpa(),
+        dpa_max: q.dpa_max(),
+        dpa_mean: time.iter().enumerate().map(|(v, &ns)| v as f64 * ns as f64).sum::<f64>() / total,
+        dpa_time_share: time.iter().map(|&ns| ns as f64 / total).collect(),
+    };
+    let mut levels = Vec::new();
+    for class in [ServiceClass::Nrt, ServiceClass::Rt] {
+        for (dp, s) in q.stats.dp[class.index()].iter().enumerate() {
+            if s.arrivals == 0 {
+                continue;
+            }
+            let drops = s.drops_below_dpa + s.drops_overflow;
+            levels.push(SimaLevelRow {
+                queue: name.to_string(),
+                class: class.name().to_string(),
+                dp: dp as u8,
+                arrivals: s.arrivals,
+                departures: s.departures,
+                drops_below_dpa: s.drops_below_dpa,
+                drops_overflow: s.drops_overflow,
+                queued_end: s.arrivals.saturating_sub(s.departures + drops),
+                loss_ratio: drops as f64 / s.arrivals as f64,
+            });
+        }
+    }
+    (row, levels)
 }
 
 /// A per-level counter summed over every level; `None` if the discipline has no such counter.

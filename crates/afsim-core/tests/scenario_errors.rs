@@ -1031,9 +1031,118 @@ fn the_corpus_conditioner_files_cover_every_meter() {
             MeterSpec::Tsw2cm(_) => "tsw2cm",
             MeterSpec::Tsw3cm(_) => "tsw3cm",
             MeterSpec::EnhancedTokenBucket(_) => "enhanced_token_bucket",
+            MeterSpec::Sima(_) => "sima",
         })
         .collect();
     assert_eq!(kinds, ["trtcm", "tsw2cm", "tsw2cm", "tsw3cm"]);
+}
+
+#[test]
+fn the_corpus_sima_file_reads_markers_queues_and_the_sima_colour_table() {
+    use afsim_core::edge::dscp;
+    use afsim_core::edge::sima::{Estimator, ServiceClass};
+    use afsim_core::queue::sima::{Occupancy, Params};
+    use afsim_core::scenario::spec::MeterSpec;
+    let s = corpus_file("sima.toml");
+    assert_eq!(s.colours.level(dscp::sima(false, 4)), 3);
+    assert_eq!(s.colours.level(dscp::BE), 7);
+    assert_eq!(s.links[2].queue_ab, QueueSpec::Sima(Params::LAATU));
+    let QueueSpec::Sima(p) = s.links[2].queue_ba else { panic!("sima") };
+    assert_eq!((p.nrt_limit_bytes, p.occupancy, p.dpa_offset, p.dpa_slope), (20_000, Occupancy::Sum, -1.0, 9.5));
+    let names: Vec<&str> = s.conditioners.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["access0", "access1", "rt"]);
+    let MeterSpec::Sima(m) = s.conditioners[0].meter else { panic!("sima") };
+    // eq. (4): α = 5 × 53 B / 20000 B
+    assert_eq!(m.estimator, Estimator::Slots { capacity_bps: 10_000_000, slot_bytes: 53, alpha: 5.0 * 53.0 / 20_000.0 });
+    assert_eq!((m.nbr_bps, m.class, m.trace), (1_200_000, ServiceClass::Nrt, true));
+    let MeterSpec::Sima(m) = s.conditioners[2].meter else { panic!("sima") };
+    assert_eq!((m.class, m.estimator), (ServiceClass::Rt, Estimator::Tsw { window: SimDuration::from_millis(50) }));
+    assert_eq!(s.flows[2].dscp, dscp::sima(true, 6));
+}
+
+// ---- SIMA -------------------------------------------------------------------------------------
+
+const SIMA_METER: &str = "meter = { kind = \"sima\", nbr = \"1Mbps\", capacity = \"10Mbps\", alpha = 0.01 }\n";
+
+#[test]
+fn an_impossible_nbr_is_reported_at_nbr() {
+    let text = cond("meter = { kind = \"sima\", nbr = \"4bps\", capacity = \"10Mbps\", alpha = 0.01 }\n");
+    expect(&text, "\"4bps\"", 0, "conditioner[0].meter.nbr", "outside the SIMA range, 8 bit/s to 320 Tbit/s");
+    let text = cond("meter = { kind = \"sima\", nbr = \"400000Gbps\", capacity = \"10Mbps\", alpha = 0.01 }\n");
+    expect(&text, "\"400000Gbps\"", 0, "conditioner[0].meter.nbr", "a nominal bit rate of 400000000000000 bit/s");
+    let text = cond("meter = { kind = \"sima\", capacity = \"10Mbps\", alpha = 0.01 }\n");
+    expect(&text, "{ kind", 0, "conditioner[0].meter.nbr", "meter lacks the required field 'nbr'");
+}
+
+#[test]
+fn the_sima_estimators_weight_and_buffer_are_checked_at_their_fields() {
+    let m = |fields: &str| cond(&format!("meter = {{ kind = \"sima\", nbr = \"1Mbps\", {fields} }}\n"));
+    let text = m("capacity = \"10Mbps\", alpha = 1.5");
+    expect(&text, "1.5", 0, "conditioner[0].meter.alpha", "alpha = 1.5: the weight of a slot must be in (0, 1)");
+    let text = m("capacity = \"10Mbps\", class_buffer = \"200B\"");
+    expect(&text, "\"200B\"", 0, "conditioner[0].meter.class_buffer", "eq. 4 needs more than 5 slots");
+    let text = m("capacity = \"10Mbps\", alpha = 0.1, class_buffer = \"20000B\"");
+    expect(&text, "\"20000B\"", 0, "conditioner[0].meter.class_buffer", "give alpha or class_buffer, not both");
+    let text = m("capacity = \"10Mbps\"");
+    expect(&text, "{ kind", 0, "conditioner[0].meter.alpha", "give alpha (for example alpha = 0.01) or class_buffer");
+    let text = m("alpha = 0.1");
+    expect(&text, "{ kind", 0, "conditioner[0].meter.capacity", "meter lacks the required field 'capacity'");
+    let text = m("capacity = \"0bps\", alpha = 0.1");
+    expect(&text, "\"0bps\"", 0, "conditioner[0].meter.capacity", "a rate must be at least 1bps");
+    let text = m("estimator = \"tsw\", window = \"1s\", capacity = \"10Mbps\"");
+    expect(&text, "\"10Mbps\"", 2, "conditioner[0].meter.capacity", "'capacity' belongs to estimator = \"ewma\" (the default)");
+    let text = m("capacity = \"10Mbps\", alpha = 0.1, window = \"1s\"");
+    expect(&text, "\"1s\"", 0, "conditioner[0].meter.window", "'window' belongs to estimator = \"tsw\"");
+    let text = m("estimator = \"tsw\", window = \"0s\"");
+    expect(&text, "\"0s\"", 0, "conditioner[0].meter.window", "the averaging window must be positive");
+    let text = m("estimator = \"kalman\"");
+    expect(&text, "\"kalman\"", 0, "conditioner[0].meter.estimator", "unknown momentary bit rate estimator 'kalman'");
+    let text = m("class = \"gold\", capacity = \"10Mbps\", alpha = 0.1");
+    expect(&text, "\"gold\"", 0, "conditioner[0].meter.class", "unknown SIMA service class 'gold'");
+    let text = m("capacity = \"10Mbps\", alpha = 0.1, rate = \"1Mbps\"");
+    expect(&text, "rate =", 3, "conditioner[0].meter.rate", "'rate' is a field of token_bucket and enhanced_token_bucket meters, not of sima meters");
+}
+
+#[test]
+fn a_sima_meter_takes_no_actions_and_no_buffer() {
+    let text = cond(&format!("{SIMA_METER}green = \"AF11\"\n"));
+    expect(&text, "\"AF11\"", 0, "conditioner[0].green", "a sima meter marks every packet itself");
+    let text = cond(&format!("{SIMA_METER}buffer = \"10pkt\"\n"));
+    expect(&text, "\"10pkt\"", 0, "conditioner[0].buffer", "it takes no buffer");
+}
+
+#[test]
+fn an_impossible_sima_buffer_or_weight_is_reported_at_its_field() {
+    let text = queue("{ kind = \"sima\", nrt_limit = \"10B\" }");
+    expect(&text, "\"10B\"", 0, "link[0].queue.nrt_limit", "a buffer of 10 B cannot hold any IP packet");
+    let text = queue("{ kind = \"sima\", rt_limit = \"20pkt\" }");
+    expect(&text, "\"20pkt\"", 0, "link[0].queue.rt_limit", "a SIMA buffer is counted in bytes");
+    let text = queue("{ kind = \"sima\", nrt_weight = 0 }");
+    expect(&text, "0 }", 0, "link[0].queue.nrt_weight", "nrt_weight = 0: an EWMA weight must be in (0, 1]");
+    let text = queue("{ kind = \"sima\", rt_weight = 1.01 }");
+    expect(&text, "1.01", 0, "link[0].queue.rt_weight", "an EWMA weight must be in (0, 1]");
+    let text = queue("{ kind = \"sima\", dpa_slope = -8 }");
+    expect(&text, "-8", 0, "link[0].queue.dpa_slope", "the slope must be a positive number");
+    let text = queue("{ kind = \"sima\", dpa_offset = 8 }");
+    expect(&text, "8 }", 0, "link[0].queue.dpa_offset", "the offset must be a number below 8");
+    let text = queue("{ kind = \"sima\", occupancy = \"min\" }");
+    expect(&text, "\"min\"", 0, "link[0].queue.occupancy", "unknown occupancy rule 'min'");
+    let text = queue("{ kind = \"sima\", limit = \"20KB\" }");
+    expect(&text, "limit =", 0, "link[0].queue.limit", "(a SIMA queue has a buffer per class: rt_limit and nrt_limit, in bytes)");
+}
+
+#[test]
+fn a_sima_queue_cannot_be_a_scheduler_class() {
+    let text = sched("priority", "{ name = \"s\", default = true, queue = { kind = \"sima\" } }");
+    expect(&text, "\"sima\"", 0, "link[0].queue.classes[0].queue.kind", "a class queue cannot be a SIMA queue");
+}
+
+#[test]
+fn the_sima_colour_table_is_named_and_takes_no_default_level() {
+    let text = with("[diffserv]\ncolours = \"sima\"\ndefault_level = 3\n");
+    expect(&text, "3\n", 0, "diffserv.default_level", "sima puts unlisted code points at DP 0, level 7");
+    let s = load(&with("[diffserv]\ncolours = \"sima\"\n")).unwrap();
+    assert_eq!(s.colours.level_name(0), "DP 7");
 }
 
 // ---- schedulers -----------------------------------------------------------------------------

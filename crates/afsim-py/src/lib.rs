@@ -282,6 +282,22 @@ impl RunResult {
         }
         Ok(out)
     }
+    /// Every packet each SIMA conditioner with `trace = true` marked, by conditioner name:
+    /// columns `time_s`, `mbr_bps` (float64), `dp` (uint8) and `flow` (flow names).
+    fn dp_traces<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        let names: Vec<&str> = self.report.flows.iter().map(|f| f.name.as_str()).collect();
+        for (name, t) in &self.report.dp_traces {
+            let d = PyDict::new(py);
+            d.set_item("time_s", PyArray1::from_slice(py, &t.time_s))?;
+            let flows = t.flow.iter().map(|&f| names.get(f as usize).copied().unwrap_or("?"));
+            d.set_item("flow", PyList::new(py, flows)?)?;
+            d.set_item("dp", PyArray1::from_slice(py, &t.dp))?;
+            d.set_item("mbr_bps", PyArray1::from_slice(py, &t.mbr_bps))?;
+            out.set_item(name, d)?;
+        }
+        Ok(out)
+    }
     /// Wall-clock seconds the core run took (not part of the report).
     #[getter]
     fn wall_seconds(&self) -> f64 {
@@ -386,6 +402,11 @@ fn flow_columns<'py>(py: Python<'py>, rows: &[FlowRow]) -> PyResult<Bound<'py, P
     column!(d, rows, opt conformant_kbps);
     column!(d, rows, opt respect_of_service);
     column!(d, rows, opt excess_kbps);
+    // the flattened SIMA drop-precedence counts, dp0_packets … dp7_packets
+    for dp in 0..8 {
+        let counts = rows.iter().map(|r| r.dp.get(dp).map_or(f64::NAN, |v| v as f64)).collect();
+        d.set_item(format!("dp{dp}_packets"), PyArray1::from_vec(py, counts))?;
+    }
     Ok(d)
 }
 

@@ -9,6 +9,10 @@
 //! holds it in the conditioner's FIFO until the token bucket says it conforms (shaping).
 //! Packets behind a held packet wait too, so a conditioner never reorders a flow.
 //!
+//! A SIMA meter (`edge::sima`, Laatu et al. §2) is a marker: it writes the packet's drop
+//! precedence into its code point and forwards it; the per-colour actions do not apply. The
+//! conditioner counts the drop precedences it gave each flow's packets, and may trace them.
+//!
 //! Not modelled: shaping with meters other than the single-rate token bucket (the scenario
 //! loader rejects it); per-class queues inside the shaper.
 
@@ -16,6 +20,7 @@ use std::collections::VecDeque;
 
 use super::dscp::{self, Colour, ColourTable};
 use super::enhanced_token_bucket::{Decision, EnhancedTokenBucket};
+use super::sima;
 use super::srtcm::Srtcm;
 use super::token_bucket::TokenBucket;
 use super::trtcm::Trtcm;
@@ -36,6 +41,7 @@ pub enum Meter {
     Tsw2cm(Tsw2cm),
     Tsw3cm(Tsw3cm),
     Etb(EnhancedTokenBucket),
+    Sima(sima::Marker),
 }
 
 impl Meter {
@@ -48,6 +54,7 @@ impl Meter {
             MeterSpec::Tsw2cm(p) => Meter::Tsw2cm(Tsw2cm::new(*p, now)),
             MeterSpec::Tsw3cm(p) => Meter::Tsw3cm(Tsw3cm::new(*p, now)),
             MeterSpec::EnhancedTokenBucket(p) => Meter::Etb(EnhancedTokenBucket::new(*p, now)),
+            MeterSpec::Sima(p) => Meter::Sima(sima::Marker::new(*p, now)),
         }
     }
 
@@ -63,6 +70,8 @@ impl Meter {
             Meter::Tsw3cm(m) => m.mark(now, size, rng),
             // the conditioner offers a packet only once `decide` said it need not wait
             Meter::Etb(m) => m.serve(now, size).colour().expect("served only when a token is there"),
+            // (the conditioner marks SIMA packets itself, in `apply`)
+            Meter::Sima(m) => sima::colour(m.mark(now, size).dp),
         }
     }
 
@@ -74,6 +83,7 @@ impl Meter {
             Meter::Tsw2cm(m) => &m.stats,
             Meter::Tsw3cm(m) => &m.stats,
             Meter::Etb(m) => &m.stats,
+            Meter::Sima(m) => &m.stats,
         }
     }
 
@@ -85,6 +95,7 @@ impl Meter {
             Meter::Tsw2cm(_) => "tsw2cm",
             Meter::Tsw3cm(_) => "tsw3cm",
             Meter::Etb(_) => "enhanced_token_bucket",
+            Meter::Sima(_) => "sima",
         }
     }
 }
@@ -99,6 +110,7 @@ pub fn committed_rate_bps(spec: &MeterSpec) -> u64 {
         MeterSpec::Tsw2cm(p) => p.target_bps,
         MeterSpec::Tsw3cm(p) => p.ctr_bps,
         MeterSpec::EnhancedTokenBucket(p) => p.rate_bps,
+        MeterSpec::Sima(p) => p.nbr_bps,
     }
 }
 
@@ -201,10 +213,30 @@ pub struct Conditioner {
     pub seen: Vec<bool>,
     /// Distinct flows seen.
     pub flows_seen: u32,
+    /// The meter is SIMA's: it marks, and the actions do not apply.
+    is_sima: bool,
+    /// SIMA meter only: per flow, the packets marked with each drop precedence.
+    pub dp_by_flow: Vec<[u64; sima::LEVELS]>,
+    /// SIMA meter with `trace`: every packet marked.
+    pub dp_trace: Option<DpTrace>,
+}
+
+/// The drop precedence and measured rate of every packet a SIMA conditioner marked, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DpTrace {
+    pub time_s: Vec<f64>,
+    /// Flow index (into the scenario's flows).
+    pub flow: Vec<u32>,
+    pub dp: Vec<u8>,
+    pub mbr_bps: Vec<f64>,
 }
 
 impl Conditioner {
     pub fn new(spec: &ConditionerSpec, n_flows: usize, colours: &ColourTable, rng: Rng, warmup: SimTime) -> Self {
+        let sima = match spec.meter {
+            MeterSpec::Sima(p) => Some(p),
+            _ => None,
+        };
         // the enhanced token bucket always holds what it cannot serve (its input buffer)
         let shaping = spec.actions.contains(&PerColourAction::Shape)
             || matches!(spec.meter, MeterSpec::EnhancedTokenBucket(_));
@@ -232,6 +264,9 @@ impl Conditioner {
             green_by_flow: vec![0; n_flows],
             seen: vec![false; n_flows],
             flows_seen: 0,
+            is_sima: sima.is_some(),
+            dp_by_flow: if sima.is_some() { vec![[0; sima::LEVELS]; n_flows] } else { Vec::new() },
+            dp_trace: sima.filter(|p| p.trace).map(|_| DpTrace::default()),
         }
     }
 
@@ -301,13 +336,32 @@ impl Conditioner {
     fn apply(&mut self, now: SimTime, id: PacketId, pool: &mut Pool) -> Outcome {
         let p = pool.get_mut(id);
         let m = self.meter_index(p.flow, now);
-        let pre = self.colours.colour(p.dscp);
-        let colour = self.meters[m].colour(now, p.size, pre, &mut self.rng);
+        let colour = match &mut self.meters[m] {
+            Meter::Sima(marker) => {
+                // Laatu et al. §2: the access node marks the DSCP with the packet's class and DP
+                let mark = marker.mark(now, p.size);
+                p.dscp = marker.code_point(mark.dp);
+                self.dp_by_flow[p.flow as usize][usize::from(mark.dp)] += 1;
+                if let Some(t) = &mut self.dp_trace {
+                    t.time_s.push(now.as_secs_f64());
+                    t.flow.push(p.flow);
+                    t.dp.push(mark.dp);
+                    t.mbr_bps.push(mark.mbr_bps);
+                }
+                sima::colour(mark.dp)
+            }
+            meter => {
+                let pre = self.colours.colour(p.dscp);
+                meter.colour(now, p.size, pre, &mut self.rng)
+            }
+        };
         if colour == Colour::Green && now >= self.warmup {
             self.stats.green_bytes_measured += u64::from(p.size);
             self.green_by_flow[p.flow as usize] += u64::from(p.size);
         }
-        match self.actions[colour.index()] {
+        // a SIMA marker has no actions: the code point it wrote is the outcome
+        let action = if self.is_sima { PerColourAction::Keep } else { self.actions[colour.index()] };
+        match action {
             PerColourAction::Keep => {}
             PerColourAction::Mark(d) => p.dscp = d,
             // RFC 2474 §4.1: the default PHB's code point is 000000
@@ -385,6 +439,33 @@ impl Conditioner {
         total
     }
 
+    /// Whether the meter is SIMA's (a marker without actions).
+    pub fn is_sima(&self) -> bool {
+        self.is_sima
+    }
+
+    /// SIMA meter only: the packets of every meter by drop precedence, and bytes.
+    pub fn dp_totals(&self) -> Option<([u64; sima::LEVELS], [u64; sima::LEVELS])> {
+        if !self.is_sima {
+            return None;
+        }
+        let (mut packets, mut bytes) = ([0; sima::LEVELS], [0; sima::LEVELS]);
+        for m in &self.meters {
+            if let Meter::Sima(s) = m {
+                for dp in 0..sima::LEVELS {
+                    packets[dp] += s.dp_packets[dp];
+                    bytes[dp] += s.dp_bytes[dp];
+                }
+            }
+        }
+        Some((packets, bytes))
+    }
+
+    /// Takes the SIMA trace out (a second call gives `None`).
+    pub fn take_dp_trace(&mut self) -> Option<DpTrace> {
+        self.dp_trace.take()
+    }
+
     pub fn meter_kind(&self) -> &'static str {
         Meter::new(&self.meter_spec, SimTime::ZERO).kind()
     }
@@ -407,6 +488,21 @@ impl Conditioner {
                 s.dropped_buffer,
                 self.held.len()
             ));
+        }
+        for m in &self.meters {
+            if let Meter::Sima(s) = m {
+                s.check().map_err(|e| format!("conditioner {}: {e}", self.name))?;
+            }
+        }
+        if let Some((packets, _)) = self.dp_totals() {
+            let by_flow: u64 = self.dp_by_flow.iter().flatten().sum();
+            let marked: u64 = packets.iter().sum();
+            if by_flow != marked {
+                return Err(format!(
+                    "conditioner {}: {marked} packets marked by drop precedence, {by_flow} counted by flow",
+                    self.name
+                ));
+            }
         }
         self.marker_stats().check()
     }
@@ -524,6 +620,48 @@ mod tests {
         assert_eq!(c.offer(SimTime::ZERO, ids[1], &mut pool), Outcome::Held);
         assert_eq!(c.offer(SimTime::ZERO, ids[2], &mut pool), Outcome::Drop(DropReason::EdgeBuffer));
         assert!(c.check().is_ok());
+    }
+
+    fn sima_meter(trace: bool) -> MeterSpec {
+        use crate::edge::sima::{Estimator, Params, ServiceClass};
+        let estimator = Estimator::Slots { capacity_bps: 10_000_000, slot_bytes: 53, alpha: 0.01 };
+        MeterSpec::Sima(Params { nbr_bps: 1_000_000, class: ServiceClass::Rt, estimator, trace })
+    }
+
+    #[test]
+    fn a_sima_meter_writes_the_drop_precedence_into_the_code_point_and_counts_it_per_flow() {
+        // a hand-built spec with actions: a SIMA marker ignores them
+        let mut c = conditioner(&spec(sima_meter(true), AF, 0));
+        let mut pool = Pool::new();
+        // flow 1: one 1250 B packet every 10 ms = 1 Mb/s, the NBR: DP 4, except the first
+        // packet, before which nothing was measured (ρ is what it adds itself: MBR 0, DP 6)
+        for i in 0..50u64 {
+            let id = pkt(&mut pool, 1, 1250, dscp::BE);
+            assert_eq!(c.offer(SimTime::from_nanos(i * 10_000_000), id, &mut pool), Outcome::Forward);
+            let dp = if i == 0 { 6 } else { 4 };
+            assert_eq!(pool.get(id).dscp, dscp::sima(true, dp), "packet {i}");
+        }
+        assert_eq!(c.dp_by_flow[1], [0, 0, 0, 0, 49, 0, 1, 0]);
+        // flow 2 shares the aggregate meter: twice the rate, so both get DP 3 after a while
+        let mut last = 0;
+        for i in 0..200u64 {
+            let t = 500_000_000 + i * 5_000_000;
+            let id = pkt(&mut pool, 1 + (i % 2) as u32, 1250, dscp::BE);
+            c.offer(SimTime::from_nanos(t), id, &mut pool);
+            last = pool.get(id).dscp;
+        }
+        assert_eq!(last, dscp::sima(true, 3));
+        let (packets, _) = c.dp_totals().unwrap();
+        assert_eq!(packets.iter().sum::<u64>(), 250);
+        assert_eq!(c.dp_by_flow[2].iter().sum::<u64>(), 100);
+        let m = c.marker_stats();
+        assert_eq!(m.packets[0], packets[4..].iter().sum::<u64>(), "green is DP 4 and above");
+        let t = c.take_dp_trace().unwrap();
+        assert_eq!((t.time_s.len(), t.flow[0], t.dp[0], t.dp[1]), (250, 1, 6, 4));
+        assert!((t.mbr_bps[49] / 1e6 - 1.0).abs() < 1e-9, "CBR at the NBR is measured exactly");
+        assert!(c.check().is_ok());
+        assert_eq!(c.committed_rate_bps(), 1_000_000);
+        assert_eq!(c.meter_kind(), "sima");
     }
 
     #[test]

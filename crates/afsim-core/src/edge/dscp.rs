@@ -3,12 +3,14 @@
 //! Read this first.
 //! - Sources: RFC 2474 §4.2.2 (class selector code points `xxx000`, CS0 = the default PHB's
 //!   `000000`), RFC 2597 §6 (the twelve AF code points, AFxy = class x, drop precedence y) and
-//!   RFC 3246 (EF, recommended code point `101110` = 46).
+//!   RFC 3246 (EF, recommended code point `101110` = 46); for SIMA's sixteen PHBs (two service
+//!   classes × eight drop precedences, Laatu, Harju, Loula §2), RFC 2474 §6's pool 2 (see `sima`
+//!   below for which sixteen code points and why).
 //! - A *colour table* is a property of a DiffServ domain: it says what class and which drop
 //!   precedence level each of the 64 code points means. Markers read it in colour-aware mode;
 //!   RIO and WRED read it to decide which thresholds apply. `ColourTable::rfc2597()` is the
-//!   default; other domains (SIMA's eight drop-precedence levels) build their own with `new`
-//!   and `set`.
+//!   default; `ColourTable::sima()` is a SIMA domain's (eight levels); other domains build their
+//!   own with `new` and `set`.
 //! - Levels are numbered from 0 (the lowest drop precedence: green, IN, AFx1) upwards. A table
 //!   has 1..=8 levels (`MAX_LEVELS`).
 //!
@@ -52,6 +54,35 @@ pub const AF43: u8 = 38;
 /// RFC 3246: the recommended EF code point is `101110`.
 pub const EF: u8 = 46;
 
+/// The code point of a SIMA packet (Laatu, Harju, Loula §2: "16 PHBs and two service classes:
+/// one class for real time (RT) and the other for non-real time (NRT) traffic, both having 8
+/// priority values (DP, drop precedence)"): `dp·8 + rt·4 + 3`, i.e. `ddd r 11`.
+///
+/// Which sixteen and why. Kilkki's SIMA draft (draft-kalevi-simple-media-access-01 §9.4) needs
+/// "at most 4 bits" per packet, in the IPv4 TOS field; the paper says the access node marks
+/// the DSCP. The Dynamic RT/NRT PHB Group draft (draft-loukola-dynamic-00 §5, the paper's [20])
+/// recommends twelve code points for *six* levels per class, which collide with RFC 2597's
+/// final AF code points (its DRT_14..16 are AF11..13) and cannot hold the paper's eight levels.
+/// RFC 2474 §6 reserves pool 2, `xxxx11`, for experimental or local use: exactly sixteen code
+/// points, none of them standard. Within it the layout mirrors the TOS octet that SIMA's IPv4
+/// implementations used "as priority and real-time indication field" (Forsten, Loukola,
+/// Skyttä 1999; their exact bits are not known here): the drop precedence in the three
+/// precedence bits (RFC 791), the class in RFC 1349's low-delay bit. NRT DP 0..7 = 3, 11, …,
+/// 59; RT DP 0..7 = 7, 15, …, 63. `dp` must be 0..=7.
+pub const fn sima(rt: bool, dp: u8) -> u8 {
+    (dp << 3) | ((rt as u8) << 2) | 0b11
+}
+
+/// The (real time, drop precedence) a SIMA code point (`sima`) stands for; `None` for a code
+/// point outside pool 2.
+pub const fn sima_decode(dscp: u8) -> Option<(bool, u8)> {
+    if dscp & 0b11 == 0b11 && dscp <= MAX_DSCP {
+        Some((dscp & 0b100 != 0, dscp >> 3))
+    } else {
+        None
+    }
+}
+
 /// Every named code point, in the order error messages list them. `BE` is listed before
 /// `CS0` so that `name(0)` is "BE".
 pub const NAMES: &[(&str, u8)] = &[
@@ -77,6 +108,23 @@ pub const NAMES: &[(&str, u8)] = &[
     ("AF42", AF42),
     ("AF43", AF43),
     ("EF", EF),
+    // SIMA (`sima`): the non-real-time and real-time classes at drop precedence 0..7
+    ("NRT0", sima(false, 0)),
+    ("NRT1", sima(false, 1)),
+    ("NRT2", sima(false, 2)),
+    ("NRT3", sima(false, 3)),
+    ("NRT4", sima(false, 4)),
+    ("NRT5", sima(false, 5)),
+    ("NRT6", sima(false, 6)),
+    ("NRT7", sima(false, 7)),
+    ("RT0", sima(true, 0)),
+    ("RT1", sima(true, 1)),
+    ("RT2", sima(true, 2)),
+    ("RT3", sima(true, 3)),
+    ("RT4", sima(true, 4)),
+    ("RT5", sima(true, 5)),
+    ("RT6", sima(true, 6)),
+    ("RT7", sima(true, 7)),
 ];
 
 /// The AF code point of class `class` (1..=4) and drop precedence `precedence` (1..=3).
@@ -182,9 +230,14 @@ pub enum Class {
     Af(u8),
     /// Expedited forwarding (RFC 3246).
     Ef,
-    /// A class defined by the domain's own table (e.g. SIMA's real-time / non-real-time).
+    /// A class defined by the domain's own table (SIMA's: `SIMA_NRT` and `SIMA_RT`).
     Local(u8),
 }
+
+/// SIMA's non-real-time class, numbered 1 as in the Dynamic RT/NRT PHB Group draft §2.
+pub const SIMA_NRT: Class = Class::Local(1);
+/// SIMA's real-time class (class number 2 of the DRT draft).
+pub const SIMA_RT: Class = Class::Local(2);
 
 /// What a code point means in a domain: its class and drop-precedence level (0 = dropped last).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -207,6 +260,17 @@ pub struct ColourTable {
     levels: u8,
     default: Marking,
     entries: [Option<Marking>; 64],
+    /// How reports name a level: as colours, or (SIMA) by drop precedence.
+    naming: LevelNames,
+}
+
+/// How reports name the levels of a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LevelNames {
+    /// "green", "yellow", "red" for levels 0–2, "level N" beyond.
+    Colours,
+    /// SIMA: level l is drop precedence 7 − l, named "DP n".
+    SimaDp,
 }
 
 impl ColourTable {
@@ -222,7 +286,7 @@ impl ColourTable {
                 format!("default level {} is not below the table's {levels} levels", default.level),
             ));
         }
-        Ok(ColourTable { levels, default, entries: [None; 64] })
+        Ok(ColourTable { levels, default, entries: [None; 64], naming: LevelNames::Colours })
     }
 
     /// The RFC 2597 table with three levels:
@@ -246,6 +310,32 @@ impl ColourTable {
         }
         t.entries[BE as usize] = Some(be);
         t
+    }
+
+    /// A SIMA domain's table (Laatu, Harju, Loula §2): eight levels, the SIMA code points
+    /// (`sima`) of both classes at level 7 − DP — SIMA's drop precedence 7 is dropped last, as
+    /// level 0 is here — and every other code point, best effort included, non-real time at
+    /// DP 0 (the DRT draft §3: "The default DRT class is non-real-time"; the SIMA draft §11:
+    /// the lowest category "always get priority 0"). Reports name its levels "DP n".
+    pub fn sima() -> Self {
+        let default = Marking { class: SIMA_NRT, level: 7 };
+        let mut t = ColourTable::new(8, default).expect("8 levels is valid");
+        for dp in 0..8u8 {
+            t.entries[sima(false, dp) as usize] = Some(Marking { class: SIMA_NRT, level: 7 - dp });
+            t.entries[sima(true, dp) as usize] = Some(Marking { class: SIMA_RT, level: 7 - dp });
+        }
+        t.naming = LevelNames::SimaDp;
+        t
+    }
+
+    /// What reports call level `level`: "green", "yellow", "red", "level N" — or, in a SIMA
+    /// table, "DP n".
+    pub fn level_name(&self, level: u8) -> String {
+        match (self.naming, level) {
+            (LevelNames::SimaDp, l) => format!("DP {}", 7u8.saturating_sub(l)),
+            (LevelNames::Colours, 0..=2) => Colour::from_level(level).name().to_string(),
+            (LevelNames::Colours, l) => format!("level {l}"),
+        }
     }
 
     /// Sets what `dscp` means in this domain.
@@ -377,6 +467,46 @@ mod tests {
         assert_eq!(t.colour(14), Colour::Red);
         assert!(t.set(3, Marking { class: Class::Local(1), level: 8 }).is_err());
         assert!(t.set(64, Marking { class: Class::Local(1), level: 0 }).is_err());
+    }
+
+    #[test]
+    fn sima_code_points_are_pool_two_with_the_drop_precedence_in_the_precedence_bits() {
+        let all: Vec<u8> = (0..8).flat_map(|dp| [sima(false, dp), sima(true, dp)]).collect();
+        assert_eq!(all.len(), 16);
+        for &d in &all {
+            assert_eq!(d & 0b11, 0b11, "RFC 2474 §6 pool 2 is xxxx11: {d}");
+            assert!(d <= MAX_DSCP);
+        }
+        let mut sorted = all.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 16, "sixteen distinct code points");
+        assert_eq!([sima(false, 0), sima(false, 4), sima(false, 7)], [3, 35, 59]);
+        assert_eq!([sima(true, 0), sima(true, 4), sima(true, 7)], [7, 39, 63]);
+        for dp in 0..8 {
+            assert_eq!(sima_decode(sima(false, dp)), Some((false, dp)));
+            assert_eq!(sima_decode(sima(true, dp)), Some((true, dp)));
+        }
+        for other in [BE, AF11, AF43, EF, CS7, 1, 2, 64] {
+            assert_eq!(sima_decode(other), None, "{other}");
+        }
+        assert_eq!(parse("nrt4"), Ok(35));
+        assert_eq!(name(63), Some("RT7"));
+    }
+
+    #[test]
+    fn the_sima_table_puts_dp_seven_at_level_zero_and_unmarked_traffic_at_dp_zero() {
+        let t = ColourTable::sima();
+        assert_eq!(t.levels(), 8);
+        for dp in 0..8u8 {
+            assert_eq!(t.lookup(sima(false, dp)), Marking { class: SIMA_NRT, level: 7 - dp });
+            assert_eq!(t.lookup(sima(true, dp)), Marking { class: SIMA_RT, level: 7 - dp });
+            assert_eq!(t.level_name(7 - dp), format!("DP {dp}"));
+        }
+        assert_eq!(t.lookup(BE), Marking { class: SIMA_NRT, level: 7 });
+        assert_eq!(t.lookup(AF11), t.lookup(BE));
+        let rfc = ColourTable::rfc2597();
+        assert_eq!([rfc.level_name(0), rfc.level_name(2), rfc.level_name(5)], ["green", "red", "level 5"]);
     }
 
     #[test]

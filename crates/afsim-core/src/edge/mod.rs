@@ -12,19 +12,23 @@
 //!   `token_bucket` (single-rate, two colours; plus the bucket arithmetic and a shaper helper the
 //!   others reuse), `srtcm` (RFC 2697), `trtcm` (RFC 2698), `tsw` (RFC 2859 and Clark & Fang's
 //!   two-colour TSW tagger).
+//! - `sima`: the SIMA access node's marker (Laatu, Harju, Loula §2; Kilkki's SIMA draft): a drop
+//!   precedence 0..7 from the measured momentary bit rate against the nominal bit rate, written
+//!   into the packet as one of sixteen code points (`dscp::sima`); it marks, it has no actions.
 //! - `PerColourAction` (below): what the conditioner does with a packet of each colour.
 //!
 //! A marker never touches the packet or the pool: it meters and returns a colour; the caller
 //! applies the action (rewrite the DSCP, drop, or hold the packet until the shaper says it
 //! conforms). Markers that draw random numbers (TSW) take the component's own `&mut Rng`.
 //!
-//! Not here: classifiers (which flow feeds which meter) and the enhanced token bucket / CSA
-//! and SIMA markers live in their own files, written separately.
+//! Not here: classifiers (which flow feeds which meter) live in the conditioner; the enhanced
+//! token bucket and the CSA have their own files.
 
 pub mod conditioner;
 pub mod csa;
 pub mod dscp;
 pub mod enhanced_token_bucket;
+pub mod sima;
 pub mod srtcm;
 pub mod token_bucket;
 pub mod trtcm;

@@ -12,13 +12,15 @@
 //!
 //! Disciplines: `drop_tail` (FIFO), `red` (Floyd & Jacobson as ns-2), `rio` (Clark & Fang,
 //! coupled or decoupled), `wred` (up to 8 drop precedences on one average), with ECN marking
-//! positions in `ecn_mark` (Leung & Muppala).
+//! positions in `ecn_mark` (Leung & Muppala); `sima` (the SIMA core node: real-time and
+//! non-real-time buffers behind the allowed drop precedence, Laatu, Harju, Loula §2).
 
 pub mod drop_tail;
 pub mod ecn_mark;
 pub mod red;
 pub mod rio;
 pub mod scheduler;
+pub mod sima;
 pub mod wred;
 
 use crate::net::packet::{PacketId, Pool};
@@ -98,6 +100,8 @@ pub enum AnyQueue {
     Wred(wred::Wred),
     /// Classes with their own queues under one scheduler (boxed: it holds `AnyQueue`s).
     Scheduler(Box<scheduler::Scheduler>),
+    /// SIMA's core node (its own RT/NRT buffers and admission rule).
+    Sima(sima::Sima),
     /// Test double: a drop-tail queue that silently loses every `n`-th packet it dequeues.
     #[cfg(test)]
     Leaky(drop_tail::DropTail, u64, u64),
@@ -127,6 +131,7 @@ impl AnyQueue {
             QueueSpec::Scheduler(s) => {
                 AnyQueue::Scheduler(Box::new(scheduler::Scheduler::new(s, link_rate_bps)))
             }
+            QueueSpec::Sima(p) => AnyQueue::Sima(sima::Sima::new(*p)),
         }
     }
 
@@ -137,6 +142,7 @@ impl AnyQueue {
             AnyQueue::Rio(_) => "rio",
             AnyQueue::Wred(_) => "wred",
             AnyQueue::Scheduler(_) => "scheduler",
+            AnyQueue::Sima(_) => "sima",
             #[cfg(test)]
             AnyQueue::Leaky(..) => "leaky",
         }
@@ -152,6 +158,7 @@ impl AnyQueue {
             AnyQueue::Rio(q) => q.enqueue(now, id, pool, rng),
             AnyQueue::Wred(q) => q.enqueue(now, id, pool, rng),
             AnyQueue::Scheduler(q) => q.enqueue(now, id, pool, rng),
+            AnyQueue::Sima(q) => q.enqueue(now, id, pool, rng),
             #[cfg(test)]
             AnyQueue::Leaky(q, ..) => q.enqueue(now, id, pool, rng),
         }
@@ -166,6 +173,7 @@ impl AnyQueue {
             AnyQueue::Rio(q) => q.dequeue(now, pool),
             AnyQueue::Wred(q) => q.dequeue(now, pool),
             AnyQueue::Scheduler(q) => q.dequeue(now, pool),
+            AnyQueue::Sima(q) => q.dequeue(now, pool),
             #[cfg(test)]
             AnyQueue::Leaky(q, every, count) => {
                 let id = q.dequeue(now, pool)?;
@@ -189,6 +197,7 @@ impl AnyQueue {
             AnyQueue::Rio(q) => Box::new(q.queued().iter().copied()),
             AnyQueue::Wred(q) => Box::new(q.queued().iter().copied()),
             AnyQueue::Scheduler(q) => Box::new(q.queued()),
+            AnyQueue::Sima(q) => Box::new(q.queued()),
             #[cfg(test)]
             AnyQueue::Leaky(q, ..) => Box::new(q.queued().iter().copied()),
         }
@@ -224,7 +233,7 @@ impl AnyQueue {
         match self {
             AnyQueue::Red(q) => q.tx_ends(at),
             AnyQueue::Scheduler(q) => q.tx_ends(at),
-            AnyQueue::DropTail(_) | AnyQueue::Rio(_) | AnyQueue::Wred(_) => {}
+            AnyQueue::DropTail(_) | AnyQueue::Rio(_) | AnyQueue::Wred(_) | AnyQueue::Sima(_) => {}
             #[cfg(test)]
             AnyQueue::Leaky(..) => {}
         }
@@ -238,6 +247,7 @@ impl AnyQueue {
             AnyQueue::Rio(q) => q.len_packets(),
             AnyQueue::Wred(q) => q.len_packets(),
             AnyQueue::Scheduler(q) => q.len_packets(),
+            AnyQueue::Sima(q) => q.len_packets(),
             #[cfg(test)]
             AnyQueue::Leaky(q, ..) => q.len_packets(),
         }
@@ -251,6 +261,7 @@ impl AnyQueue {
             AnyQueue::Rio(q) => q.len_bytes(),
             AnyQueue::Wred(q) => q.len_bytes(),
             AnyQueue::Scheduler(q) => q.len_bytes(),
+            AnyQueue::Sima(q) => q.len_bytes(),
             #[cfg(test)]
             AnyQueue::Leaky(q, ..) => q.len_bytes(),
         }

@@ -387,7 +387,9 @@ fn head(q: &AnyQueue) -> Option<PacketId> {
         AnyQueue::Red(q) => q.queued().front().copied(),
         AnyQueue::Rio(q) => q.queued().front().copied(),
         AnyQueue::Wred(q) => q.queued().front().copied(),
-        AnyQueue::Scheduler(_) => unreachable!("SchedulerSpec::validate_classes rejects nested schedulers"),
+        AnyQueue::Scheduler(_) | AnyQueue::Sima(_) => {
+            unreachable!("SchedulerSpec::validate_classes rejects schedulers and SIMA queues in classes")
+        }
         #[cfg(test)]
         AnyQueue::Leaky(q, ..) => q.queued().front().copied(),
     }

@@ -148,6 +148,9 @@ pub enum QueueSpec {
     /// Several classes, each with its own inner queue, served by a scheduler
     /// (`queue::scheduler`).
     Scheduler(SchedulerSpec),
+    /// SIMA's core node: real-time and non-real-time buffers behind the allowed drop
+    /// precedence (`queue::sima`).
+    Sima(crate::queue::sima::Params),
 }
 
 /// A scheduler across classes on one port (`queue::scheduler` has the model).
@@ -226,7 +229,7 @@ impl SchedulerSpec {
     pub fn set_link_rate(&mut self, link_rate_bps: u64) {
         for c in &mut self.classes {
             match &mut c.queue {
-                QueueSpec::DropTail { .. } => {}
+                QueueSpec::DropTail { .. } | QueueSpec::Sima(_) => {}
                 QueueSpec::Red(p) => p.common.link_rate_bps = link_rate_bps,
                 QueueSpec::Rio(p, _) => p.common.link_rate_bps = link_rate_bps,
                 QueueSpec::Wred(p, _) => p.common.link_rate_bps = link_rate_bps,
@@ -280,6 +283,10 @@ impl SchedulerSpec {
             if let QueueSpec::Scheduler(_) = c.queue {
                 return Err(class_err(i, "queue", "a class queue cannot itself be a scheduler".into()));
             }
+            if let QueueSpec::Sima(_) = c.queue {
+                let message = "a class queue cannot be a SIMA queue, which schedules its own two classes".into();
+                return Err(class_err(i, "queue", message));
+            }
         }
         let defaults: Vec<usize> = (0..self.classes.len()).filter(|&i| self.classes[i].default).collect();
         match defaults.as_slice() {
@@ -309,7 +316,9 @@ impl SchedulerSpec {
                 QueueSpec::Red(p) => p.validate(),
                 QueueSpec::Rio(p, _) => p.validate(),
                 QueueSpec::Wred(p, _) => p.validate(),
-                QueueSpec::Scheduler(_) => unreachable!("validate_classes rejects nested schedulers"),
+                QueueSpec::Scheduler(_) | QueueSpec::Sima(_) => {
+                    unreachable!("validate_classes rejects schedulers and SIMA queues in classes")
+                }
             };
             checked.map_err(|error| SchedulerError::Queue { class, error })?;
         }
@@ -436,6 +445,9 @@ pub enum MeterSpec {
     /// Giacomazzi et al.'s enhanced token bucket (Fig. 5); its input buffer is the
     /// conditioner's holding FIFO, of `Params::buffer_packets`.
     EnhancedTokenBucket(crate::edge::enhanced_token_bucket::Params),
+    /// The SIMA access node's marker (`edge::sima`): it writes a drop precedence into every
+    /// packet's code point and has no per-colour actions.
+    Sima(crate::edge::sima::Params),
 }
 
 /// A structural problem in a spec; the loader turns each into a file/line/field error.

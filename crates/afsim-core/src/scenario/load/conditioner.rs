@@ -24,6 +24,12 @@
 //! the smallest α its CSAs announce), which a written `alpha` must equal; a bucket no CSA
 //! controls keeps its written, fixed α, which it must then have.
 //!
+//! A SIMA meter (`kind = "sima"`, `edge::sima`) is read by `read_sima_meter`: the nominal bit
+//! rate, the class, and the momentary-bit-rate estimator with its own fields (an `ewma` needs
+//! the interface `capacity` and one of `alpha` or `class_buffer`, which gives α by the SIMA
+//! draft's eq. 4; a `tsw` needs a `window`), each error at its field. It writes the drop
+//! precedence into the code point itself, so its conditioner takes no actions and no buffer.
+//!
 //! Not done here: which meters can shape (only the token bucket answers "when does this packet
 //! conform", so only it may `shape`), whether a remote CSA's targets are reachable (`resolve`,
 //! with the routing tables), and anything the world builder decides.
@@ -37,7 +43,7 @@ use super::value::{Field, Rec, Scalar, Spots, Val};
 use crate::edge::srtcm::Mode;
 use crate::edge::token_bucket::Depth;
 use crate::edge::enhanced_token_bucket::TokenClock;
-use crate::edge::{csa, dscp, enhanced_token_bucket, srtcm, token_bucket, trtcm, tsw, ParamError, PerColourAction};
+use crate::edge::{csa, dscp, enhanced_token_bucket, sima, srtcm, token_bucket, trtcm, tsw, ParamError, PerColourAction};
 use crate::net::packet::proto;
 use crate::scenario::spec::{
     ClassifierSpec, ConditionerSpec, CsaScope, CsaSpec, Limit, LinkSpec, MeterSpec, NodeSpec, QueueSpec,
@@ -48,7 +54,8 @@ use crate::sim::time::SimDuration;
 pub(crate) const CONDITIONER_FIELDS: [&str; 10] =
     ["name", "at", "from", "match", "per_flow", "meter", "green", "yellow", "red", "buffer"];
 const MATCH_FIELDS: [&str; 5] = ["flows", "src", "dst", "protocol", "dscp"];
-const METER_KINDS: [&str; 6] = ["token_bucket", "srtcm", "trtcm", "tsw2cm", "tsw3cm", "enhanced_token_bucket"];
+const METER_KINDS: [&str; 7] =
+    ["token_bucket", "srtcm", "trtcm", "tsw2cm", "tsw3cm", "enhanced_token_bucket", "sima"];
 const ETB: &str = "enhanced_token_bucket";
 const PROTOCOLS: [(&str, u8); 3] = [("tcp", proto::TCP), ("udp", proto::UDP), ("icmp", proto::ICMP)];
 const ACTIONS: [&str; 4] = ["keep", "best_effort", "drop", "shape"];
@@ -61,9 +68,18 @@ fn meter_fields(kind: &str) -> &'static [&'static str] {
         "trtcm" => &["kind", "cir", "cbs", "pir", "pbs", "colour_aware"],
         "tsw2cm" => &["kind", "target", "window"],
         "tsw3cm" => &["kind", "committed", "peak", "window"],
+        "sima" => &SIMA_FIELDS,
         _ => &["kind", "rate", "b1", "b2", "token_size", "alpha", "buffer", "token_clock"],
     }
 }
+
+const SIMA_FIELDS: [&str; 10] =
+    ["kind", "nbr", "class", "estimator", "capacity", "slot", "alpha", "class_buffer", "window", "trace"];
+/// The fields of each SIMA estimator (besides kind, nbr, class, estimator and trace).
+const SIMA_EWMA_FIELDS: [&str; 4] = ["capacity", "slot", "alpha", "class_buffer"];
+const SIMA_TSW_FIELDS: [&str; 1] = ["window"];
+/// The SIMA draft's slot is an ATM cell (§9.1 assumes ATM transport).
+const SIMA_SLOT_BYTES: u32 = 53;
 
 /// Meters with two colours (IN/OUT as green/yellow): their `red` action would never apply.
 fn two_colour(kind: &str) -> bool {
@@ -88,6 +104,7 @@ fn meter_kind(m: &MeterSpec) -> &'static str {
         MeterSpec::Tsw2cm(_) => "tsw2cm",
         MeterSpec::Tsw3cm(_) => "tsw3cm",
         MeterSpec::EnhancedTokenBucket(_) => ETB,
+        MeterSpec::Sima(_) => "sima",
     }
 }
 
@@ -167,6 +184,46 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
     let at = at.ok_or_else(|| rec.missing("at", "\"r1\""))?;
     let ((meter, kind, alpha_at), meter_at) =
         meter.ok_or_else(|| rec.missing("meter", "{ kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10KB\" }"))?;
+    let (actions, buffer_packets, alpha_at) = settle_actions(&meter, kind, alpha_at, actions, buffer, rec)?;
+    Ok(RawConditioner {
+        path: rec.path.clone(),
+        name,
+        at,
+        from,
+        classifier,
+        meter,
+        per_flow,
+        actions,
+        buffer_packets,
+        meter_at,
+        alpha_at,
+    })
+}
+
+/// The conditioner's actions (defaults filled in), its holding buffer and where its enhanced
+/// token bucket's `alpha` is written, once the actions and buffer written in `rec` are checked
+/// against its meter: a SIMA meter takes none, a two-colour meter no `red`, only a token
+/// bucket shapes (and then needs a buffer), an enhanced token bucket has its own buffer.
+fn settle_actions(
+    meter: &MeterSpec,
+    kind: &str,
+    alpha_at: Option<usize>,
+    actions: [Option<(PerColourAction, Val)>; 3],
+    buffer: Option<(u32, Val)>,
+    rec: &Rec,
+) -> Result<([PerColourAction; 3], u32, Option<usize>), Fail> {
+    if let MeterSpec::Sima(_) = meter {
+        if let Some((_, v)) = actions.iter().flatten().next() {
+            return Err(v.fail(
+                "a sima meter marks every packet itself, with the code point of its class and drop precedence \
+                 (NRT0 … NRT7, RT0 … RT7): it takes no green, yellow or red action",
+            ));
+        }
+        if let Some((_, v)) = &buffer {
+            return Err(v.fail("a sima meter neither shapes nor holds packets: it takes no buffer"));
+        }
+        return Ok(([PerColourAction::Keep; 3], 0, None));
+    }
     if two_colour(kind) {
         if let Some((_, v)) = &actions[2] {
             return Err(v.fail(format!(
@@ -179,7 +236,8 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
     if let Some((PerColourAction::Shape, v)) = &actions[0] {
         return Err(v.fail("green packets already conform to the meter's profile: shape applies to yellow or red"));
     }
-    if let MeterSpec::EnhancedTokenBucket(p) = &meter {
+    let resolved = [0, 1, 2].map(|i| actions[i].as_ref().map_or(DEFAULT_ACTIONS[i], |(a, _)| *a));
+    if let MeterSpec::EnhancedTokenBucket(p) = meter {
         if let Some((_, v)) = actions.iter().flatten().find(|(a, _)| *a == PerColourAction::Shape) {
             return Err(v.fail(
                 "an enhanced_token_bucket meter already holds the packets it cannot serve, in its input buffer; \
@@ -191,21 +249,7 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
                 "an enhanced_token_bucket meter has its own input buffer: give it in the meter, like meter = { kind = \"enhanced_token_bucket\", ..., buffer = \"100pkt\" }",
             ));
         }
-        let actions = [0, 1, 2].map(|i| actions[i].as_ref().map_or(DEFAULT_ACTIONS[i], |(a, _)| *a));
-        let buffer_packets = p.buffer_packets;
-        return Ok(RawConditioner {
-            path: rec.path.clone(),
-            name,
-            at,
-            from,
-            classifier,
-            meter,
-            per_flow,
-            actions,
-            buffer_packets,
-            meter_at,
-            alpha_at,
-        });
+        return Ok((resolved, p.buffer_packets, alpha_at));
     }
     if shapes && kind != "token_bucket" {
         let (_, v) = actions.iter().flatten().find(|(a, _)| *a == PerColourAction::Shape).expect("a shape action");
@@ -225,20 +269,7 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
         (false, Some((_, v))) => return Err(v.fail("buffer applies only when an action is \"shape\"")),
         (false, None) => 0,
     };
-    let actions = [0, 1, 2].map(|i| actions[i].as_ref().map_or(DEFAULT_ACTIONS[i], |(a, _)| *a));
-    Ok(RawConditioner {
-        path: rec.path.clone(),
-        name,
-        at,
-        from,
-        classifier,
-        meter,
-        per_flow,
-        actions,
-        buffer_packets,
-        meter_at,
-        alpha_at: None,
-    })
+    Ok((resolved, buffer_packets, None))
 }
 
 /// The actions by default. RFC 2597 practice: in-profile traffic passes, excess is downgraded,
@@ -368,6 +399,9 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
         Some(g) => t.val(params, g)?.choice(&METER_KINDS, "meter kind")?,
         None => return Err(t.missing("kind", "\"token_bucket\"")),
     };
+    if kind == "sima" {
+        return Ok((read_sima_meter(&t, &fields, params)?, kind, None));
+    }
     let own = meter_fields(kind);
     let mut rates: [Option<u64>; 2] = [None, None];
     let mut sizes: [Option<u64>; 2] = [None, None];
@@ -381,21 +415,7 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
     let mut clock = TokenClock::default();
     for g in &fields {
         if !own.contains(&g.key) {
-            let owners: Vec<&str> = METER_KINDS.iter().copied().filter(|k| meter_fields(k).contains(&g.key)).collect();
-            if owners.is_empty() {
-                return Err(t.unknown(g, own));
-            }
-            return Err(Fail::new(
-                g.key_at,
-                t.path_of(g.key),
-                format!(
-                    "'{}' is a field of {} meters, not of {kind} meters; the fields of {} {kind} meter are: {}",
-                    g.key,
-                    owners.join(" and "),
-                    a(kind),
-                    list(own.iter().copied())
-                ),
-            ));
+            return Err(wrong_meter_field(&t, g, kind));
         }
         let v = t.val(params, g)?;
         let rate = || v.quantity(Quantity::Rate, parse_rate_bps);
@@ -517,6 +537,125 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
         }
     };
     Ok((spec, kind, None))
+}
+
+/// `meter = { kind = "sima", nbr = "1.2Mbps", capacity = "10Mbps", class_buffer = "20000B" }`:
+/// `t` is the meter table, `fields` its fields.
+fn read_sima_meter(t: &Rec, fields: &[Field], params: &Params) -> Result<MeterSpec, Fail> {
+    let estimator = match fields.iter().find(|g| g.key == "estimator") {
+        Some(g) => t.val(params, g)?.choice(&["ewma", "tsw"], "momentary bit rate estimator")?,
+        None => "ewma",
+    };
+    let (own, other): (&[&str], &[&str]) =
+        if estimator == "tsw" { (&SIMA_TSW_FIELDS, &SIMA_EWMA_FIELDS) } else { (&SIMA_EWMA_FIELDS, &SIMA_TSW_FIELDS) };
+    let mut nbr = None;
+    let mut class = sima::ServiceClass::Nrt;
+    let mut capacity = None;
+    let mut slot = SIMA_SLOT_BYTES;
+    let mut alpha: Option<(f64, Val)> = None;
+    let mut class_buffer: Option<(u64, Val)> = None;
+    let mut window = None;
+    let mut trace = false;
+    for g in fields {
+        if !SIMA_FIELDS.contains(&g.key) {
+            return Err(wrong_meter_field(t, g, "sima"));
+        }
+        let v = t.val(params, g)?;
+        if other.contains(&g.key) && !own.contains(&g.key) {
+            let needs = if estimator == "tsw" { "estimator = \"ewma\" (the default)" } else { "estimator = \"tsw\"" };
+            return Err(v.fail(format!(
+                "'{}' belongs to {needs}; this meter's estimator is \"{estimator}\", whose fields are: {}",
+                g.key,
+                list(own.iter().copied())
+            )));
+        }
+        match g.key {
+            "kind" | "estimator" => {}
+            "nbr" => nbr = Some(v.quantity(Quantity::Rate, parse_rate_bps)?),
+            "class" => {
+                class = match v.choice(&["nrt", "rt"], "SIMA service class")? {
+                    "rt" => sima::ServiceClass::Rt,
+                    _ => sima::ServiceClass::Nrt,
+                }
+            }
+            "capacity" => capacity = Some(v.quantity(Quantity::Rate, parse_rate_bps)?),
+            "slot" => {
+                // zero is left to validate()
+                let b = v.quantity(Quantity::Size, parse_size_bytes)?;
+                if b > 65_535 {
+                    return Err(v.fail(format!("a slot must be at most 65535B (the largest IP packet), found {b}B")));
+                }
+                slot = b as u32;
+            }
+            "alpha" => alpha = Some((v.number()?, v)),
+            "class_buffer" => class_buffer = Some((v.quantity(Quantity::Size, parse_size_bytes)?, v)),
+            "window" => window = Some(SimDuration(v.quantity(Quantity::Time, parse_time_ns)?)),
+            "trace" => trace = v.boolean()?,
+            other => unreachable!("'{other}' is a sima meter field but not read"),
+        }
+    }
+    let nbr_bps = nbr.ok_or_else(|| t.missing("nbr", "\"1.2Mbps\""))?;
+    let spots = t.spots();
+    let estimator = if estimator == "tsw" {
+        sima::Estimator::Tsw { window: window.ok_or_else(|| t.missing("window", "\"100ms\""))? }
+    } else {
+        let capacity_bps = capacity.ok_or_else(|| t.missing("capacity", "\"10Mbps\""))?;
+        let alpha = match (alpha, class_buffer) {
+            (Some(_), Some((_, v))) => {
+                return Err(v.fail(
+                    "give alpha or class_buffer, not both: class_buffer sets alpha = 5 × slot / class_buffer (SIMA draft eq. 4)",
+                ))
+            }
+            (Some((a, _)), None) => a,
+            (None, Some((b, v))) => {
+                let a = sima::alpha_from_buffer(slot, b);
+                if !(a > 0.0 && a < 1.0) {
+                    return Err(v.fail(format!(
+                        "a class buffer of {b}B holds {:.2} slots of {slot}B, so alpha = 5 / slots = {a}: the SIMA draft's \
+                         eq. 4 needs more than 5 slots (alpha below 1)",
+                        b as f64 / f64::from(slot)
+                    )));
+                }
+                a
+            }
+            (None, None) => {
+                return Err(Fail::new(
+                    t.at,
+                    t.path_of("alpha"),
+                    format!(
+                        "{} lacks the weight of the moving average: give alpha (for example alpha = 0.01) or class_buffer, \
+                         the buffer of the flow's class, for alpha = 5 × slot / class_buffer (SIMA draft eq. 4; for \
+                         example class_buffer = \"20000B\")",
+                        t.title
+                    ),
+                ))
+            }
+        };
+        sima::Estimator::Slots { capacity_bps, slot_bytes: slot, alpha }
+    };
+    let p = sima::Params { nbr_bps, class, estimator, trace };
+    p.validate().map_err(|e| spots.fail(e.field, &e.message))?;
+    Ok(MeterSpec::Sima(p))
+}
+
+/// A field that is not one of a `kind` meter's: whose it is, or unknown.
+fn wrong_meter_field(t: &Rec, g: &Field, kind: &str) -> Fail {
+    let own = meter_fields(kind);
+    let owners: Vec<&str> = METER_KINDS.iter().copied().filter(|k| meter_fields(k).contains(&g.key)).collect();
+    if owners.is_empty() {
+        return t.unknown(g, own);
+    }
+    Fail::new(
+        g.key_at,
+        t.path_of(g.key),
+        format!(
+            "'{}' is a field of {} meters, not of {kind} meters; the fields of {} {kind} meter are: {}",
+            g.key,
+            owners.join(" and "),
+            a(kind),
+            list(own.iter().copied())
+        ),
+    )
 }
 
 /// A meter's `validate()` error at the field it names, in the file's words.
@@ -827,6 +966,7 @@ pub(crate) fn expand_csa(c: &RawCsa, w: &CsaWorld, csa_names: &mut Names, before
             QueueSpec::Red(_) => "red",
             QueueSpec::Wred(..) => "wred",
             QueueSpec::Scheduler(_) => "scheduler",
+            QueueSpec::Sima(_) => "sima",
         };
         let spot = &w.link_origin[j].queue_kind[dir];
         let who = if grouped { format!("csa '{group}{i}' of group '{group}'") } else { format!("csa '{group}'") };

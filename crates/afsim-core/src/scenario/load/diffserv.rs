@@ -4,7 +4,8 @@
 //! (`edge::dscp::ColourTable`). RIO and WRED queues and colour-aware meters read it. Without
 //! `[diffserv]`, or with `colours = "rfc2597"`, it is `ColourTable::rfc2597()`: AFx1 level 0,
 //! AFx2 level 1, AFx3 level 2, EF and CS1..CS7 level 0, best effort and everything unlisted
-//! level 2. A table of one's own lists code points and levels; what it does not list gets
+//! level 2. `colours = "sima"` is `ColourTable::sima()`: SIMA's sixteen code points at level
+//! 7 − DP, everything else non-real time DP 0 (level 7). A table of one's own lists code points and levels; what it does not list gets
 //! `default_level`, which defaults to the highest level listed (as RFC 2597's table puts
 //! unlisted traffic with the packets dropped first). The table has as many levels as the
 //! highest level it uses, plus one.
@@ -19,7 +20,7 @@ use super::value::{Rec, Scalar, Val};
 use crate::edge::dscp::{self, Class, ColourTable, Marking, MAX_DSCP, MAX_LEVELS};
 
 pub(crate) const DIFFSERV_FIELDS: [&str; 2] = ["colours", "default_level"];
-const NAMED_TABLES: [&str; 1] = ["rfc2597"];
+const NAMED_TABLES: [&str; 2] = ["rfc2597", "sima"];
 
 /// A code point: a name of `edge::dscp` in any case, or an integer 0..=63.
 pub(crate) fn code_point(v: &Val) -> Result<u8, Fail> {
@@ -49,6 +50,8 @@ fn class_of(d: u8) -> Class {
         dscp::EF => Class::Ef,
         d if d % 8 == 0 => Class::ClassSelector(d / 8),
         d if (1..=4).contains(&(d / 8)) && matches!(d % 8, 2 | 4 | 6) => Class::Af(d / 8),
+        d if dscp::sima_decode(d).is_some_and(|(rt, _)| rt) => dscp::SIMA_RT,
+        d if dscp::sima_decode(d).is_some() => dscp::SIMA_NRT,
         _ => Class::Local(0),
     }
 }
@@ -56,7 +59,7 @@ fn class_of(d: u8) -> Class {
 /// Reads `[diffserv]`.
 pub(crate) fn read_diffserv(rec: &Rec, params: &Params) -> Result<ColourTable, Fail> {
     let mut own: Option<(Vec<(u8, u8)>, usize)> = None;
-    let mut named_at = None;
+    let mut named = None;
     let mut default_level = None;
     for f in rec.fields() {
         match f.key {
@@ -99,8 +102,7 @@ pub(crate) fn read_diffserv(rec: &Rec, params: &Params) -> Result<ColourTable, F
             }
             "colours" => {
                 let v = rec.val(params, &f)?;
-                v.choice(&NAMED_TABLES, "colour table")?;
-                named_at = Some(v.at);
+                named = Some(v.choice(&NAMED_TABLES, "colour table")?);
             }
             "default_level" => {
                 let v = rec.val(params, &f)?;
@@ -111,16 +113,16 @@ pub(crate) fn read_diffserv(rec: &Rec, params: &Params) -> Result<ColourTable, F
     }
     let Some((entries, _)) = own else {
         if let Some((_, v)) = default_level {
-            let why = if named_at.is_some() {
-                "rfc2597 puts unlisted code points at level 2"
-            } else {
-                "the default table is rfc2597"
+            let why = match named {
+                Some("sima") => "sima puts unlisted code points at DP 0, level 7",
+                Some(_) => "rfc2597 puts unlisted code points at level 2",
+                None => "the default table is rfc2597",
             };
             return Err(v.fail(format!(
                 "default_level applies to a colours table of your own, like colours = {{ AF11 = 0, AF12 = 1 }}; {why}"
             )));
         }
-        return Ok(ColourTable::rfc2597());
+        return Ok(if named == Some("sima") { ColourTable::sima() } else { ColourTable::rfc2597() });
     };
     let highest = entries.iter().map(|&(_, l)| l).max().unwrap_or(0);
     let default = default_level.as_ref().map_or(highest, |(l, _)| *l);
@@ -146,12 +148,14 @@ mod tests {
         assert_eq!(class_of(dscp::EF), Class::Ef);
         assert_eq!(class_of(1), Class::Local(0));
         assert_eq!(class_of(42), Class::Local(0));
+        assert_eq!(class_of(dscp::sima(false, 4)), dscp::SIMA_NRT);
+        assert_eq!(class_of(dscp::sima(true, 0)), dscp::SIMA_RT);
     }
 
     #[test]
     fn unknown_names_get_a_suggestion_and_the_list() {
         let m = unknown_code_point("AF14");
         assert!(m.starts_with("unknown code point 'AF14' (did you mean 'AF11'?); the code points are BE, CS0"), "{m}");
-        assert!(m.ends_with("EF, or an integer 0..=63"), "{m}");
+        assert!(m.ends_with("EF, NRT0, NRT1, NRT2, NRT3, NRT4, NRT5, NRT6, NRT7, RT0, RT1, RT2, RT3, RT4, RT5, RT6, RT7, or an integer 0..=63"), "{m}");
     }
 }

@@ -26,6 +26,12 @@
 //! for the link's rate and goes through `SchedulerSpec::validate`; each `SchedulerError` is
 //! reported at the field of the class, or of the class's queue, that it names.
 //!
+//! A SIMA core queue (`kind = "sima"`, `queue::sima`) has its own fields — two buffers in
+//! bytes, two EWMA weights and the allowed-drop-precedence rule — read and checked by
+//! `sima::Params::validate` at once (it needs no link rate); its defaults are Laatu et al.'s
+//! (§3.4: 9800 B and 20000 B, weights 0.01 and 0.001) and afsim's rule (`Params::LAATU`). It
+//! cannot be a scheduler's class queue.
+//!
 //! Defaults: `limit` 50 packets for every kind (ns-2's `Queue set limit_ 50`; the RED family
 //! needs max_th at most the limit, and says so when the default is too small); w_q 0.002,
 //! mean packet size 500 B (ns-2 / Floyd & Jacobson); RIO coupled (Clark & Fang); a class
@@ -41,11 +47,11 @@ use crate::edge::ParamError;
 use crate::queue::ecn_mark::{Position, Strategy};
 use crate::queue::red::{self, Common, Curve, Measure};
 use crate::queue::scheduler::{Policy, Service};
-use crate::queue::{rio, wred};
+use crate::queue::{rio, sima, wred};
 use crate::scenario::spec::{ClassSpec, Limit, QueueSpec, SchedulerError, SchedulerSpec};
 use crate::scenario::units::{parse_limit, parse_size_bytes, Quantity};
 
-pub(crate) const QUEUE_KINDS: [&str; 5] = ["droptail", "red", "rio", "wred", "scheduler"];
+pub(crate) const QUEUE_KINDS: [&str; 6] = ["droptail", "red", "rio", "wred", "scheduler", "sima"];
 const DROPTAIL_FIELDS: [&str; 2] = ["kind", "limit"];
 const RED_FIELDS: [&str; 13] = [
     "kind", "limit", "min_th", "max_th", "max_p", "mark", "w_q", "gentle", "wait", "measure", "byte_mode",
@@ -60,6 +66,8 @@ const WRED_FIELDS: [&str; 11] = [
     "out_first",
 ];
 const SCHEDULER_FIELDS: [&str; 3] = ["kind", "policy", "classes"];
+const SIMA_FIELDS: [&str; 8] =
+    ["kind", "rt_limit", "nrt_limit", "rt_weight", "nrt_weight", "occupancy", "dpa_offset", "dpa_slope"];
 const CLASS_FIELDS: [&str; 7] = ["name", "dscp", "default", "priority", "quantum", "weight", "queue"];
 const POLICIES: [&str; 3] = ["priority", "drr", "wrr"];
 const CURVE_FIELDS: [&str; 3] = ["min_th", "max_th", "max_p"];
@@ -78,6 +86,7 @@ fn fields_of(kind: &str) -> &'static [&'static str] {
         "rio" => &RIO_FIELDS,
         "wred" => &WRED_FIELDS,
         "scheduler" => &SCHEDULER_FIELDS,
+        "sima" => &SIMA_FIELDS,
         _ => &DROPTAIL_FIELDS,
     }
 }
@@ -113,7 +122,8 @@ impl QueueDraft {
     pub fn finish(&self, link_rate_bps: u64) -> Result<QueueSpec, Fail> {
         let mut spec = self.spec.clone();
         let checked = match &mut spec {
-            QueueSpec::DropTail { .. } => Ok(()),
+            // a SIMA queue was checked as it was read
+            QueueSpec::DropTail { .. } | QueueSpec::Sima(_) => Ok(()),
             QueueSpec::Red(p) => {
                 p.common.link_rate_bps = link_rate_bps;
                 p.validate()
@@ -214,12 +224,21 @@ fn read_any_queue(
                      or wrr scheduler",
                 ));
             }
+            if kind == "sima" && in_class {
+                return Err(v.fail(
+                    "a class queue cannot be a SIMA queue: a SIMA queue serves its own two classes (real time before \
+                     non-real time); give the link the SIMA queue itself",
+                ));
+            }
             kind
         }
         None => "droptail",
     };
     if kind == "scheduler" {
         return read_scheduler(&t, &fields, params, colours);
+    }
+    if kind == "sima" {
+        return read_sima(&t, &fields, params);
     }
     let own = fields_of(kind);
     let mut limit = DEFAULT_LIMIT;
@@ -407,6 +426,45 @@ fn read_scheduler(t: &Rec, fields: &[Field], params: &Params, colours: &ColourTa
     })
 }
 
+/// `queue = { kind = "sima", rt_limit = "9800B", nrt_limit = "20000B", ... }`: every field
+/// optional, defaults `sima::Params::LAATU`, checked by `sima::Params::validate` at the field
+/// it names (or the queue table, for a default).
+fn read_sima(t: &Rec, fields: &[Field], params: &Params) -> Result<QueueDraft, Fail> {
+    let mut p = sima::Params::LAATU;
+    for g in fields {
+        if !SIMA_FIELDS.contains(&g.key) {
+            return Err(wrong_kind(t, g, "sima"));
+        }
+        let v = t.val(params, g)?;
+        let bytes = || -> Result<u64, Fail> {
+            match v.quantity(Quantity::Limit, parse_limit)? {
+                Limit::Bytes(b) => Ok(b),
+                Limit::Packets(_) => Err(v.fail(
+                    "a SIMA buffer is counted in bytes, like \"20000B\" (Laatu et al. give 9800 and 20000 bytes)",
+                )),
+            }
+        };
+        match g.key {
+            "kind" => {}
+            "rt_limit" => p.rt_limit_bytes = bytes()?,
+            "nrt_limit" => p.nrt_limit_bytes = bytes()?,
+            "rt_weight" => p.rt_weight = v.number()?,
+            "nrt_weight" => p.nrt_weight = v.number()?,
+            "occupancy" => {
+                let names = sima::Occupancy::ALL.map(sima::Occupancy::name);
+                let name = v.choice(&names, "occupancy rule")?;
+                p.occupancy = *sima::Occupancy::ALL.iter().find(|o| o.name() == name).expect("a listed rule");
+            }
+            "dpa_offset" => p.dpa_offset = v.number()?,
+            "dpa_slope" => p.dpa_slope = v.number()?,
+            other => unreachable!("'{other}' is a sima field but not read"),
+        }
+    }
+    let spots = t.spots();
+    p.validate().map_err(|e| spots.fail(e.field, &e.message))?;
+    Ok(QueueDraft { spec: QueueSpec::Sima(p), spots: Some(spots), classes: Vec::new() })
+}
+
 /// `policy = "priority" | "drr" | "wrr"`.
 fn policy_of(v: &Val) -> Result<Policy, Fail> {
     let s = v.string()?;
@@ -538,6 +596,7 @@ fn wrong_kind(t: &Rec, g: &Field, kind: &str) -> Fail {
         ("scheduler", _) => " (a class's own queue takes it: classes = [{ ..., queue = { ... } }])",
         ("rio", "mark") => " (a rio queue's marking curves go inside its curves: in = { ..., mark = { ... } })",
         ("wred", "mark") => " (a wred queue's marking curves go inside its levels: levels = [{ ..., mark = { ... } }])",
+        ("sima", "limit") => " (a SIMA queue has a buffer per class: rt_limit and nrt_limit, in bytes)",
         _ => "",
     };
     let owners = match owners.split_last() {
@@ -653,9 +712,9 @@ mod tests {
     #[test]
     fn every_kind_knows_kind_and_limit_and_only_rio_and_wred_take_out_first() {
         for k in QUEUE_KINDS {
-            // A scheduler's limits are its classes' queues'.
+            // A scheduler's limits are its classes' queues'; a SIMA queue has one per class.
             let limit = fields_of(k).contains(&"limit");
-            assert!(fields_of(k).contains(&"kind") && limit == (k != "scheduler"), "{k}");
+            assert!(fields_of(k).contains(&"kind") && limit == !matches!(k, "scheduler" | "sima"), "{k}");
         }
         let with: Vec<&str> = QUEUE_KINDS.iter().copied().filter(|k| fields_of(k).contains(&"out_first")).collect();
         assert_eq!(with, ["rio", "wred"]);
