@@ -48,52 +48,10 @@ MetricsFn = Callable[["Results"], dict[str, float]]
 
 
 # ---------------------------------------------------------------------------------------------
-# Statistics
+# Statistics: afsim.stats (the one implementation, shared with sweeps and reports)
 
-
-def t_quantile(p: float, df: float) -> float:
-    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (scipy.stats.t)."""
-    from scipy.stats import t
-
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"p must lie in (0, 1), got {p}")
-    if df <= 0:
-        raise ValueError(f"degrees of freedom must be positive, got {df}")
-    return float(t.ppf(p, df))
-
-
-@dataclass(frozen=True)
-class Stat:
-    """A metric over the replications of one point: count, mean, sample standard deviation,
-    and the half-width of the 95 % confidence interval of the mean (Student t, n − 1 degrees of
-    freedom). NaN where undefined (no value; a single value has no spread)."""
-
-    n: int
-    mean: float
-    std: float
-    ci95: float
-
-    @classmethod
-    def of(cls, values: Iterable[float]) -> Stat:
-        xs = [float(v) for v in values if v is not None and math.isfinite(float(v))]
-        n = len(xs)
-        if n == 0:
-            return cls(0, math.nan, math.nan, math.nan)
-        mean = math.fsum(xs) / n
-        if n == 1:
-            return cls(1, mean, math.nan, math.nan)
-        var = math.fsum((x - mean) ** 2 for x in xs) / (n - 1)
-        std = math.sqrt(var)
-        return cls(n, mean, std, t_quantile(0.975, n - 1) * std / math.sqrt(n))
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "mean": _num(self.mean), "std": _num(self.std),
-                "ci95": _num(self.ci95)}
-
-
-def _num(x: float) -> float | None:
-    """A float for JSON: NaN and infinities become null."""
-    return float(x) if x is not None and math.isfinite(x) else None
+from afsim.stats import Stat, t_quantile  # noqa: E402  (re-exported: afsim.reproduce.Stat)
+from afsim.stats import json_number as _num  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
