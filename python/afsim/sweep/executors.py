@@ -79,7 +79,7 @@ def run_dask(jobs: Sequence[tuple[str, Task]], address: str, reducer: Reducer | 
         raise SweepError("--scheduler needs Dask distributed: pip install 'dask[distributed]'"
                          ) from None
     try:
-        client = Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+        client = Client(address, timeout=CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError) as e:
         raise SweepError(f"--scheduler {address}: no Dask scheduler answered "
                          f"({type(e).__name__}: {e})") from None
