@@ -206,6 +206,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         _error(str(e))
         return EXIT_USAGE
+    except ConservationError as e:
+        _error(f"{e} \u2717 (the run's report is in the exception's report_json)")
+        return EXIT_CONSERVATION
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`afsim run --format csv | head`): stop quietly, as a Unix
+        # filter does, and keep Python from complaining again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except Exception as e:
         # the subsystems' own "bad input" and "a run failed" exceptions, without importing
         # them on paths that do not use them
@@ -217,20 +229,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             _error(str(e))
             return EXIT_CONSERVATION if getattr(e, "kind", "") == "conservation" else EXIT_USAGE
         raise
-    except ConservationError as e:
-        _error(f"{e} \u2717 (the run's report is in the exception's report_json)")
-        return EXIT_CONSERVATION
-    except KeyboardInterrupt:
-        _error("interrupted")
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        # The reader went away (`afsim run --format csv | head`): stop quietly, as a Unix
-        # filter does, and keep Python from complaining again when it flushes stdout at exit.
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_BROKEN_PIPE
 
 
 def _error(message: str) -> None:

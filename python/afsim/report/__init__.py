@@ -44,7 +44,9 @@ table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f3f3f3; } td.text, th.text { text-align: left; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 0.3em; }
-figure { margin: 1.5em 0; } figure svg { max-width: 100%; height: auto; }
+figure { margin: 1.5em 1em 1.5em 0; display: inline-block; vertical-align: top;
+         width: 34em; max-width: 100%; }
+figure svg { width: 100%; height: auto; }
 figcaption { font-size: 0.9em; color: #444; }
 p.note { color: #555; font-size: 0.9em; }
 """
