@@ -156,6 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench_p.add_argument(
         "--quick", action="store_true", help="shorter runs (a tenth of each scenario's duration)"
     )
+    bench_p.add_argument(
+        "--sweep", action="store_true",
+        help="measure sweeps instead: overhead over one-second runs, scaling of 200 runs over "
+        "the cores (about two minutes)",
+    )
+    bench_p.add_argument("--runs", type=int, metavar="N",
+                         help="with --sweep: runs of the scaling measurement (default 200)")
     bench_p.set_defaults(func=cmd_bench)
 
     scen_p = sub.add_parser("scenarios", help="list the built-in scenarios")
@@ -597,6 +604,20 @@ def _speed(x: float) -> str:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from afsim import bench
+
+    if args.sweep:
+        from afsim.sweep import bench as sweep_bench
+
+        if args.runs is not None and args.runs < 1:
+            raise UsageError(f"--runs must be at least 1, got {args.runs}")
+        result = sweep_bench.run(scaling_runs=args.runs or sweep_bench.SCALING_RUNS)
+        if args.format == "json":
+            import json
+
+            sys.stdout.write(json.dumps(result, indent=2) + "\n")
+        else:
+            sweep_bench.print_table(result, _console())
+        return EXIT_OK
 
     report = bench.run_all(quick=args.quick)
     if args.format == "json":

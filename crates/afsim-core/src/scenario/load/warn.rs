@@ -168,7 +168,7 @@ fn small_queues(spec: &Spec, origins: &Origins, tables: &Tables, out: &mut Vec<F
                     break;
                 }
                 let link = &spec.links[port as usize / 2];
-                let q = if port % 2 == 0 { &link.queue_ab } else { &link.queue_ba };
+                let q = if port.is_multiple_of(2) { &link.queue_ab } else { &link.queue_ba };
                 if let Some(limit) = byte_limit(q, f.dscp) {
                     let slot = &mut worst[port as usize];
                     if u64::from(size) > limit && slot.is_none_or(|(s, _, _)| size > s) {
