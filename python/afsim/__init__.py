@@ -40,7 +40,17 @@ __all__ = [
     "load_scenario",
     "run",
     "simulate",
+    "sweep",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # ``afsim.sweep(...)``: imported on first use, so that ``afsim run`` does not pay for it
+    if name == "sweep":
+        import afsim.sweep
+
+        return afsim.sweep
+    raise AttributeError(f"module 'afsim' has no attribute {name!r}")
 
 
 def _scenarios_dir() -> Path:

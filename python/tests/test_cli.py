@@ -300,7 +300,7 @@ def test_surely_unmeant_settings_are_warned_about_on_stderr_and_in_the_json(
     assert lines[1].startswith(f"afsim: warning: {scen}:29:9: flow[0].start: flow 'f' starts "
                                "at 3s, not before the run ends (2s)")
     report = json.loads(p.stdout)
-    assert [w["field"] for w in report["warnings"]] == ["link[0].queue.kind", "flow[0].start"]
+    assert [w["field"] for w in report["warnings"]] == ["link[0].queue", "flow[0].start"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -237,3 +237,10 @@ def test_an_unreachable_scheduler_is_exit_2(tmp_path: Path) -> None:
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     assert "no Dask scheduler answered" in r.stderr
+
+
+def test_afsim_sweep_is_callable_as_the_issue_writes_it() -> None:
+    import afsim
+
+    df = afsim.sweep(DATA / "tiny.toml", {"rate": ["1Mbps", "3Mbps"]}, workers=1)
+    assert list(df["throughput_kbps_total"]) == [998.0, 2992.0]

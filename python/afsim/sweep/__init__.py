@@ -33,7 +33,8 @@ reproductions)::
   the others go on. ``execute`` raises only for what stops everything: ``SweepError`` (bad
   input, unreachable scheduler, unusable store) and ``KeyboardInterrupt``.
 
-``sweep(...)`` is the grid on top of it, and what ``afsim sweep`` calls: the Cartesian product
+``sweep(...)`` — also ``afsim.sweep(...)``: this module is callable — is the grid on top of
+it, and what ``afsim sweep`` calls: the Cartesian product
 of the grids × ``replications`` seeds (``base_seed``, ``base_seed + 1``, …; default: the
 scenario's seed), returning a pandas DataFrame with one row per run (``param.<name>``
 columns, seed, key, cached, and every scalar metric). ``afsim.stats.aggregate`` turns it into
@@ -47,6 +48,8 @@ at once (one writer per store).
 from __future__ import annotations
 
 import itertools
+import sys
+import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -239,3 +242,13 @@ def sweep(
         first = min(out.failures)
         raise out.failures[first]
     return df
+
+
+class _CallableModule(types.ModuleType):
+    """``afsim.sweep(...)`` is ``afsim.sweep.sweep(...)``, as the issue's API reads."""
+
+    def __call__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

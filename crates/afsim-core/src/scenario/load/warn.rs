@@ -186,9 +186,11 @@ fn small_queues(spec: &Spec, origins: &Origins, tables: &Tables, out: &mut Vec<F
     for (port, w) in worst.iter().enumerate() {
         let Some((size, flow, limit)) = w else { continue };
         let spot = &origins.links[port / 2].queue_kind[port % 2];
+        // the spot is the queue's kind (or the link, for a default queue): name the queue
+        let field = spot.field.strip_suffix(".kind").unwrap_or(&spot.field);
         out.push(Fail::new(
             spot.at,
-            spot.field.clone(),
+            field,
             format!(
                 "queue {}: its limit of {limit} B is less than one {size}-byte packet of flow '{flow}', \
                  which crosses it: every such packet is dropped",
@@ -250,7 +252,7 @@ mod tests {
         let w: Vec<String> = s.warnings.iter().map(|w| w.to_string()).collect();
         // a->b carries the CBR packets; b->a (a copy of the queue) carries nothing
         assert_eq!(w.len(), 1, "{w:?}");
-        assert!(w[0].contains("link[0].queue.kind: queue a->b: its limit of 999 B is less than one 1000-byte packet of flow 'f'"), "{}", w[0]);
+        assert!(w[0].contains("link[0].queue: queue a->b: its limit of 999 B is less than one 1000-byte packet of flow 'f'"), "{}", w[0]);
         let tcp = "[[flow]]\nname = \"t\"\nfrom = \"a\"\nto = \"b\"\nkind = \"tcp\"\npacket_size = \"500B\"\n";
         let s = load_str(&format!("{small}{tcp}"), "w.toml", &[]).unwrap();
         assert!(s.warnings.is_empty(), "500-byte segments and 40-byte ACKs fit: {:?}", s.warnings);
