@@ -673,9 +673,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     points = sw.grid_points(grid)
     tasks = [sw.Task(str(path), tuple({**base, **p}.items()), base_seed + r)
              for p in points for r in range(args.replications)]
-    with _open_store(args.store, write=True) as store:
-        out = sw.execute(tasks, store=store, workers=args.workers, scheduler=args.scheduler,
-                         progress=sys.stderr.isatty())
+    if args.store.exists() and not args.store.is_dir():
+        raise UsageError(f"--store {args.store}: a file is in the way (a store is a directory)")
+    # the store is opened (created) only once every task has loaded
+    out = sw.execute(tasks, store=args.store, workers=args.workers, scheduler=args.scheduler,
+                     progress=sys.stderr.isatty())
+    with _open_store(args.store, write=False) as store:
         runs = store.runs()
     keys = {r.key for r in out.records if r is not None}
     runs = runs[runs["key"].isin(keys)]
@@ -693,8 +696,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def _open_store(path: Path, write: bool) -> Any:
     from afsim.store import Store
 
-    if write and path.exists() and not path.is_dir():
-        raise UsageError(f"--store {path}: a file is in the way (a store is a directory)")
     return Store.open(path, write=write)
 
 

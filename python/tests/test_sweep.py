@@ -49,8 +49,7 @@ def test_a_grid_name_the_scenario_lacks_fails_before_any_run(tmp_path: Path) -> 
     with pytest.raises(SweepError, match="--grid/--set nope: unknown parameter 'nope'; the "
                        "parameters are: rate"):
         sweep(DATA / "tiny.toml", {"nope": [1, 2]}, store=tmp_path / "s")
-    with Store.open(tmp_path / "s", write=False) as s:
-        assert len(s) == 0
+    assert not (tmp_path / "s").exists(), "nothing ran, nothing was created"
 
 
 def test_sweep_returns_one_row_per_run_and_replications_differ() -> None:
@@ -120,6 +119,25 @@ def test_a_sweep_killed_mid_way_resumes_without_recomputing_or_losing_a_run(
         assert s.check() == []
     assert len(after) == 12
     assert {k: after[k] for k in before} == before, "no stored run was written again"
+
+
+def test_ctrl_c_stops_a_sweep_with_130_and_keeps_what_finished(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    p = subprocess.Popen(sweep_args(store, "--workers", "2"), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        wait_for(lambda: stored_count(store) >= 2 or p.poll() is not None, 120, "2 stored runs")
+        assert p.poll() is None, "the sweep ended before it could be interrupted"
+        os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C sends: the sweep and its workers
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+    assert p.returncode == 130, err.decode()
+    assert "afsim: error: interrupted" in err.decode()
+    with Store.open(store) as s:
+        assert 2 <= len(s) < 12 and s.check() == []
 
 
 # ---------------------------------------------------------------------------------------------

@@ -94,20 +94,20 @@ def execute(
     """Runs every task not already in ``store`` (see the module header)."""
     from afsim._core import ScenarioError
 
+    keys: list[str] = []
+    for t in tasks:
+        try:
+            scenario = t.load()
+        except ScenarioError as e:
+            raise SweepError(_explain(e, t)) from None
+        keys.append(run_key(scenario.resolved(),
+                            t.seed if t.seed is not None else scenario.seed))
     own_store = isinstance(store, (str, Path))
     try:
         st = Store.open(store) if isinstance(store, (str, Path)) else store
     except StoreError as e:
         raise SweepError(str(e)) from None
     try:
-        keys: list[str] = []
-        for t in tasks:
-            try:
-                scenario = t.load()
-            except ScenarioError as e:
-                raise SweepError(_explain(e, t)) from None
-            keys.append(run_key(scenario.resolved(),
-                                t.seed if t.seed is not None else scenario.seed))
         out = Outcome(records=[None] * len(tasks))
         todo: dict[str, list[int]] = {}
         for i, k in enumerate(keys):

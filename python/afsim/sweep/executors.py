@@ -31,18 +31,28 @@ Finished = Callable[[str, "RunRecord | RunFailed"], None]
 CONNECT_TIMEOUT_S = 5.0
 
 
+def _settle(finished: Finished, key: str, result: Callable[[], RunRecord]) -> bool:
+    """Hands a job's record — or the RunFailed that ``result()`` raises — to ``finished``;
+    True if the run succeeded."""
+    try:
+        record = result()
+    except RunFailed as e:
+        finished(key, e)
+        return False
+    finished(key, record)
+    return True
+
+
 def run_local(jobs: Sequence[tuple[str, Task]], workers: int | None, reducer: Reducer | None,
               tables: bool, finished: Finished, bar: NoBar) -> None:
     n = workers or os.cpu_count() or 1
     done = failed = 0
     if n <= 1 or len(jobs) <= 1:
-        for i, (key, task) in enumerate(jobs):
+        for key, task in jobs:
             bar.update(done=done, running=1, failed=failed)
-            try:
-                finished(key, run_task(task, key, reducer, tables))
+            if _settle(finished, key, lambda: run_task(task, key, reducer, tables)):
                 done += 1
-            except RunFailed as e:
-                finished(key, e)
+            else:
                 failed += 1
         bar.update(done=done, running=0, failed=failed)
         return
@@ -54,11 +64,9 @@ def run_local(jobs: Sequence[tuple[str, Task]], workers: int | None, reducer: Re
         while pending:
             ready, pending = cf.wait(pending, timeout=0.25, return_when=cf.FIRST_COMPLETED)
             for f in ready:
-                try:
-                    finished(futures[f], f.result())
+                if _settle(finished, futures[f], f.result):
                     done += 1
-                except RunFailed as e:
-                    finished(futures[f], e)
+                else:
                     failed += 1
             bar.update(done=done, running=sum(1 for f in pending if f.running()), failed=failed)
     except BaseException:
@@ -92,11 +100,9 @@ def run_dask(jobs: Sequence[tuple[str, Task]], address: str, reducer: Reducer | 
                                  pure=False): key
                    for key, task in jobs}
         for f in as_completed(futures):
-            try:
-                finished(futures[f], f.result())
+            if _settle(finished, futures[f], f.result):
                 done += 1
-            except RunFailed as e:
-                finished(futures[f], e)
+            else:
                 failed += 1
             bar.update(done=done, running=len(futures) - done - failed, failed=failed)
     except BaseException:

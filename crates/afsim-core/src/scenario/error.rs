@@ -39,12 +39,17 @@ impl ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: ", self.file, self.line, self.column)?;
-        if !self.field.is_empty() {
-            write!(f, "{}: ", self.field)?;
-        }
-        write!(f, "{}", self.message)
+        write_place(f, &self.file, self.line, self.column, &self.field, &self.message)
     }
+}
+
+/// `file:line:column: field: message`, the field part left out when empty.
+fn write_place(f: &mut fmt::Formatter<'_>, file: &str, line: usize, column: usize, field: &str, message: &str) -> fmt::Result {
+    write!(f, "{file}:{line}:{column}: ")?;
+    if !field.is_empty() {
+        write!(f, "{field}: ")?;
+    }
+    write!(f, "{message}")
 }
 
 impl std::error::Error for ScenarioError {}
@@ -65,11 +70,7 @@ pub struct Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: ", self.file, self.line, self.column)?;
-        if !self.field.is_empty() {
-            write!(f, "{}: ", self.field)?;
-        }
-        write!(f, "{}", self.message)
+        write_place(f, &self.file, self.line, self.column, &self.field, &self.message)
     }
 }
 
