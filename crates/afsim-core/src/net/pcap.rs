@@ -31,7 +31,8 @@
 //!   for it, and SACK blocks on ACKs that carry them, each preceded by two NOPs (so the IP
 //!   total length of a SACK ACK is 4 bytes more than afsim's count of 40 + 8 per block, which
 //!   follows ns-2 and leaves out the option's kind, length and padding);
-//! - UDP: length = IP size − 20.
+//! - UDP: length = IP size − 20 (a packet smaller than its 28 bytes of headers, which a scenario
+//!   may ask for, is recorded at 28).
 //!
 //! Cost: a port without capture pays one comparison of an index per departing packet
 //! (`World::start_tx`); the writer reuses one header buffer (no allocation per packet).
@@ -142,12 +143,14 @@ pub fn encode(pkt: &Packet, out: &mut [u8; MAX_HEADER]) -> (usize, u32) {
             (len, 20 + len as u32 + th.payload)
         }
         proto::UDP => {
+            // a packet smaller than its headers (a scenario may say 1B) is shown at 28 bytes
+            let total = pkt.size.clamp(28, 0xFFFF);
             let t = &mut out[20..];
             t[0..2].copy_from_slice(&sport.to_be_bytes());
             t[2..4].copy_from_slice(&dport.to_be_bytes());
-            t[4..6].copy_from_slice(&(pkt.size.saturating_sub(20).min(0xFFFF) as u16).to_be_bytes());
+            t[4..6].copy_from_slice(&((total - 20) as u16).to_be_bytes());
             t[6..8].fill(0);
-            (8, pkt.size)
+            (8, total)
         }
         _ => (0, pkt.size),
     };
@@ -377,6 +380,14 @@ mod tests {
         pseudo.extend_from_slice(&b[20..28]);
         pseudo.extend(std::iter::repeat_n(0u8, 548));
         assert!(verifies(&pseudo));
+    }
+
+    #[test]
+    fn a_packet_smaller_than_its_headers_is_recorded_at_header_size() {
+        let p = Packet { protocol: proto::UDP, size: 1, ..Default::default() };
+        let mut b = [0u8; MAX_HEADER];
+        assert_eq!(encode(&p, &mut b), (28, 28));
+        assert_eq!(u16::from_be_bytes([b[24], b[25]]), 8);
     }
 
     #[test]
