@@ -90,21 +90,31 @@ def chromium() -> str:
     pytest.skip("chromium is not installed (apt-get install chromium)")
 
 
+def render(page: Path, shot: Path, profile: Path) -> list[str]:
+    """Renders ``page`` in headless chromium into the screenshot ``shot``; returns the page's
+    console lines (console.error and the like, uncaught exceptions, failed loads)."""
+    args = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            "--no-first-run", "--disable-extensions", "--enable-logging=stderr", "--v=0",
+            f"--user-data-dir={profile}", "--window-size=1280,4000",
+            f"--screenshot={shot}", page.as_uri()]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
+    assert p.returncode == 0, p.stderr
+    # the browser's own complaints about the sandbox's missing D-Bus or GPU are not the page's
+    return [line for line in p.stderr.splitlines() if "CONSOLE" in line
+            or "Failed to load resource" in line or "Uncaught" in line]
+
+
+def test_the_console_check_sees_a_page_error(tmp_path: Path) -> None:
+    page = tmp_path / "bad.html"
+    page.write_text("<html><body><script>console.error('boom')</script></body></html>")
+    lines = render(page, tmp_path / "bad.png", tmp_path / "profile")
+    assert any("boom" in line for line in lines), lines
+
+
 def test_a_headless_browser_renders_it_without_console_errors(html_file: Path,
                                                              tmp_path: Path) -> None:
     shot = tmp_path / "report.png"
-    args = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-            "--no-first-run", "--disable-extensions", "--enable-logging=stderr", "--v=0",
-            f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,4000",
-            f"--screenshot={shot}", html_file.as_uri()]
-    p = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
-    assert p.returncode == 0, p.stderr
-    # page errors reach the log as "CONSOLE" lines (console.error, uncaught exceptions,
-    # failed resource loads); the browser's own complaints about the sandbox's missing D-Bus
-    # or GPU are not the page's
-    console = [line for line in p.stderr.splitlines() if "CONSOLE" in line
-               or "Failed to load resource" in line or "Uncaught" in line]
-    assert console == [], console
+    assert render(html_file, shot, tmp_path / "profile") == []
     assert shot.is_file() and shot.stat().st_size > 20_000
     print(f"\nreport screenshot: {shot}")
     # not blank: a real rendering has many colours (plots, table borders, text)
