@@ -166,7 +166,8 @@ class Store:
             db = sqlite3.connect(catalog, timeout=30.0, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA) if write else None
+            if write:
+                db.executescript(_SCHEMA)
             meta = dict(db.execute("SELECT name, value FROM meta").fetchall())
         except sqlite3.Error as e:
             raise StoreError(f"{catalog}: not a readable results catalog ({e})") from None
