@@ -4,12 +4,16 @@
 # mode: the Python tests run scenarios, so speed matters. The binding crate (afsim-py) is left
 # out of `cargo test`: it is a cdylib for the Python interpreter, tested from python/tests.
 # Under pyenv, `pyenv rehash` makes the new `afsim` console script visible through its shims.
+# `make deps` installs the two Debian programs the Python tests drive (chromium renders the
+# HTML report, tshark reads pcap captures) when they are missing; it needs root (CI is).
 
 PYTHON ?= python3
 INSTALL = $(PYTHON) -m pip install --progress-bar off '.[test]' && \
 	{ if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi; }
 
-.PHONY: test install run bench
+.PHONY: test install run bench deps
+
+DEBS = chromium tshark
 
 test:
 	$(INSTALL)
@@ -18,6 +22,14 @@ test:
 
 install:
 	$(INSTALL)
+
+deps:
+	@missing=""; for p in $(DEBS); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 
 run: install
 	$(PYTHON) -m afsim run

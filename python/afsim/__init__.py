@@ -15,7 +15,6 @@ wraps returns the raw :class:`RunResult` (numpy columns and the report's JSON te
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 
 from afsim._core import (
@@ -41,12 +40,24 @@ __all__ = [
     "load_scenario",
     "run",
     "simulate",
+    "sweep",
 ]
 
 
+def __getattr__(name: str) -> object:
+    # ``afsim.sweep(...)``: imported on first use, so that ``afsim run`` does not pay for it
+    if name == "sweep":
+        import afsim.sweep
+
+        return afsim.sweep
+    raise AttributeError(f"module 'afsim' has no attribute {name!r}")
+
+
 def _scenarios_dir() -> Path:
-    # Installed as regular files by the wheel (maturin copies python/afsim whole), so a real path.
-    return Path(str(resources.files("afsim") / "scenarios"))
+    # Installed as regular files by the wheel (maturin copies python/afsim whole), so a real
+    # path beside this file (importlib.resources would say the same, and cost `afsim run`
+    # about 15 ms of imports).
+    return Path(__file__).parent / "scenarios"
 
 
 def builtin_scenario(name: str) -> Path:

@@ -1,14 +1,20 @@
-"""The ``afsim`` command: run a scenario, benchmark the engine, list the built-in scenarios.
+"""The ``afsim`` command: run a scenario, sweep a grid of runs into a results store, read and
+report a store, benchmark the engine, list the built-in scenarios.
 
-Read this first: the command only loads, runs and prints. Exit codes: 0 success, 1 a run broke
-packet conservation, 2 bad input (usage, a missing file, any scenario error: nothing runs),
-130 interrupted. In ``--format json`` and ``--format csv`` stdout carries the data and nothing
-else; messages go to stderr.
+Read this first: the command only parses, checks, calls the subsystems (``afsim.sweep``,
+``afsim.store``, ``afsim.stats``, ``afsim.report``) and prints. Exit codes: 0 success, 1 a run
+broke packet conservation, 2 bad input (usage, a missing file, any scenario error, a bad
+``--out``, grid, scheduler or store: nothing runs), 130 interrupted. In ``--format json`` and
+``--format csv`` stdout carries the data and nothing else; messages and warnings go to stderr.
+Heavy modules (pandas, pyarrow, rich) are imported only by the paths that use them:
+``afsim run --format json`` needs neither pandas nor pyarrow.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 import time
 from collections.abc import Sequence
@@ -92,7 +98,56 @@ def build_parser() -> argparse.ArgumentParser:
         default="table",
         help="table (default): readable tables; json: the report; csv: flows, blank line, queues",
     )
+    run_p.add_argument(
+        "--capture", action="append", default=[], metavar="PORT[=FILE]",
+        help="write the packets that leave PORT (a link direction, 'r1->r2') to a pcap file "
+        "(default FILE: r1-r2.pcap, in --out if given); repeatable",
+    )
     run_p.set_defaults(func=cmd_run)
+
+    sweep_p = sub.add_parser(
+        "sweep", help="run a scenario over a parameter grid x replications into a results store",
+        description="Run FILE at every point of the grids' Cartesian product, REPLICATIONS "
+        "seeds each, on local processes or a Dask cluster. Every finished run is stored at once "
+        "in --store; runs already there are not run again. Prints the mean and 95%% confidence "
+        "interval of the main metrics per grid point.",
+    )
+    sweep_p.add_argument("file", metavar="FILE", help="scenario file, or a built-in scenario's name")
+    sweep_p.add_argument(
+        "--grid", action="append", default=[], metavar="NAME=V1,V2,...",
+        help="a [params] entry and its values; repeatable (the product of all grids is run)",
+    )
+    sweep_p.add_argument(
+        "--set", dest="overrides", action="append", type=_key_value, default=[],
+        metavar="KEY=VALUE", help="set a [params] entry for every run; repeatable",
+    )
+    sweep_p.add_argument("--replications", type=int, default=1, metavar="K",
+                         help="seeds per grid point: SEED, SEED+1, ... (default 1)")
+    sweep_p.add_argument("--seed", type=_seed, help="first seed (default: the scenario's)")
+    sweep_p.add_argument("--store", type=Path, default=Path("afsim-store"), metavar="PATH",
+                         help="results store directory (default: afsim-store)")
+    sweep_p.add_argument("--scheduler", metavar="ADDRESS",
+                         help="run on this Dask distributed scheduler (tcp://host:port) "
+                         "instead of local processes")
+    sweep_p.add_argument("--workers", type=int, metavar="N",
+                         help="local worker processes (default: the CPU count)")
+    sweep_p.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                         help="how to print the per-point statistics")
+    sweep_p.set_defaults(func=cmd_sweep)
+
+    res_p = sub.add_parser("results", help="print or export what a results store holds")
+    res_p.add_argument("store", type=Path, metavar="STORE")
+    res_p.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                       help="table: statistics per grid point; csv: one row per run; json: both")
+    res_p.add_argument("--export", type=Path, metavar="DIR",
+                       help="also write runs.csv, points.csv and every table as Parquet to DIR")
+    res_p.set_defaults(func=cmd_results)
+
+    rep_p = sub.add_parser("report", help="write a self-contained HTML report of a results store")
+    rep_p.add_argument("store", type=Path, metavar="STORE")
+    rep_p.add_argument("-o", "--out", type=Path, default=Path("report.html"), metavar="FILE",
+                       help="the HTML file to write (default: report.html)")
+    rep_p.set_defaults(func=cmd_report)
 
     bench_p = sub.add_parser(
         "bench", help="measure packet-hops per wall second on the built-in bench scenarios"
@@ -101,6 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench_p.add_argument(
         "--quick", action="store_true", help="shorter runs (a tenth of each scenario's duration)"
     )
+    bench_p.add_argument(
+        "--sweep", action="store_true",
+        help="measure sweeps instead: overhead over one-second runs, scaling of 200 runs over "
+        "the cores (about two minutes)",
+    )
+    bench_p.add_argument("--runs", type=int, metavar="N",
+                         help="with --sweep: runs of the scaling measurement (default 200)")
     bench_p.set_defaults(func=cmd_bench)
 
     scen_p = sub.add_parser("scenarios", help="list the built-in scenarios")
@@ -170,11 +232,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (`afsim run --format csv | head`): stop quietly, as a Unix
         # filter does, and keep Python from complaining again when it flushes stdout at exit.
-        import os
-
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except Exception as e:
+        # the subsystems' own "bad input" and "a run failed" exceptions, without importing
+        # them on paths that do not use them
+        kind = type(e).__name__
+        if kind in ("SweepError", "StoreError"):
+            _error(str(e))
+            return EXIT_USAGE
+        if kind == "RunFailed":
+            _error(str(e))
+            return EXIT_CONSERVATION if getattr(e, "kind", "") == "conservation" else EXIT_USAGE
+        raise
 
 
 def _error(message: str) -> None:
@@ -192,41 +263,130 @@ def format_scenario_error(e: ScenarioError) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    if args.file is None:
-        path = afsim.builtin_scenario("default")
-    else:
-        path = Path(args.file)
-        if not path.is_file():
-            # not a file: a built-in scenario's name (`afsim scenarios` lists them)?
-            try:
-                path = afsim.builtin_scenario(args.file)
-            except FileNotFoundError as e:
-                raise UsageError(f"{args.file}: no such scenario file, nor a built-in scenario "
-                                 f"({str(e).split('; ', 1)[-1]})") from None
+    path = scenario_path(args.file)
+    if args.out is not None:
+        check_out_dir(args.out, "--out")
     scenario = afsim.load_scenario(path, overrides=dict(args.overrides))
+    for port, file in (_capture_arg(c, args.out) for c in args.capture):
+        try:
+            scenario = scenario.with_capture(port, file, origin=f"--capture {port}")
+        except ValueError as e:
+            raise UsageError(f"--capture {port}: {e}") from None
+    print_warnings(scenario.warnings)
 
     show_progress = sys.stderr.isatty() and (args.format == "table" or sys.stdout.isatty())
     progress = ProgressBar(scenario.duration_s) if show_progress else None
     try:
-        results = afsim.run(scenario, seed=args.seed, progress=progress)
+        # the compiled run: tables (pandas) are built only for the outputs that need them
+        raw = afsim._core.run(scenario, seed=args.seed, progress=progress)
     finally:
         if progress is not None:
             progress.close()
 
+    results = None if args.format == "json" and args.out is None else Results.from_run(raw)
     if args.format == "json":
-        sys.stdout.write(results.summary_json + "\n")
+        sys.stdout.write(raw.summary_json() + "\n")
     elif args.format == "csv":
+        assert results is not None
         sys.stdout.write(results.flows.to_csv(index=False))
         sys.stdout.write("\n")
         sys.stdout.write(results.queues.to_csv(index=False))
     else:
+        assert results is not None
         print_tables(results, _console())
 
     if args.out is not None:
+        assert results is not None
         written = results.write(args.out)
         if args.format == "table":
             _console().print(f"wrote {len(written)} files to {args.out}")
+    if scenario.captures and args.format == "table":
+        _console().print(f"captured to {', '.join(str(c) for c in scenario.captures)}")
     return EXIT_OK
+
+
+def scenario_path(text: str | None) -> Path:
+    """The scenario file a command line names: a file path, else a built-in scenario's name.
+    A path that exists but is no regular file (a directory, a FIFO, a symlink loop or a link to
+    nothing) is named as what it is."""
+    if text is None:
+        return afsim.builtin_scenario("default")
+    path = Path(text)
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        import errno
+
+        if e.errno == errno.ELOOP:
+            raise UsageError(f"{text}: a symbolic link loop (too many levels of symbolic links), "
+                             "not a scenario file") from None
+        if path.is_symlink():
+            raise UsageError(f"{text}: a symbolic link to '{os.readlink(path)}', which does not "
+                             "exist") from None
+        if e.errno not in (errno.ENOENT, errno.ENOTDIR):
+            raise UsageError(f"{text}: {e.strerror}") from None
+        # not a file: a built-in scenario's name (`afsim scenarios` lists them)?
+        try:
+            return afsim.builtin_scenario(text)
+        except FileNotFoundError as missing:
+            raise UsageError(f"{text}: no such scenario file, nor a built-in scenario "
+                             f"({str(missing).split('; ', 1)[-1]})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{text}: a directory, not a scenario file")
+    if stat.S_ISFIFO(st.st_mode):
+        raise UsageError(f"{text}: a FIFO (named pipe), not a scenario file")
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"{text}: not a regular file, so not a scenario file")
+    return path
+
+
+def check_out_dir(out: Path, option: str) -> None:
+    """Fails (exit 2, before anything runs) unless ``out`` is a writable directory or can be
+    created as one in an existing, writable directory."""
+    if out.exists():
+        if not out.is_dir():
+            raise UsageError(f"{option} {out}: a file is in the way (it takes a directory)")
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise UsageError(f"{option} {out}: the directory is not writable")
+        return
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "does not exist"
+        raise UsageError(f"{option} {out}: its parent directory {parent} {what}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {out}: cannot create it: {parent} is not writable")
+
+
+def _capture_arg(text: str, out: Path | None) -> tuple[str, Path]:
+    """``PORT[=FILE]`` → (port, file); the default file is the port's name as a file name."""
+    port, sep, file = text.partition("=")
+    port = port.strip()
+    if not port:
+        raise UsageError(f"--capture {text!r}: expected PORT[=FILE], like r1->r2=r1.pcap")
+    if sep and file.strip():
+        path = Path(file.strip())
+    else:
+        name = port.replace("->", "-").replace("/", "_") + ".pcap"
+        path = (out / name) if out is not None else Path(name)
+    if path.is_dir():
+        raise UsageError(f"--capture {text}: {path} is a directory, not a file")
+    parent = path.parent if str(path.parent) else Path(".")
+    if out is None or parent != out:
+        if not parent.is_dir():
+            raise UsageError(f"--capture {text}: the directory {parent} does not exist")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise UsageError(f"--capture {text}: the directory {parent} is not writable")
+    elif not out.exists():
+        out.mkdir()  # checked by check_out_dir: its parent exists and is writable
+    return port, path
+
+
+def print_warnings(warnings: list[dict[str, Any]]) -> None:
+    """The loader's warnings, one line each on stderr: ``afsim: warning: file:line:col: ...``."""
+    for w in warnings:
+        place = f"{w['file']}:{w['line']}:{w['column']}"
+        field = f" {w['field']}:" if w["field"] else ""
+        print(f"afsim: warning: {place}:{field} {w['message']}", file=sys.stderr)
 
 
 def _console(stderr: bool = False) -> Console:
@@ -456,6 +616,20 @@ def _speed(x: float) -> str:
 def cmd_bench(args: argparse.Namespace) -> int:
     from afsim import bench
 
+    if args.sweep:
+        from afsim.sweep import bench as sweep_bench
+
+        if args.runs is not None and args.runs < 1:
+            raise UsageError(f"--runs must be at least 1, got {args.runs}")
+        result = sweep_bench.run(scaling_runs=args.runs or sweep_bench.SCALING_RUNS)
+        if args.format == "json":
+            import json
+
+            sys.stdout.write(json.dumps(result, indent=2) + "\n")
+        else:
+            sweep_bench.print_table(result, _console())
+        return EXIT_OK
+
     report = bench.run_all(quick=args.quick)
     if args.format == "json":
         import json
@@ -474,6 +648,181 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     width = max(len(n) for n in names)
     for name in names:
         print(f"{name:<{width}}  {describe(afsim.builtin_scenario(name))}")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------
+# afsim sweep / results / report
+
+#: The metrics the sweep and results tables show, when the runs have them.
+MAIN_METRICS = ("throughput_kbps_total", "goodput_kbps_total", "loss_ratio", "mean_delay_s",
+                "jain", "respect_of_service_mean")
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from afsim import sweep as sw
+
+    path = scenario_path(args.file)
+    grid = sw.parse_grid(args.grid)
+    if args.replications < 1:
+        raise UsageError(f"--replications must be at least 1, got {args.replications}")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    if args.scheduler is not None and args.workers is not None:
+        raise UsageError("--workers is for local processes; a Dask cluster (--scheduler) has "
+                         "its own workers")
+    base = dict(args.overrides)
+    scenario = afsim.load_scenario(path, overrides=base)
+    for name in grid:
+        if name in base:
+            raise UsageError(f"{name}: both swept (--grid) and set (--set)")
+    print_warnings(scenario.warnings)
+    if scenario.captures:
+        print("afsim: warning: the scenario's [[capture]] tables are ignored in a sweep "
+              "(every run would write the same file)", file=sys.stderr)
+    base_seed = args.seed if args.seed is not None else scenario.seed
+    points = sw.grid_points(grid)
+    tasks = [sw.Task(str(path), tuple({**base, **p}.items()), base_seed + r)
+             for p in points for r in range(args.replications)]
+    if args.store.exists() and not args.store.is_dir():
+        raise UsageError(f"--store {args.store}: a file is in the way (a store is a directory)")
+    # the store is opened (created) only once every task has loaded
+    out = sw.execute(tasks, store=args.store, workers=args.workers, scheduler=args.scheduler,
+                     progress=sys.stderr.isatty())
+    with _open_store(args.store, write=False) as store:
+        runs = store.runs()
+    keys = {r.key for r in out.records if r is not None}
+    runs = runs[runs["key"].isin(keys)]
+    print_points(runs, args.format, list(grid))
+    print(f"afsim: {len(tasks)} runs: {out.computed} computed, {out.from_store} from the store "
+          f"{args.store}" + (f", {len(out.failures)} failed" if out.failures else ""),
+          file=sys.stderr)
+    for i in sorted(out.failures):
+        _error(str(out.failures[i]))
+    if out.failures:
+        return EXIT_CONSERVATION
+    return EXIT_OK
+
+
+def _open_store(path: Path, write: bool) -> Any:
+    from afsim.store import Store
+
+    return Store.open(path, write=write)
+
+
+def print_points(runs: Any, fmt: str, swept: list[str] | None = None) -> None:
+    """Mean and 95 % confidence interval of the main metrics per (scenario, grid point)."""
+    from afsim.stats import aggregate
+
+    params = [c for c in runs.columns if c.startswith("param.")]
+    if swept is not None:
+        params = [f"param.{n}" for n in swept if f"param.{n}" in runs.columns] + \
+            [c for c in params if c.removeprefix("param.") not in swept]
+    metrics = [m for m in MAIN_METRICS if m in runs.columns and runs[m].notna().any()]
+    points = aggregate(runs, ["scenario", *params], metrics)
+    if fmt == "json":
+        import json
+
+        sys.stdout.write(json.dumps(_records(points), indent=2) + "\n")
+        return
+    if fmt == "csv":
+        sys.stdout.write(points.to_csv(index=False))
+        return
+    from rich.table import Table
+
+    t = Table(title="Mean and 95% confidence interval per grid point", title_justify="left")
+    for c in ["scenario", *params, "runs"]:
+        t.add_column(c.removeprefix("param."), justify="left" if c == "scenario" else "right")
+    for m in metrics:
+        t.add_column(m, justify="right")
+    for rec in points.to_dict("records"):
+        t.add_row(*(str(rec[c]) for c in ["scenario", *params, "runs"]),
+                  *(_mean_ci(rec[f"{m}.mean"], rec[f"{m}.ci95"]) for m in metrics))
+    _console().print(t)
+
+
+def _mean_ci(mean: float, ci: float) -> str:
+    if mean != mean:
+        return "–"
+    text = f"{mean:.4g}"
+    return text if ci != ci else f"{text} ± {ci:.2g}"
+
+
+def _records(df: Any) -> list[dict[str, Any]]:
+    """A table as JSON-ready records: NaN → null, numpy scalars → Python numbers."""
+    import json
+
+    return json.loads(df.to_json(orient="records"))
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    with _open_store(args.store, write=False) as store:
+        runs = store.runs()
+        if args.export is not None:
+            check_out_dir(args.export, "--export")
+            written = export_store(store, runs, args.export)
+            print(f"afsim: wrote {len(written)} files to {args.export}", file=sys.stderr)
+        if args.format == "csv":
+            sys.stdout.write(runs.to_csv(index=False))
+        elif args.format == "json":
+            import json
+
+            from afsim.stats import aggregate
+
+            params = [c for c in runs.columns if c.startswith("param.")]
+            metrics = [c for c in runs.columns if c not in _RUN_COLUMNS and c not in params]
+            doc = {"store": str(args.store), "afsim_version": store.made_by,
+                   "runs": _records(runs),
+                   "points": _records(aggregate(runs, ["scenario", *params], metrics))}
+            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        else:
+            if not len(runs):
+                print(f"{args.store}: no runs stored yet")
+                return EXIT_OK
+            print_points(runs, "table")
+            _console().print(f"[dim]{len(runs)} runs in {args.store} (afsim {store.made_by})"
+                             "[/dim]")
+    return EXIT_OK
+
+
+#: Columns of ``Store.runs()`` that are not metrics.
+_RUN_COLUMNS = ("key", "scenario", "source", "seed", "end_time_s", "stop_reason", "events",
+                "packet_hops", "wall_s", "stored_at")
+
+
+def export_store(store: Any, runs: Any, out: Path) -> list[Path]:
+    """runs.csv and runs.parquet (one row per run), points.csv (statistics per grid point),
+    and each per-run table concatenated (flows.parquet, queues.parquet, ...)."""
+    from afsim.stats import aggregate
+    from afsim.store import TABLES
+
+    out.mkdir(exist_ok=True)
+    written = [out / "runs.csv", out / "runs.parquet", out / "points.csv"]
+    runs.to_csv(written[0], index=False)
+    runs.to_parquet(written[1], index=False)
+    params = [c for c in runs.columns if c.startswith("param.")]
+    metrics = [c for c in runs.columns if c not in _RUN_COLUMNS and c not in params]
+    aggregate(runs, ["scenario", *params], metrics).to_csv(written[2], index=False)
+    for name in TABLES:
+        table = store.table(name)
+        if len(table):
+            table.to_parquet(out / f"{name}.parquet", index=False)
+            written.append(out / f"{name}.parquet")
+    return written
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from afsim import report
+
+    if args.out.is_dir():
+        raise UsageError(f"-o {args.out}: a directory; give the HTML file's name")
+    parent = args.out.parent if str(args.out.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"-o {args.out}: the directory {parent} does not exist")
+    with _open_store(args.store, write=False) as store:
+        doc = report.store_report(store)
+    doc.write(args.out)
+    print(f"afsim: wrote {args.out}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -196,7 +196,7 @@ def test_conservation_error_exits_1(
             "packet conservation violated: sent = delivered + dropped + in flight: 5 = 3 + 1 + 0"
         )
 
-    monkeypatch.setattr(afsim, "run", broken)
+    monkeypatch.setattr(afsim._core, "run", broken)
     assert cli.main(["run", str(tiny), "--format", "json"]) == 1
     out, err = capsys.readouterr()
     assert out == ""
@@ -209,7 +209,7 @@ def test_keyboard_interrupt_exits_130(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(afsim, "run", interrupted)
+    monkeypatch.setattr(afsim._core, "run", interrupted)
     assert cli.main(["run", str(tiny)]) == 130
     assert "interrupted" in capsys.readouterr().err
 
@@ -231,3 +231,147 @@ def test_a_reader_that_goes_away_stops_every_format_the_same_way(tiny: Path, fmt
         os.close(w)
     assert p.returncode == cli.EXIT_BROKEN_PIPE, p.stderr
     assert "Traceback" not in p.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# A command line fit for scripts: checks before the run, warnings, light imports
+
+
+def test_run_format_json_imports_neither_pandas_nor_pyarrow_nor_numpy(tiny: Path) -> None:
+    import subprocess
+    import sys
+
+    code = ("import json, sys; from afsim import cli; rc = cli.main(['run', sys.argv[1], "
+            "'--format', 'json']); heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'pandas', 'pyarrow', 'numpy', 'rich', 'scipy', 'matplotlib'}); "
+            "print(json.dumps(heavy), file=sys.stderr); sys.exit(rc)")
+    p = subprocess.run([sys.executable, "-c", code, str(tiny)], capture_output=True, text=True,
+                       timeout=60, check=False)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stderr.strip().splitlines()[-1]) == []
+    assert json.loads(p.stdout)["scenario"] == "tiny"
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "loop", "dangling"])
+def test_a_scenario_path_that_is_no_file_is_named_as_what_it_is(tmp_path: Path, kind: str) -> None:
+    import os
+
+    path = tmp_path / "s.toml"
+    if kind == "directory":
+        path.mkdir()
+        expected = "a directory, not a scenario file"
+    elif kind == "fifo":
+        os.mkfifo(path)
+        expected = "a FIFO (named pipe), not a scenario file"
+    elif kind == "loop":
+        os.symlink(tmp_path / "t.toml", path)
+        os.symlink(path, tmp_path / "t.toml")
+        expected = "a symbolic link loop"
+    else:
+        os.symlink(tmp_path / "gone.toml", path)
+        expected = f"a symbolic link to '{tmp_path / 'gone.toml'}', which does not exist"
+    p = afsim_cmd("run", path, timeout=30)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith(f"afsim: error: {path}: {expected}"), p.stderr
+    assert "no such scenario file" not in p.stderr
+
+
+@pytest.mark.parametrize("kind", ["file", "missing parent", "parent is a file"])
+def test_a_bad_out_is_exit_2_before_the_run(tiny: Path, tmp_path: Path, kind: str) -> None:
+    (tmp_path / "f").write_text("x")
+    out = {"file": tmp_path / "f", "missing parent": tmp_path / "no" / "out",
+           "parent is a file": tmp_path / "f" / "out"}[kind]
+    expected = {"file": "a file is in the way", "missing parent": "does not exist",
+                "parent is a file": "is not a directory"}[kind]
+    p = afsim_cmd("run", tiny, "--out", out, "--set", "rate=1Mbps")
+    assert p.returncode == 2
+    assert p.stderr.startswith(f"afsim: error: --out {out}: "), p.stderr
+    assert expected in p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == "", "nothing ran"
+
+
+def test_surely_unmeant_settings_are_warned_about_on_stderr_and_in_the_json(
+        tiny: Path, tmp_path: Path) -> None:
+    text = tiny.read_text().replace('packet_size = "500B"', 'packet_size = "500B"\nstart = "3s"')
+    text = text.replace('limit = "50pkt"', 'limit = "400B"')
+    scen = tmp_path / "late.toml"
+    scen.write_text(text)
+    p = afsim_cmd("run", scen, "--format", "json")
+    assert p.returncode == 0, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 2, lines
+    assert lines[0].startswith(f"afsim: warning: {scen}:20:") and "link[0].queue" in lines[0]
+    assert "its limit of 400 B is less than one 500-byte packet of flow 'f'" in lines[0]
+    assert lines[1].startswith(f"afsim: warning: {scen}:29:9: flow[0].start: flow 'f' starts "
+                               "at 3s, not before the run ends (2s)")
+    report = json.loads(p.stdout)
+    assert [w["field"] for w in report["warnings"]] == ["link[0].queue", "flow[0].start"]
+
+
+# ---------------------------------------------------------------------------------------------
+# afsim sweep / results / report
+
+
+def test_sweep_results_and_report_from_the_command_line(tiny: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    p = afsim_cmd("sweep", tiny, "--grid", "rate=1Mbps,2Mbps", "--replications", "2",
+                  "--store", store, "--workers", "1", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    points = json.loads(p.stdout)
+    assert [pt["param.rate"] for pt in points] == ["1Mbps", "2Mbps"]
+    assert points[1]["throughput_kbps_total.mean"] == pytest.approx(1996.0)
+    assert points[0]["runs"] == 2
+    assert "4 runs: 4 computed, 0 from the store" in p.stderr
+    again = afsim_cmd("sweep", tiny, "--grid", "rate=1Mbps,2Mbps,4Mbps", "--replications", "2",
+                      "--store", store, "--workers", "1", "--format", "csv")
+    assert again.returncode == 0, again.stderr
+    assert "6 runs: 2 computed, 4 from the store" in again.stderr
+    runs = pd.read_csv(io.StringIO(afsim_cmd("results", store, "--format", "csv").stdout))
+    assert len(runs) == 6 and set(runs["param.rate"]) == {"1Mbps", "2Mbps", "4Mbps"}
+    doc = json.loads(afsim_cmd("results", store, "--format", "json").stdout)
+    assert len(doc["runs"]) == 6 and len(doc["points"]) == 3
+    table = afsim_cmd("results", store)
+    assert table.returncode == 0 and "4Mbps" in table.stdout and "6 runs in" in table.stdout
+    export = tmp_path / "export"
+    p = afsim_cmd("results", store, "--export", export, "--format", "csv")
+    assert p.returncode == 0, p.stderr
+    assert {f.name for f in export.iterdir()} >= {"runs.csv", "runs.parquet", "points.csv",
+                                                   "flows.parquet", "queues.parquet"}
+    assert len(pd.read_parquet(export / "flows.parquet")) == 6
+    p = afsim_cmd("report", store, "-o", tmp_path / "r.html")
+    assert p.returncode == 0 and (tmp_path / "r.html").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--grid", "nope=1,2"], "--grid/--set nope: unknown parameter 'nope'; the parameters are: rate"),
+    (["--grid", "rate"], "--grid 'rate': expected NAME=V1,V2,..."),
+    (["--grid", "rate=1Mbps", "--set", "rate=2Mbps"], "rate: both swept (--grid) and set (--set)"),
+    (["--replications", "0"], "--replications must be at least 1"),
+    (["--grid", "rate=1Mbps,-1Mbps"], "tiny.toml:"),
+])
+def test_sweep_input_errors_are_exit_2(tiny: Path, tmp_path: Path, args: list[str],
+                                       message: str) -> None:
+    p = afsim_cmd("sweep", tiny, "--store", tmp_path / "s", *args)
+    assert p.returncode == 2, p.stderr
+    assert message in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_a_store_of_another_afsim_version_is_exit_2_for_a_sweep(tiny: Path,
+                                                                tmp_path: Path) -> None:
+    import sqlite3
+
+    store = tmp_path / "s"
+    assert afsim_cmd("sweep", tiny, "--store", store, "--workers", "1").returncode == 0
+    with sqlite3.connect(store / "catalog.sqlite") as db:
+        db.execute("UPDATE meta SET value = '0.0.1' WHERE name = 'afsim_version'")
+    p = afsim_cmd("sweep", tiny, "--store", store)
+    assert p.returncode == 2
+    assert "this store holds runs of afsim 0.0.1" in p.stderr
+    assert afsim_cmd("results", store).returncode == 0, "still readable"
+
+
+def test_results_and_report_of_a_path_that_is_no_store_are_exit_2(tmp_path: Path) -> None:
+    for cmd in ("results", "report"):
+        p = afsim_cmd(cmd, tmp_path / "nothing")
+        assert p.returncode == 2 and "no results store here" in p.stderr

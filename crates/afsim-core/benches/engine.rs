@@ -53,6 +53,8 @@ fn udp_reference(secs: u64) -> Spec {
         colours: afsim_core::edge::dscp::ColourTable::rfc2597(),
         conditioners: vec![],
         csas: vec![],
+        captures: vec![],
+        warnings: vec![],
     }
 }
 

@@ -13,7 +13,8 @@
 //! - **Link** (`net::framing`, `world`): full-duplex point-to-point; each direction is a *port*
 //!   with a rate, a propagation delay, a framing model (plain, fixed overhead, ATM cell tax,
 //!   AAL5) and an output queue. Routing (`net::routing`) is destination-based: shortest paths by
-//!   hop count, overridden by explicit routes, checked loop-free.
+//!   hop count, overridden by explicit routes, checked loop-free. A port may be captured
+//!   (`net::pcap`): its departures written as a pcap file with real IPv4/TCP/UDP headers.
 //! - **Queue** (`queue`): the output discipline of a port, a variant of `queue::AnyQueue`:
 //!   drop-tail, RED (as ns-2), RIO (coupled, decoupled), WRED (up to 8 precedences), each RED
 //!   kind optionally ECN-marking by tail, front or random position or OUT first

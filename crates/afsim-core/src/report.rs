@@ -32,6 +32,8 @@ pub struct Report {
     pub sima_levels: Vec<SimaLevelRow>,
     pub conservation: Conservation,
     pub engine: EngineCounts,
+    /// Valid but surely unmeant settings the loader found (`scenario::Warning`), in file order.
+    pub warnings: Vec<crate::scenario::Warning>,
     /// Time series of the TCP senders that asked for one (`trace = true`), by flow name.
     /// Kept out of the JSON summary (they can be long); the bindings hand them over as columns.
     #[serde(skip)]

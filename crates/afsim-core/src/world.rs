@@ -22,6 +22,7 @@ use crate::metrics::{conservation, fairness};
 use crate::metrics::flow::FlowStats;
 use crate::net::framing::TxClock;
 use crate::net::packet::{PacketId, Pool};
+use crate::net::pcap;
 use crate::net::routing::{Tables, NO_ROUTE};
 use crate::queue::{AnyQueue, DropReason, QueueStats, N_DROP_REASONS};
 use crate::report::{
@@ -66,6 +67,8 @@ pub struct Port {
     rng: Rng,
     /// Nanoseconds spent transmitting.
     busy_ns: u64,
+    /// The capture writer (`World::captures`) of this port's departures, or `pcap::NONE`.
+    capture: u32,
 }
 
 /// A Congestion Signaling Algorithm at work: the RIO port it watches and whose α it sets.
@@ -116,6 +119,8 @@ pub enum RunError {
     Conservation(Box<Report>),
     /// The progress callback asked to stop.
     Interrupted,
+    /// A capture file could not be written (the place is the `[[capture]]` that asked for it).
+    Capture(crate::ScenarioError),
 }
 
 impl std::fmt::Display for RunError {
@@ -126,6 +131,7 @@ impl std::fmt::Display for RunError {
                 write!(f, "packet conservation failed: {}", r.conservation.identity)
             }
             RunError::Interrupted => write!(f, "run interrupted"),
+            RunError::Capture(e) => write!(f, "{e}"),
         }
     }
 }
@@ -205,6 +211,8 @@ pub struct World {
     events_done: u64,
     hops: u64,
     stop_reason: Option<StopReason>,
+    /// Open pcap files (`net::pcap`), one per captured port, in `Spec::captures` order.
+    captures: Vec<pcap::Writer>,
 }
 
 impl World {
@@ -231,8 +239,21 @@ impl World {
                     tx_pending: false,
                     line: VecDeque::new(),
                     busy_ns: 0,
+                    capture: pcap::NONE,
                 });
             }
+        }
+        // capture files are created now, before anything runs
+        let mut captures = Vec::with_capacity(spec.captures.len());
+        for c in &spec.captures {
+            let writer = pcap::Writer::create(&c.path).map_err(|e| {
+                SpecError::Capture(Box::new(crate::ScenarioError {
+                    message: format!("cannot create the capture file '{}': {e}", c.path.display()),
+                    ..c.place.clone()
+                }))
+            })?;
+            ports[c.port].capture = captures.len() as u32;
+            captures.push(writer);
         }
         let links: Vec<(usize, usize)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
         let routes: Vec<&[usize]> = spec.routes.iter().map(|r| r.path.as_slice()).collect();
@@ -374,6 +395,7 @@ impl World {
             events_done: 0,
             hops: 0,
             stop_reason: None,
+            captures,
             spec: spec.clone(),
         };
         for a in 0..world.agents.len() as u32 {
@@ -516,6 +538,10 @@ impl World {
         }
         p.line.push_back((at, id));
         self.hops += 1;
+        let capture = p.capture;
+        if capture != pcap::NONE {
+            self.captures[capture as usize].write(self.now, self.pool.get(id));
+        }
     }
 
     /// A packet is at `node`, arrived over port `via` (or sent there by an agent: `LOCAL`):
@@ -1084,6 +1110,7 @@ impl World {
                 .iter_mut()
                 .filter_map(|c| c.take_dp_trace().map(|t| (c.name.clone(), t)))
                 .collect(),
+            warnings: self.spec.warnings.clone(),
             engine: EngineCounts {
                 events: self.events_done,
                 packet_hops: self.hops,
@@ -1096,6 +1123,24 @@ impl World {
 
     pub fn now(&self) -> SimTime {
         self.now
+    }
+
+    /// Flushes and closes the capture files; the first write error, at the capture's place.
+    pub fn finish_captures(&mut self) -> Result<(), RunError> {
+        for (w, c) in self.captures.iter_mut().zip(&self.spec.captures) {
+            w.finish().map_err(|e| {
+                RunError::Capture(crate::ScenarioError {
+                    message: format!("writing the capture file '{}' failed: {e}", c.path.display()),
+                    ..c.place.clone()
+                })
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Packets written to each capture file so far, in `Spec::captures` order.
+    pub fn captured(&self) -> Vec<u64> {
+        self.captures.iter().map(|w| w.packets).collect()
     }
 
     /// The TCP senders' traces, taken out of the senders (a second report has none).
@@ -1267,6 +1312,7 @@ fn group_rows(spec: &Spec, flows: &[FlowRow]) -> Vec<GroupRow> {
 pub fn run(spec: &Spec, progress: Option<&mut dyn FnMut(&Progress) -> bool>) -> Result<Report, RunError> {
     let mut world = World::build(spec).map_err(RunError::Spec)?;
     world.run(progress)?;
+    world.finish_captures()?;
     let report = world.report();
     if !report.conservation.holds {
         return Err(RunError::Conservation(Box::new(report)));

@@ -1805,3 +1805,41 @@ fn a_rio_or_wred_marking_curve_goes_inside_its_drop_curve() {
     let text = queue("{ kind = \"wred\", ecn = \"tail\", mark = { min_th = 2, max_th = 6, max_p = 0.1 }, levels = [{ min_th = 20, max_th = 40, max_p = 0.02 }] }");
     expect(&text, "mark =", 0, "link[0].queue.mark", "inside its levels: levels = [{ ..., mark = { ... } }]");
 }
+
+// ---- [[capture]] -----------------------------------------------------------------------------
+
+#[test]
+fn a_capture_of_an_unknown_port_names_the_ports_there_are() {
+    let text = with("[[capture]]\nport = \"a->g0\"\nfile = \"x.pcap\"\n");
+    expect(&text, "\"a->g0\"", 0, "capture[0].port", "no port 'a->g0'");
+    let text = with("[[capture]]\nport = \"a-r\"\nfile = \"x.pcap\"\n");
+    expect(&text, "\"a-r\"", 0, "capture[0].port", "is not a port");
+}
+
+#[test]
+fn a_capture_into_a_missing_directory_or_a_directory_fails_at_its_file() {
+    let text = with("[[capture]]\nport = \"a->r\"\nfile = \"/nonexistent/afsim/x.pcap\"\n");
+    expect(&text, "\"/nonexistent", 0, "capture[0].file", "the directory '/nonexistent/afsim' does not exist");
+    let dir = std::env::temp_dir().display().to_string();
+    let text = with(&format!("[[capture]]\nport = \"a->r\"\nfile = \"{dir}\"\n"));
+    expect(&text, &format!("\"{dir}\""), 0, "capture[0].file", "is a directory, not a file");
+}
+
+#[test]
+fn a_port_or_a_file_captured_twice_is_an_error_at_the_second() {
+    let twice = "[[capture]]\nport = \"a->r\"\nfile = \"x.pcap\"\n[[capture]]\nport = \"a->r\"\nfile = \"y.pcap\"\n";
+    expect(&with(twice), "\"a->r\"", 1, "capture[1].port", "already captured by capture[0]");
+    let same_file = "[[capture]]\nport = \"a->r\"\nfile = \"x.pcap\"\n[[capture]]\nport = \"r->a\"\nfile = \"x.pcap\"\n";
+    expect(&with(same_file), "\"x.pcap\"", 1, "capture[1].file", "capture[0] already writes 'x.pcap'");
+}
+
+#[test]
+fn a_capture_resolves_to_the_port_of_the_link_direction() {
+    let text = with("[[capture]]\nport = \"r->a\"\nfile = \"x.pcap\"\n");
+    let s = load(&text).unwrap();
+    // g-r expands to links 0 and 1; a-r is link 2: port 4 is a->r, port 5 r->a
+    assert_eq!(s.captures.len(), 1);
+    assert_eq!((s.captures[0].port, s.captures[0].path.to_str()), (5, Some("x.pcap")));
+    let place = &s.captures[0].place;
+    assert_eq!((place.line, place.column, place.field.as_str()), (pos(&text, "\"x.pcap\"", 0).0, 8, "capture[0].file"));
+}

@@ -64,6 +64,8 @@ fn priority_link_spec() -> Spec {
         colours: ColourTable::rfc2597(),
         conditioners: vec![],
         csas: vec![],
+        captures: vec![],
+        warnings: vec![],
     }
 }
 

@@ -62,6 +62,9 @@ fn scenario_error(py: Python<'_>, e: &CoreScenarioError) -> PyErr {
 /// which keeps the Python exception that caused it (`pending`).
 fn run_error(py: Python<'_>, spec: &Spec, e: RunError, pending: Option<PyErr>) -> PyErr {
     match e {
+        // A capture file that cannot be created or written: its own place in the file.
+        RunError::Spec(afsim_core::scenario::spec::SpecError::Capture(place)) => scenario_error(py, &place),
+        RunError::Capture(place) => scenario_error(py, &place),
         // A spec that passed the loader but not the world builder's structural check: still the
         // user's input, so a ScenarioError, named after the scenario (no file position known).
         RunError::Spec(se) => scenario_error(
@@ -130,6 +133,54 @@ impl Scenario {
         let mut spec = self.spec.clone();
         spec.seed = seed;
         Scenario { spec }
+    }
+    /// Valid but surely unmeant settings the loader found: dicts with file, line, column,
+    /// field and message (the report's `warnings`).
+    #[getter]
+    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty(py);
+        for w in &self.spec.warnings {
+            let d = PyDict::new(py);
+            d.set_item("file", &w.file)?;
+            d.set_item("line", w.line)?;
+            d.set_item("column", w.column)?;
+            d.set_item("field", &w.field)?;
+            d.set_item("message", &w.message)?;
+            out.append(d)?;
+        }
+        Ok(out)
+    }
+    /// Every port's name (`from->to`, as queues are named), in port order.
+    fn port_names(&self) -> Vec<String> {
+        self.spec.port_names()
+    }
+    /// Paths of the pcap files this scenario writes (`[[capture]]` and `with_capture`).
+    #[getter]
+    fn captures(&self) -> Vec<PathBuf> {
+        self.spec.captures.iter().map(|c| c.path.clone()).collect()
+    }
+    /// The same scenario also capturing the packets that leave port `port` (`from->to`) into
+    /// `path`; `origin` names the request in errors. ValueError for an unknown port.
+    #[pyo3(signature = (port, path, origin="--capture"))]
+    fn with_capture(&self, port: &str, path: PathBuf, origin: &str) -> PyResult<Scenario> {
+        let mut spec = self.spec.clone();
+        spec.add_capture(port, path, origin).map_err(PyValueError::new_err)?;
+        Ok(Scenario { spec })
+    }
+    /// The same scenario without packet captures (sweeps run many copies at once).
+    fn without_captures(&self) -> Scenario {
+        let mut spec = self.spec.clone();
+        spec.captures.clear();
+        Scenario { spec }
+    }
+    /// The fully resolved scenario as text (parameters substituted, groups expanded, units
+    /// parsed; captures and warnings left out): what a results store hashes into a run key.
+    /// Stable for one afsim version, not across versions.
+    fn resolved(&self) -> String {
+        let mut spec = self.spec.clone();
+        spec.captures.clear();
+        spec.warnings.clear();
+        format!("{spec:?}")
     }
     fn __repr__(&self) -> String {
         format!(

@@ -41,10 +41,14 @@ import os
 import queue as queue_mod
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+# statistics: afsim.stats, the one implementation (sweeps and reports use it too); re-exported
+from afsim.stats import Stat, t_quantile
+from afsim.stats import json_number as _num
 
 if TYPE_CHECKING:
     from afsim.reproduce.claims import Statement
@@ -62,65 +66,6 @@ MetricsFn = Callable[["Results"], dict[str, float]]
 
 #: Suffixes of the counts behind a probability (summed over replications, not averaged).
 EVENTS, TRIALS = ".events", ".trials"
-
-
-# ---------------------------------------------------------------------------------------------
-# Statistics
-
-
-def t_quantile(p: float, df: float) -> float:
-    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (scipy.stats.t)."""
-    from scipy.stats import t
-
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"p must lie in (0, 1), got {p}")
-    if df <= 0:
-        raise ValueError(f"degrees of freedom must be positive, got {df}")
-    return float(t.ppf(p, df))
-
-
-@dataclass(frozen=True)
-class Stat:
-    """A metric over the replications of one point: count, mean, sample standard deviation,
-    and the half-width of the 95 % confidence interval of the mean (Student t, n − 1 degrees of
-    freedom). NaN where undefined (no value; a single value has no spread)."""
-
-    n: int
-    mean: float
-    std: float
-    ci95: float
-
-    @classmethod
-    def of(cls, values: Iterable[float]) -> Stat:
-        xs = [float(v) for v in values if v is not None and math.isfinite(float(v))]
-        n = len(xs)
-        if n == 0:
-            return cls(0, math.nan, math.nan, math.nan)
-        mean = math.fsum(xs) / n
-        if n == 1:
-            return cls(1, mean, math.nan, math.nan)
-        var = math.fsum((x - mean) ** 2 for x in xs) / (n - 1)
-        std = math.sqrt(var)
-        return cls(n, mean, std, t_quantile(0.975, n - 1) * std / math.sqrt(n))
-
-    @classmethod
-    def exact(cls, value: float) -> Stat:
-        """A value known without sampling (the null model's): no interval."""
-        return cls(1, float(value), math.nan, math.nan)
-
-    @property
-    def total(self) -> float:
-        """The sum over the replications (for event counts)."""
-        return self.mean * self.n if self.n else math.nan
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "mean": _num(self.mean), "std": _num(self.std),
-                "ci95": _num(self.ci95)}
-
-
-def _num(x: float | None) -> float | None:
-    """A float for JSON: NaN and infinities become null."""
-    return float(x) if x is not None and math.isfinite(x) else None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -39,15 +39,40 @@ impl ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: ", self.file, self.line, self.column)?;
-        if !self.field.is_empty() {
-            write!(f, "{}: ", self.field)?;
-        }
-        write!(f, "{}", self.message)
+        write_place(f, &self.file, self.line, self.column, &self.field, &self.message)
     }
 }
 
+/// `file:line:column: field: message`, the field part left out when empty.
+fn write_place(f: &mut fmt::Formatter<'_>, file: &str, line: usize, column: usize, field: &str, message: &str) -> fmt::Result {
+    write!(f, "{file}:{line}:{column}: ")?;
+    if !field.is_empty() {
+        write!(f, "{field}: ")?;
+    }
+    write!(f, "{message}")
+}
+
 impl std::error::Error for ScenarioError {}
+
+/// A setting that is valid but surely not what was meant — a flow that starts after the run
+/// ends, a token bucket shallower than one packet of the flows it meters, a queue limit below
+/// one packet of the flows crossing it. The run goes ahead; the report lists the warnings
+/// (`Report::warnings`) and the command line prints them on stderr. Same place fields as
+/// `ScenarioError`, same `Display`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Warning {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_place(f, &self.file, self.line, self.column, &self.field, &self.message)
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -81,6 +106,12 @@ mod tests {
         let e = ScenarioError::read("missing.toml", "No such file or directory (os error 2)");
         assert_eq!((e.line, e.column), (0, 0));
         assert_eq!(e.to_string(), "missing.toml:0:0: No such file or directory (os error 2)");
+    }
+
+    #[test]
+    fn a_warning_displays_like_an_error() {
+        let w = Warning { file: "d.toml".into(), line: 3, column: 1, field: "flow[0].start".into(), message: "late".into() };
+        assert_eq!(w.to_string(), "d.toml:3:1: flow[0].start: late");
     }
 
     #[test]

@@ -19,6 +19,9 @@
 //!    RIO queue;
 //! 5. `Spec::check`, which cannot fail on what the stages above accept.
 //!
+//! Then, on a spec that loaded, `warn` looks for settings that are valid but surely not meant
+//! (`Spec::warnings`); they never stop a load.
+//!
 //! Not done here: anything a world builder decides (ports, agents, random streams). The
 //! loader never panics on any input; tests/loader_fuzz.rs holds it to that.
 
@@ -31,6 +34,7 @@ mod raw;
 mod resolve;
 mod source;
 mod value;
+mod warn;
 
 use super::{ScenarioError, Spec};
 use source::{Fail, Source};

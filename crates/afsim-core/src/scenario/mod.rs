@@ -5,6 +5,6 @@ pub mod load;
 pub mod spec;
 pub mod units;
 
-pub use error::ScenarioError;
+pub use error::{ScenarioError, Warning};
 pub use load::{load_file, load_str};
 pub use spec::Spec;

@@ -29,6 +29,21 @@ pub struct Spec {
     pub conditioners: Vec<ConditionerSpec>,
     /// Congestion Signaling Algorithms (Giacomazzi et al. §IV), in file order.
     pub csas: Vec<CsaSpec>,
+    /// Ports whose departing packets are written to a pcap file (`[[capture]]`, `--capture`).
+    pub captures: Vec<CaptureSpec>,
+    /// Valid but surely unmeant settings the loader found; the report repeats them.
+    pub warnings: Vec<super::Warning>,
+}
+
+/// A packet capture: every packet that leaves port `port` (`net::routing::port_of`) is written
+/// to `path` (`net::pcap`). The file is created when the world is built.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaptureSpec {
+    pub port: usize,
+    pub path: std::path::PathBuf,
+    /// Where the capture was asked for (message empty): a file that cannot be created is
+    /// reported there.
+    pub place: super::ScenarioError,
 }
 
 /// A Congestion Signaling Algorithm watching one RIO queue and adjusting α of enhanced token
@@ -348,6 +363,48 @@ fn service_mismatch(
     }
 }
 
+impl Spec {
+    /// The port named `from->to` (node names, as the report names queues): the direction of
+    /// the first link joining them, as `net::routing::port_of` numbers it.
+    pub fn port_index(&self, name: &str) -> Option<usize> {
+        let (from, to) = name.split_once("->")?;
+        let node = |n: &str| self.nodes.iter().position(|x| x.name == n.trim());
+        let (a, b) = (node(from)?, node(to)?);
+        self.links.iter().enumerate().find_map(|(i, l)| {
+            if (l.a, l.b) == (a, b) {
+                Some(crate::net::routing::port_of(i, true) as usize)
+            } else if (l.b, l.a) == (a, b) {
+                Some(crate::net::routing::port_of(i, false) as usize)
+            } else {
+                None
+            }
+        })
+    }
+
+    /// Every port's name (`from->to`), by port index.
+    pub fn port_names(&self) -> Vec<String> {
+        let name = |i: usize| self.nodes[i].name.as_str();
+        self.links
+            .iter()
+            .flat_map(|l| [format!("{}->{}", name(l.a), name(l.b)), format!("{}->{}", name(l.b), name(l.a))])
+            .collect()
+    }
+
+    /// Adds a capture of port `port` (named `from->to`) into `path`, as `afsim run --capture`
+    /// asks; `origin` names the option in errors. Fails on an unknown or already captured port.
+    pub fn add_capture(&mut self, port: &str, path: std::path::PathBuf, origin: &str) -> Result<(), String> {
+        let Some(index) = self.port_index(port) else {
+            return Err(format!("no port '{port}'; the ports are: {}", self.port_names().join(", ")));
+        };
+        if self.captures.iter().any(|c| c.port == index) {
+            return Err(format!("port '{port}' is already captured"));
+        }
+        let place = super::ScenarioError { file: origin.to_string(), line: 0, column: 0, field: String::new(), message: String::new() };
+        self.captures.push(CaptureSpec { port: index, path, place });
+        Ok(())
+    }
+}
+
 /// A buffer limit, in packets or in bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Limit {
@@ -463,6 +520,8 @@ pub enum SpecError {
     CsaTarget { csa: usize },
     CsaQueue { csa: usize },
     ShapeNeedsTokenBucket { conditioner: usize },
+    /// A capture names no port, or its file cannot be created (with the place that asked).
+    Capture(Box<super::ScenarioError>),
 }
 
 impl std::fmt::Display for SpecError {
@@ -491,6 +550,7 @@ impl std::fmt::Display for SpecError {
             SpecError::ShapeNeedsTokenBucket { conditioner } => {
                 write!(f, "conditioner[{conditioner}]: shaping needs a token_bucket meter")
             }
+            SpecError::Capture(e) => write!(f, "{e}"),
         }
     }
 }
@@ -507,6 +567,12 @@ impl Spec {
             return Err(SpecError::NoStopCondition);
         }
         let n = self.nodes.len();
+        for c in &self.captures {
+            if c.port >= 2 * self.links.len() {
+                let message = format!("capture of port {}: no such port", c.port);
+                return Err(SpecError::Capture(Box::new(super::ScenarioError { message, ..c.place.clone() })));
+            }
+        }
         let mut seen = std::collections::HashSet::new();
         for node in &self.nodes {
             if !seen.insert(node.name.as_str()) {

@@ -59,6 +59,8 @@ fn spec(nodes: &[&str], links: Vec<LinkSpec>, flows: Vec<FlowSpec>, secs: u64) -
         colours: crate::edge::dscp::ColourTable::rfc2597(),
         conditioners: vec![],
         csas: vec![],
+        captures: vec![],
+        warnings: vec![],
     }
 }
 
@@ -625,4 +627,52 @@ fn max_data_packets_counts_what_the_sources_generate_not_acks() {
     assert_eq!(r.flows[0].packets_sent, 5_000, "every data packet is the flow's");
     assert!(r.engine.packets_generated > 9_000, "ACKs are generated too: {}", r.engine.packets_generated);
     assert!(r.conservation.holds, "{}", r.conservation.identity);
+}
+
+#[test]
+fn a_captured_port_writes_one_record_per_departure_and_others_pay_nothing() {
+    let dir = std::env::temp_dir().join(format!("afsim-world-capture-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("a-b.pcap");
+    let text = format!(
+        "[scenario]\nduration = \"1s\"\n[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n\
+         [[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+         [[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\nkind = \"cbr\"\nrate = \"80kbps\"\npacket_size = \"100B\"\n\
+         [[capture]]\nport = \"a->b\"\nfile = \"{}\"\n",
+        path.display()
+    );
+    let spec = crate::scenario::load_str(&text, "c.toml", &[]).unwrap();
+    let mut w = World::build(&spec).unwrap();
+    w.run(None).unwrap();
+    w.finish_captures().unwrap();
+    assert_eq!(w.captured(), [100]);
+    let r = w.report();
+    assert_eq!(r.queues[0].departures, 100);
+    let bytes = std::fs::read(&path).unwrap();
+    // file header, then per packet a 16-byte record header and 28 bytes of IPv4 + UDP header
+    assert_eq!(bytes.len(), 24 + 100 * (16 + 28));
+    // the 100th packet leaves at 99 × 10 ms
+    let last = &bytes[24 + 99 * 44..];
+    assert_eq!(u32::from_le_bytes(last[4..8].try_into().unwrap()), 990_000_000);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_capture_file_that_cannot_be_created_fails_the_build_at_its_place() {
+    let mut spec = crate::scenario::load_str(
+        "[scenario]\nduration = \"1s\"\n[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n\
+         [[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n",
+        "c.toml",
+        &[],
+    )
+    .unwrap();
+    spec.add_capture("b->a", "/proc/afsim-no-such-file/x.pcap".into(), "--capture").unwrap();
+    assert!(spec.add_capture("b->c", "y.pcap".into(), "--capture").unwrap_err().contains("no port 'b->c'; the ports are: a->b, b->a"));
+    match World::build(&spec) {
+        Err(SpecError::Capture(e)) => {
+            assert_eq!(e.file, "--capture");
+            assert!(e.message.contains("cannot create the capture file"), "{e}");
+        }
+        other => panic!("expected a capture error, got {:?}", other.err()),
+    }
 }

@@ -43,6 +43,8 @@ pub(crate) struct RawFlow {
     /// The code point the source sets (default 0, best effort).
     pub dscp: u8,
     pub start: SimDuration,
+    /// Where `start` is written (the record's position when it is not).
+    pub start_at: usize,
     pub start_step: SimDuration,
     pub step_at: usize,
     pub app: RawApp,
@@ -121,6 +123,7 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
     let (mut name, mut from, mut to) = (None, None, None);
     let (mut count, mut count_at, mut dscp) = (1, rec.at, 0);
     let (mut start, mut start_step, mut step_at) = (SimDuration::ZERO, SimDuration::ZERO, rec.at);
+    let mut start_at = rec.at;
     for f in &fields {
         if !own.contains(&f.key) {
             return Err(match other_kinds_field(&kind, f.key) {
@@ -143,7 +146,10 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
             }
             "kind" => {}
             "dscp" => dscp = code_point(&v)?,
-            "start" => start = time()?,
+            "start" => {
+                start = time()?;
+                start_at = v.at;
+            }
             "start_step" => {
                 start_step = time()?;
                 step_at = v.at;
@@ -161,7 +167,7 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
         Draft::Cbr(c) => RawApp::Cbr(c.finish(rec, start)?),
         Draft::Tcp(t) => RawApp::Tcp(t.finish(rec)?),
     };
-    Ok(RawFlow { path: rec.path.clone(), name, from, to, count, count_at, dscp, start, start_step, step_at, app })
+    Ok(RawFlow { path: rec.path.clone(), name, from, to, count, count_at, dscp, start, start_at, start_step, step_at, app })
 }
 
 /// The fields of a flow's kind, as they are read.

@@ -30,8 +30,8 @@ pub(crate) const MAX_NODES: u64 = 4096;
 /// Most flows a scenario may have after expansion.
 pub(crate) const MAX_FLOWS: u64 = 1_000_000;
 
-pub(crate) const TABLES: [&str; 9] =
-    ["scenario", "params", "node", "link", "route", "flow", "diffserv", "conditioner", "csa"];
+pub(crate) const TABLES: [&str; 10] =
+    ["scenario", "params", "node", "link", "route", "flow", "diffserv", "conditioner", "csa", "capture"];
 const SCENARIO_FIELDS: [&str; 8] = [
     "name",
     "description",
@@ -45,6 +45,7 @@ const SCENARIO_FIELDS: [&str; 8] = [
 const NODE_FIELDS: [&str; 2] = ["name", "count"];
 const LINK_FIELDS: [&str; 6] = ["between", "rate", "delay", "framing", "queue", "reverse_queue"];
 const ROUTE_FIELDS: [&str; 1] = ["path"];
+const CAPTURE_FIELDS: [&str; 2] = ["port", "file"];
 const FRAMINGS: [&str; 5] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc"];
 const FRAMING_KINDS: [&str; 6] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc", "fixed"];
 
@@ -109,6 +110,15 @@ pub(crate) struct RawRoute {
     pub path: Vec<Named>,
 }
 
+/// A `[[capture]]`: the port as written (`"r1->r2"`, resolved once nodes are known) and the
+/// pcap file's path with its position.
+#[derive(Debug)]
+pub(crate) struct RawCapture {
+    pub path: String,
+    pub port: Named,
+    pub file: Named,
+}
+
 #[derive(Debug)]
 pub(crate) struct Raw {
     pub scenario: RawScenario,
@@ -120,6 +130,7 @@ pub(crate) struct Raw {
     pub colours: ColourTable,
     pub conditioners: Vec<RawConditioner>,
     pub csas: Vec<RawCsa>,
+    pub captures: Vec<RawCapture>,
 }
 
 /// Reads every table of the document except `[params]` (already read into `params`).
@@ -144,6 +155,7 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
         colours: ColourTable::rfc2597(),
         conditioners: Vec::new(),
         csas: Vec::new(),
+        captures: Vec::new(),
     };
     // Queues take the domain's colour table, so [diffserv] is read first, wherever it is; if
     // it is wrong, that is the error, rather than what a queue would make of a stand-in table.
@@ -162,7 +174,7 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
                     raw.scenario = s;
                 }
             }
-            "node" | "link" | "route" | "flow" | "conditioner" | "csa" => {
+            "node" | "link" | "route" | "flow" | "conditioner" | "csa" | "capture" => {
                 let Some(recs) = first.take(Rec::array(item, key_at, key)) else { continue };
                 for r in &recs {
                     match key {
@@ -171,6 +183,7 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
                         "route" => raw.routes.extend(first.take(read_route(r, params))),
                         "flow" => raw.flows.extend(first.take(read_flow(r, params))),
                         "conditioner" => raw.conditioners.extend(first.take(read_conditioner(r, params))),
+                        "capture" => raw.captures.extend(first.take(read_capture(r, params))),
                         _ => raw.csas.extend(first.take(read_csa(r, params))),
                     }
                 }
@@ -429,6 +442,54 @@ fn read_route(rec: &Rec, params: &Params) -> Result<RawRoute, Fail> {
     }
     let (path, path_at) = path.ok_or_else(|| rec.missing("path", "[\"a\", \"r1\", \"b\"]"))?;
     Ok(RawRoute { path_field: rec.path_of("path"), path_at, path })
+}
+
+/// `[[capture]]`: `port = "r1->r2"`, `file = "r1-r2.pcap"`. The file's directory must exist
+/// (checked here, so a typo fails before the run); the file itself is created by the world.
+fn read_capture(rec: &Rec, params: &Params) -> Result<RawCapture, Fail> {
+    let (mut port, mut file) = (None, None);
+    for f in rec.fields() {
+        let v = rec.val(params, &f)?;
+        match f.key {
+            "port" => {
+                let name = v.string()?;
+                if !name.contains("->") {
+                    return Err(v.fail(format!("{} is not a port: name one as \"from->to\", like \"r1->r2\"", v.s.repr())));
+                }
+                port = Some(Named { name, at: v.at });
+            }
+            "file" => {
+                let name = v.string()?;
+                if let Some(problem) = unwritable_file(std::path::Path::new(&name)) {
+                    return Err(v.fail(problem));
+                }
+                file = Some(Named { name, at: v.at });
+            }
+            _ => return Err(rec.unknown(&f, &CAPTURE_FIELDS)),
+        }
+    }
+    let port = port.ok_or_else(|| rec.missing("port", "\"r1->r2\""))?;
+    let file = file.ok_or_else(|| rec.missing("file", "\"r1-r2.pcap\""))?;
+    Ok(RawCapture { path: rec.path.clone(), port, file })
+}
+
+/// Why a file could not be created at `path` (without creating it), if it surely could not:
+/// an empty path, a directory, or a parent that is missing or not a directory.
+pub fn unwritable_file(path: &std::path::Path) -> Option<String> {
+    if path.as_os_str().is_empty() {
+        return Some("the file name is empty".into());
+    }
+    if path.is_dir() {
+        return Some(format!("'{}' is a directory, not a file", path.display()));
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if !parent.exists() {
+        return Some(format!("the directory '{}' does not exist", parent.display()));
+    }
+    if !parent.is_dir() {
+        return Some(format!("'{}' is not a directory", parent.display()));
+    }
+    None
 }
 
 #[cfg(test)]

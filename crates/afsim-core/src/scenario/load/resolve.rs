@@ -16,11 +16,12 @@
 
 use super::conditioner::{self, CsaWorld, RawConditioner};
 use super::flow::{RawApp, RawFlow};
-use super::raw::{Named, Raw, RawLink, RawRoute, MAX_FLOWS, MAX_NODES};
+use super::raw::{Named, Raw, RawCapture, RawLink, RawRoute, MAX_FLOWS, MAX_NODES};
+use super::warn;
 use super::source::{suggestion, Fail, First, Source};
 use crate::net::routing::{RouteError, Tables};
 use crate::scenario::spec::{
-    AppSpec, CbrSpec, FlowSpec, LinkSpec, NodeSpec, RouteSpec, Spec, Stop,
+    AppSpec, CaptureSpec, CbrSpec, FlowSpec, LinkSpec, NodeSpec, RouteSpec, Spec, Stop,
 };
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::tcp;
@@ -199,7 +200,7 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
              give a flow 'packets' (cbr) or 'bytes' (tcp), or set duration or max_packets",
         ));
     }
-    let spec = Spec {
+    let mut spec = Spec {
         name: s.name.clone().unwrap_or_else(|| default_name.to_string()),
         seed: s.seed,
         stop: Stop {
@@ -216,10 +217,49 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         colours: raw.colours.clone(),
         conditioners,
         csas: csas.into_iter().map(|(m, _)| m.spec).collect(),
+        captures: Vec::new(),
+        warnings: Vec::new(),
     };
+    spec.captures = resolve_captures(&raw.captures, &spec, src)?;
+    let origins = warn::Origins { flows: &flow_origin, links: &link_origin, conditioners: &cond_origin };
+    spec.warnings = warn::find(&spec, &origins, src, &tables);
     // The last line of defence: everything it checks was reported above with a position.
     spec.check().map_err(|e| Fail::new(0, "", format!("internal check failed: {e}")))?;
     Ok(spec)
+}
+
+/// `[[capture]]` ports resolved (`from->to`, as queues are named), one capture per port and
+/// per file.
+fn resolve_captures(raw: &[RawCapture], spec: &Spec, src: &Source) -> Result<Vec<CaptureSpec>, Fail> {
+    let mut out: Vec<CaptureSpec> = Vec::with_capacity(raw.len());
+    for (i, c) in raw.iter().enumerate() {
+        let field = format!("{}.port", c.path);
+        let Some(port) = spec.port_index(&c.port.name) else {
+            let names = spec.port_names();
+            return Err(Fail::new(
+                c.port.at,
+                field,
+                format!(
+                    "no port '{}'{}; a port is a link direction, named \"from->to\" like the report's queues",
+                    c.port.name,
+                    suggestion(&c.port.name, names.iter().map(String::as_str))
+                ),
+            ));
+        };
+        if let Some(j) = raw[..i].iter().position(|d| spec.port_index(&d.port.name) == Some(port)) {
+            return Err(Fail::new(c.port.at, field, format!("port '{}' is already captured by capture[{j}]", c.port.name)));
+        }
+        if let Some(j) = raw[..i].iter().position(|d| d.file.name == c.file.name) {
+            return Err(Fail::new(
+                c.file.at,
+                format!("{}.file", c.path),
+                format!("capture[{j}] already writes '{}'", c.file.name),
+            ));
+        }
+        let place = src.error(Fail::new(c.file.at, format!("{}.file", c.path), ""));
+        out.push(CaptureSpec { port, path: c.file.name.clone().into(), place });
+    }
+    Ok(out)
 }
 
 fn expand_nodes<'s>(raw: &Raw, src: &'s Source<'s>) -> Result<(Vec<NodeSpec>, Names<'s>), Fail> {

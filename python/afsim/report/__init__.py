@@ -1,0 +1,314 @@
+"""Reports: one self-contained HTML file of tables and figures, readable in any browser with no
+network access.
+
+Read this first. Two layers:
+
+- ``Document``: a generic builder — ``heading``, ``text``, ``table`` (a pandas DataFrame or a
+  list of dicts), ``figure`` (a matplotlib figure, inlined as SVG text: no image files, no
+  scripts, no fonts or styles fetched from anywhere) — and ``write(path)``. Any caller (the
+  sweep report below, the paper reproductions) builds its report with it.
+- Plot helpers that label what they draw where it is drawn (series names at the end of their
+  line, values on their bars), so no figure needs a legend: ``metric_vs_param`` (mean and 95 %
+  confidence band of a metric against a swept parameter, one line per value of another),
+  ``flow_bars`` (a per-flow quantity with its interval), ``time_series`` (cwnd, α, ... over
+  time, one line per flow or CSA).
+- ``store_report(store)``: the report of a results store (``afsim report``): per scenario, the
+  grid points' statistics table, every main metric against every swept parameter, per-flow
+  throughput bars, and the TCP cwnd and CSA α traces of one run when the runs recorded any.
+
+Not done here: interactivity (zoom, hover); queue-length traces (the engine records none).
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from afsim.store import Store
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222;
+       padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.3em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1.1em; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f3f3f3; } td.text, th.text { text-align: left; }
+caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 0.3em; }
+figure { margin: 1.5em 1em 1.5em 0; display: inline-block; vertical-align: top;
+         width: 34em; max-width: 100%; }
+figure svg { width: 100%; height: auto; }
+figcaption { font-size: 0.9em; color: #444; }
+p.note { color: #555; font-size: 0.9em; }
+"""
+
+
+class Document:
+    """An HTML report being built; ``html()`` gives the whole page."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.parts: list[str] = []
+        self.figures = 0
+
+    def heading(self, text: str, level: int = 2) -> None:
+        self.parts.append(f"<h{level}>{html.escape(text)}</h{level}>")
+
+    def text(self, text: str, note: bool = False) -> None:
+        cls = ' class="note"' if note else ""
+        self.parts.append(f"<p{cls}>{html.escape(text)}</p>")
+
+    def table(self, rows: pd.DataFrame | Sequence[Mapping[str, Any]], caption: str = "",
+              formats: Mapping[str, str] | None = None) -> None:
+        """A table; numbers formatted with ``formats[column]`` (default ``{:.4g}``), NaN as –."""
+        records = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows)
+        columns = list(records[0]) if records else list(getattr(rows, "columns", []))
+        formats = formats or {}
+
+        def cell(col: str, v: Any) -> str:
+            if isinstance(v, float):
+                text = "–" if math.isnan(v) else formats.get(col, "{:.4g}").format(v)
+                return f"<td>{html.escape(text)}</td>"
+            if isinstance(v, (int,)) and not isinstance(v, bool):
+                return f"<td>{v:,}</td>"
+            return f'<td class="text">{html.escape(str(v))}</td>'
+
+        head = "".join(f'<th class="text">{html.escape(str(c))}</th>' for c in columns)
+        body = "".join("<tr>" + "".join(cell(c, r.get(c)) for c in columns) + "</tr>"
+                       for r in records)
+        cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+        self.parts.append(f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
+                          "</table>")
+
+    def figure(self, fig: Figure, caption: str = "") -> None:
+        """A matplotlib figure, inlined as SVG (text kept as text), then closed."""
+        import matplotlib.pyplot as plt
+
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", bbox_inches="tight")
+        plt.close(fig)
+        svg = buf.getvalue()
+        svg = svg[svg.index("<svg"):]  # drop the XML declaration and DOCTYPE
+        self.figures += 1
+        # ids must be unique in the page: matplotlib numbers its clip paths per figure
+        svg = re.sub(r'(id="|url\(#|href="#)([A-Za-z_][\w.-]*)',
+                     lambda m: f"{m.group(1)}f{self.figures}-{m.group(2)}", svg)
+        cap = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
+        self.parts.append(f'<figure class="plot">{svg}{cap}</figure>')
+
+    def html(self) -> str:
+        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                f"<title>{html.escape(self.title)}</title><style>{_CSS}</style></head><body>"
+                f"<h1>{html.escape(self.title)}</h1>" + "\n".join(self.parts) + "</body></html>\n")
+
+    def write(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.write_text(self.html(), encoding="utf-8")
+        return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Plots that label what they draw
+
+
+def _axes(title: str, xlabel: str, ylabel: str) -> tuple[Figure, Any]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.0, 3.8))
+    ax.set_title(title, loc="left", fontsize=11)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig, ax
+
+
+def _label_end(ax: Any, x: float, y: float, text: str, color: str) -> None:
+    ax.annotate(text, (x, y), xytext=(4, 0), textcoords="offset points", color=color,
+                va="center", fontsize=9)
+
+
+def metric_vs_param(points: pd.DataFrame, metric: str, x: str, series: str | None = None, *,
+                    title: str = "", ylabel: str | None = None) -> Figure:
+    """``<metric>.mean`` against column ``x`` with the 95 % band (``.ci95``), one line per
+    value of ``series``, each named at its right end."""
+    fig, ax = _axes(title or f"{label(metric)} against {_short(x)}", _short(x), ylabel or label(metric))
+    groups = points.groupby(series, sort=True) if series else [("", points)]
+    for i, (value, g) in enumerate(groups):
+        g = g.sort_values(x)
+        xs, ys = g[x].to_numpy(), g[f"{metric}.mean"].to_numpy(float)
+        ci = g[f"{metric}.ci95"].to_numpy(float)
+        color = f"C{i % 10}"
+        ax.plot(xs, ys, "o-", color=color, lw=1.5, ms=4)
+        band = ~(ci != ci)
+        if band.any():
+            ax.fill_between(xs, ys - ci, ys + ci, where=band, color=color, alpha=0.18, lw=0)
+        if series:
+            _label_end(ax, xs[-1], ys[-1], f"{_short(series)} = {_value(value)}", color)
+    return fig
+
+
+def flow_bars(names: Sequence[str], means: Sequence[float], cis: Sequence[float], *,
+              title: str, ylabel: str) -> Figure:
+    """One bar per flow with its 95 % interval, its value written on it."""
+    fig, ax = _axes(title, "flow", ylabel)
+    xs = range(len(names))
+    errs = [c if c == c else 0.0 for c in cis]
+    bars = ax.bar(xs, means, yerr=errs, color="C0", alpha=0.85, capsize=3)
+    ax.set_xticks(list(xs), list(names), rotation=45 if len(names) > 8 else 0, ha="right"
+                  if len(names) > 8 else "center", fontsize=8)
+    if len(names) <= 24:
+        ax.bar_label(bars, labels=[f"{m:.4g}" for m in means], fontsize=7, padding=2)
+    return fig
+
+
+def time_series(table: pd.DataFrame, by: str, y: str, *, title: str, ylabel: str,
+                limit: int = 8) -> Figure:
+    """``y`` against ``time_s``, one step line per value of ``by`` (the first ``limit``), each
+    named at its end."""
+    fig, ax = _axes(title, "simulated time (s)", ylabel)
+    for i, (name, g) in enumerate(list(table.groupby(by, sort=False))[:limit]):
+        color = f"C{i % 10}"
+        ax.step(g["time_s"], g[y], where="post", color=color, lw=1)
+        _label_end(ax, float(g["time_s"].iloc[-1]), float(g[y].iloc[-1]), str(name), color)
+    return fig
+
+
+#: Axis labels of the default metrics (``afsim.sweep.worker.default_metrics``).
+LABELS = {
+    "throughput_kbps_total": "total throughput (kb/s)",
+    "goodput_kbps_total": "total TCP goodput (kb/s)",
+    "loss_ratio": "packets lost / sent",
+    "mean_delay_s": "mean one-way delay (s)",
+    "jain": "Jain's fairness index",
+    "respect_of_service_mean": "mean Respect of Service",
+    "packets_dropped": "packets dropped",
+    "retransmitted_packets": "TCP retransmissions",
+    "timeouts": "TCP timeouts",
+}
+
+
+def label(metric: str) -> str:
+    """A metric's axis label: known names in words, ``group.x.jain`` as "group x: jain"."""
+    if metric in LABELS:
+        return LABELS[metric]
+    parts = metric.split(".")
+    if len(parts) >= 3:
+        return f"{parts[0]} {'.'.join(parts[1:-1])}: {LABELS.get(parts[-1], parts[-1])}"
+    return metric.replace("_kbps", " (kb/s)").replace("_s", " (s)").replace("_", " ")
+
+
+def _short(col: str) -> str:
+    return col.removeprefix("param.")
+
+
+def _value(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+# ---------------------------------------------------------------------------------------------
+# The report of a results store
+
+
+def store_report(store: Store, title: str | None = None) -> Document:
+    """The report ``afsim report`` writes (see the module header)."""
+    from afsim.stats import aggregate
+
+    runs = store.runs()
+    doc = Document(title or f"afsim results: {store.path.name}")
+    doc.text(f"{len(runs)} runs in {store.path} (stored by afsim {store.made_by}). Means with "
+             "95% Student-t confidence intervals over the replications of each grid point.",
+             note=True)
+    if not len(runs):
+        doc.text("The store holds no runs yet.")
+        return doc
+    flows_all = store.table("flows")
+    for scenario, sruns in runs.groupby("scenario", sort=False):
+        sruns = sruns.dropna(axis=1, how="all")
+        params = [c for c in sruns.columns if c.startswith("param.")]
+        swept = [c for c in params if sruns[c].nunique() > 1]
+        metrics = [c for c in sruns.columns if c not in _NOT_METRICS and c not in params]
+        main = [m for m in LABELS if m in metrics and sruns[m].nunique() > 1] or \
+            [m for m in LABELS if m in metrics][:4]
+        points = aggregate(sruns, params, metrics)
+        doc.heading(f"Scenario {scenario}")
+        fixed = [f"{_short(c)} = {_value(sruns[c].iloc[0])}" for c in params if c not in swept]
+        doc.text(f"{len(sruns)} runs, {len(points)} grid points"
+                 + (f"; swept: {', '.join(_short(c) for c in swept)}" if swept else "")
+                 + (f"; fixed: {', '.join(fixed)}" if fixed else "") + ".")
+        table = points[[*swept, "runs"]].rename(columns=_short).copy()
+        for m in main:
+            table[label(m)] = [_pm(a, b) for a, b in zip(points[f"{m}.mean"],
+                                                         points[f"{m}.ci95"])]
+        doc.table(table, caption="Grid points: mean ± 95% confidence half-width")
+        for x in swept:
+            others = [c for c in swept if c != x]
+            series = others[0] if others else None
+            for m in main:
+                doc.figure(metric_vs_param(points, m, x, series),
+                           caption=f"{label(m)} against {_short(x)}; shaded: 95% confidence "
+                           "interval" + (f"; one line per {_short(series)}" if series else ""))
+        _flow_section(doc, sruns, flows_all, swept)
+        _trace_section(doc, store, sruns)
+    return doc
+
+
+_NOT_METRICS = {"key", "scenario", "source", "seed", "end_time_s", "stop_reason", "events",
+                "packet_hops", "wall_s", "stored_at"}
+
+
+def _pm(mean: float, ci: float) -> str:
+    if mean != mean:
+        return "–"
+    return f"{mean:.4g}" if ci != ci else f"{mean:.4g} ± {ci:.2g}"
+
+
+def _flow_section(doc: Document, runs: pd.DataFrame, flows: pd.DataFrame,
+                  swept: list[str]) -> None:
+    """Per-flow throughput at the first and the last grid point."""
+    from afsim.stats import Stat
+
+    if not len(flows):
+        return
+    f = flows[flows["key"].isin(runs["key"]) & (flows["kind"] != "csa-signal")]
+    if not len(f) or f["name"].nunique() > 60:
+        return
+    by_point = runs.groupby(swept, sort=True) if swept else [((), runs)]
+    groups = list(by_point)
+    for value, g in ([groups[0], groups[-1]] if len(groups) > 1 else groups):
+        rows = f[f["key"].isin(g["key"])]
+        names = list(dict.fromkeys(rows["name"]))
+        stats = [Stat.of(rows.loc[rows["name"] == n, "throughput_kbps"]) for n in names]
+        values = value if isinstance(value, tuple) else (value,)
+        where = ", ".join(f"{_short(c)} = {_value(v)}" for c, v in zip(swept, values))
+        doc.figure(flow_bars(names, [s.mean for s in stats], [s.ci95 for s in stats],
+                             title=f"Throughput per flow{' at ' + where if where else ''}",
+                             ylabel="throughput (kb/s)"),
+                   caption=f"Mean over {len(g)} runs; whiskers: 95% confidence interval")
+
+
+def _trace_section(doc: Document, store: Store, runs: pd.DataFrame) -> None:
+    """cwnd and α over time in the first run that recorded them."""
+    for name, by, y, what, unit in (("traces", "flow", "cwnd", "TCP congestion window", "bytes"),
+                                    ("alpha", "csa", "alpha", "CSA α", "α")):
+        for key in runs["key"]:
+            t = store.table(name, [key])
+            if len(t):
+                seed = runs.loc[runs["key"] == key, "seed"].iloc[0]
+                doc.figure(time_series(t, by, y, title=f"{what} over time (one run, seed {seed})",
+                                       ylabel=unit),
+                           caption=f"{what} of run {key}, one line per {by}")
+                break

@@ -1,0 +1,393 @@
+"""The results store: every finished run of every sweep, kept so that nothing is computed twice
+and nothing is lost when a sweep is stopped.
+
+Read this first. A store is a directory::
+
+    STORE/
+      catalog.sqlite          runs (one row per finished run), scalars (run key, name, value),
+                              meta (store format, afsim version that made it)
+      runs/<key>/run.parquet     one row: key, scenario, seed, afsim version, params as
+                                 ``param.<name>`` columns, every scalar metric as a column
+      runs/<key>/flows.parquet   the run's per-flow table, with a ``key`` column
+      runs/<key>/queues.parquet  per-queue table, likewise
+      runs/<key>/traces.parquet  TCP sender time series (flow, time_s, cwnd, ...), if any
+      runs/<key>/alpha.parquet   α of each CSA over time (csa, time_s, alpha), if any
+
+A run's **key** is the SHA-256 (first 24 hex digits) of the fully resolved scenario
+(``Scenario.resolved()``: parameters and ``--set`` substituted, groups expanded, units
+parsed), its seed and afsim's version (``run_key``). Two runs with the same key give the same
+results byte for byte, so a stored key is never run again.
+
+**Writes are atomic, one run at a time** (``Store.put``): the run's Parquet files are written
+into ``runs/.tmp-<key>-<pid>/`` and renamed to ``runs/<key>/`` (a rename is atomic on POSIX
+file systems); then its catalog row and scalars are inserted in one SQLite transaction (WAL
+journal). Only the process that owns the ``Store`` writes (sweep workers hand their results
+back to it), so there is one writer. A process killed at any instant leaves either the whole run
+or none of it in the catalog; a run directory whose catalog row was never committed, and any
+``.tmp-*`` directory, are removed when the store is next opened for writing (``Store.open``).
+``check()`` is the integrity check: SQLite's own ``PRAGMA integrity_check``, every catalog row
+with its directory and files, every directory with its catalog row, and the Parquet files
+readable with the right key.
+
+**Reading it** without afsim (docs/sweeps.md has the full examples)::
+
+    import pandas as pd, sqlite3
+    runs = pd.read_sql("SELECT * FROM runs", sqlite3.connect("STORE/catalog.sqlite"))
+    import duckdb
+    duckdb.sql("SELECT * FROM read_parquet('STORE/runs/*/flows.parquet')")
+    import polars as pl
+    pl.read_parquet("STORE/runs/*/run.parquet")
+
+**Compatibility**: ``meta`` holds the store's format (``FORMAT``) and the afsim version that
+created it. A store of another format cannot be opened; one made by another afsim version can
+be read (``afsim results``, ``afsim report``) but not added to (``afsim sweep``), since its
+run keys would never match this version's: ``StoreError`` says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from afsim._core import __version__ as AFSIM_VERSION
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Layout version of the store; a store of another format is refused.
+FORMAT = 1
+CATALOG = "catalog.sqlite"
+RUNS = "runs"
+#: The per-run tables a store may hold, as Parquet files in the run's directory.
+TABLES = ("flows", "queues", "traces", "alpha")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    key TEXT PRIMARY KEY,
+    scenario TEXT NOT NULL,
+    source TEXT NOT NULL,
+    params TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    afsim_version TEXT NOT NULL,
+    end_time_s REAL,
+    stop_reason TEXT,
+    events INTEGER,
+    packet_hops INTEGER,
+    wall_s REAL,
+    tables TEXT NOT NULL,
+    summary_json TEXT NOT NULL,
+    stored_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS scalars (
+    key TEXT NOT NULL REFERENCES runs(key),
+    name TEXT NOT NULL,
+    value REAL,
+    PRIMARY KEY (key, name)
+);
+"""
+
+
+class StoreError(Exception):
+    """A store that cannot be used: not a store, another format, another afsim version (for
+    writing), or a path that cannot hold one."""
+
+
+def run_key(resolved: str, seed: int, version: str = AFSIM_VERSION) -> str:
+    """The key of a run: a hash of the resolved scenario text, the seed and afsim's version."""
+    h = hashlib.sha256()
+    for part in (resolved, str(seed), version):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+@dataclass
+class RunRecord:
+    """One finished run as a sweep hands it to the store: who it is (key, scenario, params,
+    seed), its report and engine counts, its scalar metrics and its tables (column dicts:
+    name → numpy array or list, all of one length)."""
+
+    key: str
+    scenario: str
+    source: str
+    params: dict[str, str]
+    seed: int
+    summary_json: str
+    metrics: dict[str, float]
+    end_time_s: float
+    stop_reason: str
+    events: int
+    packet_hops: int
+    wall_s: float
+    tables: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: True when the record was read from the store rather than computed now.
+    cached: bool = False
+
+
+class Store:
+    """An open store. ``Store.open(path)`` creates it if needed; use as a context manager."""
+
+    def __init__(self, path: Path, db: sqlite3.Connection, writable: bool) -> None:
+        self.path = path
+        self.db = db
+        self.writable = writable
+
+    # ------------------------------------------------------------------------- open / close
+
+    @classmethod
+    def open(cls, path: str | Path, *, write: bool = True) -> Store:
+        """Opens (for writing: creates if absent) the store at ``path``. Raises StoreError for
+        a path that is not a store (or cannot become one), another store format, or, when
+        writing, a store another afsim version made."""
+        path = Path(path)
+        catalog = path / CATALOG
+        if path.exists() and not path.is_dir():
+            raise StoreError(f"{path}: not a directory, so not a results store")
+        if not catalog.is_file():
+            if not write:
+                raise StoreError(f"{path}: no results store here (no {CATALOG})")
+            if path.exists() and any(path.iterdir()):
+                raise StoreError(f"{path}: a directory with other files in it is not a results "
+                                 "store; give an empty or new directory")
+            try:
+                (path / RUNS).mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise StoreError(f"{path}: cannot create the store: {e.strerror or e}") from None
+        try:
+            db = sqlite3.connect(catalog, timeout=30.0, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            if write:
+                db.executescript(_SCHEMA)
+            meta = dict(db.execute("SELECT name, value FROM meta").fetchall())
+        except sqlite3.Error as e:
+            raise StoreError(f"{catalog}: not a readable results catalog ({e})") from None
+        if not meta and write:
+            with db:
+                db.execute("BEGIN")
+                db.executemany("INSERT INTO meta VALUES (?, ?)",
+                               [("format", str(FORMAT)), ("afsim_version", AFSIM_VERSION),
+                                ("created_at", repr(time.time()))])
+            meta = {"format": str(FORMAT), "afsim_version": AFSIM_VERSION}
+        if meta.get("format") != str(FORMAT):
+            db.close()
+            raise StoreError(f"{path}: store format {meta.get('format')!r}, this afsim reads "
+                             f"format {FORMAT}")
+        made_by = meta.get("afsim_version")
+        if write and made_by != AFSIM_VERSION:
+            db.close()
+            raise StoreError(
+                f"{path}: this store holds runs of afsim {made_by}, and this is afsim "
+                f"{AFSIM_VERSION}: its runs would never be reused. Sweep into a new --store, or "
+                f"use afsim {made_by} (afsim results and afsim report still read it)")
+        store = cls(path, db, write)
+        if write:
+            store._sweep_debris()
+        return store
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def made_by(self) -> str:
+        row = self.db.execute("SELECT value FROM meta WHERE name = 'afsim_version'").fetchone()
+        return str(row[0]) if row else "?"
+
+    def _sweep_debris(self) -> None:
+        """Removes what a killed writer can leave: temporary directories, and run directories
+        whose catalog row was never committed."""
+        known = self.keys()
+        for d in (self.path / RUNS).iterdir():
+            if d.name.startswith(".tmp-") or (d.is_dir() and d.name not in known):
+                shutil.rmtree(d, ignore_errors=True)
+
+    # ------------------------------------------------------------------------------ writing
+
+    def keys(self) -> set[str]:
+        return {k for (k,) in self.db.execute("SELECT key FROM runs")}
+
+    def __contains__(self, key: str) -> bool:
+        return self.db.execute("SELECT 1 FROM runs WHERE key = ?", (key,)).fetchone() is not None
+
+    def __len__(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM runs").fetchone()[0])
+
+    def put(self, rec: RunRecord) -> bool:
+        """Stores one finished run atomically (see the module header). Returns False, and
+        changes nothing, if its key is already stored."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not self.writable:
+            raise StoreError(f"{self.path}: opened read-only")
+        if rec.key in self:
+            return False
+        final = self.path / RUNS / rec.key
+        tmp = self.path / RUNS / f".tmp-{rec.key}-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        run_row: dict[str, list[Any]] = {
+            "key": [rec.key], "scenario": [rec.scenario], "seed": [rec.seed],
+            "afsim_version": [AFSIM_VERSION],
+            **{f"param.{k}": [v] for k, v in rec.params.items()},
+            **{k: [float(v)] for k, v in rec.metrics.items()},
+        }
+        pq.write_table(pa.table(run_row), tmp / "run.parquet")
+        written = []
+        for name, cols in rec.tables.items():
+            n = len(next(iter(cols.values()))) if cols else 0
+            table = pa.table({"key": [rec.key] * n, **cols})
+            pq.write_table(table, tmp / f"{name}.parquet")
+            written.append(name)
+        _fsync_dir(tmp)
+        if final.exists():  # debris of a run whose catalog row was lost: replace it
+            shutil.rmtree(final)
+        os.rename(tmp, final)
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute(
+                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (rec.key, rec.scenario, rec.source, json.dumps(rec.params, sort_keys=True),
+                 rec.seed, AFSIM_VERSION, rec.end_time_s, rec.stop_reason, rec.events,
+                 rec.packet_hops, rec.wall_s, json.dumps(written), rec.summary_json,
+                 time.time()))
+            self.db.executemany("INSERT INTO scalars VALUES (?, ?, ?)",
+                                [(rec.key, k, _finite(v)) for k, v in rec.metrics.items()])
+        return True
+
+    # ------------------------------------------------------------------------------ reading
+
+    def record(self, key: str) -> RunRecord | None:
+        """A stored run's record (without its tables), or None."""
+        row = self.db.execute(
+            "SELECT key, scenario, source, params, seed, summary_json, end_time_s, stop_reason, "
+            "events, packet_hops, wall_s FROM runs WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        metrics = {n: (v if v is not None else float("nan")) for n, v in self.db.execute(
+            "SELECT name, value FROM scalars WHERE key = ? ORDER BY rowid", (key,))}
+        return RunRecord(key=row[0], scenario=row[1], source=row[2], params=json.loads(row[3]),
+                         seed=row[4], summary_json=row[5], metrics=metrics, end_time_s=row[6],
+                         stop_reason=row[7], events=row[8], packet_hops=row[9], wall_s=row[10],
+                         cached=True)
+
+    def runs(self) -> pd.DataFrame:
+        """One row per stored run: key, scenario, seed, one ``param.<name>`` column per
+        parameter (numbers where every value is one), engine counts, and one column per scalar
+        metric. In the order the runs were stored."""
+        import pandas as pd
+
+        base = pd.read_sql(
+            "SELECT key, scenario, source, params, seed, end_time_s, stop_reason, events, "
+            "packet_hops, wall_s, stored_at FROM runs ORDER BY rowid", self.db)
+        params = pd.DataFrame([json.loads(p) for p in base.pop("params")], index=base.index)
+        params = params.rename(columns=lambda c: f"param.{c}").apply(_numeric)
+        long = pd.read_sql("SELECT key, name, value FROM scalars ORDER BY rowid", self.db)
+        order = list(dict.fromkeys(long["name"]))
+        wide = long.pivot(index="key", columns="name", values="value").reindex(columns=order)
+        out = pd.concat([base, params], axis=1).merge(wide, left_on="key", right_index=True,
+                                                      how="left")
+        return out.reset_index(drop=True)
+
+    def scalars(self) -> pd.DataFrame:
+        """Every scalar of every run, long: key, name, value."""
+        import pandas as pd
+
+        return pd.read_sql("SELECT key, name, value FROM scalars ORDER BY rowid", self.db)
+
+    def table(self, name: str, keys: Iterable[str] | None = None) -> pd.DataFrame:
+        """One per-run table (``flows``, ``queues``, ``traces``, ``alpha``) of every stored run
+        (or of ``keys``), concatenated, with its ``key`` column."""
+        import pandas as pd
+        import pyarrow.parquet as pq
+
+        if name not in TABLES:
+            raise ValueError(f"no table {name!r}; the tables are: {', '.join(TABLES)}")
+        wanted = list(keys) if keys is not None else [
+            k for (k,) in self.db.execute("SELECT key FROM runs ORDER BY rowid")]
+        frames = [pq.read_table(p).to_pandas() for k in wanted
+                  if (p := self.path / RUNS / k / f"{name}.parquet").is_file()]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def check(self) -> list[str]:
+        """The integrity check: a list of problems, empty when the store is sound."""
+        import pyarrow.parquet as pq
+
+        problems: list[str] = []
+        (result,) = self.db.execute("PRAGMA integrity_check").fetchone()
+        if result != "ok":
+            problems.append(f"catalog: {result}")
+        rows = self.db.execute("SELECT key, tables FROM runs").fetchall()
+        known = set()
+        for key, tables in rows:
+            known.add(key)
+            d = self.path / RUNS / key
+            for name in ("run", *json.loads(tables)):
+                f = d / f"{name}.parquet"
+                if not f.is_file():
+                    problems.append(f"run {key}: {f.name} missing")
+                    continue
+                try:
+                    keys = set(pq.read_table(f, columns=["key"]).column("key").to_pylist())
+                except Exception as e:  # any unreadable file is a problem to report
+                    problems.append(f"run {key}: {f.name} unreadable ({e})")
+                    continue
+                if keys - {key}:
+                    problems.append(f"run {key}: {f.name} holds rows of another run")
+        orphans = self.db.execute(
+            "SELECT count(*) FROM scalars WHERE key NOT IN (SELECT key FROM runs)").fetchone()[0]
+        if orphans:
+            problems.append(f"catalog: {orphans} scalars of no run")
+        for d in (self.path / RUNS).iterdir():
+            if d.name not in known:
+                problems.append(f"{d.name}: a directory with no catalog row")
+        return problems
+
+
+def params_text(params: Mapping[str, str]) -> str:
+    """``n=2, rate=1Mbps``: a run's parameters for messages."""
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def _finite(x: float) -> float | None:
+    x = float(x)
+    return x if x == x and abs(x) != float("inf") else None
+
+
+def _numeric(col: pd.Series) -> pd.Series:
+    """A column as numbers when every value reads as one, else as it is."""
+    import pandas as pd
+
+    try:
+        return pd.to_numeric(col)
+    except (ValueError, TypeError):
+        return col
+
+
+def _fsync_dir(d: Path) -> None:
+    """Flushes a directory's files to disk before the rename publishes them."""
+    for f in d.iterdir():
+        fd = os.open(f, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+__all__ = ["AFSIM_VERSION", "FORMAT", "RunRecord", "Store", "StoreError", "TABLES",
+           "params_text", "run_key"]

@@ -1,0 +1,254 @@
+"""Sweeps: many runs of scenarios — a parameter grid × replications — on local processes or a
+Dask cluster, each finished run stored once, nothing run twice.
+
+Read this first. Two layers:
+
+``execute(tasks, ...)`` is the executor, for any caller (``afsim sweep``, the paper
+reproductions)::
+
+    from afsim.sweep import Task, execute
+    tasks = [Task("net.toml", overrides=(("n", "10"),), seed=s) for s in (1, 2, 3)]
+    outcome = execute(tasks, store="results/", reducer=my_module.my_metrics, workers=2)
+    outcome.records      # one RunRecord per task, in task order (None where a run failed)
+    outcome.failures     # {task index: RunFailed}
+
+- A ``Task`` is a scenario (file path, or ``text=`` with a name), ``--set`` overrides and a
+  seed (None: the file's). Each task is loaded here first, in the calling process, which
+  resolves it (so a wrong grid name or value fails before anything runs: ``SweepError``, with
+  the task) and gives its run key (``afsim.store.run_key``: resolved scenario, seed, afsim
+  version). Tasks with equal keys run once.
+- ``store`` (a path or an open ``afsim.store.Store``): keys already stored are not run; their
+  records come from the store (``cached=True``). Each run is stored atomically as it finishes,
+  by this process only. Without a store nothing is written.
+- ``reducer``: an optional module-level function ``fn(Results) -> dict[str, float]`` whose
+  scalars join the run's default ones (``afsim.sweep.worker.default_metrics``); it is pickled
+  by name into the workers, which then build the pandas tables of ``Results`` for it.
+- ``scheduler=None``: a local process pool of ``workers`` processes (default: the CPU count;
+  ``workers=1`` runs in this process). Ctrl-C (or any exception) stops the workers at once;
+  what was stored stays stored. ``scheduler="tcp://host:port"``: an existing Dask distributed
+  cluster (``dask scheduler`` / ``dask worker``, with afsim installed on the workers); a worker
+  that dies has its runs re-run elsewhere by Dask, and the store still gets each run once.
+- ``progress=True``: a bar on stderr (done / running / failed, ETA).
+- A run that fails (packet conservation broken) is reported in ``failures`` and not stored;
+  the others go on. ``execute`` raises only for what stops everything: ``SweepError`` (bad
+  input, unreachable scheduler, unusable store) and ``KeyboardInterrupt``.
+
+``sweep(...)`` — also ``afsim.sweep(...)``: this module is callable — is the grid on top of
+it, and what ``afsim sweep`` calls: the Cartesian product
+of the grids × ``replications`` seeds (``base_seed``, ``base_seed + 1``, …; default: the
+scenario's seed), returning a pandas DataFrame with one row per run (``param.<name>``
+columns, seed, key, cached, and every scalar metric). ``afsim.stats.aggregate`` turns it into
+means and 95 % confidence intervals per grid point.
+
+Not done here: scheduling policy (Dask's, or the pool's FIFO), retries of failed runs (a
+failure is deterministic: same key, same failure), sharing a store between two sweeps running
+at once (one writer per store).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import types
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from afsim.store import RunRecord, Store, StoreError, run_key
+from afsim.sweep.worker import Reducer, RunFailed, Task, default_metrics, run_task
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Outcome", "Reducer", "RunFailed", "SweepError", "Task", "default_metrics",
+           "execute", "grid_points", "parse_grid", "sweep"]
+
+
+class SweepError(Exception):
+    """Bad input to a sweep, found before anything runs (exit 2): a grid name or value the
+    scenario rejects, an unreachable scheduler, an unusable store."""
+
+
+@dataclass
+class Outcome:
+    """What ``execute`` returns: a record per task (None for a failed run), the failures by
+    task index, and how many runs were computed now and how many came from the store."""
+
+    records: list[RunRecord | None]
+    failures: dict[int, RunFailed] = field(default_factory=dict)
+    computed: int = 0
+    from_store: int = 0
+
+
+def execute(
+    tasks: Sequence[Task],
+    *,
+    store: str | Path | Store | None = None,
+    reducer: Reducer | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = False,
+    tables: bool = True,
+) -> Outcome:
+    """Runs every task not already in ``store`` (see the module header)."""
+    from afsim._core import ScenarioError
+
+    keys: list[str] = []
+    for t in tasks:
+        try:
+            scenario = t.load()
+        except ScenarioError as e:
+            raise SweepError(_explain(e, t)) from None
+        keys.append(run_key(scenario.resolved(),
+                            t.seed if t.seed is not None else scenario.seed))
+    own_store = isinstance(store, (str, Path))
+    try:
+        st = Store.open(store) if isinstance(store, (str, Path)) else store
+    except StoreError as e:
+        raise SweepError(str(e)) from None
+    try:
+        out = Outcome(records=[None] * len(tasks))
+        todo: dict[str, list[int]] = {}
+        for i, k in enumerate(keys):
+            rec = st.record(k) if st is not None else None
+            if rec is not None:
+                out.records[i] = rec
+                out.from_store += 1
+            else:
+                todo.setdefault(k, []).append(i)
+        jobs = [(k, tasks[idx[0]]) for k, idx in todo.items()]
+        from afsim.sweep import progress as prog
+
+        bar = prog.Bar(len(jobs), out.from_store) if progress else prog.NoBar()
+        try:
+            def finished(key: str, result: RunRecord | RunFailed) -> None:
+                for i in todo[key]:
+                    if isinstance(result, RunFailed):
+                        out.failures[i] = result
+                    else:
+                        out.records[i] = result
+                if isinstance(result, RunRecord):
+                    out.computed += 1
+                    if st is not None:
+                        st.put(result)
+                        result.tables = {}  # stored: keep memory flat over long sweeps
+
+            if scheduler is not None:
+                from afsim.sweep.executors import run_dask
+
+                run_dask(jobs, scheduler, reducer, tables, finished, bar)
+            else:
+                from afsim.sweep.executors import run_local
+
+                run_local(jobs, workers, reducer, tables, finished, bar)
+        finally:
+            bar.close()
+        return out
+    finally:
+        if own_store and st is not None:
+            st.close()
+
+
+def _explain(e: Exception, t: Task) -> str:
+    """A scenario error of one task, with the grid point it came from."""
+    field_ = getattr(e, "field", "")
+    message = getattr(e, "message", str(e))
+    if field_.startswith("--set "):
+        name = field_.removeprefix("--set ")
+        return f"--grid/--set {name}: {message} ({t.scenario})"
+    sets = ", ".join(f"{k}={v}" for k, v in t.overrides)
+    return f"{e}" + (f" (with {sets})" if sets else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Grids
+
+
+def parse_grid(specs: Sequence[str]) -> dict[str, list[str]]:
+    """``["n=1,2,4", "rate=1Mbps,2Mbps"]`` → ``{"n": ["1", "2", "4"], "rate": [...]}``.
+    Raises SweepError for a malformed or repeated entry."""
+    grid: dict[str, list[str]] = {}
+    for s in specs:
+        name, sep, values = s.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise SweepError(f"--grid {s!r}: expected NAME=V1,V2,...")
+        vals = [v.strip() for v in values.split(",")]
+        if any(not v for v in vals):
+            raise SweepError(f"--grid {s!r}: an empty value (two commas, or a trailing one)")
+        if name in grid:
+            raise SweepError(f"--grid {name}: given twice; list every value in one --grid")
+        grid[name] = vals
+    return grid
+
+
+def grid_points(grid: Mapping[str, Sequence[str]]) -> list[dict[str, str]]:
+    """The Cartesian product of the grid, the last name varying fastest; ``[{}]`` for none."""
+    names = list(grid)
+    return [dict(zip(names, combo)) for combo in itertools.product(*(grid[n] for n in names))]
+
+
+def sweep(
+    scenario: str | Path,
+    grid: Mapping[str, Sequence[str | int | float]] | None = None,
+    *,
+    replications: int = 1,
+    base_seed: int | None = None,
+    overrides: Mapping[str, str] | None = None,
+    store: str | Path | Store | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    reducer: Reducer | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Runs ``scenario`` at every point of ``grid`` × ``replications`` seeds and returns one row
+    per run: ``param.<name>`` for each override, ``seed``, ``key``, ``cached`` (came from the
+    store), ``wall_s`` and every scalar metric. Raises SweepError for bad input, and RunFailed
+    (the first failure) if a run broke packet conservation, after the others are stored."""
+    import pandas as pd
+
+    if replications < 1:
+        raise SweepError(f"replications must be at least 1, got {replications}")
+    grid_s = {k: [str(v) for v in vs] for k, vs in (grid or {}).items()}
+    base = dict(overrides or {})
+    clash = sorted(set(base) & set(grid_s))
+    if clash:
+        raise SweepError(f"{', '.join(clash)}: both swept (--grid) and set (--set)")
+    path = str(scenario)
+    if base_seed is None:
+        try:
+            base_seed = Task(path, tuple(base.items())).load().seed
+        except Exception as e:  # ScenarioError: reported with its place
+            raise SweepError(_explain(e, Task(path, tuple(base.items())))) from None
+    tasks = [Task(path, tuple({**base, **point}.items()), base_seed + r)
+             for point in grid_points(grid_s) for r in range(replications)]
+    out = execute(tasks, store=store, reducer=reducer, workers=workers, scheduler=scheduler,
+                  progress=progress)
+    rows = []
+    for t, rec in zip(tasks, out.records):
+        if rec is None:
+            continue
+        rows.append({**{f"param.{k}": v for k, v in t.overrides}, "seed": t.seed,
+                     "key": rec.key, "cached": rec.cached, "wall_s": rec.wall_s,
+                     **rec.metrics})
+    df = pd.DataFrame(rows)
+    for c in [c for c in df.columns if c.startswith("param.")]:
+        try:
+            df[c] = pd.to_numeric(df[c])
+        except (ValueError, TypeError):
+            pass
+    if out.failures:
+        first = min(out.failures)
+        raise out.failures[first]
+    return df
+
+
+class _CallableModule(types.ModuleType):
+    """``afsim.sweep(...)`` is ``afsim.sweep.sweep(...)``, as the issue's API reads."""
+
+    def __call__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

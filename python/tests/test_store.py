@@ -1,0 +1,139 @@
+"""The results store (afsim/store): atomic puts, skip-what-is-stored, integrity check, version
+checks, and reading it with pandas, polars and DuckDB directly."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import afsim
+from afsim.store import FORMAT, Store, StoreError, run_key
+from afsim.sweep import Task, execute
+
+from conftest import DATA
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("store") / "s"
+    tasks = [Task(str(DATA / "tcp_ecn.toml"), (("bottleneck", b),), seed)
+             for b in ("1Mbps", "2Mbps") for seed in (1, 2)]
+    out = execute(tasks, store=path, workers=1)
+    assert out.computed == 4 and not out.failures
+    return path
+
+
+def test_a_run_key_depends_on_the_resolved_scenario_the_seed_and_the_version() -> None:
+    a = afsim.load_scenario(DATA / "tiny.toml", overrides={"rate": "1Mbps"})
+    same = afsim.load_scenario(DATA / "tiny.toml", overrides={"rate": "1000kbps"})
+    other = afsim.load_scenario(DATA / "tiny.toml", overrides={"rate": "2Mbps"})
+    assert run_key(a.resolved(), 1) == run_key(same.resolved(), 1), "units resolved first"
+    assert run_key(a.resolved(), 1) != run_key(other.resolved(), 1)
+    assert run_key(a.resolved(), 1) != run_key(a.resolved(), 2)
+    assert run_key(a.resolved(), 1) != run_key(a.resolved(), 1, version="0.0.0")
+
+
+def test_runs_and_tables_are_stored_with_their_keys(store: Path) -> None:
+    with Store.open(store, write=False) as s:
+        runs = s.runs()
+        assert len(runs) == 4 and runs["key"].is_unique
+        assert set(runs["param.bottleneck"]) == {"1Mbps", "2Mbps"}
+        assert (runs["throughput_kbps_total"] > 0).all()
+        flows = s.table("flows")
+        assert len(flows) == 12 and set(flows["key"]) == set(runs["key"])
+        traces = s.table("traces")
+        assert {"flow", "time_s", "cwnd"} <= set(traces.columns) and len(traces) > 0
+        assert s.check() == []
+
+
+def test_a_stored_run_is_not_run_again(store: Path) -> None:
+    tasks = [Task(str(DATA / "tcp_ecn.toml"), (("bottleneck", "2Mbps"),), 2),
+             Task(str(DATA / "tcp_ecn.toml"), (("bottleneck", "3Mbps"),), 1)]
+    with Store.open(store) as s:
+        before = s.runs().set_index("key")["stored_at"].to_dict()
+        out = execute(tasks, store=s, workers=1)
+        assert (out.computed, out.from_store) == (1, 1)
+        assert out.records[0] is not None and out.records[0].cached
+        after = s.runs().set_index("key")["stored_at"].to_dict()
+        assert {k: after[k] for k in before} == before
+        assert len(after) == 5 and s.check() == []
+
+
+def test_pandas_and_duckdb_and_polars_read_the_store_directly(store: Path) -> None:
+    import duckdb
+    import pandas as pd
+    import polars as pl
+
+    runs = pd.read_sql("SELECT key, seed, params FROM runs", sqlite3.connect(store / "catalog.sqlite"))
+    assert len(runs) >= 4
+    joined = duckdb.sql(
+        f"SELECT r.\"param.bottleneck\" AS b, avg(f.throughput_kbps) AS thr "
+        f"FROM read_parquet('{store}/runs/*/flows.parquet') f "
+        f"JOIN read_parquet('{store}/runs/*/run.parquet', union_by_name = true) r USING (key) "
+        "GROUP BY b ORDER BY b").fetchall()
+    assert [b for b, _ in joined][:2] == ["1Mbps", "2Mbps"]
+    assert joined[0][1] < joined[1][1], "a faster bottleneck, more throughput per flow"
+    frame = pl.read_parquet(f"{store}/runs/*/run.parquet", missing_columns="insert")
+    assert frame.height == len(runs)
+
+
+def test_a_store_of_another_version_is_read_but_not_added_to(tmp_path: Path) -> None:
+    path = tmp_path / "old"
+    Store.open(path).close()
+    with sqlite3.connect(path / "catalog.sqlite") as db:
+        db.execute("UPDATE meta SET value = '0.0.1' WHERE name = 'afsim_version'")
+    Store.open(path, write=False).close()
+    with pytest.raises(StoreError, match="runs of afsim 0.0.1, and this is afsim"):
+        Store.open(path)
+    with sqlite3.connect(path / "catalog.sqlite") as db:
+        db.execute("UPDATE meta SET value = '99' WHERE name = 'format'")
+    with pytest.raises(StoreError, match=f"store format '99', this afsim reads format {FORMAT}"):
+        Store.open(path, write=False)
+
+
+def test_a_path_that_is_not_a_store_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(StoreError, match="not a directory"):
+        Store.open(tmp_path / "file")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    with pytest.raises(StoreError, match="other files in it"):
+        Store.open(tmp_path / "full")
+    with pytest.raises(StoreError, match="no results store here"):
+        Store.open(tmp_path / "absent", write=False)
+
+
+def test_the_integrity_check_finds_a_missing_file_and_a_stray_directory(tmp_path: Path) -> None:
+    path = tmp_path / "s"
+    execute([Task(str(DATA / "tiny.toml"), (), 1)], store=path, workers=1)
+    with Store.open(path, write=False) as s:
+        (key,) = s.keys()
+        assert s.check() == []
+        (path / "runs" / key / "flows.parquet").unlink()
+        (path / "runs" / "stray").mkdir()
+        problems = s.check()
+    assert f"run {key}: flows.parquet missing" in problems
+    assert "stray: a directory with no catalog row" in problems
+
+
+def test_debris_of_a_killed_writer_is_cleared_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "s"
+    Store.open(path).close()
+    (path / "runs" / ".tmp-abc-1").mkdir()
+    (path / "runs" / "0123456789abcdef01234567").mkdir()  # renamed, never committed
+    with Store.open(path) as s:
+        assert s.check() == []
+        assert not any((path / "runs").iterdir())
+
+
+def test_summary_json_is_stored_byte_for_byte(store: Path) -> None:
+    with Store.open(store, write=False) as s:
+        key = s.runs()["key"].iloc[0]
+        rec = s.record(key)
+    assert rec is not None
+    scen = afsim.load_scenario(DATA / "tcp_ecn.toml", overrides=rec.params)
+    assert afsim.run(scen, seed=rec.seed).summary_json == rec.summary_json
+    assert json.loads(rec.summary_json)["warnings"] == []
