@@ -22,6 +22,7 @@ from afsim._core import (
     RunResult,
     Scenario,
     ScenarioError,
+    __build__,
     __version__,
     load_scenario,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "RunResult",
     "Scenario",
     "ScenarioError",
+    "__build__",
     "__version__",
     "builtin_scenario",
     "builtin_scenarios",

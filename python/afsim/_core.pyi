@@ -13,12 +13,15 @@ __all__ = [
     "RunResult",
     "Scenario",
     "ScenarioError",
+    "__build__",
     "__version__",
     "load_scenario",
     "run",
 ]
 
 __version__: str
+#: The version and a hash of the simulator's sources: "0.1.0+<12 hex digits>".
+__build__: str
 
 class ScenarioError(ValueError):
     """A scenario could not be loaded; nothing ran.

@@ -209,6 +209,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-robustness", action="store_true",
         help="skip the robustness design over the paper's unstated parameters",
     )
+    repro_p.add_argument(
+        "--store", type=Path, metavar="DIR",
+        help="keep every finished run here and reuse it: a reproduction killed at any moment "
+        "resumes without redoing a run (default: OUT/store; one store per build of afsim)",
+    )
+    repro_p.add_argument(
+        "--no-store", action="store_true", help="keep no runs: every run is computed afresh"
+    )
     repro_p.set_defaults(func=cmd_reproduce)
     return parser
 
@@ -854,6 +862,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             paper, module.mode(args.quick, args.budget, args.replications),
             jobs=args.jobs, only=args.only, show_progress=sys.stderr.isatty(),
             variants=not args.no_variants, robustness=not args.no_robustness,
+            store=None if args.no_store else (args.store or out / "store"),
         )
     except reproduce.RunFailed as e:
         _error(str(e))

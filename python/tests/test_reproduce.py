@@ -438,12 +438,39 @@ def test_variants_and_robustness_can_be_left_out(tmp_path: Path) -> None:
     assert all(c.robustness is None and not c.variants for c in rep.verdicts.claims.claims)
 
 
+def test_a_reproduction_with_a_store_resumes_without_redoing_a_run(tmp_path: Path) -> None:
+    paper = _fake_paper(tmp_path)
+    store = tmp_path / "store"
+    first = core.reproduce(paper, FAKE_MODE, jobs=1, store=store)
+    assert not any(o.cached for o in first.outcomes)
+    assert first.store is not None and first.store.parent == store
+    assert first.store.name.startswith(afsim.__build__ + "-"), "one store per build of afsim"
+    again = core.reproduce(paper, FAKE_MODE, jobs=2, store=store)
+    assert all(o.cached for o in again.outcomes), "every run read back, none recomputed"
+    assert [repr(o.metrics) for o in again.outcomes] == [repr(o.metrics) for o in first.outcomes]
+    assert again.verdicts.score("afsim") == first.verdicts.score("afsim")
+    # more replications: only the new seeds run
+    more = core.reproduce(paper, dataclasses.replace(FAKE_MODE, replications=3), jobs=1, store=store)
+    assert sum(not o.cached for o in more.outcomes) == 2, "the third seed of each point"
+
+
+def test_the_store_of_a_reproduction_follows_its_metrics_code() -> None:
+    t1 = core.Task("s.toml", (), 1, fake_metrics)
+    t2 = core.Task("s.toml", (), 1, giacomazzi.scenario1_metrics)
+    assert core.store_dir("x", [t1]) == core.store_dir("x", [t1, t1])
+    assert core.store_dir("x", [t1]) != core.store_dir("x", [t2])
+    assert re.fullmatch(r"\d+\.\d+\.\d+\+[0-9a-f]{12}", afsim.__build__)
+
+
 def test_a_failing_run_says_which_and_why(tmp_path: Path) -> None:
     paper = _fake_paper(tmp_path)
     bad = dataclasses.replace(paper.experiments[0], points=(Point({"rate": 1}, {"rate": "fast"}),))
-    with pytest.raises(core.RunFailed) as e:
+    from afsim.sweep import SweepError
+
+    # every run's scenario is loaded before any runs: nothing is simulated
+    with pytest.raises(SweepError) as e:
         core.reproduce(dataclasses.replace(paper, experiments=(bad,)), Mode("quick", 100, 1), jobs=1)
-    assert e.value.kind == "scenario" and "rate" in str(e.value) and "fake.toml" in str(e.value)
+    assert "flow[0].rate" in str(e.value) and "fake.toml" in str(e.value) and "rate=fast" in str(e.value)
 
 
 def test_only_rejects_an_unknown_experiment(tmp_path: Path) -> None:

@@ -502,6 +502,9 @@ fn queue_columns<'py>(py: Python<'py>, rows: &[QueueRow]) -> PyResult<Bound<'py,
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // the version and a hash of the simulator's sources (build.rs): runs of different model
+    // code never share a results-store key, even at the same version
+    m.add("__build__", concat!(env!("CARGO_PKG_VERSION"), "+", env!("AFSIM_SOURCE_HASH")))?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("ConservationError", py.get_type::<ConservationError>())?;
     m.add_class::<Scenario>()?;

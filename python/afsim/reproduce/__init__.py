@@ -70,9 +70,11 @@ def paper_module(name: str):  # noqa: ANN201 (a module)
 def run(name: str, *, quick: bool = False, jobs: int | None = None,
         only: Sequence[str] | None = None, budget: int | None = None,
         replications: int | None = None, scenarios_dir: Path | None = None,
-        show_progress: bool = False, variants: bool = True, robustness: bool = True) -> Reproduction:
-    """Runs a paper's reproduction: full mode (the paper's budget) or ``quick``."""
+        show_progress: bool = False, variants: bool = True, robustness: bool = True,
+        store: str | Path | None = None) -> Reproduction:
+    """Runs a paper's reproduction: full mode (the paper's budget) or ``quick``; with a
+    ``store`` folder, finished runs are kept and an interrupted run resumes."""
     mod = paper_module(name)
     return reproduce(mod.paper(scenarios_dir), mod.mode(quick, budget, replications),
                      jobs=jobs, only=only, show_progress=show_progress, variants=variants,
-                     robustness=robustness)
+                     robustness=robustness, store=store)

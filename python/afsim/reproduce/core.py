@@ -21,10 +21,14 @@ Read this first. A paper's reproduction (``Paper``) is
   marked ``robust`` run at every point of a small space-filling design over those ranges, and
   each claim is then said to hold across the range, only in part of it, or nowhere.
 
-``reproduce`` expands all of that into runs, runs every distinct (scenario, overrides, seed)
-once in parallel over local processes, reduces each run to numbers with the experiment's
-``metrics`` function, and aggregates them over the replications (mean and 95 % Student-t
-interval). ``scoring``, ``claims`` and ``robustness`` then judge; ``report`` writes.
+``reproduce`` expands all of that into runs and runs every distinct (scenario, overrides, seed)
+once with ``afsim.sweep.execute`` (local processes), reducing each run to numbers with the
+experiment's ``metrics`` function (the sweep's reducer). With a ``store`` folder every finished
+run is kept (``afsim.store``), so a reproduction killed at any moment resumes without redoing a
+run; a store belongs to one build of afsim and one version of the metrics code
+(``store_dir``). The runs are aggregated over the replications with ``afsim.stats`` (mean and
+95 % Student-t interval); ``scoring``, ``claims`` and ``robustness`` then judge; ``report``
+writes.
 
 What this module does not do: choose parameters. Every value a scenario uses is in its file;
 the paper's published values are only ever compared with, never fed to a run; tolerances and
@@ -33,13 +37,9 @@ their sources are declared in the data file before any run.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import dataclasses
 import math
-import multiprocessing
 import os
-import queue as queue_mod
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +49,8 @@ from typing import TYPE_CHECKING, Any
 # statistics: afsim.stats, the one implementation (sweeps and reports use it too); re-exported
 from afsim.stats import Stat, t_quantile
 from afsim.stats import json_number as _num
+# a run that could not complete (scenario error, conservation broken): the sweep's
+from afsim.sweep.worker import RunFailed
 
 if TYPE_CHECKING:
     from afsim.reproduce.claims import Statement
@@ -216,12 +218,13 @@ class Paper:
 
 
 # ---------------------------------------------------------------------------------------------
-# Running
+# Running: afsim.sweep's executor and store, the one implementation (``afsim sweep`` uses it)
 
 
 @dataclass(frozen=True)
 class Task:
-    """One simulation: a scenario file, its overrides (budget included), a seed."""
+    """One simulation: a scenario file, its overrides (budget included), a seed, and the
+    experiment's metrics function (the sweep's reducer)."""
 
     scenario: str
     overrides: tuple[tuple[str, str], ...]
@@ -241,169 +244,75 @@ class Outcome:
     packet_hops: int
     packets_generated: int
     data_packets_generated: int
+    #: Read back from the store (an earlier, interrupted or identical run), not computed now.
+    cached: bool = False
 
 
-#: Worker-side queue of (task index, fraction done) progress messages.
-_progress_queue: Any = None
-#: Seconds between two progress messages of one worker.
-_PROGRESS_EVERY_S = 0.5
+def metrics_fingerprint(fns: Sequence[MetricsFn]) -> str:
+    """A hash of the metrics functions' source: a stored run's metrics were computed by the
+    code of its day, so runs are reused only while that code is unchanged."""
+    import hashlib
+    import inspect
+
+    h = hashlib.sha256()
+    for fn in sorted(set(fns), key=lambda f: (f.__module__, f.__qualname__)):
+        h.update(f"{fn.__module__}.{fn.__qualname__}\0".encode())
+        try:
+            h.update(inspect.getsource(inspect.getmodule(fn) or fn).encode())
+        except (OSError, TypeError):
+            pass
+    return h.hexdigest()[:12]
 
 
-def _init_worker(q: Any) -> None:
-    global _progress_queue
-    _progress_queue = q
+def store_dir(root: str | Path, tasks: Sequence[Task]) -> Path:
+    """Where a reproduction keeps its finished runs under ``root``: one store per build of
+    afsim and per version of the metrics code (a store made by other code is never added to,
+    and never reused)."""
+    from afsim.store import AFSIM_VERSION
+
+    return Path(root) / f"{AFSIM_VERSION}-{metrics_fingerprint([t.metrics for t in tasks])}"
 
 
-class RunFailed(Exception):
-    """A run that could not complete: ``kind`` is "scenario" (the file or an override is
-    wrong), "conservation" (the run broke packet conservation) or "error". Plain strings only,
-    so that it crosses from a worker process intact."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(kind, message)
-        self.kind = kind
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
-
-
-def run_task(index: int, task: Task) -> Outcome:
-    """Runs one task in this process (a pool worker's job)."""
-    from afsim._core import ConservationError, ScenarioError
-
-    where = (f"{task.scenario} seed {task.seed} "
-             + " ".join(f"--set {k}={v}" for k, v in task.overrides))
-    try:
-        return _run_task(index, task)
-    except ScenarioError as e:
-        raise RunFailed("scenario", f"{e.file}:{e.line}:{e.column}: {e.field}: {e.message} "
-                                    f"({where})") from None
-    except ConservationError as e:
-        raise RunFailed("conservation", f"{e} \u2717 ({where})") from None
-
-
-def _run_task(index: int, task: Task) -> Outcome:
-    import afsim
-
-    scenario = afsim.load_scenario(task.scenario, overrides=dict(task.overrides))
-    last = [0.0]
-
-    def progress(_sim_s: float, fraction: float | None, _events: int) -> None:
-        now = time.monotonic()
-        if _progress_queue is not None and fraction is not None and now - last[0] >= _PROGRESS_EVERY_S:
-            last[0] = now
-            try:
-                _progress_queue.put_nowait((index, fraction))
-            except Exception:  # a full or closed queue only costs the bar an update
-                pass
-
-    results = afsim.run(scenario, seed=task.seed, progress=progress)
-    engine = results.summary["engine"]
-    return Outcome(
-        metrics={k: float(v) for k, v in task.metrics(results).items()},
-        end_time_s=results.end_time_s,
-        stop_reason=str(results.summary["stop_reason"]),
-        wall_s=results.wall_seconds,
-        events=results.events,
-        packet_hops=results.packet_hops,
-        packets_generated=int(engine["packets_generated"]),
-        data_packets_generated=int(engine.get("data_packets_generated", 0)),
-    )
-
-
-def run_tasks(tasks: Sequence[Task], jobs: int, *, label: str = "simulating",
+def run_tasks(tasks: Sequence[Task], jobs: int, *, store: str | Path | None = None,
               show_progress: bool = False) -> list[Outcome]:
-    """Runs every task, ``jobs`` at a time in worker processes (in this process when ``jobs``
-    is 1), with a rich progress bar on stderr when ``show_progress``. Returns the outcomes in
-    task order. A failing run (conservation broken, bad scenario) stops everything and raises;
-    so does Ctrl-C, after the workers are stopped."""
+    """Runs every task with ``afsim.sweep.execute`` (``jobs`` local processes), one call per
+    metrics function; with a ``store`` (a folder; see ``store_dir``), finished runs are kept and
+    a re-run skips them, so a reproduction killed at any moment resumes where it stopped.
+    Returns the outcomes in task order; raises the first ``RunFailed`` after the others ran."""
+    import json
+
+    from afsim.store import Store
+    from afsim.sweep import Task as SweepTask
+    from afsim.sweep import execute
+
     outcomes: list[Outcome | None] = [None] * len(tasks)
-    bar = _Bar(len(tasks), label) if show_progress else None
+    failures = []
+    st = Store.open(store_dir(store, tasks)) if store is not None else None
     try:
-        if jobs <= 1:
-            for i, t in enumerate(tasks):
-                outcomes[i] = run_task(i, t)
-                if bar:
-                    bar.done(i)
-        else:
-            _run_pool(tasks, jobs, outcomes, bar)
+        by_fn: dict[MetricsFn, list[int]] = {}
+        for i, t in enumerate(tasks):
+            by_fn.setdefault(t.metrics, []).append(i)
+        for fn, idx in by_fn.items():
+            out = execute([SweepTask(tasks[i].scenario, tasks[i].overrides, tasks[i].seed) for i in idx],
+                          store=st, reducer=fn, workers=jobs, progress=show_progress, tables=False)
+            failures += [out.failures[k] for k in sorted(out.failures)]
+            for k, rec in enumerate(out.records):
+                if rec is None:
+                    continue
+                engine = json.loads(rec.summary_json)["engine"]
+                outcomes[idx[k]] = Outcome(
+                    metrics={m: float(v) for m, v in rec.metrics.items()},
+                    end_time_s=rec.end_time_s, stop_reason=rec.stop_reason, wall_s=rec.wall_s,
+                    events=rec.events, packet_hops=rec.packet_hops,
+                    packets_generated=int(engine["packets_generated"]),
+                    data_packets_generated=int(engine.get("data_packets_generated", 0)),
+                    cached=rec.cached)
     finally:
-        if bar:
-            bar.close()
+        if st is not None:
+            st.close()
+    if failures:
+        raise failures[0]
     return [o for o in outcomes if o is not None]
-
-
-def _run_pool(tasks: Sequence[Task], jobs: int, outcomes: list[Outcome | None],
-              bar: _Bar | None) -> None:
-    # spawn: workers start clean (no inherited threads or rich state), on every platform alike
-    ctx = multiprocessing.get_context("spawn")
-    q = ctx.Queue(maxsize=10_000)
-    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
-                                  initargs=(q,))
-    futures = {pool.submit(run_task, i, t): i for i, t in enumerate(tasks)}
-    pending = set(futures)
-    try:
-        while pending:
-            done, pending = cf.wait(pending, timeout=0.25, return_when=cf.FIRST_COMPLETED)
-            for f in done:
-                i = futures[f]
-                outcomes[i] = f.result()  # re-raises a worker's exception here
-                if bar:
-                    bar.done(i)
-            while True:
-                try:
-                    i, fraction = q.get_nowait()
-                except queue_mod.Empty:
-                    break
-                if bar:
-                    bar.partial(i, fraction)
-            if bar:
-                bar.refresh()
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in list(getattr(pool, "_processes", {}).values()):
-            p.terminate()  # our own workers, by handle
-        raise
-    pool.shutdown(wait=True)
-    q.close()
-
-
-class _Bar:
-    """One rich progress bar over all runs, advanced by finished runs and by the running ones'
-    fractions."""
-
-    def __init__(self, total: int, label: str) -> None:
-        from rich.console import Console
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,  # noqa: F401
-                                   TimeElapsedColumn, TimeRemainingColumn)
-
-        self.fractions: dict[int, float] = {}
-        self.finished = 0
-        self.progress = Progress(
-            TextColumn(label), BarColumn(), TextColumn("{task.fields[runs]}"),
-            TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-            console=Console(file=sys.stderr), transient=False,
-        )
-        self.task = self.progress.add_task("runs", total=float(total), runs=f"0/{total} runs")
-        self.total = total
-        self.progress.start()
-
-    def partial(self, i: int, fraction: float) -> None:
-        self.fractions[i] = min(max(fraction, 0.0), 1.0)
-
-    def done(self, i: int) -> None:
-        self.fractions.pop(i, None)
-        self.finished += 1
-        self.refresh()
-
-    def refresh(self) -> None:
-        completed = self.finished + sum(self.fractions.values())
-        self.progress.update(self.task, completed=completed,
-                             runs=f"{self.finished}/{self.total} runs")
-
-    def close(self) -> None:
-        self.progress.stop()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -504,6 +413,8 @@ class Reproduction:
     wall_seconds: float
     afsim_version: str
     verdicts: Any = None
+    #: The store the runs were kept in, if any.
+    store: Path | None = None
 
 
 def expand(paper: Paper, mode: Mode, only: Sequence[str] | None = None, *,
@@ -554,9 +465,11 @@ def replications_of(e: Experiment, mode: Mode) -> int:
 
 def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
               only: Sequence[str] | None = None, show_progress: bool = False,
-              variants: bool = True, robustness: bool = True) -> Reproduction:
+              variants: bool = True, robustness: bool = True,
+              store: str | Path | None = None) -> Reproduction:
     """Runs a paper's experiments (``only`` those ids, if given), its variants and its
-    robustness design in ``mode``, and judges them (``scoring.judge``)."""
+    robustness design in ``mode``, and judges them (``scoring.judge``). With ``store`` (a
+    folder), finished runs are kept there and reused: an interrupted reproduction resumes."""
     import afsim
     from afsim.reproduce.scoring import judge
 
@@ -580,12 +493,12 @@ def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
                     tasks.append(Task(str(e.scenario), key_ov, seed, e.metrics))
                 runs.append((e.id, pi, seed, index[key]))
 
-    outcomes = run_tasks(tasks, jobs, label=f"{paper.id} ({mode.name})",
-                         show_progress=show_progress)
+    outcomes = run_tasks(tasks, jobs, store=store, show_progress=show_progress)
     rep = Reproduction(
         paper=paper, mode=mode, jobs=jobs, experiments=experiments, tasks=tasks,
         outcomes=outcomes, runs=runs, aggregates=aggregate(experiments, runs, outcomes),
         null=null_aggregates(paper, experiments), design=design_points,
-        wall_seconds=time.monotonic() - start, afsim_version=afsim.__version__)
+        wall_seconds=time.monotonic() - start, afsim_version=afsim.__build__,
+        store=store_dir(store, tasks) if store is not None else None)
     rep.verdicts = judge(rep)
     return rep

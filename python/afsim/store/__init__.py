@@ -57,7 +57,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afsim._core import __version__ as AFSIM_VERSION
+#: The build a run was made by: the version and a hash of the simulator's sources
+#: ("0.1.0+3f2a…"), so that runs of different model code never share a key or a store.
+from afsim._core import __build__ as AFSIM_VERSION
 
 if TYPE_CHECKING:
     import pandas as pd
