@@ -35,6 +35,9 @@ OUTPUT_FILES = (
     "csas.parquet",
 )
 
+#: Columns of a TFRC trace (afsim-core `transport::tfrc::trace::FIELDS`).
+TFRC_TRACE_COLUMNS = ("time_s", "x_kbps", "x_recv_kbps", "p", "rtt_s")
+
 #: The report's small tables, built from its JSON rows (a handful of rows each).
 SMALL_TABLES = ("colours", "conditioners", "groups", "csas")
 
@@ -66,6 +69,9 @@ class Results:
     #: TCP sender time series (flows with ``trace = true``), one row per change of state:
     #: flow, time_s, cwnd, ssthresh (bytes), srtt, rto (s), bytes_in_flight. Empty if none.
     traces: pd.DataFrame
+    #: TFRC sender time series (flows with ``trace = true``), one row per change of state:
+    #: flow, time_s, x_kbps, x_recv_kbps (kb/s of segment bytes), p, rtt_s. Empty if none.
+    tfrc_traces: pd.DataFrame
     conservation: dict[str, Any]
     #: Wall-clock seconds of the core run (not part of the report: it differs between runs).
     wall_seconds: float
@@ -91,6 +97,7 @@ class Results:
             queues=pd.DataFrame(result.queues_columns()),
             **{t: pd.DataFrame.from_records(summary[t]) for t in SMALL_TABLES},
             traces=_traces(result.traces()),
+            tfrc_traces=_long("flow", result.tfrc_traces(), list(TFRC_TRACE_COLUMNS)),
             alpha=_long("csa", result.alpha_traces(), ["time_s", "alpha"]),
             conservation=summary["conservation"],
             wall_seconds=result.wall_seconds,
@@ -120,6 +127,8 @@ class Results:
         paths = [out / name for name in OUTPUT_FILES]
         if len(self.traces):
             paths.append(out / "traces.parquet")
+        if len(self.tfrc_traces):
+            paths.append(out / "tfrc_traces.parquet")
         if len(self.alpha):
             paths.append(out / "alpha.parquet")
         for path in paths:

@@ -1,4 +1,5 @@
-//! Packets, links (rate, propagation delay, framing), ports and routing.
+//! Packets, links (rate, propagation delay, framing, random loss), ports and routing.
 pub mod framing;
+pub mod loss;
 pub mod packet;
 pub mod routing;
