@@ -121,7 +121,8 @@ class Results:
     def write(self, out_dir: str | Path) -> list[Path]:
         """Writes ``OUTPUT_FILES`` into ``out_dir`` (created if needed): summary.json (the
         report's exact bytes) and each table (flows, queues, colours, conditioners, groups) as
-        CSV and Parquet. Returns their paths."""
+        CSV and Parquet, plus traces.parquet, tfrc_traces.parquet and alpha.parquet when those
+        tables have rows. Returns their paths."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = [out / name for name in OUTPUT_FILES]
