@@ -700,6 +700,9 @@ fn tfrc_fields_override_the_preset() {
     let s = load(&with(TFRC)).unwrap();
     let AppSpec::Tfrc(p) = &s.flows[0].app else { panic!("a tfrc flow") };
     assert_eq!(*p, afsim_core::transport::tfrc::Params::default());
+    let s = load(&tfrc("target_rate = \"none\"\n")).unwrap();
+    let AppSpec::Tfrc(p) = &s.flows[0].app else { panic!("a tfrc flow") };
+    assert_eq!(p.target_rate_bps, None, "\"none\" is plain TFRC");
 }
 
 #[test]

@@ -12,7 +12,7 @@ use super::diffserv::code_point;
 use super::params::Params;
 use super::raw::{Named, MAX_FLOWS};
 use super::source::{list, suggestion, Fail};
-use super::value::{Rec, Val};
+use super::value::{Rec, Scalar, Val};
 use crate::scenario::spec::Limit;
 use crate::scenario::units::{parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
 use crate::sim::time::SimDuration;
@@ -221,7 +221,13 @@ fn tfrc_field(p: &mut tfrc::Params, key: &str, v: Val) -> Result<(), Fail> {
         "oscillation_prevention" => p.oscillation_prevention = v.boolean()?,
         "nofeedback_timer" => p.nofeedback_timer = v.boolean()?,
         "ecn" => p.ecn = v.boolean()?,
-        "target_rate" => p.target_rate_bps = Some(v.quantity(Quantity::Rate, parse_rate_bps)?),
+        // "none": plain TFRC (a sweep can switch gTFRC off through a parameter)
+        "target_rate" => {
+            p.target_rate_bps = match &v.s {
+                Scalar::Str(s) if s == "none" => None,
+                _ => Some(v.quantity(Quantity::Rate, parse_rate_bps)?),
+            }
+        }
         "trace" => p.trace = v.boolean()?,
         other => unreachable!("'{other}' is not a tfrc field of TFRC_FIELDS"),
     }
