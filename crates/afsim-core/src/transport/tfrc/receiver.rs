@@ -115,6 +115,12 @@ impl Receiver {
         &self.history
     }
 
+    /// Arrival times kept for X_recv (their number stays bounded by about 2·R of packets).
+    #[cfg(test)]
+    pub(crate) fn kept_arrivals(&self) -> usize {
+        self.recent.len()
+    }
+
     // ---------------------------------------------------------------- hooks
 
     pub fn on_timer(&mut self, token: u32, ctx: &mut Ctx) {
@@ -157,6 +163,15 @@ impl Receiver {
             // ns-2 counts only unmarked packets (`RCVD`) in its receive rate
             if !(marked && self.p.rules == Rules::Ns2) {
                 self.recent.push_back(now);
+            }
+            // X_recv looks back R_m at most (ns-2: R before the latest arrival); arrivals
+            // older than 2·R_m go (ns-2 keeps them all: they would count again only if R more
+            // than doubled between two reports)
+            if self.rtt > SimDuration::ZERO {
+                let horizon = SimTime(now.0.saturating_sub(2 * self.rtt.0));
+                while self.recent.front().is_some_and(|&t| t < horizon) {
+                    self.recent.pop_front();
+                }
             }
         }
         self.since_report += 1;
@@ -292,13 +307,8 @@ impl Receiver {
         let packets_per_s = if r > 0.0 && secs(since) >= r {
             self.since_report as f64 / secs(since)
         } else if r > 0.0 {
-            // unmarked packets that arrived within R of the latest arrival; entries older than
-            // 2R before it are dropped (ns-2 keeps them all: they count again only if R more
-            // than doubles between two reports)
+            // unmarked packets that arrived within R of the latest arrival
             let latest = self.last.map_or(now, |(_, a)| a);
-            while self.recent.front().is_some_and(|&t| t + self.rtt + self.rtt < latest) {
-                self.recent.pop_front();
-            }
             let recent = self.recent.iter().rev().take_while(|&&t| t + self.rtt > latest).count();
             if recent > 0 {
                 recent as f64 / r

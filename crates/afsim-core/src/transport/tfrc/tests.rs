@@ -188,6 +188,19 @@ fn the_receiver_reports_once_per_rtt_in_steady_sending() {
 }
 
 #[test]
+fn the_receiver_keeps_two_rtts_of_arrivals_whatever_the_run_length() {
+    for p in [Params::default(), Params::ns2()] {
+        let mut n = Net::new(&Params { target_rate_bps: Some(2_000_000), ..p }, 50);
+        n.lose = (1..400).map(|k| 37 * k).collect();
+        n.start();
+        n.run_ms(30_000);
+        let per_2r = n.sent_between(29_800, 30_000);
+        assert!(n.sent.len() > 5_000, "{}", n.sent.len());
+        assert!(n.receiver.kept_arrivals() <= per_2r + 2, "{:?}: {} kept, {per_2r} sent in 2R", p.rules, n.receiver.kept_arrivals());
+    }
+}
+
+#[test]
 fn slow_start_doubles_per_rtt_within_twice_the_receive_rate() {
     let mut n = Net::new(&Params::default(), 50);
     n.start();
