@@ -318,7 +318,9 @@ pub(crate) fn secs(d: SimDuration) -> f64 {
 #[inline]
 pub(crate) fn duration(s: f64) -> SimDuration {
     if s.is_finite() && s > 0.0 {
-        SimDuration((s * 1e9).round().min(u64::MAX as f64) as u64)
+        // + 0.5 and truncation: the rounding of a positive number, without a libm call (the
+        // send timer takes one of these per packet); `as` saturates above u64::MAX
+        SimDuration((s * 1e9 + 0.5) as u64)
     } else if s.is_infinite() && s > 0.0 {
         SimDuration(u64::MAX / 4)
     } else {
@@ -372,6 +374,8 @@ mod param_tests {
     #[test]
     fn durations_round_to_the_nanosecond_and_never_go_negative() {
         assert_eq!(duration(0.1), SimDuration::from_millis(100));
+        assert_eq!(duration(1.4e-9), SimDuration(1));
+        assert_eq!(duration(1.6e-9), SimDuration(2));
         assert_eq!(duration(-1.0), SimDuration::ZERO);
         assert_eq!(duration(f64::NAN), SimDuration::ZERO);
         assert!(duration(f64::INFINITY) > SimDuration::from_secs(1_000_000));

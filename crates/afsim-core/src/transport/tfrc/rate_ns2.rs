@@ -78,6 +78,8 @@ pub struct Control {
     rtt: f64,
     sqrtrtt: f64,
     rttcur: f64,
+    /// `ca_`'s factor sqrtrtt_ / sqrt(rttcur_), kept from the last RTT sample.
+    spacing: f64,
     /// t_RTO of the equation (`tzero_`), seconds, and the tick-counted SRTT and RTTVAR.
     tzero: f64,
     t_srtt: i64,
@@ -113,6 +115,7 @@ impl Control {
             rtt: 0.0,
             sqrtrtt: 1.0,
             rttcur: 1.0,
+            spacing: 1.0,
             tzero: 0.0,
             t_srtt: 0,
             // `rttvar_init_ 12` seconds in ticks, shifted; replaced by the first sample
@@ -219,7 +222,7 @@ impl Control {
             self.oldrate += self.delta;
             self.oldrate
         } else if self.oscillation_prevention {
-            self.rate * self.sqrtrtt / self.rttcur.sqrt()
+            self.rate * self.spacing
         } else {
             self.rate
         };
@@ -255,6 +258,7 @@ impl Control {
             self.sqrtrtt = r_sample.sqrt();
         }
         self.rttcur = r_sample;
+        self.spacing = self.sqrtrtt / self.rttcur.sqrt();
     }
 
     /// `slowstart()`.

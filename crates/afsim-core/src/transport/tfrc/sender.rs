@@ -62,6 +62,8 @@ pub struct Sender {
     x_since: SimTime,
     x_recv_sum: f64,
     x_recv_reports: u64,
+    /// The header fields of the next data packets (`update_header`).
+    header: (SimDuration, SimDuration, u32, bool),
     trace: Option<Box<Trace>>,
 }
 
@@ -99,6 +101,7 @@ impl Sender {
             x_since: p.start,
             x_recv_sum: 0.0,
             x_recv_reports: 0,
+            header: (SimDuration::ZERO, SimDuration::ZERO, 0, true),
             trace: p.trace.then(|| Box::new(Trace::new())),
             p,
         }
@@ -207,11 +210,13 @@ impl Sender {
         match &mut self.control {
             Control::Rfc(c) => {
                 let rto = c.on_feedback(now, r_sample, x_recv, p);
+                self.update_header();
                 self.arm_nofeedback(now, rto, ctx);
                 self.schedule_rfc(ctx);
             }
             Control::Ns2(c) => {
                 let action = c.on_feedback(now, r_sample, x_recv, p);
+                self.update_header();
                 self.arm_nofeedback(now, action.nofeedback_in, ctx);
                 if action.send_now {
                     self.nextpkt(ctx);
@@ -225,6 +230,7 @@ impl Sender {
 
     fn begin(&mut self, ctx: &mut Ctx) {
         self.started = true;
+        self.update_header();
         self.x_since = ctx.now;
         self.send_packet(ctx);
         let now = ctx.now;
@@ -277,6 +283,7 @@ impl Sender {
             }
             Control::Ns2(c) => {
                 let action = c.on_nofeedback();
+                self.update_header();
                 self.arm_nofeedback(now, action.nofeedback_in, ctx);
                 self.nextpkt(ctx);
             }
@@ -284,14 +291,20 @@ impl Sender {
         self.record(now);
     }
 
-    fn send_packet(&mut self, ctx: &mut Ctx) {
-        let (rtt, rto, round, urgent) = match &self.control {
+    /// What the data packets carry from now on (it changes with each RTT sample and, for ns-2,
+    /// each round): R, t_RTO, the round and the urgent flag.
+    fn update_header(&mut self) {
+        self.header = match &self.control {
             Control::Rfc(c) => {
                 let r = c.rtt().unwrap_or(0.0);
-                (r, 4.0 * r, 0, false)
+                (duration(r), duration(4.0 * r), 0, false)
             }
-            Control::Ns2(c) => (c.rtt(), c.tzero(), c.round(), c.urgent()),
+            Control::Ns2(c) => (duration(c.rtt()), duration(c.tzero()), c.round(), c.urgent()),
         };
+    }
+
+    fn send_packet(&mut self, ctx: &mut Ctx) {
+        let (rtt, rto, round, urgent) = self.header;
         ctx.send(Packet {
             src: self.src,
             dst: self.dst,
@@ -301,7 +314,7 @@ impl Sender {
             flow: self.flow,
             dst_agent: self.peer,
             th: TransportHeader { seq: self.seq, payload: self.s as u32, ..Default::default() },
-            tfrc: TfrcHeader::Data { timestamp: ctx.now, rtt: duration(rtt), rto: duration(rto), round, urgent },
+            tfrc: TfrcHeader::Data { timestamp: ctx.now, rtt, rto, round, urgent },
             ..Default::default()
         });
         self.seq += 1;
