@@ -97,11 +97,9 @@ pub fn p_for_rate_ns2(x_target: f64, rtt: f64, tzero: f64, s: f64, b: f64) -> f6
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_util::close;
     use super::*;
 
-    fn close(a: f64, b: f64, rel: f64) -> bool {
-        (a - b).abs() <= rel * b.abs()
-    }
 
     // Each value below is worked by hand from RFC 5348 §3.1 with t_RTO = 4R and b = 1:
     // X = s / (R·sqrt(2p/3) + 4R·3·sqrt(3p/8)·p·(1 + 32p²)).

@@ -181,10 +181,11 @@ impl LossHistory {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_util;
     use super::*;
 
     fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() <= 1e-12 * b.abs().max(1.0)
+        test_util::close(a, b, 1e-12)
     }
 
     /// A first loss event at 1000 (synthetic I_1 = 100), then events at 1050, 1130 and 1190:

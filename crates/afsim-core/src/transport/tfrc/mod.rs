@@ -44,6 +44,21 @@ pub mod trace;
 #[cfg(test)]
 mod tests;
 
+/// What the model files' tests share.
+#[cfg(test)]
+pub(crate) mod test_util {
+    use crate::sim::time::{SimDuration, SimTime};
+
+    pub fn at_ms(ms: u64) -> SimTime {
+        SimTime::ZERO + SimDuration::from_millis(ms)
+    }
+
+    /// `a` is within `rel` of `b`, relatively.
+    pub fn close(a: f64, b: f64, rel: f64) -> bool {
+        (a - b).abs() <= rel * b.abs()
+    }
+}
+
 use crate::edge::ParamError;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::Ctx;

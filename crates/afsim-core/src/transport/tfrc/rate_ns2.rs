@@ -337,17 +337,14 @@ impl Control {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_util::{self, at_ms};
     use super::*;
-    use crate::sim::time::SimDuration;
 
     const S: f64 = 1000.0;
 
-    fn at_ms(ms: u64) -> SimTime {
-        SimTime::ZERO + SimDuration::from_millis(ms)
-    }
 
     fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+        test_util::close(a, b, 1e-9)
     }
 
     fn sender() -> Control {

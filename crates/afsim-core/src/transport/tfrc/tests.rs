@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 
 use super::equation::x_rfc;
 use super::receiver::Receiver;
+use super::test_util::{at_ms, close};
 use super::sender::Sender;
 use super::{Params, Rules};
 use crate::metrics::flow::FlowStats;
@@ -144,14 +145,6 @@ impl Net {
     fn sent_between(&self, from: u64, to: u64) -> usize {
         self.sent.iter().filter(|&&(t, _)| t >= at_ms(from) && t < at_ms(to)).count()
     }
-}
-
-fn at_ms(ms: u64) -> SimTime {
-    SimTime::ZERO + SimDuration::from_millis(ms)
-}
-
-fn close(a: f64, b: f64, rel: f64) -> bool {
-    (a - b).abs() <= rel * b.abs()
 }
 
 /// s = 1000 − 32 = 968 bytes.
