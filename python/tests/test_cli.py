@@ -157,6 +157,11 @@ MALFORMED = [
     ("route_loop", 'queue = { kind = "droptail", limit = "50pkt" }',
      'queue = { kind = "droptail", limit = "50pkt" }\n\n[[route]]\npath = ["a", "b", "a", "b"]'),
     ("unused_parameter", 'rate = "1Mbps"', 'rate = "1Mbps"\nunused = "3"'),
+    ("tfrc_headers_fill_the_packet", 'kind = "cbr"\nrate = "$rate"\npacket_size = "500B"',
+     'kind = "tfrc"\npacket_size = "20B"'),
+    ("tfrc_target_zero", 'kind = "cbr"\nrate = "$rate"\npacket_size = "500B"',
+     'kind = "tfrc"\ntarget_rate = "0bps"'),
+    ("link_loss_above_one", 'delay = "5ms"', 'delay = "5ms"\nloss = 1.5'),
 ]
 
 
