@@ -100,7 +100,6 @@ mod tests {
     use super::super::test_util::close;
     use super::*;
 
-
     // Each value below is worked by hand from RFC 5348 §3.1 with t_RTO = 4R and b = 1:
     // X = s / (R·sqrt(2p/3) + 4R·3·sqrt(3p/8)·p·(1 + 32p²)).
 

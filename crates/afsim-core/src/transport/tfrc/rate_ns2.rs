@@ -342,7 +342,6 @@ mod tests {
 
     const S: f64 = 1000.0;
 
-
     fn close(a: f64, b: f64) -> bool {
         test_util::close(a, b, 1e-9)
     }
