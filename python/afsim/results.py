@@ -39,6 +39,9 @@ OUTPUT_FILES = (
     "sima_levels.parquet",
 )
 
+#: Columns of a TFRC trace (afsim-core `transport::tfrc::trace::FIELDS`).
+TFRC_TRACE_COLUMNS = ("time_s", "x_kbps", "x_recv_kbps", "p", "rtt_s")
+
 #: The report's small tables, built from its JSON rows (a handful of rows each).
 SMALL_TABLES = ("colours", "conditioners", "groups", "csas", "sima_queues", "sima_levels")
 
@@ -79,6 +82,9 @@ class Results:
     #: Every packet SIMA conditioners with ``trace = true`` marked: conditioner, time_s, flow,
     #: dp, mbr_bps (the measured momentary bit rate). Empty if none.
     dp_trace: pd.DataFrame
+    #: TFRC sender time series (flows with ``trace = true``), one row per change of state:
+    #: flow, time_s, x_kbps, x_recv_kbps (kb/s of segment bytes), p, rtt_s. Empty if none.
+    tfrc_traces: pd.DataFrame
     conservation: dict[str, Any]
     #: Wall-clock seconds of the core run (not part of the report: it differs between runs).
     wall_seconds: float
@@ -104,6 +110,7 @@ class Results:
             queues=pd.DataFrame(result.queues_columns()),
             **{t: pd.DataFrame.from_records(summary[t]) for t in SMALL_TABLES},
             traces=_traces(result.traces()),
+            tfrc_traces=_long("flow", result.tfrc_traces(), list(TFRC_TRACE_COLUMNS)),
             alpha=_long("csa", result.alpha_traces(), ["time_s", "alpha"]),
             dp_trace=_long("conditioner", result.dp_traces(), ["time_s", "flow", "dp", "mbr_bps"]),
             conservation=summary["conservation"],
@@ -129,12 +136,14 @@ class Results:
         """Writes ``OUTPUT_FILES`` into ``out_dir`` (created if needed): summary.json (the
         report's exact bytes) and each table (flows, queues, colours, conditioners, groups, CSAs,
         SIMA queues and levels) as CSV and Parquet, plus the time series that exist (traces,
-        alpha, dp_trace) as Parquet. Returns their paths."""
+        tfrc_traces, alpha, dp_trace) as Parquet. Returns their paths."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = [out / name for name in OUTPUT_FILES]
         if len(self.traces):
             paths.append(out / "traces.parquet")
+        if len(self.tfrc_traces):
+            paths.append(out / "tfrc_traces.parquet")
         if len(self.alpha):
             paths.append(out / "alpha.parquet")
         if len(self.dp_trace):

@@ -162,6 +162,11 @@ MALFORMED = [
     ("sima_nbr", 'packet_size = "500B"',
      'packet_size = "500B"\n\n[[conditioner]]\nname = "c"\nat = "a"\n'
      'meter = { kind = "sima", nbr = "4bps", capacity = "10Mbps", alpha = 0.01 }'),
+    ("tfrc_headers_fill_the_packet", 'kind = "cbr"\nrate = "$rate"\npacket_size = "500B"',
+     'kind = "tfrc"\npacket_size = "20B"'),
+    ("tfrc_target_zero", 'kind = "cbr"\nrate = "$rate"\npacket_size = "500B"',
+     'kind = "tfrc"\ntarget_rate = "0bps"'),
+    ("link_loss_above_one", 'delay = "5ms"', 'delay = "5ms"\nloss = 1.5'),
 ]
 
 

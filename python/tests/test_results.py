@@ -103,3 +103,46 @@ def test_sima_results_write_the_sima_tables_and_the_dp_trace(sima: Results, tmp_
     assert [list(s) for s in shares] == [list(s) for s in sima.sima_queues["dpa_time_share"]]
     trace = pd.read_parquet(tmp_path / "dp_trace.parquet")
     assert len(trace) == len(sima.dp_trace)
+
+
+TFRC_LOSSY = """
+[scenario]
+duration = "20s"
+[[node]]
+name = "a"
+[[node]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "2Mbps"
+delay = "20ms"
+loss = 0.02
+[[flow]]
+name = "v"
+from = "a"
+to = "b"
+kind = "tfrc"
+trace = true
+"""
+
+
+def test_tfrc_traces_and_link_losses_reach_the_tables(tmp_path: Path) -> None:
+    r = Results.from_run(afsim._core.run(afsim.load_scenario(text=TFRC_LOSSY, name="lossy.toml")))
+    t = r.tfrc_traces
+    assert list(t.columns) == ["flow", "time_s", "x_kbps", "x_recv_kbps", "p", "rtt_s"]
+    assert (t["flow"] == "v").all() and len(t) > 10
+    assert t["time_s"].is_monotonic_increasing
+    assert (t["p"].iloc[-1] > 0) and (t["rtt_s"].iloc[-1] > 0.04)
+    flow = r.flows.iloc[0]
+    assert flow["kind"] == "tfrc"
+    assert flow["loss_events"] > 0 and flow["feedback_packets"] > 0
+    lossy = r.queues.set_index("name").loc["a->b"]
+    assert lossy["link_losses"] > 0 and r.queues.set_index("name").loc["b->a", "link_losses"] == 0
+    assert r.conservation["dropped"]["link a->b"]["link_loss"] == lossy["link_losses"]
+    names = [p.name for p in r.write(tmp_path)]
+    assert "tfrc_traces.parquet" in names
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "tfrc_traces.parquet"), t)
+    # without trace = true the table is empty, with the same columns
+    untraced = afsim.load_scenario(text=TFRC_LOSSY.replace("trace = true", ""), name="x.toml")
+    empty = Results.from_run(afsim._core.run(untraced)).tfrc_traces
+    assert list(empty.columns) == list(t.columns) and len(empty) == 0

@@ -2,8 +2,9 @@
 
 Covers the files under the repository's `scenarios/` (examples, validation and the papers'
 experiments) and the built-in scenarios of the package. Long runs are shortened through their
-own parameters (`duration`, `max_packets`, `max_data_packets`) where a file exposes them: what matters here is that
-every file is valid and conserves packets; the reproductions check the numbers.
+own parameters (`duration`, `max_packets`, `max_data_packets`; `warmup` to 0 with them) where a
+file exposes them: what matters here is that every file is valid and conserves packets; the
+reproductions check the numbers.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import afsim
+from afsim.results import Results
 
 REPO = Path(__file__).resolve().parents[2]
 BUILTIN = Path(afsim.__file__).parent / "scenarios"
@@ -30,7 +32,7 @@ def test_the_repository_ships_scenarios() -> None:
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(p.parents[1])))
 def test_scenario_runs_and_conserves_packets(path: Path) -> None:
     params = tomllib.loads(path.read_text(encoding="utf-8")).get("params", {})
-    short = {"duration": "5s", "max_packets": "200000", "max_data_packets": "100000"}
+    short = {"duration": "5s", "max_packets": "200000", "max_data_packets": "100000", "warmup": "0s"}
     overrides = {k: v for k, v in short.items() if k in params} or None
     results = afsim.simulate(path, overrides=overrides)
     c = results.conservation
@@ -99,3 +101,21 @@ def test_laatu_four_flows_share_one_aggregate_nbr() -> None:
     access = r.conditioners.set_index("name").loc["access"]
     assert access["matched"] == tcp["packets_sent"].sum()
     assert access["committed_rate_bps"] == 800_000
+
+
+def _in_profile_share(results: Results) -> float:
+    rows = results.colours[results.colours["queue"] == "core->egress"].set_index("colour")
+    return float(rows.loc["green", "arrivals"] / rows["arrivals"].sum())
+
+
+def test_gtfrc_holds_the_high_rtt_flow_nearer_its_target_than_tfrc() -> None:
+    """The gTFRC paper's Fig. 4 / Table 1, ordinally: with gTFRC the 640 ms, 800 kb/s flow
+    gets more than with TFRC, and more of the bottleneck's traffic is in profile."""
+    path = afsim.builtin_scenario("gtfrc/two-tfrc")
+    tfrc = afsim.simulate(path)
+    gtfrc = afsim.simulate(path, overrides={"target_a": "800kbps", "target_b": "200kbps"})
+    a_tfrc, a_gtfrc = (float(r.flows.set_index("name").loc["a", "throughput_kbps"]) for r in (tfrc, gtfrc))
+    assert list(gtfrc.flows["kind"]) == ["gtfrc", "gtfrc"]
+    assert list(tfrc.flows["kind"]) == ["tfrc", "tfrc"]
+    assert a_gtfrc > a_tfrc + 50, (a_tfrc, a_gtfrc)
+    assert _in_profile_share(gtfrc) > _in_profile_share(tfrc) + 0.05

@@ -18,6 +18,8 @@ fn udp_reference(secs: u64) -> Spec {
         framing: Framing::Plain,
         queue_ab: q.clone(),
         queue_ba: q.clone(),
+        loss_ab: None,
+        loss_ba: None,
     };
     let mut nodes: Vec<NodeSpec> = ["r1", "r2", "r3", "sink"].iter().map(|n| NodeSpec { name: n.to_string() }).collect();
     let mut links = vec![link(0, 1, 45_000_000, 10), link(1, 2, 100_000_000, 5), link(2, 3, 100_000_000, 1)];

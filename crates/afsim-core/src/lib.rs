@@ -12,9 +12,10 @@
 //!   transport header, stored in a pool and moved by index.
 //! - **Link** (`net::framing`, `world`): full-duplex point-to-point; each direction is a *port*
 //!   with a rate, a propagation delay, a framing model (plain, fixed overhead, ATM cell tax,
-//!   AAL5) and an output queue. Routing (`net::routing`) is destination-based: shortest paths by
-//!   hop count, overridden by explicit routes, checked loop-free. A port may be captured
-//!   (`net::pcap`): its departures written as a pcap file with real IPv4/TCP/UDP headers.
+//!   AAL5), an output queue and optionally random (Bernoulli) loss (`net::loss`). Routing
+//!   (`net::routing`) is destination-based: shortest paths by hop count, overridden by explicit
+//!   routes, checked loop-free. A port may be captured (`net::pcap`): its departures written as
+//!   a pcap file with real IPv4/TCP/UDP headers.
 //! - **Queue** (`queue`): the output discipline of a port, a variant of `queue::AnyQueue`:
 //!   drop-tail, RED (as ns-2), RIO (coupled, decoupled), WRED (up to 8 precedences), each RED
 //!   kind optionally ECN-marking by tail, front or random position or OUT first
@@ -28,8 +29,8 @@
 //!   the nominal bit rate), and the conditioner that puts a classifier, a meter and per-colour
 //!   actions on a node's input line (`edge::conditioner`).
 //! - **Transport** (`transport`): the agents at the hosts that create and consume packets: UDP
-//!   constant bit rate, TCP (Reno, NewReno, SACK, ECN); TFRC and gTFRC will plug into the same
-//!   `transport::AnyAgent`.
+//!   constant bit rate, TCP (Reno, NewReno, SACK, ECN), TFRC (RFC 5348) and gTFRC, each a
+//!   variant of `transport::AnyAgent`.
 //! - **Metrics** (`metrics`): per-flow and per-queue counters, fairness indices (Jain, FIEB),
 //!   and the packet conservation check every run ends with (sent = delivered + dropped + in
 //!   flight).

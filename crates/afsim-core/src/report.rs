@@ -38,6 +38,9 @@ pub struct Report {
     /// Kept out of the JSON summary (they can be long); the bindings hand them over as columns.
     #[serde(skip)]
     pub traces: Vec<(String, crate::transport::tcp::trace::Trace)>,
+    /// Time series (X, X_recv, p, R) of the TFRC senders that asked for one, by flow name.
+    #[serde(skip)]
+    pub tfrc_traces: Vec<(String, crate::transport::tfrc::trace::Trace)>,
     /// α over time of each CSA, by CSA name: (time s, α) at every change, starting value first.
     #[serde(skip)]
     pub alpha_traces: Vec<(String, Vec<(f64, f64)>)>,
@@ -212,11 +215,25 @@ pub struct FlowRow {
     pub fast_recoveries: Option<u64>,
     /// TCP: window reductions on ECN-Echo.
     pub ecn_reductions: Option<u64>,
-    /// TCP: data segments that arrived CE-marked.
+    /// TCP, TFRC: data packets that arrived CE-marked.
     pub ce_received: Option<u64>,
-    /// TCP: mean and standard deviation of the sender's RTT samples, seconds.
+    /// TCP, TFRC: mean and standard deviation of the sender's RTT samples, seconds.
     pub rtt_mean_s: Option<f64>,
     pub rtt_std_s: Option<f64>,
+    /// TFRC: time average of the allowed sending rate X over the measured interval, kb/s of
+    /// segment bytes (RFC 5348 §3.1's s: headers excluded).
+    pub x_kbps: Option<f64>,
+    /// TFRC: mean X_recv of the feedback packets received in the measured interval, kb/s of
+    /// segment bytes.
+    pub x_recv_kbps: Option<f64>,
+    /// TFRC: mean loss event rate p of the feedback packets sent in the measured interval.
+    pub loss_event_rate: Option<f64>,
+    /// TFRC: loss events the receiver detected (RFC 5348 §5.2), whole run.
+    pub loss_events: Option<u64>,
+    /// TFRC: feedback packets the receiver sent, whole run.
+    pub feedback_packets: Option<u64>,
+    /// TFRC: expiries of the sender's no-feedback timer, whole run.
+    pub nofeedback_expiries: Option<u64>,
     /// Metered alone by an edge conditioner: its committed (contracted) rate, kb/s.
     pub contract_kbps: Option<f64>,
     /// Rate of the flow's green (conformant) packets leaving the meter, measured interval, kb/s.
@@ -327,6 +344,9 @@ pub struct QueueRow {
     pub mean_len_packets: f64,
     /// Bytes transmitted (framing included) / (rate × run time).
     pub utilization: f64,
+    /// Packets the link direction lost at random after this queue sent them (`loss`); they
+    /// are not part of `drops`.
+    pub link_losses: u64,
 }
 
 /// The packet conservation identity of the whole run:

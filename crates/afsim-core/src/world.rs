@@ -13,7 +13,11 @@
 //! Every exit from that path — delivery, or a drop with its place and reason — is counted, and
 //! `report` checks that the counts add up.
 //!
-//! Not modelled: processing delay inside nodes, link errors, node input queues.
+//! A port may also lose packets at random as they leave its wire (`net::loss`, the link's
+//! `loss`): such a packet has used the link and is counted as dropped at "link from->to" for
+//! reason `link_loss`.
+//!
+//! Not modelled: processing delay inside nodes, node input queues.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -39,7 +43,8 @@ use crate::edge::csa::Csa;
 use crate::scenario::spec::CsaScope;
 use crate::net::packet::{proto, Packet, TransportHeader};
 use crate::edge::dscp::ColourTable;
-use crate::transport::{cbr::Cbr, sink::Sink, tcp, AnyAgent, Ctx};
+use crate::net::loss::Loss;
+use crate::transport::{cbr::Cbr, sink::Sink, tcp, tfrc, AnyAgent, Ctx};
 
 /// `receive`'s `via` for packets an agent sent from the node itself.
 const LOCAL: u32 = u32::MAX;
@@ -69,6 +74,10 @@ pub struct Port {
     busy_ns: u64,
     /// The capture writer (`World::captures`) of this port's departures, or `pcap::NONE`.
     capture: u32,
+    /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`).
+    loss: Option<Loss>,
+    /// Packets `loss` dropped.
+    pub link_losses: u64,
 }
 
 /// A Congestion Signaling Algorithm at work: the RIO port it watches and whose α it sets.
@@ -223,9 +232,11 @@ impl World {
         let node_name = |i: usize| spec.nodes[i].name.as_str();
         let mut ports = Vec::with_capacity(2 * spec.links.len());
         for l in &spec.links {
-            for (from, to, q) in [(l.a, l.b, &l.queue_ab), (l.b, l.a, &l.queue_ba)] {
+            for (from, to, q, loss) in [(l.a, l.b, &l.queue_ab, l.loss_ab), (l.b, l.a, &l.queue_ba, l.loss_ba)] {
                 let name = format!("{}->{}", node_name(from), node_name(to));
                 ports.push(Port {
+                    loss: loss.map(|m| Loss::new(m, rng::stream(seed, &format!("link/{name}")))),
+                    link_losses: 0,
                     rng: rng::stream(seed, &format!("queue/{name}")),
                     name,
                     from: from as u32,
@@ -282,6 +293,14 @@ impl World {
                     agents.push(AnyAgent::TcpReceiver(tcp::receiver::Receiver::new(
                         flow, src, dst, source_id, p, receiver_stream,
                     )));
+                }
+                AppSpec::Tfrc(p) => {
+                    finite.push(false);
+                    let from = SimTime::ZERO + spec.warmup;
+                    agents.push(AnyAgent::TfrcSender(Box::new(tfrc::sender::Sender::new(flow, src, dst, sink_id, p, from))));
+                    agents.push(AnyAgent::TfrcReceiver(Box::new(tfrc::receiver::Receiver::new(
+                        flow, dst, src, source_id, p, from,
+                    ))));
                 }
             }
             debug_assert_eq!(agents.len() as u32, sink_id + 1);
@@ -484,6 +503,11 @@ impl World {
                 debug_assert_eq!(at, self.now);
                 if let Some(&(next, _)) = p.line.front() {
                     self.events.schedule(next, Event::Arrive { port });
+                }
+                if p.loss.as_mut().is_some_and(Loss::lose) {
+                    p.link_losses += 1;
+                    self.drop_packet(id);
+                    return;
                 }
                 let node = p.to;
                 self.receive(node, id, port);
@@ -876,12 +900,14 @@ impl World {
                 kind: match fs.app {
                     AppSpec::Cbr(_) => "cbr".into(),
                     AppSpec::Tcp(ref p) => format!("tcp-{}", p.variant.name()),
+                    AppSpec::Tfrc(ref p) if p.target_rate_bps.is_some() => "gtfrc".into(),
+                    AppSpec::Tfrc(_) => "tfrc".into(),
                 },
                 src: name(fs.src as u32),
                 dst: name(fs.dst as u32),
                 finite: self.finite[i],
                 dscp: fs.dscp,
-                ..counter_fields(st, span, self.tcp_fields(i, span))
+                ..counter_fields(st, span, self.tfrc_fields(i, now, self.tcp_fields(i, span)))
             })
             .collect();
         self.af_fields(&mut flows, span);
@@ -976,6 +1002,10 @@ impl World {
             if !nonzero.is_empty() {
                 dropped.insert(format!("queue {}", p.name), nonzero);
             }
+            if p.link_losses > 0 {
+                let reason = DropReason::LinkLoss.name().to_string();
+                dropped.insert(format!("link {}", p.name), BTreeMap::from([(reason, p.link_losses)]));
+            }
             queues.push(QueueRow {
                 name: p.name.clone(),
                 node: self.spec.nodes[p.from as usize].name.clone(),
@@ -994,6 +1024,7 @@ impl World {
                 max_len_packets: s.max_len_packets,
                 mean_len_packets: if now.0 > 0 { s.len_integral as f64 / now.0 as f64 } else { 0.0 },
                 utilization: if now.0 > 0 { p.busy_ns.min(now.0) as f64 / now.0 as f64 } else { 0.0 },
+                link_losses: p.link_losses,
             });
             // per drop-precedence level, with the packets still queued counted by level
             let mut queued = [0u64; MAX_LEVELS];
@@ -1104,6 +1135,7 @@ impl World {
             sima_levels,
             conservation,
             traces: self.take_traces(),
+            tfrc_traces: self.take_tfrc_traces(),
             alpha_traces,
             dp_traces: self
                 .conditioners
@@ -1148,6 +1180,19 @@ impl World {
         let mut out = Vec::new();
         for (i, f) in self.spec.flows.iter().enumerate() {
             if let AnyAgent::TcpSender(s) = &mut self.agents[2 * i] {
+                if let Some(t) = s.take_trace() {
+                    out.push((f.name.clone(), t));
+                }
+            }
+        }
+        out
+    }
+
+    /// The TFRC senders' traces, taken out of the senders.
+    fn take_tfrc_traces(&mut self) -> Vec<(String, tfrc::trace::Trace)> {
+        let mut out = Vec::new();
+        for (i, f) in self.spec.flows.iter().enumerate() {
+            if let AnyAgent::TfrcSender(s) = &mut self.agents[2 * i] {
                 if let Some(t) = s.take_trace() {
                     out.push((f.name.clone(), t));
                 }
@@ -1204,6 +1249,28 @@ impl World {
             row.rtt_std_s = (s.rtt_samples > 0).then_some(s.rtt_std_s);
         }
         row
+    }
+}
+
+impl World {
+    /// The TFRC columns of flow `i`'s row at the end of the run (`now`), the rest from `rest`.
+    fn tfrc_fields(&self, i: usize, now: SimTime, rest: FlowRow) -> FlowRow {
+        let (AnyAgent::TfrcSender(s), AnyAgent::TfrcReceiver(r)) = (&self.agents[2 * i], &self.agents[2 * i + 1]) else {
+            return rest;
+        };
+        let (ss, rs) = (s.stats(), r.stats());
+        FlowRow {
+            x_kbps: s.x_mean_kbps(now),
+            x_recv_kbps: s.x_recv_mean_kbps(),
+            loss_event_rate: (rs.p_reports > 0).then(|| rs.p_sum / rs.p_reports as f64),
+            loss_events: Some(rs.loss_events),
+            feedback_packets: Some(rs.feedback_sent),
+            nofeedback_expiries: Some(ss.nofeedback_expiries),
+            ce_received: Some(rs.ce_received),
+            rtt_mean_s: (ss.rtt_samples > 0).then_some(ss.rtt_mean_s),
+            rtt_std_s: (ss.rtt_samples > 0).then_some(ss.rtt_std_s),
+            ..rest
+        }
     }
 }
 

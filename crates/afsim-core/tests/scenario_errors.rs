@@ -360,8 +360,8 @@ fn too_many_nodes_is_an_error_before_anything_is_allocated() {
 
 #[test]
 fn an_unknown_flow_kind_lists_the_known_kinds() {
-    let text = with(&FLOW.replace("\"cbr\"", "\"tfrc\""));
-    expect(&text, "\"tfrc\"", 0, "flow[0].kind", "unknown flow kind 'tfrc'; the flow kinds are: cbr, tcp");
+    let text = with(&FLOW.replace("\"cbr\"", "\"dccp\""));
+    expect(&text, "\"dccp\"", 0, "flow[0].kind", "unknown flow kind 'dccp'; the flow kinds are: cbr, tcp, tfrc");
 }
 
 #[test]
@@ -666,6 +666,115 @@ fn tcp_sizes_and_windows_take_units() {
     expect(&text, "20\n", 0, "flow[0].max_window", "expected a number of packets or a size, like '20pkt' or '64KB'");
     let text = tcp("initial_window = 4294967296\n");
     expect(&text, "4294967296", 0, "flow[0].initial_window", "expected an integer from 0 to 4294967295");
+}
+
+// ---- TFRC flows ----------------------------------------------------------------------------
+
+const TFRC: &str = r#"
+[[flow]]
+name = "v"
+from = "a"
+to = "r"
+kind = "tfrc"
+"#;
+
+/// BASE with one TFRC flow whose table ends with `extra`.
+fn tfrc(extra: &str) -> String {
+    format!("{}{extra}", with(TFRC))
+}
+
+#[test]
+fn tfrc_fields_override_the_preset() {
+    let s = load(&tfrc(
+        "preset = \"ns2\"\npacket_size = \"1532B\"\nheader_size = \"32B\"\ninitial_rate = \"rfc3448\"\nndupack = 3\n\
+         oscillation_prevention = false\nnofeedback_timer = false\necn = true\ntarget_rate = \"800kbps\"\nstart = \"2s\"\n\
+         feedback_size = \"48B\"\ntrace = true\n",
+    ))
+    .unwrap();
+    let AppSpec::Tfrc(p) = &s.flows[0].app else { panic!("a tfrc flow") };
+    assert_eq!(p.rules, afsim_core::transport::tfrc::Rules::Ns2);
+    assert_eq!((p.packet_size, p.segment_size(), p.feedback_size, p.ndupack), (1532, 1500, 48, 3));
+    assert_eq!(p.initial_rate, afsim_core::transport::tfrc::InitialRate::Rfc3448);
+    assert!(!p.oscillation_prevention && !p.nofeedback_timer && p.ecn && p.trace);
+    assert_eq!((p.target_rate_bps, p.start), (Some(800_000), SimTime::from_nanos(2_000_000_000)));
+    let s = load(&with(TFRC)).unwrap();
+    let AppSpec::Tfrc(p) = &s.flows[0].app else { panic!("a tfrc flow") };
+    assert_eq!(*p, afsim_core::transport::tfrc::Params::default());
+    let s = load(&tfrc("target_rate = \"none\"\n")).unwrap();
+    let AppSpec::Tfrc(p) = &s.flows[0].app else { panic!("a tfrc flow") };
+    assert_eq!(p.target_rate_bps, None, "\"none\" is plain TFRC");
+}
+
+#[test]
+fn impossible_tfrc_parameters_point_at_their_field() {
+    let text = tfrc("packet_size = \"32B\"\n");
+    expect(&text, "\"32B\"", 0, "flow[0].packet_size", "the headers (32 B) must be smaller than the packet (32 B)");
+    let text = tfrc("header_size = \"2000B\"\n");
+    expect(&text, "\"2000B\"", 0, "flow[0].header_size", "must be smaller than the packet");
+    let text = tfrc("packet_size = \"70000B\"\n");
+    expect(&text, "\"70000B\"", 0, "flow[0].packet_size", "an IP packet is at most 65535 bytes");
+    let text = tfrc("ndupack = 0\n");
+    expect(&text, "0\n", 0, "flow[0].ndupack", "ndupack must be at least 1");
+    let text = tfrc("target_rate = \"0bps\"\n");
+    expect(&text, "\"0bps\"", 0, "flow[0].target_rate", "a rate must be at least 1bps");
+    let text = tfrc("feedback_size = \"8B\"\n");
+    expect(&text, "\"8B\"", 0, "flow[0].feedback_size", "a feedback packet is an IP packet of 20..=65535 bytes");
+    let text = tfrc("target_rate = 800000\n");
+    expect(&text, "800000", 0, "flow[0].target_rate", "expected a rate");
+}
+
+#[test]
+fn tfrc_choices_and_fields_of_other_kinds() {
+    let text = tfrc("initial_rate = \"fast\"\n");
+    expect(&text, "\"fast\"", 0, "flow[0].initial_rate", "unknown initial rate 'fast'; the initial rates are: rfc5348, rfc3448");
+    let text = tfrc("preset = \"linux\"\n");
+    expect(&text, "\"linux\"", 0, "flow[0].preset", "the presets are: rfc, ns2");
+    let text = tfrc("rate = \"1Mbps\"\n");
+    expect(&text, "rate =", 2, "flow[0].rate", "'rate' is a field of cbr flows, not of tfrc flows (a tfrc flow's rate follows its congestion control; target_rate sets gTFRC's floor)");
+    let text = tfrc("variant = \"sack\"\n");
+    expect(&text, "variant", 0, "flow[0].variant", "'variant' is a field of tcp flows, not of tfrc flows");
+    let text = tfrc("stop = \"5s\"\n");
+    expect(&text, "stop", 0, "flow[0].stop", "a tfrc flow always has data");
+    let text = format!("{}preset = \"ns2\"\n", with(FLOW));
+    expect(&text, "preset", 0, "flow[0].preset", "'preset' is a field of tcp and tfrc flows, not of cbr flows");
+    let text = tcp("target_rate = \"1Mbps\"\n");
+    expect(&text, "target_rate", 0, "flow[0].target_rate", "'target_rate' is a field of tfrc flows, not of tcp flows");
+}
+
+// ---- link loss ------------------------------------------------------------------------------
+
+/// BASE with `extra` appended to its second link (a–r).
+fn lossy(extra: &str) -> String {
+    format!("{BASE}{extra}")
+}
+
+#[test]
+fn link_loss_is_a_probability_or_a_bernoulli_table_per_direction() {
+    let s = load(&lossy("loss = 0.01\nreverse_loss = { kind = \"bernoulli\", p = 0.2 }\n")).unwrap();
+    let l = s.links.last().unwrap();
+    use afsim_core::net::loss::Model;
+    assert_eq!((l.loss_ab, l.loss_ba), (Some(Model::Bernoulli { p: 0.01 }), Some(Model::Bernoulli { p: 0.2 })));
+    let s = load(&lossy("loss = 0\n")).unwrap();
+    assert_eq!(s.links.last().unwrap().loss_ba, None, "the reverse direction has no loss unless given");
+    assert_eq!(s.links.last().unwrap().loss_ab, Some(Model::Bernoulli { p: 0.0 }));
+}
+
+#[test]
+fn impossible_link_losses_point_at_the_value() {
+    let text = lossy("loss = 1.5\n");
+    expect(&text, "1.5", 0, "link[1].loss", "a loss probability is in [0, 1], found 1.5");
+    let text = lossy("reverse_loss = { kind = \"bernoulli\", p = -0.1 }\n");
+    expect(&text, "-0.1", 0, "link[1].reverse_loss.p", "a loss probability is in [0, 1], found -0.1");
+    let text = lossy("loss = \"1%\"\n");
+    expect(&text, "\"1%\"", 0, "link[1].loss", "expected a loss probability like 0.01, or a table like { kind = \"bernoulli\", p = 0.01 }, found the string \"1%\"");
+    let text = lossy("loss = { kind = \"gilbert\", p = 0.1 }\n");
+    expect(&text, "\"gilbert\"", 0, "link[1].loss.kind", "unknown loss model 'gilbert'; the loss models are: bernoulli");
+    let text = lossy("loss = { p = 0.1 }\n");
+    expect(&text, "{ p", 0, "link[1].loss.kind", "lacks the required field 'kind'");
+    let text = lossy("loss = { kind = \"bernoulli\", rate = 0.1 }\n");
+    expect(&text, "rate = 0.1", 0, "link[1].loss.rate", "unknown field 'rate'");
+    let text = lossy("loss = { kind = \"bernoulli\" }\n");
+    expect(&text, "{ kind", 0, "link[1].loss.p", "lacks the required field 'p'");
 }
 
 #[test]
@@ -980,7 +1089,7 @@ fn the_corpus_tcp_files_cover_both_presets_and_finite_transfers() {
         .iter()
         .map(|f| match &f.app {
             AppSpec::Tcp(p) => p.start.as_nanos(),
-            AppSpec::Cbr(_) => panic!("tcp flows only"),
+            AppSpec::Cbr(_) | AppSpec::Tfrc(_) => panic!("tcp flows only"),
         })
         .collect();
     assert_eq!(starts, [100_000_000, 350_000_000, 600_000_000]);

@@ -58,6 +58,8 @@ fn priority_link_spec() -> Spec {
             framing: Framing::Plain,
             queue_ab: scheduler,
             queue_ba: QueueSpec::DropTail { limit: Limit::Packets(50) },
+            loss_ab: None,
+            loss_ba: None,
         }],
         routes: vec![],
         flows: vec![cbr("ef", EF, 400_000, 200), cbr("be", BE, 1_000_000, 1000)],

@@ -321,6 +321,21 @@ impl RunResult {
         }
         Ok(out)
     }
+    /// TFRC sender traces, by flow name: each a dict of float64 columns `time_s`, `x_kbps`,
+    /// `x_recv_kbps`, `p`, `rtt_s`. Only flows with `trace = true`.
+    fn tfrc_traces<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (flow, t) in &self.report.tfrc_traces {
+            let d = PyDict::new(py);
+            d.set_item("time_s", PyArray1::from_slice(py, &t.time_s))?;
+            d.set_item("x_kbps", PyArray1::from_slice(py, &t.x_kbps))?;
+            d.set_item("x_recv_kbps", PyArray1::from_slice(py, &t.x_recv_kbps))?;
+            d.set_item("p", PyArray1::from_slice(py, &t.p))?;
+            d.set_item("rtt_s", PyArray1::from_slice(py, &t.rtt_s))?;
+            out.set_item(flow, d)?;
+        }
+        Ok(out)
+    }
     /// α over time of each Congestion Signaling Algorithm, by CSA name: columns `time_s` and
     /// `alpha` (float64), one row per change, the starting value first.
     fn alpha_traces<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -449,6 +464,12 @@ fn flow_columns<'py>(py: Python<'py>, rows: &[FlowRow]) -> PyResult<Bound<'py, P
     column!(d, rows, optu ce_received);
     column!(d, rows, opt rtt_mean_s);
     column!(d, rows, opt rtt_std_s);
+    column!(d, rows, opt x_kbps);
+    column!(d, rows, opt x_recv_kbps);
+    column!(d, rows, opt loss_event_rate);
+    column!(d, rows, optu loss_events);
+    column!(d, rows, optu feedback_packets);
+    column!(d, rows, optu nofeedback_expiries);
     column!(d, rows, opt contract_kbps);
     column!(d, rows, opt conformant_kbps);
     column!(d, rows, opt respect_of_service);
@@ -492,6 +513,7 @@ fn queue_columns<'py>(py: Python<'py>, rows: &[QueueRow]) -> PyResult<Bound<'py,
     column!(d, rows, num max_len_packets);
     column!(d, rows, num mean_len_packets);
     column!(d, rows, num utilization);
+    column!(d, rows, num link_losses);
     Ok(d)
 }
 

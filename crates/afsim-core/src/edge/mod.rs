@@ -73,9 +73,10 @@ impl PerColourAction {
     }
 }
 
-/// A parameter that fails validation: which field, and why. Shared by the edge models and the
-/// AQM queues (`queue::red`, `rio`, `wred`), so the scenario loader maps one error type to its
-/// file/line/field message.
+/// A parameter that fails validation: which field, and why. Shared by the edge models, the
+/// AQM queues (`queue::red`, `rio`, `wred`), link loss (`net::loss`) and TFRC
+/// (`transport::tfrc`), so the scenario loader maps one error type to its file/line/field
+/// message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamError {
     pub field: &'static str,

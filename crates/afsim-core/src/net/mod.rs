@@ -1,6 +1,7 @@
-//! Packets, links (rate, propagation delay, framing), ports and routing; pcap capture of a
-//! port's departures.
+//! Packets, links (rate, propagation delay, framing, random loss), ports and routing; pcap
+//! capture of a port's departures.
 pub mod framing;
+pub mod loss;
 pub mod packet;
 pub mod pcap;
 pub mod routing;

@@ -7,7 +7,7 @@
 //!
 //! Not modelled: IP options, fragmentation, TTL (routes are checked loop-free instead).
 
-use crate::sim::time::SimTime;
+use crate::sim::time::{SimDuration, SimTime};
 
 /// Index of a packet slot in the pool.
 pub type PacketId = u32;
@@ -18,6 +18,8 @@ pub mod proto {
     pub const UDP: u8 = 17;
     /// Control messages (e.g. congestion signals), as ICMP.
     pub const ICMP: u8 = 1;
+    /// DCCP (RFC 4340), the datagram transport TFRC runs over (its CCID 3, RFC 4342).
+    pub const DCCP: u8 = 33;
 }
 
 /// ECN codepoints of the IP header (RFC 3168 §5).
@@ -50,6 +52,44 @@ pub struct TransportHeader {
     pub sack_len: u8,
 }
 
+/// The TFRC fields of a packet (RFC 5348 §3.2); `None` for every other protocol.
+///
+/// A data packet carries its sequence number in `TransportHeader::seq` and, here, what §3.2.1
+/// asks for besides: the time it was sent and the sender's RTT estimate. A feedback packet
+/// carries what §3.2.2 asks for: the timestamp of the last data packet received, the time spent
+/// at the receiver since it arrived, the receive rate and the loss event rate.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum TfrcHeader {
+    #[default]
+    None,
+    Data {
+        /// When the sender sent the packet.
+        timestamp: SimTime,
+        /// The sender's RTT estimate R; zero before it has one (§3.2.1).
+        rtt: SimDuration,
+        /// The retransmission timeout the sender puts in its equation (ns-2's `tzero`, which
+        /// ns-2's receiver uses for its first loss interval; the RFC receiver uses 4R).
+        rto: SimDuration,
+        /// How many feedback packets (and no-feedback timer expiries) the sender had seen
+        /// when it sent this one: ns-2's `round_id`, which its receiver uses to tell loss
+        /// events apart (`PreciseLoss_`). The RFC rules ignore it.
+        round: u32,
+        /// The sender asks for feedback at once (ns-2's `UrgentFlag`, set until the first
+        /// feedback arrives and after a no-feedback timer expiry). The RFC rules ignore it.
+        urgent: bool,
+    },
+    Feedback {
+        /// t_recvdata: the timestamp of the last data packet received.
+        echo: SimTime,
+        /// t_delay: the time between that packet's arrival and this report.
+        delay: SimDuration,
+        /// X_recv, bytes per second (bytes of segment size s, headers excluded: RFC 5348 §3.1).
+        x_recv: f64,
+        /// The loss event rate p (§5).
+        p: f64,
+    },
+}
+
 /// One packet in the network.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Packet {
@@ -72,6 +112,8 @@ pub struct Packet {
     /// When the packet was created by its source.
     pub created: SimTime,
     pub th: TransportHeader,
+    /// TFRC fields (DCCP packets of `transport::tfrc` only).
+    pub tfrc: TfrcHeader,
 }
 
 /// Owns every packet in flight.

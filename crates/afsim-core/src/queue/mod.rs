@@ -42,6 +42,8 @@ pub enum DropReason {
     Policed,
     /// An edge conditioner had to hold the packet and its buffer was full.
     EdgeBuffer,
+    /// Lost on a lossy link after its transmission (`net::loss`): not a queue's drop.
+    LinkLoss,
     /// Removed by a discipline that loses packets without telling anyone — only the test double
     /// that proves the conservation check can fail.
     #[cfg(test)]
@@ -55,6 +57,7 @@ impl DropReason {
         DropReason::NoRoute,
         DropReason::Policed,
         DropReason::EdgeBuffer,
+        DropReason::LinkLoss,
     ];
     /// The reasons a queue can drop for (its report row lists these).
     pub const QUEUE: &'static [DropReason] = &[DropReason::Overflow, DropReason::Early];
@@ -66,6 +69,7 @@ impl DropReason {
             DropReason::NoRoute => "no_route",
             DropReason::Policed => "policed",
             DropReason::EdgeBuffer => "edge_buffer",
+            DropReason::LinkLoss => "link_loss",
             #[cfg(test)]
             DropReason::Unaccounted => "unaccounted",
         }
@@ -78,14 +82,15 @@ impl DropReason {
             DropReason::NoRoute => 2,
             DropReason::Policed => 3,
             DropReason::EdgeBuffer => 4,
+            DropReason::LinkLoss => 5,
             #[cfg(test)]
-            DropReason::Unaccounted => 5,
+            DropReason::Unaccounted => 6,
         }
     }
 }
 
 /// Number of drop reasons (counter arrays are indexed by `DropReason::index`).
-pub const N_DROP_REASONS: usize = 5;
+pub const N_DROP_REASONS: usize = 6;
 
 /// Every discipline, dispatched without boxing. The AQM variants are large (per-level
 /// counters, parameters, the idle clock's table: over a kilobyte); boxing them made no

@@ -134,6 +134,9 @@ pub struct LinkSpec {
     pub queue_ab: QueueSpec,
     /// Output queue at `b`, towards `a`.
     pub queue_ba: QueueSpec,
+    /// Random loss of packets leaving the wire at `b` (direction a→b), and at `a` (b→a).
+    pub loss_ab: Option<crate::net::loss::Model>,
+    pub loss_ba: Option<crate::net::loss::Model>,
 }
 
 /// How an IP packet of `size` bytes becomes bits on the wire.
@@ -433,11 +436,13 @@ pub struct FlowSpec {
     pub app: AppSpec,
 }
 
-/// The traffic an application generates. TCP and TFRC come as new variants.
+/// The traffic an application generates.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AppSpec {
     /// TCP (Reno, NewReno or SACK; greedy or a transfer of N bytes), RFC 5681/6582/6675.
     Tcp(crate::transport::tcp::Params),
+    /// TFRC (RFC 5348) or gTFRC, always with data to send.
+    Tfrc(crate::transport::tfrc::Params),
     /// UDP constant bit rate: a `packet_size`-byte packet every `packet_size*8/rate` seconds
     /// from `start` until `stop` (if any) or until `max_packets` have been sent (if any; this
     /// makes the flow a finite transfer).
@@ -605,7 +610,7 @@ impl Spec {
                 return Err(SpecError::DuplicateName { what: "flow", name: f.name.clone() });
             }
             match &f.app {
-                AppSpec::Tcp(_) => {}
+                AppSpec::Tcp(_) | AppSpec::Tfrc(_) => {}
                 AppSpec::Cbr(c) => {
                     if c.rate_bps == 0 {
                         return Err(SpecError::Zero { what: "flow", index: i, field: "rate" });

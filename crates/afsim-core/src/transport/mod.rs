@@ -5,11 +5,12 @@
 //! hook, sends packets with `Ctx::send` (the engine routes them from the agent's node), and
 //! arms timers with `Ctx::set_timer`. Packets handed to `on_packet` are copies; the engine frees
 //! the original and counts the delivery. Agents are variants of `AnyAgent`, dispatched by
-//! `match`. TCP and TFRC come as new variants with the same three hooks.
+//! `match`. TCP and TFRC are variants with the same three hooks.
 
 pub mod cbr;
 pub mod sink;
 pub mod tcp;
+pub mod tfrc;
 
 use crate::metrics::flow::FlowStats;
 use crate::net::packet::{Packet, PacketId, Pool};
@@ -81,6 +82,8 @@ pub enum AnyAgent {
     Sink(sink::Sink),
     TcpSender(Box<tcp::sender::Sender>),
     TcpReceiver(tcp::receiver::Receiver),
+    TfrcSender(Box<tfrc::sender::Sender>),
+    TfrcReceiver(Box<tfrc::receiver::Receiver>),
 }
 
 impl AnyAgent {
@@ -91,6 +94,8 @@ impl AnyAgent {
             AnyAgent::Sink(_) => {}
             AnyAgent::TcpSender(a) => a.start(ctx),
             AnyAgent::TcpReceiver(a) => a.start(ctx),
+            AnyAgent::TfrcSender(a) => a.start(ctx),
+            AnyAgent::TfrcReceiver(_) => {}
         }
     }
 
@@ -101,6 +106,8 @@ impl AnyAgent {
             AnyAgent::Sink(_) => {}
             AnyAgent::TcpSender(a) => a.on_timer(token, ctx),
             AnyAgent::TcpReceiver(a) => a.on_timer(token, ctx),
+            AnyAgent::TfrcSender(a) => a.on_timer(token, ctx),
+            AnyAgent::TfrcReceiver(a) => a.on_timer(token, ctx),
         }
     }
 
@@ -111,6 +118,8 @@ impl AnyAgent {
             AnyAgent::Sink(a) => a.on_packet(p, ctx),
             AnyAgent::TcpSender(a) => a.on_packet(p, ctx),
             AnyAgent::TcpReceiver(a) => a.on_packet(p, ctx),
+            AnyAgent::TfrcSender(a) => a.on_packet(p, ctx),
+            AnyAgent::TfrcReceiver(a) => a.on_packet(p, ctx),
         }
     }
 
@@ -121,6 +130,8 @@ impl AnyAgent {
             AnyAgent::Sink(a) => a.flow,
             AnyAgent::TcpSender(a) => a.flow,
             AnyAgent::TcpReceiver(a) => a.flow,
+            AnyAgent::TfrcSender(a) => a.flow,
+            AnyAgent::TfrcReceiver(a) => a.flow,
         }
     }
 }

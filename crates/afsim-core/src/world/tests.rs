@@ -18,6 +18,8 @@ fn link(a: usize, b: usize, rate_bps: u64, delay_ms: u64, limit: u32) -> LinkSpe
         framing: Framing::Plain,
         queue_ab: q.clone(),
         queue_ba: q,
+        loss_ab: None,
+        loss_ba: None,
     }
 }
 
@@ -42,7 +44,7 @@ fn cbr(name: &str, src: usize, dst: usize, rate_bps: u64, size: u32) -> FlowSpec
 fn cbr_mut(f: &mut FlowSpec) -> &mut CbrSpec {
     match &mut f.app {
         AppSpec::Cbr(c) => c,
-        AppSpec::Tcp(_) => panic!("not a cbr flow"),
+        AppSpec::Tcp(_) | AppSpec::Tfrc(_) => panic!("not a cbr flow"),
     }
 }
 
@@ -675,4 +677,73 @@ fn a_capture_file_that_cannot_be_created_fails_the_build_at_its_place() {
         }
         other => panic!("expected a capture error, got {:?}", other.err()),
     }
+}
+
+#[test]
+fn a_lossy_link_loses_about_p_of_its_packets_and_counts_each_one() {
+    // 10 000 packets of 500 B at 1 Mb/s over a link that loses 5 %
+    let mut l = link(0, 1, 10_000_000, 1, 50);
+    l.loss_ab = Some(crate::net::loss::Model::Bernoulli { p: 0.05 });
+    let s = spec(&["a", "b"], vec![l], vec![cbr("f", 0, 1, 1_000_000, 500)], 40);
+    let r = run_ok(&s);
+    let q = &r.queues[0];
+    let lost = q.link_losses;
+    // 10 000 Bernoulli trials: mean 500, standard deviation 21.8
+    assert!((400..600).contains(&lost), "{lost}");
+    assert_eq!(q.drops_total, 0, "link losses are not the queue's drops");
+    assert_eq!(q.departures, 10_000, "the lost packets were transmitted");
+    assert_eq!(r.flows[0].packets_dropped, lost);
+    assert_eq!(r.flows[0].packets_delivered + lost + r.flows[0].packets_in_flight, 10_000);
+    assert_eq!(r.conservation.dropped["link a->b"]["link_loss"], lost);
+    assert!(r.conservation.holds, "{}", r.conservation.identity);
+    assert_eq!(r.queues[1].link_losses, 0, "the reverse direction is not lossy");
+}
+
+#[test]
+fn link_loss_draws_from_its_own_stream() {
+    // a second flow on another link changes nothing the lossy link draws
+    let lossy = |extra: bool| {
+        let mut l = link(0, 1, 10_000_000, 1, 50);
+        l.loss_ab = Some(crate::net::loss::Model::Bernoulli { p: 0.1 });
+        let mut links = vec![l];
+        let mut flows = vec![cbr("f", 0, 1, 1_000_000, 500)];
+        if extra {
+            let mut other = link(2, 3, 10_000_000, 1, 50);
+            other.loss_ab = Some(crate::net::loss::Model::Bernoulli { p: 0.5 });
+            links.push(other);
+            flows.push(cbr("g", 2, 3, 1_000_000, 500));
+        }
+        run_ok(&spec(&["a", "b", "c", "d"], links, flows, 5)).queues[0].link_losses
+    };
+    assert_eq!(lossy(false), lossy(true));
+}
+
+#[test]
+fn a_tfrc_flow_runs_deterministically_and_reports_its_columns() {
+    let tfrc = |name: &str, src: usize, dst: usize| FlowSpec {
+        name: name.into(),
+        dscp: 0,
+        group: name.into(),
+        src,
+        dst,
+        app: AppSpec::Tfrc(crate::transport::tfrc::Params { trace: true, ..Default::default() }),
+    };
+    let s = spec(&["a", "b"], vec![link(0, 1, 2_000_000, 20, 20)], vec![tfrc("v", 0, 1)], 30);
+    let a = run_ok(&s);
+    let b = run_ok(&s);
+    assert_eq!(a.to_json(), b.to_json());
+    assert_eq!(a.tfrc_traces, b.tfrc_traces);
+    let f = &a.flows[0];
+    assert_eq!(f.kind, "tfrc");
+    // alone on a 2 Mb/s drop-tail bottleneck: it fills it and loses packets to the buffer
+    assert!(f.throughput_kbps > 1500.0 && f.throughput_kbps <= 2000.0, "{}", f.throughput_kbps);
+    assert!(f.loss_events.unwrap() > 0 && f.loss_event_rate.unwrap() > 0.0);
+    let rtt = f.rtt_mean_s.unwrap();
+    assert!(rtt > 0.04, "at least the 40 ms of propagation");
+    let per_rtt = f.feedback_packets.unwrap() as f64 * rtt / 30.0;
+    assert!((0.9..1.15).contains(&per_rtt), "about one report per RTT: {per_rtt}");
+    assert!(f.x_kbps.unwrap() > 1000.0 && f.x_recv_kbps.is_some());
+    assert_eq!(a.tfrc_traces.len(), 1);
+    assert!(a.tfrc_traces[0].1.len() > 100);
+    assert!(f.goodput_kbps.is_none() && f.retransmitted_packets.is_none(), "TCP columns stay empty");
 }

@@ -1,10 +1,10 @@
 //! `[[flow]]` read on its own: the fields every flow has, then those of its kind.
 //!
-//! Read this first: `kind` decides which fields are valid, so it is read first; a field of the
-//! other kind gets a message saying whose field it is (`stop` and `packets` on a TCP flow point
-//! to `bytes`). A TCP flow starts from a preset — `Params::default()` (the RFCs) or
-//! `Params::ns2()` (ns-2.35) — and the fields written override it; the result goes through
-//! `tcp::Params::validate`, whose error is reported at the field it names (or at the
+//! Read this first: `kind` decides which fields are valid, so it is read first; a field of
+//! another kind gets a message saying whose field it is (`stop` and `packets` on a TCP flow
+//! point to `bytes`). A TCP or TFRC flow starts from a preset — `Params::default()` (the RFCs)
+//! or `Params::ns2()` (ns-2.35) — and the fields written override it; the result goes through
+//! the model's `Params::validate`, whose error is reported at the field it names (or at the
 //! `[[flow]]` when that field was left at its default). Names, groups and start staggering
 //! are `resolve`'s.
 
@@ -12,13 +12,14 @@ use super::diffserv::code_point;
 use super::params::Params;
 use super::raw::{Named, MAX_FLOWS};
 use super::source::{list, suggestion, Fail};
-use super::value::{Rec, Val};
+use super::value::{Rec, Scalar, Val};
 use crate::scenario::spec::Limit;
 use crate::scenario::units::{parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
 use crate::sim::time::SimDuration;
 use crate::transport::tcp::{self, Variant, HEADER_BYTES};
+use crate::transport::tfrc::{self, InitialRate};
 
-const FLOW_KINDS: [&str; 2] = ["cbr", "tcp"];
+const FLOW_KINDS: [&str; 3] = ["cbr", "tcp", "tfrc"];
 const CBR_FIELDS: [&str; 13] = [
     "name", "from", "to", "count", "kind", "dscp", "rate", "packet_size", "start", "start_step", "stop", "packets",
     "jitter",
@@ -28,9 +29,23 @@ const TCP_FIELDS: [&str; 25] = [
     "dupack_threshold", "limited_transmit", "tick", "initial_rto", "min_rto", "max_rto", "ecn", "handshake",
     "delayed_ack", "delayed_ack_interval", "bytes", "start", "start_step", "trace",
 ];
+const TFRC_FIELDS: [&str; 19] = [
+    "name", "from", "to", "count", "kind", "dscp", "preset", "packet_size", "header_size", "feedback_size",
+    "initial_rate", "ndupack", "oscillation_prevention", "nofeedback_timer", "ecn", "target_rate", "start",
+    "start_step", "trace",
+];
 const PRESETS: [&str; 2] = ["rfc", "ns2"];
 /// ns-2's `window_` default, 20 packets: the TCP window when a flow gives none.
 const DEFAULT_WINDOW_SEGMENTS: u64 = 20;
+
+/// The fields of a flow kind.
+fn fields_of(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "cbr" => &CBR_FIELDS,
+        "tcp" => &TCP_FIELDS,
+        _ => &TFRC_FIELDS,
+    }
+}
 
 #[derive(Debug)]
 pub(crate) struct RawFlow {
@@ -55,6 +70,8 @@ pub(crate) enum RawApp {
     Cbr(RawCbr),
     /// Validated parameters; `start` is set per flow when the group is expanded.
     Tcp(tcp::Params),
+    /// Likewise.
+    Tfrc(tfrc::Params),
 }
 
 #[derive(Debug)]
@@ -67,12 +84,11 @@ pub(crate) struct RawCbr {
     pub jitter: bool,
 }
 
-/// Why a field of one kind of flow is not a field of the other, when a hint helps.
+/// Why a field of one kind of flow is not a field of this kind, when a hint helps.
 fn other_kinds_field(kind: &str, key: &str) -> Option<String> {
-    let other = if kind == "cbr" { "tcp" } else { "cbr" };
-    let own: &[&str] = if kind == "cbr" { &CBR_FIELDS } else { &TCP_FIELDS };
-    let theirs: &[&str] = if kind == "cbr" { &TCP_FIELDS } else { &CBR_FIELDS };
-    if own.contains(&key) || !theirs.contains(&key) {
+    let own = fields_of(kind);
+    let owners: Vec<&str> = FLOW_KINDS.into_iter().filter(|&k| k != kind && fields_of(k).contains(&key)).collect();
+    if own.contains(&key) || owners.is_empty() {
         return None;
     }
     let hint = match (kind, key) {
@@ -81,10 +97,13 @@ fn other_kinds_field(kind: &str, key: &str) -> Option<String> {
         }
         ("tcp", "packets") => " (a tcp transfer is counted in bytes: write bytes = \"1MB\")",
         ("cbr", "bytes") => " (a cbr transfer is counted in packets: write packets = 1000)",
+        ("tfrc", "rate") => " (a tfrc flow's rate follows its congestion control; target_rate sets gTFRC's floor)",
+        ("tfrc", "stop" | "packets" | "bytes") => " (a tfrc flow always has data: it sends until the scenario's duration ends)",
         _ => "",
     };
     Some(format!(
-        "'{key}' is a field of {other} flows, not of {kind} flows{hint}; the fields of a {kind} flow are: {}",
+        "'{key}' is a field of {} flows, not of {kind} flows{hint}; the fields of a {kind} flow are: {}",
+        owners.join(" and "),
         list(own.iter().copied())
     ))
 }
@@ -97,7 +116,7 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
             let s = v.string()?;
             if !FLOW_KINDS.contains(&s.as_str()) {
                 return Err(v.fail(format!(
-                    "unknown flow kind '{s}'{}; the flow kinds are: {} (TFRC is not implemented yet)",
+                    "unknown flow kind '{s}'{}; the flow kinds are: {}",
                     suggestion(&s, FLOW_KINDS),
                     list(FLOW_KINDS)
                 )));
@@ -106,19 +125,19 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
         }
         None => return Err(rec.missing("kind", "\"cbr\"")),
     };
-    let (own, mut app): (&[&str], Draft) = match kind.as_str() {
-        "cbr" => (&CBR_FIELDS, Draft::Cbr(CbrDraft::default())),
-        // The preset is the base every other field overrides, so it is read first.
-        _ => {
-            let base = match fields.iter().find(|f| f.key == "preset") {
-                Some(f) => match rec.val(params, f)?.choice(&PRESETS, "preset")? {
-                    "ns2" => tcp::Params::ns2(),
-                    _ => tcp::Params::default(),
-                },
-                None => tcp::Params::default(),
-            };
-            (&TCP_FIELDS, Draft::Tcp(TcpDraft { p: base, window: None, ack_interval: None }))
+    // The preset is the base every other field overrides, so it is read first.
+    let ns2 = match fields.iter().find(|f| f.key == "preset" && kind != "cbr") {
+        Some(f) => rec.val(params, f)?.choice(&PRESETS, "preset")? == "ns2",
+        None => false,
+    };
+    let own = fields_of(&kind);
+    let mut app = match kind.as_str() {
+        "cbr" => Draft::Cbr(CbrDraft::default()),
+        "tcp" => {
+            let p = if ns2 { tcp::Params::ns2() } else { tcp::Params::default() };
+            Draft::Tcp(TcpDraft { p, window: None, ack_interval: None })
         }
+        _ => Draft::Tfrc(if ns2 { tfrc::Params::ns2() } else { tfrc::Params::default() }),
     };
     let (mut name, mut from, mut to) = (None, None, None);
     let (mut count, mut count_at, mut dscp) = (1, rec.at, 0);
@@ -157,6 +176,7 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
             key => match &mut app {
                 Draft::Cbr(c) => c.field(key, v)?,
                 Draft::Tcp(t) => t.field(key, v)?,
+                Draft::Tfrc(p) => tfrc_field(p, key, v)?,
             },
         }
     }
@@ -166,6 +186,15 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
     let app = match app {
         Draft::Cbr(c) => RawApp::Cbr(c.finish(rec, start)?),
         Draft::Tcp(t) => RawApp::Tcp(t.finish(rec)?),
+        Draft::Tfrc(p) => {
+            let spots = rec.spots();
+            p.validate().map_err(|e| {
+                // headers no smaller than the packet: blame the size that was written
+                let field = if e.field == "header_size" && !spots.has("header_size") { "packet_size" } else { e.field };
+                spots.fail(field, &e.message)
+            })?;
+            RawApp::Tfrc(p)
+        }
     };
     Ok(RawFlow { path: rec.path.clone(), name, from, to, count, count_at, dscp, start, start_at, start_step, step_at, app })
 }
@@ -174,6 +203,41 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
 enum Draft {
     Cbr(CbrDraft),
     Tcp(TcpDraft),
+    /// The preset, overridden field by field.
+    Tfrc(tfrc::Params),
+}
+
+/// One field of a tfrc flow. Sizes out of range are left to `tfrc::Params::validate`, which
+/// states the range.
+fn tfrc_field(p: &mut tfrc::Params, key: &str, v: Val) -> Result<(), Fail> {
+    let size = || {
+        v.quantity(Quantity::Size, parse_size_bytes).map(|b| u32::try_from(b).unwrap_or(u32::MAX))
+    };
+    match key {
+        "preset" => {}
+        "packet_size" => p.packet_size = size()?,
+        "header_size" => p.header_bytes = size()?,
+        "feedback_size" => p.feedback_size = size()?,
+        "initial_rate" => {
+            let names: Vec<&str> = InitialRate::ALL.iter().map(|r| r.name()).collect();
+            let name = v.choice(&names, "initial rate")?;
+            p.initial_rate = InitialRate::from_name(name).expect("listed initial rates have names");
+        }
+        "ndupack" => p.ndupack = v.int_in(0, u64::from(u32::MAX))? as u32,
+        "oscillation_prevention" => p.oscillation_prevention = v.boolean()?,
+        "nofeedback_timer" => p.nofeedback_timer = v.boolean()?,
+        "ecn" => p.ecn = v.boolean()?,
+        // "none": plain TFRC (a sweep can switch gTFRC off through a parameter)
+        "target_rate" => {
+            p.target_rate_bps = match &v.s {
+                Scalar::Str(s) if s == "none" => None,
+                _ => Some(v.quantity(Quantity::Rate, parse_rate_bps)?),
+            }
+        }
+        "trace" => p.trace = v.boolean()?,
+        other => unreachable!("'{other}' is not a tfrc field of TFRC_FIELDS"),
+    }
+    Ok(())
 }
 
 #[derive(Default)]
@@ -313,7 +377,17 @@ mod tests {
     #[test]
     fn the_field_lists_share_the_common_fields() {
         for f in ["name", "from", "to", "count", "kind", "dscp", "packet_size", "start", "start_step"] {
-            assert!(CBR_FIELDS.contains(&f) && TCP_FIELDS.contains(&f), "{f}");
+            assert!(FLOW_KINDS.iter().all(|k| fields_of(k).contains(&f)), "{f}");
         }
+    }
+
+    #[test]
+    fn a_field_of_several_other_kinds_names_them_all() {
+        let m = other_kinds_field("cbr", "preset").unwrap();
+        assert!(m.starts_with("'preset' is a field of tcp and tfrc flows, not of cbr flows;"), "{m}");
+        let m = other_kinds_field("tfrc", "rate").unwrap();
+        assert!(m.contains("target_rate sets gTFRC's floor"), "{m}");
+        assert!(other_kinds_field("tfrc", "bytes").unwrap().contains("always has data"));
+        assert_eq!(other_kinds_field("tfrc", "ecn"), None);
     }
 }

@@ -19,6 +19,7 @@ use super::queue::{read_queue, DEFAULT_LIMIT};
 use super::source::{Fail, First};
 use super::value::{Field, Rec, Scalar};
 use crate::edge::dscp::ColourTable;
+use crate::net::loss::Model as LossModel;
 use crate::scenario::spec::{Framing, QueueSpec};
 use crate::scenario::units::{parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
 use crate::sim::time::SimDuration;
@@ -43,7 +44,9 @@ const SCENARIO_FIELDS: [&str; 8] = [
     "warmup",
 ];
 const NODE_FIELDS: [&str; 2] = ["name", "count"];
-const LINK_FIELDS: [&str; 6] = ["between", "rate", "delay", "framing", "queue", "reverse_queue"];
+const LINK_FIELDS: [&str; 8] =
+    ["between", "rate", "delay", "framing", "queue", "reverse_queue", "loss", "reverse_loss"];
+const LOSS_KINDS: [&str; 1] = ["bernoulli"];
 const ROUTE_FIELDS: [&str; 1] = ["path"];
 const CAPTURE_FIELDS: [&str; 2] = ["port", "file"];
 const FRAMINGS: [&str; 5] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc"];
@@ -94,6 +97,8 @@ pub(crate) struct RawLink {
     /// Where each direction's queue kind was written (a→b, b→a), for errors about the kind
     /// found after expansion (a CSA needs a RIO queue).
     pub queue_kind: [Spot; 2],
+    /// Random loss on each direction (a→b, b→a).
+    pub loss: [Option<LossModel>; 2],
 }
 
 /// A position and the field path to report there.
@@ -313,6 +318,7 @@ fn read_link(rec: &Rec, params: &Params, colours: &ColourTable) -> Result<RawLin
     // A link without queues has drop-tail ones: an error about their kind points at the link.
     let mut kind_ab = Spot { at: rec.at, field: rec.path_of("queue") };
     let mut kind_ba = None;
+    let mut loss = [None, None];
     for f in rec.fields() {
         match f.key {
             "between" => {
@@ -337,6 +343,8 @@ fn read_link(rec: &Rec, params: &Params, colours: &ColourTable) -> Result<RawLin
                 reverse = Some(read_queue(rec, &f, params, colours)?);
                 kind_ba = Some(kind_spot(rec, &f));
             }
+            "loss" => loss[0] = Some(read_loss(rec, &f, params)?),
+            "reverse_loss" => loss[1] = Some(read_loss(rec, &f, params)?),
             _ => return Err(rec.unknown(&f, &LINK_FIELDS)),
         }
     }
@@ -355,7 +363,37 @@ fn read_link(rec: &Rec, params: &Params, colours: &ColourTable) -> Result<RawLin
     };
     let queue_kind = [kind_ab.clone(), kind_ba.unwrap_or(kind_ab)];
     let path = rec.path.clone();
-    Ok(RawLink { path, between, between_at, rate_bps, delay, framing, queue_ab, queue_ba, queue_kind })
+    Ok(RawLink { path, between, between_at, rate_bps, delay, framing, queue_ab, queue_ba, queue_kind, loss })
+}
+
+/// `loss = 0.01` (a Bernoulli probability) or `loss = { kind = "bernoulli", p = 0.01 }`.
+fn read_loss(rec: &Rec, f: &Field, params: &Params) -> Result<LossModel, Fail> {
+    if f.item.is_table_like() {
+        let t = Rec::of_item(f.item, f.at, rec.path_of(f.key), f.key, "a table")?;
+        let (mut kind, mut p) = (None, None);
+        for g in t.fields() {
+            let v = t.val(params, &g)?;
+            match g.key {
+                "kind" => kind = Some(v.choice(&LOSS_KINDS, "loss model")?),
+                "p" => p = Some(v.number()?),
+                _ => return Err(t.unknown(&g, &["kind", "p"])),
+            }
+        }
+        kind.ok_or_else(|| t.missing("kind", "\"bernoulli\""))?;
+        let model = LossModel::Bernoulli { p: p.ok_or_else(|| t.missing("p", "0.01"))? };
+        model.validate().map_err(|e| t.spots().fail(e.field, &e.message))?;
+        return Ok(model);
+    }
+    let v = rec.val(params, f)?;
+    let p = v.number().map_err(|_| {
+        v.fail(format!(
+            "expected a loss probability like 0.01, or a table like {{ kind = \"bernoulli\", p = 0.01 }}, found {}",
+            v.s.describe()
+        ))
+    })?;
+    let model = LossModel::Bernoulli { p };
+    model.validate().map_err(|e| v.fail(e.message))?;
+    Ok(model)
 }
 
 /// Where a queue table's `kind` is written, or the table itself when `kind` is left at its

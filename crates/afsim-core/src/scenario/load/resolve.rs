@@ -24,7 +24,7 @@ use crate::scenario::spec::{
     AppSpec, CaptureSpec, CbrSpec, FlowSpec, LinkSpec, NodeSpec, RouteSpec, Spec, Stop,
 };
 use crate::sim::time::{SimDuration, SimTime};
-use crate::transport::tcp;
+use crate::transport::{tcp, tfrc};
 use std::collections::HashMap;
 
 /// What a name refers to.
@@ -191,6 +191,7 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
     let finite = flows.iter().any(|f| match &f.app {
         AppSpec::Cbr(c) => c.max_packets.is_some(),
         AppSpec::Tcp(t) => t.transfer_bytes.is_some(),
+        AppSpec::Tfrc(_) => false,
     });
     if s.until_transfers_complete && s.duration.is_none() && s.max_packets.is_none() && s.max_data_packets.is_none() && !finite {
         return Err(Fail::new(
@@ -358,6 +359,8 @@ fn expand_link(l: &RawLink, names: &Names, nodes: &[NodeSpec]) -> Result<Vec<Lin
             framing: l.framing,
             queue_ab: l.queue_ab.clone(),
             queue_ba: l.queue_ba.clone(),
+            loss_ab: l.loss[0],
+            loss_ba: l.loss[1],
         });
     }
     Ok(out)
@@ -498,6 +501,7 @@ fn expand_flow(
                     })
                 }
                 RawApp::Tcp(p) => AppSpec::Tcp(tcp::Params { start: SimTime(start), ..*p }),
+                RawApp::Tfrc(p) => AppSpec::Tfrc(tfrc::Params { start: SimTime(start), ..*p }),
             };
             out.push(FlowSpec { name, dscp: f.dscp, group: group.clone(), src: x, dst: y, app });
         }

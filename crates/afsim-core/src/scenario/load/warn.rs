@@ -56,6 +56,7 @@ fn packet_sizes(f: &AppSpec) -> (u32, u32) {
             let sack = if p.variant == tcp::Variant::Sack { SACK_BLOCK_BYTES * MAX_SACK_BLOCKS as u32 } else { 0 };
             (p.packet_size, HEADER_BYTES + sack)
         }
+        AppSpec::Tfrc(p) => (p.packet_size, p.feedback_size),
     }
 }
 
@@ -66,6 +67,7 @@ fn late_flows(spec: &Spec, origins: &Origins, out: &mut Vec<Fail>) {
         let start = match &f.app {
             AppSpec::Cbr(c) => c.start,
             AppSpec::Tcp(p) => p.start,
+            AppSpec::Tfrc(p) => p.start,
         };
         if start >= end {
             // the first member starts in time: the step pushed this one out
@@ -107,6 +109,7 @@ fn shallow_buckets(spec: &Spec, origins: &Origins, out: &mut Vec<Fail>) {
             let proto = match f.app {
                 AppSpec::Cbr(_) => crate::net::packet::proto::UDP,
                 AppSpec::Tcp(_) => crate::net::packet::proto::TCP,
+                AppSpec::Tfrc(_) => crate::net::packet::proto::DCCP,
             };
             (k.flows.is_empty() || k.flows.contains(i))
                 && k.src.is_none_or(|s| s == f.src)
