@@ -95,7 +95,6 @@ TABLE3_NBR_KBPS, TABLE3_FLOWS = 800, 4
 #: "1.5 Mbps for packets with DP value 4" (§4.2).
 LINK_MBPS, DP4_MBPS = 10.0, 8.5
 LEFT_FOR_DP4_KBPS = 1000.0 * (LINK_MBPS - DP4_MBPS)
-MB, TABLE3_BYTES = 1_000_000, 250_000
 #: §3.5: "The MTU (Maximum Transfer Unit) was 1448 bytes": one retransmitted segment.
 SEGMENT_B = 1448
 #: The spreads the paper calls insignificant: Table I's unloaded rows with SIMA off and on, of
