@@ -290,9 +290,10 @@ def _tables_section(rep: Reproduction) -> list[str]:
                   + "".join(f"; {vid}: {s.text()}" for vid, s in t.variants.items())
                   + ("" if t.discriminating else " — **not discriminating**"), ""]
         comps = [c for c in v.afsim if c.value.table == t.table]
-        for exp_id in dict.fromkeys(c.value.experiment for c in comps):
-            for note in notes_by_exp.get(exp_id, ()):
-                lines.append(f"- note: {_md(note)}")
+        notes = [n for exp_id in dict.fromkeys(c.value.experiment for c in comps)
+                 for n in notes_by_exp.get(exp_id, ())]
+        for note in dict.fromkeys(notes):  # experiments of one table may share notes
+            lines.append(f"- note: {_md(note)}")
         head = ["row", "column", "paper", "afsim (mean ± 95 % CI)", "verdict", "null model", "verdict"]
         for vid in variant_ids:
             head += [vid, "verdict"]
