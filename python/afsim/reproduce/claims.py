@@ -125,6 +125,16 @@ class Checks:
         return ClaimResult(all(bool(c) for c in self.conditions), self.measured, detail)
 
 
+def claim(fn: Callable[[Checks], None]) -> Callable[[View], ClaimResult]:
+    """A claim's test written as a body that fills a ``Checks`` (``c.mean``, ``c.that``);
+    returns the ``evaluate`` a ``Statement`` takes."""
+    def evaluate(view: View) -> ClaimResult:
+        c = Checks(view)
+        fn(c)
+        return c.result()
+    return evaluate
+
+
 def lt(a: float | None, b: float | None) -> bool | None:
     return None if a is None or b is None else a < b
 

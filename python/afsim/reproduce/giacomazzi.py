@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from afsim.reproduce import core
 from afsim.reproduce.claims import Checks, ClaimResult, Kind, Statement, ge, gt, le, lt
+from afsim.reproduce.claims import claim as _claim
 from afsim.reproduce.core import Experiment, Figure, Mode, Paper, Point, Variant, View
 from afsim.reproduce.robustness import Unstated
 
@@ -420,15 +421,6 @@ def _p2(mode: str, n: int) -> dict[str, str | int]:
 
 def _p3(case: str, internal: bool) -> dict[str, str | bool]:
     return {"case": case, "internal_csa": internal}
-
-
-def _claim(fn: Callable[[Checks], None]) -> Callable[[View], ClaimResult]:
-    """A claim body that fills a ``Checks``; returns the evaluator."""
-    def evaluate(view: View) -> ClaimResult:
-        c = Checks(view)
-        fn(c)
-        return c.result()
-    return evaluate
 
 
 def _thr(c: Checks, mode: str, n: int) -> float | None:

@@ -49,13 +49,14 @@ replication device: it changes the background the paper describes.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from afsim.reproduce import core
-from afsim.reproduce.claims import Checks, ClaimResult, Kind, Statement, gt, lt
-from afsim.reproduce.core import Experiment, Figure, Mode, Paper, Point, Stat, Variant, View
+from afsim.reproduce.claims import Checks, Kind, Statement, gt, lt
+from afsim.reproduce.claims import claim as _claim
+from afsim.reproduce.core import Experiment, Figure, Mode, Paper, Point, Stat, Variant
 from afsim.reproduce.robustness import Unstated
 
 if TYPE_CHECKING:
@@ -485,15 +486,6 @@ def _nbr(n: int) -> dict[str, int]:
 ON0: dict[str, float] = {"background_mbps": 0}
 FOUR: dict[str, int] = {"flows": TABLE3_FLOWS}
 LOADED = (8.5, 9.6, 9.7)
-
-
-def _claim(fn: Callable[[Checks], None]) -> Callable[[View], ClaimResult]:
-    """A claim body that fills a ``Checks``; returns the evaluator."""
-    def evaluate(view: View) -> ClaimResult:
-        c = Checks(view)
-        fn(c)
-        return c.result()
-    return evaluate
 
 
 def _t2(c: Checks, n: int, metric: str) -> float | None:
