@@ -21,12 +21,6 @@ Read this first. A paper's reproduction (``Paper``) is
   marked ``robust`` run at every point of a small space-filling design over those ranges, and
   each claim is then said to hold across the range, only in part of it, or nowhere.
 
-Two optional hooks serve papers whose runs need them, and change nothing for the others:
-``Experiment.replicate`` gives each replication overrides of its own (for a deterministic
-testbed whose repetitions differed only in timing: a start phase per seed), and
-``Paper.extra_figures`` draws figures that are not a metric against a label (time series of one
-run, distributions), re-running the runs it needs with ``rerun``.
-
 ``reproduce`` expands all of that into runs, runs every distinct (scenario, overrides, seed)
 once in parallel over local processes, reduces each run to numbers with the experiment's
 ``metrics`` function, and aggregates them over the replications (mean and 95 % Student-t
@@ -35,6 +29,14 @@ interval). ``scoring``, ``claims`` and ``robustness`` then judge; ``report`` wri
 What this module does not do: choose parameters. Every value a scenario uses is in its file;
 the paper's published values are only ever compared with, never fed to a run; tolerances and
 their sources are declared in the data file before any run.
+
+Optional hooks serve papers whose runs need them and change nothing for the others:
+``Experiment.replicate`` gives each replication overrides of its own (for a deterministic
+testbed whose repetitions differed only in timing: a start phase per seed); ``Mode`` can count
+its budget in other units and name the paper's repetitions as what a quick mode reduces;
+``Variant.unchanged`` lets a variant's claims read the experiments it does not change from the
+default runs; ``Paper.extra_figures`` draws figures that are not a metric against a label (time
+series of one run, distributions), re-running the runs it needs with ``rerun``.
 """
 
 from __future__ import annotations
@@ -571,7 +573,7 @@ class View:
     of the robustness design (``table2#3``), or the null model's predictions."""
 
     def __init__(self, agg: Aggregates, name: str = "afsim", suffix: str = "",
-                 unchanged: Iterable[str] = ()) -> None:
+                 unchanged: Sequence[str] = ()) -> None:
         self.agg = agg
         self.name = name
         self.suffix = suffix
