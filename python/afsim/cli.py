@@ -176,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and its claims beside a null model's; and write a Markdown report, JSON, a CSV of every "
         "run and the figures (PNG, SVG) to --out.",
     )
-    repro_p.add_argument("paper", metavar="PAPER", help="the paper: giacomazzi")
+    repro_p.add_argument("paper", metavar="PAPER", help="the paper: giacomazzi or laatu")
     repro_p.add_argument(
         "--quick", action="store_true",
         help="a much smaller packet budget and fewer replications (said in every output)",
@@ -192,12 +192,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     repro_p.add_argument(
         "--only", action="append", metavar="EXPERIMENT",
-        help="run only this experiment (repeatable; e.g. table2, table3, appendix_a)",
+        help="run only this experiment (repeatable; e.g. giacomazzi's table2, laatu's table3)",
     )
     repro_p.add_argument(
         "--budget", type=int, metavar="N",
-        help="data packets the sources generate in every run (overrides the mode's; below the "
-        "paper's budget every output says the run is reduced)",
+        help="each run's budget, overriding the mode's: giacomazzi, the data packets the sources "
+        "generate (below the paper's every output says the run is reduced); laatu, the seconds of "
+        "simulated time a transfer may take",
     )
     repro_p.add_argument(
         "--replications", type=int, metavar="N", help="seeds per point (overrides the mode's)"

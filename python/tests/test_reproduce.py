@@ -479,6 +479,97 @@ def test_only_rejects_an_unknown_experiment(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# optional hooks: per-replication overrides, a budget in other units, reduced repetitions,
+# variants that leave an experiment unchanged, extra figures and re-runs
+
+
+def _delay_per_seed(overrides, seed: int) -> dict[str, str]:  # noqa: ANN001 (a mapping)
+    return {"delay": f"{seed}ms"}
+
+
+def test_replicate_gives_each_replication_its_own_overrides(tmp_path: Path) -> None:
+    paper = _fake_paper(tmp_path, unstated=False)
+    e = dataclasses.replace(paper.experiments[0], replicate=_delay_per_seed)
+    assert e.overrides_for(e.points[0], 2) == {"rate": "500kbps", "delay": "2ms"}
+    rep = core.reproduce(dataclasses.replace(paper, experiments=(e,), variants=()),
+                         Mode("quick", 200, 2), jobs=1)
+    assert sorted(dict(t.overrides)["delay"] for t in rep.tasks) == ["1ms", "1ms", "2ms", "2ms"]
+    assert all(dict(t.overrides)["delay"] == f"{t.seed}ms" for t in rep.tasks)
+
+
+def test_a_budget_with_a_unit_and_reduced_repetitions_are_said(tmp_path: Path) -> None:
+    m = Mode("quick", 30, 2, budget_param="duration", budget_unit="s",
+             budget_noun="s of simulated time at most", paper_replications=5)
+    assert m.budget_value == "30s" and not m.is_paper_budget
+    assert "QUICK MODE" in m.banner() and "instead of the paper's 5" in m.banner()
+    assert "30 s of simulated time at most per run" in m.banner()
+    assert m.reduction() == "2 replication(s) per point"
+    full = dataclasses.replace(m, name="full", replications=5)
+    assert full.is_paper_budget and "QUICK" not in full.banner()
+    # a budget below the paper's is still said first
+    assert Mode("quick", 10, 1, paper_budget=100).reduction() == "10 data packets per run"
+
+
+def test_a_variant_reads_the_experiments_it_leaves_unchanged_from_the_default(tmp_path: Path) -> None:
+    paper = _fake_paper(tmp_path, unstated=False)
+    base = paper.experiments[0]
+    other = dataclasses.replace(base, id="other", points=base.points[1:])
+
+    def reads_both(view: View) -> ClaimResult:
+        c = Checks(view)
+        c.that(gt(c.mean("a", "fake", {"rate": 500}, "throughput_kbps"), 0.0))
+        c.that(gt(c.mean("b", "other", {"rate": 2000}, "throughput_kbps"), 0.0))
+        return c.result()
+
+    statements = (Statement("both", "Both.", "§1", Kind.CLAIM, "both > 0", reads_both),)
+    variants = (Variant("deep", "deeper", {"limit": "50"}, "why", ("fake",)),
+                Variant("deep2", "deeper, other unchanged", {"limit": "50"}, "why", ("fake",),
+                        unchanged=("other",)))
+    rep = core.reproduce(dataclasses.replace(paper, experiments=(base, other), statements=statements,
+                                             variants=variants), Mode("quick", 200, 1), jobs=1)
+    claim = rep.verdicts.claims.claims[0]
+    assert "deep" not in claim.variants, "without `unchanged` the claim cannot be read"
+    assert claim.variants["deep2"].holds is True
+    assert "other@deep2" not in rep.aggregates.by_experiment, "nothing is re-run for it"
+    md = reproduce.render_markdown(rep)
+    assert "its claims read other from the default runs" in md
+    assert reproduce.to_json(rep)["variants"][1]["unchanged"] == ["other"]
+    assert "unchanged" not in reproduce.to_json(rep)["variants"][0]
+
+
+def _extra(rep, out_dir: Path) -> dict[str, list[Path]]:  # noqa: ANN001 (a Reproduction)
+    results = core.rerun(rep, "fake", {"rate": 2000})
+    path = out_dir / "extra.txt"
+    path.write_text(f"{results.flows['packets_sent'].iloc[0]}", encoding="utf-8")
+    return {"extra": [path]}
+
+
+def test_extra_figures_are_drawn_from_reruns_of_the_reproductions_runs(tmp_path: Path) -> None:
+    paper = dataclasses.replace(_fake_paper(tmp_path, unstated=False), variants=(), extra_figures=_extra)
+    rep = core.reproduce(paper, Mode("quick", 300, 2), jobs=1)
+    again = core.rerun(rep, "fake", {"rate": 2000}, seed=2)
+    outcome = rep.outcomes[next(t for (e, i, s, t) in rep.runs if e == "fake" and i == 1 and s == 2)]
+    mine = {k: v for k, v in fake_metrics(again).items() if math.isfinite(v)}
+    assert mine and all(outcome.metrics[k] == v for k, v in mine.items()), \
+        "the same run: same scenario, overrides, seed"
+    written = reproduce.write_outputs(rep, tmp_path / "out")
+    assert (tmp_path / "out" / "extra.txt").read_text(encoding="utf-8") == "300"
+    assert tmp_path / "out" / "extra.txt" in written
+    with pytest.raises(KeyError):
+        core.rerun(rep, "fake", {"rate": 7})
+    with pytest.raises(KeyError):
+        core.rerun(rep, "nope", {})
+
+
+def test_scenarios_are_found_by_folder_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AFSIM_SCENARIOS", str(REPO / "scenarios"))
+    assert core.find_scenarios_dir("laatu", ("sima.toml",), tmp_path) == REPO / "scenarios" / "laatu"
+    monkeypatch.delenv("AFSIM_SCENARIOS")
+    with pytest.raises(FileNotFoundError, match="nope/x.toml"):
+        core.find_scenarios_dir("nope", ("x.toml",), tmp_path)
+
+
+# ---------------------------------------------------------------------------------------------
 # Giacomazzi et al.: statements, published values, null model, synthetic results
 
 
@@ -759,7 +850,8 @@ def test_cli_reproduce_quick_whole(tmp_path: Path) -> None:
 
 
 def test_reproduce_package_lists_its_papers() -> None:
-    assert reproduce.PAPERS == {"giacomazzi": "afsim.reproduce.giacomazzi"}
+    assert reproduce.PAPERS == {"giacomazzi": "afsim.reproduce.giacomazzi",
+                                "laatu": "afsim.reproduce.laatu"}
     assert reproduce.paper_module("giacomazzi") is giacomazzi
     with pytest.raises(KeyError):
         reproduce.paper_module("nope")

@@ -5,9 +5,9 @@ modes, runs, aggregates), ``scoring`` (published values against afsim, the null 
 variant, with tolerances from the paper's precision), ``claims`` (every statement of the text,
 classified; the claims decided on each reading), ``robustness`` (the unstated parameters, a
 design over their ranges, and whether each claim holds across it) and ``report`` (Markdown,
-JSON, CSV, figures). Each paper has a module (``giacomazzi``) that defines its experiments,
-statements, null model, variants and unstated parameters, and a data file of its published
-values (``data/``).
+JSON, CSV, figures). Each paper has a module (``giacomazzi``, ``laatu``) that defines its
+experiments, statements, null model, variants and unstated parameters, and a data file of its
+published values (``data/``).
 
     >>> from afsim import reproduce
     >>> rep = reproduce.run("giacomazzi", quick=True, only=["table2"])   # doctest: +SKIP
@@ -34,6 +34,7 @@ from afsim.reproduce.core import (
     Variant,
     View,
     reproduce,
+    rerun,
     t_quantile,
 )
 from afsim.reproduce.report import print_summary, render_markdown, to_json, write_outputs
@@ -52,12 +53,12 @@ __all__ = [
     "PAPERS", "Aggregates", "Checks", "ClaimResult", "Comparison", "Experiment", "Figure", "Kind",
     "Mode", "Paper", "PaperValue", "Point", "Reproduction", "RunFailed", "Stat", "Statement",
     "Tolerance", "Unstated", "Variant", "Verdict", "View", "compare", "judge",
-    "load_paper_values", "paper_module", "print_summary", "render_markdown", "reproduce", "run",
+    "load_paper_values", "paper_module", "print_summary", "render_markdown", "reproduce", "rerun", "run",
     "t_quantile", "to_json", "write_outputs",
 ]
 
 #: The papers ``afsim reproduce`` knows, by name: their module under afsim.reproduce.
-PAPERS = {"giacomazzi": "afsim.reproduce.giacomazzi"}
+PAPERS = {"giacomazzi": "afsim.reproduce.giacomazzi", "laatu": "afsim.reproduce.laatu"}
 
 
 def paper_module(name: str):  # noqa: ANN201 (a module)

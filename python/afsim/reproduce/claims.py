@@ -125,6 +125,16 @@ class Checks:
         return ClaimResult(all(bool(c) for c in self.conditions), self.measured, detail)
 
 
+def claim(fn: Callable[[Checks], None]) -> Callable[[View], ClaimResult]:
+    """A claim's test written as a body that fills a ``Checks`` (``c.mean``, ``c.that``);
+    returns the ``evaluate`` a ``Statement`` takes."""
+    def evaluate(view: View) -> ClaimResult:
+        c = Checks(view)
+        fn(c)
+        return c.result()
+    return evaluate
+
+
 def lt(a: float | None, b: float | None) -> bool | None:
     return None if a is None or b is None else a < b
 
@@ -189,15 +199,17 @@ def evaluate_all(rep: Reproduction) -> ClaimVerdicts:
     afsim = View(rep.aggregates, "afsim")
     null = View(rep.null, "null")
     ran = set(rep.aggregates.by_experiment)
-    variant_ids = [v.id for v in paper.variants if any(e.endswith(f"@{v.id}") for e in ran)]
+    variant_views = [View(rep.aggregates, v.id, f"@{v.id}", v.unchanged) for v in paper.variants
+                     if any(e.endswith(f"@{v.id}") for e in ran)]
     out = []
     for s in paper.statements:
         if s.kind is not Kind.CLAIM:
             continue
         assert s.evaluate is not None
         variants = {}
-        for vid in variant_ids:
-            r = s.evaluate(View(rep.aggregates, vid, f"@{vid}"))
+        for view in variant_views:
+            vid = view.name
+            r = s.evaluate(view)
             if r.holds is not None:
                 variants[vid] = r
         robust = None

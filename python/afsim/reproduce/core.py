@@ -33,6 +33,14 @@ writes.
 What this module does not do: choose parameters. Every value a scenario uses is in its file;
 the paper's published values are only ever compared with, never fed to a run; tolerances and
 their sources are declared in the data file before any run.
+
+Optional hooks serve papers whose runs need them and change nothing for the others:
+``Experiment.replicate`` gives each replication overrides of its own (for a deterministic
+testbed whose repetitions differed only in timing: a start phase per seed); ``Mode`` can count
+its budget in other units and name the paper's repetitions as what a quick mode reduces;
+``Variant.unchanged`` lets a variant's claims read the experiments it does not change from the
+default runs; ``Paper.extra_figures`` draws figures that are not a metric against a label (time
+series of one run, distributions), re-running the runs it needs with ``rerun``.
 """
 
 from __future__ import annotations
@@ -65,6 +73,10 @@ Label = str | int | float | bool
 #: probability ``m`` comes with ``m.events`` (the losses counted) and ``m.trials`` (what they
 #: are counted among), so that a comparison knows how far the run can resolve it.
 MetricsFn = Callable[["Results"], dict[str, float]]
+
+#: ``replicate(overrides, seed) -> {name: value}``: overrides one replication adds to its point's
+#: (the point's own, design values included, are passed in). Called when the runs are planned.
+ReplicateFn = Callable[[Mapping[str, str], int], Mapping[str, str]]
 
 #: Suffixes of the counts behind a probability (summed over replications, not averaged).
 EVENTS, TRIALS = ".events", ".trials"
@@ -110,6 +122,16 @@ class Experiment:
     #: id ("periodic") or the robustness design point ("#3") it re-runs it under.
     base: str | None = None
     reading: str | None = None
+    #: Overrides of each replication beyond the point's (None: replications differ by seed
+    #: only). The report's notes should say what it varies.
+    replicate: ReplicateFn | None = None
+
+    def overrides_for(self, point: Point, seed: int) -> dict[str, str]:
+        """The overrides of one replication of ``point``."""
+        ov = dict(point.overrides)
+        if self.replicate is not None:
+            ov.update(self.replicate(ov, seed))
+        return ov
 
     def subset(self, n_points: int) -> Experiment:
         """The same experiment on its first ``n_points`` points (tests, smoke runs)."""
@@ -128,6 +150,9 @@ class Variant:
     #: adopted because it matched the published numbers, say so).
     why: str
     experiments: tuple[str, ...]
+    #: Experiments this reading leaves unchanged (none of their scenarios has what it sets):
+    #: the claims under it read them from the default runs instead of leaving them unevaluated.
+    unchanged: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -136,7 +161,11 @@ class Mode:
 
     ``budget`` packets of the scenario parameter ``budget_param`` per run and ``replications``
     seeds per point for the paper's experiments; ``variant_replications`` for the variants; the
-    robustness design has ``robust_points`` points, each run ``robust_replications`` times."""
+    robustness design has ``robust_points`` points, each run ``robust_replications`` times.
+    A budget that is not a packet count (a cap on simulated time) names its unit: the value is
+    written ``f"{budget}{budget_unit}"`` and called ``budget_noun``. A mode is reduced when its
+    budget is below ``paper_budget`` or its replications below ``paper_replications`` (for a
+    paper that gives its repetitions, not a budget); every output of a reduced mode says so."""
 
     name: str
     budget: int
@@ -148,6 +177,9 @@ class Mode:
     variant_replications: int | None = None
     robust_points: int = 0
     robust_replications: int = 1
+    budget_unit: str = ""
+    budget_noun: str | None = None
+    paper_replications: int | None = None
 
     @property
     def seeds(self) -> list[int]:
@@ -157,20 +189,39 @@ class Mode:
         return [self.base_seed + r for r in range(replications)]
 
     @property
+    def budget_value(self) -> str:
+        """The budget as the scenario parameter takes it."""
+        return f"{self.budget}{self.budget_unit}"
+
+    @property
     def is_paper_budget(self) -> bool:
-        return self.paper_budget is None or self.budget >= self.paper_budget
+        """Whether this mode runs the paper's budget and repetitions (False: reduced)."""
+        return ((self.paper_budget is None or self.budget >= self.paper_budget)
+                and (self.paper_replications is None or self.replications >= self.paper_replications))
 
     def banner(self) -> str:
         """One line saying what this mode runs, and for a reduced mode that it is reduced."""
         reps = (f"{self.replications} replication{'s' if self.replications != 1 else ''} "
                 f"(seeds {self.seeds[0]}–{self.seeds[-1]})")
-        if not self.is_paper_budget:
+        if self.paper_budget is not None and self.budget < self.paper_budget:
             return (f"{self.name.upper()} MODE — {self.budget:,} {self._unit()} per run instead "
                     f"of the paper's {self.paper_budget:,}, {reps}: indicative only, not the "
                     "paper's statistics")
+        if not self.is_paper_budget:
+            return (f"{self.name.upper()} MODE — {reps} per point instead of the paper's "
+                    f"{self.paper_replications}, {self.budget:,} {self._unit()} per run: "
+                    "indicative only, not the paper's statistics")
         return f"{self.name} mode: {self.budget:,} {self._unit()} per run, {reps}"
 
+    def reduction(self) -> str:
+        """What a reduced mode reduces, in a few words (figure titles)."""
+        if self.paper_budget is not None and self.budget < self.paper_budget:
+            return f"{self.budget:,} {self._unit()} per run"
+        return f"{self.replications} replication(s) per point"
+
     def _unit(self) -> str:
+        if self.budget_noun:
+            return self.budget_noun
         return "data packets" if self.budget_param == "max_data_packets" else "packets"
 
 
@@ -197,6 +248,11 @@ class Figure:
 #: at a point without simulating (module-level, so that a reproduction can be pickled).
 NullModel = Callable[[Experiment, Point], dict[str, float]]
 
+#: ``extra_figures(reproduction, out_dir) -> {figure id: [paths]}``: a paper's figures that are
+#: not a metric against a label (a run's time series, a distribution), written as PNG and SVG
+#: into ``out_dir``; they may re-run single runs with ``rerun``.
+ExtraFigures = Callable[["Reproduction", Path], dict[str, list[Path]]]
+
 
 @dataclass(frozen=True)
 class Paper:
@@ -215,6 +271,34 @@ class Paper:
     unstated: tuple[Unstated, ...] = ()
     #: Seed of the robustness design (the design is part of the method, fixed in advance).
     design_seed: int = 2026
+    #: Figures ``report.write_outputs`` draws besides ``figures`` (None: none).
+    extra_figures: ExtraFigures | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Where a paper's scenario files are
+
+
+def find_scenarios_dir(folder: str, files: Sequence[str], start: Path | None = None) -> Path:
+    """The folder holding a paper's scenario ``files``: ``$AFSIM_SCENARIOS/<folder>`` if set;
+    else ``scenarios/<folder>`` in the current directory (or ``start``) or one above it, so that
+    a checkout's files, edited or not, are the ones run; else the copies shipped in the package
+    (``afsim scenarios`` lists them as ``<folder>/...``)."""
+    from importlib import resources
+
+    env = os.environ.get("AFSIM_SCENARIOS")
+    candidates = []
+    if env:
+        candidates.append(Path(env) / folder)
+    here = (start or Path.cwd()).resolve()
+    candidates += [d / "scenarios" / folder for d in (here, *here.parents)]
+    candidates.append(Path(str(resources.files("afsim") / "scenarios" / folder)))
+    for c in candidates:
+        if all((c / f).is_file() for f in files):
+            return c
+    raise FileNotFoundError(
+        f"cannot find {folder}/{files[0]}: not under $AFSIM_SCENARIOS, the current "
+        "directory, nor the installed package (reinstall afsim)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -342,13 +426,19 @@ class View:
     (experiment ids as they are), a variant (``table2`` read from ``table2@periodic``), a point
     of the robustness design (``table2#3``), or the null model's predictions."""
 
-    def __init__(self, agg: Aggregates, name: str = "afsim", suffix: str = "") -> None:
+    def __init__(self, agg: Aggregates, name: str = "afsim", suffix: str = "",
+                 unchanged: Sequence[str] = ()) -> None:
         self.agg = agg
         self.name = name
         self.suffix = suffix
+        #: Experiments read without the suffix (a variant's ``unchanged``).
+        self.unchanged = frozenset(unchanged)
+
+    def _id(self, experiment: str) -> str:
+        return experiment if experiment in self.unchanged else experiment + self.suffix
 
     def stat(self, experiment: str, labels: Mapping[str, Label], metric: str) -> Stat | None:
-        return self.agg.stat(experiment + self.suffix, labels, metric)
+        return self.agg.stat(self._id(experiment), labels, metric)
 
     def mean(self, experiment: str, labels: Mapping[str, Label], metric: str) -> float | None:
         """The mean, or None when the point did not run or the metric is undefined there."""
@@ -361,7 +451,7 @@ class View:
         return s.total if s is not None and s.n > 0 and math.isfinite(s.mean) else None
 
     def ran(self, experiment: str) -> bool:
-        return experiment + self.suffix in self.agg.by_experiment
+        return self._id(experiment) in self.agg.by_experiment
 
 
 def aggregate(experiments: Sequence[Experiment], runs: Sequence[tuple[str, int, int, int]],
@@ -483,10 +573,10 @@ def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
     runs: list[tuple[str, int, int, int]] = []
     for e in experiments:
         for pi, p in enumerate(e.points):
-            ov = dict(p.overrides)
-            ov[mode.budget_param] = str(mode.budget)
-            key_ov = tuple(sorted(ov.items()))
             for seed in mode.seeds_for(replications_of(e, mode)):
+                ov = e.overrides_for(p, seed)
+                ov[mode.budget_param] = mode.budget_value
+                key_ov = tuple(sorted(ov.items()))
                 key = (str(e.scenario), key_ov, seed)
                 if key not in index:
                     index[key] = len(tasks)
@@ -502,3 +592,25 @@ def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
         store=store_dir(store, tasks) if store is not None else None)
     rep.verdicts = judge(rep)
     return rep
+
+
+def rerun(rep: Reproduction, experiment: str, labels: Mapping[str, Label],
+          seed: int | None = None) -> Results:
+    """Runs again, in this process, the run of ``experiment`` at the first point matching
+    ``labels`` with ``seed`` (default: its first seed), and returns its full results: the same
+    run as the reproduction's (same scenario, overrides and seed), with its traces. KeyError if
+    that run is not part of the reproduction."""
+    import afsim
+
+    e = next((x for x in rep.experiments if x.id == experiment), None)
+    if e is None:
+        raise KeyError(f"experiment {experiment!r} did not run")
+    for pi, p in enumerate(e.points):
+        if not p.matches(labels):
+            continue
+        for eid, i, s, t in rep.runs:
+            if eid == experiment and i == pi and (seed is None or s == seed):
+                task = rep.tasks[t]
+                scenario = afsim.load_scenario(task.scenario, overrides=dict(task.overrides))
+                return afsim.run(scenario, seed=task.seed)
+    raise KeyError(f"no run of {experiment} at {dict(labels)}" + (f" seed {seed}" if seed else ""))

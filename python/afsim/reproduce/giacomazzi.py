@@ -30,13 +30,13 @@ scenario file cannot leave a ``[[csa]]`` out, and such a CSA changes nothing.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from afsim.reproduce import core
 from afsim.reproduce.claims import Checks, ClaimResult, Kind, Statement, ge, gt, le, lt
+from afsim.reproduce.claims import claim as _claim
 from afsim.reproduce.core import Experiment, Figure, Mode, Paper, Point, Variant, View
 from afsim.reproduce.robustness import Unstated
 
@@ -111,19 +111,7 @@ def find_scenarios_dir(start: Path | None = None) -> Path:
     if set; else ``scenarios/giacomazzi`` in the current directory (or ``start``) or one above
     it, so that a checkout's files, edited or not, are the ones run; else the copies shipped
     in the package (``afsim scenarios`` lists them as ``giacomazzi/...``)."""
-    env = os.environ.get("AFSIM_SCENARIOS")
-    candidates = []
-    if env:
-        candidates.append(Path(env) / "giacomazzi")
-    here = (start or Path.cwd()).resolve()
-    candidates += [d / "scenarios" / "giacomazzi" for d in (here, *here.parents)]
-    candidates.append(Path(str(resources.files("afsim") / "scenarios" / "giacomazzi")))
-    for c in candidates:
-        if (c / "scenario1.toml").is_file() and (c / "scenario2.toml").is_file():
-            return c
-    raise FileNotFoundError(
-        "cannot find giacomazzi/scenario1.toml: not under $AFSIM_SCENARIOS, the current "
-        "directory, nor the installed package (reinstall afsim)")
+    return core.find_scenarios_dir("giacomazzi", ("scenario1.toml", "scenario2.toml"), start)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -433,15 +421,6 @@ def _p2(mode: str, n: int) -> dict[str, str | int]:
 
 def _p3(case: str, internal: bool) -> dict[str, str | bool]:
     return {"case": case, "internal_csa": internal}
-
-
-def _claim(fn: Callable[[Checks], None]) -> Callable[[View], ClaimResult]:
-    """A claim body that fills a ``Checks``; returns the evaluator."""
-    def evaluate(view: View) -> ClaimResult:
-        c = Checks(view)
-        fn(c)
-        return c.result()
-    return evaluate
 
 
 def _thr(c: Checks, mode: str, n: int) -> float | None:

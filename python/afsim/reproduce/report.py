@@ -175,7 +175,10 @@ def render_markdown(rep: Reproduction, figures: Mapping[str, Sequence[Path]] | N
                   "| variant | sets | runs | why it is not the default |", "|---|---|---|---|"]
         for var in rep.paper.variants:
             sets = ", ".join(f"`{k} = {x}`" for k, x in var.overrides.items())
-            lines.append(f"| {_md(var.label)} (`{var.id}`) | {sets} | {', '.join(var.experiments)} | "
+            runs = ", ".join(var.experiments) + (
+                f" (its claims read {', '.join(var.unchanged)} from the default runs, which it "
+                "does not change)" if var.unchanged else "")
+            lines.append(f"| {_md(var.label)} (`{var.id}`) | {sets} | {runs} | "
                          f"{_md(var.why)} |")
         lines.append("")
     if rep.paper.unstated:
@@ -287,9 +290,10 @@ def _tables_section(rep: Reproduction) -> list[str]:
                   + "".join(f"; {vid}: {s.text()}" for vid, s in t.variants.items())
                   + ("" if t.discriminating else " — **not discriminating**"), ""]
         comps = [c for c in v.afsim if c.value.table == t.table]
-        for exp_id in dict.fromkeys(c.value.experiment for c in comps):
-            for note in notes_by_exp.get(exp_id, ()):
-                lines.append(f"- note: {_md(note)}")
+        notes = [n for exp_id in dict.fromkeys(c.value.experiment for c in comps)
+                 for n in notes_by_exp.get(exp_id, ())]
+        for note in dict.fromkeys(notes):  # experiments of one table may share notes
+            lines.append(f"- note: {_md(note)}")
         head = ["row", "column", "paper", "afsim (mean ± 95 % CI)", "verdict", "null model", "verdict"]
         for vid in variant_ids:
             head += [vid, "verdict"]
@@ -363,7 +367,9 @@ def to_json(rep: Reproduction) -> dict[str, Any]:
         "tolerances": {k: t.as_dict() for k, t in v.tolerances.items()},
         "null_model": rep.paper.null_description,
         "variants": [{"id": x.id, "label": x.label, "overrides": dict(x.overrides), "why": x.why,
-                      "experiments": list(x.experiments)} for x in rep.paper.variants],
+                      "experiments": list(x.experiments),
+                      **({"unchanged": list(x.unchanged)} if x.unchanged else {})}
+                     for x in rep.paper.variants],
         "unstated": [u.as_dict() for u in rep.paper.unstated],
         "design": rep.design,
         "tables": [{"table": t.table, "afsim": t.afsim.as_dict(), "null": t.null.as_dict(),
@@ -457,7 +463,7 @@ def render_figures(rep: Reproduction, out_dir: Path) -> dict[str, list[Path]]:
                         fontsize=8, color="grey")
         title = fig_spec.title
         if not rep.mode.is_paper_budget:
-            title += f"\n{rep.mode.name.upper()} MODE: {rep.mode.budget:,} {rep.mode._unit()} per run"
+            title += f"\n{rep.mode.name.upper()} MODE: {rep.mode.reduction()}"
         ax.set_title(title, fontsize=10)
         if xs_all:
             ax.set_xticks(sorted(xs_all))
@@ -477,11 +483,14 @@ def render_figures(rep: Reproduction, out_dir: Path) -> dict[str, list[Path]]:
 
 
 def write_outputs(rep: Reproduction, out_dir: str | Path) -> list[Path]:
-    """Writes report.md, results.json, runs.csv and the figures (PNG and SVG) into
-    ``out_dir`` (created if needed). Returns the paths written."""
+    """Writes report.md, results.json, runs.csv and the figures (PNG and SVG: the paper's
+    ``figures``, then its ``extra_figures`` if it has any) into ``out_dir`` (created if
+    needed). Returns the paths written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     figures = render_figures(rep, out)
+    if rep.paper.extra_figures is not None:
+        figures |= rep.paper.extra_figures(rep, out)
     written = [p for ps in figures.values() for p in ps]
     doc = to_json(rep)
     json_path = out / "results.json"
