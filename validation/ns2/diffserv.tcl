@@ -265,7 +265,8 @@ proc finish {} {
             continue
         }
         # TCPSink bytes_: in-order bytes counted at 1040 per segment; goodput counts payload.
-        set segs [expr {int([$sink($i) set bytes_]) / 1040}]
+        # (packet 0 has no header bytes: TcpAgent::output adds headersize() only above seqno 0)
+        set segs [expr {(int([$sink($i) set bytes_]) + 40) / 1040}]
         lappend flows [format {{"cir": %d, "goodput_bytes": %d, "data_pkts_sent": %d, "rexmit_pkts": %d, "timeouts": %d}} \
             [expr {$i < $NA ? $opt(cir_a) : $opt(cir_b)}] [expr {$segs * 1000}] \
             [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] [$tcp($i) set nrexmit_]]
