@@ -31,32 +31,18 @@
 # their pipes close. Every setting the afsim scenario has to match is set explicitly.
 
 set setup0 [clock microseconds]
+source [file join [file dirname [info script]] common.tcl]
 
 array set opt {
     flows 20 variant reno seed 1 duration 200 lt 1 start_step 0.1 trace 1
 }
-foreach a $argv {
-    set kv [split $a =]
-    if {[llength $kv] != 2 || ![info exists opt([lindex $kv 0])]} {
-        puts stderr "af.tcl: bad argument '$a' (known: [lsort [array names opt]])"
-        exit 2
-    }
-    set opt([lindex $kv 0]) [lindex $kv 1]
-}
+parse_options af.tcl opt $argv
 set N $opt(flows)
 set T [expr {double($opt(duration))}]
 if {$opt(seed) <= 0} { puts stderr "af.tcl: seed must be > 0 (0 = seeded from the clock)"; exit 2 }
 if {$N % 2 != 0 || $N < 2 || $N > 40} { puts stderr "af.tcl: flows must be even, 2..40"; exit 2 }
 set HALF [expr {$N / 2}]
-array set agents {
-    reno    {Agent/TCP/Reno Agent/TCPSink}
-    newreno {Agent/TCP/Newreno Agent/TCPSink}
-    sack    {Agent/TCP/Sack1 Agent/TCPSink/Sack1}
-}
-if {![info exists agents($opt(variant))]} {
-    puts stderr "af.tcl: variant must be one of [lsort [array names agents]]"; exit 2
-}
-lassign $agents($opt(variant)) TCP_AGENT SINK_AGENT
+set AGENTS [tcp_agents af.tcl $opt(variant)]
 
 set CP_IN 10
 set CP_OUT 12
@@ -67,22 +53,9 @@ set ACCESS_Q 100                      ;# ns-2 queue-limit of the sources' access
 set BIG_Q 1000                        ;# every other drop-tail queue: never full
 
 # ------------------------------------------------------------------ TCP
-Agent/TCP set packetSize_ [expr {$PKT - 40}]   ;# payload; +40 B headers (useHeaders_) = 576 B
-Agent/TCP set useHeaders_ true
-Agent/TCP set window_ 122             ;# 64 KiB of 536-byte segments (ns-2.35 default: 20)
-Agent/TCP set windowInit_ 2
-Agent/TCP set windowInitOption_ 1
-Agent/TCP set syn_ false              ;# ns-2.35 default: true (afsim's one-way TCP has no SYN)
-Agent/TCP set singledup_ $opt(lt)
-Agent/TCP set numdupacks_ 3
-Agent/TCP set tcpTick_ 0.5            ;# ns-2.35 default: 0.01
-Agent/TCP set minrto_ 0.2
-Agent/TCP set maxrto_ 60
-Agent/TCP set rtxcur_init_ 3.0
-Agent/TCP set maxburst_ 0
-Agent/TCP set overhead_ 0             ;# no random send delay: RIO is the only randomness
-Agent/TCP set timestamps_ false
-Agent/TCP set ecn_ 0
+# 536-byte payloads + 40 B headers = 576 B; 64 KiB of them as window_ (122 packets); initial
+# window 2; a 500 ms tick; no ECN (common.tcl).
+tcp_defaults [expr {$PKT - 40}] 122 2 $opt(lt) 0.5 0
 
 # ------------------------------------------------------------------ topology
 set ns [new Simulator]
@@ -123,13 +96,8 @@ for {set i 0} {$i < $N} {incr i} {
 # ------------------------------------------------------------------ DiffServ
 foreach e {0 1} {
     set qE($e) [[$ns link $edge($e) $core] queue]
-    $qE($e) meanPktSize $PKT
-    $qE($e) set numQueues_ 1
-    $qE($e) setNumPrec 2
-    $qE($e) setMREDMode RIO-C
+    dsred_in_out $qE($e) $PKT RIO-C
     $qE($e) addPolicerEntry TokenBucket $CP_IN $CP_OUT
-    $qE($e) addPHBEntry $CP_IN 0 0
-    $qE($e) addPHBEntry $CP_OUT 0 1
     $qE($e) configQ 0 0 900 950 0.02     ;# the edge's own RIO never drops
     $qE($e) configQ 0 1 900 950 0.02
 }
@@ -140,51 +108,24 @@ for {set i 0} {$i < $N} {incr i} {
 }
 set qC [[$ns link $core $egress] queue]
 
-$qC meanPktSize $PKT
-$qC set numQueues_ 1
-$qC setNumPrec 2
-$qC setMREDMode RIO-C
-$qC addPHBEntry $CP_IN 0 0
-$qC addPHBEntry $CP_OUT 0 1
+dsred_in_out $qC $PKT RIO-C
 $qC configQ 0 0 70 120 0.01          ;# IN: min_th, max_th, max_p (w_q 0.002 by default)
 $qC configQ 0 1 10 60 0.2            ;# OUT
 
 # ------------------------------------------------------------------ bottleneck trace
-# As diffserv.tcl: a drop that finds `limit` packets queued is an overflow, the rest are RIO's.
+# As diffserv.tcl: a drop that finds `limit` packets queued is an overflow, the rest are RIO's
+# (common.tcl, queue_trace).
 set trchan ""
 if {$opt(trace)} {
-    set awk {
-        BEGIN { n = 0; last = 0; area = 0 }
-        { dt = $2 - last; area += n * dt; last = $2 }
-        $1 == "+" { arr++; n++ }
-        $1 == "-" { dep++; depb += $6; n-- }
-        $1 == "d" { n--; if (n >= LIM) ovf++; else rio++ }
-        END {
-            area += n * (T - last)
-            printf "TRACE {\"arrivals\": %d, \"departures\": %d, \"departure_bytes\": %d, \"overflow_drops\": %d, \"rio_drops\": %d, \"mean_len_packets\": %.4f}\n", arr, dep, depb, ovf, rio, area / T
-        }
-    }
-    set trchan [open "|awk -v LIM=150 -v T=$T {$awk}" w]
-    $ns trace-queue $core $egress $trchan
+    set trchan [queue_trace $ns $core $egress 150 $T $N]
 }
 
-# Every retransmission timeout, by flow (see dumbbell.tcl).
-set evchan [open "|awk -v N=$N {\$6 == \"TIMEOUT\" {n\[\$7\]++} END {printf \"TIMEOUTS\"; for (i = 0; i < N; i++) printf \" %d\", n\[i\] + 0; printf \"\\n\"}}" w]
-set evtrace [new BaseTrace/Event]
-$evtrace attach $evchan
+# Every retransmission timeout, by flow (common.tcl).
+lassign [timeout_trace $N] evchan evtrace
 
 # ------------------------------------------------------------------ flows
 for {set i 0} {$i < $N} {incr i} {
-    set tcp($i) [new $TCP_AGENT]
-    $tcp($i) set fid_ $i
-    set sink($i) [new $SINK_AGENT]
-    $ns attach-agent $src($i) $tcp($i)
-    $ns attach-agent $dst($i) $sink($i)
-    $ns connect $tcp($i) $sink($i)
-    $tcp($i) eventtrace $evtrace
-    set ftp($i) [new Application/FTP]
-    $ftp($i) attach-agent $tcp($i)
-    $ns at [expr {$i * $opt(start_step)}] "$ftp($i) start"
+    lassign [greedy_flow $ns $src($i) $dst($i) $AGENTS $i [expr {$i * $opt(start_step)}] $evtrace] tcp($i) sink($i)
 }
 
 # ------------------------------------------------------------------ report

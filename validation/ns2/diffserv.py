@@ -670,7 +670,8 @@ one: the marker lives in `Queue/dsRED/edge`) runs at 100 Mb/s with thresholds of
   standard error (Welch), |z| < 2 being within what the seed-to-seed spread explains.
 - **Two TCP configurations.** Limited transmit on (ns-2.35's default `singledup_ 1`) is the
   main one; off in both is a sensitivity run, which turned out to expose RIO differences
-  (two fixed since, one remaining: see the explanations below).
+  (two fixed in issue 4, the third, dsredq.cc's drop spacing, in issue 10: see the
+  explanations below).
 - **ns-2's drop counters.** `dsREDQueue` counts per code point `pkts`, `edrops` (PKT_EDROPPED:
   random early drops) and `drops`, which `printStats` calls `ldrops` (PKT_DROPPED). `ldrops` is
   *not* only the overflow of the buffer: `redQueue::enque` returns PKT_DROPPED both when the
@@ -699,9 +700,10 @@ CONFIG_MD = r"""
 | buffer | `queue-limit $core $egress 50` | `limit = "50pkt"` |
 | idle decay unit | `meanPktSize 1040` (ptc = 10 Mb/s / (8 × 1040)) | `mean_packet_size = "1040B"` |
 | gentle, wait, byte mode | none in dsredq.cc | `gentle = false`, `wait = false`, `byte_mode = false` |
+| drop spacing | `redQueue::enque`: p_a = p_b / (1 − count·p_b), uncapped | `spacing = "dsredq"` |
 | TCP | `Agent/TCP/Newreno`, `TCPSink` (an ACK per segment), FTP; `packetSize_ 1000` + 40 B headers, `window_ 1000`, `windowInit_ 2`, `singledup_ 1`/0, `tcpTick_ 0.01`, `minrto_ 0.2`, `rtxcur_init_ 3`, `maxrto_ 60`, `syn_ false` | `preset = "ns2"`, `variant = "newreno"`, `packet_size = "1040B"`, `max_window = "1000pkt"`, `initial_window = 2`, `limited_transmit` = `$limited_transmit`, `tick = "10ms"`, `min_rto = "200ms"`, `initial_rto = "3s"`, `max_rto = "60s"`, `handshake = false` |
 | starts | flow i at i × 0.05 s | a: `start = "0s"`, b: `start = "500ms"`, `start_step = "50ms"` |
-| way back (ACKs) | `simplex-link` DropTail, 1000 packets | `reverse_queue = { kind = "droptail", limit = "1000pkt" }` |
+| way back (ACKs) | `simplex-link` DropTail, `queue-limit 1000` (999 waiting: `DropTail::enque`) | `reverse_queue = { kind = "droptail", limit = "999pkt" }` |
 | duration | 200 s, counted from 0 | `duration = "200s"`, `warmup = "0s"` |
 
 What each number is:

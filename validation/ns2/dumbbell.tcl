@@ -43,6 +43,7 @@
 # default:". See docs/validation.md, "TCP against ns-2".
 
 set setup0 [clock microseconds]
+source [file join [file dirname [info script]] common.tcl]
 
 # ------------------------------------------------------------------ arguments
 array set opt {
@@ -50,49 +51,20 @@ array set opt {
     iw 2 lt 1 access_q 1000 marks 1 cwnd_trace "" variant newreno events 1
     bq red bq_limit 500 tick 0.01
 }
-foreach a $argv {
-    set kv [split $a =]
-    if {[llength $kv] != 2 || ![info exists opt([lindex $kv 0])]} {
-        puts stderr "dumbbell.tcl: bad argument '$a' (known: [lsort [array names opt]])"
-        exit 2
-    }
-    set opt([lindex $kv 0]) [lindex $kv 1]
-}
+parse_options dumbbell.tcl opt $argv
 set N $opt(flows)
 set T [expr {double($opt(duration))}]
 if {$opt(start_step) == ""} { set opt(start_step) [expr {1.0 / $N}] }
 if {$opt(seed) <= 0} { puts stderr "dumbbell.tcl: seed must be > 0 (0 = seeded from the clock)"; exit 2 }
-array set agents {
-    reno    {Agent/TCP/Reno Agent/TCPSink}
-    newreno {Agent/TCP/Newreno Agent/TCPSink}
-    sack    {Agent/TCP/Sack1 Agent/TCPSink/Sack1}
-}
-if {![info exists agents($opt(variant))]} {
-    puts stderr "dumbbell.tcl: variant must be one of [lsort [array names agents]]"; exit 2
-}
-lassign $agents($opt(variant)) TCP_AGENT SINK_AGENT
+set AGENTS [tcp_agents dumbbell.tcl $opt(variant)]
 array set queues {red RED droptail DropTail}
 if {![info exists queues($opt(bq))]} { puts stderr "dumbbell.tcl: bq must be red or droptail"; exit 2 }
 
 # ------------------------------------------------------------------ TCP
-# One-way TCP (Agent/TCP/Reno, /Newreno or /Sack1) with its sink (an ACK per segment).
-Agent/TCP set packetSize_ 1000        ;# payload bytes; +40 B TCP/IP headers (useHeaders_) = 1040 B IP packets
-Agent/TCP set useHeaders_ true
-Agent/TCP set window_ $opt(window)    ;# packets (ns-2.35 default: 20); large enough never to bind after slow start
-Agent/TCP set windowInit_ $opt(iw)    ;# ns-2.35 default 2
-Agent/TCP set windowInitOption_ 1     ;# a static initial window of windowInit_
-Agent/TCP set syn_ false              ;# ns-2.35 default: true (a 40-byte SYN as seqno 0 before data; afsim's one-way TCP has none)
-Agent/TCP set singledup_ $opt(lt)     ;# limited transmit (RFC 3042), ns-2.35 default 1
-Agent/TCP set numdupacks_ 3
-Agent/TCP set tcpTick_ $opt(tick)
-Agent/TCP set minrto_ 0.2
-Agent/TCP set maxrto_ 60
-Agent/TCP set rtxcur_init_ 3.0
-Agent/TCP set maxburst_ 0
-Agent/TCP set overhead_ 0             ;# no random send delay: RED is the only randomness
-Agent/TCP set timestamps_ false
-Agent/TCP set ecn_ $opt(ecn)
-Agent/TCP set old_ecn_ 0
+# One-way TCP (Agent/TCP/Reno, /Newreno or /Sack1) with its sink (an ACK per segment):
+# 1000-byte payloads + 40 B of headers = 1040 B IP packets; window_ large enough never to bind
+# after slow start (common.tcl).
+tcp_defaults 1000 $opt(window) $opt(iw) $opt(lt) $opt(tick) $opt(ecn)
 
 # ------------------------------------------------------------------ RED
 # Classic RED (Floyd & Jacobson 1993) with the stated parameters, the queue in packets.
@@ -163,28 +135,15 @@ if {$opt(ecn) && $opt(marks)} {
     $redq target $deqT
 }
 
-# Every retransmission timeout, by flow: TcpAgent::timeout() writes a "TIMEOUT" event
-# ("E time src dst TCP TIMEOUT fid seqno cwnd") to the agent's event trace for every expiry,
-# including those that end an ECN window reduction, which nrexmit_ does not count.
-set evchan ""
+# Every retransmission timeout, by flow (common.tcl, timeout_trace).
+lassign {"" ""} evchan evtrace
 if {$opt(events)} {
-    set evchan [open "|awk -v N=$N {\$6 == \"TIMEOUT\" {n\[\$7\]++} END {printf \"TIMEOUTS\"; for (i = 0; i < N; i++) printf \" %d\", n\[i\] + 0; printf \"\\n\"}}" w]
-    set evtrace [new BaseTrace/Event]
-    $evtrace attach $evchan
+    lassign [timeout_trace $N] evchan evtrace
 }
 
 # ------------------------------------------------------------------ flows
 for {set i 0} {$i < $N} {incr i} {
-    set tcp($i) [new $TCP_AGENT]
-    $tcp($i) set fid_ $i
-    set sink($i) [new $SINK_AGENT]
-    $ns attach-agent $src($i) $tcp($i)
-    $ns attach-agent $dst($i) $sink($i)
-    $ns connect $tcp($i) $sink($i)
-    set ftp($i) [new Application/FTP]
-    $ftp($i) attach-agent $tcp($i)
-    if {$evchan != ""} { $tcp($i) eventtrace $evtrace }
-    $ns at [expr {$i * $opt(start_step)}] "$ftp($i) start"
+    lassign [greedy_flow $ns $src($i) $dst($i) $AGENTS $i [expr {$i * $opt(start_step)}] $evtrace] tcp($i) sink($i)
 }
 if {$opt(cwnd_trace) != ""} {
     set cwndchan [open $opt(cwnd_trace) w]

@@ -183,78 +183,76 @@ def spread(goodput_bytes: list[float], duration_s: float) -> dict[str, float]:
     return {"goodput_mbps": sum(mbps), "jain": jain(mbps)}
 
 
+def ns2_flows(report: dict[str, Any], extra: dict[str, str]) -> dict[str, Any]:
+    """The senders' metrics of an ns-2 report: timeouts are every expiry (the event trace);
+    `nrexmit_` leaves out those that end an ECN reduction or find nothing outstanding."""
+    flows = report["flows"]
+    m = {"timeouts": sum(int(x) for x in extra["TIMEOUTS"].split()),
+         "timeouts_nrexmit": sum(f["timeouts"] for f in flows),
+         "retransmissions": sum(f["rexmit_pkts"] for f in flows)}
+    m.update(spread([f["goodput_bytes"] for f in flows], report["duration_s"]))
+    return m
+
+
+def afsim_flows(report: dict[str, Any], duration_s: float) -> dict[str, Any]:
+    flows = report["flows"]
+    m = {"timeouts": sum(f["timeouts"] for f in flows),
+         "retransmissions": sum(f["retransmitted_packets"] for f in flows)}
+    m.update(spread([f["goodput_bytes"] for f in flows], duration_s))
+    return m
+
+
 def ns2_dumbbell(cell: Cell, report: dict[str, Any], extra: dict[str, str]) -> dict[str, Any]:
     b = report["bottleneck"]
-    flows = report["flows"]
-    t = report["duration_s"]
-    m = {
-        "utilization": b["bdepartures"] * 8 / (cell.rate_mbps * 1e6 * t),
+    return ns2_flows(report, extra) | {
+        "utilization": b["bdepartures"] * 8 / (cell.rate_mbps * 1e6 * report["duration_s"]),
         "drops": b["drops"],
         "early_drops": b["early_drops"],
         "forced_drops": b["forced_drops"],
         "marks": int(extra["MARKS"]) if cell.ecn else None,
-        # every expiry (the event trace); nrexmit_ leaves out those that end an ECN reduction
-        "timeouts": sum(int(x) for x in extra["TIMEOUTS"].split()),
-        "timeouts_nrexmit": sum(f["timeouts"] for f in flows),
-        "retransmissions": sum(f["rexmit_pkts"] for f in flows),
         "mean_queue": b["mean_len_packets"],
     }
-    m.update(spread([f["goodput_bytes"] for f in flows], t))
-    return m
 
 
 def afsim_dumbbell(cell: Cell, report: dict[str, Any], duration_s: float) -> dict[str, Any]:
     q = next(q for q in report["queues"] if q["name"] == DUMBBELL_BOTTLENECK)
-    flows = report["flows"]
     forced = q["drops_forced"]
-    m = {
+    return afsim_flows(report, duration_s) | {
         "utilization": q["departure_bytes"] * 8 / (cell.rate_mbps * 1e6 * duration_s),
         "drops": q["drops_total"],
         "early_drops": q["drops"]["early"] - forced,
         "forced_drops": forced + q["drops"]["overflow"],
         "marks": q["ecn_marks"] if cell.ecn else None,
-        "timeouts": sum(f["timeouts"] for f in flows),
-        "retransmissions": sum(f["retransmitted_packets"] for f in flows),
         "mean_queue": q["mean_len_packets"],
     }
-    m.update(spread([f["goodput_bytes"] for f in flows], duration_s))
-    return m
 
 
 def ns2_af(cell: Cell, report: dict[str, Any], extra: dict[str, str]) -> dict[str, Any]:
-    flows = report["flows"]
-    t = report["duration_s"]
     core, edge = report["core"], report["edge"]
     tr = json.loads(extra["TRACE"])
     ldrops = core["10"]["ldrops"] + core["12"]["ldrops"]
     edrops = core["10"]["edrops"] + core["12"]["edrops"]
-    m = {
-        "utilization": tr["departure_bytes"] * 8 / (AF_RATE_BPS * t),
+    return ns2_flows(report, extra) | {
+        "utilization": tr["departure_bytes"] * 8 / (AF_RATE_BPS * report["duration_s"]),
         "in_share": edge["10"]["pkts"] / (edge["10"]["pkts"] + edge["12"]["pkts"]),
         "drops": ldrops + edrops,
         "in_drops": core["10"]["edrops"] + core["10"]["ldrops"],
         "early_drops": core["12"]["edrops"],
         "forced_drops": ldrops - tr["overflow_drops"],
         "overflow_drops": tr["overflow_drops"],
-        "access_drops": sum(f["access_drops"] for f in flows),
-        "timeouts": sum(int(x) for x in extra["TIMEOUTS"].split()),
-        "timeouts_nrexmit": sum(f["timeouts"] for f in flows),
-        "retransmissions": sum(f["rexmit_pkts"] for f in flows),
+        "access_drops": sum(f["access_drops"] for f in report["flows"]),
         "mean_queue": tr["mean_len_packets"],
     }
-    m.update(spread([f["goodput_bytes"] for f in flows], t))
-    return m
 
 
 def afsim_af(cell: Cell, report: dict[str, Any], duration_s: float) -> dict[str, Any]:
     q = next(q for q in report["queues"] if q["name"] == AF_BOTTLENECK)
     rows = {c["level"]: c for c in report["colours"] if c["queue"] == AF_BOTTLENECK}
-    flows = report["flows"]
     green = sum(c["green_packets"] for c in report["conditioners"])
     yellow = sum(c["yellow_packets"] for c in report["conditioners"])
     access = sum(a["drops_total"] for a in report["queues"] if a["name"].startswith("src"))
     forced = sum(r["drops_forced"] for r in rows.values())
-    m = {
+    return afsim_flows(report, duration_s) | {
         "utilization": q["departure_bytes"] * 8 / (AF_RATE_BPS * duration_s),
         "in_share": green / (green + yellow),
         "drops": q["drops_total"],
@@ -263,12 +261,8 @@ def afsim_af(cell: Cell, report: dict[str, Any], duration_s: float) -> dict[str,
         "forced_drops": forced,
         "overflow_drops": q["drops"]["overflow"],
         "access_drops": access,
-        "timeouts": sum(f["timeouts"] for f in flows),
-        "retransmissions": sum(f["retransmitted_packets"] for f in flows),
         "mean_queue": q["mean_len_packets"],
     }
-    m.update(spread([f["goodput_bytes"] for f in flows], duration_s))
-    return m
 
 
 # ---------------------------------------------------------------------- runs
