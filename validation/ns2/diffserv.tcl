@@ -45,6 +45,7 @@
 # validation/ns2/diffserv-results.md.
 
 set setup0 [clock microseconds]
+source [file join [file dirname [info script]] common.tcl]
 
 # ------------------------------------------------------------------ arguments
 array set opt {
@@ -53,14 +54,7 @@ array set opt {
     trace 1 avg_trace "" window 1000 iw 2 lt 1 cwnd_trace ""
     traffic tcp cbr_a 250000 cbr_b 700000
 }
-foreach a $argv {
-    set kv [split $a =]
-    if {[llength $kv] != 2 || ![info exists opt([lindex $kv 0])]} {
-        puts stderr "diffserv.tcl: bad argument '$a' (known: [lsort [array names opt]])"
-        exit 2
-    }
-    set opt([lindex $kv 0]) [lindex $kv 1]
-}
+parse_options diffserv.tcl opt $argv
 set NA 10
 set NB 10
 set N [expr {$NA + $NB}]
@@ -72,23 +66,9 @@ set CP_IN 10
 set CP_OUT 12
 
 # ------------------------------------------------------------------ TCP
-# As validation/ns2/dumbbell.tcl: Agent/TCP/Newreno with Agent/TCPSink (an ACK per segment).
-Agent/TCP set packetSize_ 1000        ;# payload; +40 B headers (useHeaders_) = 1040 B IP packets
-Agent/TCP set useHeaders_ true
-Agent/TCP set window_ $opt(window)    ;# ns-2.35 default: 20
-Agent/TCP set windowInit_ $opt(iw)
-Agent/TCP set windowInitOption_ 1
-Agent/TCP set syn_ false              ;# ns-2.35 default: true
-Agent/TCP set singledup_ $opt(lt)
-Agent/TCP set numdupacks_ 3
-Agent/TCP set tcpTick_ 0.01
-Agent/TCP set minrto_ 0.2
-Agent/TCP set maxrto_ 60
-Agent/TCP set rtxcur_init_ 3.0
-Agent/TCP set maxburst_ 0
-Agent/TCP set overhead_ 0             ;# no random send delay: RIO is the only randomness
-Agent/TCP set timestamps_ false
-Agent/TCP set ecn_ 0
+# As validation/ns2/dumbbell.tcl: Agent/TCP/Newreno with Agent/TCPSink (an ACK per segment),
+# 1000-byte payloads + 40 B headers = 1040 B IP packets, a 10 ms tick, no ECN (common.tcl).
+tcp_defaults 1000 $opt(window) $opt(iw) $opt(lt) 0.01 0
 
 # ------------------------------------------------------------------ topology
 set ns [new Simulator]
@@ -129,55 +109,28 @@ set qC [[$ns link $core $egress] queue]
 # Edge: one token bucket per (source, destination) pair; the policy's initial code point 10 is
 # written on every packet, and the policer downgrades a packet that finds too few bytes in the
 # bucket to 12. CIR in bit/s, CBS in bytes; a packet costs its size in bytes (hdr_cmn size, 1040).
-$qE meanPktSize $opt(mps)
-$qE set numQueues_ 1
-$qE setNumPrec 2
-$qE setMREDMode RIO-C
+dsred_in_out $qE $opt(mps) RIO-C
 for {set i 0} {$i < $N} {incr i} {
     set cir [expr {$i < $NA ? $opt(cir_a) : $opt(cir_b)}]
     $qE addPolicyEntry [$src($i) id] [$dst($i) id] TokenBucket $CP_IN $cir $opt(cbs)
 }
 $qE addPolicerEntry TokenBucket $CP_IN $CP_OUT
-$qE addPHBEntry $CP_IN 0 0
-$qE addPHBEntry $CP_OUT 0 1
 # The edge's own RIO never drops: thresholds far above anything a 100 Mb/s queue holds here.
 $qE configQ 0 0 900 950 0.02
 $qE configQ 0 1 900 950 0.02
 
 # Core: one physical queue, two precedences (virtual queues), RIO-C; AF11 -> precedence 0 (IN),
 # AF12 -> precedence 1 (OUT). configQ queue prec min_th max_th max_p [w_q, default 0.002].
-$qC meanPktSize $opt(mps)
-$qC set numQueues_ 1
-$qC setNumPrec 2
-$qC setMREDMode $opt(mode)
-$qC addPHBEntry $CP_IN 0 0
-$qC addPHBEntry $CP_OUT 0 1
+dsred_in_out $qC $opt(mps) $opt(mode)
 eval $qC configQ 0 0 $opt(in)
 eval $qC configQ 0 1 $opt(out)
 
 # ------------------------------------------------------------------ bottleneck trace
-# A queue trace of core->egress through awk: "+" arrival, "-" departure, "d" drop. At a drop,
-# the arrival's "+" is already counted, so the queue held (arrivals - 1 - departures - drops)
-# packets; dsredq.cc drops an arrival for overflow exactly when that is >= the limit, before
-# looking at any average. The other drops are RIO's: early (random) or forced (average above
-# max_th), which ns-2's own counters tell apart (edrops vs ldrops).
+# A queue trace of core->egress through awk splits the drops into overflow and RIO's, and
+# measures departures and the mean queue (common.tcl, queue_trace).
 set trchan ""
 if {$opt(trace)} {
-    set awk {
-        BEGIN { n = 0; last = 0; area = 0 }
-        { dt = $2 - last; area += n * dt; last = $2 }
-        $1 == "+" { arr++; n++ }
-        $1 == "-" { dep++; depb += $6; n-- }
-        $1 == "d" { n--; if (n >= LIM) ovf++; else rio++; fd[$8]++ }
-        END {
-            area += n * (T - last)
-            printf "TRACE {\"arrivals\": %d, \"departures\": %d, \"departure_bytes\": %d, \"overflow_drops\": %d, \"rio_drops\": %d, \"mean_len_packets\": %.4f, \"flow_drops\": [", arr, dep, depb, ovf, rio, area / T
-            for (i = 0; i < NFLOWS; i++) printf "%s%d", (i ? ", " : ""), fd[i] + 0
-            printf "]}\n"
-        }
-    }
-    set trchan [open "|awk -v LIM=$opt(limit) -v T=$T -v NFLOWS=$N {$awk}" w]
-    $ns trace-queue $core $egress $trchan
+    set trchan [queue_trace $ns $core $egress $opt(limit) $T $N]
 }
 
 # ------------------------------------------------------------------ flows
@@ -265,7 +218,8 @@ proc finish {} {
             continue
         }
         # TCPSink bytes_: in-order bytes counted at 1040 per segment; goodput counts payload.
-        set segs [expr {int([$sink($i) set bytes_]) / 1040}]
+        # (packet 0 has no header bytes: TcpAgent::output adds headersize() only above seqno 0)
+        set segs [expr {(int([$sink($i) set bytes_]) + 40) / 1040}]
         lappend flows [format {{"cir": %d, "goodput_bytes": %d, "data_pkts_sent": %d, "rexmit_pkts": %d, "timeouts": %d}} \
             [expr {$i < $NA ? $opt(cir_a) : $opt(cir_b)}] [expr {$segs * 1000}] \
             [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] [$tcp($i) set nrexmit_]]

@@ -1,10 +1,12 @@
-# ns-2.35 reference for afsim's TCP: N NewReno flows (no SACK) over a RED dumbbell.
+# ns-2.35 reference for afsim's TCP: N Reno, NewReno or SACK flows over a RED dumbbell.
 #
 #   src0..src{N-1} ─100 Mb/s, 1 ms─ r1 ═bottleneck, 20 ms, RED═ r2 ─100 Mb/s, 1 ms─ dst0..dst{N-1}
 #
 # Usage (every argument is optional, key=value):
-#   ns dumbbell.tcl flows=10 rate=10Mb ecn=0 seed=1 duration=60 marks=1
+#   ns dumbbell.tcl flows=10 rate=10Mb ecn=0 seed=1 duration=60 marks=1 variant=newreno
 #
+#   variant    sender and sink: reno (Agent/TCP/Reno), newreno (Agent/TCP/Newreno), both
+#              with Agent/TCPSink; sack (Agent/TCP/Sack1 with Agent/TCPSink/Sack1)  default newreno
 #   flows      number of flows (and of source/sink nodes)                     default 10
 #   rate       bottleneck rate, an ns-2 bandwidth ("10Mb", "100Mb")           default 10Mb
 #   ecn        1: ECN-capable TCP and RED marking (setbit_)                   default 0
@@ -17,15 +19,23 @@
 #   iw         initial window windowInit_, packets                            default 2
 #   lt         limited transmit singledup_ (1 = ns-2.35's default)            default 1
 #   access_q   DropTail limit of the access links, packets                    default 1000
+#   bq         bottleneck queue: red, or droptail (nothing random left but the
+#              TCP clock's phase; exact.py)                                    default red
+#   bq_limit   queue-limit of the bottleneck, packets                          default 500
+#   tick       tcpTick_, seconds                                               default 0.01
 #   marks      1: count CE marks on the bottleneck (a dequeue trace piped
 #              through awk); 0 for timing runs                                default 1
+#   events     1: count every retransmission timeout (the senders' event trace,
+#              "TIMEOUT" lines, piped through awk): ns-2's nrexmit_ leaves out
+#              the timeouts that end an ECN window reduction; 0 for timing runs   default 1
 #   cwnd_trace a file name: every sender's cwnd_ and ssthresh_ changes are
 #              written there (ns-2 variable trace, for diagnosis)             default none
 #
 # Output: one JSON object on stdout (see `finish` below): per-flow goodput, retransmissions and
 # timeouts, bottleneck counters, wall_s (the event loop from simulated time 0 to the end) and
 # setup_s (building the network and ns-2's route computation); with ecn=1 and marks=1 a last
-# line "MARKS n". Nothing is written to disk unless cwnd_trace is given.
+# line "MARKS n", and with events=1 a line "TIMEOUTS n0 n1 ..." (every timeout, by flow).
+# Nothing is written to disk unless cwnd_trace is given.
 #
 # Every setting that the afsim scenario has to match is set explicitly here, so that
 # ns-2's defaults (ns-default.tcl) cannot change the comparison silently; the ones
@@ -33,44 +43,28 @@
 # default:". See docs/validation.md, "TCP against ns-2".
 
 set setup0 [clock microseconds]
+source [file join [file dirname [info script]] common.tcl]
 
 # ------------------------------------------------------------------ arguments
 array set opt {
     flows 10 rate 10Mb ecn 0 seed 1 duration 60 start_step "" window 1000
-    iw 2 lt 1 access_q 1000 marks 1 cwnd_trace ""
+    iw 2 lt 1 access_q 1000 marks 1 cwnd_trace "" variant newreno events 1
+    bq red bq_limit 500 tick 0.01
 }
-foreach a $argv {
-    set kv [split $a =]
-    if {[llength $kv] != 2 || ![info exists opt([lindex $kv 0])]} {
-        puts stderr "dumbbell.tcl: bad argument '$a' (known: [lsort [array names opt]])"
-        exit 2
-    }
-    set opt([lindex $kv 0]) [lindex $kv 1]
-}
+parse_options dumbbell.tcl opt $argv
 set N $opt(flows)
 set T [expr {double($opt(duration))}]
 if {$opt(start_step) == ""} { set opt(start_step) [expr {1.0 / $N}] }
 if {$opt(seed) <= 0} { puts stderr "dumbbell.tcl: seed must be > 0 (0 = seeded from the clock)"; exit 2 }
+set AGENTS [tcp_agents dumbbell.tcl $opt(variant)]
+array set queues {red RED droptail DropTail}
+if {![info exists queues($opt(bq))]} { puts stderr "dumbbell.tcl: bq must be red or droptail"; exit 2 }
 
 # ------------------------------------------------------------------ TCP
-# Agent/TCP/Newreno, one-way, with Agent/TCPSink (an ACK per segment, no SACK).
-Agent/TCP set packetSize_ 1000        ;# payload bytes; +40 B TCP/IP headers (useHeaders_) = 1040 B IP packets
-Agent/TCP set useHeaders_ true
-Agent/TCP set window_ $opt(window)    ;# packets (ns-2.35 default: 20); large enough never to bind after slow start
-Agent/TCP set windowInit_ $opt(iw)    ;# ns-2.35 default 2
-Agent/TCP set windowInitOption_ 1     ;# a static initial window of windowInit_
-Agent/TCP set syn_ false              ;# ns-2.35 default: true (a 40-byte SYN as seqno 0 before data; afsim's one-way TCP has none)
-Agent/TCP set singledup_ $opt(lt)     ;# limited transmit (RFC 3042), ns-2.35 default 1
-Agent/TCP set numdupacks_ 3
-Agent/TCP set tcpTick_ 0.01
-Agent/TCP set minrto_ 0.2
-Agent/TCP set maxrto_ 60
-Agent/TCP set rtxcur_init_ 3.0
-Agent/TCP set maxburst_ 0
-Agent/TCP set overhead_ 0             ;# no random send delay: RED is the only randomness
-Agent/TCP set timestamps_ false
-Agent/TCP set ecn_ $opt(ecn)
-Agent/TCP set old_ecn_ 0
+# One-way TCP (Agent/TCP/Reno, /Newreno or /Sack1) with its sink (an ACK per segment):
+# 1000-byte payloads + 40 B of headers = 1040 B IP packets; window_ large enough never to bind
+# after slow start (common.tcl).
+tcp_defaults 1000 $opt(window) $opt(iw) $opt(lt) $opt(tick) $opt(ecn)
 
 # ------------------------------------------------------------------ RED
 # Classic RED (Floyd & Jacobson 1993) with the stated parameters, the queue in packets.
@@ -104,9 +98,9 @@ for {set i 0} {$i < $N} {incr i} {
     set src($i) [$ns node]
     set dst($i) [$ns node]
 }
-$ns duplex-link $r1 $r2 $opt(rate) 20ms RED
-$ns queue-limit $r1 $r2 500
-$ns queue-limit $r2 $r1 500
+$ns duplex-link $r1 $r2 $opt(rate) 20ms $queues($opt(bq))
+$ns queue-limit $r1 $r2 $opt(bq_limit)
+$ns queue-limit $r2 $r1 $opt(bq_limit)
 for {set i 0} {$i < $N} {incr i} {
     $ns duplex-link $src($i) $r1 100Mb 1ms DropTail
     $ns duplex-link $r2 $dst($i) 100Mb 1ms DropTail
@@ -122,10 +116,12 @@ set blink [$ns link $r1 $r2]
 set redq [$blink queue]
 set qmon [new QueueMonitor/ED]
 $blink attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] [new SnoopQueue/Drop] $qmon
-set edsnoop [new SnoopQueue/EDrop]
-$edsnoop set-monitor $qmon
-$redq early-drop-target $edsnoop
-$edsnoop target [$ns set nullAgent_]
+if {$opt(bq) == "red"} {
+    set edsnoop [new SnoopQueue/EDrop]
+    $edsnoop set-monitor $qmon
+    $redq early-drop-target $edsnoop
+    $edsnoop target [$ns set nullAgent_]
+}
 set qint [new Integrator]
 $qmon set-pkts-integrator $qint
 
@@ -139,17 +135,15 @@ if {$opt(ecn) && $opt(marks)} {
     $redq target $deqT
 }
 
+# Every retransmission timeout, by flow (common.tcl, timeout_trace).
+lassign {"" ""} evchan evtrace
+if {$opt(events)} {
+    lassign [timeout_trace $N] evchan evtrace
+}
+
 # ------------------------------------------------------------------ flows
 for {set i 0} {$i < $N} {incr i} {
-    set tcp($i) [new Agent/TCP/Newreno]
-    $tcp($i) set fid_ $i
-    set sink($i) [new Agent/TCPSink]
-    $ns attach-agent $src($i) $tcp($i)
-    $ns attach-agent $dst($i) $sink($i)
-    $ns connect $tcp($i) $sink($i)
-    set ftp($i) [new Application/FTP]
-    $ftp($i) attach-agent $tcp($i)
-    $ns at [expr {$i * $opt(start_step)}] "$ftp($i) start"
+    lassign [greedy_flow $ns $src($i) $dst($i) $AGENTS $i [expr {$i * $opt(start_step)}] $evtrace] tcp($i) sink($i)
 }
 if {$opt(cwnd_trace) != ""} {
     set cwndchan [open $opt(cwnd_trace) w]
@@ -162,14 +156,15 @@ if {$opt(cwnd_trace) != ""} {
 
 # ------------------------------------------------------------------ report
 proc finish {} {
-    global ns opt N T tcp sink qmon qint markchan wall0 setup0
+    global ns opt N T tcp sink qmon qint markchan evchan wall0 setup0
     set wall [expr {([clock microseconds] - $wall0) / 1e6}]
     set setup [expr {($wall0 - $setup0) / 1e6}]
     set flows {}
     for {set i 0} {$i < $N} {incr i} {
         # TCPSink bytes_: in-order bytes handed to the application, counted in IP packet
         # sizes (1040 per segment); goodput counts payload (1000 per segment).
-        set segs [expr {int([$sink($i) set bytes_]) / 1040}]
+        # (packet 0 has no header bytes: TcpAgent::output adds headersize() only above seqno 0)
+        set segs [expr {(int([$sink($i) set bytes_]) + 40) / 1040}]
         lappend flows [format {{"goodput_bytes": %d, "data_pkts_sent": %d, "rexmit_pkts": %d, "timeouts": %d, "ecn_responses": %d, "cwnd_cuts": %d, "acked": %d}} \
             [expr {$segs * 1000}] [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] \
             [$tcp($i) set nrexmit_] [$tcp($i) set necnresponses_] [$tcp($i) set ncwndcuts_] \
@@ -177,10 +172,10 @@ proc finish {} {
     }
     set pdrops [$qmon set pdrops_]
     set epdrops [$qmon set epdrops_]
-    puts [format {{"simulator": "ns-2", "flows_n": %d, "rate": "%s", "ecn": %d, "seed": %d, "duration_s": %s, "wall_s": %.6f, "setup_s": %.6f,
+    puts [format {{"simulator": "ns-2", "variant": "%s", "flows_n": %d, "rate": "%s", "ecn": %d, "seed": %d, "duration_s": %s, "wall_s": %.6f, "setup_s": %.6f,
  "bottleneck": {"arrivals": %d, "departures": %d, "bdepartures": %d, "drops": %d, "early_drops": %d, "forced_drops": %d, "mean_len_packets": %.4f},
  "flows": [%s]}} \
-        $N $opt(rate) $opt(ecn) $opt(seed) $T $wall $setup \
+        $opt(variant) $N $opt(rate) $opt(ecn) $opt(seed) $T $wall $setup \
         [$qmon set parrivals_] [$qmon set pdepartures_] [$qmon set bdepartures_] \
         $pdrops $epdrops [expr {$pdrops - $epdrops}] [expr {[$qint set sum_] / $T}] \
         [join $flows ",\n  "]]
@@ -190,6 +185,10 @@ proc finish {} {
         puts -nonewline "MARKS "
         flush stdout
         close $markchan
+    }
+    if {$evchan != ""} {
+        # awk prints the timeouts when its input closes
+        close $evchan
     }
     exit 0
 }

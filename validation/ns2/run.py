@@ -108,7 +108,7 @@ def spread(goodputs_bytes: list[int], duration_s: float) -> dict[str, float]:
     }
 
 
-def metrics_ns2(report: dict[str, Any], marks: int | None, cfg: Config) -> dict[str, Any]:
+def metrics_ns2(report: dict[str, Any], marks: int | None, timeouts: int, cfg: Config) -> dict[str, Any]:
     b = report["bottleneck"]
     flows = report["flows"]
     t = report["duration_s"]
@@ -118,8 +118,10 @@ def metrics_ns2(report: dict[str, Any], marks: int | None, cfg: Config) -> dict[
         "early_drops": b["early_drops"],
         "forced_drops": b["forced_drops"],
         "marks": marks if cfg.ecn else 0,
-        # nrexmit_: timeouts that halve ssthresh (ns-2 does not count one during ECN recovery)
-        "timeouts": sum(f["timeouts"] for f in flows),
+        # every expiry of the retransmission timer (the agents' event trace, as afsim counts);
+        # nrexmit_ leaves out those that end an ECN reduction or find nothing outstanding
+        "timeouts": timeouts,
+        "timeouts_nrexmit": sum(f["timeouts"] for f in flows),
         "retransmissions": sum(f["rexmit_pkts"] for f in flows),
         "mean_queue_pkts": b["mean_len_packets"],
         "bottleneck_departures": b["departures"],
@@ -207,14 +209,19 @@ def run_ns2(cfg: Config, seed: int, duration_s: float, lt: bool) -> dict[str, An
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}\n{proc.stderr.strip()}")
+    # the JSON report, then what awk prints as its pipes close: "MARKS n" (ECN runs) and
+    # "TIMEOUTS n0 n1 ..." (every timeout, by flow)
     out = proc.stdout
     marks = None
     mm = re.search(r"^MARKS (\d+)\s*$", out, re.M)
     if mm:
         marks = int(mm.group(1))
-        out = out[: mm.start()]
-    report = json.loads(out)
-    m = metrics_ns2(report, marks, cfg)
+    mt = re.search(r"^TIMEOUTS(( \d+)*)\s*$", out, re.M)
+    if mt is None:
+        raise RuntimeError(f"{' '.join(cmd)}: no TIMEOUTS line")
+    timeouts = sum(int(x) for x in mt.group(1).split())
+    report = json.loads(out[: min(x.start() for x in (mm, mt) if x is not None)])
+    m = metrics_ns2(report, marks, timeouts, cfg)
     m["process_wall_s"] = wall
     return m
 

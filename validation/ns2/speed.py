@@ -2,7 +2,7 @@
 """Speed of afsim against ns-2.35 on the TCP dumbbells, in one sitting on one machine.
 
 Read this first: for each dumbbell (10 flows at 10 Mb/s, 100 flows at 100 Mb/s; no ECN, 60 s,
-seed 1) runs ns-2 (dumbbell.tcl, without the mark trace) and afsim (scenarios/validation/) in
+seed 1) runs ns-2 (dumbbell.tcl, without the mark and event traces) and afsim (scenarios/validation/) in
 alternation, `--reps` times each, and keeps the best (smallest) wall time of each. The figure
 of merit is bottleneck packets per wall second: departures of the r1->r2 queue over the wall
 time. Two wall times are kept for each simulator:
@@ -55,7 +55,7 @@ print(json.dumps({"wall_s": result.wall_seconds, "departures": q["departures"],
 
 def ns2_once(flows: int, rate: int, duration: float, seed: int) -> dict[str, Any]:
     cmd = ["ns", str(TCL), f"flows={flows}", f"rate={rate}Mb", "ecn=0", f"seed={seed}",
-           f"duration={duration:g}", "marks=0"]
+           f"duration={duration:g}", "marks=0", "events=0"]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=HERE)
     process = time.perf_counter() - t0

@@ -901,6 +901,27 @@ fn a_field_of_another_queue_kind_says_whose_field_it_is() {
 }
 
 #[test]
+fn the_drop_spacing_is_red_or_dsredq_of_rio_and_wred_queues_and_dsredq_takes_none_of_reds_options() {
+    const RIO: &str = "kind = \"rio\", in = { min_th = 5, max_th = 15, max_p = 0.1 }, out = { min_th = 2, max_th = 5, max_p = 0.1 }";
+    let text = queue(&format!("{{ {RIO}, spacing = \"dsred\" }}"));
+    expect(&text, "\"dsred\"", 0, "link[0].queue.spacing", "unknown drop spacing 'dsred' (did you mean 'dsredq'?); the drop spacings are: red, dsredq");
+    let text = queue("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0.1, spacing = \"dsredq\" }");
+    expect(&text, "spacing", 0, "link[0].queue.spacing", "'spacing' is a field of rio and wred queues, not of red queues");
+    for (extra, what) in [("gentle = true", "gentle"), ("wait = true", "wait"), ("byte_mode = true", "byte_mode"), ("ecn = \"tail\"", "ecn")] {
+        let text = queue(&format!("{{ {RIO}, spacing = \"dsredq\", {extra} }}"));
+        expect(&text, "\"dsredq\"", 0, "link[0].queue.spacing", &format!("spacing \"dsredq\" is ns-2's dsredq.cc, which has no {what}"));
+    }
+    let text = queue("{ kind = \"wred\", levels = [{ min_th = 5, max_th = 15, max_p = 0.1 }], spacing = \"dsredq\", measure = \"bytes\" }");
+    expect(&text, "\"dsredq\"", 0, "link[0].queue.spacing", "no measure = \"bytes\"");
+    let text = queue(&format!("{{ {RIO}, spacing = \"dsredq\" }}"));
+    let s = load(&text).unwrap();
+    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else { panic!("rio") };
+    assert_eq!(p.common.spacing, afsim_core::queue::red::SpacingRule::Dsredq);
+    let QueueSpec::Rio(p, _) = &load(&queue(&format!("{{ {RIO} }}"))).unwrap().links[0].queue_ab else { panic!("rio") };
+    assert_eq!(p.common.spacing, afsim_core::queue::red::SpacingRule::Red, "the default");
+}
+
+#[test]
 fn out_first_needs_ecn() {
     let text = queue("{ kind = \"rio\", in = { min_th = 5, max_th = 15, max_p = 0.1 }, out = { min_th = 2, max_th = 5, max_p = 0.1 }, out_first = true }");
     expect(&text, "true", 0, "link[0].queue.out_first", "it needs ecn = \"tail\", \"front\" or \"random\"");

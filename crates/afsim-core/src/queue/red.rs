@@ -116,6 +116,38 @@ impl Curve {
     }
 }
 
+/// How random early drops are spaced (`Common::spacing`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SpacingRule {
+    /// Floyd & Jacobson 1993 as ns-2.35 `red.cc` (`REDQueue::enque`, `modify_p`): p_a = p_b /
+    /// (1 − count·p_b), 1 once count·p_b ≥ 1; the arrival that finds the average at min_th
+    /// or above after one below is accepted and starts the count at 1 (`old`); random drops
+    /// between min_th and max_th, forced ones from max_th; a drop for a full buffer resets the
+    /// count.
+    #[default]
+    Red,
+    /// ns-2.35 `dsredq.cc` (`redQueue::enque`), the RED of ns-2's DiffServ queues: p_a = p_b /
+    /// (1 − count·p_b) *uncapped*, so once count·p_b passes 1 it is negative and every
+    /// arrival is kept until the average leaves (min_th, max_th] (`u <= pa` with `u` in
+    /// [0, 1)); the count is −1 below min_th, so the arrival that crosses it is tested with
+    /// p_a = p_b; random drops for min_th < avg ≤ max_th, forced ones above max_th; a drop for
+    /// a full buffer, tested before the average, leaves the count alone. No gentle, wait,
+    /// byte mode or ECN there (`Common::validate` refuses them with this rule). It departs
+    /// from Floyd & Jacobson, whose p_a reaches 1 at count = 1/p_b.
+    Dsredq,
+}
+
+impl SpacingRule {
+    pub const NAMES: [&'static str; 2] = ["red", "dsredq"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SpacingRule::Red => "red",
+            SpacingRule::Dsredq => "dsredq",
+        }
+    }
+}
+
 /// Parameters RED, RIO and WRED share.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Common {
@@ -143,6 +175,8 @@ pub struct Common {
     /// drops become marks as ns-2's `setbit_`. Needs `ecn`. Thresholds in packets, like the
     /// drop curves'.
     pub mark: [Option<Curve>; MAX_LEVELS],
+    /// How random drops are spaced. Default `Red`; RIO and WRED may take `Dsredq`.
+    pub spacing: SpacingRule,
 }
 
 impl Common {
@@ -160,6 +194,7 @@ impl Common {
             limit,
             ecn: None,
             mark: [None; MAX_LEVELS],
+            spacing: SpacingRule::Red,
         }
     }
 
@@ -186,6 +221,24 @@ impl Common {
                 return Err(ParamError::new(
                     "limit",
                     format!("the limit ({limit_pkts} mean-sized packets) is below max_th {}", c.max_th),
+                ));
+            }
+        }
+        if self.spacing == SpacingRule::Dsredq {
+            // dsredq.cc has none of these: refuse them rather than guess how they would combine
+            let other = [
+                (self.gentle, "gentle"),
+                (self.wait, "wait"),
+                (self.byte_mode, "byte_mode"),
+                (self.measure == Measure::Bytes, "measure = \"bytes\""),
+                (self.ecn.is_some(), "ecn"),
+            ];
+            if let Some((_, what)) = other.iter().find(|(on, _)| *on) {
+                return Err(ParamError::new(
+                    "spacing",
+                    format!(
+                        "spacing \"dsredq\" is ns-2's dsredq.cc, which has no {what}: use spacing \"red\" or leave {what} out"
+                    ),
                 ));
             }
         }
@@ -342,6 +395,9 @@ impl Spacing {
         size: u32,
         rng: &mut Rng,
     ) -> Verdict {
+        if common.spacing == SpacingRule::Dsredq {
+            return self.decide_dsredq(avg, curve, rng);
+        }
         // red.cc: count and count_bytes tally the arrivals since the last early drop.
         self.count += 1;
         self.count_bytes += u64::from(size);
@@ -379,6 +435,42 @@ impl Spacing {
             return Verdict::Early;
         }
         Verdict::Accept
+    }
+
+    /// ns-2.35 dsredq.cc `redQueue::enque`, past its buffer test. `count` holds dsredq's
+    /// `edv_.count` once the average is in the band (`old`); below min_th dsredq sets it to −1,
+    /// which here is `old` false, so that the next arrival in the band counts 0.
+    fn decide_dsredq(&mut self, avg: f64, curve: &Curve, rng: &mut Rng) -> Verdict {
+        if avg <= curve.min_th {
+            self.old = false;
+            self.last_p = 0.0;
+            return Verdict::Accept;
+        }
+        if avg > curve.max_th {
+            self.count = 0;
+            self.old = true;
+            return Verdict::Forced;
+        }
+        self.count = if self.old { self.count + 1 } else { 0 };
+        self.old = true;
+        let p_b = curve.max_p * (avg - curve.min_th) / (curve.max_th - curve.min_th);
+        // uncapped: negative (every arrival kept) once count·p_b > 1, +∞ (a drop) at exactly 1
+        let p_a = p_b / (1.0 - self.count as f64 * p_b);
+        self.last_p = p_a;
+        if rng.uniform() <= p_a {
+            self.count = 0;
+            return Verdict::Early;
+        }
+        Verdict::Accept
+    }
+
+    /// A drop for a full buffer: red.cc resets the count as after a forced drop; dsredq.cc
+    /// refuses the packet before it touches any RED state.
+    #[inline]
+    pub fn on_overflow(&mut self, rule: SpacingRule) {
+        if rule == SpacingRule::Red {
+            self.on_forced_drop();
+        }
     }
 
     /// red.cc resets the count after every forced drop (the hard limit included).
@@ -1233,6 +1325,83 @@ mod tests {
             }
         }
         assert!(gaps[1..].iter().all(|&g| (20..=40).contains(&g)), "{gaps:?}");
+    }
+
+    /// `Common` with the drop spacing `rule`.
+    fn spacing_rule(rule: SpacingRule) -> Common {
+        Common { spacing: rule, ..params().common }
+    }
+
+    /// Whether `decide` drew a number from `rng` (it draws exactly when it tests p_a).
+    fn draws(rng: &Rng, after: &Rng) -> bool {
+        rng.clone().next_u64() != after.clone().next_u64()
+    }
+
+    #[test]
+    fn dsredq_spacing_keeps_every_arrival_once_count_times_p_b_passes_one() {
+        // avg 14 on (5, 15, 0.1): p_b = 0.09; 31 arrivals since the last drop, 31 · 0.09 > 1
+        let long = Spacing { count: 30, old: true, ..Spacing::default() };
+        let mut rng = stream(1, "q");
+        let mut s = long;
+        assert_eq!(s.decide(14.0, &curve(), &spacing_rule(SpacingRule::Red), true, 1_000, &mut rng), Verdict::Early, "red.cc: p_a = 1");
+        let mut s2 = long;
+        for k in 31..131 {
+            let v = s2.decide(14.0, &curve(), &spacing_rule(SpacingRule::Dsredq), true, 1_000, &mut rng);
+            assert_eq!(v, Verdict::Accept, "dsredq.cc: p_a = p_b / (1 - count p_b) < 0 at count {k}");
+            assert_eq!(s2.count, k);
+            assert!(s2.last_p < 0.0);
+        }
+        // ... until the average passes max_th: a forced drop restarts the count
+        assert_eq!(s2.decide(15.5, &curve(), &spacing_rule(SpacingRule::Dsredq), true, 1_000, &mut rng), Verdict::Forced);
+        assert_eq!((s2.count, s.count), (0, 0));
+        // at count p_b = 1 exactly, p_a is +inf: a drop (avg 10: p_b = 0.05, count 20)
+        let mut s3 = Spacing { count: 19, old: true, ..Spacing::default() };
+        assert_eq!(s3.decide(10.0, &curve(), &spacing_rule(SpacingRule::Dsredq), true, 1_000, &mut rng), Verdict::Early);
+    }
+
+    #[test]
+    fn dsredq_spacing_tests_the_arrival_that_crosses_min_th_with_p_a_equal_to_p_b() {
+        let rng = stream(7, "q");
+        // red.cc: accepted untested, count starts at 1
+        let (mut s, mut r) = (Spacing::default(), rng.clone());
+        assert_eq!(s.decide(10.0, &curve(), &spacing_rule(SpacingRule::Red), true, 1_000, &mut r), Verdict::Accept);
+        assert!(s.old && s.count == 1 && !draws(&rng, &r));
+        // dsredq.cc: count −1 + 1 = 0, tested with p_a = p_b = 0.05
+        let (mut s, mut r) = (Spacing::default(), rng.clone());
+        s.decide(10.0, &curve(), &spacing_rule(SpacingRule::Dsredq), true, 1_000, &mut r);
+        assert!(s.old && s.count == 0 && draws(&rng, &r));
+        assert!(close(s.last_p, 0.05));
+        // the next arrival counts 1: p_a = 0.05 / 0.95
+        s.decide(10.0, &curve(), &spacing_rule(SpacingRule::Dsredq), true, 1_000, &mut r);
+        assert!(s.count <= 1 && close(s.last_p, 0.05 / 0.95));
+    }
+
+    #[test]
+    fn dsredq_spacing_drops_at_random_up_to_max_th_inclusive_and_nothing_at_min_th() {
+        let mut rng = stream(1, "q");
+        let red = spacing_rule(SpacingRule::Red);
+        let ds = spacing_rule(SpacingRule::Dsredq);
+        let mut s = Spacing { old: true, ..Spacing::default() };
+        assert_eq!(s.decide(15.0, &curve(), &red, true, 1_000, &mut rng), Verdict::Forced, "red.cc: avg >= max_th");
+        let mut s = Spacing { old: true, ..Spacing::default() };
+        assert_ne!(s.decide(15.0, &curve(), &ds, true, 1_000, &mut rng), Verdict::Forced, "dsredq.cc: avg > max_th");
+        assert!(close(s.last_p, 0.1 / 0.9), "count 1, p_b = max_p");
+        // at min_th exactly: red.cc is in the band (old set), dsredq.cc below it (count −1)
+        let mut s = Spacing::default();
+        s.decide(5.0, &curve(), &red, true, 1_000, &mut rng);
+        assert!(s.old);
+        let mut s = Spacing { old: true, count: 5, ..Spacing::default() };
+        assert_eq!(s.decide(5.0, &curve(), &ds, true, 1_000, &mut rng), Verdict::Accept);
+        assert!(!s.old, "the next arrival in the band counts 0 again");
+    }
+
+    #[test]
+    fn an_overflow_drop_resets_the_red_count_and_leaves_the_dsredq_count_alone() {
+        let mut s = Spacing { count: 12, old: true, ..Spacing::default() };
+        s.on_overflow(SpacingRule::Dsredq);
+        assert_eq!(s.count, 12);
+        s.on_overflow(SpacingRule::Red);
+        assert_eq!(s.count, 0);
     }
 
     #[test]

@@ -195,7 +195,7 @@ impl Rio {
         // averages (plain RED, red.cc, updates them first)
         if !fits(common.limit, self.fifo.len(), self.bytes, size) {
             let spacing = if is_in { &mut self.spacing_in } else { &mut self.spacing_out };
-            spacing.on_forced_drop();
+            spacing.on_overflow(common.spacing);
             self.stats.record(usize::from(level), Err(DropReason::Overflow), false, None);
             return Err(DropReason::Overflow);
         }
@@ -324,6 +324,7 @@ mod tests {
     use crate::net::packet::{Ecn, Packet};
     use crate::queue::ecn_mark::{Position, Strategy};
     use crate::queue::red::testkit::{poisson, run, Discipline};
+    use crate::queue::red::SpacingRule;
     use crate::scenario::spec::Limit;
     use crate::sim::rng::stream;
 
@@ -563,6 +564,40 @@ mod tests {
         q.avg_in = RedAverage::starting_at(60.0);
         q.spacing_in.old = true;
         q.spacing_in.count = 1_000;
+    }
+
+    /// ns-2 dsredq.cc's spacing, at the queue: the OUT average at 25 (p_b = 0.075), 20
+    /// arrivals since the last OUT drop, so count·p_b passes 1 with the next one.
+    #[test]
+    fn with_dsredq_spacing_out_packets_are_kept_once_count_times_p_b_passes_one() {
+        for (rule, kept) in [(SpacingRule::Dsredq, 30), (SpacingRule::Red, 0)] {
+            let mut q = rio(Coupling::Coupled, |p| {
+                p.common.w_q = 1e-12;
+                p.common.spacing = rule;
+            });
+            q.avg_out = RedAverage::starting_at(25.0);
+            q.spacing_out.old = true;
+            q.spacing_out.count = 20;
+            let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+            let n = (0..30).take_while(|_| offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12).is_ok()).count();
+            assert_eq!(n, kept, "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn with_dsredq_spacing_an_overflow_drop_keeps_the_out_count() {
+        let mut q = rio(Coupling::Coupled, |p| {
+            p.common.limit = Limit::Packets(70);
+            p.common.spacing = SpacingRule::Dsredq;
+        });
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for _ in 0..70 {
+            q.fifo.push_back(pkt(&mut pool, AF11));
+        }
+        q.spacing_out.count = 9;
+        assert_eq!(offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12), Err(DropReason::Overflow));
+        assert_eq!(q.spacing_out.count, 9);
+        q.fifo.clear();
     }
 
     #[test]

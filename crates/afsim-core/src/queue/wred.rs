@@ -120,7 +120,7 @@ impl Wred {
         // dsredq.cc: a packet that finds the buffer full is refused before it touches the
         // average (plain RED, red.cc, updates it first)
         if !fits(common.limit, self.fifo.len(), self.bytes, size) {
-            self.spacing[curve_ix].on_forced_drop();
+            self.spacing[curve_ix].on_overflow(common.spacing);
             self.stats.record(level, Err(DropReason::Overflow), false, None);
             return Err(DropReason::Overflow);
         }

@@ -31,6 +31,10 @@
 //! `sima::Params::validate` at once (it needs no link rate); its defaults are Laatu et al.'s
 //! (§3.4: 9800 B and 20000 B, weights 0.01 and 0.001) and afsim's rule (`Params::LAATU`). It
 //! cannot be a scheduler's class queue.
+//! `spacing` (RIO and WRED only) chooses how random drops are spaced: `"red"` (the default,
+//! Floyd & Jacobson as ns-2 `red.cc`) or `"dsredq"` (ns-2's DiffServ queue, `dsredq.cc`;
+//! `red::SpacingRule`), which refuses gentle, wait, byte mode, bytes and ECN (`Common::validate`,
+//! reported at `spacing`).
 //!
 //! Defaults: `limit` 50 packets for every kind (ns-2's `Queue set limit_ 50`; the RED family
 //! needs max_th at most the limit, and says so when the default is too small); w_q 0.002,
@@ -45,7 +49,7 @@ use super::value::{Field, Rec, Scalar, Spots, Val};
 use crate::edge::dscp::{ColourTable, MAX_LEVELS};
 use crate::edge::ParamError;
 use crate::queue::ecn_mark::{Position, Strategy};
-use crate::queue::red::{self, Common, Curve, Measure};
+use crate::queue::red::{self, Common, Curve, Measure, SpacingRule};
 use crate::queue::scheduler::{Policy, Service};
 use crate::queue::{rio, sima, wred};
 use crate::scenario::spec::{ClassSpec, Limit, QueueSpec, SchedulerError, SchedulerSpec};
@@ -57,13 +61,13 @@ const RED_FIELDS: [&str; 13] = [
     "kind", "limit", "min_th", "max_th", "max_p", "mark", "w_q", "gentle", "wait", "measure", "byte_mode",
     "mean_packet_size", "ecn",
 ];
-const RIO_FIELDS: [&str; 13] = [
+const RIO_FIELDS: [&str; 14] = [
     "kind", "limit", "in", "out", "coupling", "w_q", "gentle", "wait", "measure", "byte_mode", "mean_packet_size",
-    "ecn", "out_first",
+    "ecn", "out_first", "spacing",
 ];
-const WRED_FIELDS: [&str; 11] = [
+const WRED_FIELDS: [&str; 12] = [
     "kind", "limit", "levels", "w_q", "gentle", "wait", "measure", "byte_mode", "mean_packet_size", "ecn",
-    "out_first",
+    "out_first", "spacing",
 ];
 const SCHEDULER_FIELDS: [&str; 3] = ["kind", "policy", "classes"];
 const SIMA_FIELDS: [&str; 8] =
@@ -315,6 +319,12 @@ fn read_any_queue(
             "w_q" => common.w_q = v.number()?,
             "gentle" => common.gentle = v.boolean()?,
             "wait" => common.wait = v.boolean()?,
+            "spacing" => {
+                common.spacing = match v.choice(&SpacingRule::NAMES, "drop spacing")? {
+                    "dsredq" => SpacingRule::Dsredq,
+                    _ => SpacingRule::Red,
+                }
+            }
             "measure" => {
                 common.measure = match v.choice(&MEASURES, "measure")? {
                     "bytes" => Measure::Bytes,

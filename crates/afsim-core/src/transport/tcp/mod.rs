@@ -82,7 +82,8 @@ pub enum Variant {
     /// each partial ACK retransmits the next hole.
     NewReno,
     /// RFC 6675 SACK-based recovery with a scoreboard; the receiver sends SACK blocks
-    /// (RFC 2018). Without SACK permitted in the handshake it falls back to NewReno.
+    /// (RFC 2018). Without SACK permitted in the handshake it falls back to NewReno. With
+    /// `ns2_compat`, ns-2.35's `Sack1` recovery instead (`sender`).
     Sack,
 }
 
@@ -168,13 +169,15 @@ pub struct Params {
     pub transfer_bytes: Option<u64>,
     /// When the sender starts (the SYN, or the first data segment).
     pub start: SimTime,
-    /// Reproduce ns-2.35 where it departs from the RFCs (see `sender`):
-    /// ssthresh = ⌊min(cwnd, rwnd)/2⌋ segments instead of FlightSize/2, cwnd = min(cwnd,
-    /// rwnd)/2 unrounded; the ACK that ends fast recovery also opens cwnd; every timeout
-    /// halves ssthresh again; Reno refuses a second fast retransmit in the same window
-    /// (`bugFix_`); fast retransmit restarts the retransmit timer; ECT and CWR also on
-    /// retransmissions (`SetCWRonRetransmit_`); slow start adds one segment per ACK however
-    /// little it acknowledges; the SACK scoreboard is cleared on timeout (`Sack1`). The RTO
+    /// Reproduce ns-2.35 where it departs from the RFCs (the list is in `sender`'s module
+    /// doc): ssthresh = ⌊min(cwnd, rwnd)/2⌋ segments instead of FlightSize/2, cwnd =
+    /// min(cwnd, rwnd)/2 unrounded; the ACK that ends fast recovery also opens cwnd; every
+    /// timeout halves ssthresh again; Reno refuses a second fast retransmit in the same window
+    /// (`bugFix_`); fast retransmit restarts the retransmit timer; slow start adds one segment
+    /// per ACK however little it acknowledges, and the ACK of segment 0 alone does not grow
+    /// the window (`delay_growth_`); limited transmit resends old segments during go-back-N
+    /// (`send_one`); ns-2's ECN response (ECT and CWR also on retransmissions, cwnd below one
+    /// segment after a timeout, `ecn_backoff_`); SACK recovery is `Sack1`'s. The RTO
     /// arithmetic is ns-2's in both modes (`rto`). Default false.
     pub ns2_compat: bool,
     /// Record the sender's time series (`trace::Trace`). Default false.

@@ -124,6 +124,22 @@ impl Scoreboard {
         self.ranges.get(i).filter(|&&(s, _)| s <= seq).map(|&(_, e)| e)
     }
 
+    /// The first byte at or above `from` that is not SACKed and has SACKed data above it
+    /// (ns-2 `ScoreBoardRQ::GetNextRetran`: a hole below the highest SACKed byte).
+    pub fn next_hole(&self, from: u64) -> Option<u64> {
+        let mut at = from;
+        for &(s, e) in &self.ranges {
+            if e <= at {
+                continue;
+            }
+            if s > at {
+                return Some(at);
+            }
+            at = e;
+        }
+        None
+    }
+
     /// Every un-SACKed byte below the returned boundary is lost by RFC 6675's `IsLost()`:
     /// more than (DupThresh − 1)·MSS bytes SACKed above it, or DupThresh discontiguous SACKed
     /// ranges above it. 0 when nothing is lost.
@@ -260,6 +276,16 @@ mod tests {
         assert_eq!(sb.ranges(), &[(1000, 4000), (6000, 7000)]);
         assert_eq!(sb.update(0, &[(3500, 6500)]), 2000, "a block bridging two ranges merges them");
         assert_eq!(sb.ranges(), &[(1000, 7000)]);
+    }
+
+    #[test]
+    fn the_next_hole_is_the_first_unsacked_byte_with_sacked_data_above_it() {
+        let sb = board(0, &[2, 3, 6]);
+        assert_eq!(sb.next_hole(0), Some(0));
+        assert_eq!(sb.next_hole(2 * MSS), Some(4 * MSS), "from inside a SACKed range: its end");
+        assert_eq!(sb.next_hole(5 * MSS), Some(5 * MSS));
+        assert_eq!(sb.next_hole(6 * MSS), None, "nothing SACKed above 7");
+        assert_eq!(Scoreboard::new().next_hole(0), None);
     }
 
     #[test]

@@ -25,18 +25,36 @@
 //! - The retransmission timer is one engine timer, re-armed lazily: restarting it to a later
 //!   instant only moves a deadline; the pending event re-schedules itself when it finds the
 //!   deadline later than its own time. So a per-ACK restart costs no event.
-//! - `ns2_compat` changes (RFC by default): ssthresh = max(⌊min(cwnd, rwnd)/2⌋, 2) segments
-//!   and cwnd = min(cwnd, rwnd)/2 on fast retransmit (ns-2 `slowdown`), instead of
-//!   ssthresh = max(FlightSize/2, 2·MSS) and cwnd = ssthresh; the ACK that ends fast
-//!   recovery also opens cwnd; every timeout halves ssthresh again (RFC 5681: only the first
-//!   timeout of a segment); Reno refuses a second fast retransmit in one window; fast
-//!   retransmit restarts the retransmit timer; retransmissions carry ECT and may carry CWR
-//!   (RFC 3168 §6.1.5 forbids both); slow start adds a whole segment per new ACK (RFC 5681:
-//!   min(acked, MSS)); a timeout clears the SACK scoreboard (ns-2 `Sack1`, RFC 2018 §8).
+//! - `ns2_compat` changes (RFC by default), each cited where it is applied (ns-2.35 `tcp.cc`,
+//!   `tcp-reno.cc`, `tcp-newreno.cc`, `tcp-sack1.cc`):
+//!   - ssthresh = max(⌊min(cwnd, rwnd)/2⌋, 2) segments and cwnd = min(cwnd, rwnd)/2 on fast
+//!     retransmit (`slowdown`), instead of ssthresh = max(FlightSize/2, 2·MSS) and cwnd =
+//!     ssthresh; the ACK that ends fast recovery also opens cwnd; every timeout halves
+//!     ssthresh again (RFC 5681: only the first timeout of a segment); slow start adds a whole
+//!     segment per new ACK (RFC 5681: min(acked, MSS));
+//!   - `recover` starts at packet 0: no fast retransmit before segment 0 is acknowledged, no
+//!     ECN response to its ACK; Reno refuses a second fast retransmit in one window (`bugFix_`);
+//!     fast retransmit restarts the retransmit timer and stops RTT timing (`reset_rtx_timer`),
+//!     other retransmissions do not stop it;
+//!   - the ACK of segment 0 alone sets cwnd back to the initial window, one segment if
+//!     segment 0 timed out (`delay_growth_`, `bugfix_ss_`; without a handshake only);
+//!   - limited transmit sends the next segment to send, old or new, within cwnd + the
+//!     duplicate ACKs so far (`send_one`), also during go-back-N (RFC 3042: new data only);
+//!   - ECN: retransmissions carry ECT and may carry CWR (RFC 3168 §6.1.5 forbids both);
+//!     segment 0 is not ECN-capable; the first ECN-Echo after a timeout is acted on whatever
+//!     its window, cwnd may fall below one segment (the sender then waits for the timer), a
+//!     second response at cwnd ≤ 1 backs the timer off, and a timeout that ends an ECN
+//!     reduction leaves ssthresh alone (`ecn`, `timeout`, `newtimer`);
+//!   - SACK is ns-2's `Sack1TcpAgent`, not RFC 6675: a `pipe` counter, every hole below the
+//!     highest SACK resent in order, duplicate ACKs ignored from a timeout to the next new
+//!     ACK, the scoreboard cleared by every new ACK outside recovery and at a timeout, and
+//!     go-back-N resending SACKed data (`Recovery::Sack1`).
 //!
 //! Not modelled: FIN, window updates from the receiver, Nagle, RFC 6582's "less careful"
-//! variant, RFC 3168's cwnd < 1 timer wait (cwnd stays ≥ 1 segment, as in ns-2), ns-2's
-//! `maxburst_`, F-RTO, slow-start restart after idle (a bulk sender is never idle).
+//! variant, RFC 3168's cwnd < 1 timer wait in the RFC mode (cwnd stays ≥ 1 segment there),
+//! ns-2's `maxburst_` (0, no limit, in every validation script) and NewReno's burst of at most
+//! two segments per duplicate ACK (`send_much(0, 0, 2)` with `newreno_changes_` 0), F-RTO,
+//! slow-start restart after idle (a bulk sender is never idle).
 
 use crate::net::packet::{proto, Ecn, Packet, TransportHeader};
 use crate::sim::rng::Rng;
@@ -76,6 +94,12 @@ enum Recovery {
     Fast { deflate_to: f64, partial_acks: u32 },
     /// RFC 6675 §5 SACK loss recovery: HighRxt and RescueRxt.
     Sack { high_rxt: u64, rescue_rxt: Option<u64> },
+    /// ns-2.35's `Sack1TcpAgent` (tcp-sack1.cc), the SACK recovery of `ns2_compat`: `pipe` is
+    /// a counter (set from the data outstanding at the fast retransmit, less one per ACK and
+    /// one more per partial ACK, plus one per segment sent), and the sender resends, in
+    /// order and once each, every hole below the highest SACKed byte from `next_rtx` on (the
+    /// scoreboard's `h_seqno_`), then new data, while pipe < ⌊cwnd⌋.
+    Sack1 { pipe: i64, next_rtx: u64 },
 }
 
 /// The last window reduction and its cause.
@@ -149,6 +173,17 @@ pub struct Sender {
     next_token: u32,
     timing: Option<Timing>,
     ecn: EcnState,
+    /// ns-2 `ecn_backoff_`: the last ECN response found cwnd ≤ 1 (a second one backs the
+    /// timer off). `ns2_compat` only.
+    ecn_backoff: bool,
+    /// ns-2 `ect_`: a new ACK has carried ECN-Echo. `ns2_compat` only.
+    ece_seen: bool,
+    /// The window the first ACK of segment 0 sets (ns-2 `delay_growth_`): the initial window,
+    /// or one segment once segment 0 has timed out (ns-2 `bugfix_ss_`). `ns2_compat` only.
+    growth_window: f64,
+    /// ns-2 Sack1's `timeout_`: since the last timeout no new ACK has come, and duplicate ACKs
+    /// are ignored. `ns2_compat` SACK only.
+    ignore_dupacks: bool,
     sack: Option<Scoreboard>,
     stats: SenderStats,
     rtt_m2: f64,
@@ -181,7 +216,9 @@ impl Sender {
             ssthresh: p.max_window_bytes as f64 / mss as f64,
             dupacks: 0,
             lt_bytes: 0,
-            recover: None,
+            // ns-2 starts `recover_` at 0, packet 0: no fast retransmit before packet 0 is
+            // acknowledged, no ECN response before packet 1 is (`dupack_action`, `ecn`)
+            recover: p.ns2_compat.then_some(mss),
             reduction: Reduction::None,
             timeout_una: None,
             rto: Rto::new(&p, phase_ns),
@@ -189,6 +226,10 @@ impl Sender {
             next_token: TOKEN_START,
             timing: None,
             ecn: EcnState::Off,
+            ecn_backoff: false,
+            ece_seen: false,
+            growth_window: f64::from(p.initial_window_segments),
+            ignore_dupacks: false,
             sack: None,
             stats: SenderStats::default(),
             rtt_m2: 0.0,
@@ -341,7 +382,7 @@ impl Sender {
             // Karn: no sample from a retransmitted SYN; RFC 6298 §5.7: RTO ≥ 3 s for data
             self.rto.raise_base_to(SimDuration::from_secs(3));
         } else {
-            self.take_sample(sent_at, ctx.now);
+            self.take_sample(sent_at, ctx.now, false);
         }
         // RFC 3168 §6.1.1: an "ECN-setup SYN-ACK" has ECE and not CWR
         let ecn = self.p.ecn && pkt.th.flags & (flags::ECE | flags::CWR) == flags::ECE;
@@ -374,11 +415,17 @@ impl Sender {
         if ack < self.snd_una || ack > self.snd_max {
             return; // an old or impossible ACK
         }
+        // ns-2 Sack1 ignores duplicate ACKs from a timeout until the next new ACK (`timeout_`)
+        let ignored = self.ignore_dupacks && ack == self.snd_una;
         // RFC 6675 §3 Update(); RFC 6675 §2: a duplicate ACK must SACK something new
         let newly_sacked = match self.sack.as_mut() {
-            Some(sb) => sb.update(ack, &pkt.th.sack[..usize::from(pkt.th.sack_len).min(3)]),
-            None => 0,
+            Some(sb) if !ignored => sb.update(ack, &pkt.th.sack[..usize::from(pkt.th.sack_len).min(3)]),
+            _ => 0,
         };
+        if let Phase::Recovery(Recovery::Sack1 { pipe, next_rtx }) = self.phase {
+            // ns-2 Sack1TcpAgent::recv: every ACK in fast recovery takes one from pipe
+            self.phase = Phase::Recovery(Recovery::Sack1 { pipe: pipe - 1, next_rtx });
+        }
         let ece = self.ecn != EcnState::Off && pkt.th.flags & flags::ECE != 0;
         if ece {
             self.on_ece(ack);
@@ -392,12 +439,32 @@ impl Sender {
     }
 
     /// RFC 3168 §6.1.2: halve cwnd, reduce ssthresh, at most once per window of data.
+    ///
+    /// `ns2_compat` (ns-2.35 tcp.cc `TcpAgent::ecn`): also on the first ECN-Echo after a
+    /// timeout, whatever window it belongs to (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`); cwnd
+    /// is halved without a floor, so from one segment it goes to half a segment and nothing is
+    /// sent until the retransmission timer expires; a second response at cwnd ≤ 1 doubles the
+    /// timer (`ecn_backoff_`).
     fn on_ece(&mut self, ack: u64) {
-        if self.phase != Phase::Open || !self.beyond_recover(ack) {
+        let after_timeout = self.p.ns2_compat && self.reduction == Reduction::Timeout;
+        if self.phase != Phase::Open || !(self.beyond_recover(ack) || after_timeout) {
             return;
         }
         self.ssthresh = self.reduced_ssthresh(self.snd_max - self.snd_una);
-        self.cwnd = self.half_window();
+        if self.p.ns2_compat {
+            if self.cwnd <= 1.0 {
+                if self.ecn_backoff {
+                    self.rto.back_off();
+                }
+                self.ecn_backoff = true;
+            } else {
+                self.ecn_backoff = false;
+            }
+            // ns-2 slowdown(CLOSE_CWND_HALF): windowd() / 2, no floor
+            self.cwnd = self.window_segments() / 2.0;
+        } else {
+            self.cwnd = self.half_window();
+        }
         self.recover = Some(self.snd_max);
         self.reduction = Reduction::Ecn;
         self.ecn = EcnState::On { cwr_pending: true };
@@ -406,23 +473,45 @@ impl Sender {
 
     fn on_new_ack(&mut self, ack: u64, ece: bool, ctx: &mut Ctx) {
         let acked = ack - self.snd_una;
+        let in_sack1 = matches!(self.phase, Phase::Recovery(Recovery::Sack1 { .. }));
+        // ns-2 Sack1: a partial ACK takes no RTT sample (`newack` is not called)
+        let partial_sack1 = in_sack1 && !self.reaches_recover(ack);
         // Karn: only segments sent once are timed (timing stops on any retransmission)
         if let Some(t) = self.timing {
-            if ack >= t.end {
+            if ack >= t.end && !partial_sack1 {
                 self.timing = None;
-                self.take_sample(t.sent, ctx.now);
+                self.take_sample(t.sent, ctx.now, ece);
             }
         }
+        // ns-2 opens cwnd on an ECN-Echo ACK until one has been seen (`ect_` is still 0)
+        let opens = !ece || (self.p.ns2_compat && !self.ece_seen);
+        // (ns-2 Sack1's recovery ACKs skip recv_newack_helper)
+        if self.p.ns2_compat && !in_sack1 {
+            // ns-2 recv_newack_helper: an ACK without ECN-Echo ends the ECN backoff; `ect_`
+            // once one has carried it
+            if self.ece_seen && !ece {
+                self.ecn_backoff = false;
+            }
+            self.ece_seen |= ece;
+        }
+        let was_open = self.phase == Phase::Open;
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
         self.lt_bytes = 0;
         let mut restart_timer = true;
+        let mut end_backoff = false;
         match self.phase {
             Phase::Open => {
                 // RFC 3168 §6.1.2: no increase in response to an ECN-Echo ACK
-                if !ece {
+                if opens {
                     self.open_cwnd(acked);
+                }
+                if self.is_sack1() {
+                    // ns-2 Sack1TcpAgent::recv: a new ACK outside recovery clears the scoreboard
+                    // and ends the timeout's deafness to duplicate ACKs
+                    self.clear_scoreboard();
+                    self.ignore_dupacks = false;
                 }
             }
             Phase::Recovery(Recovery::Fast { deflate_to, partial_acks }) => {
@@ -432,7 +521,7 @@ impl Sender {
                     self.cwnd = deflate_to;
                     self.phase = Phase::Open;
                     // ns-2: the exiting ACK goes through recv_newack_helper → opencwnd
-                    if self.p.ns2_compat && !ece {
+                    if self.p.ns2_compat && opens {
                         self.open_cwnd(acked);
                     }
                 } else {
@@ -454,16 +543,54 @@ impl Sender {
                     self.phase = Phase::Open;
                 }
             }
+            Phase::Recovery(Recovery::Sack1 { pipe, next_rtx }) => {
+                if self.reaches_recover(ack) {
+                    // ns-2: recovery over; cwnd stays, `recover_` back to 0, scoreboard cleared
+                    self.phase = Phase::Open;
+                    self.recover = Some(self.mss);
+                    self.clear_scoreboard();
+                } else {
+                    // a partial ACK takes one more from pipe (`partial_ack_` false), restarts
+                    // the timer and then ends its backoff
+                    self.phase = Phase::Recovery(Recovery::Sack1 { pipe: pipe - 1, next_rtx });
+                    end_backoff = true;
+                }
+            }
             Phase::Waiting | Phase::SynSent { .. } | Phase::Complete => {}
+        }
+        // ns-2 `delay_growth_` (on by default; tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc `recv`:
+        // `if (last_ack_ == 0 && delay_growth_) cwnd_ = initial_window()`): the ACK of segment 0
+        // alone does not grow the window. ns-2's one-way TCP with `syn_` false has no SYN, so
+        // this is the first data segment's ACK; with a handshake the SYN-ACK plays its part.
+        let exits_sack = self.variant == Variant::Sack && !was_open;
+        let first = ack == self.mss.min(self.end);
+        if self.p.ns2_compat && !self.p.handshake && first && !exits_sack && self.phase == Phase::Open {
+            self.cwnd = self.growth_window;
         }
         if self.snd_una >= self.end {
             self.complete(ctx);
-        } else if self.snd_una == self.snd_max {
-            // RFC 6298 (5.2): all outstanding data acknowledged: stop the timer
+        } else if self.snd_una == self.snd_max && !(self.p.ns2_compat && self.cwnd < 1.0) {
+            // RFC 6298 (5.2): all outstanding data acknowledged: stop the timer (ns-2
+            // `newtimer` keeps it while cwnd < 1: an ECN response left nothing to send, and
+            // the timer's expiry lets the sender go on)
             self.timer = RetxTimer::Idle;
-        } else if restart_timer {
+        } else if restart_timer || self.snd_una == self.snd_max {
             // RFC 6298 (5.3): new data acknowledged: restart the timer
             self.arm(ctx.now + self.rto.timeout(), ctx);
+        }
+        if end_backoff {
+            self.rto.end_backoff();
+        }
+    }
+
+    /// ns-2's SACK sender, `Sack1TcpAgent` (`ns2_compat` with `Variant::Sack`).
+    fn is_sack1(&self) -> bool {
+        self.p.ns2_compat && self.variant == Variant::Sack
+    }
+
+    fn clear_scoreboard(&mut self) {
+        if let Some(sb) = self.sack.as_mut() {
+            sb.clear();
         }
     }
 
@@ -482,13 +609,14 @@ impl Sender {
         match self.phase {
             // RFC 5681 §3.2 step 4: each further duplicate ACK inflates cwnd by one segment
             Phase::Recovery(Recovery::Fast { .. }) => self.cwnd += 1.0,
-            // RFC 6675: the scoreboard and pipe account for it
-            Phase::Recovery(Recovery::Sack { .. }) => {}
+            // RFC 6675: the scoreboard and pipe account for it (ns-2 Sack1: pipe, in on_ack)
+            Phase::Recovery(Recovery::Sack { .. } | Recovery::Sack1 { .. }) => {}
             Phase::Open => {
                 self.dupacks += 1;
                 let thresh = self.p.dupack_threshold;
-                // RFC 6675 §5 (2): IsLost(HighACK + 1) also starts recovery
-                let lost = self.sack.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, self.mss, thresh));
+                // RFC 6675 §5 (2): IsLost(HighACK + 1) also starts recovery (not in ns-2's Sack1)
+                let lost = !self.is_sack1()
+                    && self.sack.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, self.mss, thresh));
                 if self.dupacks == thresh || (lost && self.dupacks < thresh) {
                     self.enter_recovery(ctx);
                 } else if self.dupacks < thresh && self.p.limited_transmit {
@@ -501,7 +629,28 @@ impl Sender {
 
     /// RFC 3042 §2: on each of the first two duplicate ACKs, one new segment if the receiver's
     /// window allows and no more than cwnd + 2 segments would be outstanding.
+    ///
+    /// `ns2_compat` (ns-2.35 tcp.cc `TcpAgent::send_one`, `singledup_`): the next segment to
+    /// send, `t_seqno_`, if at most cwnd + (duplicate ACKs so far) segments would then be
+    /// outstanding — also while go-back-N after a timeout has pulled it below HighData, so
+    /// the segment may be an old one the receiver already holds (RFC 3042 sends new data only).
     fn limited_transmit(&mut self, ctx: &mut Ctx) {
+        if self.p.ns2_compat {
+            if self.snd_nxt >= self.end {
+                return;
+            }
+            let len = self.mss.min(self.end - self.snd_nxt);
+            let out = self.snd_nxt + len - self.snd_una;
+            let allowance = self.cwnd + f64::from(self.dupacks);
+            if out as f64 <= allowance * self.mss as f64 && out <= self.p.max_window_bytes {
+                if self.snd_nxt == self.snd_max {
+                    self.lt_bytes += len;
+                }
+                self.transmit(self.snd_nxt, len, ctx);
+                self.snd_nxt += len;
+            }
+            return;
+        }
         if self.snd_nxt != self.snd_max || self.snd_max >= self.end {
             return;
         }
@@ -517,8 +666,10 @@ impl Sender {
     /// Fast retransmit: RFC 5681 §3.2 steps 2–3, RFC 6582 §3.2 step 2, RFC 6675 §5 step 4.
     fn enter_recovery(&mut self, ctx: &mut Ctx) {
         let guarded = self.variant != Variant::Reno || self.p.ns2_compat;
-        // RFC 6582 §3.2 step 1: only if the cumulative ACK covers more than `recover`
-        let allowed = !guarded || self.beyond_recover(self.snd_una);
+        // RFC 6582 §3.2 step 1: only if the cumulative ACK covers more than `recover`; ns-2
+        // also when it covers packet 0 alone (`bugfix_ss_`)
+        let allowed =
+            !guarded || self.beyond_recover(self.snd_una) || (self.p.ns2_compat && self.snd_una == self.mss);
         // RFC 3168 §6.1.2: the window was already cut for ECN in this window of data
         let after_ecn = !allowed && self.reduction == Reduction::Ecn;
         if !allowed && !after_ecn {
@@ -540,16 +691,29 @@ impl Sender {
                 self.ssthresh
             }
         };
-        self.recover = Some(self.snd_max);
+        // ns-2 (`dupack_action`, the ECN branch) leaves `recover_` at the ECN reduction's
+        if !(after_ecn && self.p.ns2_compat) {
+            self.recover = Some(self.snd_max);
+        }
         self.reduction = Reduction::Loss;
         // RFC 5681 §3.2 step 2: retransmit the first unacknowledged segment
         let len = self.mss.min(self.snd_max - self.snd_una);
         self.transmit(self.snd_una, len, ctx);
         if self.p.ns2_compat {
-            // ns-2 reset_rtx_timer(1, 0) on fast retransmit
+            // ns-2 reset_rtx_timer(1, 0) on fast retransmit: restart the timer, stop timing
             self.arm(ctx.now + self.rto.timeout(), ctx);
+            self.timing = None;
         }
         match self.variant {
+            Variant::Sack if self.p.ns2_compat => {
+                // ns-2 Sack1TcpAgent::dupack_action: pipe_ = maxseq_ − highest_ack_ −
+                // numdupacks_ (the retransmission is not counted); cwnd halved, not inflated;
+                // the scoreboard's next retransmission is the one after this
+                let outstanding = (self.snd_max - self.snd_una).div_ceil(self.mss);
+                self.cwnd = target;
+                let pipe = outstanding as i64 - i64::from(self.p.dupack_threshold);
+                self.phase = Phase::Recovery(Recovery::Sack1 { pipe, next_rtx: self.snd_una + len });
+            }
             Variant::Sack => {
                 // RFC 6675 §5 (4.2): cwnd = ssthresh; (4.3): HighRxt = RescueRxt = the segment
                 self.cwnd = target;
@@ -610,6 +774,19 @@ impl Sender {
             Phase::Waiting | Phase::Complete => return,
         }
         if self.snd_una >= self.snd_max {
+            if self.p.ns2_compat && self.cwnd < 1.0 {
+                // ns-2 (`TcpAgent::timeout` with no data outstanding, `restart_bugfix_`): the
+                // timer an ECN response left running at cwnd < 1 expires: cwnd = 1 segment,
+                // ssthresh and the backoff unchanged, and sending resumes
+                self.stats.timeouts += 1;
+                self.cwnd = 1.0;
+                self.recover = Some(self.snd_max);
+                self.reduction = Reduction::Timeout;
+                if let EcnState::On { .. } = self.ecn {
+                    self.ecn = EcnState::On { cwr_pending: true };
+                }
+                self.send_more(ctx);
+            }
             return;
         }
         self.stats.timeouts += 1;
@@ -618,10 +795,18 @@ impl Sender {
             // dupwnd_ before its timeout code halves the window)
             self.cwnd = self.cwnd.min(deflate_to);
         }
+        // ns-2 (`TcpAgent::timeout`): a timeout before the ECN reduction's window is
+        // acknowledged closes cwnd to one segment but leaves ssthresh as the reduction set it
+        // (and is not counted in `nrexmit_`)
+        let ends_ecn = self.p.ns2_compat && self.reduction == Reduction::Ecn && !self.reaches_recover(self.snd_una);
         // RFC 5681 §3.1: ssthresh by eq. (4) unless this segment was already resent by the
         // timer; ns-2 halves again at every timeout
-        if self.p.ns2_compat || self.timeout_una != Some(self.snd_una) {
+        if !ends_ecn && (self.p.ns2_compat || self.timeout_una != Some(self.snd_una)) {
             self.ssthresh = self.reduced_ssthresh(self.snd_max - self.snd_una);
+        }
+        if self.p.ns2_compat && self.snd_una == 0 {
+            // ns-2 `bugfix_ss_`: segment 0 lost, so no larger initial window afterwards
+            self.growth_window = 1.0;
         }
         self.timeout_una = Some(self.snd_una);
         // RFC 5681 §3.1: cwnd = loss window = one segment
@@ -636,9 +821,10 @@ impl Sender {
             self.ecn = EcnState::On { cwr_pending: true };
         }
         if self.p.ns2_compat {
-            if let Some(sb) = self.sack.as_mut() {
-                sb.clear();
-            }
+            // ns-2 Sack1TcpAgent::timeout: scoreboard cleared, duplicate ACKs ignored until
+            // the next new ACK (`timeout_`)
+            self.clear_scoreboard();
+            self.ignore_dupacks = self.sack.is_some();
         }
         // RFC 6298 (5.5): back off; Karn: stop timing; (5.4): resend from SND.UNA
         self.rto.back_off();
@@ -654,6 +840,7 @@ impl Sender {
         match self.phase {
             Phase::Open | Phase::Recovery(Recovery::Fast { .. }) => self.send_window(ctx),
             Phase::Recovery(Recovery::Sack { high_rxt, rescue_rxt }) => self.send_sack(high_rxt, rescue_rxt, ctx),
+            Phase::Recovery(Recovery::Sack1 { pipe, next_rtx }) => self.send_sack1(pipe, next_rtx, ctx),
             Phase::Waiting | Phase::SynSent { .. } | Phase::Complete => {}
         }
     }
@@ -661,10 +848,14 @@ impl Sender {
     /// Sends whole segments from `snd_nxt` while they fit in min(cwnd, rwnd).
     fn send_window(&mut self, ctx: &mut Ctx) {
         let wnd = (self.cwnd * self.mss as f64).min(self.p.max_window_bytes as f64);
+        // RFC 6675 §5.1 uses the scoreboard in go-back-N; ns-2's Sack1 does not (its scoreboard
+        // is cleared by every new ACK outside recovery)
+        let use_board = !self.is_sack1();
         while self.snd_nxt < self.end {
+            let board = self.sack.as_ref().filter(|_| use_board);
             if self.snd_nxt < self.snd_max {
                 // RFC 6675 §5.1: after a timeout, do not resend what the receiver SACKed
-                if let Some(e) = self.sack.as_ref().and_then(|sb| sb.sacked_until(self.snd_nxt)) {
+                if let Some(e) = board.and_then(|sb| sb.sacked_until(self.snd_nxt)) {
                     self.snd_nxt = e.min(self.snd_max);
                     continue;
                 }
@@ -673,7 +864,7 @@ impl Sender {
             let mut outstanding = self.snd_nxt + len - self.snd_una;
             if self.snd_nxt < self.snd_max {
                 // go-back-N after a timeout: what the receiver SACKed is not in flight
-                if let Some(sb) = self.sack.as_ref() {
+                if let Some(sb) = board {
                     outstanding -= sb.sacked_between(self.snd_una, self.snd_nxt);
                 }
             }
@@ -728,6 +919,33 @@ impl Sender {
         self.phase = Phase::Recovery(Recovery::Sack { high_rxt: m.high_rxt, rescue_rxt: m.rescue_rxt });
     }
 
+    /// ns-2.35 tcp-sack1.cc `Sack1TcpAgent::send_much` in fast recovery: while pipe < ⌊cwnd⌋,
+    /// the next hole from `next_rtx` below the highest SACKed byte (`ScoreBoardRQ::
+    /// GetNextRetran`), else new data; nothing beyond the receiver's window.
+    fn send_sack1(&mut self, mut pipe: i64, mut next_rtx: u64, ctx: &mut Ctx) {
+        let wnd_end = self.snd_una + self.p.max_window_bytes;
+        while pipe < self.cwnd.floor() as i64 {
+            let hole = self.sack.as_ref().and_then(|sb| sb.next_hole(next_rtx.max(self.snd_una)));
+            if let Some(start) = hole {
+                let len = self.mss.min(self.snd_max - start);
+                if start + len > wnd_end {
+                    break;
+                }
+                self.transmit(start, len, ctx);
+                next_rtx = start + len;
+            } else {
+                let len = self.mss.min(self.end.saturating_sub(self.snd_max));
+                if len == 0 || self.snd_max + len > wnd_end {
+                    break;
+                }
+                self.transmit(self.snd_max, len, ctx);
+                self.snd_nxt = self.snd_max;
+            }
+            pipe += 1;
+        }
+        self.phase = Phase::Recovery(Recovery::Sack1 { pipe, next_rtx });
+    }
+
     /// Sends the data segment `[start, start + len)`: a retransmission if below HighData.
     fn transmit(&mut self, start: u64, len: u64, ctx: &mut Ctx) {
         let retx = start < self.snd_max;
@@ -736,7 +954,10 @@ impl Sender {
         if let EcnState::On { cwr_pending } = self.ecn {
             // RFC 3168 §6.1.5: retransmitted data is not ECN-capable (ns-2 marks it anyway)
             let may = !retx || self.p.ns2_compat;
-            if may {
+            // ns-2 `TcpAgent::output` sends packet 0 not ECN-capable (its SYN, even with `syn_`
+            // false, when it is the first data segment)
+            let syn_slot = self.p.ns2_compat && !self.p.handshake && start == 0;
+            if may && !syn_slot {
                 ecn = Ecn::Ect0;
             }
             // RFC 3168 §6.1.2: CWR on the first new data segment after a reduction
@@ -751,8 +972,11 @@ impl Sender {
         if retx {
             self.stats.retransmitted_segments += 1;
             self.stats.retransmitted_bytes += len;
-            // Karn: a retransmission spoils the segment being timed
-            self.timing = None;
+            // Karn: a retransmission spoils the segment being timed (ns-2 stops timing only
+            // at a fast retransmit or a timeout, `reset_rtx_timer`)
+            if !self.p.ns2_compat {
+                self.timing = None;
+            }
         } else {
             self.snd_max = start + len;
             if self.timing.is_none() {
@@ -766,12 +990,15 @@ impl Sender {
     }
 
     fn emit(&mut self, seq: u64, payload: u32, f: u16, ecn: Ecn, ctx: &mut Ctx) {
+        // ns-2 `TcpAgent::output` adds the header bytes to every packet but packet 0, its SYN
+        // slot: with `syn_` false the first data segment leaves as its payload alone
+        let headers = if self.p.ns2_compat && !self.p.handshake && seq == 0 && payload > 0 { 0 } else { HEADER_BYTES };
         ctx.send(Packet {
             src: self.src,
             dst: self.dst,
             protocol: proto::TCP,
             ecn,
-            size: payload + HEADER_BYTES,
+            size: payload + headers,
             flow: self.flow,
             dst_agent: self.peer,
             rev: false,
@@ -797,10 +1024,15 @@ impl Sender {
         }
     }
 
-    fn take_sample(&mut self, sent: SimTime, now: SimTime) {
+    /// An RTT sample, from an ACK that carried ECN-Echo if `ece`.
+    fn take_sample(&mut self, sent: SimTime, now: SimTime, ece: bool) {
         self.rto.sample(sent, now);
-        // Karn: a valid sample ends the backoff
-        self.rto.end_backoff();
+        // Karn: a valid sample ends the backoff; ns-2 (`TcpAgent::newack`) keeps it while an
+        // ECN-Echo keeps cwnd at one segment or less (`ecn_backoff_`)
+        if !(self.p.ns2_compat && self.ece_seen && self.ecn_backoff && ece) {
+            self.rto.end_backoff();
+            self.ecn_backoff = false;
+        }
         let x = now.saturating_since(sent).as_secs_f64();
         let s = &mut self.stats;
         s.rtt_samples += 1;
@@ -1075,9 +1307,11 @@ mod tests {
         assert_eq!(fx.s.stats().fast_recoveries, 2);
         assert_eq!(fx.ssthresh(), 3.0, "FlightSize 6 / 2");
         // ns-2's bugFix_: no second fast retransmit below recover — a timeout will follow
+        // (segment 0 acknowledged first: ns-2 never fast-retransmits it)
         let p = Params { variant: Variant::Reno, ..Params::ns2() };
         let (mut fx, _) = Fx::with_window(p, 10, 20.0);
-        fx.dupacks(0, 3);
+        fx.ack(1);
+        fx.dupacks(1, 3);
         fx.ack(4);
         assert!(fx.dupacks(4, 3).is_empty());
         assert_eq!(fx.s.stats().fast_recoveries, 1);
@@ -1087,10 +1321,11 @@ mod tests {
     fn ns2_mode_halves_the_window_rather_than_the_flight_and_opens_cwnd_on_exit() {
         let p = Params { variant: Variant::Reno, ..Params::ns2() };
         let (mut fx, _) = Fx::with_window(p, 9, 20.0);
-        fx.dupacks(0, 3);
+        fx.ack(1); // segments 1..=9 in flight (ns-2 delay_growth_ keeps cwnd at 9)
+        fx.dupacks(1, 3);
         assert_eq!(fx.ssthresh(), 4.0, "⌊9/2⌋");
         assert_eq!(fx.cwnd(), 7.5, "9/2 + 3");
-        fx.ack(9);
+        fx.ack(10);
         assert!(close(fx.cwnd(), 4.5 + 1.0 / 4.5), "deflated to 4.5, then opened by the same ACK");
         // the RFC sender deflates to FlightSize/2 = 4.5 and leaves it there
         let (mut fx, _) = Fx::with_window(reno(), 9, 20.0);
@@ -1257,7 +1492,9 @@ mod tests {
         // ns-2 marks retransmissions ECT and puts CWR on them (SetCWRonRetransmit_)
         let p = Params { ecn: true, variant: Variant::NewReno, ..Params::ns2() };
         let (mut fx, _) = Fx::with_window(p, 4, 20.0);
-        let out = fx.dupacks(0, 3);
+        fx.ack(1);
+        let out = fx.dupacks(1, 3);
+        assert_eq!(segs(&out)[0], 1);
         assert_eq!(out[0].ecn, Ecn::Ect0);
         assert_ne!(out[0].th.flags & flags::CWR, 0);
     }
@@ -1368,6 +1605,156 @@ mod tests {
         assert_eq!(fx.ssthresh(), 2.0, "FlightSize counts the 4 segments sent before, not the 2 extra");
     }
 
+    fn ns2_newreno() -> Params {
+        Params { variant: Variant::NewReno, ..Params::ns2() }
+    }
+
+    #[test]
+    fn ns2_limited_transmit_resends_old_segments_during_go_back_n() {
+        // ns-2 TcpAgent::send_one sends t_seqno_, which a timeout pulled back to SND.UNA
+        let lt = |p: Params| Params { limited_transmit: true, ..p };
+        for (p, first, second) in [(lt(ns2_newreno()), vec![4], vec![5]), (lt(newreno()), vec![], vec![])] {
+            let (mut fx, _) = Fx::with_window(p, 8, 20.0);
+            assert_eq!(segs(&fx.expire()), vec![0]);
+            // segment 0 arrives; the receiver also held 1: slow start from one segment
+            // resends 2 and 3 (go-back-N)
+            assert_eq!(segs(&fx.at(3100).ack(2)), vec![2, 3]);
+            assert_eq!(fx.cwnd(), 2.0);
+            // two duplicate ACKs (the receiver holds 2 and 3 already): ns-2 sends the next
+            // segment to send, 4 then 5, while at most cwnd + dupacks would be outstanding
+            assert_eq!(segs(&fx.ack(2)), first, "ns2 {}", p.ns2_compat);
+            assert_eq!(segs(&fx.ack(2)), second);
+            let resent = fx.s.stats().retransmitted_segments;
+            assert_eq!(resent, if p.ns2_compat { 5 } else { 3 }, "0, 2, 3 (and 4, 5 by limited transmit)");
+        }
+    }
+
+    #[test]
+    fn ns2_limited_transmit_allows_cwnd_plus_the_duplicate_acks_so_far() {
+        // 4 segments outstanding, cwnd 3.5: ns-2 lets the flight grow to cwnd + 1 on the first
+        // duplicate ACK and cwnd + 2 on the second; RFC 3042 to cwnd + 2 on both
+        for (p, first, second) in [(ns2_newreno(), vec![], vec![4]), (newreno(), vec![4], vec![])] {
+            let (mut fx, _) = Fx::with_window(Params { limited_transmit: true, ..p }, 4, 20.0);
+            fx.s.set_window(3.5, 20.0);
+            assert_eq!(segs(&fx.ack(0)), first, "ns2 {}: 5 outstanding", p.ns2_compat);
+            assert_eq!(segs(&fx.ack(0)), second);
+        }
+    }
+
+    #[test]
+    fn ns2_the_ack_of_segment_0_alone_resets_cwnd_to_the_initial_window() {
+        // ns-2 delay_growth_: 2, 3, 6, ... segments per round trip instead of 2, 4, 8
+        let (mut fx, out) = Fx::started(Params { initial_window_segments: 2, ..ns2_newreno() });
+        assert_eq!(segs(&out), vec![0, 1]);
+        assert_eq!(segs(&fx.at(100).ack(1)), vec![2], "cwnd 2, not 3");
+        assert_eq!(fx.cwnd(), 2.0);
+        assert_eq!(segs(&fx.ack(2)), vec![3, 4]);
+        assert_eq!(segs(&fx.ack(3)), vec![5, 6]);
+        assert_eq!(fx.cwnd(), 4.0);
+        // the RFC sender grows at once; so does ns-2 with a handshake (the SYN-ACK is that ACK)
+        let rfc = Params { initial_window_segments: 2, ..newreno() };
+        let syn = Params { handshake: true, ..rfc };
+        let (mut fx, _) = Fx::started(rfc);
+        assert_eq!(segs(&fx.at(100).ack(1)), vec![2, 3]);
+        let (mut fx, _) = Fx::started(Params { ns2_compat: true, ..syn });
+        fx.at(50).deliver(ack(0, flags::SYN, &[]));
+        assert_eq!(segs(&fx.at(150).ack(1)), vec![2, 3]);
+    }
+
+    #[test]
+    fn ns2_after_segment_0_times_out_its_ack_sets_cwnd_to_one_segment() {
+        // ns-2 bugfix_ss_: a lost first segment turns the initial window into one segment
+        let (mut fx, _) = Fx::started(Params { initial_window_segments: 2, ..ns2_newreno() });
+        assert_eq!(segs(&fx.expire()), vec![0]);
+        assert_eq!(segs(&fx.at(3100).ack(1)), vec![1], "cwnd 1: segment 1 again, alone");
+        assert_eq!(fx.cwnd(), 1.0);
+        assert_eq!(segs(&fx.ack(2)), vec![2, 3]);
+    }
+
+    fn ns2_ecn() -> Params {
+        Params { ecn: true, ..ns2_newreno() }
+    }
+
+    /// An ns-2 ECN sender that has seen ECN-Echo on a new ACK before (ns-2 `ect_` set), so
+    /// that ECN-Echo no longer opens cwnd.
+    fn ns2_ecn_seen(w: u32) -> Fx {
+        let (mut fx, _) = Fx::with_window(ns2_ecn(), w, 20.0);
+        fx.s.ece_seen = true;
+        fx
+    }
+
+    #[test]
+    fn ns2_the_first_ecn_echo_on_a_new_ack_still_opens_cwnd() {
+        // ns-2 recv_newack_helper opens cwnd unless `ect_`, which that same ACK only sets
+        let (mut fx, _) = Fx::with_window(ns2_ecn(), 8, 20.0);
+        assert!(fx.ack_with(2, flags::ECE, &[]).is_empty());
+        assert_eq!((fx.cwnd(), fx.ssthresh()), (4.25, 4.0), "halved to 4, then + 1/4");
+        assert_eq!(segs(&fx.ack(6)), vec![8, 9]);
+        let before = fx.cwnd();
+        fx.ack_with(9, flags::ECE, &[]);
+        assert_eq!(fx.cwnd(), before / 2.0, "the next one (a new window) halves, and does not open");
+    }
+
+    #[test]
+    fn ns2_ecn_echo_after_a_timeout_halves_cwnd_below_one_segment_and_the_sender_waits() {
+        // ns-2 TcpAgent::ecn reacts when the last window action was a timeout, whatever the
+        // window; the RFC sender ignores ECN-Echo for data sent before the reduction
+        let mut fx = ns2_ecn_seen(8);
+        assert_eq!(segs(&fx.expire()), vec![0]);
+        assert_eq!((fx.now, fx.s.rto()), (at_ms(3000), SimDuration::from_secs(6)));
+        assert!(fx.at(3100).ack_with(2, flags::ECE, &[]).is_empty(), "cwnd 0.5: nothing to send");
+        assert_eq!((fx.cwnd(), fx.ssthresh()), (0.5, 2.0));
+        assert_eq!(fx.s.stats().ecn_reductions, 1);
+        // the timer runs on: at 3.1 + 6 s it resends segment 2, go-back-N from one segment,
+        // without cutting ssthresh (the reduction was ECN's), backed off again
+        assert_eq!(segs(&fx.expire()), vec![2]);
+        assert_eq!(fx.now, at_ms(9100));
+        assert_eq!((fx.cwnd(), fx.ssthresh()), (1.0, 2.0));
+        assert_eq!(fx.s.rto(), SimDuration::from_secs(12));
+        // another ECN-Echo at cwnd <= 1 (ecn_backoff_) backs the timer off once more
+        assert!(fx.at(9200).ack_with(3, flags::ECE, &[]).is_empty());
+        assert_eq!(fx.s.rto(), SimDuration::from_secs(24));
+        assert_eq!((fx.s.stats().timeouts, fx.s.stats().ecn_reductions), (2, 2));
+        // the RFC sender keeps one segment going
+        let (mut fx, _) = Fx::with_window(ecn(), 8, 20.0);
+        fx.expire();
+        assert_eq!(segs(&fx.at(1100).ack_with(2, flags::ECE, &[])), vec![2]);
+        assert_eq!(fx.s.stats().ecn_reductions, 0);
+    }
+
+    #[test]
+    fn ns2_a_timeout_that_ends_an_ecn_reduction_leaves_ssthresh_where_ecn_set_it() {
+        let mut fx = ns2_ecn_seen(8);
+        assert!(fx.ack_with(2, flags::ECE, &[]).is_empty());
+        assert_eq!((fx.cwnd(), fx.ssthresh()), (4.0, 4.0));
+        assert_eq!(segs(&fx.expire()), vec![2]);
+        assert_eq!((fx.cwnd(), fx.ssthresh()), (1.0, 4.0), "not halved to 2");
+        // a timeout without an ECN reduction before it halves the window
+        let (mut fx, _) = Fx::with_window(ns2_newreno(), 8, 20.0);
+        fx.ack(2);
+        fx.s.set_window(4.0, 4.0);
+        assert_eq!(segs(&fx.expire()), vec![2]);
+        assert_eq!(fx.ssthresh(), 2.0);
+    }
+
+    #[test]
+    fn ns2_an_ecn_echo_at_one_segment_keeps_the_timer_and_its_expiry_restarts_the_sender() {
+        let mut fx = ns2_ecn_seen(1);
+        assert_eq!(segs(&fx.at(100).ack(1)), vec![1]);
+        assert!(fx.at(200).ack_with(2, flags::ECE, &[]).is_empty());
+        assert_eq!(fx.cwnd(), 0.5);
+        let deadline = fx.s.timer_deadline().expect("ns-2 newtimer: kept while cwnd < 1");
+        assert_eq!(deadline, at_ms(200) + fx.s.rto());
+        let rto = fx.s.rto();
+        assert_eq!(segs(&fx.expire()), vec![2], "nothing outstanding: cwnd 1, the next segment");
+        assert_eq!((fx.now, fx.cwnd(), fx.s.rto()), (deadline, 1.0, rto), "no backoff");
+        assert_eq!(fx.s.stats().timeouts, 1);
+        // the RFC sender keeps a segment's window and sends at once
+        let (mut fx, _) = Fx::with_window(ecn(), 1, 20.0);
+        assert_eq!(segs(&fx.at(100).ack_with(1, flags::ECE, &[])), vec![1]);
+        assert_eq!(fx.cwnd(), 1.0);
+    }
+
     // ------------------------------------------------------------ SACK
 
     #[test]
@@ -1421,6 +1808,88 @@ mod tests {
         fx.ack_with(0, 0, &[sack(2, 5)]); // two duplicate ACKs, no recovery
         assert_eq!(segs(&fx.expire()), vec![0]);
         assert_eq!(segs(&fx.ack(1)), vec![1, 5], "RFC 6675 §5.1: 2..5 skipped");
+    }
+
+    fn ns2_sack() -> Params {
+        Params { variant: Variant::Sack, ..Params::ns2() }
+    }
+
+    /// ns-2 Sack1 with segments 1..=10 in flight (segment 0 acknowledged, window 10).
+    fn sack1_in_flight() -> Fx {
+        let (mut fx, _) = Fx::with_window(ns2_sack(), 10, 20.0);
+        assert_eq!(segs(&fx.ack(1)), vec![10], "delay_growth_: cwnd back to the initial 10");
+        fx
+    }
+
+    #[test]
+    fn ns2_sack_resends_each_hole_below_the_highest_sack_in_order_while_pipe_is_below_cwnd() {
+        // 1, 3 and 5 lost; ns-2 Sack1: pipe = 10 outstanding − 3 = 7 at the fast retransmit,
+        // one less per ACK, one more per segment sent; cwnd 5
+        let mut fx = sack1_in_flight();
+        assert!(fx.ack_with(1, 0, &[sack(2, 3)]).is_empty());
+        assert!(fx.ack_with(1, 0, &[sack(4, 5), sack(2, 3)]).is_empty());
+        assert_eq!(segs(&fx.ack_with(1, 0, &[sack(6, 7), sack(4, 5), sack(2, 3)])), vec![1]);
+        assert_eq!((fx.cwnd(), fx.ssthresh()), (5.0, 5.0));
+        let more = |fx: &mut Fx, top| segs(&fx.ack_with(1, 0, &[sack(6, top), sack(4, 5), sack(2, 3)]));
+        assert!(more(&mut fx, 8).is_empty(), "pipe 6");
+        assert!(more(&mut fx, 9).is_empty(), "pipe 5");
+        assert_eq!(more(&mut fx, 10), vec![3], "pipe 4: the first hole above the last resent");
+        assert_eq!(more(&mut fx, 11), vec![5]);
+        // a partial ACK takes two from pipe: no hole below the highest SACK is left, so new data
+        assert_eq!(segs(&fx.ack_with(3, 0, &[sack(6, 11), sack(4, 5)])), vec![11, 12]);
+        assert_eq!(segs(&fx.ack_with(5, 0, &[sack(6, 11)])), vec![13, 14]);
+        assert!(fx.s.in_recovery());
+        // the ACK of everything sent before the fast retransmit ends recovery; cwnd stays 5
+        fx.ack(11);
+        assert!(!fx.s.in_recovery());
+        assert_eq!(fx.cwnd(), 5.0);
+        assert_eq!(fx.s.stats().retransmitted_segments, 3);
+    }
+
+    #[test]
+    fn ns2_sack_ignores_duplicate_acks_after_a_timeout_and_its_go_back_n_resends_sacked_data() {
+        let mut fx = sack1_in_flight();
+        assert_eq!(segs(&fx.expire()), vec![1]);
+        for _ in 0..4 {
+            assert!(fx.ack_with(1, 0, &[sack(2, 5)]).is_empty(), "Sack1 timeout_: ignored");
+        }
+        assert!(!fx.s.in_recovery());
+        // the next new ACK: slow start from one segment resends 2 and 3, which were SACKed
+        assert_eq!(segs(&fx.at(3100).ack(2)), vec![2, 3]);
+        // duplicate ACKs count again, but data sent before the timeout is not fast-retransmitted
+        // (recover_ = maxseq_ at the timeout), and nothing SACKed is skipped
+        for top in 5..8 {
+            assert!(fx.ack_with(2, 0, &[sack(3, top)]).is_empty());
+        }
+        assert_eq!(fx.s.dupacks, 3);
+        assert!(!fx.s.in_recovery());
+        assert_eq!(segs(&fx.ack(3)), vec![4, 5], "go-back-N goes on through SACKed 4 and 5");
+    }
+
+    #[test]
+    fn ns2_no_fast_retransmit_before_segment_0_is_acknowledged() {
+        // ns-2 recover_ starts at packet 0: segment 0 lost means a timeout
+        let (mut fx, _) = Fx::with_window(ns2_newreno(), 8, 20.0);
+        assert!(fx.dupacks(0, 3).is_empty());
+        assert!(!fx.s.in_recovery());
+        let (mut fx, _) = Fx::with_window(newreno(), 8, 20.0);
+        assert_eq!(segs(&fx.dupacks(0, 3)), vec![0], "RFC 6582: nothing to guard yet");
+        // with packet 0 acknowledged, the next loss is fast-retransmitted (bugfix_ss_)
+        let (mut fx, _) = Fx::with_window(ns2_newreno(), 8, 20.0);
+        fx.ack(1);
+        assert_eq!(segs(&fx.dupacks(1, 3)), vec![1]);
+    }
+
+    #[test]
+    fn ns2_segment_0_is_not_ecn_capable_and_has_no_header_bytes() {
+        // ns-2 TcpAgent::output: packet 0 is its SYN slot (ect 0, no headersize()), even
+        // without a SYN
+        let (mut fx, out) = Fx::started(Params { initial_window_segments: 2, ..ns2_ecn() });
+        assert_eq!(out.iter().map(|p| p.ecn).collect::<Vec<_>>(), vec![Ecn::NotEct, Ecn::Ect0]);
+        assert_eq!(out.iter().map(|p| (p.size, p.th.payload)).collect::<Vec<_>>(), vec![(960, 960), (1000, 960)]);
+        assert_eq!(fx.expire()[0].ecn, Ecn::NotEct, "nor its retransmission");
+        let (_, out) = Fx::started(Params { initial_window_segments: 2, ..ecn() });
+        assert!(out.iter().all(|p| p.ecn == Ecn::Ect0));
     }
 
     // ------------------------------------------------------------ trace
