@@ -454,6 +454,32 @@ def test_a_reproduction_with_a_store_resumes_without_redoing_a_run(tmp_path: Pat
     assert sum(not o.cached for o in more.outcomes) == 2, "the third seed of each point"
 
 
+def test_the_metrics_fingerprint_follows_the_code_metrics_reach_and_nothing_else() -> None:
+    import types
+
+    ns: dict = {}
+    code = (
+        "SCALE = 2.0\nUNUSED = 5\n"
+        "def helper(x):\n    return x * SCALE\n"
+        "def metrics(results):\n    return {'m': helper(1.0)}\n"
+        "def other(results):\n    return {}\n"
+    )
+    mod = types.ModuleType("fp_mod")
+    exec(compile(code, "<fp>", "exec"), mod.__dict__)
+    base = core.metrics_fingerprint([mod.metrics])
+    mod.UNUSED = 6
+    mod.other = lambda r: {"x": 1.0}
+    assert core.metrics_fingerprint([mod.metrics]) == base, "code the metrics never reach"
+    mod.SCALE = 3.0
+    assert core.metrics_fingerprint([mod.metrics]) != base, "a constant they read"
+    mod.SCALE = 2.0
+    assert core.metrics_fingerprint([mod.metrics]) == base
+    # the Giacomazzi metrics reach their helpers: editing a claim does not orphan stored runs
+    fp = core.metrics_fingerprint([giacomazzi.scenario1_metrics])
+    assert fp == core.metrics_fingerprint([giacomazzi.scenario1_metrics])
+    del ns
+
+
 def test_the_store_of_a_reproduction_follows_its_metrics_code() -> None:
     t1 = core.Task("s.toml", (), 1, fake_metrics)
     t2 = core.Task("s.toml", (), 1, giacomazzi.scenario1_metrics)
@@ -842,7 +868,7 @@ def test_cli_reproduce_quick_whole(tmp_path: Path) -> None:
     assert "QUICK MODE" in p.stdout
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert [t["table"] for t in doc["tables"]] == [f"Table {k}" for k in range(2, 10)]
-    assert set(doc["scores"]) == {"afsim", "null", "periodic", "per_period", "per_bucket", "issue5"}
+    assert set(doc["scores"]) == {"afsim", "null", "periodic", "per_period", "per_bucket"}
     claims = [s for s in doc["statements"] if s["class"] == "claim"]
     assert all(s["afsim"]["holds"] is not None for s in claims)
     assert all(s["robustness"] is not None for s in claims)

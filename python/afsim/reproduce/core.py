@@ -333,18 +333,38 @@ class Outcome:
 
 
 def metrics_fingerprint(fns: Sequence[MetricsFn]) -> str:
-    """A hash of the metrics functions' source: a stored run's metrics were computed by the
-    code of its day, so runs are reused only while that code is unchanged."""
+    """A hash of the code that turns a run into metrics: each metrics function's source and,
+    transitively, that of every function of its own module it calls and the value of every
+    module-level constant it reads. A stored run's metrics were computed by the code of its
+    day, so runs are reused only while that code is unchanged; editing anything else in the
+    module (a claim, a variant) keeps them."""
     import hashlib
     import inspect
+    import types
 
     h = hashlib.sha256()
-    for fn in sorted(set(fns), key=lambda f: (f.__module__, f.__qualname__)):
-        h.update(f"{fn.__module__}.{fn.__qualname__}\0".encode())
+    seen: set[str] = set()
+
+    def visit(fn: types.FunctionType) -> None:
+        name = f"{fn.__module__}.{fn.__qualname__}"
+        if name in seen:
+            return
+        seen.add(name)
         try:
-            h.update(inspect.getsource(inspect.getmodule(fn) or fn).encode())
+            h.update(name.encode() + b"\0" + inspect.getsource(fn).encode())
         except (OSError, TypeError):
-            pass
+            h.update(name.encode() + b"\0" + fn.__code__.co_code)
+        module_globals = fn.__globals__
+        for code in [fn.__code__, *(c for c in fn.__code__.co_consts if isinstance(c, types.CodeType))]:
+            for ref in code.co_names:
+                value = module_globals.get(ref)
+                if isinstance(value, types.FunctionType) and value.__module__ == fn.__module__:
+                    visit(value)
+                elif isinstance(value, (int, float, str, bytes, tuple, frozenset)):
+                    h.update(f"{ref}={value!r}".encode())
+
+    for fn in sorted(set(fns), key=lambda f: (f.__module__, f.__qualname__)):
+        visit(fn)  # type: ignore[arg-type]
     return h.hexdigest()[:12]
 
 

@@ -380,10 +380,6 @@ VARIANTS = (
             "each bucket's α is driven by its own OUT packets only, so α differs between flows. "
             "The text's counter counts \"the 8-th OUT packet\" arriving at the buffer, whoever "
             "sent it, with one set of CSA parameters for every PHB (Table 1)", ("table2", "table3")),
-    Variant("issue5", "the earlier committed configuration (periodic grid and per-period CSA)",
-            {"token_clock": "periodic", "csa_rules": "per_period"},
-            "the configuration behind the first committed report, kept for continuity: both of "
-            "its readings above together", ("table2", "table3")),
 )
 
 UNSTATED = (
