@@ -632,6 +632,20 @@ fn tcp_presets_and_variants_are_choices() {
 }
 
 #[test]
+fn a_tcp_target_rate_is_a_positive_rate_or_none() {
+    let s = load(&tcp("target_rate = \"4Mbps\"\n")).unwrap();
+    let AppSpec::Tcp(p) = &s.flows[0].app else { panic!("a tcp flow") };
+    assert_eq!(p.target_rate_bps, Some(4_000_000));
+    let s = load(&tcp("target_rate = \"none\"\n")).unwrap();
+    let AppSpec::Tcp(p) = &s.flows[0].app else { panic!("a tcp flow") };
+    assert_eq!(p.target_rate_bps, None, "\"none\" is plain TCP");
+    let text = tcp("target_rate = \"0bps\"\n");
+    expect(&text, "\"0bps\"", 0, "flow[0].target_rate", "a rate must be at least 1bps");
+    let text = tcp("target_rate = 4\n");
+    expect(&text, "4\n", 0, "flow[0].target_rate", "expected a rate");
+}
+
+#[test]
 fn tcp_parameter_errors_point_at_the_field_validate_names() {
     let text = tcp("packet_size = \"40B\"\n");
     expect(&text, "\"40B\"", 0, "flow[0].packet_size", "a data segment must be 41..=65535 bytes");

@@ -34,6 +34,10 @@
 //!   (RFC 3168 §6.1.5 forbids both); slow start adds a whole segment per new ACK (RFC 5681:
 //!   min(acked, MSS)); a timeout clears the SACK scoreboard (ns-2 `Sack1`, RFC 2018 §8).
 //!
+//! - `Params::target_rate_bps` (Leung & Muppala's Throughput Sustaining Scheme, `sustain`):
+//!   each of the three reductions (`on_ece`, `enter_recovery`, `on_timeout`) passes its new
+//!   cwnd and ssthresh through `sustained`, which raises them to target × SRTT / packet_size.
+//!
 //! Not modelled: FIN, window updates from the receiver, Nagle, RFC 6582's "less careful"
 //! variant, RFC 3168's cwnd < 1 timer wait (cwnd stays ≥ 1 segment, as in ns-2), ns-2's
 //! `maxburst_`, F-RTO, slow-start restart after idle (a bulk sender is never idle).
@@ -43,6 +47,7 @@ use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::tcp::rto::Rto;
 use crate::transport::tcp::sack::{Marks, NextSeg, Scoreboard};
+use crate::transport::tcp::sustain;
 use crate::transport::tcp::trace::{Point, Trace};
 use crate::transport::tcp::{flags, Params, SenderStats, Variant, HEADER_BYTES};
 use crate::transport::Ctx;
@@ -396,8 +401,8 @@ impl Sender {
         if self.phase != Phase::Open || !self.beyond_recover(ack) {
             return;
         }
-        self.ssthresh = self.reduced_ssthresh(self.snd_max - self.snd_una);
-        self.cwnd = self.half_window();
+        self.ssthresh = self.sustained(self.reduced_ssthresh(self.snd_max - self.snd_una));
+        self.cwnd = self.sustained(self.half_window());
         self.recover = Some(self.snd_max);
         self.reduction = Reduction::Ecn;
         self.ecn = EcnState::On { cwr_pending: true };
@@ -530,12 +535,12 @@ impl Sender {
         } else {
             // RFC 5681 §3.2 step 2: FlightSize excludes limited-transmit segments
             let flight = self.snd_max - self.snd_una - self.lt_bytes;
-            self.ssthresh = self.reduced_ssthresh(flight);
+            self.ssthresh = self.sustained(self.reduced_ssthresh(flight));
             if let EcnState::On { .. } = self.ecn {
                 self.ecn = EcnState::On { cwr_pending: true };
             }
             if self.p.ns2_compat {
-                self.half_window()
+                self.sustained(self.half_window())
             } else {
                 self.ssthresh
             }
@@ -576,6 +581,18 @@ impl Sender {
     /// Half the usable window, at least one segment (ns-2 `windowd()/2`).
     fn half_window(&self) -> f64 {
         (self.window_segments() / 2.0).max(1.0)
+    }
+
+    /// Leung & Muppala §5.1: a window set by a reduction is raised to the Throughput Sustaining
+    /// Scheme's floor, target × SRTT / packet_size (`sustain`); unchanged without a target or
+    /// before the first RTT sample.
+    fn sustained(&self, window: f64) -> f64 {
+        if self.p.target_rate_bps.is_none() {
+            return window;
+        }
+        let srtt = if self.rto.has_sample() { self.rto.srtt_fine() } else { SimDuration::ZERO };
+        let rwnd = self.p.max_window_bytes as f64 / self.mss as f64;
+        window.max(sustain::floor_segments(self.p.target_rate_bps, srtt, self.p.packet_size, rwnd))
     }
 
     /// The cumulative ACK covers all data outstanding at the last reduction (a full ACK).
@@ -621,11 +638,11 @@ impl Sender {
         // RFC 5681 §3.1: ssthresh by eq. (4) unless this segment was already resent by the
         // timer; ns-2 halves again at every timeout
         if self.p.ns2_compat || self.timeout_una != Some(self.snd_una) {
-            self.ssthresh = self.reduced_ssthresh(self.snd_max - self.snd_una);
+            self.ssthresh = self.sustained(self.reduced_ssthresh(self.snd_max - self.snd_una));
         }
         self.timeout_una = Some(self.snd_una);
-        // RFC 5681 §3.1: cwnd = loss window = one segment
-        self.cwnd = 1.0;
+        // RFC 5681 §3.1: cwnd = loss window = one segment (or the sustaining floor)
+        self.cwnd = self.sustained(1.0);
         self.dupacks = 0;
         self.lt_bytes = 0;
         self.phase = Phase::Open;
@@ -842,6 +859,19 @@ impl Sender {
     pub(crate) fn set_window(&mut self, cwnd: f64, ssthresh: f64) {
         self.cwnd = cwnd;
         self.ssthresh = ssthresh;
+    }
+
+    /// Feeds the RTT estimator one sample, as the ACK of a segment sent once would.
+    #[cfg(test)]
+    pub(crate) fn sample_rtt(&mut self, sent: SimTime, now: SimTime) {
+        self.take_sample(sent, now);
+    }
+
+    /// The smoothed RTT the retransmission timer holds, to an eighth of a tick (zero before
+    /// any sample).
+    #[cfg(test)]
+    pub(crate) fn srtt(&self) -> SimDuration {
+        self.rto.srtt_fine()
     }
 
     /// When the retransmission timer expires, if it runs.
