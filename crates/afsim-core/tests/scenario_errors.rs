@@ -751,8 +751,8 @@ fn tfrc_choices_and_fields_of_other_kinds() {
     expect(&text, "stop", 0, "flow[0].stop", "a tfrc flow always has data");
     let text = format!("{}preset = \"ns2\"\n", with(FLOW));
     expect(&text, "preset", 0, "flow[0].preset", "'preset' is a field of tcp and tfrc flows, not of cbr flows");
-    let text = tcp("target_rate = \"1Mbps\"\n");
-    expect(&text, "target_rate", 0, "flow[0].target_rate", "'target_rate' is a field of tfrc flows, not of tcp flows");
+    let text = format!("{}target_rate = \"1Mbps\"\n", with(FLOW));
+    expect(&text, "target_rate", 0, "flow[0].target_rate", "'target_rate' is a field of tcp and tfrc flows, not of cbr flows");
 }
 
 // ---- link loss ------------------------------------------------------------------------------
@@ -912,6 +912,21 @@ fn a_field_of_another_queue_kind_says_whose_field_it_is() {
     expect(&text, "min_th", 0, "link[0].queue.min_th", "'min_th' is a field of red queues, not of droptail queues");
     let text = queue("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0.1, out_first = true }");
     expect(&text, "out_first", 0, "link[0].queue.out_first", "'out_first' is a field of rio and wred queues");
+}
+
+#[test]
+fn ecn_forced_is_drop_or_mark_and_marking_needs_ecn() {
+    let rio = "{ kind = \"rio\", in = { min_th = 5, max_th = 15, max_p = 0.1 }, out = { min_th = 2, max_th = 5, max_p = 0.1 }";
+    let text = queue(&format!("{rio}, ecn_forced = \"mark\" }}"));
+    expect(&text, "\"mark\"", 0, "link[0].queue.ecn_forced", "it needs ecn = \"tail\", \"front\" or \"random\"");
+    let text = queue(&format!("{rio}, ecn = \"tail\", ecn_forced = \"push\" }}"));
+    expect(&text, "\"push\"", 0, "link[0].queue.ecn_forced", "the ecn_forced values are: drop, mark");
+    let s = load(&queue(&format!("{rio}, ecn = \"front\", out_first = true, ecn_forced = \"mark\" }}"))).unwrap();
+    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else { panic!("a rio queue") };
+    assert!(p.common.ecn_forced_mark);
+    let s = load(&queue(&format!("{rio}, ecn = \"front\", ecn_forced = \"drop\" }}"))).unwrap();
+    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else { panic!("a rio queue") };
+    assert!(!p.common.ecn_forced_mark, "ns-2 red.cc: the default");
 }
 
 #[test]

@@ -146,7 +146,7 @@ impl Rto {
     /// The smoothed RTT at the estimator's full resolution, an eighth of a tick (SRTT·8 ticks,
     /// not truncated to whole ticks as `srtt` is), or zero before any sample.
     pub fn srtt_fine(&self) -> SimDuration {
-        SimDuration::from_nanos((self.srtt8 as u64) * self.tick_ns >> SRTT_SHIFT)
+        SimDuration::from_nanos(((self.srtt8 as u64) * self.tick_ns) >> SRTT_SHIFT)
     }
 
     /// RTTVAR, rounded to a quarter tick.
