@@ -7,7 +7,7 @@ classified; the claims decided on each reading), ``robustness`` (the unstated pa
 design over their ranges, and whether each claim holds across it) and ``report`` (Markdown,
 JSON, CSV, figures). Each paper has a module (``giacomazzi``) that defines its experiments,
 statements, null model, variants and unstated parameters, and a data file of its published
-values (``data/``).
+values (``data/``); ``leung`` likewise.
 
     >>> from afsim import reproduce
     >>> rep = reproduce.run("giacomazzi", quick=True, only=["table2"])   # doctest: +SKIP
@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 #: The papers ``afsim reproduce`` knows, by name: their module under afsim.reproduce.
-PAPERS = {"giacomazzi": "afsim.reproduce.giacomazzi"}
+PAPERS = {"giacomazzi": "afsim.reproduce.giacomazzi", "leung": "afsim.reproduce.leung"}
 
 
 def paper_module(name: str):  # noqa: ANN201 (a module)

@@ -148,6 +148,9 @@ class Mode:
     variant_replications: int | None = None
     robust_points: int = 0
     robust_replications: int = 1
+    #: What ``budget`` counts, for the reports, when ``budget_param`` is not max_data_packets
+    #: (a paper whose runs are a fixed simulated time: "simulated seconds").
+    budget_unit: str | None = None
 
     @property
     def seeds(self) -> list[int]:
@@ -171,6 +174,8 @@ class Mode:
         return f"{self.name} mode: {self.budget:,} {self._unit()} per run, {reps}"
 
     def _unit(self) -> str:
+        if self.budget_unit is not None:
+            return self.budget_unit
         return "data packets" if self.budget_param == "max_data_packets" else "packets"
 
 
@@ -191,6 +196,12 @@ class Figure:
     reference: tuple[float, str] | None = None
     #: How the legend names the series label (default: the label's key).
     series_name: str | None = None
+    #: A paper's own drawing, for a figure that is not lines over a numeric label (bar charts
+    #: over categories): ``draw(reproduction, figure, axes)`` draws afsim's values and the
+    #: paper's on the matplotlib axes; the machinery still titles the figure (with the mode),
+    #: saves it as PNG and SVG and lists it in the report. A module-level function. None: the
+    #: default lines (``x``, ``series``, ``reference``).
+    draw: Callable[[Any, Figure, Any], None] | None = None
 
 
 #: ``null_model(experiment, point) -> {metric: value}``: the simplest prediction of each metric
