@@ -176,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and its claims beside a null model's; and write a Markdown report, JSON, a CSV of every "
         "run and the figures (PNG, SVG) to --out.",
     )
-    repro_p.add_argument("paper", metavar="PAPER", help="the paper: giacomazzi")
+    repro_p.add_argument("paper", metavar="PAPER", help="the paper: giacomazzi or leung")
     repro_p.add_argument(
         "--quick", action="store_true",
         help="a much smaller packet budget and fewer replications (said in every output)",
@@ -196,8 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     repro_p.add_argument(
         "--budget", type=int, metavar="N",
-        help="data packets the sources generate in every run (overrides the mode's; below the "
-        "paper's budget every output says the run is reduced)",
+        help="the length of every run in the paper's unit: data packets the sources generate "
+        "(giacomazzi) or simulated seconds (leung); overrides the mode's; below the paper's "
+        "budget every output says the run is reduced",
     )
     repro_p.add_argument(
         "--replications", type=int, metavar="N", help="seeds per point (overrides the mode's)"
