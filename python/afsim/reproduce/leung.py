@@ -378,13 +378,22 @@ def _tail_closest_to_targets(c: Checks) -> None:
             c.that(lt(tail, _f35(c, b, s, "shortfall_kbps")))
 
 
-@_claim
-def _lowest_target_claims_more(c: Checks) -> None:
-    for b in BOTTLENECKS_1:
-        for s in ("non-ECN", "mark-front", "mark-random"):
-            e1 = _f35(c, b, s, "excess.f1")
-            c.that(gt(e1, _f35(c, b, s, "excess.f2")))
-            c.that(gt(e1, _f35(c, b, s, "excess.f3")))
+def _excess_extreme(flow: int, largest: bool, strategies: Sequence[str]) -> Callable[[View], ClaimResult]:
+    """Topology 1, both bottlenecks, ``strategies``: flow ``flow``'s excess is the largest (or
+    the smallest) of the three."""
+    @_claim
+    def f(c: Checks) -> None:
+        for b in BOTTLENECKS_1:
+            for s in strategies:
+                e = _f35(c, b, s, f"excess.f{flow}")
+                for other in {1, 2, 3} - {flow}:
+                    c.that((gt if largest else lt)(e, _f35(c, b, s, f"excess.f{other}")))
+    return f
+
+
+_lowest_target_claims_more = _excess_extreme(1, True, ("non-ECN", "mark-front", "mark-random"))
+_s2_smallest_excess = _excess_extreme(2, False, STRATEGIES)
+_s1_largest_excess = _excess_extreme(1, True, STRATEGIES)
 
 
 @_claim
@@ -402,24 +411,6 @@ def _only_tail_satisfies_targets(c: Checks) -> None:
         c.that(lt(_f35(c, b, "mark-tail", "shortfall_kbps"), 1.0))
         for s in ("non-ECN", "mark-front", "mark-random"):
             c.that(gt(_f35(c, b, s, "shortfall_kbps"), 0.0))
-
-
-@_claim
-def _s2_smallest_excess(c: Checks) -> None:
-    for b in BOTTLENECKS_1:
-        for s in STRATEGIES:
-            e2 = _f35(c, b, s, "excess.f2")
-            c.that(lt(e2, _f35(c, b, s, "excess.f1")))
-            c.that(lt(e2, _f35(c, b, s, "excess.f3")))
-
-
-@_claim
-def _s1_largest_excess(c: Checks) -> None:
-    for b in BOTTLENECKS_1:
-        for s in STRATEGIES:
-            e1 = _f35(c, b, s, "excess.f1")
-            c.that(gt(e1, _f35(c, b, s, "excess.f2")))
-            c.that(gt(e1, _f35(c, b, s, "excess.f3")))
 
 
 @_claim
@@ -949,31 +940,43 @@ def draw_fig5(rep: Reproduction, fig: Figure, ax: Any) -> None:
     _bars_two(rep, fig, ax, "bottleneck", BOTTLENECKS_1, "Mb/s")
 
 
+def _grouped(ax: Any, rows: list[tuple[Point, dict[str, Any]]], metric: str, group_key: str,
+             groups: Sequence[Any], series_key: str, series: Sequence[Any],
+             labels: Sequence[str], top: float = 1.05) -> tuple[float, list[list[float]]]:
+    """Bars of ``metric`` (mean, 95 % interval): one group per value of ``group_key``, one bar
+    per value of ``series_key``. Returns the bar width and each series' bar positions."""
+    width = 0.8 / len(series)
+    positions = []
+    for j, (v, label) in enumerate(zip(series, labels, strict=True)):
+        ys, errs = [], []
+        for g in groups:
+            st = next((x.get(metric) for p, x in rows if p.matches({series_key: v, group_key: g})), None)
+            ys.append(st.mean if st is not None and st.n else math.nan)
+            errs.append(st.ci95 if st is not None and math.isfinite(st.ci95) else 0.0)
+        xs = [i + (j - (len(series) - 1) / 2) * width for i in range(len(groups))]
+        ax.bar(xs, ys, width * 0.95, yerr=errs, capsize=2, label=label)
+        positions.append(xs)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups, fontsize=8)
+    ax.set_ylim(0, top)
+    ax.grid(True, axis="y", alpha=0.3)
+    return width, positions
+
+
 def _bars_two(rep: Reproduction, fig: Figure, ax: Any, key: str, values: Sequence[Any], unit: str) -> None:
     """FIEB per strategy, one bar per value of ``key`` (the bottleneck, the RTT set)."""
     rows = rep.aggregates.by_experiment.get(fig.experiment, [])
-    width = 0.8 / len(values)
-    for j, v in enumerate(values):
-        ys, errs = [], []
-        for s in STRATEGIES:
-            st = next((x.get("fieb") for p, x in rows if p.matches({key: v, "strategy": s})), None)
-            ys.append(st.mean if st is not None and st.n else math.nan)
-            errs.append(st.ci95 if st is not None and math.isfinite(st.ci95) else 0.0)
-        xs = [i + (j - (len(values) - 1) / 2) * width for i in range(len(STRATEGIES))]
-        ax.bar(xs, ys, width * 0.95, yerr=errs, capsize=2, label=f"afsim, {key} {v} {unit}".strip())
+    width, _ = _grouped(ax, rows, "fieb", "strategy", STRATEGIES, key, values,
+                        [f"afsim, {key} {v} {unit}".strip() for v in values], top=1.15)
     if key == "rtt_set":
         # §4.1: mark-tail +16 %, mark-front and mark-random about +9 % over non-ECN (set #1)
         base = next((x.get("fieb") for p, x in rows if p.matches({key: 1, "strategy": "non-ECN"})), None)
         if base is not None and base.n:
             for i, k in ((1, 1.16), (2, 1.09), (3, 1.09)):
-                x = i - width / 2
-                ax.plot([x], [base.mean * k], marker="*", markersize=11, color="black",
-                        linestyle="none", label="paper: non-ECN × 1.16 / 1.09 (set #1)" if i == 1 else None)
+                ax.plot([i - width / 2], [base.mean * k], marker="*", markersize=11, color="black",
+                        linestyle="none",
+                        label="paper: +16 % / +9 % over afsim's non-ECN (set #1)" if i == 1 else None)
     ax.axhline(1.0, color="black", linestyle="--", linewidth=0.9, label="perfectly fair")
-    ax.set_xticks(range(len(STRATEGIES)))
-    ax.set_xticklabels(STRATEGIES, fontsize=8)
-    ax.set_ylim(0, 1.05)
-    ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=6)
 
 
@@ -999,36 +1002,23 @@ def draw_fig8(rep: Reproduction, fig: Figure, ax: Any) -> None:
 
 
 def _fieb_by_scheme(rep: Reproduction, fig: Figure, ax: Any, stated: dict[str, list[Any]]) -> None:
-    """FIEB per strategy, one bar per scheme setting, with the paper's stated values."""
+    """FIEB per strategy, one bar per scheme setting, with the paper's stated values: a range
+    (``band``), a minimum (``min``) or a value (``value``, for one strategy or all)."""
     rows = rep.aggregates.by_experiment.get(fig.experiment, [])
-    width = 0.8 / len(SCHEMES)
-    for j, sc in enumerate(SCHEMES):
-        ys, errs = [], []
-        for s in ECN_STRATEGIES:
-            st = next((x.get("fieb") for p, x in rows if p.matches({"scheme": sc, "strategy": s})), None)
-            ys.append(st.mean if st is not None and st.n else math.nan)
-            errs.append(st.ci95 if st is not None and math.isfinite(st.ci95) else 0.0)
-        xs = [i + (j - (len(SCHEMES) - 1) / 2) * width for i in range(len(ECN_STRATEGIES))]
-        ax.bar(xs, ys, width * 0.95, yerr=errs, capsize=2, label=f"afsim, {SCHEME_NAMES[sc]}")
+    width, positions = _grouped(ax, rows, "fieb", "strategy", ECN_STRATEGIES, "scheme", SCHEMES,
+                                [f"afsim, {SCHEME_NAMES[sc]}" for sc in SCHEMES])
+    for sc, xs in zip(SCHEMES, positions, strict=True):
         for kind, *args in stated.get(sc, []):
-            if kind == "band":
-                low, high = args
+            if kind in ("band", "min"):
                 for x in xs:
-                    ax.plot([x - width / 2, x + width / 2], [low, low], color="black", linewidth=1)
-                    ax.plot([x - width / 2, x + width / 2], [high, high], color="black", linewidth=1)
-            elif kind == "min":
-                for x in xs:
-                    ax.plot([x - width / 2, x + width / 2], [args[0]] * 2, color="black",
-                            linestyle="--", linewidth=1)
+                    for y in args:
+                        ax.plot([x - width / 2, x + width / 2], [y, y], color="black", linewidth=1,
+                                linestyle="-" if kind == "band" else "--")
             elif kind == "value":
                 idx, y = args
                 for i in (range(len(xs)) if idx is None else [idx]):
                     ax.plot([xs[i]], [y], marker="*", markersize=10, color="black", linestyle="none")
     ax.plot([], [], color="black", linewidth=1, label="paper: stated range / value (★) / minimum (--)")
-    ax.set_xticks(range(len(ECN_STRATEGIES)))
-    ax.set_xticklabels(ECN_STRATEGIES, fontsize=8)
-    ax.set_ylim(0, 1.05)
-    ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=6)
 
 

@@ -885,22 +885,23 @@ impl Sender {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::transport::tcp::tests::harness::{ack, at_ms, Host, SENDER};
 
     const MSS: u64 = 960;
 
-    /// A sender on a test host. Time moves only when a test says so.
-    struct Fx {
-        h: Host,
-        s: Sender,
-        now: SimTime,
+    /// A sender on a test host. Time moves only when a test says so (`sustain`'s tests use
+    /// it too).
+    pub(crate) struct Fx {
+        pub(crate) h: Host,
+        pub(crate) s: Sender,
+        pub(crate) now: SimTime,
     }
 
     impl Fx {
         /// Started at t = 0: returns the fixture and the initial window it sent.
-        fn started(p: Params) -> (Fx, Vec<Packet>) {
+        pub(crate) fn started(p: Params) -> (Fx, Vec<Packet>) {
             let mut s = Sender::new(0, 0, 1, 1, &p, crate::sim::rng::stream(1, "s"));
             let mut h = Host::new();
             h.call_at(SimTime::ZERO, SENDER, |ctx| s.start(ctx));
@@ -910,39 +911,39 @@ mod tests {
         }
 
         /// `w` full segments in flight (initial window `w`), cwnd = w, ssthresh as given.
-        fn with_window(p: Params, w: u32, ssthresh: f64) -> (Fx, Vec<Packet>) {
+        pub(crate) fn with_window(p: Params, w: u32, ssthresh: f64) -> (Fx, Vec<Packet>) {
             let (mut fx, out) = Fx::started(Params { initial_window_segments: w, ..p });
             fx.s.set_window(f64::from(w), ssthresh);
             (fx, out)
         }
 
-        fn at(&mut self, ms: u64) -> &mut Self {
+        pub(crate) fn at(&mut self, ms: u64) -> &mut Self {
             self.now = at_ms(ms);
             self
         }
 
         /// Delivers one ACK packet now.
-        fn deliver(&mut self, pkt: crate::net::packet::Packet) -> Vec<Packet> {
+        pub(crate) fn deliver(&mut self, pkt: crate::net::packet::Packet) -> Vec<Packet> {
             let s = &mut self.s;
             self.h.call_at(self.now, SENDER, |ctx| s.on_packet(&pkt, ctx))
         }
 
         /// A cumulative ACK of the first `k` segments.
-        fn ack(&mut self, k: u64) -> Vec<Packet> {
+        pub(crate) fn ack(&mut self, k: u64) -> Vec<Packet> {
             self.deliver(ack(k * MSS, 0, &[]))
         }
 
-        fn ack_with(&mut self, k: u64, extra: u16, sacks: &[(u64, u64)]) -> Vec<Packet> {
+        pub(crate) fn ack_with(&mut self, k: u64, extra: u16, sacks: &[(u64, u64)]) -> Vec<Packet> {
             self.deliver(ack(k * MSS, extra, sacks))
         }
 
         /// `n` duplicate ACKs of the first `k` segments; everything they released.
-        fn dupacks(&mut self, k: u64, n: usize) -> Vec<Packet> {
+        pub(crate) fn dupacks(&mut self, k: u64, n: usize) -> Vec<Packet> {
             (0..n).flat_map(|_| self.ack(k)).collect()
         }
 
         /// Runs the sender's timers until the retransmission timer really expires.
-        fn expire(&mut self) -> Vec<Packet> {
+        pub(crate) fn expire(&mut self) -> Vec<Packet> {
             let before = self.s.stats().timeouts;
             while let Some((t, token)) = self.h.next_timer(SENDER) {
                 self.now = t;
@@ -955,11 +956,11 @@ mod tests {
             panic!("no retransmission timer pending");
         }
 
-        fn cwnd(&self) -> f64 {
+        pub(crate) fn cwnd(&self) -> f64 {
             self.s.cwnd_bytes() / MSS as f64
         }
 
-        fn ssthresh(&self) -> f64 {
+        pub(crate) fn ssthresh(&self) -> f64 {
             self.s.ssthresh_bytes() / MSS as f64
         }
     }

@@ -70,6 +70,7 @@ mod tests {
     use super::*;
     use crate::net::packet::Packet;
     use crate::sim::time::SimTime;
+    use crate::transport::tcp::sender::tests::Fx;
     use crate::transport::tcp::sender::Sender;
     use crate::transport::tcp::tests::harness::{ack, at_ms, Host, Net, SENDER};
     use crate::transport::tcp::{flags, Params, Variant};
@@ -92,66 +93,17 @@ mod tests {
 
     // ------------------------------------------------------------ the sender, step by step
 
-    /// A sender on a test host with segments 0..w in flight (initial window w), one RTT sample
-    /// of 100 ms taken (10 ms tick: SRTT 100 ms), cwnd w and ssthresh as given. With
-    /// 1000-byte packets a target of `k` × 80 kb/s is then a floor of `k` segments.
-    struct Fx {
-        h: Host,
-        s: Sender,
-        now: SimTime,
-    }
-
-    impl Fx {
-        fn new(p: Params, w: u32, ssthresh: f64) -> Fx {
-            let p = Params { max_window_bytes: 100 * MSS, initial_window_segments: w, ..p };
-            let mut s = Sender::new(0, 0, 1, 1, &p, crate::sim::rng::stream(1, "s"));
-            let mut h = Host::new();
-            h.call_at(SimTime::ZERO, SENDER, |ctx| s.start(ctx));
-            let (t, token) = h.next_timer(SENDER).expect("start timer");
-            assert_eq!(h.call_at(t, SENDER, |ctx| s.on_timer(token, ctx)).len(), w as usize);
-            s.set_window(f64::from(w), ssthresh);
-            s.sample_rtt(SimTime::ZERO, at_ms(100));
-            Fx { h, s, now: at_ms(100) }
-        }
-
-        fn at(&mut self, t: u64) -> &mut Self {
-            self.now = at_ms(t);
-            self
-        }
-
-        fn deliver(&mut self, pkt: Packet) -> Vec<Packet> {
-            let s = &mut self.s;
-            self.h.call_at(self.now, SENDER, |ctx| s.on_packet(&pkt, ctx))
-        }
-
-        fn ack(&mut self, k: u64) -> Vec<Packet> {
-            self.deliver(ack(k * MSS, 0, &[]))
-        }
-
-        fn dupacks(&mut self, k: u64, n: usize) -> Vec<Packet> {
-            (0..n).flat_map(|_| self.ack(k)).collect()
-        }
-
-        fn expire(&mut self) -> Vec<Packet> {
-            let before = self.s.stats().timeouts;
-            while let Some((t, token)) = self.h.next_timer(SENDER) {
-                self.now = t;
-                let s = &mut self.s;
-                let out = self.h.call_at(t, SENDER, |ctx| s.on_timer(token, ctx));
-                if self.s.stats().timeouts > before {
-                    return out;
-                }
-            }
-            panic!("no retransmission timer pending");
-        }
-
-        fn cwnd(&self) -> f64 {
-            self.s.cwnd_bytes() / MSS as f64
-        }
-
-        fn ssthresh(&self) -> f64 {
-            self.s.ssthresh_bytes() / MSS as f64
-        }
+    /// `sender`'s fixture with segments 0..w in flight (initial window w), cwnd w and ssthresh
+    /// as given, a receiver window of 100 segments, and one RTT sample of 100 ms taken (SRTT
+    /// 100 ms). With 1000-byte packets a target of `k` × 80 kb/s is then a floor of `k`
+    /// segments.
+    fn sender_at(p: Params, w: u32, ssthresh: f64) -> Fx {
+        let p = Params { max_window_bytes: 100 * MSS, ..p };
+        let (mut fx, out) = Fx::with_window(p, w, ssthresh);
+        assert_eq!(out.len(), w as usize);
+        fx.s.sample_rtt(SimTime::ZERO, at_ms(100));
+        fx.at(100);
+        fx
     }
 
     /// A target of `k` segments per 100 ms round trip of 1000-byte packets.
@@ -170,7 +122,7 @@ mod tests {
     #[test]
     fn fast_recovery_sets_cwnd_and_ssthresh_no_lower_than_the_floor() {
         for v in [Variant::Reno, Variant::NewReno] {
-            let mut fx = Fx::new(with(v, target(12)), 16, 40.0);
+            let mut fx = sender_at(with(v, target(12)), 16, 40.0);
             assert_eq!(segs(&fx.dupacks(0, 3)), vec![0], "{v:?}: fast retransmit");
             assert!(fx.s.in_recovery());
             // plain: ssthresh = FlightSize/2 = 8; with the floor 12, inflated by 3
@@ -181,7 +133,7 @@ mod tests {
             assert_eq!(fx.cwnd(), 12.0, "{v:?}");
         }
         // the same loss without a target halves as usual
-        let mut fx = Fx::new(with(Variant::NewReno, None), 16, 40.0);
+        let mut fx = sender_at(with(Variant::NewReno, None), 16, 40.0);
         fx.dupacks(0, 3);
         assert_eq!((fx.ssthresh(), fx.cwnd()), (8.0, 11.0));
     }
@@ -189,7 +141,7 @@ mod tests {
     #[test]
     fn ns2_mode_floors_the_halved_window_too() {
         let p = Params { target_rate_bps: target(12), variant: Variant::Reno, ..Params::ns2() };
-        let mut fx = Fx::new(p, 16, 40.0);
+        let mut fx = sender_at(p, 16, 40.0);
         fx.dupacks(0, 3);
         // ns-2: ssthresh ⌊16/2⌋ = 8, cwnd 16/2 + 3; both raised to 12 first
         assert_eq!((fx.ssthresh(), fx.cwnd()), (12.0, 15.0));
@@ -197,7 +149,7 @@ mod tests {
 
     #[test]
     fn sack_recovery_starts_from_the_floor() {
-        let mut fx = Fx::new(with(Variant::Sack, target(12)), 16, 40.0);
+        let mut fx = sender_at(with(Variant::Sack, target(12)), 16, 40.0);
         let sacks = |hi: u64| [(MSS, hi * MSS)];
         fx.deliver(ack(0, 0, &sacks(2)));
         fx.deliver(ack(0, 0, &sacks(3)));
@@ -208,7 +160,7 @@ mod tests {
 
     #[test]
     fn a_floor_below_the_halved_window_changes_nothing() {
-        let mut fx = Fx::new(with(Variant::NewReno, target(5)), 16, 40.0);
+        let mut fx = sender_at(with(Variant::NewReno, target(5)), 16, 40.0);
         fx.dupacks(0, 3);
         assert_eq!((fx.ssthresh(), fx.cwnd()), (8.0, 11.0));
     }
@@ -216,7 +168,7 @@ mod tests {
     #[test]
     fn an_ecn_echo_cuts_no_lower_than_the_floor_once_per_window() {
         let p = Params { ecn: true, ..with(Variant::NewReno, target(12)) };
-        let mut fx = Fx::new(p, 16, 40.0);
+        let mut fx = sender_at(p, 16, 40.0);
         assert!(fx.deliver(ack(MSS, flags::ECE, &[])).is_empty(), "cwnd 12 < 15 outstanding");
         assert_eq!((fx.cwnd(), fx.ssthresh()), (12.0, 12.0), "16/2 = 8 raised to the floor");
         assert_eq!(fx.s.stats().ecn_reductions, 1);
@@ -231,13 +183,13 @@ mod tests {
 
     #[test]
     fn a_timeout_restarts_from_the_floor_and_resends_a_floors_worth() {
-        let mut fx = Fx::new(with(Variant::NewReno, target(10)), 16, 40.0);
+        let mut fx = sender_at(with(Variant::NewReno, target(10)), 16, 40.0);
         let out = fx.expire();
         // RFC 5681: cwnd 1 and ssthresh 8; with the floor both 10, and go-back-N resends 10
         assert_eq!((fx.cwnd(), fx.ssthresh()), (10.0, 10.0));
         assert_eq!(segs(&out), (0..10).collect::<Vec<_>>());
         // without a target: one segment
-        let mut fx = Fx::new(with(Variant::NewReno, None), 16, 40.0);
+        let mut fx = sender_at(with(Variant::NewReno, None), 16, 40.0);
         assert_eq!(segs(&fx.expire()), vec![0]);
         assert_eq!((fx.cwnd(), fx.ssthresh()), (1.0, 8.0));
     }
@@ -256,7 +208,7 @@ mod tests {
         assert_eq!(segs(&h.call_at(at_ms(100), SENDER, |ctx| s.on_packet(&a, ctx))), vec![1, 2]);
         assert_eq!(s.cwnd_bytes(), 2.0 * MSS as f64);
         // below the floor after a reduction (ssthresh 10 < 40 would not be), slow start too:
-        let mut fx = Fx::new(with(Variant::NewReno, target(10)), 4, 40.0);
+        let mut fx = sender_at(with(Variant::NewReno, target(10)), 4, 40.0);
         fx.ack(1);
         assert_eq!(fx.cwnd(), 5.0, "cwnd 4 < floor 10 grows by one, not to the floor");
     }
@@ -280,11 +232,11 @@ mod tests {
     #[test]
     fn the_floor_follows_a_changing_rtt() {
         // SRTT 100 ms: a target of 10 segments per 100 ms is a floor of 10
-        let mut fx = Fx::new(with(Variant::NewReno, target(10)), 14, 60.0);
+        let mut fx = sender_at(with(Variant::NewReno, target(10)), 14, 60.0);
         fx.dupacks(0, 3);
         assert_eq!(fx.ssthresh(), 10.0, "14/2 = 7 raised to 10");
         // the path's RTT grows to 300 ms: five samples move SRTT 7/8 of the way each time
-        let mut fx = Fx::new(with(Variant::NewReno, target(10)), 14, 60.0);
+        let mut fx = sender_at(with(Variant::NewReno, target(10)), 14, 60.0);
         for i in 1..=5 {
             fx.s.sample_rtt(at_ms(1000 * i), at_ms(1000 * i + 300));
         }
@@ -295,7 +247,7 @@ mod tests {
         let floor = 10.0 * srtt.as_secs_f64() / 0.1;
         assert!((fx.ssthresh() - floor).abs() < 1e-9, "floor 10 × SRTT/100 ms = {floor}: {}", fx.ssthresh());
         // and when the RTT falls back, so does the floor
-        let mut fx = Fx::new(with(Variant::NewReno, target(10)), 14, 60.0);
+        let mut fx = sender_at(with(Variant::NewReno, target(10)), 14, 60.0);
         for i in 1..=40 {
             fx.s.sample_rtt(at_ms(1000 * i), at_ms(1000 * i + 50));
         }
