@@ -176,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and its claims beside a null model's; and write a Markdown report, JSON, a CSV of every "
         "run and the figures (PNG, SVG) to --out.",
     )
-    repro_p.add_argument("paper", metavar="PAPER", help="the paper: giacomazzi or laatu")
+    repro_p.add_argument("paper", metavar="PAPER", help="the paper: giacomazzi, laatu or leung")
     repro_p.add_argument(
         "--quick", action="store_true",
         help="a much smaller packet budget and fewer replications (said in every output)",
@@ -196,9 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     repro_p.add_argument(
         "--budget", type=int, metavar="N",
-        help="each run's budget, overriding the mode's: giacomazzi, the data packets the sources "
-        "generate (below the paper's every output says the run is reduced); laatu, the seconds of "
-        "simulated time a transfer may take",
+        help="each run's budget, overriding the mode's, in the paper's unit: giacomazzi, the data "
+        "packets the sources generate; laatu, the seconds of simulated time a transfer may take; "
+        "leung, the simulated seconds of a run. Below the paper's, every output says the run is "
+        "reduced",
     )
     repro_p.add_argument(
         "--replications", type=int, metavar="N", help="seeds per point (overrides the mode's)"

@@ -240,8 +240,10 @@ def metrics_afsim(rep: dict[str, Any], span_s: float) -> dict[str, Any]:
 # ---------------------------------------------------------------------- runs
 
 
-def run_ns2(seed: int, duration_s: float, lt: bool) -> dict[str, Any]:
-    cmd = ["ns", str(TCL), f"seed={seed}", f"duration={duration_s:g}", f"lt={int(lt)}"]
+def run_ns2(seed: int, duration_s: float, lt: bool, extra: tuple[str, ...] = (),
+            raw: bool = False) -> dict[str, Any]:
+    """One ns-2 run: its metrics, or with ``raw`` its report and trace as they are."""
+    cmd = ["ns", str(TCL), f"seed={seed}", f"duration={duration_s:g}", f"lt={int(lt)}", *extra]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=HERE)
     wall = time.perf_counter() - t0
@@ -253,15 +255,20 @@ def run_ns2(seed: int, duration_s: float, lt: bool) -> dict[str, Any]:
     if mt:
         trace = json.loads(mt.group(1))
         out = out[: mt.start()]
+    if raw:
+        return {"report": json.loads(out), "trace": trace, "process_wall_s": wall}
     m = metrics_ns2(json.loads(out), trace)
     m["process_wall_s"] = wall
     return m
 
 
 def run_afsim(seed: int, duration_s: float, lt: bool, pythonpath: str | None,
-              toml: Path = TOML) -> dict[str, Any]:
+              toml: Path = TOML, sets_lt: bool | None = None) -> dict[str, Any]:
+    """One afsim run: diffserv-rio.toml's metrics, or another file's report as it is;
+    ``sets_lt``: the file has the limited_transmit parameter (default: diffserv-rio.toml)."""
+    sets_lt = toml == TOML if sets_lt is None else sets_lt
     cmd = [sys.executable, "-c", AFSIM_WORKER, str(toml), str(seed), f"{duration_s:g}s",
-           str(lt).lower() if toml == TOML else "-"]
+           str(lt).lower() if sets_lt else "-"]
     env = dict(os.environ)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

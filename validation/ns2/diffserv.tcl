@@ -35,6 +35,9 @@
 #   cbr_b      rate of each cbr flow 10..19, bit/s                                  default 700000
 #   cwnd_trace a file name: every sender's cwnd_, ssthresh_ and backoff_ changes
 #              (ns-2 variable trace, for diagnosis)                               default none
+#   ecn        1: ECN-capable TCP (Agent/TCP ecn_) and a marking bottleneck (Queue/dsRED
+#              ecn_: dsredq.cc marks an ECT arrival where it would drop it, early or
+#              beyond max_th; validation/ns2/diffserv_ecn.py)                     default 0
 #
 # Output: one JSON object on stdout (see `finish`), then, with trace=1, a line "TRACE {...}"
 # that awk prints when its input closes. Nothing is written to disk (except avg_trace and
@@ -52,7 +55,7 @@ array set opt {
     seed 1 duration 200 cir_a 200000 cir_b 600000 cbs 10000 limit 50
     in "20 40 0.02" out "10 20 0.1" mode RIO-C mps 1040 start_step 0.05
     trace 1 avg_trace "" window 1000 iw 2 lt 1 cwnd_trace ""
-    traffic tcp cbr_a 250000 cbr_b 700000
+    traffic tcp cbr_a 250000 cbr_b 700000 ecn 0
 }
 parse_options diffserv.tcl opt $argv
 set NA 10
@@ -67,8 +70,8 @@ set CP_OUT 12
 
 # ------------------------------------------------------------------ TCP
 # As validation/ns2/dumbbell.tcl: Agent/TCP/Newreno with Agent/TCPSink (an ACK per segment),
-# 1000-byte payloads + 40 B headers = 1040 B IP packets, a 10 ms tick, no ECN (common.tcl).
-tcp_defaults 1000 $opt(window) $opt(iw) $opt(lt) 0.01 0
+# 1000-byte payloads + 40 B headers = 1040 B IP packets, a 10 ms tick, ECN as opt(ecn) (common.tcl).
+tcp_defaults 1000 $opt(window) $opt(iw) $opt(lt) 0.01 $opt(ecn)
 
 # ------------------------------------------------------------------ topology
 set ns [new Simulator]
@@ -122,6 +125,7 @@ $qE configQ 0 1 900 950 0.02
 # Core: one physical queue, two precedences (virtual queues), RIO-C; AF11 -> precedence 0 (IN),
 # AF12 -> precedence 1 (OUT). configQ queue prec min_th max_th max_p [w_q, default 0.002].
 dsred_in_out $qC $opt(mps) $opt(mode)
+$qC set ecn_ $opt(ecn)                ;# ns-2.35 default: 0
 eval $qC configQ 0 0 $opt(in)
 eval $qC configQ 0 1 $opt(out)
 
@@ -220,9 +224,10 @@ proc finish {} {
         # TCPSink bytes_: in-order bytes counted at 1040 per segment; goodput counts payload.
         # (packet 0 has no header bytes: TcpAgent::output adds headersize() only above seqno 0)
         set segs [expr {(int([$sink($i) set bytes_]) + 40) / 1040}]
-        lappend flows [format {{"cir": %d, "goodput_bytes": %d, "data_pkts_sent": %d, "rexmit_pkts": %d, "timeouts": %d}} \
+        lappend flows [format {{"cir": %d, "goodput_bytes": %d, "data_pkts_sent": %d, "rexmit_pkts": %d, "timeouts": %d, "ecn_responses": %d}} \
             [expr {$i < $NA ? $opt(cir_a) : $opt(cir_b)}] [expr {$segs * 1000}] \
-            [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] [$tcp($i) set nrexmit_]]
+            [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] [$tcp($i) set nrexmit_] \
+            [$tcp($i) set necnresponses_]]
     }
     if {$avgchan != ""} { close $avgchan }
     puts [format {{"simulator": "ns-2", "traffic": "%s", "seed": %d, "duration_s": %s, "wall_s": %.6f, "setup_s": %.6f, "mode": "%s",

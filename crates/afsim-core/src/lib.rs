@@ -29,7 +29,8 @@
 //!   the nominal bit rate), and the conditioner that puts a classifier, a meter and per-colour
 //!   actions on a node's input line (`edge::conditioner`).
 //! - **Transport** (`transport`): the agents at the hosts that create and consume packets: UDP
-//!   constant bit rate, TCP (Reno, NewReno, SACK, ECN), TFRC (RFC 5348) and gTFRC, each a
+//!   constant bit rate, TCP (Reno, NewReno, SACK, ECN, Leung & Muppala's Throughput Sustaining
+//!   Scheme), TFRC (RFC 5348) and gTFRC, each a
 //!   variant of `transport::AnyAgent`.
 //! - **Metrics** (`metrics`): per-flow and per-queue counters, fairness indices (Jain, FIEB),
 //!   and the packet conservation check every run ends with (sent = delivered + dropped + in

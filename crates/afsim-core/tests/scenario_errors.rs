@@ -632,6 +632,20 @@ fn tcp_presets_and_variants_are_choices() {
 }
 
 #[test]
+fn a_tcp_target_rate_is_a_positive_rate_or_none() {
+    let s = load(&tcp("target_rate = \"4Mbps\"\n")).unwrap();
+    let AppSpec::Tcp(p) = &s.flows[0].app else { panic!("a tcp flow") };
+    assert_eq!(p.target_rate_bps, Some(4_000_000));
+    let s = load(&tcp("target_rate = \"none\"\n")).unwrap();
+    let AppSpec::Tcp(p) = &s.flows[0].app else { panic!("a tcp flow") };
+    assert_eq!(p.target_rate_bps, None, "\"none\" is plain TCP");
+    let text = tcp("target_rate = \"0bps\"\n");
+    expect(&text, "\"0bps\"", 0, "flow[0].target_rate", "a rate must be at least 1bps");
+    let text = tcp("target_rate = 4\n");
+    expect(&text, "4\n", 0, "flow[0].target_rate", "expected a rate");
+}
+
+#[test]
 fn tcp_parameter_errors_point_at_the_field_validate_names() {
     let text = tcp("packet_size = \"40B\"\n");
     expect(&text, "\"40B\"", 0, "flow[0].packet_size", "a data segment must be 41..=65535 bytes");
@@ -737,8 +751,8 @@ fn tfrc_choices_and_fields_of_other_kinds() {
     expect(&text, "stop", 0, "flow[0].stop", "a tfrc flow always has data");
     let text = format!("{}preset = \"ns2\"\n", with(FLOW));
     expect(&text, "preset", 0, "flow[0].preset", "'preset' is a field of tcp and tfrc flows, not of cbr flows");
-    let text = tcp("target_rate = \"1Mbps\"\n");
-    expect(&text, "target_rate", 0, "flow[0].target_rate", "'target_rate' is a field of tfrc flows, not of tcp flows");
+    let text = format!("{}target_rate = \"1Mbps\"\n", with(FLOW));
+    expect(&text, "target_rate", 0, "flow[0].target_rate", "'target_rate' is a field of tcp and tfrc flows, not of cbr flows");
 }
 
 // ---- link loss ------------------------------------------------------------------------------
@@ -919,6 +933,21 @@ fn the_drop_spacing_is_red_or_dsredq_of_rio_and_wred_queues_and_dsredq_takes_non
     assert_eq!(p.common.spacing, afsim_core::queue::red::SpacingRule::Dsredq);
     let QueueSpec::Rio(p, _) = &load(&queue(&format!("{{ {RIO} }}"))).unwrap().links[0].queue_ab else { panic!("rio") };
     assert_eq!(p.common.spacing, afsim_core::queue::red::SpacingRule::Red, "the default");
+}
+
+#[test]
+fn ecn_forced_is_drop_or_mark_and_marking_needs_ecn() {
+    let rio = "{ kind = \"rio\", in = { min_th = 5, max_th = 15, max_p = 0.1 }, out = { min_th = 2, max_th = 5, max_p = 0.1 }";
+    let text = queue(&format!("{rio}, ecn_forced = \"mark\" }}"));
+    expect(&text, "\"mark\"", 0, "link[0].queue.ecn_forced", "it needs ecn = \"tail\", \"front\" or \"random\"");
+    let text = queue(&format!("{rio}, ecn = \"tail\", ecn_forced = \"push\" }}"));
+    expect(&text, "\"push\"", 0, "link[0].queue.ecn_forced", "the ecn_forced values are: drop, mark");
+    let s = load(&queue(&format!("{rio}, ecn = \"front\", out_first = true, ecn_forced = \"mark\" }}"))).unwrap();
+    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else { panic!("a rio queue") };
+    assert!(p.common.ecn_forced_mark);
+    let s = load(&queue(&format!("{rio}, ecn = \"front\", ecn_forced = \"drop\" }}"))).unwrap();
+    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else { panic!("a rio queue") };
+    assert!(!p.common.ecn_forced_mark, "ns-2 red.cc: the default");
 }
 
 #[test]

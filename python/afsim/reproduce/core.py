@@ -242,6 +242,12 @@ class Figure:
     reference: tuple[float, str] | None = None
     #: How the legend names the series label (default: the label's key).
     series_name: str | None = None
+    #: A paper's own drawing, for a figure that is not lines over a numeric label (bar charts
+    #: over categories): ``draw(reproduction, figure, axes)`` draws afsim's values and the
+    #: paper's on the matplotlib axes; the machinery still titles the figure (with the mode),
+    #: saves it as PNG and SVG and lists it in the report. A module-level function. None: the
+    #: default lines (``x``, ``series``, ``reference``).
+    draw: Callable[[Any, Figure, Any], None] | None = None
 
 
 #: ``null_model(experiment, point) -> {metric: value}``: the simplest prediction of each metric

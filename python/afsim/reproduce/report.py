@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from afsim.reproduce.claims import ClaimResult, ClaimVerdict, Kind
-from afsim.reproduce.core import Label, Reproduction, Stat, _num
+from afsim.reproduce.core import Figure, Label, Reproduction, Stat, _num
 from afsim.reproduce.scoring import Comparison, Score, Verdict, Verdicts
 
 if TYPE_CHECKING:
@@ -429,8 +429,13 @@ def render_figures(rep: Reproduction, out_dir: Path) -> dict[str, list[Path]]:
         rows = rep.aggregates.by_experiment.get(fig_spec.experiment)
         if not rows:
             continue
-        base = fig_spec.experiment.split("@")[0].split("#")[0]
         fig, ax = plt.subplots(figsize=(7.0, 4.6))
+        if fig_spec.draw is not None:
+            # a paper's own drawing (bars over categories): titled and saved below
+            fig_spec.draw(rep, fig_spec, ax)
+            written[fig_spec.id] = _finish_figure(rep, fig_spec, fig, ax, out_dir)
+            continue
+        base = fig_spec.experiment.split("@")[0].split("#")[0]
         series: dict[Label, list[tuple[float, Stat]]] = {}
         for p, stats in rows:
             if fig_spec.metric in stats:
@@ -461,25 +466,32 @@ def render_figures(rep: Reproduction, out_dir: Path) -> dict[str, list[Path]]:
             ax.axhline(y, color="grey", linewidth=0.8, linestyle=":")
             ax.annotate(text, (ax.get_xlim()[0], y), textcoords="offset points", xytext=(4, 3),
                         fontsize=8, color="grey")
-        title = fig_spec.title
-        if not rep.mode.is_paper_budget:
-            title += f"\n{rep.mode.name.upper()} MODE: {rep.mode.reduction()}"
-        ax.set_title(title, fontsize=10)
         if xs_all:
             ax.set_xticks(sorted(xs_all))
         ax.set_xlabel(fig_spec.xlabel)
-        ax.set_ylabel(fig_spec.ylabel)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7, ncol=2)
-        fig.tight_layout()
-        paths = []
-        for ext in ("png", "svg"):
-            path = out_dir / f"{fig_spec.id}.{ext}"
-            fig.savefig(path, dpi=150 if ext == "png" else None)
-            paths.append(path)
-        plt.close(fig)
-        written[fig_spec.id] = paths
+        written[fig_spec.id] = _finish_figure(rep, fig_spec, fig, ax, out_dir)
     return written
+
+
+def _finish_figure(rep: Reproduction, fig_spec: Figure, fig: Any, ax: Any, out_dir: Path) -> list[Path]:
+    """Titles a figure (saying a reduced mode), labels its y axis, saves it as PNG and SVG."""
+    import matplotlib.pyplot as plt
+
+    title = fig_spec.title
+    if not rep.mode.is_paper_budget:
+        title += f"\n{rep.mode.name.upper()} MODE: {rep.mode.reduction()}"
+    ax.set_title(title, fontsize=10)
+    ax.set_ylabel(fig_spec.ylabel)
+    fig.tight_layout()
+    paths = []
+    for ext in ("png", "svg"):
+        path = out_dir / f"{fig_spec.id}.{ext}"
+        fig.savefig(path, dpi=150 if ext == "png" else None)
+        paths.append(path)
+    plt.close(fig)
+    return paths
 
 
 def write_outputs(rep: Reproduction, out_dir: str | Path) -> list[Path]:

@@ -15,6 +15,18 @@
 //!   packets are preferred: the candidates of the highest rank present are chosen from (RIO
 //!   passes 0 for IN, 1 for OUT; WRED passes the drop-precedence level, which generalises the
 //!   scheme to more than two colours).
+//! - Table 5, row by row, for the three ECN columns (tests in `queue::rio`, `table5_*`): OUT
+//!   queue not empty — tail: "packet at the tail of OUT queue is marked" (the last OUT packet
+//!   of the FIFO, the arrival if it is OUT: the arrival has joined the queue, as in ns-2
+//!   `dsredq.cc`, which enqueues an ECN-capable arrival before deciding); front: "the head of
+//!   OUT queue"; random: "selected at random … from the OUT queue". OUT queue empty — the same
+//!   three over the IN packets (tail: the IN arrival itself). "When the RIO queue decides to
+//!   drop/mark a packet": the decision is RIO's for the *arrival's* colour and average; with
+//!   ns-2 DiffServ's rule (`red::Common::ecn_forced_mark`) that includes an average beyond
+//!   max_th, where plain ns-2 RED (`red.cc`) would drop. What differed before: the forced
+//!   region (a drop, never a mark); completed by `ecn_forced_mark`. The non-ECN column ("the
+//!   packet at the tail of OUT queue is dropped": a push-out of a queued packet) is not
+//!   modelled — the paper's figures with the schemes (Figs. 7–10) use the three ECN columns.
 //! - Choices where the paper is silent:
 //!   - mark-random picks uniformly among the queued packets *and* the arriving one (one draw
 //!     from the queue's own stream); mark-tail and mark-front draw nothing.

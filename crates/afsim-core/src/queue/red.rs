@@ -20,7 +20,10 @@
 //!   - no early drop while the queue holds at most one packet (`qlen > 1`);
 //!   - ECN (`setbit_`): an early (unforced) drop becomes a CE mark if the packet chosen by the
 //!     marking strategy (`queue::ecn_mark`) is ECN-capable; forced drops stay drops even for
-//!     ECN-capable packets;
+//!     ECN-capable packets — unless `Common::ecn_forced_mark`, ns-2 DiffServ's rule
+//!     (`dsredq.cc`, `redQueue::enque`: with ECN, an average beyond th_max returns
+//!     `PKT_MARKED` too), under which a forced verdict marks like an early one and only the
+//!     hard limit (or a packet that cannot carry the mark) drops;
 //!   - the hard limit drops the arrival (`Overflow`), whatever the average says, and resets
 //!     count as a forced drop does.
 //! - Separate marking thresholds (not in ns-2; `Common::mark`): a colour's drop curve may have a
@@ -177,6 +180,11 @@ pub struct Common {
     pub mark: [Option<Curve>; MAX_LEVELS],
     /// How random drops are spaced. Default `Red`; RIO and WRED may take `Dsredq`.
     pub spacing: SpacingRule,
+    /// With ECN and no marking curve: a forced verdict (average beyond max_th, 2·max_th if
+    /// gentle) marks the packet the strategy chooses instead of dropping the arrival, as ns-2
+    /// DiffServ's `dsredq.cc` does (`PKT_MARKED` beyond th_max); `false` (the default): ns-2
+    /// `red.cc`, forced drops stay drops.
+    pub ecn_forced_mark: bool,
 }
 
 impl Common {
@@ -195,6 +203,7 @@ impl Common {
             ecn: None,
             mark: [None; MAX_LEVELS],
             spacing: SpacingRule::Red,
+            ecn_forced_mark: false,
         }
     }
 
@@ -737,6 +746,14 @@ pub(crate) fn act(
     }
     match verdict {
         Verdict::Accept => (Ok(()), false, None),
+        // dsredq.cc: with ECN, beyond th_max the packet is marked as well
+        Verdict::Forced if common.ecn_forced_mark && common.ecn.is_some() => {
+            let strategy = common.ecn.expect("checked");
+            match ecn_mark::signal(strategy, fifo, id, pool, rank, rng) {
+                Signal::Marked(v) => (Ok(()), false, Some(level_of(v, pool))),
+                Signal::NotEcnCapable(_) => (Err(DropReason::Early), true, None),
+            }
+        }
         Verdict::Forced => (Err(DropReason::Early), true, None),
         Verdict::Early => match common.ecn {
             None => (Err(DropReason::Early), false, None),
@@ -1514,6 +1531,35 @@ mod tests {
         let id = pkt(&mut pool, 1_000, Ecn::Ect0);
         assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
         assert_eq!(pool.get(id).ecn, Ecn::Ect0);
+    }
+
+    #[test]
+    fn with_dsred_forced_marking_an_ect_packet_beyond_max_th_is_marked_not_dropped() {
+        // dsredq.cc redQueue::enque: with ECN, v_ave > th_max returns PKT_MARKED
+        let mut q = red_with_avg(15.5, |p| {
+            p.common.ecn = Some(Strategy::MARK_TAIL);
+            p.common.ecn_forced_mark = true;
+        });
+        let (mut pool, mut rng) = (Pool::new(), stream(5, "q"));
+        q.fifo.extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
+        let id = pkt(&mut pool, 1_000, Ecn::Ect0);
+        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Ok(()));
+        assert_eq!(pool.get(id).ecn, Ecn::Ce);
+        let l = q.stats.levels[0];
+        assert_eq!((l.ecn_marks, l.early_drops, l.forced_drops), (1, 0, 0));
+        // a packet that cannot carry the mark is still dropped, and counted as forced
+        let id = pkt(&mut pool, 1_000, Ecn::NotEct);
+        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
+        assert_eq!(q.stats.levels[0].forced_drops, 1);
+    }
+
+    #[test]
+    fn forced_marking_needs_ecn() {
+        let mut q = red_with_avg(15.5, |p| p.common.ecn_forced_mark = true);
+        let (mut pool, mut rng) = (Pool::new(), stream(5, "q"));
+        q.fifo.extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
+        let id = pkt(&mut pool, 1_000, Ecn::Ect0);
+        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
     }
 
     #[test]

@@ -663,6 +663,48 @@ mod tests {
         assert_eq!(q.fifo.iter().filter(|&&id| pool.get(id).ecn == Ecn::Ce).count(), 1, "only the arrival");
     }
 
+    /// Leung & Muppala's Table 5, row by row, for the three ECN positions, with ns-2 dsRED's
+    /// rule that an average beyond max_th marks too: an IN arrival finds the IN average at 200
+    /// (beyond max_in 70: the RIO queue "decides to mark"); the queue holds IN, OUT, IN, OUT, IN.
+    /// Returns the DSCPs and positions (0..5 queued, 5 the arrival) of the packets marked.
+    fn table5(position: Position, out_queued: bool, seed: u64) -> Vec<usize> {
+        let mut q = rio_marking(Strategy { position, out_first: true });
+        q.params.common.ecn_forced_mark = true;
+        let (mut pool, mut rng) = (Pool::new(), stream(seed, "q"));
+        let queued = if out_queued { [AF11, AF12, AF11, AF12, AF11] } else { [AF11; 5] };
+        for d in queued {
+            offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, d).unwrap();
+        }
+        q.avg_in = RedAverage::starting_at(200.0);
+        let arriving = pkt(&mut pool, AF11);
+        assert_eq!(q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng), Ok(()), "marked, not dropped");
+        let l = q.stats.total();
+        assert_eq!((l.ecn_marks, l.drops()), (1, 0));
+        (0..6).filter(|&i| pool.get(q.fifo[i]).ecn == Ecn::Ce).collect()
+    }
+
+    #[test]
+    fn table5_out_queue_not_empty_tail_front_and_random_mark_out_packets() {
+        // "Packet at the tail of OUT queue is marked"
+        assert_eq!(table5(Position::Tail, true, 1), vec![3]);
+        // "Packet at the head of OUT queue is marked"
+        assert_eq!(table5(Position::Front, true, 1), vec![1]);
+        // "Packet is selected at random to mark from the OUT queue": only 1 and 3, both seen
+        let picks: std::collections::BTreeSet<_> = (0..40).flat_map(|seed| table5(Position::Random, true, seed)).collect();
+        assert_eq!(picks.into_iter().collect::<Vec<_>>(), vec![1, 3]);
+    }
+
+    #[test]
+    fn table5_out_queue_empty_tail_front_and_random_mark_in_packets() {
+        // "Packet at the tail of IN queue is marked": the IN arrival just joining the queue
+        assert_eq!(table5(Position::Tail, false, 1), vec![5]);
+        // "Packet at the head of IN queue is marked"
+        assert_eq!(table5(Position::Front, false, 1), vec![0]);
+        // "Packet is selected at random to mark from the IN queue": any of the six
+        let picks: std::collections::BTreeSet<_> = (0..60).flat_map(|seed| table5(Position::Random, false, seed)).collect();
+        assert_eq!(picks.len(), 6, "{picks:?}");
+    }
+
     // ---- separate marking thresholds per colour ----------------------------------------------
 
     /// Coupled RIO with marking curves IN (20, 30, 0.1) and OUT (5, 8, 0.1) under the drop

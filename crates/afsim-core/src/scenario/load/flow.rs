@@ -24,10 +24,10 @@ const CBR_FIELDS: [&str; 13] = [
     "name", "from", "to", "count", "kind", "dscp", "rate", "packet_size", "start", "start_step", "stop", "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 25] = [
+const TCP_FIELDS: [&str; 26] = [
     "name", "from", "to", "count", "kind", "dscp", "preset", "variant", "packet_size", "max_window", "initial_window",
     "dupack_threshold", "limited_transmit", "tick", "initial_rto", "min_rto", "max_rto", "ecn", "handshake",
-    "delayed_ack", "delayed_ack_interval", "bytes", "start", "start_step", "trace",
+    "delayed_ack", "delayed_ack_interval", "bytes", "start", "start_step", "trace", "target_rate",
 ];
 const TFRC_FIELDS: [&str; 19] = [
     "name", "from", "to", "count", "kind", "dscp", "preset", "packet_size", "header_size", "feedback_size",
@@ -332,6 +332,14 @@ impl TcpDraft {
                 p.transfer_bytes = Some(b);
             }
             "trace" => p.trace = v.boolean()?,
+            // Leung & Muppala's Throughput Sustaining Scheme; "none": plain TCP (a sweep can
+            // switch it off through a parameter)
+            "target_rate" => {
+                p.target_rate_bps = match &v.s {
+                    Scalar::Str(s) if s == "none" => None,
+                    _ => Some(v.quantity(Quantity::Rate, parse_rate_bps)?),
+                }
+            }
             other => unreachable!("'{other}' is not a tcp field of TCP_FIELDS"),
         }
         Ok(())

@@ -57,17 +57,17 @@ use crate::scenario::units::{parse_limit, parse_size_bytes, Quantity};
 
 pub(crate) const QUEUE_KINDS: [&str; 6] = ["droptail", "red", "rio", "wred", "scheduler", "sima"];
 const DROPTAIL_FIELDS: [&str; 2] = ["kind", "limit"];
-const RED_FIELDS: [&str; 13] = [
+const RED_FIELDS: [&str; 14] = [
     "kind", "limit", "min_th", "max_th", "max_p", "mark", "w_q", "gentle", "wait", "measure", "byte_mode",
-    "mean_packet_size", "ecn",
+    "mean_packet_size", "ecn", "ecn_forced",
 ];
-const RIO_FIELDS: [&str; 14] = [
+const RIO_FIELDS: [&str; 15] = [
     "kind", "limit", "in", "out", "coupling", "w_q", "gentle", "wait", "measure", "byte_mode", "mean_packet_size",
-    "ecn", "out_first", "spacing",
+    "ecn", "out_first", "spacing", "ecn_forced",
 ];
-const WRED_FIELDS: [&str; 12] = [
+const WRED_FIELDS: [&str; 13] = [
     "kind", "limit", "levels", "w_q", "gentle", "wait", "measure", "byte_mode", "mean_packet_size", "ecn",
-    "out_first", "spacing",
+    "out_first", "spacing", "ecn_forced",
 ];
 const SCHEDULER_FIELDS: [&str; 3] = ["kind", "policy", "classes"];
 const SIMA_FIELDS: [&str; 8] =
@@ -253,6 +253,7 @@ fn read_any_queue(
     let mut levels: Option<Vec<DropCurve>> = None;
     let mut position = None;
     let mut out_first: Option<(bool, Val)> = None;
+    let mut ecn_forced: Option<(bool, Val)> = None;
     for g in &fields {
         if !own.contains(&g.key) {
             return Err(wrong_kind(&t, g, kind));
@@ -351,6 +352,8 @@ fn read_any_queue(
                 }
             }
             "out_first" => out_first = Some((v.boolean()?, v)),
+            // ns-2 red.cc drops beyond max_th; ns-2 dsredq.cc marks there too
+            "ecn_forced" => ecn_forced = Some((v.choice(&["drop", "mark"], "ecn_forced value")? == "mark", v)),
             other => unreachable!("'{other}' is in a queue field list but not read"),
         }
     }
@@ -368,6 +371,15 @@ fn read_any_queue(
         None => false,
     };
     common.ecn = position.map(|position| Strategy { position, out_first });
+    common.ecn_forced_mark = match ecn_forced {
+        Some((true, v)) if position.is_none() => {
+            return Err(v.fail(
+                "ecn_forced = \"mark\" turns forced drops of ECN-capable packets into marks: it needs ecn = \"tail\", \"front\" or \"random\"",
+            ))
+        }
+        Some((b, _)) => b,
+        None => false,
+    };
     let spots = t.spots();
     let spec = match kind {
         "red" => {

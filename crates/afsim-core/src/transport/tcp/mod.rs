@@ -24,7 +24,8 @@
 //!
 //! Files: `sender` (congestion control and loss recovery), `receiver` (cumulative ACKs, SACK
 //! blocks, delayed ACKs, ECN echo), `rto` (RFC 6298 estimator with a coarse clock tick),
-//! `sack` (the RFC 6675 scoreboard), `trace` (optional cwnd/ssthresh/srtt/rto time series).
+//! `sack` (the RFC 6675 scoreboard), `trace` (optional cwnd/ssthresh/srtt/rto time series),
+//! `sustain` (Leung & Muppala's Throughput Sustaining Scheme: a floor under reductions).
 //!
 //! Not modelled: connection teardown (FIN), RST, the receiver's window as a header field (the
 //! receiver's buffer is read at once, so its window is the constant `max_window_bytes`),
@@ -34,6 +35,7 @@ pub mod receiver;
 pub mod rto;
 pub mod sack;
 pub mod sender;
+pub mod sustain;
 pub mod trace;
 
 #[cfg(test)]
@@ -182,6 +184,10 @@ pub struct Params {
     pub ns2_compat: bool,
     /// Record the sender's time series (`trace::Trace`). Default false.
     pub trace: bool,
+    /// Leung & Muppala's Throughput Sustaining Scheme (`sustain`): after a window reduction,
+    /// cwnd and ssthresh are not set below target × SRTT / packet_size. Bits per second of IP
+    /// packets; `None` (the default): plain TCP.
+    pub target_rate_bps: Option<u64>,
 }
 
 impl Default for Params {
@@ -206,6 +212,7 @@ impl Default for Params {
             start: SimTime::ZERO,
             ns2_compat: false,
             trace: false,
+            target_rate_bps: None,
         }
     }
 }
@@ -255,6 +262,9 @@ impl Params {
         }
         if self.max_rto == SimDuration::ZERO {
             return Err(ParamError::new("max_rto", "must be positive"));
+        }
+        if self.target_rate_bps == Some(0) {
+            return Err(ParamError::new("target_rate", "a target rate must be positive (\"none\" for plain TCP)"));
         }
         // RFC 1122 §4.2.3.2: the delay MUST be less than 0.5 s; RFC 5681 §4.2: within 500 ms.
         if self.delayed_ack
@@ -340,6 +350,7 @@ mod param_tests {
         assert_eq!(bad(|p| p.dupack_threshold = 0), "dupack_threshold");
         assert_eq!(bad(|p| p.tick = SimDuration::ZERO), "tick");
         assert_eq!(bad(|p| p.min_rto = SimDuration::from_secs(100)), "min_rto");
+        assert_eq!(bad(|p| p.target_rate_bps = Some(0)), "target_rate");
         assert_eq!(
             bad(|p| {
                 p.delayed_ack = true;

@@ -143,6 +143,12 @@ impl Rto {
         SimDuration::from_nanos(((self.srtt8 >> SRTT_SHIFT) as u64) * self.tick_ns)
     }
 
+    /// The smoothed RTT at the estimator's full resolution, an eighth of a tick (SRTT·8 ticks,
+    /// not truncated to whole ticks as `srtt` is), or zero before any sample.
+    pub fn srtt_fine(&self) -> SimDuration {
+        SimDuration::from_nanos(((self.srtt8 as u64) * self.tick_ns) >> SRTT_SHIFT)
+    }
+
     /// RTTVAR, rounded to a quarter tick.
     pub fn rttvar(&self) -> SimDuration {
         SimDuration::from_nanos((self.rttvar4 as u64) * self.tick_ns / 4)

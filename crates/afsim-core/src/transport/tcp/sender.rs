@@ -50,6 +50,10 @@
 //!     ACK, the scoreboard cleared by every new ACK outside recovery and at a timeout, and
 //!     go-back-N resending SACKed data (`Recovery::Sack1`).
 //!
+//! - `Params::target_rate_bps` (Leung & Muppala's Throughput Sustaining Scheme, `sustain`):
+//!   each of the three reductions (`on_ece`, `enter_recovery`, `on_timeout`) passes its new
+//!   cwnd and ssthresh through `sustained`, which raises them to target × SRTT / packet_size.
+//!
 //! Not modelled: FIN, window updates from the receiver, Nagle, RFC 6582's "less careful"
 //! variant, RFC 3168's cwnd < 1 timer wait in the RFC mode (cwnd stays ≥ 1 segment there),
 //! ns-2's `maxburst_` (0, no limit, in every validation script) and NewReno's burst of at most
@@ -61,6 +65,7 @@ use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::tcp::rto::Rto;
 use crate::transport::tcp::sack::{Marks, NextSeg, Scoreboard};
+use crate::transport::tcp::sustain;
 use crate::transport::tcp::trace::{Point, Trace};
 use crate::transport::tcp::{flags, Params, SenderStats, Variant, HEADER_BYTES};
 use crate::transport::Ctx;
@@ -450,7 +455,7 @@ impl Sender {
         if self.phase != Phase::Open || !(self.beyond_recover(ack) || after_timeout) {
             return;
         }
-        self.ssthresh = self.reduced_ssthresh(self.snd_max - self.snd_una);
+        self.ssthresh = self.sustained(self.reduced_ssthresh(self.snd_max - self.snd_una));
         if self.p.ns2_compat {
             if self.cwnd <= 1.0 {
                 if self.ecn_backoff {
@@ -461,9 +466,9 @@ impl Sender {
                 self.ecn_backoff = false;
             }
             // ns-2 slowdown(CLOSE_CWND_HALF): windowd() / 2, no floor
-            self.cwnd = self.window_segments() / 2.0;
+            self.cwnd = self.sustained(self.window_segments() / 2.0);
         } else {
-            self.cwnd = self.half_window();
+            self.cwnd = self.sustained(self.half_window());
         }
         self.recover = Some(self.snd_max);
         self.reduction = Reduction::Ecn;
@@ -681,12 +686,12 @@ impl Sender {
         } else {
             // RFC 5681 §3.2 step 2: FlightSize excludes limited-transmit segments
             let flight = self.snd_max - self.snd_una - self.lt_bytes;
-            self.ssthresh = self.reduced_ssthresh(flight);
+            self.ssthresh = self.sustained(self.reduced_ssthresh(flight));
             if let EcnState::On { .. } = self.ecn {
                 self.ecn = EcnState::On { cwr_pending: true };
             }
             if self.p.ns2_compat {
-                self.half_window()
+                self.sustained(self.half_window())
             } else {
                 self.ssthresh
             }
@@ -740,6 +745,18 @@ impl Sender {
     /// Half the usable window, at least one segment (ns-2 `windowd()/2`).
     fn half_window(&self) -> f64 {
         (self.window_segments() / 2.0).max(1.0)
+    }
+
+    /// Leung & Muppala §5.1: a window set by a reduction is raised to the Throughput Sustaining
+    /// Scheme's floor, target × SRTT / packet_size (`sustain`); unchanged without a target or
+    /// before the first RTT sample.
+    fn sustained(&self, window: f64) -> f64 {
+        if self.p.target_rate_bps.is_none() {
+            return window;
+        }
+        let srtt = if self.rto.has_sample() { self.rto.srtt_fine() } else { SimDuration::ZERO };
+        let rwnd = self.p.max_window_bytes as f64 / self.mss as f64;
+        window.max(sustain::floor_segments(self.p.target_rate_bps, srtt, self.p.packet_size, rwnd))
     }
 
     /// The cumulative ACK covers all data outstanding at the last reduction (a full ACK).
@@ -802,15 +819,15 @@ impl Sender {
         // RFC 5681 §3.1: ssthresh by eq. (4) unless this segment was already resent by the
         // timer; ns-2 halves again at every timeout
         if !ends_ecn && (self.p.ns2_compat || self.timeout_una != Some(self.snd_una)) {
-            self.ssthresh = self.reduced_ssthresh(self.snd_max - self.snd_una);
+            self.ssthresh = self.sustained(self.reduced_ssthresh(self.snd_max - self.snd_una));
         }
         if self.p.ns2_compat && self.snd_una == 0 {
             // ns-2 `bugfix_ss_`: segment 0 lost, so no larger initial window afterwards
             self.growth_window = 1.0;
         }
         self.timeout_una = Some(self.snd_una);
-        // RFC 5681 §3.1: cwnd = loss window = one segment
-        self.cwnd = 1.0;
+        // RFC 5681 §3.1: cwnd = loss window = one segment (or the sustaining floor)
+        self.cwnd = self.sustained(1.0);
         self.dupacks = 0;
         self.lt_bytes = 0;
         self.phase = Phase::Open;
@@ -1076,6 +1093,19 @@ impl Sender {
         self.ssthresh = ssthresh;
     }
 
+    /// Feeds the RTT estimator one sample, as the ACK of a segment sent once would.
+    #[cfg(test)]
+    pub(crate) fn sample_rtt(&mut self, sent: SimTime, now: SimTime) {
+        self.take_sample(sent, now, false);
+    }
+
+    /// The smoothed RTT the retransmission timer holds, to an eighth of a tick (zero before
+    /// any sample).
+    #[cfg(test)]
+    pub(crate) fn srtt(&self) -> SimDuration {
+        self.rto.srtt_fine()
+    }
+
     /// When the retransmission timer expires, if it runs.
     #[cfg(test)]
     pub(crate) fn timer_deadline(&self) -> Option<SimTime> {
@@ -1087,22 +1117,23 @@ impl Sender {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::transport::tcp::tests::harness::{ack, at_ms, Host, SENDER};
 
     const MSS: u64 = 960;
 
-    /// A sender on a test host. Time moves only when a test says so.
-    struct Fx {
-        h: Host,
-        s: Sender,
-        now: SimTime,
+    /// A sender on a test host. Time moves only when a test says so (`sustain`'s tests use
+    /// it too).
+    pub(crate) struct Fx {
+        pub(crate) h: Host,
+        pub(crate) s: Sender,
+        pub(crate) now: SimTime,
     }
 
     impl Fx {
         /// Started at t = 0: returns the fixture and the initial window it sent.
-        fn started(p: Params) -> (Fx, Vec<Packet>) {
+        pub(crate) fn started(p: Params) -> (Fx, Vec<Packet>) {
             let mut s = Sender::new(0, 0, 1, 1, &p, crate::sim::rng::stream(1, "s"));
             let mut h = Host::new();
             h.call_at(SimTime::ZERO, SENDER, |ctx| s.start(ctx));
@@ -1112,39 +1143,39 @@ mod tests {
         }
 
         /// `w` full segments in flight (initial window `w`), cwnd = w, ssthresh as given.
-        fn with_window(p: Params, w: u32, ssthresh: f64) -> (Fx, Vec<Packet>) {
+        pub(crate) fn with_window(p: Params, w: u32, ssthresh: f64) -> (Fx, Vec<Packet>) {
             let (mut fx, out) = Fx::started(Params { initial_window_segments: w, ..p });
             fx.s.set_window(f64::from(w), ssthresh);
             (fx, out)
         }
 
-        fn at(&mut self, ms: u64) -> &mut Self {
+        pub(crate) fn at(&mut self, ms: u64) -> &mut Self {
             self.now = at_ms(ms);
             self
         }
 
         /// Delivers one ACK packet now.
-        fn deliver(&mut self, pkt: crate::net::packet::Packet) -> Vec<Packet> {
+        pub(crate) fn deliver(&mut self, pkt: crate::net::packet::Packet) -> Vec<Packet> {
             let s = &mut self.s;
             self.h.call_at(self.now, SENDER, |ctx| s.on_packet(&pkt, ctx))
         }
 
         /// A cumulative ACK of the first `k` segments.
-        fn ack(&mut self, k: u64) -> Vec<Packet> {
+        pub(crate) fn ack(&mut self, k: u64) -> Vec<Packet> {
             self.deliver(ack(k * MSS, 0, &[]))
         }
 
-        fn ack_with(&mut self, k: u64, extra: u16, sacks: &[(u64, u64)]) -> Vec<Packet> {
+        pub(crate) fn ack_with(&mut self, k: u64, extra: u16, sacks: &[(u64, u64)]) -> Vec<Packet> {
             self.deliver(ack(k * MSS, extra, sacks))
         }
 
         /// `n` duplicate ACKs of the first `k` segments; everything they released.
-        fn dupacks(&mut self, k: u64, n: usize) -> Vec<Packet> {
+        pub(crate) fn dupacks(&mut self, k: u64, n: usize) -> Vec<Packet> {
             (0..n).flat_map(|_| self.ack(k)).collect()
         }
 
         /// Runs the sender's timers until the retransmission timer really expires.
-        fn expire(&mut self) -> Vec<Packet> {
+        pub(crate) fn expire(&mut self) -> Vec<Packet> {
             let before = self.s.stats().timeouts;
             while let Some((t, token)) = self.h.next_timer(SENDER) {
                 self.now = t;
@@ -1157,11 +1188,11 @@ mod tests {
             panic!("no retransmission timer pending");
         }
 
-        fn cwnd(&self) -> f64 {
+        pub(crate) fn cwnd(&self) -> f64 {
             self.s.cwnd_bytes() / MSS as f64
         }
 
-        fn ssthresh(&self) -> f64 {
+        pub(crate) fn ssthresh(&self) -> f64 {
             self.s.ssthresh_bytes() / MSS as f64
         }
     }
