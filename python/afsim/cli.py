@@ -176,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and its claims beside a null model's; and write a Markdown report, JSON, a CSV of every "
         "run and the figures (PNG, SVG) to --out.",
     )
-    repro_p.add_argument("paper", metavar="PAPER", help="the paper: giacomazzi")
+    repro_p.add_argument("paper", metavar="PAPER", help="the paper: giacomazzi, gtfrc")
     repro_p.add_argument(
         "--quick", action="store_true",
         help="a much smaller packet budget and fewer replications (said in every output)",
@@ -196,8 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     repro_p.add_argument(
         "--budget", type=int, metavar="N",
-        help="data packets the sources generate in every run (overrides the mode's; below the "
-        "paper's budget every output says the run is reduced)",
+        help="the budget of every run, overriding the mode's: data packets the sources "
+        "generate (giacomazzi; below the paper's budget every output says the run is reduced); "
+        "gtfrc runs the paper's 100 s and takes no other",
     )
     repro_p.add_argument(
         "--replications", type=int, metavar="N", help="seeds per point (overrides the mode's)"
@@ -858,8 +859,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a directory")
     try:
+        mode = module.mode(args.quick, args.budget, args.replications)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    try:
         rep = reproduce.reproduce(
-            paper, module.mode(args.quick, args.budget, args.replications),
+            paper, mode,
             jobs=args.jobs, only=args.only, show_progress=sys.stderr.isatty(),
             variants=not args.no_variants, robustness=not args.no_robustness,
             store=None if args.no_store else (args.store or out / "store"),

@@ -4,9 +4,10 @@ running it, and aggregating its runs.
 Read this first. A paper's reproduction (``Paper``) is
 
 - its ``Experiment``s — a scenario file × a grid of ``Point``s (each a set of ``--set``
-  overrides) — run ``Mode.replications`` times each with seeds ``base_seed, base_seed + 1, …``
-  and the paper's packet budget (``Mode.budget`` of the scenario parameter
-  ``Mode.budget_param``);
+  overrides) — run ``Mode.replications`` times each (at most ``Experiment.replications``) with
+  seeds ``base_seed, base_seed + 1, …`` and the paper's budget (``Mode.budget`` of the scenario
+  parameter ``Mode.budget_param``: packets, or a duration); a point that sets the budget
+  parameter itself keeps its value (a time series: the same run stopped at t);
 - its published values (a JSON data file: each value with its table, row and column, and a
   tolerance kind whose size and *source in the paper* the file declares: ``scoring``);
 - every checkable statement of its text (``claims.Statement``: verbatim quote, location,
@@ -19,7 +20,11 @@ Read this first. A paper's reproduction (``Paper``) is
 - its unstated parameters (``robustness.Unstated``): each with the default chosen from the
   text, its references or the simulator of its era, and a plausible range; the experiments
   marked ``robust`` run at every point of a small space-filling design over those ranges, and
-  each claim is then said to hold across the range, only in part of it, or nowhere.
+  each claim is then said to hold across the range, only in part of it, or nowhere
+  (``Paper.design_overrides`` adds what a design value implies, such as the access delay that
+  keeps a stated RTT when an unstated shared delay moves);
+- optionally, figures the metric-against-label ``Figure`` cannot draw (time series):
+  ``Paper.extra_figures(rep, out_dir)`` writes them and ``report`` lists them with the others.
 
 ``reproduce`` expands all of that into runs and runs every distinct (scenario, overrides, seed)
 once with ``afsim.sweep.execute`` (local processes), reducing each run to numbers with the
@@ -110,6 +115,18 @@ class Experiment:
     #: id ("periodic") or the robustness design point ("#3") it re-runs it under.
     base: str | None = None
     reading: str | None = None
+    #: At most this many replications of each point (None: the mode's): a time series of
+    #: many points drawn from fewer seeds than the tables.
+    replications: int | None = None
+    #: The metrics results.json and runs.csv list for it (``fnmatch`` patterns; None: every
+    #: one, the sweep's default scalars of a run included): a series of many short runs
+    #: lists only its own. Scoring and claims read them all.
+    shown: tuple[str, ...] | None = None
+
+    def shows(self, metric: str) -> bool:
+        from fnmatch import fnmatchcase
+
+        return self.shown is None or any(fnmatchcase(metric, pat) for pat in self.shown)
 
     def subset(self, n_points: int) -> Experiment:
         """The same experiment on its first ``n_points`` points (tests, smoke runs)."""
@@ -134,8 +151,8 @@ class Variant:
 class Mode:
     """How much to simulate.
 
-    ``budget`` packets of the scenario parameter ``budget_param`` per run and ``replications``
-    seeds per point for the paper's experiments; ``variant_replications`` for the variants; the
+    ``budget`` (packets, or seconds with ``budget_suffix = "s"``) of the scenario parameter
+    ``budget_param`` per run and ``replications`` seeds per point for the paper's experiments; ``variant_replications`` for the variants; the
     robustness design has ``robust_points`` points, each run ``robust_replications`` times."""
 
     name: str
@@ -148,6 +165,15 @@ class Mode:
     variant_replications: int | None = None
     robust_points: int = 0
     robust_replications: int = 1
+    #: What follows the number in a run's override ("s": ``duration = "100s"``) and how the
+    #: banner names the unit (default: packets, or data packets for ``max_data_packets``).
+    budget_suffix: str = ""
+    budget_unit: str | None = None
+
+    @property
+    def budget_text(self) -> str:
+        """The budget as a run's override takes it."""
+        return f"{self.budget}{self.budget_suffix}"
 
     @property
     def seeds(self) -> list[int]:
@@ -171,6 +197,8 @@ class Mode:
         return f"{self.name} mode: {self.budget:,} {self._unit()} per run, {reps}"
 
     def _unit(self) -> str:
+        if self.budget_unit is not None:
+            return self.budget_unit
         return "data packets" if self.budget_param == "max_data_packets" else "packets"
 
 
@@ -196,6 +224,10 @@ class Figure:
 #: ``null_model(experiment, point) -> {metric: value}``: the simplest prediction of each metric
 #: at a point without simulating (module-level, so that a reproduction can be pickled).
 NullModel = Callable[[Experiment, Point], dict[str, float]]
+#: See ``Paper.design_overrides``.
+DesignOverrides = Callable[[Experiment, Point, Mapping[str, str]], Mapping[str, str]]
+#: See ``Paper.extra_figures``.
+ExtraFigures = Callable[["Reproduction", Path], dict[str, list[Path]]]
 
 
 @dataclass(frozen=True)
@@ -215,6 +247,34 @@ class Paper:
     unstated: tuple[Unstated, ...] = ()
     #: Seed of the robustness design (the design is part of the method, fixed in advance).
     design_seed: int = 2026
+    #: ``design_overrides(experiment, point, values) -> overrides``: what a design point's
+    #: unstated values imply at one point beyond themselves (module-level; None: nothing).
+    design_overrides: DesignOverrides | None = None
+    #: ``extra_figures(rep, out_dir) -> {figure id: [paths]}``: figures ``Figure`` cannot
+    #: draw (time series), written beside the others (module-level; None: none).
+    extra_figures: ExtraFigures | None = None
+
+
+def find_scenarios_dir(subdir: str, required: Sequence[str], start: Path | None = None) -> Path:
+    """The folder of a paper's scenario files (every one of ``required`` in it):
+    ``$AFSIM_SCENARIOS/SUBDIR`` if set; else ``scenarios/SUBDIR`` in the current directory (or
+    ``start``) or one above it, so that a checkout's files, edited or not, are the ones run;
+    else the copies shipped in the package (``afsim scenarios`` lists them as ``SUBDIR/...``)."""
+    from importlib import resources
+
+    env = os.environ.get("AFSIM_SCENARIOS")
+    candidates = []
+    if env:
+        candidates.append(Path(env) / subdir)
+    here = (start or Path.cwd()).resolve()
+    candidates += [d / "scenarios" / subdir for d in (here, *here.parents)]
+    candidates.append(Path(str(resources.files("afsim") / "scenarios" / subdir)))
+    for c in candidates:
+        if all((c / f).is_file() for f in required):
+            return c
+    raise FileNotFoundError(
+        f"cannot find {subdir}/{required[0]}: not under $AFSIM_SCENARIOS, the current "
+        "directory, nor the installed package (reinstall afsim)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -450,17 +510,27 @@ def expand(paper: Paper, mode: Mode, only: Sequence[str] | None = None, *,
                            if u.applies_to(e.scenario) and u.name in values}
                 out.append(dataclasses.replace(
                     e, id=f"{e.id}#{k}", title=f"{e.title} — robustness design point {k}",
-                    points=tuple(p.with_overrides(applies) for p in e.points),
+                    points=tuple(p.with_overrides(_design_point(paper, e, p, applies))
+                                 for p in e.points),
                     base=e.id, reading=f"#{k}", robust=False))
     return out, points
 
 
+def _design_point(paper: Paper, e: Experiment, p: Point, applies: dict[str, str]) -> dict[str, str]:
+    """A design point's overrides at one point: its unstated values and what they imply."""
+    if paper.design_overrides is None:
+        return applies
+    return {**applies, **paper.design_overrides(e, p, applies)}
+
+
 def replications_of(e: Experiment, mode: Mode) -> int:
     if e.reading is None:
-        return mode.replications
-    if e.reading.startswith("#"):
+        n = mode.replications
+    elif e.reading.startswith("#"):
         return mode.robust_replications
-    return mode.variant_replications or mode.replications
+    else:
+        n = mode.variant_replications or mode.replications
+    return min(n, e.replications) if e.replications else n
 
 
 def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
@@ -483,8 +553,8 @@ def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
     runs: list[tuple[str, int, int, int]] = []
     for e in experiments:
         for pi, p in enumerate(e.points):
-            ov = dict(p.overrides)
-            ov[mode.budget_param] = str(mode.budget)
+            # the mode's budget, unless the point sets it itself (a run stopped at t)
+            ov = {mode.budget_param: mode.budget_text, **dict(p.overrides)}
             key_ov = tuple(sorted(ov.items()))
             for seed in mode.seeds_for(replications_of(e, mode)):
                 key = (str(e.scenario), key_ov, seed)

@@ -30,12 +30,11 @@ scenario file cannot leave a ``[[csa]]`` out, and such a CSA changes nothing.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from afsim.reproduce import core
 from afsim.reproduce.claims import Checks, ClaimResult, Kind, Statement, ge, gt, le, lt
 from afsim.reproduce.core import Experiment, Figure, Mode, Paper, Point, Variant, View
 from afsim.reproduce.robustness import Unstated
@@ -111,19 +110,7 @@ def find_scenarios_dir(start: Path | None = None) -> Path:
     if set; else ``scenarios/giacomazzi`` in the current directory (or ``start``) or one above
     it, so that a checkout's files, edited or not, are the ones run; else the copies shipped
     in the package (``afsim scenarios`` lists them as ``giacomazzi/...``)."""
-    env = os.environ.get("AFSIM_SCENARIOS")
-    candidates = []
-    if env:
-        candidates.append(Path(env) / "giacomazzi")
-    here = (start or Path.cwd()).resolve()
-    candidates += [d / "scenarios" / "giacomazzi" for d in (here, *here.parents)]
-    candidates.append(Path(str(resources.files("afsim") / "scenarios" / "giacomazzi")))
-    for c in candidates:
-        if (c / "scenario1.toml").is_file() and (c / "scenario2.toml").is_file():
-            return c
-    raise FileNotFoundError(
-        "cannot find giacomazzi/scenario1.toml: not under $AFSIM_SCENARIOS, the current "
-        "directory, nor the installed package (reinstall afsim)")
+    return core.find_scenarios_dir("giacomazzi", ("scenario1.toml", "scenario2.toml"), start)
 
 
 # ---------------------------------------------------------------------------------------------
