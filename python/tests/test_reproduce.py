@@ -759,7 +759,7 @@ def test_cli_reproduce_quick_whole(tmp_path: Path) -> None:
 
 
 def test_reproduce_package_lists_its_papers() -> None:
-    assert reproduce.PAPERS == {"giacomazzi": "afsim.reproduce.giacomazzi"}
+    assert reproduce.PAPERS["giacomazzi"] == "afsim.reproduce.giacomazzi"
     assert reproduce.paper_module("giacomazzi") is giacomazzi
     with pytest.raises(KeyError):
         reproduce.paper_module("nope")
