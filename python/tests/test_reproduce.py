@@ -877,7 +877,7 @@ def test_cli_reproduce_quick_whole(tmp_path: Path) -> None:
 
 def test_reproduce_package_lists_its_papers() -> None:
     assert reproduce.PAPERS["giacomazzi"] == "afsim.reproduce.giacomazzi"
-    assert {"giacomazzi", "laatu", "leung"} <= set(reproduce.PAPERS)
+    assert {"giacomazzi", "laatu", "leung", "gtfrc"} <= set(reproduce.PAPERS)
     assert reproduce.paper_module("giacomazzi") is giacomazzi
     with pytest.raises(KeyError):
         reproduce.paper_module("nope")

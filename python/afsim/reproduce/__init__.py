@@ -5,9 +5,9 @@ modes, runs, aggregates), ``scoring`` (published values against afsim, the null 
 variant, with tolerances from the paper's precision), ``claims`` (every statement of the text,
 classified; the claims decided on each reading), ``robustness`` (the unstated parameters, a
 design over their ranges, and whether each claim holds across it) and ``report`` (Markdown,
-JSON, CSV, figures). Each paper has a module (``giacomazzi``, ``laatu``, ``leung``) that
-defines its experiments, statements, null model, variants and unstated parameters, and a data
-file of its published values (``data/``).
+JSON, CSV, figures). Each paper has a module (``giacomazzi``, ``laatu``, ``leung``,
+``gtfrc``) that defines its experiments, statements, null model, variants and unstated
+parameters, and a data file of its published values (``data/``).
 
     >>> from afsim import reproduce
     >>> rep = reproduce.run("giacomazzi", quick=True, only=["table2"])   # doctest: +SKIP
@@ -59,7 +59,7 @@ __all__ = [
 
 #: The papers ``afsim reproduce`` knows, by name: their module under afsim.reproduce.
 PAPERS = {"giacomazzi": "afsim.reproduce.giacomazzi", "laatu": "afsim.reproduce.laatu",
-          "leung": "afsim.reproduce.leung"}
+          "leung": "afsim.reproduce.leung", "gtfrc": "afsim.reproduce.gtfrc"}
 
 
 def paper_module(name: str):  # noqa: ANN201 (a module)

@@ -4,9 +4,10 @@ running it, and aggregating its runs.
 Read this first. A paper's reproduction (``Paper``) is
 
 - its ``Experiment``s — a scenario file × a grid of ``Point``s (each a set of ``--set``
-  overrides) — run ``Mode.replications`` times each with seeds ``base_seed, base_seed + 1, …``
-  and the paper's packet budget (``Mode.budget`` of the scenario parameter
-  ``Mode.budget_param``);
+  overrides) — run ``Mode.replications`` times each (at most ``Experiment.replications``) with
+  seeds ``base_seed, base_seed + 1, …`` and the paper's budget (``Mode.budget`` of the scenario
+  parameter ``Mode.budget_param``: packets, or a duration); a point that sets the budget
+  parameter itself keeps its value (a time series: the same run stopped at t);
 - its published values (a JSON data file: each value with its table, row and column, and a
   tolerance kind whose size and *source in the paper* the file declares: ``scoring``);
 - every checkable statement of its text (``claims.Statement``: verbatim quote, location,
@@ -19,7 +20,11 @@ Read this first. A paper's reproduction (``Paper``) is
 - its unstated parameters (``robustness.Unstated``): each with the default chosen from the
   text, its references or the simulator of its era, and a plausible range; the experiments
   marked ``robust`` run at every point of a small space-filling design over those ranges, and
-  each claim is then said to hold across the range, only in part of it, or nowhere.
+  each claim is then said to hold across the range, only in part of it, or nowhere
+  (``Paper.design_overrides`` adds what a design value implies, such as the access delay that
+  keeps a stated RTT when an unstated shared delay moves);
+- optionally, figures the metric-against-label ``Figure`` cannot draw (time series):
+  ``Paper.extra_figures(rep, out_dir)`` writes them and ``report`` lists them with the others.
 
 ``reproduce`` expands all of that into runs and runs every distinct (scenario, overrides, seed)
 once with ``afsim.sweep.execute`` (local processes), reducing each run to numbers with the
@@ -132,6 +137,18 @@ class Experiment:
         if self.replicate is not None:
             ov.update(self.replicate(ov, seed))
         return ov
+    #: At most this many replications of each point (None: the mode's): a time series of
+    #: many points drawn from fewer seeds than the tables.
+    replications: int | None = None
+    #: The metrics results.json and runs.csv list for it (``fnmatch`` patterns; None: every
+    #: one, the sweep's default scalars of a run included): a series of many short runs
+    #: lists only its own. Scoring and claims read them all.
+    shown: tuple[str, ...] | None = None
+
+    def shows(self, metric: str) -> bool:
+        from fnmatch import fnmatchcase
+
+        return self.shown is None or any(fnmatchcase(metric, pat) for pat in self.shown)
 
     def subset(self, n_points: int) -> Experiment:
         """The same experiment on its first ``n_points`` points (tests, smoke runs)."""
@@ -165,7 +182,8 @@ class Mode:
     A budget that is not a packet count (a cap on simulated time) names its unit: the value is
     written ``f"{budget}{budget_unit}"`` and called ``budget_noun``. A mode is reduced when its
     budget is below ``paper_budget`` or its replications below ``paper_replications`` (for a
-    paper that gives its repetitions, not a budget); every output of a reduced mode says so."""
+    paper that gives its repetitions, not a budget); every output of a reduced mode says so.
+    A point that sets ``budget_param`` itself (a run stopped at t) keeps its own value."""
 
     name: str
     budget: int
@@ -253,6 +271,8 @@ class Figure:
 #: ``null_model(experiment, point) -> {metric: value}``: the simplest prediction of each metric
 #: at a point without simulating (module-level, so that a reproduction can be pickled).
 NullModel = Callable[[Experiment, Point], dict[str, float]]
+#: See ``Paper.design_overrides``.
+DesignOverrides = Callable[[Experiment, Point, Mapping[str, str]], Mapping[str, str]]
 
 #: ``extra_figures(reproduction, out_dir) -> {figure id: [paths]}``: a paper's figures that are
 #: not a metric against a label (a run's time series, a distribution), written as PNG and SVG
@@ -277,6 +297,9 @@ class Paper:
     unstated: tuple[Unstated, ...] = ()
     #: Seed of the robustness design (the design is part of the method, fixed in advance).
     design_seed: int = 2026
+    #: ``design_overrides(experiment, point, values) -> overrides``: what a design point's
+    #: unstated values imply at one point beyond themselves (module-level; None: nothing).
+    design_overrides: DesignOverrides | None = None
     #: Figures ``report.write_outputs`` draws besides ``figures`` (None: none).
     extra_figures: ExtraFigures | None = None
 
@@ -566,17 +589,27 @@ def expand(paper: Paper, mode: Mode, only: Sequence[str] | None = None, *,
                            if u.applies_to(e.scenario) and u.name in values}
                 out.append(dataclasses.replace(
                     e, id=f"{e.id}#{k}", title=f"{e.title} — robustness design point {k}",
-                    points=tuple(p.with_overrides(applies) for p in e.points),
+                    points=tuple(p.with_overrides(_design_point(paper, e, p, applies))
+                                 for p in e.points),
                     base=e.id, reading=f"#{k}", robust=False))
     return out, points
 
 
+def _design_point(paper: Paper, e: Experiment, p: Point, applies: dict[str, str]) -> dict[str, str]:
+    """A design point's overrides at one point: its unstated values and what they imply."""
+    if paper.design_overrides is None:
+        return applies
+    return {**applies, **paper.design_overrides(e, p, applies)}
+
+
 def replications_of(e: Experiment, mode: Mode) -> int:
     if e.reading is None:
-        return mode.replications
-    if e.reading.startswith("#"):
+        n = mode.replications
+    elif e.reading.startswith("#"):
         return mode.robust_replications
-    return mode.variant_replications or mode.replications
+    else:
+        n = mode.variant_replications or mode.replications
+    return min(n, e.replications) if e.replications else n
 
 
 def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
@@ -600,8 +633,8 @@ def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
     for e in experiments:
         for pi, p in enumerate(e.points):
             for seed in mode.seeds_for(replications_of(e, mode)):
-                ov = e.overrides_for(p, seed)
-                ov[mode.budget_param] = mode.budget_value
+                # the mode's budget, unless the point sets it itself (a run stopped at t)
+                ov = {mode.budget_param: mode.budget_value, **e.overrides_for(p, seed)}
                 key_ov = tuple(sorted(ov.items()))
                 key = (str(e.scenario), key_ov, seed)
                 if key not in index:

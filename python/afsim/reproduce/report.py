@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from afsim.reproduce.claims import ClaimResult, ClaimVerdict, Kind
-from afsim.reproduce.core import Figure, Label, Reproduction, Stat, _num
+from afsim.reproduce.core import Experiment, Figure, Label, Reproduction, Stat, _num
 from afsim.reproduce.scoring import Comparison, Score, Verdict, Verdicts
 
 if TYPE_CHECKING:
@@ -380,11 +380,11 @@ def to_json(rep: Reproduction) -> dict[str, Any]:
             {"id": e.id, "title": e.title, "scenario": str(e.scenario), "notes": list(e.notes),
              "base": e.base, "reading": e.reading,
              "points": [{"labels": dict(p.labels), "overrides": dict(p.overrides),
-                         "metrics": {k: s.as_dict() for k, s in stats.items()}}
+                         "metrics": {k: s.as_dict() for k, s in stats.items() if e.shows(k)}}
                         for p, stats in rep.aggregates.by_experiment[e.id]]}
             for e in rep.experiments
         ],
-        "runs": [_run_row(rep, i) for i in range(len(rep.tasks))],
+        "runs": _run_rows(rep),
     }
 
 
@@ -398,16 +398,27 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
-def _run_row(rep: Reproduction, i: int) -> dict[str, Any]:
+def _run_rows(rep: Reproduction) -> list[dict[str, Any]]:
+    """Every run: what it was, who used it, and the metrics those experiments show."""
+    used: dict[int, set[tuple[str, int]]] = {}
+    for (eid, pi, _s, ti) in rep.runs:
+        used.setdefault(ti, set()).add((eid, pi))
+    exps = {e.id: e for e in rep.experiments}
+    return [_run_row(rep, i, used.get(i, set()), exps) for i in range(len(rep.tasks))]
+
+
+def _run_row(rep: Reproduction, i: int, used: set[tuple[str, int]],
+             exps: Mapping[str, Experiment]) -> dict[str, Any]:
     t, o = rep.tasks[i], rep.outcomes[i]
-    used_by = sorted({f"{eid}[{pi}]" for (eid, pi, _s, ti) in rep.runs if ti == i})
+    used_by = sorted({f"{eid}[{pi}]" for (eid, pi) in used})
+    users = [exps[eid] for eid in {eid for (eid, _p) in used}]
     return {
         "scenario": t.scenario, "overrides": dict(t.overrides), "seed": t.seed,
         "used_by": used_by, "end_time_s": o.end_time_s, "stop_reason": o.stop_reason,
         "wall_s": o.wall_s, "events": o.events, "packet_hops": o.packet_hops,
         "packets_generated": o.packets_generated,
         "data_packets_generated": o.data_packets_generated,
-        "metrics": {k: _num(v) for k, v in o.metrics.items()},
+        "metrics": {k: _num(v) for k, v in o.metrics.items() if any(e.shows(k) for e in users)},
     }
 
 
@@ -510,7 +521,7 @@ def write_outputs(rep: Reproduction, out_dir: str | Path) -> list[Path]:
     report = out / "report.md"
     report.write_text(render_markdown(rep, figures, out), encoding="utf-8")
     runs_csv = out / "runs.csv"
-    metric_names = sorted({k for o in rep.outcomes for k in o.metrics})
+    metric_names = sorted({k for row in doc["runs"] for k in row["metrics"]})
     with runs_csv.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["experiments", "scenario", "seed", "overrides", "end_time_s", "stop_reason",
