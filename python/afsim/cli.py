@@ -205,6 +205,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--replications", type=int, metavar="N", help="seeds per point (overrides the mode's)"
     )
     repro_p.add_argument(
+        "--variant-replications", type=int, metavar="N",
+        help="seeds per point of each named variant (overrides the mode's)",
+    )
+    repro_p.add_argument(
+        "--robust-points", type=int, metavar="N",
+        help="points of the robustness design over the unstated parameters (overrides the mode's)",
+    )
+    repro_p.add_argument(
         "--no-variants", action="store_true", help="skip the named variants (other readings)"
     )
     repro_p.add_argument(
@@ -842,7 +850,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.paper not in reproduce.PAPERS:
         raise UsageError(f"no reproduction of {args.paper!r}; the papers are: "
                          f"{', '.join(reproduce.PAPERS)}")
-    for name in ("jobs", "budget", "replications"):
+    for name in ("jobs", "budget", "replications", "variant_replications", "robust_points"):
         value = getattr(args, name)
         if value is not None and value < 1:
             raise UsageError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
@@ -863,6 +871,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         mode = module.mode(args.quick, args.budget, args.replications)
     except ValueError as e:
         raise UsageError(str(e)) from None
+    mode = _resize_design(mode, module.mode(args.quick, None, None), args)
     try:
         rep = reproduce.reproduce(
             paper, mode,
@@ -883,6 +892,22 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         reproduce.print_summary(rep, console)
         console.print(f"wrote {len(written)} files to {out} (report: {out / 'report.md'})")
     return EXIT_OK
+
+
+def _resize_design(mode, default, args: argparse.Namespace):  # noqa: ANN001, ANN202 (core.Mode)
+    """``mode`` with --variant-replications and --robust-points applied; named "<mode>, reduced
+    design" when it has fewer replications, variant replications or robustness points than the
+    mode's own (``default``), so that every output says so."""
+    import dataclasses
+
+    changes = {k: getattr(args, k) for k in ("variant_replications", "robust_points")
+               if getattr(args, k) is not None}
+    mode = dataclasses.replace(mode, **changes)
+    smaller = (mode.replications < default.replications
+               or mode.robust_points < default.robust_points
+               or (mode.variant_replications or mode.replications)
+               < (default.variant_replications or default.replications))
+    return dataclasses.replace(mode, name=f"{mode.name}, reduced design") if smaller else mode
 
 
 def describe(path: Path) -> str:

@@ -859,6 +859,29 @@ def test_cli_reproduce_quick_json(tmp_path: Path) -> None:
     assert (out / "report.md").is_file() and (out / "results.json").is_file()
 
 
+def test_cli_reproduce_resizes_the_design_and_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    for flag in ("--robust-points", "--variant-replications"):
+        p = afsim_cmd("reproduce", "giacomazzi", flag, "0", "--out", out)
+        assert p.returncode == 2 and f"{flag} must be at least 1" in p.stderr
+    p = afsim_cmd("reproduce", "giacomazzi", "--quick", "--only", "table3", "--budget", "10000",
+                  "--replications", "1", "--variant-replications", "1", "--robust-points", "1",
+                  "--jobs", "2", "--format", "json", "--out", out, timeout=300)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["mode"] == "quick, reduced design"
+    assert len(doc["design"]) == 1
+    # the design's own sizes, or larger ones, keep the mode's name
+    from afsim.cli import _resize_design, build_parser
+
+    args = build_parser().parse_args(["reproduce", "giacomazzi", "--robust-points", "9"])
+    full = giacomazzi.mode(False, None, None)
+    assert _resize_design(full, full, args).name == "full"
+    assert _resize_design(full, full, args).robust_points == 9
+    args = build_parser().parse_args(["reproduce", "giacomazzi", "--variant-replications", "1"])
+    assert _resize_design(full, full, args).name == "full, reduced design"
+
+
 @pytest.mark.slow
 def test_cli_reproduce_quick_whole(tmp_path: Path) -> None:
     """The whole quick reproduction, as a user runs it (minutes on two cores)."""
