@@ -853,7 +853,7 @@ def test_cli_reproduce_quick_json(tmp_path: Path) -> None:
                   "--no-variants", "--no-robustness", "--out", out, timeout=120)
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
-    assert doc["mode"] == "quick" and "QUICK MODE" in doc["mode_note"]
+    assert doc["mode"] == "quick, reduced design" and "QUICK MODE" in doc["mode_note"]
     assert [t["table"] for t in doc["tables"]] == ["Table 3"]
     assert len(doc["runs"]) == 8 and doc["design"] == []
     assert (out / "report.md").is_file() and (out / "results.json").is_file()
