@@ -895,9 +895,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _resize_design(mode, default, args: argparse.Namespace):  # noqa: ANN001, ANN202 (core.Mode)
-    """``mode`` with --variant-replications and --robust-points applied; named "<mode>, reduced
-    design" when it has fewer replications, variant replications or robustness points than the
-    mode's own (``default``), so that every output says so."""
+    """``mode`` with --variant-replications and --robust-points applied; a mode at the paper's
+    budget (full) is named "<mode>, reduced design" when it has fewer replications, variant
+    replications or robustness points than its own (``default``), so that every output says so
+    (a quick mode says in every output that it is reduced already)."""
     import dataclasses
 
     changes = {k: getattr(args, k) for k in ("variant_replications", "robust_points")
@@ -907,7 +908,9 @@ def _resize_design(mode, default, args: argparse.Namespace):  # noqa: ANN001, AN
                or mode.robust_points < default.robust_points
                or (mode.variant_replications or mode.replications)
                < (default.variant_replications or default.replications))
-    return dataclasses.replace(mode, name=f"{mode.name}, reduced design") if smaller else mode
+    if smaller and mode.is_paper_budget:
+        return dataclasses.replace(mode, name=f"{mode.name}, reduced design")
+    return mode
 
 
 def describe(path: Path) -> str:

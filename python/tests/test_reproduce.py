@@ -853,7 +853,7 @@ def test_cli_reproduce_quick_json(tmp_path: Path) -> None:
                   "--no-variants", "--no-robustness", "--out", out, timeout=120)
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
-    assert doc["mode"] == "quick, reduced design" and "QUICK MODE" in doc["mode_note"]
+    assert doc["mode"] == "quick" and "QUICK MODE" in doc["mode_note"]
     assert [t["table"] for t in doc["tables"]] == ["Table 3"]
     assert len(doc["runs"]) == 8 and doc["design"] == []
     assert (out / "report.md").is_file() and (out / "results.json").is_file()
@@ -869,7 +869,7 @@ def test_cli_reproduce_resizes_the_design_and_says_so(tmp_path: Path) -> None:
                   "--jobs", "2", "--format", "json", "--out", out, timeout=300)
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
-    assert doc["mode"] == "quick, reduced design"
+    assert doc["mode"] == "quick" and "QUICK MODE" in doc["mode_note"], "quick says it already"
     assert len(doc["design"]) == 1
     # the design's own sizes, or larger ones, keep the mode's name
     from afsim.cli import _resize_design, build_parser
@@ -880,6 +880,8 @@ def test_cli_reproduce_resizes_the_design_and_says_so(tmp_path: Path) -> None:
     assert _resize_design(full, full, args).robust_points == 9
     args = build_parser().parse_args(["reproduce", "giacomazzi", "--variant-replications", "1"])
     assert _resize_design(full, full, args).name == "full, reduced design"
+    quick = giacomazzi.mode(True, None, None)
+    assert _resize_design(quick, quick, args).name == "quick"
 
 
 @pytest.mark.slow
