@@ -348,11 +348,40 @@ def test_robust_verdicts_name_the_split_that_explains_them() -> None:
     assert robustness.summarise(params, pts, [False] * 4).summary == "fails throughout"
     assert robustness.summarise(params, pts, [None] * 4).summary == "not evaluated"
     r = robustness.summarise(params, pts, [True, True, False, False])
-    assert r.summary == "holds only where d ≤ 8.5ms" and (r.holds_at, r.evaluated, r.explained) == (2, 4, 4)
+    assert r.summary == "holds only at points with d ≤ 5ms" and (r.holds_at, r.evaluated, r.explained) == (2, 4, 4)
     r = robustness.summarise(params, pts, [False, True, False, True])
-    assert r.summary == "holds only where v = newreno" and r.explained == 4
+    assert r.summary == "holds only at points with v = newreno" and r.explained == 4
+    assert r.text() == "holds only at points with v = newreno (2 of 4; fails at v = reno)"
     r = robustness.summarise(params, pts, [True, None, False, True])
     assert (r.holds_at, r.evaluated) == (2, 3)
+
+
+def test_a_robust_split_names_observed_design_values_never_a_cut_between_them() -> None:
+    """The report once said "holds only where backbone_delay > 15.28ms": a midpoint between two
+    design points, which the design never measured. A split is said in the values observed."""
+    params = (Unstated("access_delay", "a", "1ms", "s", low=0.1, high=5.0, unit="ms", log=True),
+              Unstated("backbone_delay", "b", "10ms", "s", low=1.0, high=25.0, unit="ms"))
+    # the Giacomazzi design of 3 points
+    pts = [{"access_delay": "1.075ms", "backbone_delay": "19.88ms"},
+           {"access_delay": "3.148ms", "backbone_delay": "10.68ms"},
+           {"access_delay": "0.1573ms", "backbone_delay": "6.614ms"}]
+    r = robustness.summarise(params, pts, [True, False, False])
+    assert r.summary == "holds only at points with backbone_delay ≥ 19.88ms"
+    assert r.text() == "holds only at points with backbone_delay ≥ 19.88ms (1 of 3; fails at 6.614–10.68ms)"
+    assert "15.28" not in r.text()
+    d = r.as_dict()
+    assert (d["parameter"], d["relation"], d["value"]) == ("backbone_delay", "≥", "19.88ms")
+    assert d["holds_values"] == ["19.88ms"] and d["fails_values"] == ["6.614ms", "10.68ms"]
+    # on a log scale too: no 0.6161ms (the mean of 0.1573 and 1.075) is ever named
+    r = robustness.summarise(params[:1], pts, [False, False, True])
+    assert r.text() == "holds only at points with access_delay ≤ 0.1573ms (1 of 3; fails at 1.075–3.148ms)"
+    # a split that explains only some points says so, with the values where it holds and fails
+    five = [{"backbone_delay": f"{x}ms"} for x in (2, 5, 12, 20, 24)]
+    r = robustness.summarise(params[1:], five, [False, True, False, True, True])
+    assert r.summary == "holds in part; best split: points with backbone_delay ≥ 5ms"
+    assert r.text() == ("holds in part; best split: points with backbone_delay ≥ 5ms (3 of 5; "
+                        "holds at 5–24ms, fails at 2–12ms; the split explains 4 of 5)")
+    assert r.as_dict()["holds_values"] == ["5ms", "20ms", "24ms"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -452,6 +481,149 @@ def test_a_reproduction_with_a_store_resumes_without_redoing_a_run(tmp_path: Pat
     # more replications: only the new seeds run
     more = core.reproduce(paper, dataclasses.replace(FAKE_MODE, replications=3), jobs=1, store=store)
     assert sum(not o.cached for o in more.outcomes) == 2, "the third seed of each point"
+
+
+def _terminal(rep) -> str:  # noqa: ANN001 (a Reproduction)
+    from rich.console import Console
+
+    console = Console(record=True, width=400, color_system=None)
+    reproduce.print_summary(rep, console)
+    return console.export_text()
+
+
+def test_a_resumed_reproduction_says_what_it_simulated_and_what_it_read_from_the_store(
+        tmp_path: Path) -> None:
+    """A resumed run once reported "374 simulations on 2 worker process(es), 936.1 s wall time"
+    where most runs came from the store: the runs simulated now, those read back, this
+    invocation's wall time and the engine time of all runs are said apart."""
+    paper = dataclasses.replace(_fake_paper(tmp_path, unstated=False), variants=())
+    store = tmp_path / "store"
+    mode = Mode("quick", 300, 2)
+    first = core.reproduce(paper, mode, jobs=1, store=store)
+    assert (first.runs_simulated, first.runs_from_store) == (4, 0)
+    engine = math.fsum(o.wall_s for o in first.outcomes)
+    assert first.engine_seconds == pytest.approx(engine) and engine > 0
+    md = reproduce.render_markdown(first)
+    assert ("- runs: 4 simulations, all simulated by this invocation on 1 worker process(es) in "
+            f"{first.wall_seconds:,.1f} s of wall time; they took {engine:,.1f} s of engine time "
+            "(each run's own wall time, summed); afsim ") in md
+    # one more seed: 2 runs simulated now, 4 read back with the engine time they took then
+    more = core.reproduce(paper, dataclasses.replace(mode, replications=3), jobs=1, store=store)
+    assert (more.runs_simulated, more.runs_from_store) == (2, 4)
+    new = math.fsum(o.wall_s for o in more.outcomes if not o.cached)
+    assert more.engine_seconds == pytest.approx(engine + new)
+    md = reproduce.render_markdown(more)
+    assert ("- runs: 6 simulations: 2 simulated by this invocation, 4 read back from the run store "
+            "(finished by an earlier invocation); this invocation took "
+            f"{more.wall_seconds:,.1f} s of wall time on 1 worker process(es), and its 2 runs "
+            f"{new:,.1f} s of engine time; all 6 runs took {more.engine_seconds:,.1f} s of engine time "
+            "(each run's own wall time, summed); afsim ") in md
+    doc = reproduce.to_json(more)
+    assert (doc["runs_total"], doc["runs_simulated"], doc["runs_from_store"]) == (6, 2, 4)
+    assert doc["engine_seconds"] == pytest.approx(sum(r["wall_s"] for r in doc["runs"]))
+    assert doc["engine_seconds_simulated"] == pytest.approx(new)
+    assert doc["wall_seconds"] == more.wall_seconds
+    assert sorted(r["from_store"] for r in doc["runs"]) == [False] * 2 + [True] * 4
+    assert (f"6 runs (2 simulated now, 4 from the store) · {more.wall_seconds:,.1f} s wall · "
+            f"{more.engine_seconds:,.1f} s engine time in all · 1 worker(s)") in _terminal(more)
+    # the same runs read back twice: the same report, this invocation's wall time aside
+    a, b = (core.reproduce(paper, dataclasses.replace(mode, replications=3), jobs=1, store=store)
+            for _ in range(2))
+    assert a.runs_from_store == 6 and a.engine_seconds == more.engine_seconds
+    assert (reproduce.render_markdown(dataclasses.replace(a, wall_seconds=0.0))
+            == reproduce.render_markdown(dataclasses.replace(b, wall_seconds=0.0)))
+
+
+def _reads_other(view: View) -> ClaimResult:
+    c = Checks(view)
+    c.that(gt(c.mean("thr other", "other", {"rate": 500}, "throughput_kbps"), 0.0))
+    return c.result()
+
+
+def test_a_variant_is_scored_beside_the_default_on_the_same_values_and_claims(tmp_path: Path) -> None:
+    """A variant that runs some of the experiments was once printed beside the default's score
+    over all of them; the default's score on exactly the variant's values and claims is set
+    beside it."""
+    from afsim.reproduce.report import headline
+
+    paper = _fake_paper(tmp_path)
+    fake = paper.experiments[0]
+    other = dataclasses.replace(fake, id="other", points=fake.points[:1], robust=False)
+    data = json.loads(paper.data.read_text(encoding="utf-8"))
+    data["values"].append({"table": "Table 2", "row": "rate = 500", "column": "thr", "value": 500.0,
+                           "experiment": "other", "point": {"rate": 500},
+                           "metric": "throughput_kbps", "kind": "throughput"})
+    paper.data.write_text(json.dumps(data), encoding="utf-8")
+    statements = (*FAKE_STATEMENTS, Statement("other", "Other.", "§4", Kind.CLAIM, "> 0", _reads_other))
+    paper = dataclasses.replace(paper, experiments=(fake, other), statements=statements)
+    rep = core.reproduce(paper, dataclasses.replace(FAKE_MODE, robust_points=0), jobs=1)
+    v = rep.verdicts
+    # the default over everything: fake's 2 of 3 and other's 1 of 1; the variant ran fake only
+    assert (v.score("afsim").match, v.score("afsim").resolved) == (3, 4)
+    assert (v.score_on("afsim", "deep").match, v.score_on("afsim", "deep").resolved) == (2, 3)
+    assert v.claims.holds("afsim") == (3, 4) and v.claims.holds_on("afsim", "deep") == (2, 3)
+    s, (hv, ev) = v.score("deep"), v.claims.holds("deep")
+    line = (f"- Variant *a deeper queue*: {s.match} of {s.resolved} resolved values (the default "
+            f"on the same values: 2 of 3); {hv} of {ev} claims it can evaluate hold (the default "
+            f"on the same claims: 2 of 3).")
+    assert line in headline(rep)
+    md = reproduce.render_markdown(rep)
+    assert line in md
+    variants_row = next(x for x in md.splitlines() if x.startswith("| a deeper queue (`deep`)"))
+    assert "(the default on the same values: 2 of 3)" in variants_row
+    assert "(the default on the same claims: 2 of 3)" in variants_row
+    doc = reproduce.to_json(rep)["variants_against_default"]["deep"]
+    assert doc["default_on_same_values"] == {"match": 2, "miss": 1, "unresolved": 1, "not_run": 0,
+                                             "resolved": 3}
+    assert doc["default_on_same_claims"] == {"hold": 2, "evaluated": 3}
+    assert doc["claims"] == {"hold": hv, "evaluated": ev} and doc["values"]["match"] == s.match
+
+
+def test_the_report_says_a_robust_split_in_design_values_and_the_default_beside_it(tmp_path: Path) -> None:
+    rep = core.reproduce(_fake_paper(tmp_path), FAKE_MODE, jobs=1)
+    capped = next(c for c in rep.verdicts.claims.claims if c.statement.id == "capped")
+    delay = rep.paper.unstated[0]
+    low, mid, high = sorted((p["delay"] for p in rep.design), key=lambda v: robustness.numeric(delay, v))
+    # make the claim hold at the design point of the smallest delay only
+    capped.robustness = robustness.summarise(rep.paper.unstated, rep.design,
+                                             [p["delay"] == low for p in rep.design])
+    text = f"holds only at points with delay ≤ {low} (1 of 3; fails at {mid.removesuffix('ms')}–{high})"
+    assert capped.robustness.text() == text
+    md = reproduce.render_markdown(rep)
+    row = next(x for x in md.splitlines() if x.startswith("| [capped]"))
+    assert row.endswith(f"| {text} |")
+    assert (f"- robustness: {text}; per design point: "
+            f"{' '.join('✓' if h else '✗' for h in capped.robustness.per_point)}; with every "
+            "unstated parameter at its default (delay = 1ms) it holds") in md
+    doc = next(s for s in reproduce.to_json(rep)["statements"] if s["id"] == "capped")["robustness"]
+    assert doc["holds_values"] == [low] and doc["fails_values"] == [mid, high]
+    assert doc["text"] == text and (doc["parameter"], doc["relation"], doc["value"]) == ("delay", "≤", low)
+
+
+def test_numbers_in_the_claims_keep_their_digits_and_counts_say_they_are_sums() -> None:
+    """The claims' numbers once printed with two decimals (0.06, 0.00 for 3e-05) and their
+    loss counts, summed over the seeds, as "events: 130,011.00"."""
+    from afsim.reproduce.report import _measured_text, fmt_number
+
+    assert [fmt_number(x) for x in (0.0, 0.0115, 0.06, 0.0577, 0.5, 3.24e-06, -2.4e-05, 0.001,
+                                    72.72, 1399.98, 29_905_384_364.5)] == [
+        "0", "0.0115", "0.0600", "0.0577", "0.500", "3.24e-06", "-2.40e-05", "0.00100",
+        "72.72", "1,399.98", "29,905,384,364.50"]
+    assert fmt_number(130011) == "130,011" and fmt_number(math.nan) == "–"
+    agg = Aggregates({"e": [(Point({"n": 1}, {}), {
+        "p": Stat.of([0.0114, 0.0116]), "p.events": Stat.of([65_000.0, 65_011.0])})]})
+    c = Checks(View(agg))
+    assert c.seen("P", "e", {"n": 1}, "p") is True
+    c.that(True)
+    r = c.result()
+    assert r.measured["P events (sum over 2 seeds)"] == 130_011
+    assert isinstance(r.measured["P events (sum over 2 seeds)"], int)
+    assert _measured_text(r) == "P: 0.0115; P events (sum over 2 seeds): 130,011"
+    one = Aggregates({"e": [(Point({"n": 1}, {}), {"p": Stat.of([1e-4]), "p.events": Stat.of([12.0])})]})
+    c = Checks(View(one))
+    c.seen("P", "e", {"n": 1}, "p")
+    assert c.measured == {"P": 1e-4, "P events (sum over 1 seed)": 12}
+    assert _measured_text(ClaimResult(True, {"P_c,ir": 0.0, "thr": 1400.0})) == "P_c,ir: 0; thr: 1,400.00"
 
 
 def test_the_metrics_fingerprint_follows_the_code_metrics_reach_and_nothing_else() -> None:

@@ -107,11 +107,19 @@ class Checks:
         p = self.mean(name, experiment, labels, metric)
         if p is None:
             return None
+        counted = self.view.stat(experiment, labels, metric + EVENTS)
         events = self.view.total(experiment, labels, metric + EVENTS)
-        if events is None:
+        if events is None or counted is None:
             return p > 0
-        self.measured[name + " events"] = events
+        self.count(name + " events", events, counted.n)
         return events >= MIN_EVENTS
+
+    def count(self, name: str, total: float, runs: int) -> None:
+        """Records a count summed over the ``runs`` replications it was counted in, as an
+        integer under a name that says so ("… events (sum over 2 seeds)"): a reading's seeds
+        differ (a variant's, a design point's), so a sum is never read as a per-run count."""
+        self.measured[f"{name} (sum over {runs} seed{'' if runs == 1 else 's'})"] = (
+            int(round(total)) if math.isfinite(total) else total)
 
     def that(self, condition: bool | None) -> None:
         self.conditions.append(condition)
@@ -179,6 +187,16 @@ class ClaimVerdicts:
         """(claims that hold, claims evaluated) under a reading."""
         results = [self._result(c, reading) for c in self.claims]
         evaluated = [r for r in results if r is not None and r.holds is not None]
+        return sum(1 for r in evaluated if r.holds), len(evaluated)
+
+    def holds_on(self, reading: str, among: str) -> tuple[int, int]:
+        """(claims that hold, claims evaluated) under ``reading``, counting only the claims
+        ``among`` evaluated: the default's count on exactly a variant's claims."""
+        evaluated = []
+        for c in self.claims:
+            r, other = self._result(c, reading), self._result(c, among)
+            if other is not None and other.holds is not None and r is not None and r.holds is not None:
+                evaluated.append(r)
         return sum(1 for r in evaluated if r.holds), len(evaluated)
 
     @staticmethod

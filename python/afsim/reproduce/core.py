@@ -549,11 +549,34 @@ class Reproduction:
     null: Aggregates
     #: The robustness design: one {parameter: value} per point (empty when none ran).
     design: list[dict[str, str]]
+    #: This invocation's wall time (runs read back from the store took none of it).
     wall_seconds: float
     afsim_version: str
     verdicts: Any = None
     #: The store the runs were kept in, if any.
     store: Path | None = None
+
+    @property
+    def runs_from_store(self) -> int:
+        """Runs read back from the store (finished by an earlier invocation), not simulated by
+        this one."""
+        return sum(1 for o in self.outcomes if o.cached)
+
+    @property
+    def runs_simulated(self) -> int:
+        """Runs this invocation simulated."""
+        return len(self.outcomes) - self.runs_from_store
+
+    @property
+    def engine_seconds(self) -> float:
+        """The engine time of every run, wherever it ran: the sum of each run's own wall time
+        (``Outcome.wall_s``, kept in the store), unlike ``wall_seconds``, this invocation's."""
+        return math.fsum(o.wall_s for o in self.outcomes)
+
+    @property
+    def engine_seconds_simulated(self) -> float:
+        """The engine time of the runs this invocation simulated."""
+        return math.fsum(o.wall_s for o in self.outcomes if not o.cached)
 
 
 def expand(paper: Paper, mode: Mode, only: Sequence[str] | None = None, *,

@@ -613,8 +613,9 @@ def _drops(c: Checks, fig: str, tag: str) -> tuple[float | None, float | None]:
     pt = {"fig": fig, "from_s": 0}
     counts = [c.view.total(_exp(fig), pt, f"{tag}.{col}.events") for col in ("ldrops", "edrops")]
     events = None if None in counts else sum(counts)  # type: ignore[arg-type]
-    if events is not None:
-        c.measured[f"{fig} {tag} drops counted"] = events
+    counted = c.view.stat(_exp(fig), pt, f"{tag}.ldrops.events")
+    if events is not None and counted is not None:
+        c.count(f"{fig} {tag} drops counted", events, counted.n)
     return (None if ld is None or ed is None else ld + ed), events
 
 

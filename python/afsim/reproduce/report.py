@@ -1,11 +1,14 @@
 """Writing a judged reproduction: the Markdown report, JSON, a CSV of every run, the figures,
 and the terminal summary.
 
-Read this first. The report opens with the headline — afsim's score and the null model's side by
-side, the claims under the default, the null model and each variant, and how the claims fare
-over the robustness design — then lists every statement found in the paper with its class, every
-tolerance with its source, the variants and why they are not the default, the unstated
-parameters with their ranges and the design, and every published value beside each reading's.
+Read this first. The report opens with what ran (the runs simulated now and those read back
+from the store, this invocation's wall time and the engine time of all runs) and the headline —
+afsim's score and the null model's side by side, the claims under the default, the null model
+and each variant (beside the default's score on exactly the variant's values and claims), and
+how the claims fare over the robustness design — then lists every statement found in the paper
+with its class, every tolerance with its source, the variants and why they are not the default,
+the unstated parameters with their ranges and the design, and every published value beside each
+reading's.
 Nothing here judges; ``scoring`` and ``claims`` did.
 """
 
@@ -53,11 +56,30 @@ def _md(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def fmt_number(x: float) -> str:
+    """A number a claim rests on, with at least three significant digits: an integer (a count)
+    with thousands separators; 0 as 0; below 10⁻³ in e-notation (3.24e-06, as the tables print
+    probabilities); below 1 with three significant digits (0.0626); from 1 on with two
+    decimals and thousands separators (1,399.98)."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return f"{x:,}"
+    if not math.isfinite(x):
+        return "–"
+    if x == 0:
+        return "0"
+    a = abs(x)
+    if a < 1e-3:
+        return f"{x:.2e}"
+    if a < 1:
+        return f"{x:.{2 - math.floor(math.log10(a))}f}"
+    return f"{x:,.2f}"
+
+
 def _short(v: Any) -> str:
-    if isinstance(v, float):
-        if not math.isfinite(v):
-            return "–"
-        return f"{v:.3g}" if abs(v) < 0.01 and v != 0 else f"{v:,.2f}"
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, int | float):
+        return fmt_number(v)
     if isinstance(v, Mapping):
         return "{" + ", ".join(f"{k}: {_short(x)}" for k, x in v.items()) + "}"
     if isinstance(v, list | tuple):
@@ -110,10 +132,7 @@ def headline(rep: Reproduction) -> list[str]:
                  f"null model satisfies too (not discriminating).")
     for var in rep.paper.variants:
         if var.id in v.variants:
-            s = v.score(var.id)
-            hv, ev = v.claims.holds(var.id)
-            lines.append(f"- Variant *{var.label}*: {s.match} of {s.resolved} resolved values; "
-                         f"{hv} of {ev} claims it can evaluate hold.")
+            lines.append(f"- Variant *{var.label}*: {variant_score_text(v, var.id)}.")
     if rep.design:
         rv = [c.robustness for c in v.claims.claims if c.robustness is not None
               and c.robustness.evaluated]
@@ -128,6 +147,44 @@ def headline(rep: Reproduction) -> list[str]:
                  f"{c.get('restatement', 0)} restatements (counted once), "
                  f"{c.get('not checkable', 0)} not checkable.")
     return lines
+
+
+def variant_score_text(v: Verdicts, vid: str) -> str:
+    """A variant's score beside the default's on exactly the same published values and claims
+    (a variant runs only some experiments: the default's whole score is not comparable)."""
+    s, d = v.score(vid), v.score_on("afsim", vid)
+    hv, ev = v.claims.holds(vid)
+    hd, ed = v.claims.holds_on("afsim", vid)
+    return (f"{s.match} of {s.resolved} resolved values (the default on the same values: "
+            f"{d.match} of {d.resolved}); {hv} of {ev} claims it can evaluate hold (the default "
+            f"on the same claims: {hd} of {ed})")
+
+
+def variant_scores(v: Verdicts, vid: str) -> dict[str, Any]:
+    """``variant_score_text`` as numbers (results.json)."""
+    s, d = v.score(vid), v.score_on("afsim", vid)
+    hv, ev = v.claims.holds(vid)
+    hd, ed = v.claims.holds_on("afsim", vid)
+    return {"values": {**s.as_dict(), "resolved": s.resolved},
+            "default_on_same_values": {**d.as_dict(), "resolved": d.resolved},
+            "claims": {"hold": hv, "evaluated": ev},
+            "default_on_same_claims": {"hold": hd, "evaluated": ed}}
+
+
+def runs_text(rep: Reproduction) -> str:
+    """How many runs, how many of them this invocation simulated and how many it read back from
+    the store, this invocation's wall time and the engine time of all the runs."""
+    n, cached = len(rep.outcomes), rep.runs_from_store
+    if cached == 0:
+        return (f"{n} simulations, all simulated by this invocation on {rep.jobs} worker "
+                f"process(es) in {rep.wall_seconds:,.1f} s of wall time; they took "
+                f"{rep.engine_seconds:,.1f} s of engine time (each run's own wall time, summed)")
+    return (f"{n} simulations: {rep.runs_simulated} simulated by this invocation, {cached} read "
+            f"back from the run store (finished by an earlier invocation); this invocation took "
+            f"{rep.wall_seconds:,.1f} s of wall time on {rep.jobs} worker process(es), and its "
+            f"{rep.runs_simulated} runs {rep.engine_seconds_simulated:,.1f} s of engine time; all "
+            f"{n} runs took {rep.engine_seconds:,.1f} s of engine time (each run's own wall time, "
+            "summed)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,8 +205,7 @@ def render_markdown(rep: Reproduction, figures: Mapping[str, Sequence[Path]] | N
         f"{', '.join(map(str, m.seeds))})"
         + (f", {m.variant_replications} per variant point" if m.variant_replications else "")
         + (f", {m.robust_replications} per robustness point" if rep.design else ""),
-        f"- runs: {len(rep.tasks)} simulations on {rep.jobs} worker process(es), "
-        f"{rep.wall_seconds:,.1f} s wall time; afsim {rep.afsim_version}",
+        f"- runs: {runs_text(rep)}; afsim {rep.afsim_version}",
         f"- simulated: {sum(o.end_time_s for o in rep.outcomes):,.0f} s in total; "
         f"{sum(o.data_packets_generated for o in rep.outcomes):,} data packets and "
         f"{sum(o.packets_generated for o in rep.outcomes):,} packets in all generated",
@@ -171,14 +227,18 @@ def render_markdown(rep: Reproduction, figures: Mapping[str, Sequence[Path]] | N
         lines += ["## Variants", "",
                   "Readings of what the paper leaves open, other than the default. Each runs the "
                   "experiments it names and is scored against the same published values; none "
-                  "replaces the default.", "",
-                  "| variant | sets | runs | why it is not the default |", "|---|---|---|---|"]
+                  "replaces the default. Its score stands beside the default's on exactly the "
+                  "same published values (each reading resolves a value at its own resolution) "
+                  "and the same claims.", "",
+                  "| variant | sets | runs | score (the default on the same values and claims) "
+                  "| why it is not the default |", "|---|---|---|---|---|"]
         for var in rep.paper.variants:
             sets = ", ".join(f"`{k} = {x}`" for k, x in var.overrides.items())
             runs = ", ".join(var.experiments) + (
                 f" (its claims read {', '.join(var.unchanged)} from the default runs, which it "
                 "does not change)" if var.unchanged else "")
-            lines.append(f"| {_md(var.label)} (`{var.id}`) | {sets} | {runs} | "
+            score = variant_score_text(v, var.id) if var.id in v.variants else "not run"
+            lines.append(f"| {_md(var.label)} (`{var.id}`) | {sets} | {runs} | {_md(score)} | "
                          f"{_md(var.why)} |")
         lines.append("")
     if rep.paper.unstated:
@@ -220,7 +280,7 @@ def _statements_section(rep: Reproduction) -> list[str]:
                holds_text(cv.null), *(holds_text(cv.variants.get(x)) for x in variant_ids)]
         if rep.design:
             r = cv.robustness
-            row.append("–" if r is None else f"{r.summary} ({r.holds_at} of {r.evaluated})")
+            row.append("–" if r is None else _md(r.text()))
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", "### Claims in detail", ""]
     for cv in v.claims.claims:
@@ -237,8 +297,12 @@ def _statements_section(rep: Reproduction) -> list[str]:
         if cv.robustness is not None and cv.robustness.evaluated:
             r = cv.robustness
             marks = " ".join("✓" if h else "✗" if h is False else "–" for h in r.per_point)
-            lines.append(f"- robustness: {r.summary} (per design point: {marks})"
-                         + (f"; the split explains {r.explained} of {r.evaluated} points" if r.split else ""))
+            line = f"- robustness: {_md(r.text())}; per design point: {marks}"
+            default = next((u.default for u in rep.paper.unstated if u.name == r.parameter), None)
+            if default is not None and cv.afsim.holds is not None:
+                line += (f"; with every unstated parameter at its default ({r.parameter} = "
+                         f"{default}) it {holds_text(cv.afsim)}")
+            lines.append(line)
         if restated:
             lines.append(f"- restated by: {', '.join(restated)}")
         lines.append("")
@@ -356,12 +420,19 @@ def to_json(rep: Reproduction) -> dict[str, Any]:
         "replications": m.replications, "seeds": m.seeds,
         "variant_replications": m.variant_replications,
         "robust_replications": m.robust_replications,
-        "jobs": rep.jobs, "afsim_version": rep.afsim_version, "wall_seconds": rep.wall_seconds,
+        "jobs": rep.jobs, "afsim_version": rep.afsim_version,
+        # this invocation's wall time; the engine time of every run, wherever it ran
+        "wall_seconds": rep.wall_seconds, "runs_total": len(rep.outcomes),
+        "runs_simulated": rep.runs_simulated, "runs_from_store": rep.runs_from_store,
+        "engine_seconds": rep.engine_seconds,
+        "engine_seconds_simulated": rep.engine_seconds_simulated,
         "headline": headline(rep),
         "scores": {"afsim": v.score("afsim").as_dict(), "null": v.score("null").as_dict(),
                    **{vid: v.score(vid).as_dict() for vid in v.variants}},
         "claims_hold": {r: dict(zip(("hold", "evaluated"), v.claims.holds(r), strict=True))
                         for r in ("afsim", "null", *v.variants)},
+        # each variant beside the default on exactly the same published values and claims
+        "variants_against_default": {vid: variant_scores(v, vid) for vid in v.variants},
         "statement_counts": v.claims.counts,
         "statements": statements,
         "tolerances": {k: t.as_dict() for k, t in v.tolerances.items()},
@@ -415,7 +486,8 @@ def _run_row(rep: Reproduction, i: int, used: set[tuple[str, int]],
     return {
         "scenario": t.scenario, "overrides": dict(t.overrides), "seed": t.seed,
         "used_by": used_by, "end_time_s": o.end_time_s, "stop_reason": o.stop_reason,
-        "wall_s": o.wall_s, "events": o.events, "packet_hops": o.packet_hops,
+        "wall_s": o.wall_s, "from_store": o.cached, "events": o.events,
+        "packet_hops": o.packet_hops,
         "packets_generated": o.packets_generated,
         "data_packets_generated": o.data_packets_generated,
         "metrics": {k: _num(v) for k, v in o.metrics.items() if any(e.shows(k) for e in users)},
@@ -568,7 +640,7 @@ def print_summary(rep: Reproduction, console: Console) -> None:
                + ("" if cv.discriminating or not cv.afsim.holds else " [dim](not discr.)[/dim]"),
                colour(cv.null), *(colour(cv.variants.get(x)) for x in v.variants)]
         if rep.design:
-            row.append(escape(cv.robustness.summary if cv.robustness else "–"))
+            row.append(escape(cv.robustness.text() if cv.robustness else "–"))
         claims.add_row(*row)
     console.print(claims)
     for t in v.tables:
@@ -588,9 +660,18 @@ def print_summary(rep: Reproduction, console: Console) -> None:
                           fmt_stat(c.stat, k), verdict_mark(c).replace("**", ""),
                           fmt_value(nc.stat.mean if nc and nc.stat else None, k))
         console.print(table)
-    console.print(f"[dim]{len(rep.tasks)} runs · {rep.wall_seconds:,.1f} s wall · "
-                  f"{rep.jobs} worker(s)[/dim]")
+    console.print(f"[dim]{escape(terminal_runs_line(rep))}[/dim]")
 
 
-__all__ = ["fmt_stat", "fmt_value", "headline", "print_summary", "render_figures",
+def terminal_runs_line(rep: Reproduction) -> str:
+    """The terminal summary's closing line: "374 runs (120 simulated now, 254 from the store) ·
+    936.1 s wall · 5,210.3 s engine time in all · 2 worker(s)"."""
+    n, cached = len(rep.outcomes), rep.runs_from_store
+    runs = f"{n} runs" + (f" ({rep.runs_simulated} simulated now, {cached} from the store)"
+                          if cached else "")
+    return (f"{runs} · {rep.wall_seconds:,.1f} s wall · {rep.engine_seconds:,.1f} s engine time "
+            f"in all · {rep.jobs} worker(s)")
+
+
+__all__ = ["fmt_number", "fmt_stat", "fmt_value", "headline", "print_summary", "render_figures",
            "render_markdown", "to_json", "write_outputs", "Score", "Kind"]

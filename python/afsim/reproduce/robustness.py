@@ -11,9 +11,13 @@ every point; each claim is then evaluated at every point and ``summarise`` says:
 
 - *holds throughout*: at every point of the design;
 - *fails throughout*: at none;
-- *holds only where …*: the single-parameter split (a threshold on one interval, or a subset of
-  one choice set) that best separates the points where it holds from those where it fails, and
-  how many of the points that split explains;
+- *holds only at points with …*: one parameter separates the points where it holds from those
+  where it fails (a side of one interval, or a subset of one choice set), said in the design
+  values observed — "holds only at points with d ≥ 19.88ms (1 of 3; fails at 6.614–10.68ms)" —
+  never as a threshold between two design points, which the design did not measure;
+- *holds in part; best split: …*: no single parameter separates them; the split that agrees
+  with the most points, the values where the claim holds and where it fails, and how many of
+  the points the split explains;
 - *not evaluated*: the claim needs experiments the design does not run.
 
 What this does not do: search for the values that make a claim hold; the design is the same
@@ -124,20 +128,84 @@ def numeric(p: Unstated, text: str) -> float:
 class RobustVerdict:
     """How a claim fares over the design."""
 
-    #: "holds throughout", "fails throughout", "holds only where …", "not evaluated"
+    #: "holds throughout", "fails throughout", "holds only at points with …", "holds in part;
+    #: best split: points with …", "holds in part", "not evaluated"
     summary: str
     holds_at: int
     evaluated: int
     #: Per design point: True / False / None.
     per_point: tuple[bool | None, ...]
-    #: The best single-parameter split, in words (empty when there is nothing to split).
+    #: The best single-parameter split, in words, in design values ("d ≥ 12ms": the points
+    #: whose d is 12ms or more); empty when there is nothing to split.
     split: str = ""
     #: How many of the evaluated points the split explains.
     explained: int = 0
+    #: The split's parameter, and its values at the evaluated points where the claim holds and
+    #: where it fails (design values as the scenario takes them, in ascending order).
+    parameter: str = ""
+    holds_values: tuple[str, ...] = ()
+    fails_values: tuple[str, ...] = ()
+    #: The split's relation ("≤", "≥", "=", "≠") and the design value it names.
+    relation: str = ""
+    value: str = ""
+    #: The unit of an interval parameter's values ("" for choices), for ranges of them.
+    unit: str = ""
+    choices: bool = False
+
+    @property
+    def exact(self) -> bool:
+        """Whether the split explains every evaluated point."""
+        return bool(self.split) and self.explained == self.evaluated
+
+    def text(self) -> str:
+        """The summary with its counts and, for a split, the values it rests on: "holds only at
+        points with d ≥ 12ms (2 of 4; fails at 2–5ms)"."""
+        counts = f"{self.holds_at} of {self.evaluated}"
+        if not self.split:
+            return f"{self.summary} ({counts})"
+        fails = self.values_text(self.fails_values)
+        if self.exact:
+            return f"{self.summary} ({counts}; fails at {fails})"
+        return (f"{self.summary} ({counts}; holds at {self.values_text(self.holds_values)}, "
+                f"fails at {fails}; the split explains {self.explained} of {self.evaluated})")
+
+    def values_text(self, values: Sequence[str]) -> str:
+        """Design values of the split's parameter: the range of an interval's ("6.614–10.68ms",
+        or the one value), the distinct choices ("be_variant = reno or newreno")."""
+        distinct = list(dict.fromkeys(values))
+        if self.choices:
+            return f"{self.parameter} = " + " or ".join(distinct)
+        if len(distinct) == 1:
+            return distinct[0]
+        lo, hi = distinct[0], distinct[-1]
+        if self.unit and lo.endswith(self.unit):
+            lo = lo[: len(lo) - len(self.unit)]
+        return f"{lo}–{hi}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"summary": self.summary, "holds_at": self.holds_at, "evaluated": self.evaluated,
-                "per_point": list(self.per_point), "split": self.split, "explained": self.explained}
+        d: dict[str, Any] = {"summary": self.summary, "text": self.text(),
+                             "holds_at": self.holds_at, "evaluated": self.evaluated,
+                             "per_point": list(self.per_point), "split": self.split,
+                             "explained": self.explained}
+        if self.split:
+            d |= {"parameter": self.parameter, "relation": self.relation, "value": self.value,
+                  "holds_values": list(self.holds_values), "fails_values": list(self.fails_values)}
+        return d
+
+
+@dataclass(frozen=True)
+class Split:
+    """A single-parameter rule over the design's points, named by a design value (no value
+    between two design points is ever named: the design measured none)."""
+
+    parameter: Unstated
+    relation: str
+    value: str
+    explained: int
+
+    @property
+    def text(self) -> str:
+        return f"{self.parameter.name} {self.relation} {self.value}"
 
 
 def summarise(params: Sequence[Unstated], points: Sequence[dict[str, str]],
@@ -153,33 +221,46 @@ def summarise(params: Sequence[Unstated], points: Sequence[dict[str, str]],
         return RobustVerdict("holds throughout", k, n, per_point)
     if k == 0:
         return RobustVerdict("fails throughout", 0, n, per_point)
-    split, explained = best_split(params, pairs)
-    return RobustVerdict(f"holds only where {split}" if split else "holds in part", k, n, per_point,
-                         split, explained)
+    split = best_split(params, pairs)
+    if split is None:
+        return RobustVerdict("holds in part", k, n, per_point)
+    p = split.parameter
+    key = (lambda v: numeric(p, v)) if p.is_interval else (lambda v: v)
+    held = tuple(sorted((pt[p.name] for pt, h in pairs if h), key=key))
+    failed = tuple(sorted((pt[p.name] for pt, h in pairs if not h), key=key))
+    summary = (f"holds only at points with {split.text}" if split.explained == n
+               else f"holds in part; best split: points with {split.text}")
+    return RobustVerdict(summary, k, n, per_point, split.text, split.explained, p.name, held,
+                         failed, split.relation, split.value, p.unit if p.is_interval else "",
+                         not p.is_interval)
 
 
-def best_split(params: Sequence[Unstated], pairs: Sequence[tuple[dict[str, str], bool]]) -> tuple[str, int]:
+def best_split(params: Sequence[Unstated], pairs: Sequence[tuple[dict[str, str], bool]]) -> Split | None:
     """The single-parameter rule that agrees with the most points (ties: the first parameter,
-    then the lower threshold). Returns (rule in words, points it explains)."""
-    best = ("", -1)
+    then the lower cut, "≤" before "≥"). An interval's rule keeps the points on one side of a
+    cut between two consecutive design values a < b and is named by the design value on its
+    side: "≤ a" or "≥ b". None when no parameter is set at every point."""
+    best: Split | None = None
     for p in params:
         present = [(pt[p.name], h) for pt, h in pairs if p.name in pt]
         if len(present) < len(pairs):
             continue
         if p.is_interval:
-            xs = sorted({numeric(p, v) for v, _ in present})
+            by_value: dict[float, str] = {}
+            for v, _ in present:
+                by_value.setdefault(numeric(p, v), v)
+            xs = sorted(by_value)
             for a, b in zip(xs, xs[1:], strict=False):
-                t = (a + b) / 2
-                below = sum(1 for v, h in present if (numeric(p, v) <= t) == h)
-                above = len(present) - below  # the rule "> t" agrees where "≤ t" disagrees
-                for agree, rel in ((below, "≤"), (above, ">")):
-                    if agree > best[1]:
-                        best = (f"{p.name} {rel} {p.render(t)}", agree)
+                below = sum(1 for v, h in present if (numeric(p, v) <= a) == h)
+                above = len(present) - below  # the rule "≥ b" agrees where "≤ a" disagrees
+                for agree, rel, at in ((below, "≤", a), (above, "≥", b)):
+                    if best is None or agree > best.explained:
+                        best = Split(p, rel, by_value[at], agree)
         else:
             for c in p.choices:
                 agree = sum(1 for v, h in present if (v == c) == h)
-                if agree > best[1]:
-                    best = (f"{p.name} = {c}", agree)
-                if len(p.choices) > 2 and len(present) - agree > best[1]:
-                    best = (f"{p.name} ≠ {c}", len(present) - agree)
-    return best if best[1] >= 0 else ("", 0)
+                if best is None or agree > best.explained:
+                    best = Split(p, "=", c, agree)
+                if len(p.choices) > 2 and len(present) - agree > best.explained:
+                    best = Split(p, "≠", c, len(present) - agree)
+    return best

@@ -269,6 +269,16 @@ class Verdicts:
                  else self.variants[reading])
         return Score.of([c for c in comps if c.verdict is not Verdict.NOT_RUN])
 
+    def score_on(self, reading: str, among: str) -> Score:
+        """``reading``'s score on exactly the published values ``among`` was compared on (a
+        variant runs only some experiments: the default's score on the same values is the one
+        to set beside it). Each reading resolves a value at its own resolution."""
+        comps = {"afsim": self.afsim, "null": self.null}
+        wanted = {id(c.value) for c in comps.get(among, self.variants.get(among, []))
+                  if c.verdict is not Verdict.NOT_RUN}
+        return Score.of([c for c in comps.get(reading, self.variants.get(reading, []))
+                         if id(c.value) in wanted and c.verdict is not Verdict.NOT_RUN])
+
 
 def judge(rep: Reproduction) -> Verdicts:
     """Scores the published values and the claims under every reading that ran."""
