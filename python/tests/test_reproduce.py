@@ -1078,3 +1078,13 @@ def test_reproduce_package_lists_its_papers() -> None:
     assert reproduce.paper_module("giacomazzi") is giacomazzi
     with pytest.raises(KeyError):
         reproduce.paper_module("nope")
+
+
+def test_output_files_name_a_built_in_scenario_by_its_name_not_a_machine_s_path(tmp_path: Path) -> None:
+    from afsim.reproduce.report import scenario_name
+
+    assert scenario_name(afsim.builtin_scenario("giacomazzi/scenario1")) == "giacomazzi/scenario1"
+    assert scenario_name(str(afsim.builtin_scenario("bench/udp-reference"))) == "bench/udp-reference"
+    own = tmp_path / "mine.toml"
+    assert scenario_name(own) == str(own), "a file of the user's own keeps its path"
+    assert scenario_name(str(own)) == str(own)

@@ -448,7 +448,7 @@ def to_json(rep: Reproduction) -> dict[str, Any]:
                     "discriminating": t.discriminating} for t in v.tables],
         "values": values,
         "experiments": [
-            {"id": e.id, "title": e.title, "scenario": str(e.scenario), "notes": list(e.notes),
+            {"id": e.id, "title": e.title, "scenario": scenario_name(e.scenario), "notes": list(e.notes),
              "base": e.base, "reading": e.reading,
              "points": [{"labels": dict(p.labels), "overrides": dict(p.overrides),
                          "metrics": {k: s.as_dict() for k, s in stats.items() if e.shows(k)}}
@@ -478,13 +478,26 @@ def _run_rows(rep: Reproduction) -> list[dict[str, Any]]:
     return [_run_row(rep, i, used.get(i, set()), exps) for i in range(len(rep.tasks))]
 
 
+def scenario_name(path: str | Path) -> str:
+    """A built-in scenario by its built-in name (``giacomazzi/scenario1``), so that the files a
+    reproduction writes do not carry the absolute path of the machine that made them; any other
+    file by its path as given."""
+    from afsim import _scenarios_dir
+
+    p = Path(path)
+    try:
+        return p.resolve().relative_to(_scenarios_dir().resolve()).with_suffix("").as_posix()
+    except ValueError:
+        return str(path)
+
+
 def _run_row(rep: Reproduction, i: int, used: set[tuple[str, int]],
              exps: Mapping[str, Experiment]) -> dict[str, Any]:
     t, o = rep.tasks[i], rep.outcomes[i]
     used_by = sorted({f"{eid}[{pi}]" for (eid, pi) in used})
     users = [exps[eid] for eid in {eid for (eid, _p) in used}]
     return {
-        "scenario": t.scenario, "overrides": dict(t.overrides), "seed": t.seed,
+        "scenario": scenario_name(t.scenario), "overrides": dict(t.overrides), "seed": t.seed,
         "used_by": used_by, "end_time_s": o.end_time_s, "stop_reason": o.stop_reason,
         "wall_s": o.wall_s, "from_store": o.cached, "events": o.events,
         "packet_hops": o.packet_hops,
