@@ -152,16 +152,17 @@ def headline(rep: Reproduction) -> list[str]:
 def variant_score_text(v: Verdicts, vid: str) -> str:
     """A variant's score beside the default's on exactly the same published values and claims
     (a variant runs only some experiments: the default's whole score is not comparable)."""
-    s, d = v.score(vid), v.score_on("afsim", vid)
-    hv, ev = v.claims.holds(vid)
-    hd, ed = v.claims.holds_on("afsim", vid)
-    return (f"{s.match} of {s.resolved} resolved values (the default on the same values: "
-            f"{d.match} of {d.resolved}); {hv} of {ev} claims it can evaluate hold (the default "
-            f"on the same claims: {hd} of {ed})")
+    x = variant_scores(v, vid)
+    s, d = x["values"], x["default_on_same_values"]
+    c, dc = x["claims"], x["default_on_same_claims"]
+    return (f"{s['match']} of {s['resolved']} resolved values (the default on the same values: "
+            f"{d['match']} of {d['resolved']}); {c['hold']} of {c['evaluated']} claims it can "
+            f"evaluate hold (the default on the same claims: {dc['hold']} of {dc['evaluated']})")
 
 
 def variant_scores(v: Verdicts, vid: str) -> dict[str, Any]:
-    """``variant_score_text`` as numbers (results.json)."""
+    """A variant's score and the default's on the same values and claims, as numbers
+    (results.json; ``variant_score_text`` words them)."""
     s, d = v.score(vid), v.score_on("afsim", vid)
     hv, ev = v.claims.holds(vid)
     hd, ed = v.claims.holds_on("afsim", vid)

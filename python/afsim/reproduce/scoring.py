@@ -264,20 +264,21 @@ class Verdicts:
     claims: ClaimVerdicts
     notes: list[str] = field(default_factory=list)
 
-    def score(self, reading: str = "afsim") -> Score:
+    def _ran(self, reading: str) -> list[Comparison]:
+        """``reading``'s comparisons of the values its runs could reach."""
         comps = (self.afsim if reading == "afsim" else self.null if reading == "null"
                  else self.variants[reading])
-        return Score.of([c for c in comps if c.verdict is not Verdict.NOT_RUN])
+        return [c for c in comps if c.verdict is not Verdict.NOT_RUN]
+
+    def score(self, reading: str = "afsim") -> Score:
+        return Score.of(self._ran(reading))
 
     def score_on(self, reading: str, among: str) -> Score:
         """``reading``'s score on exactly the published values ``among`` was compared on (a
         variant runs only some experiments: the default's score on the same values is the one
         to set beside it). Each reading resolves a value at its own resolution."""
-        comps = {"afsim": self.afsim, "null": self.null}
-        wanted = {id(c.value) for c in comps.get(among, self.variants.get(among, []))
-                  if c.verdict is not Verdict.NOT_RUN}
-        return Score.of([c for c in comps.get(reading, self.variants.get(reading, []))
-                         if id(c.value) in wanted and c.verdict is not Verdict.NOT_RUN])
+        wanted = {id(c.value) for c in self._ran(among)}
+        return Score.of([c for c in self._ran(reading) if id(c.value) in wanted])
 
 
 def judge(rep: Reproduction) -> Verdicts:
