@@ -1,6 +1,6 @@
 # ns-2.35 reference for afsim's TCP: N Reno, NewReno or SACK flows over a RED dumbbell.
 #
-#   src0..src{N-1} ─100 Mb/s, 1 ms─ r1 ═bottleneck, 20 ms, RED═ r2 ─100 Mb/s, 1 ms─ dst0..dst{N-1}
+#   src0..src{N-1} ─access_rate, 1 ms─ r1 ═bottleneck, 20 ms, RED═ r2 ─access_rate, 1 ms─ dst0..dst{N-1}
 #
 # Usage (every argument is optional, key=value):
 #   ns dumbbell.tcl flows=10 rate=10Mb ecn=0 seed=1 duration=60 marks=1 variant=newreno
@@ -9,6 +9,9 @@
 #              with Agent/TCPSink; sack (Agent/TCP/Sack1 with Agent/TCPSink/Sack1)  default newreno
 #   flows      number of flows (and of source/sink nodes)                     default 10
 #   rate       bottleneck rate, an ns-2 bandwidth ("10Mb", "100Mb")           default 10Mb
+#   access_rate rate of the access links (src-r1, r2-dst); at 100Mb a packet of a
+#              back-to-back burst reaches r1 at the instant the bottleneck finishes the
+#              one before it (ties.py moves it off that instant)       default 100Mb
 #   ecn        1: ECN-capable TCP and RED marking (setbit_)                   default 0
 #   seed       seed of ns-2's default RNG (RED's coin flips are the only
 #              random thing in this scenario); must be > 0                    default 1
@@ -49,7 +52,7 @@ source [file join [file dirname [info script]] common.tcl]
 array set opt {
     flows 10 rate 10Mb ecn 0 seed 1 duration 60 start_step "" window 1000
     iw 2 lt 1 access_q 1000 marks 1 cwnd_trace "" variant newreno events 1
-    bq red bq_limit 500 tick 0.01
+    bq red bq_limit 500 tick 0.01 access_rate 100Mb
 }
 parse_options dumbbell.tcl opt $argv
 set N $opt(flows)
@@ -102,8 +105,8 @@ $ns duplex-link $r1 $r2 $opt(rate) 20ms $queues($opt(bq))
 $ns queue-limit $r1 $r2 $opt(bq_limit)
 $ns queue-limit $r2 $r1 $opt(bq_limit)
 for {set i 0} {$i < $N} {incr i} {
-    $ns duplex-link $src($i) $r1 100Mb 1ms DropTail
-    $ns duplex-link $r2 $dst($i) 100Mb 1ms DropTail
+    $ns duplex-link $src($i) $r1 $opt(access_rate) 1ms DropTail
+    $ns duplex-link $r2 $dst($i) $opt(access_rate) 1ms DropTail
     foreach {a b} [list $src($i) $r1 $r1 $src($i) $r2 $dst($i) $dst($i) $r2] {
         $ns queue-limit $a $b $opt(access_q)
     }

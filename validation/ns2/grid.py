@@ -66,18 +66,23 @@ class Cell:
     variant: str
     rate_mbps: int = 0  # dumbbell only
     ecn: bool = False  # dumbbell only
+    #: rate of the dumbbell's access links, Mb/s, a decimal string ("100", "100.01"); the grid
+    #: keeps 100, `ties.py` moves it
+    access_mbps: str = "100"
 
     @property
     def key(self) -> str:
         if self.grid == "af":
             return f"af/{self.flows}/{self.variant}"
-        return f"dumbbell/{self.flows}/{self.rate_mbps}/{int(self.ecn)}/{self.variant}"
+        at = "" if self.access_mbps == "100" else f"@{self.access_mbps}"
+        return f"dumbbell/{self.flows}/{self.rate_mbps}/{int(self.ecn)}/{self.variant}{at}"
 
     @property
     def label(self) -> str:
         if self.grid == "af":
             return f"AF, {self.flows} flows, {self.variant}"
-        return f"{self.flows} flows, {self.rate_mbps} Mb/s, {'ECN, ' if self.ecn else ''}{self.variant}"
+        at = "" if self.access_mbps == "100" else f", access {self.access_mbps} Mb/s"
+        return f"{self.flows} flows, {self.rate_mbps} Mb/s, {'ECN, ' if self.ecn else ''}{self.variant}{at}"
 
 
 DUMBBELL_FLOWS = (3, 10, 30, 100)
@@ -274,7 +279,8 @@ def ns2_command(cell: Cell, seed: int, duration: float, lt: bool) -> list[str]:
                 f"seed={seed}", f"duration={duration:g}", f"lt={int(lt)}"]
     return ["ns", str(HERE / "dumbbell.tcl"), f"flows={cell.flows}", f"rate={cell.rate_mbps}Mb",
             f"ecn={int(cell.ecn)}", f"variant={cell.variant}", f"seed={seed}",
-            f"duration={duration:g}", f"lt={int(lt)}", f"marks={int(cell.ecn)}"]
+            f"duration={duration:g}", f"lt={int(lt)}", f"marks={int(cell.ecn)}",
+            f"access_rate={cell.access_mbps}Mb"]
 
 
 def afsim_overrides(cell: Cell, duration: float, lt: bool) -> tuple[Path, dict[str, str]]:
@@ -289,7 +295,7 @@ def afsim_overrides(cell: Cell, duration: float, lt: bool) -> tuple[Path, dict[s
         # dumbbell.tcl default start step, 1/flows s
         sets.update(flows=str(cell.flows), rate=f"{cell.rate_mbps}Mbps", ecn=str(cell.ecn).lower(),
                     queue_ecn="tail" if cell.ecn else "none",
-                    start_step=f"{round(1e9 / cell.flows)}ns")
+                    start_step=f"{round(1e9 / cell.flows)}ns", access_rate=f"{cell.access_mbps}Mbps")
     return toml, sets
 
 

@@ -450,9 +450,23 @@ impl Sender {
     /// is halved without a floor, so from one segment it goes to half a segment and nothing is
     /// sent until the retransmission timer expires; a second response at cwnd ≤ 1 doubles the
     /// timer (`ecn_backoff_`).
+    ///
+    /// `ns2_compat` also in loss recovery: ns-2.35 calls `TcpAgent::ecn` on every ECN-Echo ACK
+    /// before it looks at the recovery (`RenoTcpAgent::recv`, `NewRenoTcpAgent::recv`,
+    /// `Sack1TcpAgent::recv`: `if (ecnecho && ecn_) ecn(tcph->seqno())` comes first), and `ecn`
+    /// tests only `seqno > recover_`. An ECN-Echo ACK beyond `recover` — typically the one that
+    /// would end a recovery entered by the ECN branch of `dupack_action`, which left `recover_`
+    /// at the ECN reduction's — halves the window (inflation included: `windowd()` is
+    /// cwnd_ + dupwnd_) and moves `recover_` to `maxseq_`. Reno and NewReno then leave
+    /// recovery on that ACK (`dupwnd_ = 0`; NewReno: `last_cwnd_action_ != CWND_ACTION_DUPACK`);
+    /// Sack1 stays in recovery until the new `recover_` (`seqno >= recover_` is tested after
+    /// `ecn`), its ACKs now partial ones. RFC 3168 §6.1.2 leaves recovery alone, and so does the
+    /// `rfc` preset.
     fn on_ece(&mut self, ack: u64) {
         let after_timeout = self.p.ns2_compat && self.reduction == Reduction::Timeout;
-        if self.phase != Phase::Open || !(self.beyond_recover(ack) || after_timeout) {
+        let in_recovery = self.p.ns2_compat
+            && matches!(self.phase, Phase::Recovery(Recovery::Fast { .. } | Recovery::Sack1 { .. }));
+        if (self.phase != Phase::Open && !in_recovery) || !(self.beyond_recover(ack) || after_timeout) {
             return;
         }
         self.ssthresh = self.sustained(self.reduced_ssthresh(self.snd_max - self.snd_una));
@@ -474,6 +488,10 @@ impl Sender {
         self.reduction = Reduction::Ecn;
         self.ecn = EcnState::On { cwr_pending: true };
         self.stats.ecn_reductions += 1;
+        if matches!(self.phase, Phase::Recovery(Recovery::Fast { .. })) {
+            // ns-2 Reno/NewReno: the ACK ends fast recovery with cwnd as `ecn` left it
+            self.phase = Phase::Open;
+        }
     }
 
     fn on_new_ack(&mut self, ack: u64, ece: bool, ctx: &mut Ctx) {
@@ -1895,6 +1913,84 @@ pub(crate) mod tests {
         assert_eq!(fx.s.dupacks, 3);
         assert!(!fx.s.in_recovery());
         assert_eq!(segs(&fx.ack(3)), vec![4, 5], "go-back-N goes on through SACKed 4 and 5");
+    }
+
+    /// ns-2 with ECN, segments 1..=10 in flight and an ECN-Echo already seen (`ect_`), then an
+    /// ECN-Echo on the ACK of segment 1: cwnd 10 → 5, `recover_` = segment 10.
+    fn ns2_ecn_cut_with_1_to_10_in_flight(p: Params) -> Fx {
+        let (mut fx, _) = Fx::with_window(Params { ecn: true, ..p }, 10, 20.0);
+        fx.s.ece_seen = true;
+        assert_eq!(segs(&fx.ack(1)), vec![10], "delay_growth_: cwnd back to the initial 10");
+        assert!(fx.ack_with(2, flags::ECE, &[]).is_empty());
+        assert_eq!((fx.cwnd(), fx.ssthresh(), fx.s.stats().ecn_reductions), (5.0, 5.0, 1));
+        fx
+    }
+
+    #[test]
+    fn ns2_sack_an_ecn_echo_beyond_recover_in_recovery_halves_cwnd_again_and_extends_recovery() {
+        // Segment 2 lost in the window the ECN-Echo already cut: the fast retransmit of
+        // dupack_action's ECN branch, no second cut, recover_ left at segment 10
+        let mut fx = ns2_ecn_cut_with_1_to_10_in_flight(ns2_sack());
+        assert!(fx.ack_with(2, 0, &[sack(3, 4)]).is_empty());
+        assert!(fx.ack_with(2, 0, &[sack(3, 5)]).is_empty());
+        assert_eq!(segs(&fx.ack_with(2, 0, &[sack(3, 6)])), vec![2]);
+        assert_eq!((fx.cwnd(), fx.s.stats().ecn_reductions), (5.0, 1));
+        // pipe = 9 outstanding − 3 = 6, one less per ACK: new data from pipe 4 < ⌊cwnd⌋ = 5
+        assert!(fx.ack_with(2, 0, &[sack(3, 7)]).is_empty());
+        assert_eq!(segs(&fx.ack_with(2, 0, &[sack(3, 8)])), vec![11]);
+        assert_eq!(segs(&fx.ack_with(2, 0, &[sack(3, 9)])), vec![12]);
+        assert_eq!(segs(&fx.ack_with(2, 0, &[sack(3, 10)])), vec![13]);
+        assert_eq!(segs(&fx.ack_with(2, 0, &[sack(3, 11)])), vec![14]);
+        // The ACK of 0..=11 (the retransmitted 2 and the new 11) carries ECN-Echo. ns-2
+        // Sack1TcpAgent::recv calls ecn(11) first: 11 > recover_ = 10, so cwnd 5 → 2.5,
+        // ssthresh 2, recover_ = maxseq_ = 14; then `seqno >= recover_` fails and the ACK is a
+        // partial one (pipe 5 − 2 = 3 ≥ ⌊2.5⌋: nothing sent)
+        assert!(fx.ack_with(12, flags::ECE, &[sack(12, 13)]).is_empty());
+        assert_eq!((fx.cwnd(), fx.ssthresh(), fx.s.stats().ecn_reductions), (2.5, 2.0, 2));
+        assert!(fx.s.in_recovery(), "recovery now ends at segment 14");
+        assert_eq!(segs(&fx.ack(14)), vec![15], "another partial ACK: pipe 3 − 2 = 1 < 2");
+        assert!(fx.s.in_recovery());
+        fx.ack(15);
+        assert!(!fx.s.in_recovery());
+        assert_eq!(fx.cwnd(), 2.5);
+        // the rfc preset (RFC 3168 §6.1.2 with RFC 6675 recovery) leaves a recovery alone
+        let (mut fx, _) = Fx::with_window(Params { ecn: true, ..sack_params() }, 10, 20.0);
+        fx.ack_with(1, flags::ECE, &[]);
+        let cut = fx.cwnd();
+        fx.ack_with(1, 0, &[sack(2, 3)]);
+        fx.ack_with(1, 0, &[sack(2, 4)]);
+        assert_eq!(segs(&fx.ack_with(1, 0, &[sack(2, 5)])), vec![1]);
+        fx.ack_with(3, flags::ECE, &[sack(4, 5)]);
+        assert_eq!((fx.cwnd().min(cut), fx.s.stats().ecn_reductions), (cut, 1));
+    }
+
+    #[test]
+    fn ns2_newreno_an_ecn_echo_beyond_recover_in_recovery_halves_the_inflated_window_and_ends_it() {
+        let mut fx = ns2_ecn_cut_with_1_to_10_in_flight(ns2_newreno());
+        // 2 lost: the ECN branch's fast retransmit, cwnd 5 inflated by 3, recover_ stays 10
+        assert_eq!(segs(&fx.dupacks(2, 3)), vec![2]);
+        assert_eq!(fx.cwnd(), 8.0);
+        // 9 outstanding (2..=10): each further duplicate ACK inflates by one, new data above 9
+        assert!(fx.dupacks(2, 1).is_empty());
+        assert_eq!(segs(&fx.dupacks(2, 1)), vec![11]);
+        assert_eq!(segs(&fx.dupacks(2, 1)), vec![12]);
+        assert_eq!(fx.cwnd(), 11.0);
+        // ACK of 0..=11 with ECN-Echo: ns-2 NewRenoTcpAgent::recv calls ecn(11) first (11 >
+        // recover_ = 10): cwnd = windowd()/2 = (cwnd_ + dupwnd_)/2 = 11/2, ssthresh 5,
+        // recover_ = 12; then last_cwnd_action_ is CWND_ACTION_ECN, so the ACK ends fast
+        // recovery (dupwnd_ = 0) and no partial-ACK retransmission follows
+        assert_eq!(segs(&fx.ack_with(12, flags::ECE, &[])), vec![13, 14, 15, 16], "12..=16: ⌊5.5⌋ outstanding");
+        assert_eq!((fx.cwnd(), fx.ssthresh(), fx.s.stats().ecn_reductions), (5.5, 5.0, 2));
+        assert!(!fx.s.in_recovery());
+        // the rfc preset: the same ACK is a partial one (RFC 6582: recover moved to 12 at the
+        // fast retransmit) and its ECN-Echo is not acted on in recovery
+        let (mut fx, _) = Fx::with_window(Params { ecn: true, ..newreno() }, 10, 20.0);
+        fx.ack_with(1, flags::ECE, &[]);
+        assert_eq!(fx.s.stats().ecn_reductions, 1);
+        assert_eq!(segs(&fx.dupacks(1, 3)), vec![1]);
+        fx.dupacks(1, 3);
+        fx.ack_with(11, flags::ECE, &[]);
+        assert_eq!(fx.s.stats().ecn_reductions, 1);
     }
 
     #[test]
