@@ -251,12 +251,17 @@ def run_ns2(seed: int, duration_s: float, lt: bool, extra: tuple[str, ...] = (),
         raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}\n{proc.stderr.strip()}")
     out = proc.stdout
     trace = None
+    timeouts = None
+    me = re.search(r"^TIMEOUTS((?: \d+)*)\s*$", out, re.M)
+    if me:
+        timeouts = [int(x) for x in me.group(1).split()]
+        out = out[: me.start()] + out[me.end():]
     mt = re.search(r"^TRACE (\{.*\})\s*$", out, re.M)
     if mt:
         trace = json.loads(mt.group(1))
         out = out[: mt.start()]
     if raw:
-        return {"report": json.loads(out), "trace": trace, "process_wall_s": wall}
+        return {"report": json.loads(out), "trace": trace, "timeouts": timeouts, "process_wall_s": wall}
     m = metrics_ns2(json.loads(out), trace)
     m["process_wall_s"] = wall
     return m

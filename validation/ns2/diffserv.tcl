@@ -38,6 +38,9 @@
 #   ecn        1: ECN-capable TCP (Agent/TCP ecn_) and a marking bottleneck (Queue/dsRED
 #              ecn_: dsredq.cc marks an ECT arrival where it would drop it, early or
 #              beyond max_th; validation/ns2/diffserv_ecn.py)                     default 0
+#   events     1: count every retransmission timeout (the senders' event trace, "TIMEOUT"
+#              lines, through awk) and print "TIMEOUTS n0 n1 ..." after the report:
+#              nrexmit_ leaves out the timeouts that end an ECN reduction      default 0
 #
 # Output: one JSON object on stdout (see `finish`), then, with trace=1, a line "TRACE {...}"
 # that awk prints when its input closes. Nothing is written to disk (except avg_trace and
@@ -55,7 +58,7 @@ array set opt {
     seed 1 duration 200 cir_a 200000 cir_b 600000 cbs 10000 limit 50
     in "20 40 0.02" out "10 20 0.1" mode RIO-C mps 1040 start_step 0.05
     trace 1 avg_trace "" window 1000 iw 2 lt 1 cwnd_trace ""
-    traffic tcp cbr_a 250000 cbr_b 700000 ecn 0
+    traffic tcp cbr_a 250000 cbr_b 700000 ecn 0 events 0
 }
 parse_options diffserv.tcl opt $argv
 set NA 10
@@ -158,6 +161,11 @@ if {$opt(traffic) == "cbr"} {
         $ns at [expr {$i * $opt(start_step)}] "$cbr($i) start"
     }
 }
+# Every retransmission timeout, by flow (common.tcl, timeout_trace).
+lassign {"" ""} evchan evtrace
+if {$opt(events) && $opt(traffic) == "tcp"} {
+    lassign [timeout_trace $N] evchan evtrace
+}
 for {set i 0} {$i < $N && $opt(traffic) == "tcp"} {incr i} {
     set tcp($i) [new Agent/TCP/Newreno]
     $tcp($i) set fid_ $i
@@ -168,6 +176,7 @@ for {set i 0} {$i < $N && $opt(traffic) == "tcp"} {incr i} {
     set ftp($i) [new Application/FTP]
     $ftp($i) attach-agent $tcp($i)
     $ns at [expr {$i * $opt(start_step)}] "$ftp($i) start"
+    if {$evtrace != ""} { $tcp($i) eventtrace $evtrace }
 }
 
 if {$opt(cwnd_trace) != "" && $opt(traffic) == "tcp"} {
@@ -212,7 +221,7 @@ proc cpstats {q cp} {
 }
 
 proc finish {} {
-    global ns opt N NA T tcp sink qE qC trchan wall0 setup0 CP_IN CP_OUT maxavg avgchan
+    global ns opt N NA T tcp sink qE qC trchan evchan wall0 setup0 CP_IN CP_OUT maxavg avgchan
     set wall [expr {([clock microseconds] - $wall0) / 1e6}]
     set setup [expr {($wall0 - $setup0) / 1e6}]
     set flows {}
@@ -244,6 +253,10 @@ proc finish {} {
         # awk prints its summary when its input closes
         $ns flush-trace
         close $trchan
+    }
+    if {$evchan != ""} {
+        # awk prints the timeouts when its input closes
+        close $evchan
     }
     exit 0
 }

@@ -25,6 +25,13 @@ the same metrics, tolerances and Welch z).
 
     python3 validation/ns2/ties.py                  # 5 cells x 4 access rates x 10 seeds
     python3 validation/ns2/ties.py --seeds 3 --cells dumbbell/3/100/0/reno --access 100 133
+    python3 validation/ns2/ties.py --sync           # how synchronised cell (a)'s flows are
+
+`--sync` looks at the first cell's senders instead (both simulators' cwnd traces: ns-2
+`cwnd_trace=`, afsim `trace = true`): it groups the fast retransmits of all flows into
+congestion episodes (cuts less than 0.3 s apart; the round trip is 44 ms and the episodes
+seconds apart) and counts how many flows each episode cuts, and the timeouts. Writes
+ties/sync.json and sync.md.
 
 Needs what grid.py needs. Writes validation/ns2/ties/ties.json and ties.md.
 """
@@ -101,6 +108,111 @@ def markdown(rows: list[tuple[str, Cell]], summary: dict[str, Any], meta: dict[s
     return "\n".join(out) + "\n"
 
 
+# ---------------------------------------------------------------------- --sync
+
+EPISODE_GAP_S = 0.3
+
+
+def ns2_cuts(path: Path, flows: int) -> list[tuple[int, float, str]]:
+    """(flow, time, "fr" or "to") of every window cut in an ns-2 cwnd trace (dumbbell.tcl
+    `cwnd_trace=`: "time src_node port dst_node port cwnd_ value"; src_i is node 2 + 2i)."""
+    cw: dict[int, float] = {}
+    out = []
+    for line in path.read_text().splitlines():
+        p = line.split()
+        if len(p) < 7 or p[5] != "cwnd_":
+            continue
+        f, t, v = (int(p[1]) - 2) // 2, float(p[0]), float(p[6])
+        if f < flows and v < cw.get(f, 0.0) - 0.5:
+            out.append((f, t, "to" if v <= 1.0 else "fr"))
+        cw[f] = v
+    return out
+
+
+def afsim_cuts(traces: dict[str, Any], mss: float) -> list[tuple[int, float, str]]:
+    """The same from afsim's sender traces: a fast retransmit sets cwnd to ssthresh + 3 (ns2
+    preset: half the window, plus the three duplicate ACKs), the end of recovery deflates it to
+    about ssthresh (not a cut of its own), a timeout sets it to one segment."""
+    out = []
+    for name, d in traces.items():
+        f = int(name.removeprefix("tcp"))
+        cw = [c / mss for c in d["cwnd"]]
+        ss = [x / mss for x in d["ssthresh"]]
+        for i in range(1, len(cw)):
+            if cw[i] < cw[i - 1] - 0.5:
+                if cw[i] <= 1.0:
+                    out.append((f, float(d["time_s"][i]), "to"))
+                elif cw[i] - ss[i] >= 2.0:
+                    out.append((f, float(d["time_s"][i]), "fr"))
+    return out
+
+
+def episodes(cuts: list[tuple[int, float, str]], after_s: float) -> list[set[int]]:
+    """Fast retransmits after `after_s` (slow start's overshoot left out), grouped into episodes:
+    the flows each episode cut."""
+    out: list[set[int]] = []
+    last = -1e9
+    for f, t, kind in sorted((c for c in cuts if c[2] == "fr" and c[1] > after_s), key=lambda c: c[1]):
+        if t - last > EPISODE_GAP_S:
+            out.append(set())
+        out[-1].add(f)
+        last = t
+    return out
+
+
+def sync(cell: Cell, seeds: range, duration: float, access: list[str], out_dir: Path, jobs: int, cmd: str) -> int:
+    import subprocess
+    import tempfile
+
+    from afsim import _core
+
+    from grid import afsim_overrides, ns2_command
+
+    rows = []
+    for a in access:
+        c = replace(cell, access_mbps=a)
+
+        def ns2(seed: int) -> list[tuple[int, float, str]]:
+            with tempfile.TemporaryDirectory() as tmp:
+                tr = Path(tmp) / "cwnd.tr"
+                cmd = ns2_command(c, seed, duration, True) + [f"cwnd_trace={tr}", "events=0", "marks=0"]
+                subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=HERE)
+                return ns2_cuts(tr, c.flows)
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            ns = list(pool.map(ns2, seeds))
+        af = []
+        toml, sets = afsim_overrides(c, duration, True)
+        for seed in seeds:
+            scenario = _core.load_scenario(str(toml), overrides=sets | {"trace": "true"})
+            af.append(afsim_cuts(_core.run(scenario, seed=seed).traces(), 1000.0))
+        row: dict[str, Any] = {"access_mbps": a}
+        for sim, cuts in (("ns-2", ns), ("afsim", af)):
+            eps = [e for run in cuts for e in episodes(run, 2.0)]
+            row[sim] = {"episodes": len(eps), "all_flows": sum(len(e) == c.flows for e in eps),
+                        "flows_per_episode": sum(len(e) for e in eps) / max(1, len(eps)),
+                        "fast_retransmits": sum(k == "fr" and t > 2.0 for run in cuts for _, t, k in run),
+                        "timeouts": sum(k == "to" for run in cuts for _, _, k in run)}
+        rows.append(row)
+        print(f"access {a}: " + "; ".join(f"{s} {row[s]['all_flows']}/{row[s]['episodes']} episodes cut every flow"
+                                           for s in ("ns-2", "afsim")), file=sys.stderr)
+    (out_dir / "sync.json").write_text(json.dumps({"cell": cell.key, "seeds": len(seeds), "duration": duration,
+                                                   "rows": rows}, indent=1) + "\n", encoding="utf-8")
+    lines = [f"# Synchronisation of {cell.label}", "",
+             f"`{cmd}` (seeds 1-{len(seeds)}, {duration:g} s; fast retransmits after 2 s (not the start-up), grouped into episodes when less than {EPISODE_GAP_S:g} s apart; "
+             "timeouts over the whole run).", "",
+             "| access (Mb/s) | simulator | episodes | episodes that cut every flow | flows cut per episode | fast retransmits | timeouts |",
+             "|---:|---|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        for sim in ("ns-2", "afsim"):
+            r = row[sim]
+            share = 100 * r["all_flows"] / max(1, r["episodes"])
+            lines.append(f"| {row['access_mbps']} | {sim} | {r['episodes']} | {r['all_flows']} ({share:.0f} %) | "
+                         f"{r['flows_per_episode']:.2f} | {r['fast_retransmits']} | {r['timeouts']} |")
+    (out_dir / "sync.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -110,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--access", nargs="*", default=list(ACCESS), help="access-link rates, Mb/s (default: %(default)s)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--sync", action="store_true", help="count synchronised window cuts in the first cell instead")
     args = ap.parse_args(argv)
     for a in args.access:
         try:
@@ -118,6 +231,11 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError:
             ap.error(f"--access: {a!r} is not a positive rate in Mb/s")
     args.out.mkdir(parents=True, exist_ok=True)
+    given = argv if argv is not None else sys.argv[1:]
+    cmd = "python3 validation/ns2/ties.py" + ("".join(" " + a for a in given))
+    if args.sync:
+        return sync(parse_key(args.cells[0]), range(1, args.seeds + 1), args.duration, args.access, args.out,
+                    args.jobs, cmd)
 
     rows = [(k, replace(parse_key(k), access_mbps=a)) for k in args.cells for a in args.access]
     seeds = range(1, args.seeds + 1)
@@ -138,8 +256,6 @@ def main(argv: list[str] | None = None) -> int:
 
     with procs, ThreadPoolExecutor(max_workers=args.jobs) as pool:
         runs = list(pool.map(go, jobs))
-    cmd = "python3 validation/ns2/ties.py" + ("" if not (argv if argv is not None else sys.argv[1:])
-                                              else " " + " ".join(argv if argv is not None else sys.argv[1:]))
     meta = {"command": cmd, "seeds": args.seeds, "duration": args.duration, "runs": len(runs),
             "wall_s": time.perf_counter() - t0, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
             "cells": {k: CELLS.get(k, "") for k in args.cells}, "access_mbps": args.access}
