@@ -26,6 +26,7 @@
 #              TCP clock's phase; exact.py)                                    default red
 #   bq_limit   queue-limit of the bottleneck, packets                          default 500
 #   tick       tcpTick_, seconds                                               default 0.01
+#   minrto     minrto_, seconds (exact.py --min-rto)                           default 0.2
 #   marks      1: count CE marks on the bottleneck (a dequeue trace piped
 #              through awk); 0 for timing runs                                default 1
 #   events     1: count every retransmission timeout (the senders' event trace,
@@ -52,7 +53,7 @@ source [file join [file dirname [info script]] common.tcl]
 array set opt {
     flows 10 rate 10Mb ecn 0 seed 1 duration 60 start_step "" window 1000
     iw 2 lt 1 access_q 1000 marks 1 cwnd_trace "" variant newreno events 1
-    bq red bq_limit 500 tick 0.01 access_rate 100Mb
+    bq red bq_limit 500 tick 0.01 access_rate 100Mb minrto 0.2
 }
 parse_options dumbbell.tcl opt $argv
 set N $opt(flows)
@@ -68,6 +69,7 @@ if {![info exists queues($opt(bq))]} { puts stderr "dumbbell.tcl: bq must be red
 # 1000-byte payloads + 40 B of headers = 1040 B IP packets; window_ large enough never to bind
 # after slow start (common.tcl).
 tcp_defaults 1000 $opt(window) $opt(iw) $opt(lt) $opt(tick) $opt(ecn)
+Agent/TCP set minrto_ $opt(minrto)
 
 # ------------------------------------------------------------------ RED
 # Classic RED (Floyd & Jacobson 1993) with the stated parameters, the queue in packets.

@@ -440,7 +440,19 @@ impl Sender {
         } else if self.snd_max > self.snd_una && (self.sack.is_none() || newly_sacked > 0) {
             self.on_dupack(ctx);
         }
-        self.send_more(ctx);
+        // ns-2.35 NewRenoTcpAgent::recv ends with `send_much(0, 0, 2)` while dupacks_ ≥
+        // numdupacks_ (newreno_changes_ 0): at most two new segments per ACK in fast recovery,
+        // whose partial ACKs leave dupacks_ alone, and past a refused fast retransmit; Reno and
+        // Sack1 send what the window allows (maxburst_ 0)
+        let burst = self.p.ns2_compat
+            && self.variant == Variant::NewReno
+            && (matches!(self.phase, Phase::Recovery(Recovery::Fast { .. }))
+                || (self.phase == Phase::Open && self.dupacks >= self.p.dupack_threshold));
+        if burst {
+            self.send_window(Some(2), ctx);
+        } else {
+            self.send_more(ctx);
+        }
     }
 
     /// RFC 3168 §6.1.2: halve cwnd, reduce ssthresh, at most once per window of data.
@@ -552,8 +564,26 @@ impl Sender {
                     // the amount acknowledged, add back one segment if a segment's worth was
                     let len = self.mss.min(self.snd_max - ack);
                     self.transmit(ack, len, ctx);
-                    let back = if acked >= self.mss { 1.0 } else { 0.0 };
-                    self.cwnd = (self.cwnd - acked as f64 / self.mss as f64 + back).max(1.0);
+                    let mut deflate_to = deflate_to;
+                    if self.p.ns2_compat {
+                        // ns-2.35 NewRenoTcpAgent::partialnewack (`partial_window_deflation_`):
+                        // the window is cwnd_ + dupwnd_; `deflate` packets acknowledged come off
+                        // dupwnd_ (less one) while it is larger, otherwise off cwnd_ itself
+                        // (floor 1) with dupwnd_ left at 1 — so the window recovery ends with,
+                        // cwnd_, can end below where the fast retransmit set it
+                        let deflate = (acked / self.mss) as f64;
+                        let mut inflation = self.cwnd - deflate_to;
+                        if inflation > deflate {
+                            inflation -= deflate - 1.0;
+                        } else {
+                            deflate_to = self.sustained((deflate_to - (deflate - inflation)).max(1.0));
+                            inflation = 1.0;
+                        }
+                        self.cwnd = deflate_to + inflation;
+                    } else {
+                        let back = if acked >= self.mss { 1.0 } else { 0.0 };
+                        self.cwnd = (self.cwnd - acked as f64 / self.mss as f64 + back).max(1.0);
+                    }
                     // RFC 6582 §3.2 step 3: reset the timer on the first partial ACK only
                     restart_timer = partial_acks == 0;
                     self.phase = Phase::Recovery(Recovery::Fast { deflate_to, partial_acks: partial_acks + 1 });
@@ -873,16 +903,18 @@ impl Sender {
 
     fn send_more(&mut self, ctx: &mut Ctx) {
         match self.phase {
-            Phase::Open | Phase::Recovery(Recovery::Fast { .. }) => self.send_window(ctx),
+            Phase::Open | Phase::Recovery(Recovery::Fast { .. }) => self.send_window(None, ctx),
             Phase::Recovery(Recovery::Sack { high_rxt, rescue_rxt }) => self.send_sack(high_rxt, rescue_rxt, ctx),
             Phase::Recovery(Recovery::Sack1 { pipe, next_rtx }) => self.send_sack1(pipe, next_rtx, ctx),
             Phase::Waiting | Phase::SynSent { .. } | Phase::Complete => {}
         }
     }
 
-    /// Sends whole segments from `snd_nxt` while they fit in min(cwnd, rwnd).
-    fn send_window(&mut self, ctx: &mut Ctx) {
+    /// Sends whole segments from `snd_nxt` while they fit in min(cwnd, rwnd), at most `burst`
+    /// of them if given.
+    fn send_window(&mut self, burst: Option<u32>, ctx: &mut Ctx) {
         let wnd = (self.cwnd * self.mss as f64).min(self.p.max_window_bytes as f64);
+        let mut sent = 0;
         // RFC 6675 §5.1 uses the scoreboard in go-back-N; ns-2's Sack1 does not (its scoreboard
         // is cleared by every new ACK outside recovery)
         let use_board = !self.is_sack1();
@@ -903,11 +935,12 @@ impl Sender {
                     outstanding -= sb.sacked_between(self.snd_una, self.snd_nxt);
                 }
             }
-            if outstanding as f64 > wnd {
+            if outstanding as f64 > wnd || burst.is_some_and(|b| sent >= b) {
                 break;
             }
             self.transmit(self.snd_nxt, len, ctx);
             self.snd_nxt += len;
+            sent += 1;
         }
     }
 
@@ -1991,6 +2024,47 @@ pub(crate) mod tests {
         fx.dupacks(1, 3);
         fx.ack_with(11, flags::ECE, &[]);
         assert_eq!(fx.s.stats().ecn_reductions, 1);
+    }
+
+    #[test]
+    fn ns2_newreno_sends_at_most_two_new_segments_per_ack_in_fast_recovery() {
+        // Segments 1..=10 in flight, a receiver window of 10 segments; 1 and 5 lost
+        for (p, expect) in [(ns2_newreno(), vec![5, 11, 12]), (newreno(), vec![5, 11, 12, 13, 14])] {
+            let p = Params { max_window_bytes: 10 * MSS, ..p };
+            let (mut fx, _) = Fx::with_window(p, 10, 20.0);
+            fx.ack(1);
+            assert_eq!(segs(&fx.dupacks(1, 3)), vec![1], "fast retransmit");
+            // 6..=10 arrive: cwnd inflates to 13, but the receiver's window holds 10 out
+            assert!(fx.dupacks(1, 5).is_empty());
+            // The ACK of 1..=4 is a partial one: 5 is resent and 6 segments are out with room
+            // for 10. ns-2.35's NewRenoTcpAgent::recv sends new data with send_much(0, 0, 2)
+            // while dupacks_ ≥ 3 (partial ACKs leave it alone): 11 and 12 only.
+            assert_eq!(segs(&fx.ack(5)), expect);
+        }
+    }
+
+    #[test]
+    fn ns2_newreno_a_partial_ack_beyond_the_inflation_deflates_cwnd_itself() {
+        // 1 lost, three duplicate ACKs (the fast retransmit), then the ACK of 1..=8 with 9
+        // lost: 8 segments acknowledged against an inflation of 3. (ns-2: the ACK of segment 0
+        // leaves cwnd at the initial 10, `delay_growth_`; RFC: 11, and ssthresh 5.5.)
+        for (p, at_fr, after_partial, full, after_exit) in
+            [(ns2_newreno(), 8.0, 2.0, 11, 2.0), (newreno(), 8.5, 1.5, 12, 5.5)]
+        {
+            let (mut fx, _) = Fx::with_window(p, 10, 20.0);
+            fx.ack(1);
+            assert_eq!(segs(&fx.dupacks(1, 3)), vec![1]);
+            assert_eq!(fx.cwnd(), at_fr);
+            // ns-2 NewRenoTcpAgent::partialnewack: dupwnd_ (3) ≤ deflate (8), so cwnd_ −= 8 − 3
+            // (5 → 0, floor 1) and dupwnd_ = 1: window 2. RFC 6582: 8.5 − 8 + 1 = 1.5.
+            assert_eq!(segs(&fx.ack(9)), vec![9]);
+            assert_eq!(fx.cwnd(), after_partial);
+            // The full ACK ends recovery: ns-2 keeps cwnd_ (1) and opens it by one in slow
+            // start (ssthresh 5); RFC 6582 deflates to ssthresh
+            fx.ack(full);
+            assert!(!fx.s.in_recovery());
+            assert_eq!(fx.cwnd(), after_exit);
+        }
     }
 
     #[test]
