@@ -420,6 +420,7 @@ impl Sender {
         if ack < self.snd_una || ack > self.snd_max {
             return; // an old or impossible ACK
         }
+        let was_open = self.phase == Phase::Open;
         // ns-2 Sack1 ignores duplicate ACKs from a timeout until the next new ACK (`timeout_`)
         let ignored = self.ignore_dupacks && ack == self.snd_una;
         // RFC 6675 §3 Update(); RFC 6675 §2: a duplicate ACK must SACK something new
@@ -444,6 +445,12 @@ impl Sender {
         // numdupacks_ (newreno_changes_ 0): at most two new segments per ACK in fast recovery,
         // whose partial ACKs leave dupacks_ alone, and past a refused fast retransmit; Reno and
         // Sack1 send what the window allows (maxburst_ 0)
+        if self.is_sack1() && was_open && self.dupacks > 0 {
+            // ns-2.35 Sack1TcpAgent::recv, outside fast recovery: `send_much` only when
+            // dupacks_ == 0, so a duplicate ACK sends nothing of its own, and the one that
+            // starts fast recovery sends the retransmission alone (`dupack_action`'s `output`)
+            return;
+        }
         let burst = self.p.ns2_compat
             && self.variant == Variant::NewReno
             && (matches!(self.phase, Phase::Recovery(Recovery::Fast { .. }))
@@ -1926,6 +1933,21 @@ pub(crate) mod tests {
         assert!(!fx.s.in_recovery());
         assert_eq!(fx.cwnd(), 5.0);
         assert_eq!(fx.s.stats().retransmitted_segments, 3);
+    }
+
+    #[test]
+    fn ns2_sack_the_fast_retransmit_sends_the_retransmission_alone() {
+        // Segments 1..=4 in flight (window 4), 1 lost. At the third duplicate ACK ns-2's Sack1
+        // sets pipe_ = 4 − 3 = 1 and cwnd 2, resends 1, and sends nothing more on that ACK
+        // (Sack1TcpAgent::recv calls send_much outside recovery only when dupacks_ == 0); the
+        // next ACK, in recovery, takes pipe to 0 and fills the window.
+        let (mut fx, _) = Fx::with_window(ns2_sack(), 4, 20.0);
+        assert_eq!(segs(&fx.ack(1)), vec![4]);
+        assert!(fx.ack_with(1, 0, &[sack(2, 3)]).is_empty());
+        assert!(fx.ack_with(1, 0, &[sack(2, 4)]).is_empty());
+        assert_eq!(segs(&fx.ack_with(1, 0, &[sack(2, 5)])), vec![1], "pipe 1 < cwnd 2, but no send_much");
+        assert_eq!(fx.cwnd(), 2.0);
+        assert_eq!(segs(&fx.ack_with(1, 0, &[sack(2, 5)])), vec![5, 6]);
     }
 
     #[test]
