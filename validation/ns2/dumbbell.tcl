@@ -34,6 +34,9 @@
 #              the timeouts that end an ECN window reduction; 0 for timing runs   default 1
 #   cwnd_trace a file name: every sender's cwnd_ and ssthresh_ changes are
 #              written there (ns-2 variable trace, for diagnosis)             default none
+#   pkt_trace  a file name: ns-2's queue trace of flow pkt_flow's access link, both
+#              ways (its data and its ACKs; beside afsim's --capture)        default none
+#   pkt_flow   the flow pkt_trace follows                                    default 0
 #
 # Output: one JSON object on stdout (see `finish` below): per-flow goodput, retransmissions and
 # timeouts, bottleneck counters, wall_s (the event loop from simulated time 0 to the end) and
@@ -54,6 +57,7 @@ array set opt {
     flows 10 rate 10Mb ecn 0 seed 1 duration 60 start_step "" window 1000
     iw 2 lt 1 access_q 1000 marks 1 cwnd_trace "" variant newreno events 1
     bq red bq_limit 500 tick 0.01 access_rate 100Mb minrto 0.2
+    pkt_trace "" pkt_flow 0
 }
 parse_options dumbbell.tcl opt $argv
 set N $opt(flows)
@@ -150,6 +154,12 @@ if {$opt(events)} {
 for {set i 0} {$i < $N} {incr i} {
     lassign [greedy_flow $ns $src($i) $dst($i) $AGENTS $i [expr {$i * $opt(start_step)}] $evtrace] tcp($i) sink($i)
 }
+set pktchan ""
+if {$opt(pkt_trace) != ""} {
+    set pktchan [open $opt(pkt_trace) w]
+    $ns trace-queue $src($opt(pkt_flow)) $r1 $pktchan
+    $ns trace-queue $r1 $src($opt(pkt_flow)) $pktchan
+}
 if {$opt(cwnd_trace) != ""} {
     set cwndchan [open $opt(cwnd_trace) w]
     for {set i 0} {$i < $N} {incr i} {
@@ -161,9 +171,10 @@ if {$opt(cwnd_trace) != ""} {
 
 # ------------------------------------------------------------------ report
 proc finish {} {
-    global ns opt N T tcp sink qmon qint markchan evchan wall0 setup0
+    global ns opt N T tcp sink qmon qint markchan evchan pktchan wall0 setup0
     set wall [expr {([clock microseconds] - $wall0) / 1e6}]
     set setup [expr {($wall0 - $setup0) / 1e6}]
+    if {$pktchan != ""} { close $pktchan }
     set flows {}
     for {set i 0} {$i < $N} {incr i} {
         # TCPSink bytes_: in-order bytes handed to the application, counted in IP packet

@@ -40,12 +40,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import platform
 import sys
-import time
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -53,7 +51,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
-from grid import DUMBBELL_METRICS, Cell, dump, fmt_pct, fmt_z, run_one, summarise  # noqa: E402
+from grid import DUMBBELL_METRICS, Cell, dump, fmt_pct, fmt_z, run_jobs, summarise  # noqa: E402
 
 OUT = HERE / "ties"
 
@@ -239,25 +237,11 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = [(k, replace(parse_key(k), access_mbps=a)) for k in args.cells for a in args.access]
     seeds = range(1, args.seeds + 1)
-    jobs = [(sim, c, s) for _, c in rows for s in seeds for sim in ("ns-2", "afsim")]
+    jobs = [(sim, c, s, args.duration) for _, c in rows for s in seeds for sim in ("ns-2", "afsim")]
     jobs.sort(key=lambda j: -j[1].flows * (4 if j[0] == "ns-2" else 1))
-    t0 = time.perf_counter()
-    done = [0]
-    procs = ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn"))
-
-    def go(j: tuple[str, Cell, int]) -> dict[str, Any]:
-        r = run_one(j[0], j[1], j[2], args.duration, True, procs)
-        done[0] += 1
-        if not r["ok"]:
-            print(f"FAILED {r['sim']} {r['cell']} seed {r['seed']}: {r['error']}", file=sys.stderr)
-        if done[0] % 20 == 0:
-            print(f"{done[0]}/{len(jobs)} runs, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-        return r
-
-    with procs, ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        runs = list(pool.map(go, jobs))
+    runs, wall = run_jobs(jobs, True, args.jobs, every=20)
     meta = {"command": cmd, "seeds": args.seeds, "duration": args.duration, "runs": len(runs),
-            "wall_s": time.perf_counter() - t0, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+            "wall_s": wall, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
             "cells": {k: CELLS.get(k, "") for k in args.cells}, "access_mbps": args.access}
     cells_ = [c for _, c in rows]
     summary = summarise(cells_, runs)
