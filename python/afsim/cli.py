@@ -227,6 +227,17 @@ def build_parser() -> argparse.ArgumentParser:
     repro_p.add_argument(
         "--no-store", action="store_true", help="keep no runs: every run is computed afresh"
     )
+    repro_p.add_argument(
+        "--ns2", choices=("committed", "run", "off"), default="committed",
+        help="the ns-2 column (papers with an ns-2 twin: leung, gtfrc, giacomazzi): 'committed' "
+        "reads the ns-2 runs committed with afsim (default); 'run' runs the missing ones with "
+        "ns-2 2.35 (apt-get install ns2), kept in the store; 'off' leaves the column out",
+    )
+    repro_p.add_argument(
+        "--ns2-save", action="store_true",
+        help="with --ns2 run: write the ns-2 runs used over the committed results shipped with "
+        "afsim (afsim/reproduce/data/ns2/PAPER.json.gz; for afsim's developers)",
+    )
     repro_p.set_defaults(func=cmd_reproduce)
     return parser
 
@@ -854,6 +865,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         value = getattr(args, name)
         if value is not None and value < 1:
             raise UsageError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+    if args.ns2_save and args.ns2 != "run":
+        raise UsageError("--ns2-save writes the ns-2 runs of --ns2 run; add --ns2 run")
     module = reproduce.paper_module(args.paper)
     try:
         paper = module.paper()
@@ -877,11 +890,18 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             paper, mode,
             jobs=args.jobs, only=args.only, show_progress=sys.stderr.isatty(),
             variants=not args.no_variants, robustness=not args.no_robustness,
-            store=None if args.no_store else (args.store or out / "store"),
+            store=None if args.no_store else (args.store or out / "store"), ns2=args.ns2,
         )
     except reproduce.RunFailed as e:
         _error(str(e))
         return EXIT_CONSERVATION if e.kind == "conservation" else EXIT_USAGE
+    if rep.ns2 is not None:
+        for message in rep.ns2.messages:
+            sys.stderr.write(f"afsim: ns-2: {message}\n")
+        if args.ns2_save:
+            from afsim.reproduce.twin import save
+
+            sys.stderr.write(f"afsim: ns-2 runs saved to {save(rep.ns2, rep.paper.id)}\n")
     written = reproduce.write_outputs(rep, out)
     if args.format == "json":
         import json

@@ -47,6 +47,9 @@ class ClaimResult:
     holds: bool | None
     measured: dict[str, Any]
     detail: str = ""
+    #: Every (experiment, point labels, metric) the claim read, in order: what
+    #: ``twin.claim_case`` compares between afsim and ns-2.
+    reads: tuple[tuple[str, Mapping[str, Label], str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -90,8 +93,10 @@ class Checks:
         self.measured: dict[str, Any] = {}
         self.conditions: list[bool | None] = []
         self.missing = False
+        self.reads: list[tuple[str, Mapping[str, Label], str]] = []
 
     def mean(self, name: str, experiment: str, labels: Mapping[str, Label], metric: str) -> float | None:
+        self.reads.append((experiment, dict(labels), metric))
         v = self.view.mean(experiment, labels, metric)
         self.measured[name] = v if v is not None else math.nan
         if v is None:
@@ -128,9 +133,10 @@ class Checks:
         self.conditions.extend(conditions)
 
     def result(self, detail: str = "") -> ClaimResult:
+        reads = tuple(self.reads)
         if self.missing or not self.conditions or any(c is None for c in self.conditions):
-            return ClaimResult(None, self.measured, "not every point it needs ran")
-        return ClaimResult(all(bool(c) for c in self.conditions), self.measured, detail)
+            return ClaimResult(None, self.measured, "not every point it needs ran", reads)
+        return ClaimResult(all(bool(c) for c in self.conditions), self.measured, detail, reads)
 
 
 def claim(fn: Callable[[Checks], None]) -> Callable[[View], ClaimResult]:
@@ -170,6 +176,11 @@ class ClaimVerdict:
     null: ClaimResult
     variants: dict[str, ClaimResult]
     robustness: RobustVerdict | None
+    #: ns-2's twin of the claim's experiments (None: no ns-2 column), the case it makes with
+    #: afsim's (``twin.claim_case``) and the numbers both read.
+    ns2: ClaimResult | None = None
+    case: str | None = None
+    differences: list[Any] = field(default_factory=list)
 
     @property
     def discriminating(self) -> bool:
@@ -205,13 +216,24 @@ class ClaimVerdicts:
             return c.afsim
         if reading == "null":
             return c.null
+        if reading == "ns2":
+            return c.ns2
         return c.variants.get(reading)
+
+    def cases(self) -> dict[str, int]:
+        """How many claims fall in each case beside ns-2 (``twin``'s cases)."""
+        out: dict[str, int] = {}
+        for c in self.claims:
+            if c.case is not None:
+                out[c.case] = out.get(c.case, 0) + 1
+        return out
 
 
 def evaluate_all(rep: Reproduction) -> ClaimVerdicts:
     """Every claim under afsim's default, the null model, each variant and the robustness
     design."""
     from afsim.reproduce.robustness import summarise
+    from afsim.reproduce.twin import claim_case
 
     paper = rep.paper
     afsim = View(rep.aggregates, "afsim")
@@ -234,6 +256,10 @@ def evaluate_all(rep: Reproduction) -> ClaimVerdicts:
         if rep.design:
             per_point = [s.evaluate(View(rep.aggregates, f"#{k}", f"#{k}")) for k in range(len(rep.design))]
             robust = summarise(paper.unstated, rep.design, [r.holds for r in per_point])
-        out.append(ClaimVerdict(s, s.evaluate(afsim), s.evaluate(null), variants, robust))
+        cv = ClaimVerdict(s, s.evaluate(afsim), s.evaluate(null), variants, robust)
+        if rep.ns2 is not None:
+            cv.ns2 = s.evaluate(View(rep.ns2.aggregates, "ns-2"))
+            cv.case, cv.differences = claim_case(cv.afsim, cv.ns2, rep.aggregates, rep.ns2.aggregates)
+        out.append(cv)
     counts = {k.value: sum(1 for s in paper.statements if s.kind is k) for k in Kind}
     return ClaimVerdicts(list(paper.statements), out, counts)

@@ -68,6 +68,7 @@ from afsim.sweep.worker import RunFailed
 if TYPE_CHECKING:
     from afsim.reproduce.claims import Statement
     from afsim.reproduce.robustness import Unstated
+    from afsim.reproduce.twin import Column, Twin
     from afsim.results import Results
 
 #: Label values a point may carry (they appear in tables and JSON as they are).
@@ -302,6 +303,8 @@ class Paper:
     design_overrides: DesignOverrides | None = None
     #: Figures ``report.write_outputs`` draws besides ``figures`` (None: none).
     extra_figures: ExtraFigures | None = None
+    #: The ns-2 twin of the paper's experiments (``twin``; None: no ns-2 column).
+    ns2: Twin | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -555,6 +558,8 @@ class Reproduction:
     verdicts: Any = None
     #: The store the runs were kept in, if any.
     store: Path | None = None
+    #: The ns-2 column (``twin.collect``), if the paper has a twin and it was asked for.
+    ns2: Column | None = None
 
     @property
     def runs_from_store(self) -> int:
@@ -638,12 +643,15 @@ def replications_of(e: Experiment, mode: Mode) -> int:
 def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
               only: Sequence[str] | None = None, show_progress: bool = False,
               variants: bool = True, robustness: bool = True,
-              store: str | Path | None = None) -> Reproduction:
+              store: str | Path | None = None, ns2: str = "committed") -> Reproduction:
     """Runs a paper's experiments (``only`` those ids, if given), its variants and its
     robustness design in ``mode``, and judges them (``scoring.judge``). With ``store`` (a
-    folder), finished runs are kept there and reused: an interrupted reproduction resumes."""
+    folder), finished runs are kept there and reused: an interrupted reproduction resumes.
+    ``ns2`` is where the ns-2 column comes from: ``"committed"``, ``"run"`` or ``"off"``
+    (``twin``)."""
     import afsim
     from afsim.reproduce.scoring import judge
+    from afsim.reproduce.twin import collect
 
     start = time.monotonic()
     experiments, design_points = expand(paper, mode, only, variants=variants, robustness=robustness)
@@ -666,12 +674,14 @@ def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
                 runs.append((e.id, pi, seed, index[key]))
 
     outcomes = run_tasks(tasks, jobs, store=store, show_progress=show_progress)
+    column = collect(paper, mode, experiments, source=ns2, jobs=jobs,
+                     store=Path(store) if store is not None else None, progress=show_progress)
     rep = Reproduction(
         paper=paper, mode=mode, jobs=jobs, experiments=experiments, tasks=tasks,
         outcomes=outcomes, runs=runs, aggregates=aggregate(experiments, runs, outcomes),
         null=null_aggregates(paper, experiments), design=design_points,
         wall_seconds=time.monotonic() - start, afsim_version=afsim.__build__,
-        store=store_dir(store, tasks) if store is not None else None)
+        store=store_dir(store, tasks) if store is not None else None, ns2=column)
     rep.verdicts = judge(rep)
     return rep
 

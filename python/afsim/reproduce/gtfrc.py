@@ -48,12 +48,13 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from afsim.reproduce import core
 from afsim.reproduce.claims import Checks, ClaimResult, Kind, Statement, gt, lt
 from afsim.reproduce.core import Experiment, Mode, Paper, Point, View
 from afsim.reproduce.robustness import Unstated
+from afsim.reproduce.twin import NotInNs2, Twin
 
 if TYPE_CHECKING:
     import numpy as np
@@ -1380,12 +1381,89 @@ def _mark_paper(ax, panel: Panel, values, colours: Sequence[str]) -> None:  # no
 # The reproduction
 
 
+# ---------------------------------------------------------------------------------------------
+# The paper's own simulator: ns-2.28 with the Nortel DiffServ module (§4.1, ref. [22]); the twin
+# runs ns-2.35 (afsim/ns2/gtfrc.tcl)
+
+#: Each experiment's flows, in the scenario file's order, with their transport.
+FLOW_KINDS = {"two_tfrc": (("a", "tfrc"), ("b", "tfrc")), "tfrc_tcp": (("a", "tfrc"), ("b", "tcp")),
+              "two_tcp": (("a", "tcp"), ("b", "tcp")),
+              "tcp_4_tfrc": (("one", "tcp"), *((f"x{i}", "tfrc") for i in range(4))),
+              "tfrc_4_tcp": (("one", "tfrc"), *((f"x{i}", "tcp") for i in range(4)))}
+
+NS2_DESCRIPTION = (
+    "ns-2.35's Queue/dsRED (the Nortel DiffServ module the paper used, ref. [22]): a TokenBucket "
+    "policy per flow at the edge (its target rate, 10^4-byte bucket), RIO-C with §4.1's curves at "
+    "core -> egress, Agent/TFRC and Agent/TFRCSink with ns-2.35's defaults, Agent/TCP/Newreno "
+    "with the scenario files' ns-2.28 settings, on the topology and values of afsim's "
+    "scenarios/gtfrc/*.toml (afsim/ns2/gtfrc.tcl; the same parameters as each afsim run, seeds "
+    "1…n as ns-2's RNG seed). TFRC and TCP panels run, and so do the time series (the run "
+    "stopped at t). Not in ns-2: gTFRC (the paper's own modification of TFRC, §3.2), so every "
+    "(b) panel of Figs. 4–7 and 9–15 with a gTFRC flow. The paper ran ns-2.28, whose TFRC slow "
+    "start differs from ns-2.35's (docs/assumptions.md): the twin is ns-2.35, as afsim's ns2 "
+    "preset. Measured differently from afsim: a TFRC sender's computed rate is its rate_ "
+    "sampled every 10 ms (afsim records every change), and ns-2's ldrops per code point count "
+    "overflow and forced drops together, so the twin's *.overflow is ldrops.")
+
+
+def ns2_args(e: Experiment, overrides: Mapping[str, str], seed: int) -> list[str] | NotInNs2:
+    """The ns-2 twin's arguments for one afsim run of ``e``, or why ns-2 cannot run it."""
+    from afsim import ns2
+
+    flows = FLOW_KINDS[e.id.removesuffix("_t")]
+    p = ns2.scenario_params(e.scenario, overrides)
+    gtfrc = [name for name, kind in flows if kind == "tfrc" and p.get(f"target_{name}", "none") != "none"]
+    if gtfrc:
+        return NotInNs2("gTFRC (§3.2, the paper's modification of TFRC) is not in ns-2")
+    delays = [p[f"delay_{n}"] if f"delay_{n}" in p else p["delay"] for n, _ in flows]
+    return [
+        f"seed={seed}", f"duration={ns2.seconds(p['duration']):g}",
+        f"warmup={ns2.seconds(p['warmup']):g}",
+        "names=" + " ".join(n for n, _ in flows), "kinds=" + " ".join(k for _, k in flows),
+        "targets=" + " ".join(f"{ns2.bits_per_second(p[f'tr_{n}']):.0f}" for n, _ in flows),
+        "delays=" + " ".join(delays), f"edge_rate={ns2.rate(p['edge_rate'])}",
+        f"edge_delay={p['edge_delay']}", f"w_q={float(p['w_q']):g}",
+        f"tcp_size={int(p['tcp_packet_size'].removesuffix('B'))}" if "tcp_packet_size" in p else "tcp_size=1540",
+        f"tcp_window={ns2.packets(p['tcp_window'])}" if "tcp_window" in p else "tcp_window=20",
+    ]
+
+
+def ns2_results(raw: dict[str, Any]) -> Any:
+    """A gtfrc.tcl run in afsim's table shapes: flows (throughput over the measured interval,
+    bytes sent and delivered, target), the bottleneck's colours (dsRED's counters per code
+    point: ldrops as drops_overflow), the TFRC senders' sampled rate as their trace."""
+    import pandas as pd
+
+    from afsim import ns2
+
+    flows = raw["flows"]
+    end, warmup = float(raw["duration_s"]), float(raw["warmup_s"])
+    table = ns2.flows_table(
+        [f["name"] for f in flows], end - warmup, delivered_bytes=raw["delivered"],
+        total_delivered_bytes=raw["total"],
+        extra={"kind": [f["kind"] for f in flows], "bytes_sent": raw["sent"],
+               "contract_kbps": [f["target_bps"] / 1000.0 for f in flows]})
+    colours = pd.DataFrame([
+        {"queue": BOTTLENECK, "level": level, "arrivals": c["arrivals"],
+         "drops_overflow": c["other_drops"], "drops_early": c["early_drops"], "drops_forced": math.nan}
+        for level, c in ((0, raw["bottleneck"]["10"]), (1, raw["bottleneck"]["12"]))])
+    rows = raw.get("xrow", [])
+    traces = pd.DataFrame({
+        "flow": [flows[int(r[0])]["name"] for r in rows], "time_s": [r[1] for r in rows],
+        "x_kbps": [8.0 * r[2] / 1000.0 for r in rows], "p": [r[3] for r in rows]})
+    return ns2.Ns2Results(flows=table, colours=colours, tfrc_traces=traces, end_time_s=end,
+                          summary={"warmup_s": warmup}, raw=raw)
+
+
+TWIN = Twin("gtfrc.tcl", ns2_args, ns2_results, NS2_DESCRIPTION)
+
+
 def paper(scenarios_dir: Path | None = None) -> Paper:
     """The reproduction of this paper: experiments, statements, published values, null model
     and unstated parameters; its figures are time series (``extra_figures``)."""
     return Paper(PAPER_ID, TITLE, CITATION, experiments(scenarios_dir), STATEMENTS, (), DATA,
                  null_model, NULL_DESCRIPTION, (), UNSTATED,
-                 design_overrides=design_overrides, extra_figures=extra_figures)
+                 design_overrides=design_overrides, extra_figures=extra_figures, ns2=TWIN)
 
 
 def mode(quick: bool, budget: int | None = None, replications: int | None = None) -> Mode:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any
 from afsim.reproduce.claims import Checks, ClaimResult, Kind, Statement, gt, lt
 from afsim.reproduce.core import Experiment, Figure, Mode, Paper, Point, Variant, View
 from afsim.reproduce.robustness import Unstated
+from afsim.reproduce import report_ns2
+from afsim.reproduce.twin import NotInNs2, Twin
 
 if TYPE_CHECKING:
     from afsim.reproduce.core import Reproduction
@@ -903,6 +905,8 @@ def _bars(rep: Reproduction, fig: Figure, ax: Any, *, group: str, groups: Sequen
         xs = [i + (j - (len(metrics) - 1) / 2) * width for i in range(len(groups))]
         ax.bar(xs, ys, width * 0.95, yerr=errs, capsize=2, color=colours[j % len(colours)],
                label=f"afsim {name}")
+        report_ns2.mark_points(ax, xs, [report_ns2.stat_at(rep, fig.experiment, {**fixed, group: g}, metric)
+                                        for g in groups], label="ns-2" if j == 0 else None)
     for label, y, style in marks:
         ax.axhline(y, color="black", linestyle=style, linewidth=0.9, label=f"paper: {label}")
     for low, high, label in bands:
@@ -942,9 +946,11 @@ def draw_fig5(rep: Reproduction, fig: Figure, ax: Any) -> None:
 
 def _grouped(ax: Any, rows: list[tuple[Point, dict[str, Any]]], metric: str, group_key: str,
              groups: Sequence[Any], series_key: str, series: Sequence[Any],
-             labels: Sequence[str], top: float = 1.05) -> tuple[float, list[list[float]]]:
+             labels: Sequence[str], top: float = 1.05, ns2: View | None = None,
+             experiment: str = "") -> tuple[float, list[list[float]]]:
     """Bars of ``metric`` (mean, 95 % interval): one group per value of ``group_key``, one bar
-    per value of ``series_key``. Returns the bar width and each series' bar positions."""
+    per value of ``series_key``; with ``ns2``, ns-2's means of ``experiment`` as crosses.
+    Returns the bar width and each series' bar positions."""
     width = 0.8 / len(series)
     positions = []
     for j, (v, label) in enumerate(zip(series, labels, strict=True)):
@@ -956,6 +962,9 @@ def _grouped(ax: Any, rows: list[tuple[Point, dict[str, Any]]], metric: str, gro
         xs = [i + (j - (len(series) - 1) / 2) * width for i in range(len(groups))]
         ax.bar(xs, ys, width * 0.95, yerr=errs, capsize=2, label=label)
         positions.append(xs)
+        if ns2 is not None:
+            report_ns2.mark_points(ax, xs, [ns2.stat(experiment, {series_key: v, group_key: g}, metric)
+                                            for g in groups], label="ns-2" if j == 0 else None)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, fontsize=8)
     ax.set_ylim(0, top)
@@ -963,11 +972,16 @@ def _grouped(ax: Any, rows: list[tuple[Point, dict[str, Any]]], metric: str, gro
     return width, positions
 
 
+def _ns2_view(rep: Reproduction) -> View | None:
+    return View(rep.ns2.aggregates, "ns-2") if rep.ns2 is not None else None
+
+
 def _bars_two(rep: Reproduction, fig: Figure, ax: Any, key: str, values: Sequence[Any], unit: str) -> None:
     """FIEB per strategy, one bar per value of ``key`` (the bottleneck, the RTT set)."""
     rows = rep.aggregates.by_experiment.get(fig.experiment, [])
     width, _ = _grouped(ax, rows, "fieb", "strategy", STRATEGIES, key, values,
-                        [f"afsim, {key} {v} {unit}".strip() for v in values], top=1.15)
+                        [f"afsim, {key} {v} {unit}".strip() for v in values], top=1.15,
+                        ns2=_ns2_view(rep), experiment=fig.experiment)
     if key == "rtt_set":
         # §4.1: mark-tail +16 %, mark-front and mark-random about +9 % over non-ECN (set #1)
         base = next((x.get("fieb") for p, x in rows if p.matches({key: 1, "strategy": "non-ECN"})), None)
@@ -1006,7 +1020,8 @@ def _fieb_by_scheme(rep: Reproduction, fig: Figure, ax: Any, stated: dict[str, l
     (``band``), a minimum (``min``) or a value (``value``, for one strategy or all)."""
     rows = rep.aggregates.by_experiment.get(fig.experiment, [])
     width, positions = _grouped(ax, rows, "fieb", "strategy", ECN_STRATEGIES, "scheme", SCHEMES,
-                                [f"afsim, {SCHEME_NAMES[sc]}" for sc in SCHEMES])
+                                [f"afsim, {SCHEME_NAMES[sc]}" for sc in SCHEMES],
+                                ns2=_ns2_view(rep), experiment=fig.experiment)
     for sc, xs in zip(SCHEMES, positions, strict=True):
         for kind, *args in stated.get(sc, []):
             if kind in ("band", "min"):
@@ -1055,11 +1070,82 @@ FIGURES = (
 )
 
 
+# ---------------------------------------------------------------------------------------------
+# The paper's own simulator: ns-2 (§1, [16]); the twin is afsim/ns2/leung.tcl
+
+#: Topology 1's access delay (topology1.toml's S -> E1 links: RTT 130 ms = 2 × (53 + 12) ms).
+TOPOLOGY1_ACCESS = "53ms"
+
+NS2_DESCRIPTION = (
+    "ns-2.35's Queue/dsRED (the Nortel DiffServ module): a TSW2CM tagger per source at E1 and "
+    "RIO (setMREDMode RIO-C or RIO-D, configQ with §3.1's tuples) at R1 -> R2, Agent/TCP/Reno "
+    "(or the scenario's variant) with its sink, on the topology and values of afsim's "
+    "topology1.toml and topology2.toml (afsim/ns2/leung.tcl; the same parameters as each afsim "
+    "run, seeds 1…n as ns-2's RNG seed). ns-2's dsRED has an ECN path that marks the arriving "
+    "packet (mark-tail, dsredq.cc); non-ECN and mark-tail run, with neither scheme. Not in ns-2: "
+    "mark-front and mark-random (the paper's own ECN positions), the OUT Marking Scheme and the "
+    "Throughput Sustaining Scheme (the paper's contributions), and forced drops of ECN-capable "
+    "packets beyond max_th (plain RED's, the red_forced variant). CE marks received are not "
+    "counted by the twin.")
+
+
+def ns2_args(e: Experiment, overrides: Mapping[str, str], seed: int) -> list[str] | NotInNs2:
+    """The ns-2 twin's arguments for one afsim run of ``e`` (its overrides and seed), or why
+    ns-2 cannot run it."""
+    from afsim import ns2
+
+    p = ns2.scenario_params(e.scenario, overrides)
+    if p["ecn_marking"] in ("front", "random"):
+        return NotInNs2(f"mark-{p['ecn_marking']}: ns-2's dsRED marks only the arriving packet "
+                        "(dsredq.cc, redQueue::enque returns PKT_MARKED for the arrival)")
+    if p["out_marking"] == "true":
+        return NotInNs2("the OUT Marking Scheme (§5.1) is the paper's own: not in ns-2")
+    if any(v != "none" for k, v in p.items() if k.startswith("sustain_")):
+        return NotInNs2("the Throughput Sustaining Scheme (§5.2) is the paper's own: not in ns-2")
+    ecn = p["tcp_ecn"] == "true"
+    if ecn != (p["ecn_marking"] != "none"):
+        return NotInNs2("ECN-capable TCP without a marking queue (or the reverse): dsRED's ecn_ "
+                        "and the agents' ecn_ are one switch in the twin")
+    if ecn and p["ecn_forced"] != "mark":
+        return NotInNs2("forced drops of ECN-capable packets beyond max_th are plain RED's "
+                        "(red.cc); dsRED marks them (dsredq.cc)")
+    if e.scenario.name == "topology1.toml":
+        targets, access, bottleneck = TARGETS_1, [TOPOLOGY1_ACCESS] * 3, p["bottleneck"]
+    else:
+        targets = TARGETS_2
+        access = [p[f"access_{i}"] for i in range(1, len(TARGETS_2) + 1)]
+        bottleneck = p["bottleneck"]
+    return [
+        f"seed={seed}", f"duration={float(p['duration_s']):g}",
+        f"bottleneck={ns2.rate(bottleneck)}", f"access_rate={ns2.rate(p['access_rate'])}",
+        "targets=" + " ".join(f"{1000 * r:.0f}" for r in targets),
+        "access=" + " ".join(access),
+        f"tsw_window={ns2.seconds(p['tsw_window']):g}", f"w_q={float(p['w_q']):g}",
+        f"mode={'RIO-C' if p['coupling'] == 'coupled' else 'RIO-D'}",
+        f"ecn={int(ecn)}", f"variant={p['tcp_variant']}",
+        f"window={ns2.packets(p['tcp_window'])}", f"tick={ns2.seconds(p['tcp_tick']):g}",
+    ]
+
+
+def ns2_results(raw: dict[str, Any]) -> Any:
+    """A leung.tcl run in afsim's table shapes (flows f1…fN: delivered IP bits, timeouts)."""
+    from afsim import ns2
+
+    n = len(raw["delivered"])
+    duration = float(raw["duration_s"])
+    flows = ns2.flows_table([f"f{i}" for i in range(1, n + 1)], duration,
+                            delivered_bytes=raw["delivered"], timeouts=raw["timeouts"])
+    return ns2.Ns2Results(flows=flows, end_time_s=duration, raw=raw)
+
+
+TWIN = Twin("leung.tcl", ns2_args, ns2_results, NS2_DESCRIPTION)
+
+
 def paper(scenarios_dir: Path | None = None) -> Paper:
     """The reproduction of this paper: experiments, statements, figures, stated values, null
     model, variants and unstated parameters."""
     return Paper(PAPER_ID, TITLE, CITATION, experiments(scenarios_dir), STATEMENTS, FIGURES, DATA,
-                 null_model, NULL_DESCRIPTION, VARIANTS, UNSTATED)
+                 null_model, NULL_DESCRIPTION, VARIANTS, UNSTATED, ns2=TWIN)
 
 
 def mode(quick: bool, budget: int | None = None, replications: int | None = None) -> Mode:

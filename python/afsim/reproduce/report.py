@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from afsim.reproduce.claims import ClaimResult, ClaimVerdict, Kind
 from afsim.reproduce.core import Experiment, Figure, Label, Reproduction, Stat, _num
 from afsim.reproduce.scoring import Comparison, Score, Verdict, Verdicts
+from afsim.reproduce import report_ns2
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -130,6 +131,7 @@ def headline(rep: Reproduction) -> list[str]:
     lines.append(f"- **Claims:** {h} of {e} checkable claims hold under afsim's defaults; the "
                  f"null model satisfies {hn} of {en}, and {both} of afsim's {h} are claims the "
                  f"null model satisfies too (not discriminating).")
+    lines += report_ns2.headline_lines(rep)
     for var in rep.paper.variants:
         if var.id in v.variants:
             lines.append(f"- Variant *{var.label}*: {variant_score_text(v, var.id)}.")
@@ -224,6 +226,7 @@ def render_markdown(rep: Reproduction, figures: Mapping[str, Sequence[Path]] | N
     for kind, t in v.tolerances.items():
         lines.append(f"| {kind} | {t.text()} | {_md(t.source)} |")
     lines += ["", "## The null model", "", rep.paper.null_description, ""]
+    lines += report_ns2.section(rep)
     if rep.paper.variants:
         lines += ["## Variants", "",
                   "Readings of what the paper leaves open, other than the default. Each runs the "
@@ -270,6 +273,8 @@ def _statements_section(rep: Reproduction) -> list[str]:
              "satisfies too is *not discriminating*: agreeing there says nothing about the "
              "simulation. The numbers each verdict rests on follow the table.", ""]
     head = ["claim", "where", "afsim", "null model", *(f"{x}" for x in variant_ids)]
+    if rep.ns2 is not None:
+        head += ["ns-2", "beside ns-2"]
     if rep.design:
         head.append(f"robustness ({len(rep.design)} points)")
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -279,6 +284,8 @@ def _statements_section(rep: Reproduction) -> list[str]:
             afsim += " (not discriminating)"
         row = [f"[{cv.statement.id}](#{cv.statement.id})", _md(cv.statement.where), afsim,
                holds_text(cv.null), *(holds_text(cv.variants.get(x)) for x in variant_ids)]
+        if rep.ns2 is not None:
+            row += [holds_text(cv.ns2), cv.case or "–"]
         if rep.design:
             r = cv.robustness
             row.append("–" if r is None else _md(r.text()))
@@ -295,6 +302,7 @@ def _statements_section(rep: Reproduction) -> list[str]:
             r = cv.variants.get(x)
             if r is not None:
                 lines.append(f"- variant {x}: {holds_text(r)} — {_md(_measured_text(r))}")
+        lines += report_ns2.claim_lines(cv, _measured_text)
         if cv.robustness is not None and cv.robustness.evaluated:
             r = cv.robustness
             marks = " ".join("✓" if h else "✗" if h is False else "–" for h in r.per_point)
@@ -346,12 +354,14 @@ def _tables_section(rep: Reproduction) -> list[str]:
     lines = ["## Published values", ""]
     notes_by_exp = {e.id: e.notes for e in rep.experiments}
     null_by = {id(c.value): c for c in v.null}
+    ns2_by = {id(c.value): c for c in v.ns2} if v.ns2 is not None else None
     var_by = {vid: {(c.value.table, c.value.row, c.value.column): c for c in comps}
               for vid, comps in v.variants.items()}
     for t in v.tables:
         tag = f" — {rep.mode.name.upper()} MODE" if not rep.mode.is_paper_budget else ""
         lines += [f"### {t.table}{tag}", "",
                   f"afsim: {t.afsim.text()}; null model: {t.null.text()}"
+                  + (f"; ns-2: {t.ns2.text()}" if t.ns2 is not None else "")
                   + "".join(f"; {vid}: {s.text()}" for vid, s in t.variants.items())
                   + ("" if t.discriminating else " — **not discriminating**"), ""]
         comps = [c for c in v.afsim if c.value.table == t.table]
@@ -360,6 +370,8 @@ def _tables_section(rep: Reproduction) -> list[str]:
         for note in dict.fromkeys(notes):  # experiments of one table may share notes
             lines.append(f"- note: {_md(note)}")
         head = ["row", "column", "paper", "afsim (mean ± 95 % CI)", "verdict", "null model", "verdict"]
+        if ns2_by is not None:
+            head += ["ns-2 (mean ± 95 % CI)", "verdict"]
         for vid in variant_ids:
             head += [vid, "verdict"]
         lines += ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -369,6 +381,11 @@ def _tables_section(rep: Reproduction) -> list[str]:
             row = [_md(c.value.row), _md(c.value.column), fmt_value(c.value.value, k),
                    fmt_stat(c.stat, k), verdict_mark(c),
                    fmt_value(nc.stat.mean if nc and nc.stat else None, k), verdict_mark(nc)]
+            if ns2_by is not None:
+                xc = ns2_by.get(id(c.value))
+                why = report_ns2.not_in_ns2(rep, c)
+                row += (["not in ns-2", "–"] if why else
+                        [fmt_stat(xc.stat if xc else None, k), verdict_mark(xc)])
             for vid in variant_ids:
                 vc = var_by[vid].get((c.value.table, c.value.row, c.value.column))
                 row += [fmt_stat(vc.stat if vc else None, k), verdict_mark(vc)]
@@ -384,6 +401,7 @@ def _tables_section(rep: Reproduction) -> list[str]:
 def to_json(rep: Reproduction) -> dict[str, Any]:
     v: Verdicts = rep.verdicts
     null_by = {id(c.value): c for c in v.null}
+    ns2_by = {id(c.value): c for c in v.ns2} if v.ns2 is not None else {}
     var_by = {vid: {id(c.value): c for c in comps} for vid, comps in v.variants.items()}
     values = []
     for c in v.afsim:
@@ -393,6 +411,8 @@ def to_json(rep: Reproduction) -> dict[str, Any]:
             "experiment": x.experiment, "point": dict(x.point), "metric": x.metric, "kind": x.kind,
             "afsim": c.as_dict(),
             "null": null_by[id(x)].as_dict() if id(x) in null_by else None,
+            **({"ns2": ns2_by[id(x)].as_dict() if id(x) in ns2_by else None,
+                "not_in_ns2": report_ns2.not_in_ns2(rep, c)} if v.ns2 is not None else {}),
             "variants": {vid: m[id(x)].as_dict() for vid, m in var_by.items() if id(x) in m},
         })
     claims_by = {c.statement.id: c for c in v.claims.claims}
@@ -412,6 +432,9 @@ def to_json(rep: Reproduction) -> dict[str, Any]:
                   "discriminating": cv.discriminating,
                   "variants": {k: result(r) for k, r in cv.variants.items()},
                   "robustness": cv.robustness.as_dict() if cv.robustness else None}
+            if rep.ns2 is not None:
+                d |= {"ns2": result(cv.ns2), "ns2_case": cv.case,
+                      "ns2_differences": [x.as_dict() for x in cv.differences]}
         statements.append(d)
     m = rep.mode
     return {
@@ -429,9 +452,12 @@ def to_json(rep: Reproduction) -> dict[str, Any]:
         "engine_seconds_simulated": rep.engine_seconds_simulated,
         "headline": headline(rep),
         "scores": {"afsim": v.score("afsim").as_dict(), "null": v.score("null").as_dict(),
+                   **({"ns2": v.score("ns2").as_dict()} if v.ns2 is not None else {}),
                    **{vid: v.score(vid).as_dict() for vid in v.variants}},
         "claims_hold": {r: dict(zip(("hold", "evaluated"), v.claims.holds(r), strict=True))
-                        for r in ("afsim", "null", *v.variants)},
+                        for r in ("afsim", "null", *(["ns2"] if v.ns2 is not None else []),
+                                  *v.variants)},
+        "ns2": report_ns2.to_json(rep),
         # each variant beside the default on exactly the same published values and claims
         "variants_against_default": {vid: variant_scores(v, vid) for vid in v.variants},
         "statement_counts": v.claims.counts,
@@ -445,6 +471,7 @@ def to_json(rep: Reproduction) -> dict[str, Any]:
         "unstated": [u.as_dict() for u in rep.paper.unstated],
         "design": rep.design,
         "tables": [{"table": t.table, "afsim": t.afsim.as_dict(), "null": t.null.as_dict(),
+                    **({"ns2": t.ns2.as_dict()} if t.ns2 is not None else {}),
                     "variants": {k: s.as_dict() for k, s in t.variants.items()},
                     "discriminating": t.discriminating} for t in v.tables],
         "values": values,
@@ -550,6 +577,11 @@ def render_figures(rep: Reproduction, out_dir: Path) -> dict[str, list[Path]]:
             xs_all.update(xs)
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, color=colour,
                         label=f"afsim, {sname} = {name}")
+            labels_of = {float(p.labels[fig_spec.x]): p.labels for p, _ in rows
+                         if p.labels.get(fig_spec.series) == name}
+            report_ns2.mark_points(
+                ax, xs, [report_ns2.stat_at(rep, fig_spec.experiment, labels_of[x], fig_spec.metric)
+                         for x in xs], colour=colour, label=f"ns-2, {sname} = {name}")
             paper_pts = sorted(
                 (float(x.point[fig_spec.x]), x.value) for x in v.values
                 if x.experiment == base and x.metric == fig_spec.metric
@@ -620,7 +652,8 @@ def write_outputs(rep: Reproduction, out_dir: str | Path) -> list[Path]:
                         row["packet_hops"], row["packets_generated"],
                         row["data_packets_generated"],
                         *(row["metrics"].get(k) for k in metric_names)])
-    return [report, json_path, runs_csv, *written]
+    ns2_csv = report_ns2.write_runs_csv(rep, out / "ns2-runs.csv")
+    return [report, json_path, runs_csv, *([ns2_csv] if ns2_csv else []), *written]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -641,7 +674,8 @@ def print_summary(rep: Reproduction, console: Console) -> None:
     for line in headline(rep):
         console.print(escape(line.replace("**", "")))
     claims = Table(title=f"Claims{tag}", title_justify="left", show_lines=True)
-    for h in ("claim", "where", "afsim", "null", *v.variants, *(["robustness"] if rep.design else [])):
+    for h in ("claim", "where", "afsim", "null", *(["ns-2", "beside ns-2"] if rep.ns2 else []),
+              *v.variants, *(["robustness"] if rep.design else [])):
         claims.add_column(h)
 
     def colour(r: ClaimResult | None) -> str:
@@ -652,7 +686,9 @@ def print_summary(rep: Reproduction, console: Console) -> None:
     for cv in v.claims.claims:
         row = [escape(cv.statement.id), escape(cv.statement.where), colour(cv.afsim)
                + ("" if cv.discriminating or not cv.afsim.holds else " [dim](not discr.)[/dim]"),
-               colour(cv.null), *(colour(cv.variants.get(x)) for x in v.variants)]
+               colour(cv.null),
+               *([colour(cv.ns2), escape(cv.case or "–")] if rep.ns2 else []),
+               *(colour(cv.variants.get(x)) for x in v.variants)]
         if rep.design:
             row.append(escape(cv.robustness.text() if cv.robustness else "–"))
         claims.add_row(*row)
@@ -662,9 +698,10 @@ def print_summary(rep: Reproduction, console: Console) -> None:
                       + ("" if t.discriminating else " — not discriminating"), title_justify="left")
         for h, just in (("row", "left"), ("column", "left"), ("paper", "right"),
                         ("afsim (mean ± 95% CI)", "right"), ("verdict", "center"),
-                        ("null", "right")):
+                        ("null", "right"), *((("ns-2", "right"),) if v.ns2 is not None else ())):
             table.add_column(h, justify=just)  # type: ignore[arg-type]
         null_by = {id(c.value): c for c in v.null}
+        ns2_by = {id(c.value): c for c in v.ns2} if v.ns2 is not None else None
         for c in v.afsim:
             if c.value.table != t.table:
                 continue
@@ -672,7 +709,10 @@ def print_summary(rep: Reproduction, console: Console) -> None:
             nc = null_by.get(id(c.value))
             table.add_row(escape(c.value.row), escape(c.value.column), fmt_value(c.value.value, k),
                           fmt_stat(c.stat, k), verdict_mark(c).replace("**", ""),
-                          fmt_value(nc.stat.mean if nc and nc.stat else None, k))
+                          fmt_value(nc.stat.mean if nc and nc.stat else None, k),
+                          *([("not in ns-2" if report_ns2.not_in_ns2(rep, c) else
+                              fmt_stat(ns2_by[id(c.value)].stat if id(c.value) in ns2_by else None, k))]
+                            if ns2_by is not None else []))
         console.print(table)
     console.print(f"[dim]{escape(terminal_runs_line(rep))}[/dim]")
 

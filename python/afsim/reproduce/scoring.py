@@ -237,12 +237,13 @@ class Score:
 
 @dataclass
 class TableVerdict:
-    """One table of the paper: afsim's, the null model's and each variant's scores."""
+    """One table of the paper: afsim's, the null model's, each variant's and ns-2's scores."""
 
     table: str
     afsim: Score
     null: Score
     variants: dict[str, Score]
+    ns2: Score | None = None
 
     @property
     def discriminating(self) -> bool:
@@ -263,11 +264,13 @@ class Verdicts:
     tables: list[TableVerdict]
     claims: ClaimVerdicts
     notes: list[str] = field(default_factory=list)
+    #: ns-2's twin on the same values (None: no ns-2 column).
+    ns2: list[Comparison] | None = None
 
     def _ran(self, reading: str) -> list[Comparison]:
         """``reading``'s comparisons of the values its runs could reach."""
         comps = (self.afsim if reading == "afsim" else self.null if reading == "null"
-                 else self.variants[reading])
+                 else (self.ns2 or []) if reading == "ns2" else self.variants[reading])
         return [c for c in comps if c.verdict is not Verdict.NOT_RUN]
 
     def score(self, reading: str = "afsim") -> Score:
@@ -297,10 +300,13 @@ def judge(rep: Reproduction) -> Verdicts:
         vals = [v for v in values if f"{v.experiment}@{var.id}" in ran]
         if vals:
             variants[var.id] = compare(vals, tolerances, View(rep.aggregates, var.id, f"@{var.id}"))
+    ns2 = (compare(values, tolerances, View(rep.ns2.aggregates, "ns-2"))
+           if rep.ns2 is not None else None)
     tables = []
     for table in dict.fromkeys(v.table for v in values):
         def pick(comps: Sequence[Comparison], t: str = table) -> list[Comparison]:
             return [c for c in comps if c.value.table == t]
         tables.append(TableVerdict(table, Score.of(pick(afsim)), Score.of(pick(null)),
-                                   {k: Score.of(pick(c)) for k, c in variants.items() if pick(c)}))
-    return Verdicts(values, tolerances, afsim, null, variants, tables, evaluate_all(rep))
+                                   {k: Score.of(pick(c)) for k, c in variants.items() if pick(c)},
+                                   Score.of(pick(ns2)) if ns2 is not None else None))
+    return Verdicts(values, tolerances, afsim, null, variants, tables, evaluate_all(rep), ns2=ns2)
