@@ -947,7 +947,7 @@ fn dsredq_spacing_takes_ecn_tail_with_forced_marks_and_refuses_what_dsred_cannot
     let text = queue(&format!("{{ {RIO}, ecn = \"front\" }}"));
     expect(&text, "\"front\"", 0, "link[0].queue.ecn", "ecn = \"front\" cannot be spacing \"dsredq\"");
     let text = queue(&format!("{{ {RIO}, ecn = \"random\" }}"));
-    expect(&text, "\"random\"", 0, "link[0].queue.ecn", "marks only the arriving packet; use ecn = \"tail\", or spacing \"red\"");
+    expect(&text, "\"random\"", 0, "link[0].queue.ecn", "marks only the arriving packet; use ecn = \"tail\", or set spacing = \"red\"");
     let text = queue(&format!("{{ {RIO}, ecn = \"tail\", out_first = true }}"));
     expect(&text, "true", 0, "link[0].queue.out_first", "out_first cannot be spacing \"dsredq\"");
     let text = queue(&format!("{{ {RIO}, ecn = \"tail\", ecn_forced = \"drop\" }}"));

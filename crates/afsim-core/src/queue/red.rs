@@ -285,7 +285,7 @@ impl Common {
 
     /// ECN under `SpacingRule::Dsredq`: only what ns-2's dsRED can do (see the module doc).
     fn validate_dsred_ecn(&self) -> Result<(), ParamError> {
-        const USE_RED: &str = "or spacing \"red\", whose ECN takes it";
+        const USE_RED: &str = "or set spacing = \"red\" (ns-2 red.cc's rules), which takes it";
         if self.mark.iter().any(Option::is_some) {
             // dsredq.cc has one curve per precedence: the drop curve is also the marking curve
             return Err(ParamError::new(
