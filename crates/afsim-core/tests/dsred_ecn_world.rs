@@ -69,10 +69,20 @@ packet_size = "1000B"
 "#;
 
 fn dsred(coupling: &str) -> Report {
-    let spec = load_str(DSRED_ECN, "dsred.toml", &[("coupling".into(), coupling.into())]).unwrap();
-    let QueueSpec::Rio(p, _) = &spec.links[1].queue_ab else { panic!("r->b is a rio queue") };
+    let spec = load_str(
+        DSRED_ECN,
+        "dsred.toml",
+        &[("coupling".into(), coupling.into())],
+    )
+    .unwrap();
+    let QueueSpec::Rio(p, _) = &spec.links[1].queue_ab else {
+        panic!("r->b is a rio queue")
+    };
     assert_eq!(p.common.spacing, SpacingRule::Dsredq);
-    assert!(p.common.ecn_forced_mark, "dsredq.cc marks above max_th: the default with spacing dsredq");
+    assert!(
+        p.common.ecn_forced_mark,
+        "dsredq.cc marks above max_th: the default with spacing dsredq"
+    );
     let r = run(&spec, None).unwrap();
     assert!(r.conservation.holds, "{}", r.conservation.identity);
     r
@@ -84,11 +94,28 @@ fn a_dsredq_rio_with_ecn_tail_marks_ecn_tcp_and_still_drops_non_ecn_packets_earl
         let r = dsred(coupling);
         let q = r.queues.iter().find(|q| q.name == "r->b").unwrap();
         assert!(q.ecn_marks.unwrap() > 0, "{coupling}: {q:?}");
-        assert!(q.drops["early"] > 0, "{coupling}: the non-ECN CBR is dropped early: {q:?}");
-        let ce = |name: &str| r.flows.iter().find(|f| f.name == name).unwrap().ce_received.unwrap_or(0);
-        assert!(ce("in") + ce("out") > 0, "{coupling}: the TCP receivers see CE");
+        assert!(
+            q.drops["early"] > 0,
+            "{coupling}: the non-ECN CBR is dropped early: {q:?}"
+        );
+        let ce = |name: &str| {
+            r.flows
+                .iter()
+                .find(|f| f.name == name)
+                .unwrap()
+                .ce_received
+                .unwrap_or(0)
+        };
+        assert!(
+            ce("in") + ce("out") > 0,
+            "{coupling}: the TCP receivers see CE"
+        );
         for c in r.colours.iter().filter(|c| c.queue == "r->b") {
-            assert_eq!(c.arrivals, c.departures + c.drops_overflow + c.drops_early + c.queued_end, "{c:?}");
+            assert_eq!(
+                c.arrivals,
+                c.departures + c.drops_overflow + c.drops_early + c.queued_end,
+                "{c:?}"
+            );
         }
     }
 }
