@@ -921,7 +921,7 @@ fn the_drop_spacing_is_red_or_dsredq_of_rio_and_wred_queues_and_dsredq_takes_non
     expect(&text, "\"dsred\"", 0, "link[0].queue.spacing", "unknown drop spacing 'dsred' (did you mean 'dsredq'?); the drop spacings are: red, dsredq");
     let text = queue("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0.1, spacing = \"dsredq\" }");
     expect(&text, "spacing", 0, "link[0].queue.spacing", "'spacing' is a field of rio and wred queues, not of red queues");
-    for (extra, what) in [("gentle = true", "gentle"), ("wait = true", "wait"), ("byte_mode = true", "byte_mode"), ("ecn = \"tail\"", "ecn")] {
+    for (extra, what) in [("gentle = true", "gentle"), ("wait = true", "wait"), ("byte_mode = true", "byte_mode")] {
         let text = queue(&format!("{{ {RIO}, spacing = \"dsredq\", {extra} }}"));
         expect(&text, "\"dsredq\"", 0, "link[0].queue.spacing", &format!("spacing \"dsredq\" is ns-2's dsredq.cc, which has no {what}"));
     }
@@ -933,6 +933,36 @@ fn the_drop_spacing_is_red_or_dsredq_of_rio_and_wred_queues_and_dsredq_takes_non
     assert_eq!(p.common.spacing, afsim_core::queue::red::SpacingRule::Dsredq);
     let QueueSpec::Rio(p, _) = &load(&queue(&format!("{{ {RIO} }}"))).unwrap().links[0].queue_ab else { panic!("rio") };
     assert_eq!(p.common.spacing, afsim_core::queue::red::SpacingRule::Red, "the default");
+}
+
+#[test]
+fn dsredq_spacing_takes_ecn_tail_with_forced_marks_and_refuses_what_dsred_cannot_mark_at_its_field() {
+    const RIO: &str = "kind = \"rio\", in = { min_th = 5, max_th = 15, max_p = 0.1 }, out = { min_th = 2, max_th = 5, max_p = 0.1 }, spacing = \"dsredq\"";
+    // ns-2 dsRED with `$q set ecn_ 1`: mark-tail, and dsredq.cc marks above max_th (the default)
+    for extra in ["ecn = \"tail\"", "ecn = \"tail\", ecn_forced = \"mark\"", "ecn = \"tail\", out_first = false"] {
+        let s = load(&queue(&format!("{{ {RIO}, {extra} }}"))).unwrap();
+        let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else { panic!("rio") };
+        assert!(p.common.ecn.is_some() && p.common.ecn_forced_mark, "{extra}");
+    }
+    let text = queue(&format!("{{ {RIO}, ecn = \"front\" }}"));
+    expect(&text, "\"front\"", 0, "link[0].queue.ecn", "ecn = \"front\" cannot be spacing \"dsredq\"");
+    let text = queue(&format!("{{ {RIO}, ecn = \"random\" }}"));
+    expect(&text, "\"random\"", 0, "link[0].queue.ecn", "marks only the arriving packet; use ecn = \"tail\", or set spacing = \"red\"");
+    let text = queue(&format!("{{ {RIO}, ecn = \"tail\", out_first = true }}"));
+    expect(&text, "true", 0, "link[0].queue.out_first", "out_first cannot be spacing \"dsredq\"");
+    let text = queue(&format!("{{ {RIO}, ecn = \"tail\", ecn_forced = \"drop\" }}"));
+    expect(&text, "\"drop\"", 0, "link[0].queue.ecn_forced", "ecn_forced = \"drop\" cannot be spacing \"dsredq\"");
+    let text = queue("{ kind = \"wred\", levels = [{ min_th = 5, max_th = 15, max_p = 0.1 }], spacing = \"dsredq\", ecn = \"random\" }");
+    expect(&text, "\"random\"", 0, "link[0].queue.ecn", "cannot be spacing \"dsredq\"");
+    // without ECN nothing changes: ecn_forced keeps its default
+    let s = load(&queue(&format!("{{ {RIO} }}"))).unwrap();
+    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else { panic!("rio") };
+    assert!(p.common.ecn.is_none() && !p.common.ecn_forced_mark);
+    // spacing "red" takes every position and both ecn_forced values, as before
+    let red = RIO.replace("\"dsredq\"", "\"red\"");
+    let s = load(&queue(&format!("{{ {red}, ecn = \"front\", out_first = true }}"))).unwrap();
+    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else { panic!("rio") };
+    assert!(!p.common.ecn_forced_mark, "spacing red: ns-2 red.cc's default, drop");
 }
 
 #[test]

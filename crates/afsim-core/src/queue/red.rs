@@ -26,6 +26,21 @@
 //!     hard limit (or a packet that cannot carry the mark) drops;
 //!   - the hard limit drops the arrival (`Overflow`), whatever the average says, and resets
 //!     count as a forced drop does.
+//! - ECN under `SpacingRule::Dsredq` (RIO and WRED only; a plain `Red` refuses that rule): ns-2's
+//!   DiffServ queue has one ECN path, and only it is accepted. `dsred.cc`, `dsREDQueue::enque`,
+//!   calls the arrival ECN-capable when the queue's `ecn_` is set and the packet's `ect()` bit
+//!   is (a CE packet keeps `ect()`, as `ecn_mark::ecn_capable` counts it); `dsredq.cc`,
+//!   `redQueue::enque`, then tests the full buffer (a drop, ECN or not, before any RED state),
+//!   updates the averages, and — for an ECN-capable arrival — returns `PKT_MARKED` where it
+//!   would drop: on a random early decision of its uncapped p_a, and whenever the average is
+//!   above max_th; `dsREDQueue::enque` sets CE in *that* packet and keeps it queued (dsredq.cc
+//!   queues an ECN-capable arrival between the averages and the decision, which reads only the
+//!   averages, so queueing it after the decision, as here, changes nothing). The count
+//!   restarts at 0 on a mark exactly as on a drop, and a marked arrival ends the idle period of
+//!   its virtual queue (`updateIdleFlag`) as an accepted one does. Non-ECN arrivals are
+//!   dropped as before. So: `ecn = "tail"` only (mark-front, mark-random and the OUT scheme
+//!   mark some other packet, which dsred.cc cannot), `ecn_forced_mark` on, no marking curves;
+//!   `Common::validate` refuses anything else at the field that asks for it.
 //! - Separate marking thresholds (not in ns-2; `Common::mark`): a colour's drop curve may have a
 //!   marking curve beside it, used only with ECN. The arrival is tested twice with the same
 //!   average: first against the drop curve, whose early and forced verdicts then *drop* it,
@@ -62,7 +77,7 @@ use strength_reduce::StrengthReducedU64;
 use crate::edge::dscp::{ColourTable, MAX_LEVELS};
 use crate::edge::ParamError;
 use crate::net::packet::{PacketId, Pool};
-use crate::queue::ecn_mark::{self, Signal, Strategy};
+use crate::queue::ecn_mark::{self, Position, Signal, Strategy};
 use crate::queue::DropReason;
 use crate::scenario::spec::Limit;
 use crate::sim::rng::Rng;
@@ -134,8 +149,9 @@ pub enum SpacingRule {
     /// arrival is kept until the average leaves (min_th, max_th] (`u <= pa` with `u` in
     /// [0, 1)); the count is −1 below min_th, so the arrival that crosses it is tested with
     /// p_a = p_b; random drops for min_th < avg ≤ max_th, forced ones above max_th; a drop for
-    /// a full buffer, tested before the average, leaves the count alone. No gentle, wait,
-    /// byte mode or ECN there (`Common::validate` refuses them with this rule). It departs
+    /// a full buffer, tested before the average, leaves the count alone. No gentle, wait or
+    /// byte mode there, and ECN only as dsRED does it — mark-tail, marking above max_th too
+    /// (see the module doc); `Common::validate` refuses the rest with this rule. It departs
     /// from Floyd & Jacobson, whose p_a reaches 1 at count = 1/p_b.
     Dsredq,
 }
@@ -183,7 +199,7 @@ pub struct Common {
     /// With ECN and no marking curve: a forced verdict (average beyond max_th, 2·max_th if
     /// gentle) marks the packet the strategy chooses instead of dropping the arrival, as ns-2
     /// DiffServ's `dsredq.cc` does (`PKT_MARKED` beyond th_max); `false` (the default): ns-2
-    /// `red.cc`, forced drops stay drops.
+    /// `red.cc`, forced drops stay drops. `Dsredq` spacing with ECN requires it.
     pub ecn_forced_mark: bool,
 }
 
@@ -240,7 +256,6 @@ impl Common {
                 (self.wait, "wait"),
                 (self.byte_mode, "byte_mode"),
                 (self.measure == Measure::Bytes, "measure = \"bytes\""),
-                (self.ecn.is_some(), "ecn"),
             ];
             if let Some((_, what)) = other.iter().find(|(on, _)| *on) {
                 return Err(ParamError::new(
@@ -250,6 +265,7 @@ impl Common {
                     ),
                 ));
             }
+            self.validate_dsred_ecn()?;
         }
         for (i, m) in self.mark.iter().enumerate() {
             let Some(m) = m else { continue };
@@ -263,6 +279,47 @@ impl Common {
             if self.ecn.is_none() {
                 return Err(ParamError::new("mark", "mark thresholds need ecn: a marking curve only ever marks"));
             }
+        }
+        Ok(())
+    }
+
+    /// ECN under `SpacingRule::Dsredq`: only what ns-2's dsRED can do (see the module doc).
+    fn validate_dsred_ecn(&self) -> Result<(), ParamError> {
+        const USE_RED: &str = "or set spacing = \"red\" (ns-2 red.cc's rules), which takes it";
+        if self.mark.iter().any(Option::is_some) {
+            // dsredq.cc has one curve per precedence: the drop curve is also the marking curve
+            return Err(ParamError::new(
+                "mark",
+                format!("spacing \"dsredq\" is ns-2's dsredq.cc, which has no separate marking curves: leave mark out, {USE_RED}"),
+            ));
+        }
+        let Some(strategy) = self.ecn else { return Ok(()) };
+        if strategy.position != Position::Tail {
+            let which = if strategy.position == Position::Front { "front" } else { "random" };
+            // dsred.cc dsREDQueue::enque: on PKT_MARKED it sets ce() in the arriving packet, no other
+            return Err(ParamError::new(
+                "ecn",
+                format!(
+                    "ecn = \"{which}\" cannot be spacing \"dsredq\": ns-2's dsRED (dsred.cc, dsREDQueue::enque) marks only the arriving packet; use ecn = \"tail\", {USE_RED}"
+                ),
+            ));
+        }
+        if strategy.out_first {
+            return Err(ParamError::new(
+                "out_first",
+                format!(
+                    "out_first cannot be spacing \"dsredq\": ns-2's dsRED (dsred.cc, dsREDQueue::enque) marks the arriving packet, never a queued OUT one; leave out_first out, {USE_RED}"
+                ),
+            ));
+        }
+        if !self.ecn_forced_mark {
+            // dsredq.cc redQueue::enque: v_ave > th_max returns PKT_MARKED for an ECN-capable packet
+            return Err(ParamError::new(
+                "ecn_forced",
+                format!(
+                    "ecn_forced = \"drop\" cannot be spacing \"dsredq\": with ECN, ns-2's dsredq.cc marks an ECN-capable packet when the average is above max_th; use ecn_forced = \"mark\", {USE_RED}"
+                ),
+            ));
         }
         Ok(())
     }
@@ -285,6 +342,14 @@ pub struct Params {
 impl Params {
     pub fn validate(&self) -> Result<(), ParamError> {
         self.curve.validate("thresholds")?;
+        if self.common.spacing == SpacingRule::Dsredq {
+            // ns-2's only queue with dsredq.cc's rules is dsRED, which is `wred` (one level: one
+            // precedence) or `rio` here; `Red::enqueue` keeps red.cc's order of tests and idle clock
+            return Err(ParamError::new(
+                "spacing",
+                "spacing \"dsredq\" is ns-2's DiffServ queue (dsredq.cc): use a wred queue with one level, or spacing \"red\"",
+            ));
+        }
         self.common.validate(&[self.curve])
     }
 }
@@ -456,6 +521,7 @@ impl Spacing {
             return Verdict::Accept;
         }
         if avg > curve.max_th {
+            // dsredq.cc redQueue::enque: count 0 whether it then drops or, with ecn, marks
             self.count = 0;
             self.old = true;
             return Verdict::Forced;
@@ -467,6 +533,8 @@ impl Spacing {
         let p_a = p_b / (1.0 - self.count as f64 * p_b);
         self.last_p = p_a;
         if rng.uniform() <= p_a {
+            // dsredq.cc redQueue::enque: edv_.count = 0 before it returns PKT_EDROPPED or, with
+            // ecn, PKT_MARKED: a mark restarts the spacing exactly as a drop does
             self.count = 0;
             return Verdict::Early;
         }
@@ -750,7 +818,9 @@ pub(crate) fn act(
         Verdict::Forced if common.ecn_forced_mark && common.ecn.is_some() => {
             let strategy = common.ecn.expect("checked");
             match ecn_mark::signal(strategy, fifo, id, pool, rank, rng) {
+                // dsred.cc dsREDQueue::enque: PKT_MARKED sets ce() and the packet stays queued
                 Signal::Marked(v) => (Ok(()), false, Some(level_of(v, pool))),
+                // dsredq.cc redQueue::enque: without ecn (no ect()) it is PKT_DROPPED, as before
                 Signal::NotEcnCapable(_) => (Err(DropReason::Early), true, None),
             }
         }
@@ -758,7 +828,10 @@ pub(crate) fn act(
         Verdict::Early => match common.ecn {
             None => (Err(DropReason::Early), false, None),
             Some(strategy) => match ecn_mark::signal(strategy, fifo, id, pool, rank, rng) {
+                // red.cc setbit_; dsredq.cc redQueue::enque returns PKT_MARKED for `u <= pa`
+                // with ecn, and dsred.cc dsREDQueue::enque sets ce() and keeps the packet
                 Signal::Marked(v) => (Ok(()), false, Some(level_of(v, pool))),
+                // dsredq.cc redQueue::enque: PKT_EDROPPED for a packet without ect()
                 Signal::NotEcnCapable(_) => (Err(DropReason::Early), false, None),
             },
         },
@@ -1560,6 +1633,72 @@ mod tests {
         q.fifo.extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
         let id = pkt(&mut pool, 1_000, Ecn::Ect0);
         assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
+    }
+
+    // ---- dsRED's ECN path (spacing Dsredq) ---------------------------------------------------
+
+    /// A `Common` as dsRED with `$q set ecn_ 1`: dsredq spacing, mark-tail, marking above max_th.
+    fn dsred_ecn() -> Common {
+        Common {
+            spacing: SpacingRule::Dsredq,
+            ecn: Some(Strategy::MARK_TAIL),
+            ecn_forced_mark: true,
+            ..params().common
+        }
+    }
+
+    #[test]
+    fn dsredq_spacing_takes_ecn_as_dsred_does_mark_tail_with_marks_above_max_th() {
+        assert_eq!(dsred_ecn().validate(&[curve()]), Ok(()));
+        assert_eq!(Common { ecn: None, ecn_forced_mark: false, ..dsred_ecn() }.validate(&[curve()]), Ok(()));
+    }
+
+    #[test]
+    fn dsredq_spacing_refuses_what_dsred_cannot_mark_at_the_field_that_asks_for_it() {
+        let field = |c: Common| c.validate(&[curve()]).unwrap_err();
+        // dsred.cc dsREDQueue::enque sets ce() in the arriving packet only
+        let e = field(Common { ecn: Some(Strategy::MARK_FRONT), ..dsred_ecn() });
+        assert_eq!(e.field, "ecn");
+        assert!(e.message.contains("ecn = \"front\" cannot be spacing \"dsredq\""), "{}", e.message);
+        assert_eq!(field(Common { ecn: Some(Strategy::MARK_RANDOM), ..dsred_ecn() }).field, "ecn");
+        let out_tail = Strategy { position: Position::Tail, out_first: true };
+        assert_eq!(field(Common { ecn: Some(out_tail), ..dsred_ecn() }).field, "out_first");
+        // dsredq.cc redQueue::enque: above th_max an ECN-capable packet is PKT_MARKED, never dropped
+        assert_eq!(field(Common { ecn_forced_mark: false, ..dsred_ecn() }).field, "ecn_forced");
+        // dsredq.cc: one curve per precedence, no separate marking curve
+        let mut c = dsred_ecn();
+        c.mark[0] = Some(Curve { min_th: 2.0, max_th: 4.0, max_p: 0.1 });
+        assert_eq!(field(c).field, "mark");
+        // spacing "red" keeps taking them all
+        let red =
+            Common { spacing: SpacingRule::Red, ecn: Some(Strategy::MARK_RANDOM), ecn_forced_mark: false, ..dsred_ecn() };
+        assert_eq!(red.validate(&[curve()]), Ok(()));
+    }
+
+    #[test]
+    fn a_plain_red_queue_refuses_dsredq_spacing_which_is_dsreds() {
+        let mut p = params();
+        p.common.spacing = SpacingRule::Dsredq;
+        let e = p.validate().unwrap_err();
+        assert_eq!(e.field, "spacing");
+        assert!(e.message.contains("wred queue with one level"), "{}", e.message);
+        p.common = dsred_ecn();
+        assert_eq!(p.validate().unwrap_err().field, "spacing");
+    }
+
+    /// The spacing state machine under dsredq.cc with ECN: the mark is `act`'s business, the
+    /// count's restart is the decision's, identical for a mark and a drop. p_b = 0.05 at 10.
+    #[test]
+    fn dsredq_spacing_restarts_the_count_at_an_early_verdict_whatever_becomes_of_the_packet() {
+        let mut s = Spacing { count: 19, old: true, ..Default::default() };
+        let mut rng = stream(1, "q");
+        // count 20: p_a = 0.05 / (1 - 20 * 0.05) = +inf, certain
+        assert_eq!(s.decide(10.0, &curve(), &dsred_ecn(), true, 1_000, &mut rng), Verdict::Early);
+        assert_eq!((s.count, s.old), (0, true));
+        // above max_th: count 0 too, and the band is still "old" (count not −1)
+        s.count = 7;
+        assert_eq!(s.decide(15.5, &curve(), &dsred_ecn(), true, 1_000, &mut rng), Verdict::Forced);
+        assert_eq!((s.count, s.old), (0, true));
     }
 
     #[test]

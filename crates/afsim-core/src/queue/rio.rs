@@ -21,6 +21,9 @@
 //!   that queue's average by the idle slots (see `red::IdleClock`).
 //! - ECN: with `Strategy { out_first: true }` this is Leung & Muppala's OUT marking scheme
 //!   (`queue::ecn_mark`, their Table 5): the mark goes to a queued OUT packet while there is one.
+//!   With `spacing = Dsredq` ECN is ns-2 dsRED's (`queue::red`'s module doc): mark-tail only, an
+//!   ECN-capable arrival marked where a non-ECN one would be dropped (early, or above max_th),
+//!   on either curve, coupled or decoupled; only a full buffer drops it.
 //! - Separate marking thresholds per colour (`Common::mark[0]` for IN, `[1]` for OUT; see
 //!   `queue::red`): each colour's marking curve is tested with that colour's average and has its
 //!   own count state, so OUT packets can be marked earlier than IN ones.
@@ -192,7 +195,7 @@ impl Rio {
         let total = self.measured(self.fifo.len(), self.bytes);
         let q_in = self.measured(self.in_packets, self.in_bytes);
         // dsredq.cc: a packet that finds the buffer full is refused before it touches the
-        // averages (plain RED, red.cc, updates them first)
+        // averages (plain RED, red.cc, updates them first), ECN-capable or not
         if !fits(common.limit, self.fifo.len(), self.bytes, size) {
             let spacing = if is_in { &mut self.spacing_in } else { &mut self.spacing_out };
             spacing.on_overflow(common.spacing);
@@ -245,6 +248,8 @@ impl Rio {
             rng,
         );
         self.stats.record(usize::from(level), outcome, forced, marked);
+        // dsredq.cc updateIdleFlag: called for an enqueued arrival and, with ECN, before
+        // PKT_MARKED, so a marked arrival ends the idle period as an accepted one does
         if outcome.is_ok() {
             self.fifo.push_back(id);
             self.bytes += u64::from(size);
@@ -617,6 +622,181 @@ mod tests {
         let (avg_in, avg_out) = (q.avg_in(), q.avg_out());
         assert_eq!(offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11), Err(DropReason::Overflow));
         assert_eq!((q.avg_in(), q.avg_out()), (avg_in, avg_out), "averages untouched");
+    }
+
+    // ---- ns-2 dsRED's ECN path (spacing Dsredq with `$q set ecn_ 1`) ------------------------
+
+    /// RIO as ns-2 dsRED with ECN: dsredq spacing, mark-tail, marks above max_th, averages held
+    /// (w_q ≈ 0). max_p 1 on both curves so that p_b is round: IN (40, 70) gives 0.5 at 55, OUT
+    /// (10, 30) gives 0.5 at 20.
+    fn rio_dsred_ecn(coupling: Coupling) -> Rio {
+        rio(coupling, |p| {
+            p.common.w_q = 1e-12;
+            p.common.spacing = SpacingRule::Dsredq;
+            p.common.ecn = Some(Strategy::MARK_TAIL);
+            p.common.ecn_forced_mark = true;
+            p.in_curve.max_p = 1.0;
+            p.out_curve.max_p = 1.0;
+        })
+    }
+
+    fn arrival(pool: &mut Pool, dscp: u8, ecn: Ecn) -> PacketId {
+        pool.alloc(Packet { size: 1_000, dscp, ecn, ..Default::default() })
+    }
+
+    type Outcome = (PacketId, Result<(), DropReason>);
+
+    /// Two arrivals of colour `dscp` (`ecn`) with that colour's average at p_b 0.5 and its count
+    /// at 1: the first is tested at count 2 (p_a = +inf), the second, the count having restarted,
+    /// at count 1 (p_a = 1): both decisions say drop. Had the first not restarted the count, the
+    /// second would be tested at count 3, p_a < 0, and kept. Returns the queue, the pool and the
+    /// two packets with their outcomes.
+    fn two_early_decisions(coupling: Coupling, dscp: u8, ecn: Ecn) -> (Rio, Pool, Vec<Outcome>) {
+        let mut q = rio_dsred_ecn(coupling);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        if dscp == AF11 {
+            q.avg_in = RedAverage::starting_at(55.0);
+            q.spacing_in.old = true;
+            q.spacing_in.count = 1;
+        } else {
+            q.avg_out = RedAverage::starting_at(20.0);
+            q.spacing_out.old = true;
+            q.spacing_out.count = 1;
+        }
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            let id = arrival(&mut pool, dscp, ecn);
+            let r = q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng);
+            let count = if dscp == AF11 { q.spacing_in.count } else { q.spacing_out.count };
+            assert_eq!(count, 0, "dsredq.cc: edv_.count = 0 on PKT_MARKED as on PKT_EDROPPED");
+            out.push((id, r));
+        }
+        q.check_conservation().unwrap();
+        (q, pool, out)
+    }
+
+    #[test]
+    fn dsred_ecn_an_early_decision_on_the_in_curve_marks_an_ecn_capable_arrival_and_restarts_the_count() {
+        for coupling in [Coupling::Coupled, Coupling::Decoupled] {
+            let (q, pool, out) = two_early_decisions(coupling, AF11, Ecn::Ect0);
+            for &(id, r) in &out {
+                assert_eq!(r, Ok(()), "{coupling:?}: PKT_MARKED, not dropped");
+                assert_eq!(pool.get(id).ecn, Ecn::Ce, "{coupling:?}: dsred.cc sets ce() in the arrival");
+            }
+            assert_eq!(q.fifo.iter().copied().collect::<Vec<_>>(), vec![out[0].0, out[1].0], "both queued");
+            let l = q.stats.levels[0];
+            assert_eq!((l.ecn_marks, l.early_drops, l.forced_drops, l.queued), (2, 0, 0, 2), "{coupling:?}");
+            assert_eq!(q.spacing_out, Spacing::default(), "the OUT curve's state is the OUT colour's");
+        }
+    }
+
+    #[test]
+    fn dsred_ecn_the_same_early_decisions_on_the_in_curve_drop_arrivals_that_are_not_ecn_capable() {
+        for coupling in [Coupling::Coupled, Coupling::Decoupled] {
+            let (q, _, out) = two_early_decisions(coupling, AF11, Ecn::NotEct);
+            assert!(out.iter().all(|&(_, r)| r == Err(DropReason::Early)), "{coupling:?}: PKT_EDROPPED");
+            let l = q.stats.levels[0];
+            assert_eq!((l.ecn_marks, l.early_drops, l.forced_drops, l.queued), (0, 2, 0, 0), "{coupling:?}");
+        }
+    }
+
+    #[test]
+    fn dsred_ecn_an_early_decision_on_the_out_curve_marks_an_ecn_capable_arrival_and_drops_one_that_is_not() {
+        for coupling in [Coupling::Coupled, Coupling::Decoupled] {
+            let (q, pool, out) = two_early_decisions(coupling, AF12, Ecn::Ect0);
+            assert!(out.iter().all(|&(id, r)| r == Ok(()) && pool.get(id).ecn == Ecn::Ce), "{coupling:?}");
+            let l = q.stats.levels[1];
+            assert_eq!((l.ecn_marks, l.early_drops, l.queued), (2, 0, 2), "{coupling:?}");
+            assert_eq!(q.spacing_in, Spacing::default(), "the IN curve's state is the IN colour's");
+            let (q, _, out) = two_early_decisions(coupling, AF12, Ecn::NotEct);
+            assert!(out.iter().all(|&(_, r)| r == Err(DropReason::Early)), "{coupling:?}");
+            assert_eq!((q.stats.levels[1].ecn_marks, q.stats.levels[1].early_drops), (0, 2), "{coupling:?}");
+        }
+    }
+
+    /// dsredq.cc's uncapped p_a holds with ECN too: at count 3 with p_b 0.5, p_a < 0 and an
+    /// ECN-capable arrival is kept without a mark.
+    #[test]
+    fn dsred_ecn_once_count_times_p_b_passes_one_ecn_capable_arrivals_are_kept_unmarked() {
+        let mut q = rio_dsred_ecn(Coupling::Coupled);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        q.avg_in = RedAverage::starting_at(55.0);
+        q.spacing_in.old = true;
+        q.spacing_in.count = 2;
+        let id = arrival(&mut pool, AF11, Ecn::Ect0);
+        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Ok(()));
+        assert_eq!(pool.get(id).ecn, Ecn::Ect0);
+        assert_eq!((q.stats.levels[0].ecn_marks, q.spacing_in.count), (0, 3));
+    }
+
+    /// dsredq.cc: v_ave > th_max returns PKT_MARKED with ECN, PKT_DROPPED without; on both
+    /// curves, in both modes. IN average 80 (max_th 70), OUT average 40 (max_th 30).
+    #[test]
+    fn dsred_ecn_above_max_th_marks_an_ecn_capable_arrival_and_drops_one_that_is_not() {
+        for coupling in [Coupling::Coupled, Coupling::Decoupled] {
+            for (dscp, level) in [(AF11, 0), (AF12, 1)] {
+                let mut q = rio_dsred_ecn(coupling);
+                q.avg_in = RedAverage::starting_at(80.0);
+                q.avg_out = RedAverage::starting_at(40.0);
+                let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+                let ect = arrival(&mut pool, dscp, Ecn::Ect0);
+                assert_eq!(q.enqueue(SimTime::ZERO, ect, &mut pool, &mut rng), Ok(()), "{coupling:?} {dscp}");
+                assert_eq!(pool.get(ect).ecn, Ecn::Ce);
+                let not_ect = arrival(&mut pool, dscp, Ecn::NotEct);
+                assert_eq!(q.enqueue(SimTime::ZERO, not_ect, &mut pool, &mut rng), Err(DropReason::Early));
+                let l = q.stats.levels[level];
+                assert_eq!((l.ecn_marks, l.early_drops, l.forced_drops, l.queued), (1, 1, 1, 1), "{coupling:?} {dscp}");
+                let s = if level == 0 { q.spacing_in } else { q.spacing_out };
+                assert_eq!((s.count, s.old), (0, true));
+                q.check_conservation().unwrap();
+            }
+        }
+    }
+
+    /// dsredq.cc tests `q_->length() > qlim - 1` first and returns PKT_DROPPED whatever the ECN:
+    /// no mark, no RED state touched.
+    #[test]
+    fn dsred_ecn_a_full_buffer_drops_even_an_ecn_capable_arrival() {
+        let mut q = rio_dsred_ecn(Coupling::Coupled);
+        q.params.common.limit = Limit::Packets(70);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for _ in 0..70 {
+            offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
+        }
+        q.avg_in = RedAverage::starting_at(80.0);
+        q.spacing_in.count = 5;
+        let id = arrival(&mut pool, AF11, Ecn::Ect0);
+        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Overflow));
+        assert_eq!(pool.get(id).ecn, Ecn::Ect0, "not marked");
+        assert_eq!((q.avg_in(), q.spacing_in.count), (80.0, 5), "average and count untouched");
+        let l = q.stats.levels[0];
+        assert_eq!((l.overflow_drops, l.ecn_marks), (1, 0));
+        q.check_conservation().unwrap();
+    }
+
+    /// dsredq.cc updateIdleFlag runs before PKT_MARKED: a marked arrival ends the idle period
+    /// (rio_c: its own virtual queue and those above; rio_d: its own); a dropped one does not.
+    #[test]
+    fn dsred_ecn_a_marked_arrival_ends_the_idle_period_a_dropped_one_does_not() {
+        for (coupling, dscp, busy_in, busy_out) in [
+            (Coupling::Coupled, AF11, true, true),
+            (Coupling::Coupled, AF12, false, true),
+            (Coupling::Decoupled, AF11, true, false),
+            (Coupling::Decoupled, AF12, false, true),
+        ] {
+            for ecn in [Ecn::Ect0, Ecn::NotEct] {
+                let mut q = rio_dsred_ecn(coupling);
+                q.avg_in = RedAverage::starting_at(80.0);
+                q.avg_out = RedAverage::starting_at(40.0);
+                let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+                let id = arrival(&mut pool, dscp, ecn);
+                let marked = q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok();
+                assert_eq!(marked, ecn == Ecn::Ect0);
+                let idle = Activity::idle(SimTime::ZERO);
+                let expect = |busy: bool| if busy && marked { Activity::Busy } else { idle };
+                assert_eq!((q.act_in, q.act_out), (expect(busy_in), expect(busy_out)), "{coupling:?} {dscp} {ecn:?}");
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,10 @@
 //!   uses eight precedence levels).
 //! - Idle decay as `dsredq.cc`: the queue is idle from the dequeue that empties it.
 //! - ECN: with `Strategy { out_first: true }` the mark goes to a queued packet of the highest
-//!   level present (Leung & Muppala's OUT scheme, generalised to N levels).
+//!   level present (Leung & Muppala's OUT scheme, generalised to N levels). With
+//!   `spacing = Dsredq` ECN is ns-2 dsRED's (`queue::red`'s module doc): mark-tail only, an
+//!   ECN-capable arrival marked where a non-ECN one of its level would be dropped (early, or
+//!   above its level's max_th); only a full buffer drops it.
 //! - Separate marking thresholds per level (`Common::mark[k]` beside `curves[k]`; see
 //!   `queue::red`): tested with the shared average, each with its own count state.
 //!
@@ -118,7 +121,7 @@ impl Wred {
             Measure::Bytes => self.bytes as f64,
         };
         // dsredq.cc: a packet that finds the buffer full is refused before it touches the
-        // average (plain RED, red.cc, updates it first)
+        // average (plain RED, red.cc, updates it first), ECN-capable or not
         if !fits(common.limit, self.fifo.len(), self.bytes, size) {
             self.spacing[curve_ix].on_overflow(common.spacing);
             self.stats.record(level, Err(DropReason::Overflow), false, None);
@@ -150,6 +153,7 @@ impl Wred {
             rng,
         );
         self.stats.record(level, outcome, forced, marked);
+        // dsredq.cc updateIdleFlag (wred: qParam_[0]): a marked arrival ends the idle period too
         if outcome.is_ok() {
             self.fifo.push_back(id);
             self.bytes += u64::from(size);
@@ -204,6 +208,7 @@ mod tests {
     use crate::net::packet::{Ecn, Packet};
     use crate::queue::ecn_mark::{Position, Strategy};
     use crate::queue::red::testkit::{poisson, run, Discipline};
+    use crate::queue::red::SpacingRule;
     use crate::scenario::spec::Limit;
     use crate::sim::rng::stream;
 
@@ -408,6 +413,94 @@ mod tests {
             assert!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok());
         }
         assert!(q.stats.levels[0].ecn_marks > 50);
+    }
+
+    // ---- ns-2 dsRED's ECN path (spacing Dsredq with `$q set ecn_ 1`) ------------------------
+
+    /// WRED as ns-2 dsRED with ECN (dsredq spacing, mark-tail, marks above max_th): level 0 on
+    /// (40, 60, 1), level 1 on (20, 40, 1), the shared average held at `avg` (w_q ≈ 0).
+    fn wred_dsred_ecn(avg: f64) -> Wred {
+        let mut c = common();
+        c.w_q = 1e-12;
+        c.spacing = SpacingRule::Dsredq;
+        c.ecn = Some(Strategy::MARK_TAIL);
+        c.ecn_forced_mark = true;
+        let curves =
+            vec![Curve { min_th: 40.0, max_th: 60.0, max_p: 1.0 }, Curve { min_th: 20.0, max_th: 40.0, max_p: 1.0 }];
+        let mut q = Wred::new(Params { curves, common: c }, ColourTable::rfc2597());
+        q.avg = RedAverage::starting_at(avg);
+        q
+    }
+
+    #[derive(Debug, PartialEq)]
+    enum Fate {
+        Enqueue,
+        Mark,
+        Drop(DropReason),
+    }
+
+    fn offer(q: &mut Wred, pool: &mut Pool, rng: &mut Rng, dscp: u8, ecn: Ecn) -> Fate {
+        let id = pool.alloc(Packet { size: 1_000, dscp, ecn, ..Default::default() });
+        match q.enqueue(SimTime::ZERO, id, pool, rng) {
+            Ok(()) if pool.get(id).ecn == Ecn::Ce => Fate::Mark,
+            Ok(()) => Fate::Enqueue,
+            Err(r) => Fate::Drop(r),
+        }
+    }
+
+    /// The shared average at 30: level 1 at p_b 0.5 with its count at 1, level 0 below its
+    /// min_th. AF12 ECT: count 2, p_a = +inf, marked (count 0). AF11 ECT: below min_th, queued.
+    /// AF12 ECT: count restarted, 1, p_a = 1, marked (count 3, p_a < 0, had it not restarted).
+    /// AF12 not ECT: count 1 again, dropped early. AF11 not ECT: queued.
+    #[test]
+    fn dsred_ecn_early_decisions_mark_ecn_capable_arrivals_of_the_level_and_drop_the_others() {
+        let mut q = wred_dsred_ecn(30.0);
+        q.spacing[1].old = true;
+        q.spacing[1].count = 1;
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        let arrivals =
+            [(AF12, Ecn::Ect0), (AF11, Ecn::Ect0), (AF12, Ecn::Ect0), (AF12, Ecn::NotEct), (AF11, Ecn::NotEct)];
+        let fates: Vec<Fate> = arrivals.into_iter().map(|(d, e)| offer(&mut q, &mut pool, &mut rng, d, e)).collect();
+        assert_eq!(fates, [Fate::Mark, Fate::Enqueue, Fate::Mark, Fate::Drop(DropReason::Early), Fate::Enqueue]);
+        assert_eq!(q.spacing[1].count, 0, "dsredq.cc: edv_.count = 0 on PKT_MARKED as on PKT_EDROPPED");
+        assert!(!q.spacing[0].old, "level 0 below its min_th: count −1");
+        let (l0, l1) = (q.stats.levels[0], q.stats.levels[1]);
+        assert_eq!((l0.ecn_marks, l0.drops(), l0.queued), (0, 0, 2));
+        assert_eq!((l1.ecn_marks, l1.early_drops, l1.forced_drops, l1.queued), (2, 1, 0, 2));
+        q.check_conservation().unwrap();
+    }
+
+    /// The shared average at 50, above level 1's max_th (40): dsredq.cc returns PKT_MARKED for
+    /// an ECN-capable arrival, PKT_DROPPED for one that is not.
+    #[test]
+    fn dsred_ecn_above_a_levels_max_th_marks_ecn_capable_arrivals_and_drops_the_others() {
+        let mut q = wred_dsred_ecn(50.0);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        assert_eq!(offer(&mut q, &mut pool, &mut rng, AF12, Ecn::Ect0), Fate::Mark);
+        assert_eq!(offer(&mut q, &mut pool, &mut rng, AF12, Ecn::NotEct), Fate::Drop(DropReason::Early));
+        assert_eq!(offer(&mut q, &mut pool, &mut rng, AF12, Ecn::Ect1), Fate::Mark);
+        let l = q.stats.levels[1];
+        assert_eq!((l.ecn_marks, l.early_drops, l.forced_drops, l.queued), (2, 1, 1, 2));
+        assert_eq!((q.spacing[1].count, q.spacing[1].old), (0, true));
+        q.check_conservation().unwrap();
+    }
+
+    /// dsredq.cc tests the physical queue first: a full buffer drops an ECN-capable arrival,
+    /// unmarked, before the average or the count are touched.
+    #[test]
+    fn dsred_ecn_a_full_buffer_drops_even_an_ecn_capable_arrival() {
+        let mut q = wred_dsred_ecn(0.0);
+        q.params.common.limit = Limit::Packets(60);
+        let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
+        for _ in 0..60 {
+            assert_eq!(offer(&mut q, &mut pool, &mut rng, AF11, Ecn::Ect0), Fate::Enqueue);
+        }
+        q.avg = RedAverage::starting_at(50.0);
+        q.spacing[1].count = 4;
+        assert_eq!(offer(&mut q, &mut pool, &mut rng, AF12, Ecn::Ect0), Fate::Drop(DropReason::Overflow));
+        assert_eq!((q.avg(), q.spacing[1].count), (50.0, 4));
+        assert_eq!((q.stats.levels[1].overflow_drops, q.stats.levels[1].ecn_marks), (1, 0));
+        q.check_conservation().unwrap();
     }
 
     #[test]

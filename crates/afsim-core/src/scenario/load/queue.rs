@@ -33,8 +33,10 @@
 //! cannot be a scheduler's class queue.
 //! `spacing` (RIO and WRED only) chooses how random drops are spaced: `"red"` (the default,
 //! Floyd & Jacobson as ns-2 `red.cc`) or `"dsredq"` (ns-2's DiffServ queue, `dsredq.cc`;
-//! `red::SpacingRule`), which refuses gentle, wait, byte mode, bytes and ECN (`Common::validate`,
-//! reported at `spacing`).
+//! `red::SpacingRule`), which refuses gentle, wait, byte mode and bytes (`Common::validate`,
+//! reported at `spacing`) and takes ECN only as ns-2's dsRED does it: `ecn = "tail"`, with
+//! `ecn_forced` defaulting to `"mark"` (dsredq.cc marks above max_th; `"drop"`, `"front"`,
+//! `"random"`, `out_first` and marking curves are refused at their own field).
 //!
 //! Defaults: `limit` 50 packets for every kind (ns-2's `Queue set limit_ 50`; the RED family
 //! needs max_th at most the limit, and says so when the default is too small); w_q 0.002,
@@ -378,7 +380,9 @@ fn read_any_queue(
             ))
         }
         Some((b, _)) => b,
-        None => false,
+        // dsredq.cc redQueue::enque marks above th_max whenever the queue does ECN: there it is
+        // the only choice, so it is the default (an explicit "drop" is refused by the model)
+        None => common.spacing == SpacingRule::Dsredq && position.is_some(),
     };
     let spots = t.spots();
     let spec = match kind {
