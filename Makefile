@@ -4,8 +4,9 @@
 # mode: the Python tests run scenarios, so speed matters. The binding crate (afsim-py) is left
 # out of `cargo test`: it is a cdylib for the Python interpreter, tested from python/tests.
 # Under pyenv, `pyenv rehash` makes the new `afsim` console script visible through its shims.
-# `make deps` installs the two Debian programs the Python tests drive (chromium renders the
-# HTML report, tshark reads pcap captures) when they are missing; it needs root (CI is).
+# `make deps` installs the Debian programs the Python tests drive (chromium renders the HTML
+# report, tshark reads pcap captures, ns2 is ns-2 2.35, the papers' simulator, which runs the
+# reproductions' ns-2 twins) when they are missing; it needs root (CI is).
 
 PYTHON ?= python3
 INSTALL = $(PYTHON) -m pip install --progress-bar off '.[test]' && \
@@ -13,7 +14,8 @@ INSTALL = $(PYTHON) -m pip install --progress-bar off '.[test]' && \
 
 .PHONY: test install run bench deps
 
-DEBS = chromium tshark
+# Debian package:the command it installs
+DEBS = chromium:chromium tshark:tshark ns2:ns
 
 test:
 	$(INSTALL)
@@ -24,7 +26,7 @@ install:
 	$(INSTALL)
 
 deps:
-	@missing=""; for p in $(DEBS); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for pc in $(DEBS); do command -v $${pc#*:} >/dev/null 2>&1 || missing="$$missing $${pc%%:*}"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \

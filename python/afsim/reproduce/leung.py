@@ -179,6 +179,15 @@ def scheme_overrides(scheme: str, targets: Sequence[float]) -> dict[str, str]:
     return ov
 
 
+def spacing_overrides(strategy: str, scheme: str) -> dict[str, str]:
+    """RIO's drop spacing and ECN path: ns-2 dsRED's (dsredq.cc, the paper's simulator) where
+    dsRED can express the point — non-ECN and mark-tail without the OUT Marking Scheme — and
+    ns-2 red.cc's for mark-front, mark-random and the OUT scheme, which dsredq.cc has no way to
+    mark (the paper's own additions; topology1.toml's header)."""
+    dsred = strategy in ("non-ECN", "mark-tail") and scheme not in ("out", "both")
+    return {"spacing": "dsredq" if dsred else "red"}
+
+
 def rtt_overrides(rtt_set: int) -> dict[str, str]:
     """Topology 2's access delays for a set of Table 2 (RTT = 2 × (access + 12 ms))."""
     return {f"access_{i}": f"{rtt // 2 - FIXED_ONE_WAY_MS}ms"
@@ -187,12 +196,12 @@ def rtt_overrides(rtt_set: int) -> dict[str, str]:
 
 def _t1(bottleneck: int, strategy: str, scheme: str = "none") -> dict[str, str]:
     return {"bottleneck": f"{bottleneck}Mbps", **strategy_overrides(strategy),
-            **scheme_overrides(scheme, TARGETS_1)}
+            **scheme_overrides(scheme, TARGETS_1), **spacing_overrides(strategy, scheme)}
 
 
 def _t2(rtt_set: int, strategy: str, scheme: str = "none") -> dict[str, str]:
     return {**rtt_overrides(rtt_set), **strategy_overrides(strategy),
-            **scheme_overrides(scheme, TARGETS_2)}
+            **scheme_overrides(scheme, TARGETS_2), **spacing_overrides(strategy, scheme)}
 
 
 def experiments(scenarios_dir: Path | None = None) -> tuple[Experiment, ...]:
@@ -263,11 +272,21 @@ def null_model(experiment: Experiment, point: Point) -> dict[str, float]:
 # Variants and unstated parameters
 
 VARIANTS = (
-    Variant("red_forced", "forced drops stay drops (ns-2 red.cc)", {"ecn_forced": "drop"},
+    Variant("red_forced", "forced drops stay drops (ns-2 red.cc)",
+            {"ecn_forced": "drop", "spacing": "red"},
             "ns-2's plain RED (red.cc) drops an ECN-capable packet when the average is beyond "
             "max_th; the default follows ns-2's DiffServ RIO (dsredq.cc), which marks it, since "
-            "the paper's RIO is a DiffServ queue. Non-ECN points are unchanged",
+            "the paper's RIO is a DiffServ queue. dsredq.cc has no forced drop with ECN, so this "
+            "reading runs red.cc's spacing at every point (non-ECN ones included: the same as "
+            "the red_spacing variant there)",
             ("fig3_5", "fig7_9")),
+    Variant("red_spacing", "red.cc's drop spacing at every point", {"spacing": "red"},
+            "the default runs dsRED's own RIO (dsredq.cc: its spacing, and its ECN path that marks "
+            "the arrival) wherever ns-2's dsRED can express the point (non-ECN, mark-tail, no OUT "
+            "scheme) and red.cc's spacing elsewhere, so that mark-tail and mark-front differ in "
+            "more than where they mark; this reading gives every point red.cc's spacing (afsim's "
+            "default before dsRED's ECN path was modelled), to show how much that matters",
+            ("fig3_5", "fig6", "fig7_9", "fig10")),
     Variant("w_q_0002", "w_q = 0.002 (the tuples' fourth value not a weight)", {"w_q": "0.002"},
             "the default reads [100,150,0.02,0.1] as dsRED's configQ (min_th, max_th, max_p, "
             "q_w); if the fourth value is something else, w_q is dsRED's and Floyd & Jacobson's "
@@ -1109,6 +1128,9 @@ def ns2_args(e: Experiment, overrides: Mapping[str, str], seed: int) -> list[str
     if ecn and p["ecn_forced"] != "mark":
         return NotInNs2("forced drops of ECN-capable packets beyond max_th are plain RED's "
                         "(red.cc); dsRED marks them (dsredq.cc)")
+    if p.get("spacing", "dsredq") != "dsredq":
+        return NotInNs2("red.cc's drop spacing on a RIO queue: ns-2's dsRED spaces its drops as "
+                        "dsredq.cc does")
     if e.scenario.name == "topology1.toml":
         targets, access, bottleneck = TARGETS_1, [TOPOLOGY1_ACCESS] * 3, p["bottleneck"]
     else:
