@@ -16,7 +16,7 @@ import pytest
 
 import afsim
 from afsim import ns2
-from afsim.reproduce import gtfrc, leung, twin
+from afsim.reproduce import giacomazzi, gtfrc, leung, twin
 from afsim.reproduce.claims import ClaimResult
 from afsim.reproduce.core import Aggregates, Point, Stat
 
@@ -113,6 +113,22 @@ def test_gtfrc_refuses_gtfrc_and_runs_tfrc_and_tcp_panels() -> None:
     assert d["tcp_size"] == "1540" and d["tcp_window"] == "20"
 
 
+def test_giacomazzi_runs_only_the_frame_in_ns2_with_the_frames_values() -> None:
+    p = giacomazzi.paper()
+    assert p.ns2 is not None
+    for e in p.experiments:
+        if e.id != "frame":
+            assert "enhanced token bucket" in p.ns2.absent[e.id]
+    e = _exp(p, "frame")
+    ov = {"max_data_packets": "40000000", **e.points[-1].overrides}
+    args = dict(a.split("=", 1) for a in giacomazzi.ns2_args(e, ov, 2))  # type: ignore[union-attr]
+    spec = afsim.load_scenario(str(e.scenario), overrides=ov).resolved()
+    assert args["n_af"] == "30" and args["duration"] == "300" and args["seed"] == "2"
+    assert f"TokenBucket(Params {{ rate_bps: 1000000, depth: Bytes({args['cbs']}) }})" in spec
+    assert "rate_bps: 30792000" in spec and "preset" not in args
+    assert f"SimDuration({int(ns2.seconds(args['backbone_delay']) * 1e9)})" in spec
+
+
 # ---------------------------------------------------------------------------------------------
 # Where the ns-2 column comes from
 
@@ -167,11 +183,34 @@ def test_collect_reads_committed_runs_names_refused_points_and_says_what_is_miss
         twin.collect(paper, mode, [e], source="later", jobs=1, store=None)
 
 
+def test_save_keeps_the_other_experiments_runs_of_the_same_script(tmp_path: Path) -> None:
+    t = _fake_twin(tmp_path)
+    col = twin.Column(t, "run", Aggregates(), {}, records={"k1": {"delivered": [1]}})
+    path = tmp_path / "p.json.gz"
+    twin.save(col, "p", path)
+    col2 = twin.Column(t, "run", Aggregates(), {}, records={"k2": {"delivered": [2]}})
+    twin.save(col2, "p", path)
+    with gzip.open(path, "rt") as f:
+        doc = json.load(f)
+    assert sorted(doc["runs"]) == ["k1", "k2"] and doc["digest"] == ns2.digest("leung.tcl")
+    # another script's runs are not kept
+    doc["digest"] = "0" * 12
+    with gzip.open(path, "wt") as f:
+        json.dump(doc, f)
+    twin.save(col2, "p", path)
+    with gzip.open(path, "rt") as f:
+        assert sorted(json.load(f)["runs"]) == ["k2"]
+    # the file is the same bytes for the same runs (no time stamp)
+    first = path.read_bytes()
+    twin.save(col2, "p", path)
+    assert path.read_bytes() == first
+
+
 def test_the_committed_runs_were_made_by_todays_twin_scripts() -> None:
     """A twin script edited after its runs were committed: the runs must be made again
     (`afsim reproduce PAPER --ns2 run --ns2-save`), or a reader would see another script's
     numbers."""
-    for paper in (leung.paper(), gtfrc.paper()):
+    for paper in (leung.paper(), gtfrc.paper(), giacomazzi.paper()):
         path = twin.committed_path(paper.id)
         assert path.is_file(), f"no committed ns-2 runs for {paper.id}"
         with gzip.open(path, "rt") as f:
@@ -215,6 +254,12 @@ def test_a_difference_needs_two_seeds_and_is_welchs() -> None:
     assert d is not None and d.significant and d.t < 0
     same = twin.difference("e", {}, "m", Stat.of([1.0, 1.0]), Stat.of([1.0, 1.0]))
     assert same is not None and not same.significant
+    # a deterministic run (no seed noise) apart in the sixth digit is the same number ...
+    tiny = twin.difference("e", {}, "m", Stat.of([1997.9648] * 3), Stat.of([1997.9617] * 3))
+    assert tiny is not None and not tiny.significant
+    # ... and apart by 1 % it is not
+    apart = twin.difference("e", {}, "m", Stat.of([2000.0] * 3), Stat.of([1980.0] * 3))
+    assert apart is not None and apart.significant and apart.t == math.inf
 
 
 # ---------------------------------------------------------------------------------------------
@@ -235,6 +280,22 @@ def test_leung_twin_runs_in_ns2_and_its_numbers_are_afsims_shape() -> None:
     # 16 Mb/s bottleneck in both simulators, within 5 % of each other
     assert m_ns2["total_kbps"] == pytest.approx(m_afsim["total_kbps"], rel=0.05)
     assert 12_000 < m_ns2["total_kbps"] <= 16_000
+
+
+@needs_ns
+def test_gtfrc_twin_delivers_no_more_than_the_bottleneck_carries() -> None:
+    """Each flow's bytes counted once, at its destination (a trace shared by the access and the
+    destination links once counted them twice)."""
+    e = _exp(gtfrc.paper(), "tfrc_tcp")
+    pt = next(p for p in e.points if p.labels == {"fig": "6a", "from_s": 0})
+    args = gtfrc.ns2_args(e, {**pt.overrides, "duration": "30s"}, 1)
+    assert not isinstance(args, twin.NotInNs2)
+    res = gtfrc.ns2_results(ns2.run(ns2.Run("gtfrc.tcl", tuple(args))))
+    total = float(res.flows["throughput_kbps"].sum())
+    assert 900.0 < total <= gtfrc.BOTTLENECK_KBPS
+    assert (res.flows["bytes_sent"] >= res.flows["bytes_delivered"]).all()
+    m = gtfrc.run_metrics(res)
+    assert 0.0 < m["in.share_pct"] < 100.0 and "a.ss_exit_s" in m
 
 
 @needs_ns

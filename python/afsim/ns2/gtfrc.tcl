@@ -115,15 +115,23 @@ $qC configQ 0 1 10 20 0.1 $opt(w_q)
 # IP bytes received by each destination after warmup ("r" at dst_i), and sent by each source
 # ("+" at src_i's access link).
 set awk {
-    $1 == "r" { a[$8] += $6; if ($2 > W) b[$8] += $6 }
-    $1 == "+" { s[$8] += $6 }
+    $1 == "r" && ($4 in TO) { a[$8] += $6; if ($2 > W) b[$8] += $6 }
+    $1 == "+" && ($3 in FROM) { s[$8] += $6 }
     END {
         printf "DELIVERED"; for (i = 0; i < N; i++) printf " %d", b[i] + 0; printf "\n"
         printf "TOTAL"; for (i = 0; i < N; i++) printf " %d", a[i] + 0; printf "\n"
         printf "SENT"; for (i = 0; i < N; i++) printf " %d", s[i] + 0; printf "\n"
     }
 }
-set chan [open "|awk -v N=$N -v W=$W {$awk}" w]
+# the two links of each flow share one trace: "r" counts only at the destinations, "+" only at
+# the sources
+set from ""
+set to ""
+for {set i 0} {$i < $N} {incr i} {
+    append from "FROM\[[$src($i) id]\] = 1; "
+    append to "TO\[[$dst($i) id]\] = 1; "
+}
+set chan [open "|awk -v N=$N -v W=$W {BEGIN { $from $to } $awk}" w]
 for {set i 0} {$i < $N} {incr i} {
     $ns trace-queue $egress $dst($i) $chan
     $ns trace-queue $src($i) $edge $chan

@@ -30,15 +30,16 @@ scenario file cannot leave a ``[[csa]]`` out, and such a CSA changes nothing.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from afsim.reproduce import core
 from afsim.reproduce.claims import Checks, ClaimResult, Kind, Statement, ge, gt, le, lt
 from afsim.reproduce.claims import claim as _claim
 from afsim.reproduce.core import Experiment, Figure, Mode, Paper, Point, Variant, View
 from afsim.reproduce.robustness import Unstated
+from afsim.reproduce.twin import NotInNs2, Twin
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -111,7 +112,8 @@ def find_scenarios_dir(start: Path | None = None) -> Path:
     if set; else ``scenarios/giacomazzi`` in the current directory (or ``start``) or one above
     it, so that a checkout's files, edited or not, are the ones run; else the copies shipped
     in the package (``afsim scenarios`` lists them as ``giacomazzi/...``)."""
-    return core.find_scenarios_dir("giacomazzi", ("scenario1.toml", "scenario2.toml"), start)
+    return core.find_scenarios_dir("giacomazzi", ("scenario1.toml", "scenario2.toml",
+                                                  "token-bucket.toml"), start)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -244,8 +246,10 @@ NULL_DESCRIPTION = (
     "IP capacity and α its configured α (0.4 under the CSA, whose control the model ignores); "
     "RoS is 100 %; nothing is lost anywhere; flows are perfectly fair (Jain 1). In scenario 2 "
     "the AF sources send min((1 + α)·r, 2 Mb/s), scaled down together if they exceed C, and the "
-    "best-effort sources share what is left equally, at most 2 Mb/s each. Its scores show which "
-    "published values and claims a reproduction gets right without modelling anything.")
+    "best-effort sources share what is left equally, at most 2 Mb/s each. In the frame (a plain "
+    "token bucket, no row of the paper) every source sends min(C/N, 2 Mb/s), green up to r. Its "
+    "scores show which published values and claims a reproduction gets right without modelling "
+    "anything.")
 
 
 def null_model(experiment: Experiment, point: Point) -> dict[str, float]:
@@ -253,6 +257,12 @@ def null_model(experiment: Experiment, point: Point) -> dict[str, float]:
     ov = point.overrides
     alpha = float(ov.get("alpha", MAX_ALPHA))
     zeros = ("p_inb", "p_c_1", "p_nc_1", "p_nc_1_of_level")
+    if experiment.id == "frame":
+        # every source gets its share of the backbone, at most its line; all green up to r
+        n = int(ov["n_af"])
+        thr = min(BACKBONE_KBPS / n, ACCESS_KBPS)
+        return {"throughput_kbps": thr, "delivered_kbps": thr,
+                "ros_pct": 100.0 * min(1.0, thr / R_PHB2_KBPS), "p_c_1": 0.0, "p_be_1": 0.0}
     if experiment.scenario.name == "scenario1.toml":
         n = int(ov["n_af"])
         m = {"throughput_kbps": min((1 + alpha) * R_PHB2_KBPS, BACKBONE_KBPS / n, ACCESS_KBPS),
@@ -359,7 +369,107 @@ def experiments(scenarios_dir: Path | None = None) -> tuple[Experiment, ...]:
         tuple(Point({"b1": b, "n_af": n}, _s1(n, b1=str(b))) for b in B1_VALUES for n in N_AF),
         scenario1_metrics, s1_notes[:2],
     )
-    return (table2, table3, appendix_a, appendix_b, appendix_c, b1)
+    frame = Experiment(
+        "frame", "The frame ns-2 can run: scenario 1 with a plain token bucket marker (r, b1), a "
+        "plain 30.792 Mb/s backbone and ns-2's Reno, 300 s (no row of the paper)",
+        d / "token-bucket.toml",
+        tuple(Point({"n_af": n}, {"n_af": str(n), **FRAME_BUDGET}) for n in N_AF),
+        frame_metrics,
+        ("not a row of the paper: the network its own simulator's era could run, beside ns-2's "
+         "twin (token-bucket.toml says what differs from scenario 1 and why)",
+         "throughput as in scenario 1; RoS: green packets at border1's RIO buffer × 576 B ÷ "
+         "(r × the run × N_AF); P_c, P_be: drops ÷ arrivals of green and best-effort packets "
+         "there"))
+    return (table2, table3, appendix_a, appendix_b, appendix_c, b1, frame)
+
+
+#: The frame runs 300 simulated seconds (ns-2 stops at a time, not a packet count): the budget
+#: parameter set so high that the duration stops the run first.
+FRAME_BUDGET = {"duration_s": "300", "max_data_packets": "1000000000"}
+#: The frame's RIO buffer towards border2, and its packets' size.
+FRAME_QUEUE = "border1->border2"
+PACKET_BYTES = 576
+
+
+def frame_metrics(results: Results) -> dict[str, float]:
+    """The frame (token-bucket.toml) in afsim or in ns-2's twin: the sources' mean throughput
+    (bits sent ÷ the run, the paper's), the delivered rate, RoS from the green packets reaching
+    border1's RIO buffer, and the loss of green and best-effort packets there."""
+    end = results.end_time_s
+    f = results.flows
+    n = len(f)
+    col = results.colours
+    q = col[col["queue"] == FRAME_QUEUE]
+    rows = {int(r["level"]): r for _, r in q.iterrows()}
+
+    def counts(level: int) -> tuple[int, int]:
+        r = rows.get(level)
+        if r is None:
+            return 0, 0
+        return int(r["drops_overflow"]) + int(r["drops_early"]), int(r["arrivals"])
+
+    green_drops, green = counts(0)
+    be_drops, be = counts(2)
+    m = {"throughput_kbps": float((f["bytes_sent"] * 8.0 / end / 1000.0).mean()),
+         "delivered_kbps": float(f["throughput_kbps"].mean()),
+         "ros_pct": 100.0 * green * PACKET_BYTES * 8.0 / (end * R_PHB2_KBPS * 1000.0 * n)}
+    m |= _prob("p_c_1", green_drops, green)
+    m |= _prob("p_be_1", be_drops, be)
+    return m
+
+
+# ---------------------------------------------------------------------------------------------
+# The paper's own simulator is not named; ns-2 (the reference of its era) runs the frame
+
+
+NS2_DESCRIPTION = (
+    "The paper does not name its simulator. ns-2.35's Queue/dsRED runs the frame: scenario 1 "
+    "(N_AF sources on E1 lines, border1's RIO buffer, Table 1's RIO curves and w_q, 576-byte "
+    "packets, 64 KiB windows, 500 ms tick) with a plain TokenBucket policy per input line (r = "
+    "1000 kb/s, b1 × 576 B, the excess downgraded to best effort), a plain 30.792 Mb/s backbone "
+    "and ns-2's Reno (afsim/ns2/giacomazzi.tcl; afsim runs token-bucket.toml with its ns2 "
+    "preset). No row of the paper maps: every row of Tables 2–9 meters with the enhanced token "
+    "bucket (Fig. 5: a conformant and a non-conformant bucket in front of an input buffer that "
+    "holds what neither admits — a shaper ns-2's dsPolicy has no counterpart of), most move α "
+    "with the CSA, and the E3 backbone carries ATM cells (AAL5 cell tax), which ns-2 does not "
+    "model. The frame has no published values: it says whether afsim and ns-2 agree on the "
+    "network the paper's mechanisms sit in.")
+NOT_IN_NS2 = ("the enhanced token bucket (Fig. 5: dual bucket with an input buffer), the CSA and "
+              "the E3 backbone's ATM cells are not in ns-2")
+
+
+def ns2_args(e: Experiment, overrides: Mapping[str, str], seed: int) -> list[str] | NotInNs2:
+    """The frame's ns-2 arguments for one afsim run; every other experiment is absent."""
+    from afsim import ns2
+
+    p = ns2.scenario_params(e.scenario, overrides)
+    return [f"seed={seed}", f"duration={float(p['duration_s']):g}", f"n_af={int(p['n_af'])}",
+            f"cbs={int(p['depth'].removesuffix('B'))}", f"access_delay={p['access_delay']}",
+            f"backbone_delay={p['backbone_delay']}", f"w_q={float(p['w_q']):g}",
+            f"limit={int(p['rio_limit'])}"]
+
+
+def ns2_results(raw: dict[str, Any]) -> Any:
+    """A giacomazzi.tcl run in afsim's table shapes: flows (bits sent, delivered), border1's RIO
+    buffer per colour (code point 10: green, level 0; 0: best effort, level 2)."""
+    import pandas as pd
+
+    from afsim import ns2
+
+    end = float(raw["duration_s"])
+    n = int(raw["n_af"])
+    flows = ns2.flows_table([f"af{i}" for i in range(n)], end, delivered_bytes=raw["delivered"],
+                            extra={"bytes_sent": raw["sent"]})
+    colours = pd.DataFrame([
+        {"queue": FRAME_QUEUE, "level": level, "arrivals": c["arrivals"],
+         "drops_overflow": c["other_drops"], "drops_early": c["early_drops"]}
+        for level, c in ((0, raw["border1"]["10"]), (2, raw["border1"]["0"]))])
+    return ns2.Ns2Results(flows=flows, colours=colours, end_time_s=end, raw=raw)
+
+
+TWIN = Twin("giacomazzi.tcl", ns2_args, ns2_results, NS2_DESCRIPTION,
+            absent={e: NOT_IN_NS2 for e in ("table2", "table3", "appendix_a", "appendix_b",
+                                             "appendix_c", "b1")})
 
 
 VARIANTS = (
@@ -1153,7 +1263,7 @@ def paper(scenarios_dir: Path | None = None) -> Paper:
     """The reproduction of this paper: experiments, statements, figures, published values,
     null model, variants and unstated parameters."""
     return Paper(PAPER_ID, TITLE, CITATION, experiments(scenarios_dir), STATEMENTS, FIGURES, DATA,
-                 null_model, NULL_DESCRIPTION, VARIANTS, UNSTATED)
+                 null_model, NULL_DESCRIPTION, VARIANTS, UNSTATED, ns2=TWIN)
 
 
 def mode(quick: bool, budget: int | None = None, replications: int | None = None) -> Mode:

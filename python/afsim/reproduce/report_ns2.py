@@ -89,8 +89,9 @@ def section(rep: Reproduction) -> list[str]:
     v: Verdicts = rep.verdicts
     lines = ["## ns-2, the paper's own simulator", "", _md(col.twin.description), "",
              f"- runs: {col.summary()}; ns-2's own event-loop time summed over the runs used: "
-             f"{col.engine_seconds:,.1f} s (each run's process: {col.process_seconds:,.1f} s); "
-             f"source: `--ns2 {col.source}`."]
+             f"{col.engine_seconds:,.1f} s (each run's whole process: {col.process_seconds:,.1f} "
+             f"s); this invocation's ns-2 column took {col.wall_seconds:,.1f} s of wall time "
+             f"with {rep.jobs} ns-2 processes at a time; source: `--ns2 {col.source}`."]
     for m in col.messages:
         lines.append(f"- {_md(m)}")
     for f in col.failed[:10]:
@@ -121,7 +122,8 @@ def section(rep: Reproduction) -> list[str]:
     rows = point_differences(rep)
     lines += ["### Every number apart beyond seed noise", "",
               "Each number a claim or a published value reads, at each point ns-2 runs, set "
-              "beside ns-2's over the same seeds (Welch's t-test at 95 %). "
+              "beside ns-2's over the same seeds (Welch's t-test at 95 %; means within 0.1 % "
+              "of each other count as equal). "
               f"{sum(1 for d in rows if d.significant)} of {len(rows)} differ beyond seed noise.",
               ""]
     sig = [d for d in rows if d.significant]
@@ -133,6 +135,45 @@ def section(rep: Reproduction) -> list[str]:
             lines.append(f"| {d.experiment} | {_md(', '.join(f'{k} = {x}' for k, x in d.labels.items()))} "
                          f"| {d.metric} | {d.afsim.mean:.4g} | {d.ns2.mean:.4g} | "
                          f"{100 * rel:+.1f} % | {d.t:+.1f} |")
+        lines.append("")
+    lines += _frame_tables(rep)
+    return lines
+
+
+def _frame_tables(rep: Reproduction) -> list[str]:
+    """Experiments that no published value or claim reads (a frame run only beside ns-2): every
+    metric at every point, afsim beside ns-2."""
+    col = rep.ns2
+    assert col is not None
+    v: Verdicts = rep.verdicts
+    read = {c.value.experiment for c in v.afsim}
+    for cv in v.claims.claims:
+        read |= {e for (e, _l, _m) in cv.afsim.reads}
+    lines: list[str] = []
+    for eid, rows in col.aggregates.by_experiment.items():
+        if eid in read:
+            continue
+        lines += [f"### {eid}: afsim beside ns-2 at every point", "",
+                  "No published value or claim reads this experiment: it is run for the "
+                  "comparison itself (mean over the seeds; t: Welch's, where both have two or "
+                  "more).", "",
+                  "| point | metric | afsim | ns-2 | afsim − ns-2 | t |", "|---|---|---|---|---|---|"]
+        for p, stats in rows:
+            label = _md(", ".join(f"{k} = {x}" for k, x in p.labels.items()))
+            for metric in sorted(stats):
+                if metric.endswith((".events", ".trials")):
+                    continue
+                a = rep.aggregates.stat(eid, p.labels, metric)
+                b = stats[metric]
+                if a is None or not (math.isfinite(a.mean) and math.isfinite(b.mean)):
+                    continue
+                d = difference(eid, p.labels, metric, a, b)
+                rel = (a.mean - b.mean) / abs(b.mean) if b.mean else math.nan
+                t = f"{d.t:+.1f}" if d is not None and abs(d.t) < 1e3 else (
+                    "(no seed noise)" if d is not None else "–")
+                lines.append(f"| {label} | {metric} | {a.mean:.4g} | {b.mean:.4g} | "
+                             + (f"{100 * rel:+.1f} %" if math.isfinite(rel) else "–")
+                             + f" | {t} |")
         lines.append("")
     return lines
 

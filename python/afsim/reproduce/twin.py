@@ -91,7 +91,8 @@ class Column:
     aggregates: Aggregates
     #: (experiment id, point index) -> why ns-2 cannot run it.
     refused: dict[tuple[str, int], str]
-    #: Runs planned, and where each came from.
+    #: Distinct runs planned (points that share their values share a run), and where each
+    #: came from.
     planned: int = 0
     ran: int = 0
     stored: int = 0
@@ -133,13 +134,22 @@ def load_committed(paper_id: str) -> dict[str, dict[str, Any]]:
 
 
 def save(column: Column, paper_id: str, path: Path | None = None) -> Path:
-    """Writes the raw ns-2 runs a column used, for readers without ns-2 (deterministic: keys
-    sorted, no time stamp in the gzip header)."""
+    """Writes the raw ns-2 runs a column used, for readers without ns-2, beside those already
+    committed by the same twin script (a reproduction of some experiments keeps the others'
+    runs; a changed script's are dropped). Deterministic: keys sorted, no time stamp in the
+    gzip header."""
     path = path or committed_path(paper_id)
     path.parent.mkdir(parents=True, exist_ok=True)
+    digest = ns2.digest(column.twin.script)
+    runs: dict[str, dict[str, Any]] = {}
+    if path.is_file():
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            old = json.load(f)
+        if old.get("digest") == digest:
+            runs.update(old.get("runs", {}))
+    runs.update(column.records)
     doc = {"paper": paper_id, "simulator": "ns-2 2.35", "script": column.twin.script,
-           "digest": ns2.digest(column.twin.script),
-           "runs": {k: column.records[k] for k in sorted(column.records)}}
+           "digest": digest, "runs": {k: runs[k] for k in sorted(runs)}}
     data = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as f:
         f.write(data)
@@ -173,7 +183,7 @@ def collect(paper: Paper, mode: Mode, experiments: Sequence[Experiment], *, sour
                     col.refused[(e.id, pi)] = a.reason
                     break
                 plan.append((e, pi, seed, ns2.Run(twin.script, tuple(a))))
-    col.planned = len(plan)
+    col.planned = len({r.key for *_x, r in plan})
 
     cache_dir = store / "ns2" if store is not None else None
     committed = load_committed(paper.id) if source in ("committed", "run") else {}
@@ -315,19 +325,28 @@ class Difference:
                 "significant": self.significant}
 
 
+#: Two means closer than this, relative to the larger, are the same number: a deterministic
+#: run (an uncongested network, every seed alike) has no seed noise, and a difference in the
+#: sixth digit — where a run's last packets stop — is not a parity gap. The parity grid's own
+#: tolerance is 3 % (docs/validation.md); this floor is thirty times finer.
+EQUAL_WITHIN = 0.001
+
+
 def difference(experiment: str, labels: Mapping[str, Label], metric: str, a: Stat,
                b: Stat) -> Difference | None:
-    """Welch's test of two means over their seeds; None when either has fewer than two."""
+    """Welch's test of two means over their seeds (significant: beyond the 95 % quantile of
+    Student's t, and apart by more than ``EQUAL_WITHIN``); None when either has fewer than
+    two seeds."""
     if a.n < 2 or b.n < 2 or not (math.isfinite(a.mean) and math.isfinite(b.mean)):
         return None
+    apart = abs(a.mean - b.mean) > EQUAL_WITHIN * max(abs(a.mean), abs(b.mean))
     va, vb = a.std ** 2 / a.n, b.std ** 2 / b.n
     if va + vb == 0:
-        same = a.mean == b.mean
-        return Difference(experiment, labels, metric, a, b, 0.0 if same else math.inf, not same)
+        t = 0.0 if a.mean == b.mean else math.copysign(math.inf, a.mean - b.mean)
+        return Difference(experiment, labels, metric, a, b, t, apart)
     t = (a.mean - b.mean) / math.sqrt(va + vb)
-    df = (va + vb) ** 2 / ((va ** 2 / (a.n - 1) if a.n > 1 else 0) + (vb ** 2 / (b.n - 1) if b.n > 1 else 0))
-    crit = t_quantile(0.975, df)
-    return Difference(experiment, labels, metric, a, b, t, abs(t) > crit)
+    df = (va + vb) ** 2 / (va ** 2 / (a.n - 1) + vb ** 2 / (b.n - 1))
+    return Difference(experiment, labels, metric, a, b, t, apart and abs(t) > t_quantile(0.975, df))
 
 
 def claim_case(afsim: ClaimResult, ns2_result: ClaimResult | None, afsim_agg: Aggregates,
