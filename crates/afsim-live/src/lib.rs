@@ -13,6 +13,7 @@
 
 pub mod fabric;
 pub mod frame;
+pub mod plan;
 
 #[cfg(target_os = "linux")]
 pub mod driver;
