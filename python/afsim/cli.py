@@ -119,6 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
     live_p.add_argument("--cc", action="append", default=[], metavar="[FLOW=]NAME",
                         help="Linux congestion control: reno (default), cubic or bbr, for every flow "
                         "or for one flow or group (FLOW=NAME); repeatable")
+    live_p.add_argument("--no-realtime", dest="realtime", action="store_false",
+                        help="do not run the forwarder under SCHED_FIFO (default: it does)")
+    live_p.add_argument("--spin-us", type=float, default=0.0, metavar="US",
+                        help="busy-wait the last US microseconds before each deadline instead of "
+                        "sleeping (less lateness, more CPU; default 0)")
     live_p.add_argument("--out", type=Path, metavar="DIR", help="also write summary.json to DIR")
     live_p.add_argument("--format", choices=("table", "json"), default="table")
     live_p.add_argument("--cleanup", action="store_true",
@@ -364,7 +369,8 @@ def cmd_live(args: argparse.Namespace) -> int:
         if args.out is not None:
             check_out_dir(args.out, "--out")
         log = (lambda m: print(f"afsim live: {m}", file=sys.stderr)) if sys.stderr.isatty() else None
-        summary = live(path, dict(args.overrides), args.seed, args.cc, log=log)
+        summary = live(path, dict(args.overrides), args.seed, args.cc, log=log,
+                       realtime=args.realtime, spin_us=args.spin_us)
     except LivePermissionError as e:
         _error(str(e))
         return EXIT_USAGE

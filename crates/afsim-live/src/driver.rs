@@ -40,6 +40,17 @@ pub struct Config {
     /// process with Python.
     #[serde(default)]
     pub stop_on_signals: bool,
+    /// Run the forwarding thread under SCHED_FIFO (priority `realtime_priority`), so that other
+    /// processes on the machine (the hosts' own generators among them) do not delay its
+    /// wake-ups; the kernel's RT throttling still leaves 5 % of every second to the others.
+    #[serde(default)]
+    pub realtime: bool,
+    #[serde(default = "default_priority")]
+    pub realtime_priority: i32,
+}
+
+fn default_priority() -> i32 {
+    20
 }
 
 fn default_rcvbuf() -> i32 {
@@ -205,6 +216,8 @@ pub struct DriverStats {
     pub sleeps: u64,
     pub sockets: Vec<SocketStats>,
     pub stopped_by_signal: bool,
+    /// Whether SCHED_FIFO was asked for and granted.
+    pub realtime: bool,
 }
 
 impl Forwarder {
@@ -233,6 +246,12 @@ impl Forwarder {
             }
         }
         STOP.store(false, Ordering::Relaxed);
+        let mut realtime = false;
+        if self.cfg.realtime {
+            let p = libc::sched_param { sched_priority: self.cfg.realtime_priority };
+            // SAFETY: valid sched_param; this thread only
+            realtime = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } == 0;
+        }
         let (u0, s0) = cpu_seconds();
         let wall0 = monotonic_ns();
         let end = SimTime(self.cfg.duration_ns);
@@ -319,6 +338,7 @@ impl Forwarder {
             sleeps,
             sockets: socks.iter().map(|s| s.stats.clone()).collect(),
             stopped_by_signal,
+            realtime,
         }
     }
 

@@ -103,7 +103,8 @@ def _read_line(p: subprocess.Popen, what: str, timeout: float) -> str:
 
 
 def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None = None,
-         cc: list[str] | None = None, log: Any = None) -> dict:
+         cc: list[str] | None = None, log: Any = None, realtime: bool = True,
+         spin_us: float = 0.0) -> dict:
     """Runs ``path`` live; returns the summary (a dict in the report's shape)."""
     import afsim
     from afsim import _core
@@ -156,6 +157,8 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
                 "flows": matches,
                 "duration_ns": int(round(plan["duration_s"] * 1e9)),
                 "stop_on_signals": True,
+                "realtime": realtime,
+                "spin_ns": int(spin_us * 1000),
             },
         }
         fwd_file = Path(tmp.name) / "forwarder.json"
@@ -202,6 +205,7 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
         for p in procs:
             p.wait(timeout=10)
         summary = _summary(plan, ccs, fwd_out, gen_out, prefix, scenario, seed)
+        summary["live"]["forwarder"]["spin_us"] = spin_us
         return summary
     finally:
         for s, h in old.items():
@@ -352,6 +356,7 @@ def _summary(plan: dict, ccs: list[str], fwd: dict, gens: list[dict], prefix: st
                 "cpu_s_per_mbit": cpu / carried_mbit if carried_mbit else None,
                 "carried_mbit": carried_mbit,
                 "loop_turns": d["loop_turns"], "sleeps": d["sleeps"],
+                "realtime": d["realtime"],
                 "lateness_us": fwd["lateness_us"],
                 "frames": fwd["frames"],
                 "sockets": d["sockets"],
