@@ -308,6 +308,13 @@ def main() -> int:
     if not line.strip():
         return 1
     run = Run(cfg, int(line) * 1e-9)
+    if cfg.get("realtime_priority"):
+        # under the forwarder's priority, above everything else on the machine: a host's
+        # application must not starve either (its threads inherit the policy)
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(cfg["realtime_priority"]))
+        except OSError:
+            pass
     results = [{"flow": r["flow"], "role": r["role"]} for r in cfg["roles"]]
     threads = [threading.Thread(target=ROLES[r["role"]], args=(run, r, o), daemon=True)
                for r, o in zip(cfg["roles"], results)]

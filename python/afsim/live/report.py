@@ -74,6 +74,8 @@ def print_live(s: dict, console: Any) -> None:
                       f"{c['green_packets']:,}", f"{c['yellow_packets']:,}", f"{c['red_packets']:,}",
                       f"{c['conformant_kbps']:,.1f}")
         console.print(t)
+    for w in s.get("warnings", []):
+        console.print(f"[yellow]warning: {escape(w)}[/yellow]")
     c = s["conservation"]
     console.print(f"forwarder conservation: {c['identity']} {'✓' if c['holds'] else '✗'}", markup=False)
     fw = s["live"]["forwarder"]

@@ -179,7 +179,8 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
                 roles.append(r)
             cfg = {"host": plan["nodes"][h["node"]]["name"], "iface": h["iface"], "roles": roles,
                    "ecn": any(r["role"] == "tcp-sender" and r.get("ecn") for r in roles),
-                   "duration_s": plan["duration_s"], "warmup_s": plan["warmup_s"]}
+                   "duration_s": plan["duration_s"], "warmup_s": plan["warmup_s"],
+                   "realtime_priority": 10 if realtime else 0}
             gfile = Path(tmp.name) / f"gen-{h['node']}.json"
             gfile.write_text(json.dumps(cfg))
             gens.append(_spawn(h["ns"], [sys.executable, "-S", str(Path(__file__).with_name("gen.py")),
@@ -244,6 +245,39 @@ def _ip(text: str) -> list[int]:
 
 def _mac(text: str) -> list[int]:
     return [int(x, 16) for x in text.split(":")]
+
+
+def _warnings(plan: dict, rows: list[dict], fwd: dict) -> list[str]:
+    """What makes a live run's numbers doubtful: sources that could not keep up (a starved
+    generator), flows that failed, frames lost outside the models."""
+    out = []
+    dur = plan["duration_s"]
+    for f, row in zip(plan["flows"], rows):
+        live = row["live"]
+        for k in ("error", "receiver_error"):
+            if live.get(k):
+                out.append(f"flow {f['name']}: {live[k]}")
+        if f["kind"] == "cbr" and live.get("app_packets_sent") is not None:
+            start, stop = f["start_s"], min(dur, f["stop_s"] if f["stop_s"] is not None else dur)
+            want = max(0.0, stop - start) * f["rate_bps"] / (8 * f["packet_size"])
+            if f.get("max_packets") is not None:
+                want = min(want, f["max_packets"])
+            if want >= 10 and live["app_packets_sent"] < 0.97 * want:
+                out.append(f"flow {f['name']}: its generator sent {live['app_packets_sent']} of "
+                           f"{want:.0f} packets (starved of CPU?): the offered load was lower "
+                           "than the scenario's")
+        if f["kind"] == "tcp" and f["start_s"] < dur and not row["packets_sent"]:
+            out.append(f"flow {f['name']}: no packet reached the forwarder")
+    drops = sum(s["kernel_drops"] for s in fwd["driver"]["sockets"])
+    errors = sum(s["send_errors"] for s in fwd["driver"]["sockets"])
+    if drops or errors:
+        out.append(f"the forwarder's sockets lost {drops} frames on receive and {errors} on send, "
+                   "outside the models (it could not keep up)")
+    lat = fwd["lateness_us"]
+    if lat["p99"] is not None and lat["p99"] > 1000:
+        out.append(f"99 % of frames left up to {lat['p99']:.0f} µs after their instant: the "
+                   "forwarder was short of CPU")
+    return out
 
 
 def _summary(plan: dict, ccs: list[str], fwd: dict, gens: list[dict], prefix: str,
@@ -315,6 +349,7 @@ def _summary(plan: dict, ccs: list[str], fwd: dict, gens: list[dict], prefix: st
                          app_goodput_kbps=(r.get("measured_bytes", 0) * 8 / span / 1e3) if span > 0 else None)
         row["live"] = extra
         rows.append(row)
+    warnings = _warnings(plan, rows, fwd)
     totals = fwd["totals"]
     dropped: dict[str, dict] = {}
     for q in fwd["queues"]:
@@ -348,6 +383,7 @@ def _summary(plan: dict, ccs: list[str], fwd: dict, gens: list[dict], prefix: st
             "scope": "packets that entered the forwarder (hosts' own kernels are outside it)",
         },
         "not_measured": NOT_MEASURED,
+        "warnings": warnings,
         "live": {
             "prefix": prefix,
             "forwarder": {
