@@ -322,7 +322,6 @@ impl Forwarder {
             // SAFETY: pfds is a valid array of pollfd
             unsafe { libc::ppoll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, &ts, std::ptr::null()) };
         }
-        drop(emit);
         let stopped_by_signal = STOP.load(Ordering::Relaxed);
         let wall1 = monotonic_ns();
         let (u1, s1) = cpu_seconds();
