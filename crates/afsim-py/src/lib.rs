@@ -23,6 +23,9 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping};
 
+#[cfg(target_os = "linux")]
+mod live;
+
 pyo3::create_exception!(
     _core,
     ScenarioError,
@@ -98,7 +101,7 @@ fn run_error(py: Python<'_>, spec: &Spec, e: RunError, pending: Option<PyErr>) -
 /// A loaded, validated scenario (immutable). Make one with `load_scenario`.
 #[pyclass(frozen, module = "afsim._core")]
 pub struct Scenario {
-    spec: Spec,
+    pub(crate) spec: Spec,
 }
 
 #[pymethods]
@@ -533,5 +536,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunResult>()?;
     m.add_function(wrap_pyfunction!(load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    #[cfg(target_os = "linux")]
+    {
+        m.add_function(wrap_pyfunction!(live::live_plan, m)?)?;
+        m.add_function(wrap_pyfunction!(live::monotonic_ns, m)?)?;
+        m.add_class::<live::LiveForwarder>()?;
+    }
     Ok(())
 }

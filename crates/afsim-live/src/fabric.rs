@@ -1,0 +1,704 @@
+//! The forwarding plane of a live run: the scenario's routers and links as afsim-core's own
+//! models, moving real Ethernet frames, driven by whatever clock the caller reads.
+//!
+//! Read this first: `Fabric` is `world::World` without agents. Hosts are outside (Linux network
+//! namespaces with real TCP/UDP); every port of every link, including a host's own access
+//! line, is inside: its queue discipline (`queue::AnyQueue::from_spec`), its transmitter
+//! (`net::framing::TxClock`, the same integer-nanosecond pacing with the remainder carried),
+//! its propagation line, its random loss (`net::loss`), and the edge conditioners on node input
+//! lines (`edge::conditioner::Conditioner`), built from the scenario's `Spec` exactly as
+//! `World::build` builds them (same random stream names, so RED draws from the same stream).
+//! Time moves only through `advance(now)`, which runs every event due up to `now` *at its own
+//! instant* (a transmitter that frees at t starts the next packet at t, however late the
+//! caller woke up): pacing stays exact on average, and lateness only delays the emission of
+//! frames (measured: `lateness`). Frames from hosts enter with `ingress(now, …)`.
+//!
+//! The clock is the caller's: the live driver (`driver`) passes the wall clock's nanoseconds
+//! since the run's start; the tests pass made-up instants.
+//!
+//! Not here: CSAs (their control packets would need a wire format: a scenario with `[[csa]]`
+//! is refused), pcap capture, agents.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use afsim_core::edge::conditioner::{Conditioner, Outcome};
+use afsim_core::edge::dscp::{ColourTable, MAX_LEVELS};
+use afsim_core::metrics::flow::FlowStats;
+use afsim_core::net::framing::TxClock;
+use afsim_core::net::loss::Loss;
+use afsim_core::net::packet::{Ecn, Packet, PacketId, Pool, TransportHeader};
+use afsim_core::net::routing::{Tables, NO_ROUTE};
+use afsim_core::queue::{AnyQueue, DropReason, QueueStats, N_DROP_REASONS};
+use afsim_core::report::{ColourRow, ConditionerRow, DpCounts, QueueRow};
+use afsim_core::scenario::Spec;
+use afsim_core::sim::event::{Event, EventQueue};
+use afsim_core::sim::rng::{self, Rng};
+use afsim_core::sim::time::{SimDuration, SimTime};
+
+use crate::frame;
+
+const LOCAL: u32 = u32::MAX;
+const NOT_A_HOST: u32 = u32::MAX;
+
+/// A host of the scenario: a network namespace at the end of one access link.
+#[derive(Clone, Debug, serde::Deserialize, serde::Serialize)]
+pub struct Host {
+    /// Node index in the spec.
+    pub node: u32,
+    /// Its IPv4 address, as the frames carry it.
+    pub ip: [u8; 4],
+    /// The MAC of its interface (frames to it carry this destination).
+    pub mac: [u8; 6],
+    /// The MAC of the router side of its link (frames to it carry this source).
+    pub router_mac: [u8; 6],
+}
+
+/// How the frames of a scenario flow are recognised: forward packets go from `src_ip` to
+/// `dst_ip` with destination port `port`, reverse ones (ACKs) back with source port `port`.
+#[derive(Clone, Debug, serde::Deserialize, serde::Serialize)]
+pub struct FlowMatch {
+    pub flow: u32,
+    pub protocol: u8,
+    pub src_ip: [u8; 4],
+    pub dst_ip: [u8; 4],
+    pub port: u16,
+}
+
+/// One direction of a link (as `world::Port`).
+#[derive(Debug)]
+pub struct Port {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay: SimDuration,
+    clock: TxClock,
+    pub queue: AnyQueue,
+    pub stats: QueueStats,
+    busy_until: SimTime,
+    tx_pending: bool,
+    line: VecDeque<(SimTime, PacketId)>,
+    rng: Rng,
+    pub busy_ns: u64,
+    loss: Option<Loss>,
+    pub link_losses: u64,
+}
+
+/// Frame-level counters of the forwarder (what never became a model packet, and what left).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct FrameCounters {
+    pub frames_in: u64,
+    pub frames_out: u64,
+    /// Not IPv4 (ARP, IPv6 …), or a malformed IPv4 header: not forwarded.
+    pub ignored_not_ipv4: u64,
+    /// IPv4 from or to an address that is no scenario host: not forwarded.
+    pub ignored_unknown_address: u64,
+    /// IPv4 packets of no scenario flow (forwarded, counted under `other`).
+    pub other_packets: u64,
+    /// Larger than 1500 bytes of IP (an offload left on): not forwarded.
+    pub oversize: u64,
+}
+
+/// Histogram of how late (wall clock) frames were handed to a host after the instant the
+/// model delivered them, in microseconds.
+#[derive(Clone, Debug)]
+pub struct Lateness {
+    buckets: Vec<u64>,
+    pub count: u64,
+    pub max_ns: u64,
+    pub sum_ns: u128,
+}
+
+impl Default for Lateness {
+    fn default() -> Self {
+        Lateness { buckets: vec![0; 20_001], count: 0, max_ns: 0, sum_ns: 0 }
+    }
+}
+
+impl Lateness {
+    pub fn record(&mut self, ns: u64) {
+        let us = (ns / 1000).min(self.buckets.len() as u64 - 1) as usize;
+        self.buckets[us] += 1;
+        self.count += 1;
+        self.max_ns = self.max_ns.max(ns);
+        self.sum_ns += u128::from(ns);
+    }
+
+    /// The `q`-quantile in microseconds (upper edge of its 1 µs bucket; 20 ms at most).
+    pub fn quantile_us(&self, q: f64) -> Option<f64> {
+        if self.count == 0 {
+            return None;
+        }
+        let rank = ((q * self.count as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (us, &n) in self.buckets.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                return Some(us as f64 + 1.0);
+            }
+        }
+        Some(self.buckets.len() as f64)
+    }
+}
+
+/// The routers and links of a scenario, as models, between hosts outside.
+pub struct Fabric {
+    spec: Spec,
+    pub ports: Vec<Port>,
+    tables: Tables,
+    pool: Pool,
+    /// The frame each live packet came as, by `PacketId`.
+    frames: Vec<Vec<u8>>,
+    events: EventQueue,
+    conditioners: Vec<Conditioner>,
+    ingress: Vec<Vec<u32>>,
+    local: Vec<Vec<u32>>,
+    cond_drops: Vec<[u64; N_DROP_REASONS]>,
+    node_drops: Vec<[u64; N_DROP_REASONS]>,
+    colours: ColourTable,
+    hosts: Vec<Host>,
+    /// Per node: its index in `hosts`, or `NOT_A_HOST`.
+    host_of_node: Vec<u32>,
+    node_of_ip: HashMap<[u8; 4], u32>,
+    /// (protocol, src, dst, port) → flow; forward by destination port, reverse by source port.
+    forward: HashMap<(u8, [u8; 4], [u8; 4], u16), u32>,
+    reverse: HashMap<(u8, [u8; 4], [u8; 4], u16), u32>,
+    /// Per flow (the scenario's, then one `other`).
+    pub flows: Vec<FlowStats>,
+    warmup: SimTime,
+    now: SimTime,
+    pub counters: FrameCounters,
+    pub lateness: Lateness,
+    delivered: u64,
+    dropped: u64,
+    sent: u64,
+}
+
+/// Why a scenario cannot run live.
+#[derive(Debug)]
+pub struct Unsupported(pub String);
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Fabric {
+    /// Builds the models of `spec`'s links and conditioners, as `World::build` does.
+    pub fn build(spec: &Spec, hosts: Vec<Host>, flow_matches: &[FlowMatch]) -> Result<Fabric, Unsupported> {
+        spec.check().map_err(|e| Unsupported(format!("invalid scenario: {e}")))?;
+        if !spec.csas.is_empty() {
+            return Err(Unsupported("[[csa]] is not supported live (its control packets have no wire format yet)".into()));
+        }
+        let seed = spec.seed;
+        let node_name = |i: usize| spec.nodes[i].name.as_str();
+        let mut ports = Vec::with_capacity(2 * spec.links.len());
+        for l in &spec.links {
+            for (from, to, q, loss) in [(l.a, l.b, &l.queue_ab, l.loss_ab), (l.b, l.a, &l.queue_ba, l.loss_ba)] {
+                let name = format!("{}->{}", node_name(from), node_name(to));
+                ports.push(Port {
+                    loss: loss.map(|m| Loss::new(m, rng::stream(seed, &format!("link/{name}")))),
+                    link_losses: 0,
+                    rng: rng::stream(seed, &format!("queue/{name}")),
+                    name,
+                    from: from as u32,
+                    to: to as u32,
+                    rate_bps: l.rate_bps,
+                    delay: l.delay,
+                    clock: TxClock::new(l.framing, l.rate_bps),
+                    queue: AnyQueue::from_spec(q, l.rate_bps),
+                    stats: QueueStats::default(),
+                    busy_until: SimTime::ZERO,
+                    tx_pending: false,
+                    line: VecDeque::new(),
+                    busy_ns: 0,
+                });
+            }
+        }
+        let links: Vec<(usize, usize)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
+        let routes: Vec<&[usize]> = spec.routes.iter().map(|r| r.path.as_slice()).collect();
+        let tables = Tables::compute(spec.nodes.len(), &links, &routes)
+            .map_err(|e| Unsupported(format!("routing: {e:?}")))?;
+
+        let n_flows = spec.flows.len();
+        let mut ingress: Vec<Vec<u32>> = vec![Vec::new(); ports.len()];
+        let mut local: Vec<Vec<u32>> = vec![Vec::new(); spec.nodes.len()];
+        let mut conditioners = Vec::with_capacity(spec.conditioners.len());
+        for (c, cs) in spec.conditioners.iter().enumerate() {
+            let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
+            // one more flow slot: packets of no scenario flow
+            conditioners.push(Conditioner::new(cs, n_flows + 1, &spec.colours, stream, SimTime::ZERO + spec.warmup));
+            for (i, p) in ports.iter().enumerate() {
+                if p.to as usize == cs.node && cs.from.is_none_or(|f| f == p.from as usize) {
+                    ingress[i].push(c as u32);
+                }
+            }
+            if cs.from.is_none() {
+                local[cs.node].push(c as u32);
+            }
+        }
+
+        let mut host_of_node = vec![NOT_A_HOST; spec.nodes.len()];
+        let mut node_of_ip = HashMap::new();
+        for (h, host) in hosts.iter().enumerate() {
+            let n = host.node as usize;
+            if n >= spec.nodes.len() {
+                return Err(Unsupported(format!("host {h}: no node {n}")));
+            }
+            host_of_node[n] = h as u32;
+            node_of_ip.insert(host.ip, host.node);
+        }
+        let mut forward = HashMap::new();
+        let mut reverse = HashMap::new();
+        for m in flow_matches {
+            if m.flow as usize >= n_flows {
+                return Err(Unsupported(format!("flow match for flow {} of {n_flows}", m.flow)));
+            }
+            forward.insert((m.protocol, m.src_ip, m.dst_ip, m.port), m.flow);
+            reverse.insert((m.protocol, m.dst_ip, m.src_ip, m.port), m.flow);
+        }
+        Ok(Fabric {
+            ports,
+            tables,
+            pool: Pool::new(),
+            frames: Vec::new(),
+            events: EventQueue::new(),
+            cond_drops: vec![[0; N_DROP_REASONS]; conditioners.len()],
+            conditioners,
+            ingress,
+            local,
+            node_drops: vec![[0; N_DROP_REASONS]; spec.nodes.len()],
+            colours: spec.colours.clone(),
+            hosts,
+            host_of_node,
+            node_of_ip,
+            forward,
+            reverse,
+            flows: vec![FlowStats::default(); n_flows + 1],
+            warmup: SimTime::ZERO + spec.warmup,
+            now: SimTime::ZERO,
+            counters: FrameCounters::default(),
+            lateness: Lateness::default(),
+            delivered: 0,
+            dropped: 0,
+            sent: 0,
+            spec: spec.clone(),
+        })
+    }
+
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    pub fn hosts(&self) -> &[Host] {
+        &self.hosts
+    }
+
+    /// The instant of the next event, if any: the driver sleeps until then (or a frame).
+    pub fn next_deadline(&self) -> Option<SimTime> {
+        self.events.peek_time()
+    }
+
+    /// A frame arrived from host `host` (index in `hosts`) at `now`. Events due before `now`
+    /// must have been run (`advance(now)` first).
+    pub fn ingress(&mut self, now: SimTime, host: usize, bytes: &[u8]) {
+        self.counters.frames_in += 1;
+        debug_assert!(now >= self.now);
+        self.now = now;
+        let Some(ip) = frame::parse(bytes) else {
+            self.counters.ignored_not_ipv4 += 1;
+            return;
+        };
+        if ip.total_len > 1500 {
+            self.counters.oversize += 1;
+            return;
+        }
+        let (Some(&src), Some(&dst)) = (self.node_of_ip.get(&ip.src), self.node_of_ip.get(&ip.dst)) else {
+            self.counters.ignored_unknown_address += 1;
+            return;
+        };
+        let other = (self.flows.len() - 1) as u32;
+        let (flow, rev) = if let Some(&f) = self.forward.get(&(ip.protocol, ip.src, ip.dst, ip.dst_port)) {
+            (f, false)
+        } else if let Some(&f) = self.reverse.get(&(ip.protocol, ip.src, ip.dst, ip.src_port)) {
+            (f, true)
+        } else {
+            self.counters.other_packets += 1;
+            (other, false)
+        };
+        let id = self.pool.alloc(Packet {
+            src,
+            dst,
+            protocol: ip.protocol,
+            dscp: ip.tos >> 2,
+            ecn: match ip.tos & 3 {
+                0 => Ecn::NotEct,
+                1 => Ecn::Ect1,
+                2 => Ecn::Ect0,
+                _ => Ecn::Ce,
+            },
+            size: u32::from(ip.total_len),
+            flow,
+            dst_agent: 0,
+            rev,
+            created: now,
+            th: TransportHeader { src_port: ip.src_port, dst_port: ip.dst_port, ..Default::default() },
+            ..Default::default()
+        });
+        let slot = id as usize;
+        if self.frames.len() <= slot {
+            self.frames.resize_with(slot + 1, || Vec::with_capacity(1514));
+        }
+        let f = &mut self.frames[slot];
+        f.clear();
+        f.extend_from_slice(&bytes[..frame::ETH_HLEN + usize::from(ip.total_len)]);
+        self.sent += 1;
+        let st = &mut self.flows[flow as usize];
+        if rev {
+            st.rev_sent += 1;
+        } else {
+            st.packets_sent += 1;
+            st.bytes_sent += u64::from(ip.total_len);
+        }
+        let from = self.hosts[host].node;
+        self.receive(from, id, LOCAL);
+    }
+
+    /// Runs every event due at or before `now`, each at its own instant; `emit(host, frame)`
+    /// hands a frame to a host (lateness: `now` minus its instant).
+    pub fn advance(&mut self, now: SimTime, emit: &mut dyn FnMut(usize, &[u8])) {
+        while let Some(t) = self.events.peek_time() {
+            if t > now {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            match ev {
+                Event::TxDone { port } => self.tx_done(port as usize),
+                Event::Arrive { port } => {
+                    let p = &mut self.ports[port as usize];
+                    let (_, id) = p.line.pop_front().expect("arrival with an empty line");
+                    if let Some(&(next, _)) = p.line.front() {
+                        self.events.schedule(next, Event::Arrive { port });
+                    }
+                    if p.loss.as_mut().is_some_and(Loss::lose) {
+                        p.link_losses += 1;
+                        self.drop_packet(id);
+                        continue;
+                    }
+                    let node = p.to;
+                    let late = now.0 - t.0;
+                    self.receive_at(node, id, port, late, emit);
+                }
+                Event::Wake { cond } => self.wake(cond as usize),
+                _ => unreachable!("the fabric schedules no agent, warm-up or CSA events"),
+            }
+        }
+        if now > self.now {
+            self.now = now;
+        }
+    }
+
+    fn receive_at(&mut self, node: u32, id: PacketId, via: u32, late_ns: u64, emit: &mut dyn FnMut(usize, &[u8])) {
+        let dst = self.pool.get(id).dst;
+        if dst == node {
+            let h = self.host_of_node[node as usize];
+            if h != NOT_A_HOST {
+                self.lateness.record(late_ns);
+                let pkt = *self.pool.get(id);
+                let host = &self.hosts[h as usize];
+                let f = &mut self.frames[id as usize];
+                frame::rewrite(f, host.mac, host.router_mac, (pkt.dscp << 2) | pkt.ecn as u8);
+                emit(h as usize, f);
+                self.counters.frames_out += 1;
+                self.pool.free(id);
+                self.delivered += 1;
+                let st = &mut self.flows[pkt.flow as usize];
+                if pkt.rev {
+                    st.rev_delivered += 1;
+                } else {
+                    st.delivered(self.now, pkt.size, pkt.created, self.warmup);
+                }
+                return;
+            }
+        }
+        self.receive(node, id, via);
+    }
+
+    /// A packet is at `node` (arrived over port `via`, or from the host itself: `LOCAL`):
+    /// condition it and forward it. Routers never are destinations (they have no address).
+    fn receive(&mut self, node: u32, id: PacketId, via: u32) {
+        if via != LOCAL && self.host_of_node[node as usize] != NOT_A_HOST {
+            // a host does not forward what is not its own
+            self.node_drops[node as usize][DropReason::NoRoute.index()] += 1;
+            self.drop_packet(id);
+            return;
+        }
+        let conditioned = if via == LOCAL { !self.local[node as usize].is_empty() } else { !self.ingress[via as usize].is_empty() };
+        if conditioned && !self.condition(node, id, via) {
+            return;
+        }
+        self.forward(node, id);
+    }
+
+    fn condition(&mut self, node: u32, id: PacketId, via: u32) -> bool {
+        let n = if via == LOCAL { self.local[node as usize].len() } else { self.ingress[via as usize].len() };
+        for k in 0..n {
+            let c = if via == LOCAL { self.local[node as usize][k] } else { self.ingress[via as usize][k] } as usize;
+            match self.conditioners[c].offer(self.now, id, &mut self.pool) {
+                Outcome::NotMatched => continue,
+                Outcome::Forward => return true,
+                Outcome::Held => {
+                    self.schedule_wake(c);
+                    return false;
+                }
+                Outcome::Drop(reason) => {
+                    self.cond_drops[c][reason.index()] += 1;
+                    self.drop_packet(id);
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn schedule_wake(&mut self, c: usize) {
+        let cond = &mut self.conditioners[c];
+        if let Some(t) = cond.next_release(self.now, &self.pool) {
+            if cond.wake_at != Some(t) {
+                cond.wake_at = Some(t);
+                self.events.schedule(t, Event::Wake { cond: c as u32 });
+            }
+        }
+    }
+
+    fn wake(&mut self, c: usize) {
+        if self.conditioners[c].wake_at != Some(self.now) {
+            return;
+        }
+        self.conditioners[c].wake_at = None;
+        let node = self.conditioners[c].node;
+        while let Some((id, outcome)) = self.conditioners[c].release(self.now, &mut self.pool) {
+            match outcome {
+                Outcome::Forward => self.forward(node, id),
+                Outcome::Drop(reason) => {
+                    self.cond_drops[c][reason.index()] += 1;
+                    self.drop_packet(id);
+                }
+                Outcome::NotMatched | Outcome::Held => unreachable!("a released packet is forwarded or dropped"),
+            }
+        }
+        self.schedule_wake(c);
+    }
+
+    fn forward(&mut self, node: u32, id: PacketId) {
+        let dst = self.pool.get(id).dst;
+        let port = self.tables.next_port(node as usize, dst as usize);
+        if port == NO_ROUTE {
+            self.node_drops[node as usize][DropReason::NoRoute.index()] += 1;
+            self.drop_packet(id);
+            return;
+        }
+        self.enqueue(port as usize, id);
+    }
+
+    fn enqueue(&mut self, port: usize, id: PacketId) {
+        let now = self.now;
+        let p = &mut self.ports[port];
+        let pkt = self.pool.get(id);
+        let size = u64::from(pkt.size);
+        let level = usize::from(self.colours.level(pkt.dscp));
+        p.stats.before_change(now, p.queue.len_packets());
+        p.stats.arrivals += 1;
+        p.stats.arrival_bytes += size;
+        p.stats.levels[level].arrivals += 1;
+        match p.queue.enqueue(now, id, &mut self.pool, &mut p.rng) {
+            Ok(()) => {
+                let len = p.queue.len_packets() as u64;
+                p.stats.max_len_packets = p.stats.max_len_packets.max(len);
+                if !p.tx_pending {
+                    if p.busy_until <= now {
+                        self.start_tx(port);
+                    } else {
+                        p.tx_pending = true;
+                        self.events.schedule(p.busy_until, Event::TxDone { port: port as u32 });
+                    }
+                }
+            }
+            Err(reason) => {
+                let r = reason.index();
+                p.stats.drops[r] += 1;
+                p.stats.drop_bytes[r] += size;
+                p.stats.levels[level].drops[r] += 1;
+                self.drop_packet(id);
+            }
+        }
+    }
+
+    fn tx_done(&mut self, port: usize) {
+        let p = &mut self.ports[port];
+        p.tx_pending = false;
+        if p.queue.len_packets() > 0 {
+            self.start_tx(port);
+            let p = &mut self.ports[port];
+            if p.queue.len_packets() > 0 {
+                p.tx_pending = true;
+                self.events.schedule(p.busy_until, Event::TxDone { port: port as u32 });
+            }
+        }
+    }
+
+    fn start_tx(&mut self, port: usize) {
+        let now = self.now;
+        let p = &mut self.ports[port];
+        p.stats.before_change(now, p.queue.len_packets());
+        let Some(id) = p.queue.dequeue(now, &mut self.pool) else { return };
+        let pkt = self.pool.get(id);
+        let size = pkt.size;
+        p.stats.levels[usize::from(self.colours.level(pkt.dscp))].departures += 1;
+        p.stats.departures += 1;
+        p.stats.departure_bytes += u64::from(size);
+        let tx = p.clock.tx_ns(size);
+        p.busy_ns += tx;
+        p.busy_until = now + SimDuration(tx);
+        p.queue.tx_ends(p.busy_until);
+        let at = p.busy_until + p.delay;
+        if p.line.is_empty() {
+            self.events.schedule(at, Event::Arrive { port: port as u32 });
+        }
+        p.line.push_back((at, id));
+    }
+
+    fn drop_packet(&mut self, id: PacketId) {
+        let pkt = self.pool.get(id);
+        let (flow, rev) = (pkt.flow as usize, pkt.rev);
+        self.pool.free(id);
+        self.dropped += 1;
+        if rev {
+            self.flows[flow].rev_dropped += 1;
+        } else {
+            self.flows[flow].packets_dropped += 1;
+        }
+    }
+
+    /// Packets that entered, left for a host, were dropped, and are inside now.
+    pub fn totals(&self) -> (u64, u64, u64, u64) {
+        (self.sent, self.delivered, self.dropped, self.pool.live())
+    }
+
+    /// Drops outside queues: (place, reason) → count.
+    pub fn other_drops(&self) -> BTreeMap<String, BTreeMap<String, u64>> {
+        let mut out = BTreeMap::new();
+        let mut put = |place: String, d: &[u64; N_DROP_REASONS]| {
+            let m: BTreeMap<String, u64> =
+                DropReason::ALL.iter().filter(|r| d[r.index()] > 0).map(|r| (r.name().to_string(), d[r.index()])).collect();
+            if !m.is_empty() {
+                out.insert(place, m);
+            }
+        };
+        for (c, d) in self.cond_drops.iter().enumerate() {
+            put(format!("conditioner {}", self.conditioners[c].name), d);
+        }
+        for (n, d) in self.node_drops.iter().enumerate() {
+            put(format!("node {}", self.spec.nodes[n].name), d);
+        }
+        out
+    }
+
+    /// The queue, colour and conditioner rows of afsim's report, from the live counters, over
+    /// `[0, now]` (`span_s`: the measured interval, after the warm-up).
+    pub fn rows(&mut self, now: SimTime, span_s: f64) -> (Vec<QueueRow>, Vec<ColourRow>, Vec<ConditionerRow>) {
+        let mut queues = Vec::new();
+        let mut colours = Vec::new();
+        for p in &mut self.ports {
+            let len = p.queue.len_packets();
+            p.stats.before_change(now, len);
+            let s = &p.stats;
+            let drops: BTreeMap<String, u64> =
+                DropReason::QUEUE.iter().map(|r| (r.name().to_string(), s.drops[r.index()])).collect();
+            let sum_levels = |f: &dyn Fn(usize) -> Option<u64>| (0..MAX_LEVELS).map(f).reduce(|a, b| Some(a? + b?)).flatten();
+            queues.push(QueueRow {
+                name: p.name.clone(),
+                node: self.spec.nodes[p.from as usize].name.clone(),
+                to: self.spec.nodes[p.to as usize].name.clone(),
+                discipline: p.queue.kind().to_string(),
+                rate_bps: p.rate_bps,
+                arrivals: s.arrivals,
+                arrival_bytes: s.arrival_bytes,
+                departures: s.departures,
+                departure_bytes: s.departure_bytes,
+                drops_total: s.total_drops(),
+                drops_forced: sum_levels(&|l| p.queue.forced_drops(l)),
+                ecn_marks: sum_levels(&|l| p.queue.ecn_marks(l)),
+                drops,
+                len_packets_end: len as u64,
+                max_len_packets: s.max_len_packets,
+                mean_len_packets: if now.0 > 0 { s.len_integral as f64 / now.0 as f64 } else { 0.0 },
+                utilization: if now.0 > 0 { p.busy_ns.min(now.0) as f64 / now.0 as f64 } else { 0.0 },
+                link_losses: p.link_losses,
+            });
+            let mut queued = [0u64; MAX_LEVELS];
+            for id in p.queue.queued() {
+                queued[usize::from(self.colours.level(self.pool.get(id).dscp))] += 1;
+            }
+            for (level, l) in p.stats.levels.iter().enumerate() {
+                if l.arrivals == 0 {
+                    continue;
+                }
+                let dropped: u64 = l.drops.iter().sum();
+                colours.push(ColourRow {
+                    queue: p.name.clone(),
+                    level: level as u8,
+                    colour: self.colours.level_name(level as u8),
+                    arrivals: l.arrivals,
+                    departures: l.departures,
+                    drops_overflow: l.drops[DropReason::Overflow.index()],
+                    drops_early: l.drops[DropReason::Early.index()],
+                    drops_forced: p.queue.forced_drops(level),
+                    ecn_marks: p.queue.ecn_marks(level),
+                    queued_end: queued[level],
+                    loss_ratio: dropped as f64 / l.arrivals as f64,
+                });
+            }
+        }
+        let mut conds = Vec::new();
+        for cond in &self.conditioners {
+            let m = cond.marker_stats();
+            let conformant_kbps = if span_s > 0.0 { cond.stats.green_bytes_measured as f64 * 8.0 / span_s / 1e3 } else { 0.0 };
+            conds.push(ConditionerRow {
+                name: cond.name.clone(),
+                node: self.spec.nodes[cond.node as usize].name.clone(),
+                meter: cond.meter_kind().to_string(),
+                committed_rate_bps: cond.committed_rate_bps(),
+                matched: cond.stats.matched,
+                green_packets: m.packets[0],
+                yellow_packets: m.packets[1],
+                red_packets: m.packets[2],
+                green_bytes: m.bytes[0],
+                yellow_bytes: m.bytes[1],
+                red_bytes: m.bytes[2],
+                forwarded: cond.stats.forwarded,
+                dropped_policed: cond.stats.dropped_policed,
+                dropped_buffer: cond.stats.dropped_buffer,
+                held_end: cond.held() as u64,
+                max_held: cond.stats.max_held,
+                conformant_kbps,
+                respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
+                dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),
+            });
+        }
+        (queues, colours, conds)
+    }
+
+    /// Per scenario flow: (contract kb/s, conformant kb/s over the measured interval) of the
+    /// conditioner that meters it alone, if any (as `World::af_fields`).
+    pub fn contract(&self, flow: usize, span_s: f64) -> Option<(f64, f64)> {
+        let c = self.conditioners.iter().find(|c| c.meters_alone(flow))?;
+        let conformant = if span_s > 0.0 { c.green_by_flow[flow] as f64 * 8.0 / span_s / 1e3 } else { 0.0 };
+        Some((c.committed_rate_bps() as f64 / 1e3, conformant))
+    }
+}
+
+#[cfg(test)]
+mod tests;
