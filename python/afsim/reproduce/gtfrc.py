@@ -1292,6 +1292,7 @@ def extra_figures(rep: Reproduction, out_dir: Path) -> dict[str, list[Path]]:
     from afsim.reproduce.scoring import load_paper_values
 
     view = View(rep.aggregates)
+    ns2_view = View(rep.ns2.aggregates, "ns-2") if rep.ns2 is not None else None
     values, _ = load_paper_values(rep.paper.data)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     written: dict[str, list[Path]] = {}
@@ -1314,6 +1315,11 @@ def extra_figures(rep: Reproduction, out_dir: Path) -> dict[str, list[Path]]:
                 ax.fill_between([t for t, _ in cum], [s.low for _, s in cum],
                                 [s.high for _, s in cum], color=colour, alpha=0.15, linewidth=0)
                 ax.axhline(f.target_kbps, color=colour, linestyle=":", linewidth=1.0)
+                ns2_cum = _plain_series(ns2_view, p, f.name, "cum_kbps") if ns2_view else None
+                if ns2_cum is not None:
+                    ax.plot([t for t, _ in ns2_cum], [s.mean for _, s in ns2_cum], color=colour,
+                            linewidth=1.2, linestyle="--", marker="x", markersize=3,
+                            label=f"{f.name}: ns-2 twin, cumulative")
             _mark_paper(ax, p, values, colours)
             ax.set_title(f"Fig. {p.fig[:-1]} ({p.fig[-1]}): {p.provisioning}-provisioned", fontsize=10)
             ax.set_xlabel("time (s)")
@@ -1325,7 +1331,8 @@ def extra_figures(rep: Reproduction, out_dir: Path) -> dict[str, list[Path]]:
         reps = min(rep.mode.replications, SERIES_REPLICATIONS)
         fig.suptitle(f"Fig. {n} reproduced: thin, the instantaneous rate (over 2 s to 20 s, 4 s "
                      f"after); thick, the cumulative average (95 % interval shaded); dotted, the "
-                     f"targets; mean of {reps} run(s)", fontsize=9)
+                     f"targets; dashed with crosses, ns-2's twin (TFRC and TCP panels; gTFRC is "
+                     f"not in ns-2); mean of {reps} run(s)", fontsize=9)
         fig.tight_layout()
         paths = []
         for ext in ("png", "svg"):
