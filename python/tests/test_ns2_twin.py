@@ -311,3 +311,36 @@ def test_dataclass_fields_of_a_paper_keep_their_order() -> None:
     names = [f.name for f in dataclasses.fields(Paper)]
     assert names[-1] == "ns2" and names[:9] == ["id", "title", "citation", "experiments", "statements",
                                                  "figures", "data", "null_model", "null_description"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line
+
+
+def test_cli_reads_the_committed_ns2_runs_by_default_and_leaves_them_out_when_asked(
+        tmp_path: Path) -> None:
+    """Quick mode's ns-2 runs are committed too: a reader without ns-2 gets the column."""
+    from conftest import afsim_cmd
+
+    base = ("reproduce", "leung", "--quick", "--only", "fig6", "--no-variants",
+            "--no-robustness", "--jobs", "2", "--format", "json")
+    p = afsim_cmd(*base, "--out", tmp_path / "a", timeout=600)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    col = doc["ns2"]
+    assert col["source"] == "committed" and col["missing"] == 0 and col["from_committed"] > 0
+    assert "ns-2" not in p.stderr  # nothing missing, nothing to say
+    pts = {json.dumps(pt["labels"], sort_keys=True): pt["metrics"]
+           for e in col["experiments"] if e["id"] == "fig6" for pt in e["points"]}
+    tail = pts[json.dumps({"rtt_set": 1, "strategy": "mark-tail"}, sort_keys=True)]
+    assert 0.0 < tail["fieb"]["mean"] <= 1.0 and tail["fieb"]["n"] == 3
+    assert {r["reason"][:10] for r in col["not_in_ns2"]} == {"mark-front", "mark-rando"}
+    assert (tmp_path / "a" / "ns2-runs.csv").is_file()
+    assert "## ns-2, the paper's own simulator" in (tmp_path / "a" / "report.md").read_text()
+
+    p = afsim_cmd(*base, "--ns2", "off", "--out", tmp_path / "b", timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["ns2"] is None
+
+    p = afsim_cmd(*base, "--ns2-save", "--out", tmp_path / "c", timeout=60)
+    assert p.returncode == 2 and "--ns2 run" in p.stderr
