@@ -64,6 +64,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(f"afsim: {len(tasks)} runs: {out.computed} computed, {out.from_store} from the store "
           f"{args.store}" + (f", {len(out.failures)} failed" if out.failures else ""),
           file=sys.stderr)
+    for line in out.retries:
+        print(f"afsim: warning: {line}", file=sys.stderr)
     for i in sorted(out.failures):
         _error(str(out.failures[i]))
     if any(f.kind == "conservation" for f in out.failures.values()):

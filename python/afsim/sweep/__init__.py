@@ -88,6 +88,8 @@ class Outcome:
     from_store: int = 0
     #: What opening the store mended (a killed writer's leftovers), one line each.
     recovered: list[str] = field(default_factory=list)
+    #: Runs sent back to the queue because their local worker died, one line each.
+    retries: list[str] = field(default_factory=list)
 
 
 def execute(
@@ -160,7 +162,7 @@ def execute(
             else:
                 from afsim.sweep.executors import run_local
 
-                run_local(jobs, workers, reducer, tables, finished, bar)
+                run_local(jobs, workers, reducer, tables, finished, bar, out.retries.append)
         finally:
             bar.close()
         return out

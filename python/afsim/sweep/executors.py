@@ -60,7 +60,8 @@ def _settle(finished: Finished, key: str, task: Task, result: Callable[[], RunRe
 
 
 def run_local(jobs: Sequence[tuple[str, Task]], workers: int | None, reducer: Reducer | None,
-              tables: bool, finished: Finished, bar: NoBar) -> None:
+              tables: bool, finished: Finished, bar: NoBar,
+              retried: Callable[[str], None] | None = None) -> None:
     n = workers or os.cpu_count() or 1
     if n <= 1 or len(jobs) <= 1:
         done = failed = 0
@@ -75,7 +76,7 @@ def run_local(jobs: Sequence[tuple[str, Task]], workers: int | None, reducer: Re
     from afsim.sweep.pool import Pool
 
     with Pool(min(n, len(jobs))) as pool:
-        pool.run(jobs, reducer, tables, finished, bar)
+        pool.run(jobs, reducer, tables, finished, bar, retried)
 
 
 def connect(address: str) -> Client:

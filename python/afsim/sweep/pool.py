@@ -25,7 +25,7 @@ from __future__ import annotations
 import collections
 import os
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any
@@ -111,8 +111,10 @@ class Pool:
         self.slots.clear()
 
     def run(self, jobs: Sequence[tuple[str, Task]], reducer: Reducer | None, tables: bool,
-            finished: Finished, bar: NoBar) -> None:
-        """Runs every job (see the module header), calling ``finished`` as each ends."""
+            finished: Finished, bar: NoBar, retried: Callable[[str], None] | None = None
+            ) -> None:
+        """Runs every job (see the module header), calling ``finished`` as each ends and
+        ``retried(message)`` each time a worker's death sends a run back to the queue."""
         queue = collections.deque(_Job(k, t) for k, t in jobs)
         done = failed = 0
         while queue or any(s.job for s in self.slots):
@@ -150,6 +152,10 @@ class Pool:
                     self._retire(s)
                     if job.attempts < MAX_ATTEMPTS:
                         queue.appendleft(job)
+                        if retried is not None:
+                            retried(f"a worker died ({_how(s.proc.exitcode)}) running "
+                                    f"{job.task.describe()}; run again (attempt "
+                                    f"{job.attempts + 1} of {MAX_ATTEMPTS})")
                         continue
                     finished(job.key, RunFailed("worker", _death(s.proc.exitcode, job)))
                     failed += 1
@@ -164,16 +170,18 @@ class Pool:
             bar.update(done=done, running=sum(1 for s in self.slots if s.job), failed=failed)
 
 
-def _death(exitcode: int | None, job: _Job) -> str:
+def _how(exitcode: int | None) -> str:
     if exitcode is not None and exitcode < 0:
         try:
-            how = f"killed by {signal.Signals(-exitcode).name}"
+            return f"killed by {signal.Signals(-exitcode).name}"
         except ValueError:
-            how = f"killed by signal {-exitcode}"
-    else:
-        how = f"exited with status {exitcode}"
-    return (f"the worker process running it died ({how}) on each of its {job.attempts} "
-            f"attempts ({job.task.describe()})")
+            return f"killed by signal {-exitcode}"
+    return f"exited with status {exitcode}"
+
+
+def _death(exitcode: int | None, job: _Job) -> str:
+    return (f"the worker process running it died ({_how(exitcode)}) on each of its "
+            f"{job.attempts} attempts ({job.task.describe()})")
 
 
 # ---------------------------------------------------------------------------------------------
