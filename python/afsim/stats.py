@@ -130,7 +130,8 @@ def aggregate(runs: pd.DataFrame, by: Sequence[str], metrics: Sequence[str]) -> 
     return pd.DataFrame(rows)
 
 
-_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+_SUPERSCRIPT = str.maketrans("-0123456789",
+                             "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
 
 
 def _exp3(x: float) -> int:

@@ -198,6 +198,7 @@ def x_positions(values: pd.Series) -> tuple[Any, str, list[tuple[float, str]]]:
 
     if pd.api.types.is_numeric_dtype(values):
         return values.to_numpy(float), "", []
+    values = values.where(values.notna(), "(unset)")  # a parameter some runs do not set
     distinct = sorted(set(values), key=natural_key)
     dim = common_dimension(distinct)
     if dim is not None:
