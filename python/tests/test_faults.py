@@ -100,6 +100,20 @@ def test_a_second_sweep_on_a_store_being_written_exits_2_naming_the_writer(
     assert_whole(store, 12)
 
 
+def test_the_same_sweep_started_twice_at_once_runs_once(tmp_path: Path) -> None:
+    store = tmp_path / "store"  # not there yet: both create it
+    procs = [subprocess.Popen(sweep_args(store, "--workers", "1"), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    errs = [p.communicate(timeout=300)[1] for p in procs]
+    codes = sorted(p.returncode for p in procs)
+    assert codes == [0, 2], errs
+    loser = errs[[p.returncode for p in procs].index(2)]
+    assert "in use by another writer (pid" in loser
+    for err in errs:
+        no_traceback(err)
+    assert_whole(store, 12)
+
+
 def _text(p: Path) -> str:
     try:
         return p.read_text()

@@ -11,6 +11,8 @@ reproductions)::
     outcome = execute(tasks, store="results/", reducer=my_module.my_metrics, workers=2)
     outcome.records      # one RunRecord per task, in task order (None where a run failed)
     outcome.failures     # {task index: RunFailed}
+    outcome.retries      # runs sent back to the queue because their local worker died
+    outcome.recovered    # what opening the store mended (a killed writer's leftovers)
 
 - A ``Task`` is a scenario (file path, or ``text=`` with a name), ``--set`` overrides and a
   seed (None: the file's). Each task is loaded here first, in the calling process, which
