@@ -3,8 +3,12 @@ report a store, benchmark the engine, list the built-in scenarios.
 
 Read this first: the command only parses, checks, calls the subsystems (``afsim.sweep``,
 ``afsim.store``, ``afsim.stats``, ``afsim.report``) and prints. Exit codes: 0 success, 1 a run
-broke packet conservation, 2 bad input (usage, a missing file, any scenario error, a bad
-``--out``, grid, scheduler or store: nothing runs), 130 interrupted. In ``--format json`` and
+broke packet conservation, 2 bad input (usage, a missing file, any scenario error, an ``--out``
+that cannot be written, a bad grid or scheduler, a store that cannot be used or that another
+sweep is writing: nothing runs), 3 a sweep finished but some of its runs failed (a worker
+died on every attempt, or a run raised an error), 4 ``afsim results --check`` found problems,
+130 interrupted (Ctrl-C), 143 terminated (SIGTERM, handled as Ctrl-C is: workers stopped, the
+store left consistent). In ``--format json`` and
 ``--format csv`` stdout carries the data and nothing else; messages and warnings go to stderr.
 Heavy modules (pandas, pyarrow, rich) are imported only by the paths that use them:
 ``afsim run --format json`` needs neither pandas nor pyarrow.
@@ -24,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import afsim
 from afsim._core import ConservationError, ScenarioError
+from afsim.cli_tables import _speed
 from afsim.results import Results
 
 if TYPE_CHECKING:
@@ -33,7 +38,10 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_CONSERVATION = 1
 EXIT_USAGE = 2
+EXIT_RUNS_FAILED = 3
+EXIT_STORE_DAMAGED = 4
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a filter killed by it
 
 #: Wall seconds a run must last before its progress bar appears.
@@ -42,6 +50,18 @@ PROGRESS_DELAY_S = 1.0
 
 class UsageError(Exception):
     """Bad input found before anything ran (exit 2)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that it stops as on Ctrl-C: ``finally``
+    blocks run, sweep workers are stopped, the store is left consistent."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one is enough; the clean-up is under way
+    raise Terminated
 
 
 def _key_value(text: str) -> tuple[str, str]:
@@ -135,8 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
         "sweep", help="run a scenario over a parameter grid x replications into a results store",
         description="Run FILE at every point of the grids' Cartesian product, REPLICATIONS "
         "seeds each, on local processes or a Dask cluster. Every finished run is stored at once "
-        "in --store; runs already there are not run again. Prints the mean and 95%% confidence "
-        "interval of the main metrics per grid point.",
+        "in --store; runs already there are not run again. Prints the mean and 95% confidence "
+        "interval of the main metrics per grid point. Exit status: 0 every run done, 1 a run "
+        "broke packet conservation, 2 bad input or a store another sweep is writing, 3 some "
+        "runs failed (their worker died on every attempt), 130 Ctrl-C, 143 SIGTERM.",
     )
     sweep_p.add_argument("file", metavar="FILE", help="scenario file, or a built-in scenario's name")
     sweep_p.add_argument(
@@ -167,6 +189,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="table: statistics per grid point; csv: one row per run; json: both")
     res_p.add_argument("--export", type=Path, metavar="DIR",
                        help="also write runs.csv, points.csv and every table as Parquet to DIR")
+    mend = res_p.add_mutually_exclusive_group()
+    mend.add_argument("--check", action="store_true",
+                      help="check the store's integrity (every run's row and files, every file "
+                      "readable): exit 0 if sound, 4 with the problems listed")
+    mend.add_argument("--repair", action="store_true",
+                      help="mend what --check finds: a run with missing or unreadable files is "
+                      "removed (the next sweep runs it again), stray directories too")
     res_p.set_defaults(func=cmd_results)
 
     rep_p = sub.add_parser("report", help="write a self-contained HTML report of a results store")
@@ -270,6 +299,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    else:
+        previous = None
+    try:
+        return _main(args)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
     except ScenarioError as e:
@@ -281,6 +325,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConservationError as e:
         _error(f"{e} \u2717 (the run's report is in the exception's report_json)")
         return EXIT_CONSERVATION
+    except Terminated:
+        _error("terminated (SIGTERM)")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         _error("interrupted")
         return EXIT_INTERRUPTED
@@ -299,7 +346,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         if kind == "RunFailed":
             _error(str(e))
-            return EXIT_CONSERVATION if getattr(e, "kind", "") == "conservation" else EXIT_USAGE
+            failed = getattr(e, "kind", "")
+            return (EXIT_CONSERVATION if failed == "conservation" else EXIT_RUNS_FAILED
+                    if failed in ("worker", "error") else EXIT_USAGE)
         raise
 
 
@@ -328,6 +377,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         except ValueError as e:
             raise UsageError(f"--capture {port}: {e}") from None
     print_warnings(scenario.warnings)
+    if args.out is not None:
+        prepare_out_dir(args.out, "--out")  # before the run, so that its results are not lost
 
     show_progress = sys.stderr.isatty() and (args.format == "table" or sys.stdout.isatty())
     progress = ProgressBar(scenario.duration_s) if show_progress else None
@@ -348,6 +399,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         sys.stdout.write(results.queues.to_csv(index=False))
     else:
         assert results is not None
+        from afsim.cli_tables import print_tables
+
         print_tables(results, _console())
 
     if args.out is not None:
@@ -453,6 +506,20 @@ def check_out_dir(out: Path, option: str) -> None:
         raise UsageError(f"{option} {out}: cannot create it: {parent} is not writable")
 
 
+def prepare_out_dir(out: Path, option: str, parents: bool = False) -> None:
+    """Makes ``out`` (if need be) and proves it writable with a probe file, before anything
+    runs: a directory that passes ``check_out_dir`` can still refuse (``/proc/x``, a read-only
+    mount, a full disk). UsageError naming the path otherwise."""
+    import tempfile
+
+    try:
+        out.mkdir(parents=parents, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".afsim-probe-"):
+            pass
+    except OSError as e:
+        raise UsageError(f"{option} {out}: cannot write there: {e.strerror or e}") from None
+
+
 def _capture_arg(text: str, out: Path | None) -> tuple[str, Path]:
     """``PORT[=FILE]`` → (port, file); the default file is the port's name as a file name."""
     port, sep, file = text.partition("=")
@@ -541,170 +608,6 @@ class ProgressBar:
             self.bar = None
 
 
-def conservation_line(conservation: dict[str, Any]) -> str:
-    """``sent = delivered + dropped + in flight: 1000 = 990 + 8 + 2 ✓``"""
-    c = conservation
-    mark = "\u2713" if c["holds"] else "\u2717"
-    return (
-        "sent = delivered + dropped + in flight: "
-        f"{c['sent']} = {c['delivered']} + {c['dropped_total']} + {c['in_flight']} {mark}"
-    )
-
-
-def print_tables(results: Results, console: Console) -> None:
-    from rich.markup import escape
-    from rich.table import Table
-
-    s = results.summary
-    console.print(
-        f"[bold]{escape(results.scenario)}[/bold]  seed {results.seed}  ·  "
-        f"{s['end_time_s']:g} simulated s ({s['stop_reason']})"
-        + (f"  ·  measured from {s['warmup_s']:g} s" if s["warmup_s"] else "")
-    )
-
-    flows = Table(title="Flows", title_justify="left")
-    f = results.flows
-    # optional columns appear when some flow has them (TCP flows, flows metered at the edge)
-    extra = [
-        (col, header, fmt)
-        for col, header, fmt in (
-            ("goodput_kbps", "goodput (kb/s)", "{:,.1f}"),
-            ("retransmitted_packets", "retx (pkt)", "{:,.0f}"),
-            ("timeouts", "timeouts", "{:,.0f}"),
-            ("contract_kbps", "contract (kb/s)", "{:,.0f}"),
-            ("respect_of_service", "RoS", "{:.2%}"),
-        )
-        if col in f.columns and f[col].notna().any()
-    ]
-    headers = ["flow", "src→dst", "sent (pkt)", "delivered (pkt)", "dropped (pkt)",
-               "throughput (kb/s)", *(h for _, h, _ in extra)]
-    for header in headers:
-        flows.add_column(escape(header), justify="left" if header in ("flow", "src→dst") else "right")
-    for rec in f.to_dict("records"):  # one table line per flow, for display only
-        cells = [
-            escape(str(rec["name"])), escape(f"{rec['src']}→{rec['dst']}"),
-            f"{rec['packets_sent']:,}", f"{rec['packets_delivered']:,}",
-            f"{rec['packets_dropped']:,}", f"{rec['throughput_kbps']:,.1f}",
-        ]
-        for col, _, fmt in extra:
-            v = rec[col]
-            cells.append("–" if v != v else fmt.format(v))  # NaN: not applicable
-        flows.add_row(*cells)
-    console.print(flows)
-
-    # quiet queues (no drop, no mark, under 10% busy: host links, ACK paths) are left out of
-    # the table; the JSON, CSV and Parquet outputs keep every queue
-    allq = results.queues
-    if len(allq):
-        marks = allq["ecn_marks"].fillna(0) if "ecn_marks" in allq.columns else 0
-        busy = (allq["drops_total"] > 0) | (marks > 0) | (allq["utilization"] >= 0.10)
-        q = allq[busy]
-    else:
-        q = allq
-    idle = len(allq) - len(q)
-    reasons = [c for c in q.columns if c.startswith("drops_") and c != "drops_total"]
-    shown = [c for c in reasons if len(q) and int(q[c].sum()) > 0]
-    queues = Table(
-        title="Queues", title_justify="left",
-        caption=(f"{idle} quiet queue(s) not shown (no drop, no mark, under 10% busy)"
-                 if idle else None),
-        caption_justify="left",
-    )
-    queues.add_column("queue")
-    queues.add_column("discipline")
-    for header in ("arrivals (pkt)", "departures (pkt)", "drops (pkt)"):
-        queues.add_column(header, justify="right")
-    for c in shown:
-        queues.add_column(escape(f"{c.removeprefix('drops_')} (pkt)"), justify="right")
-    queues.add_column("mean length (pkt)", justify="right")
-    queues.add_column("utilisation (%)", justify="right")
-    for rec in q.to_dict("records"):  # one table line per queue, for display only
-        queues.add_row(
-            escape(str(rec["name"])), escape(str(rec["discipline"])), f"{rec['arrivals']:,}",
-            f"{rec['departures']:,}", f"{rec['drops_total']:,}",
-            *(f"{rec[c]:,}" for c in shown),
-            f"{rec['mean_len_packets']:.2f}", f"{100.0 * rec['utilization']:.1f}",
-        )
-    console.print(queues)
-
-    print_af_tables(results, console)
-
-    console.print(conservation_line(results.conservation), markup=False)
-    speed = results.sim_seconds_per_wall_second
-    console.print(
-        f"[dim]{results.events:,} events  ·  {results.packet_hops:,} packet-hops  ·  "
-        f"{results.wall_seconds:.3f} wall s  ·  {_speed(speed)} simulated s per wall s[/dim]"
-    )
-
-
-def print_af_tables(results: Results, console: Console) -> None:
-    """The DiffServ tables: losses by colour at queues that saw more than one colour or any
-    loss, edge conditioners, and flow groups with more than one flow."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    def table(title: str, df: Any, cols: list[tuple[str, str, str]]) -> None:
-        t = Table(title=title, title_justify="left")
-        for i, (_, header, _) in enumerate(cols):
-            t.add_column(escape(header), justify="left" if i == 0 else "right")
-        for rec in df.to_dict("records"):
-            t.add_row(*("–" if rec[c] is None or rec[c] != rec[c] else fmt.format(rec[c])
-                        for c, _, fmt in cols))
-        console.print(t)
-
-    c = results.colours
-    if len(c):
-        busy = c.groupby("queue").filter(
-            lambda g: (g["drops_overflow"] + g["drops_early"]).sum() > 0
-            or g["ecn_marks"].fillna(0).sum() > 0)
-        if len(busy):
-            table("Queues by colour", busy, [
-                ("queue", "queue", "{}"), ("colour", "colour", "{}"),
-                ("arrivals", "arrivals (pkt)", "{:,}"),
-                ("drops_early", "early drops (pkt)", "{:,}"),
-                ("drops_overflow", "overflow drops (pkt)", "{:,}"),
-                ("ecn_marks", "ECN marks (pkt)", "{:,.0f}"),
-                ("loss_ratio", "loss ratio", "{:.2e}"),
-            ])
-    if len(results.conditioners):
-        table("Edge conditioners", results.conditioners, [
-            ("name", "conditioner", "{}"), ("meter", "meter", "{}"),
-            ("committed_rate_bps", "rate (b/s)", "{:,}"),
-            ("green_packets", "green (pkt)", "{:,}"),
-            ("yellow_packets", "yellow (pkt)", "{:,}"),
-            ("red_packets", "red (pkt)", "{:,}"),
-            ("dropped_policed", "policed (pkt)", "{:,}"),
-            ("dropped_buffer", "buffer drops (pkt)", "{:,}"),
-            ("respect_of_service", "RoS", "{:.2%}"),
-        ])
-    if len(results.csas):
-        table("Congestion Signaling Algorithms", results.csas, [
-            ("name", "CSA", "{}"), ("queue", "watches", "{}"),
-            ("alpha_mean", "mean α", "{:.3f}"), ("alpha_floor_share", "time at min α", "{:.1%}"),
-            ("alpha_end", "α at end", "{:.2f}"), ("alpha_min", "lowest α", "{:.2f}"),
-            ("decreases", "decreases", "{:,}"), ("increases", "increases", "{:,}"),
-            ("congested_out_arrivals", "congested OUT arrivals", "{:,}"),
-            ("signals_sent", "signals sent", "{:,}"),
-        ])
-    g = results.groups
-    if len(g) and (g["flows"] > 1).any():
-        table("Flow groups", g[g["flows"] > 1], [
-            ("name", "group", "{}"), ("flows", "flows", "{:,}"),
-            ("throughput_kbps_total", "total (kb/s)", "{:,.1f}"),
-            ("throughput_kbps_min", "min (kb/s)", "{:,.1f}"),
-            ("throughput_kbps_median", "median (kb/s)", "{:,.1f}"),
-            ("throughput_kbps_max", "max (kb/s)", "{:,.1f}"),
-            ("jain", "Jain", "{:.4f}"), ("fieb", "FIEB", "{:.4f}"),
-        ])
-
-
-def _speed(x: float) -> str:
-    """1,234 / 12.3 / 0.0123: digits that matter, without exponents."""
-    if x == float("inf"):
-        return "∞"
-    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
-
-
 # ---------------------------------------------------------------------------------------------
 # afsim bench / afsim scenarios
 
@@ -748,178 +651,25 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# afsim sweep / results / report
-
-#: The metrics the sweep and results tables show, when the runs have them.
-MAIN_METRICS = ("throughput_kbps_total", "goodput_kbps_total", "loss_ratio", "mean_delay_s",
-                "jain", "respect_of_service_mean")
+# afsim sweep / results / report: afsim.cli_store
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from afsim import sweep as sw
+    from afsim import cli_store
 
-    path = scenario_path(args.file)
-    grid = sw.parse_grid(args.grid)
-    if args.replications < 1:
-        raise UsageError(f"--replications must be at least 1, got {args.replications}")
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {args.workers}")
-    if args.scheduler is not None and args.workers is not None:
-        raise UsageError("--workers is for local processes; a Dask cluster (--scheduler) has "
-                         "its own workers")
-    base = dict(args.overrides)
-    scenario = afsim.load_scenario(path, overrides=base)
-    for name in grid:
-        if name in base:
-            raise UsageError(f"{name}: both swept (--grid) and set (--set)")
-    print_warnings(scenario.warnings)
-    if scenario.captures:
-        print("afsim: warning: the scenario's [[capture]] tables are ignored in a sweep "
-              "(every run would write the same file)", file=sys.stderr)
-    base_seed = args.seed if args.seed is not None else scenario.seed
-    points = sw.grid_points(grid)
-    tasks = [sw.Task(str(path), tuple({**base, **p}.items()), base_seed + r)
-             for p in points for r in range(args.replications)]
-    if args.store.exists() and not args.store.is_dir():
-        raise UsageError(f"--store {args.store}: a file is in the way (a store is a directory)")
-    # the store is opened (created) only once every task has loaded
-    out = sw.execute(tasks, store=args.store, workers=args.workers, scheduler=args.scheduler,
-                     progress=sys.stderr.isatty())
-    with _open_store(args.store, write=False) as store:
-        runs = store.runs()
-    keys = {r.key for r in out.records if r is not None}
-    runs = runs[runs["key"].isin(keys)]
-    print_points(runs, args.format, list(grid))
-    print(f"afsim: {len(tasks)} runs: {out.computed} computed, {out.from_store} from the store "
-          f"{args.store}" + (f", {len(out.failures)} failed" if out.failures else ""),
-          file=sys.stderr)
-    for i in sorted(out.failures):
-        _error(str(out.failures[i]))
-    if out.failures:
-        return EXIT_CONSERVATION
-    return EXIT_OK
-
-
-def _open_store(path: Path, write: bool) -> Any:
-    from afsim.store import Store
-
-    return Store.open(path, write=write)
-
-
-def print_points(runs: Any, fmt: str, swept: list[str] | None = None) -> None:
-    """Mean and 95 % confidence interval of the main metrics per (scenario, grid point)."""
-    from afsim.stats import aggregate
-
-    params = [c for c in runs.columns if c.startswith("param.")]
-    if swept is not None:
-        params = [f"param.{n}" for n in swept if f"param.{n}" in runs.columns] + \
-            [c for c in params if c.removeprefix("param.") not in swept]
-    metrics = [m for m in MAIN_METRICS if m in runs.columns and runs[m].notna().any()]
-    points = aggregate(runs, ["scenario", *params], metrics)
-    if fmt == "json":
-        import json
-
-        sys.stdout.write(json.dumps(_records(points), indent=2) + "\n")
-        return
-    if fmt == "csv":
-        sys.stdout.write(points.to_csv(index=False))
-        return
-    from rich.table import Table
-
-    t = Table(title="Mean and 95% confidence interval per grid point", title_justify="left")
-    for c in ["scenario", *params, "runs"]:
-        t.add_column(c.removeprefix("param."), justify="left" if c == "scenario" else "right")
-    for m in metrics:
-        t.add_column(m, justify="right")
-    for rec in points.to_dict("records"):
-        t.add_row(*(str(rec[c]) for c in ["scenario", *params, "runs"]),
-                  *(_mean_ci(rec[f"{m}.mean"], rec[f"{m}.ci95"]) for m in metrics))
-    _console().print(t)
-
-
-def _mean_ci(mean: float, ci: float) -> str:
-    if mean != mean:
-        return "–"
-    text = f"{mean:.4g}"
-    return text if ci != ci else f"{text} ± {ci:.2g}"
-
-
-def _records(df: Any) -> list[dict[str, Any]]:
-    """A table as JSON-ready records: NaN → null, numpy scalars → Python numbers."""
-    import json
-
-    return json.loads(df.to_json(orient="records"))
+    return cli_store.cmd_sweep(args)
 
 
 def cmd_results(args: argparse.Namespace) -> int:
-    with _open_store(args.store, write=False) as store:
-        runs = store.runs()
-        if args.export is not None:
-            check_out_dir(args.export, "--export")
-            written = export_store(store, runs, args.export)
-            print(f"afsim: wrote {len(written)} files to {args.export}", file=sys.stderr)
-        if args.format == "csv":
-            sys.stdout.write(runs.to_csv(index=False))
-        elif args.format == "json":
-            import json
+    from afsim import cli_store
 
-            from afsim.stats import aggregate
-
-            params = [c for c in runs.columns if c.startswith("param.")]
-            metrics = [c for c in runs.columns if c not in _RUN_COLUMNS and c not in params]
-            doc = {"store": str(args.store), "afsim_version": store.made_by,
-                   "runs": _records(runs),
-                   "points": _records(aggregate(runs, ["scenario", *params], metrics))}
-            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
-        else:
-            if not len(runs):
-                print(f"{args.store}: no runs stored yet")
-                return EXIT_OK
-            print_points(runs, "table")
-            _console().print(f"[dim]{len(runs)} runs in {args.store} (afsim {store.made_by})"
-                             "[/dim]")
-    return EXIT_OK
-
-
-#: Columns of ``Store.runs()`` that are not metrics.
-_RUN_COLUMNS = ("key", "scenario", "source", "seed", "end_time_s", "stop_reason", "events",
-                "packet_hops", "wall_s", "stored_at")
-
-
-def export_store(store: Any, runs: Any, out: Path) -> list[Path]:
-    """runs.csv and runs.parquet (one row per run), points.csv (statistics per grid point),
-    and each per-run table concatenated (flows.parquet, queues.parquet, ...)."""
-    from afsim.stats import aggregate
-    from afsim.store import TABLES
-
-    out.mkdir(exist_ok=True)
-    written = [out / "runs.csv", out / "runs.parquet", out / "points.csv"]
-    runs.to_csv(written[0], index=False)
-    runs.to_parquet(written[1], index=False)
-    params = [c for c in runs.columns if c.startswith("param.")]
-    metrics = [c for c in runs.columns if c not in _RUN_COLUMNS and c not in params]
-    aggregate(runs, ["scenario", *params], metrics).to_csv(written[2], index=False)
-    for name in TABLES:
-        table = store.table(name)
-        if len(table):
-            table.to_parquet(out / f"{name}.parquet", index=False)
-            written.append(out / f"{name}.parquet")
-    return written
+    return cli_store.cmd_results(args)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from afsim import report
+    from afsim import cli_store
 
-    if args.out.is_dir():
-        raise UsageError(f"-o {args.out}: a directory; give the HTML file's name")
-    parent = args.out.parent if str(args.out.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"-o {args.out}: the directory {parent} does not exist")
-    with _open_store(args.store, write=False) as store:
-        doc = report.store_report(store)
-    doc.write(args.out)
-    print(f"afsim: wrote {args.out}", file=sys.stderr)
-    return EXIT_OK
+    return cli_store.cmd_report(args)
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -947,6 +697,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     out = args.out or Path(f"reproduce-{args.paper}" + ("-quick" if args.quick else ""))
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a directory")
+    prepare_out_dir(out, "--out", parents=True)
     try:
         mode = module.mode(args.quick, args.budget, args.replications)
     except ValueError as e:

@@ -93,11 +93,18 @@ class Stat:
 
 
 def natural_key(v: Any) -> tuple[Any, ...]:
-    """Sort key that puts "2Mbps" before "10Mbps" and numbers in numeric order."""
+    """Sort key that puts numbers in numeric order and values with units by value ("800kbps"
+    before "1Mbps" before "1200kbps", ``afsim.units``), other text by its digits' values
+    ("run2" before "run10")."""
     import re
+
+    from afsim.units import quantity
 
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return (0, float(v), "")
+    q = quantity(v)
+    if q is not None:
+        return (0, q.value, q.dimension)
     parts = re.split(r"(\d+(?:\.\d+)?)", str(v))
     return (1, 0.0, tuple((0, float(p), "") if i % 2 else (1, 0.0, p)
                           for i, p in enumerate(parts) if p))
@@ -121,3 +128,46 @@ def aggregate(runs: pd.DataFrame, by: Sequence[str], metrics: Sequence[str]) -> 
         rows.append(row)
     rows.sort(key=lambda r: tuple(natural_key(r[c]) for c in by))
     return pd.DataFrame(rows)
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789",
+                             "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def _exp3(x: float) -> int:
+    """The engineering exponent of ``x``: a multiple of 3, with 1 ≤ |x| / 10^e < 1000."""
+    return 3 * math.floor(math.floor(math.log10(abs(x))) / 3) if x else 0
+
+
+def _power(e: int) -> str:
+    return f" \u00d710{str(e).translate(_SUPERSCRIPT)}" if e else ""
+
+
+def format_eng(x: float, digits: int = 4) -> str:
+    """``x`` in engineering notation with ``digits`` significant digits: 11630 → "11.63 ×10³",
+    0.05 → "50.00 ×10⁻³", 2.5 → "2.500"; NaN → "–"."""
+    if not math.isfinite(x):
+        return "–" if x != x else str(x)
+    e = _exp3(x)
+    m = x / 10**e
+    lead = math.floor(math.log10(abs(m))) if m else 0
+    return f"{m:.{max(0, digits - 1 - lead)}f}{_power(e)}"
+
+
+def format_mean_ci(mean: float, ci: float, digits: int = 2) -> str:
+    """Mean ± 95 % half-width in engineering notation: the half-width to ``digits``
+    significant digits, the mean to the same decimal place (at most 4 significant digits:
+    a half-width far below that shows as 0), one shared power of ten:
+    (11630, 200) → "11.63 ± 0.20 ×10³"; (1.0, 5e-18) → "1.000 ± 0.000"; no interval → the mean
+    alone (``format_eng``)."""
+    if not math.isfinite(mean):
+        return "–" if mean != mean else str(mean)
+    if not (math.isfinite(ci) and ci > 0):
+        return format_eng(mean)
+    e = _exp3(mean if mean else ci)
+    m, c = mean / 10**e, ci / 10**e
+    decimals = (digits - 1) - math.floor(math.log10(c))
+    if m:
+        decimals = min(decimals, 3 - math.floor(math.log10(abs(m))))
+    decimals = max(0, decimals)
+    return f"{m:.{decimals}f} \u00b1 {c:.{decimals}f}{_power(e)}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,16 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).parent / "data"
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """This environment for a child process that may run in another directory: the afsim
+    package imported here comes first on its path (a relative PYTHONPATH would not)."""
+    import afsim
+
+    here = str(Path(afsim.__file__).resolve().parents[1])
+    path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONPATH": path, **extra}
 
 
 @pytest.fixture

@@ -380,3 +380,27 @@ def test_results_and_report_of_a_path_that_is_no_store_are_exit_2(tmp_path: Path
     for cmd in ("results", "report"):
         p = afsim_cmd(cmd, tmp_path / "nothing")
         assert p.returncode == 2 and "no results store here" in p.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["run", "{tiny}", "--out", "/proc/afsim-out"],
+    ["results", "{store}", "--export", "/proc/afsim-out"],
+    ["report", "{store}", "-o", "/proc/afsim-out.html"],
+])
+def test_an_out_that_exists_but_cannot_be_written_is_exit_2_before_anything_runs(
+        tiny: Path, tmp_path: Path, command: list[str]) -> None:
+    # the parent (/proc) exists and root may write it by its mode bits, yet nothing can be
+    # made there: found by making the directory and a probe file first
+    store = tmp_path / "s"
+    assert afsim_cmd("sweep", tiny, "--store", store).returncode == 0
+    p = afsim_cmd(*(a.format(tiny=tiny, store=store) for a in command))
+    assert p.returncode == 2, p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == ""
+    assert re.search(r"afsim: error: (--out|--export|-o) /proc/afsim-out(\.html: its directory "
+                     r"/proc)?:? .*cannot write there", p.stderr), p.stderr
+
+
+def test_sweep_help_writes_percent_signs_once() -> None:
+    p = afsim_cmd("sweep", "--help")
+    assert p.returncode == 0
+    assert "95% confidence" in " ".join(p.stdout.split()) and "%%" not in p.stdout

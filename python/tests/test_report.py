@@ -3,6 +3,7 @@ headless browser (Debian's chromium) with no console error; the screenshot is ke
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -123,3 +124,103 @@ def test_a_headless_browser_renders_it_without_console_errors(html_file: Path,
     with Image.open(shot) as im:
         colours = im.convert("RGB").getcolors(maxcolors=1 << 20)
     assert colours is not None and len(colours) > 50
+
+
+# ---------------------------------------------------------------------------------------------
+# Unit-valued parameters, extremes, bands, numbers, labels (issue #24, case 5)
+
+#: Grid values given out of order, in two units: by value 400k < 800k < 1M < 1.2M < 1.6M.
+UNIT_GRID = ["1200kbps", "400kbps", "1Mbps", "1600kbps", "800kbps"]
+BY_VALUE = ["400kbps", "800kbps", "1Mbps", "1200kbps", "1600kbps"]
+
+
+@pytest.fixture(scope="module")
+def unit_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("units")
+    sweep(DATA / "busy.toml", {"rate": UNIT_GRID}, replications=2, overrides={"duration": "2s"},
+          store=path / "store", workers=2)
+    p = afsim_cmd("report", path / "store", "-o", path / "report.html")
+    assert p.returncode == 0, p.stderr
+    return path / "report.html"
+
+
+_PROBE = """<pre id="afsim-probe"></pre><script>
+// the x position, as laid out by the browser, of each tick label of the first figure
+const fig = [...document.querySelectorAll('figure')].find(
+    f => f.textContent.includes('total throughput (kb/s) against rate'));
+const ticks = [...fig.querySelectorAll('text')].filter(t => /^[0-9.]+[kMG]?bps$/.test(
+    t.textContent.trim())).map(t => [t.textContent.trim(), t.getBoundingClientRect().left]);
+document.getElementById('afsim-probe').textContent = JSON.stringify(ticks);
+</script></body>"""
+
+
+def test_a_unit_valued_parameter_is_ordered_by_value_in_the_browser(unit_report: Path,
+                                                                   tmp_path: Path) -> None:
+    import json
+
+    page = tmp_path / "probe.html"
+    page.write_text(unit_report.read_text(encoding="utf-8").replace("</body>", _PROBE),
+                    encoding="utf-8")
+    p = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+                        "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+                        "--window-size=1280,4000", "--dump-dom", page.as_uri()],
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert p.returncode == 0, p.stderr
+    found = re.search(r'<pre id="afsim-probe">([^<]*)</pre>', p.stdout)
+    assert found, p.stdout[-2000:]
+    ticks = json.loads(html.unescape(found.group(1)))
+    assert [t for t, _ in sorted(ticks, key=lambda t: t[1])] == BY_VALUE
+    assert "rate (Mb/s)" in unit_report.read_text(encoding="utf-8"), "axis in a display unit"
+
+
+def test_the_table_and_the_flow_bars_take_the_extremes_by_value(unit_report: Path) -> None:
+    text = unit_report.read_text(encoding="utf-8")
+    table = text[text.index("Grid points"):text.index("</table>", text.index("Grid points"))]
+    rows = re.findall(r'<tr><td class="text">([^<]+)</td>', table)
+    assert rows == BY_VALUE
+    assert "Throughput per flow at rate = 400kbps" in text
+    assert "Throughput per flow at rate = 1600kbps" in text
+
+
+def test_numbers_are_in_engineering_notation_to_the_intervals_digits(unit_report: Path) -> None:
+    from afsim.stats import format_eng, format_mean_ci
+
+    assert format_mean_ci(11630.0, 200.0) == "11.63 ± 0.20 ×10³"
+    assert format_mean_ci(1.0, 5.3e-18) == "1.000 ± 0.000"
+    assert format_mean_ci(0.05, 0.003) == "50.0 ± 3.0 ×10⁻³"
+    assert format_mean_ci(786.2, 41.3) == "786 ± 41"
+    assert format_mean_ci(2.5, float("nan")) == "2.500"
+    assert format_eng(1200.0, 3) == "1.20 ×10³"
+    text = unit_report.read_text(encoding="utf-8")
+    table = text[text.index("Grid points"):text.index("</table>", text.index("Grid points"))]
+    assert not re.search(r"\de[+-]\d", table), "no computer exponents"
+    assert "×10³" in table
+
+
+def test_bands_are_clipped_at_physical_bounds() -> None:
+    points = pd.DataFrame({"rate": ["1Mbps", "2Mbps"],
+                           "throughput_kbps_total.mean": [10.0, 20.0],
+                           "throughput_kbps_total.ci95": [30.0, 5.0],
+                           "jain.mean": [0.9, 0.99], "jain.ci95": [0.3, 0.05]})
+    # throughput: 10 ± 30 is clipped at 0 below, not above; Jain's index at 1 above
+    for metric, (lo, hi) in (("throughput_kbps_total", (0.0, 40.0)), ("jain", (0.6, 1.0))):
+        fig = metric_vs_param(points, metric, "rate")
+        band = fig.axes[0].collections[0].get_paths()[0].vertices[:, 1]
+        assert band.min() == pytest.approx(lo) and band.max() == hi, (metric, band)
+
+
+def test_end_of_line_labels_do_not_collide() -> None:
+    points = pd.DataFrame({"n": [1, 2] * 4, "k": sum(([c, c] for c in "abcd"), []),
+                           "m.mean": [1.0, 2.0, 1.5, 2.01, 1.2, 2.02, 1.1, 1.99],
+                           "m.ci95": [0.1] * 8})
+    fig = metric_vs_param(points, "m", "n", "k")
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    from matplotlib.text import Text
+
+    # the labels themselves, not their leaders
+    boxes = [Text.get_window_extent(t, renderer) for t in fig.axes[0].texts]
+    assert len(boxes) == 4
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.overlaps(b), (a, b)

@@ -5,6 +5,7 @@ killed mid-sweep."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -19,7 +20,7 @@ import pytest
 from afsim.store import Store
 from afsim.sweep import SweepError, Task, execute, grid_points, parse_grid, sweep
 
-from conftest import DATA
+from conftest import DATA, child_env
 
 BUSY = DATA / "busy.toml"
 # busy.toml with --set duration=40s (sweep_args): about 0.2 s of engine time per run, jittered
@@ -167,7 +168,9 @@ class Cluster:
     def _start(self, name: str, args: list[str]) -> subprocess.Popen[bytes]:
         log = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115 (closed in close())
         self.log_files.append(log)
-        p = subprocess.Popen(args, stdout=log, stderr=log, start_new_session=True)
+        # workers run elsewhere than the sweep: a scenario's path means nothing to them
+        p = subprocess.Popen(args, stdout=log, stderr=log, start_new_session=True, cwd=self.logs,
+                             env=child_env())
         self.procs.append(p)
         return p
 
@@ -255,6 +258,31 @@ def test_an_unreachable_scheduler_is_exit_2(tmp_path: Path) -> None:
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     assert "no Dask scheduler answered" in r.stderr
+    assert not (tmp_path / "s").exists(), "nothing created before the scheduler answered"
+
+
+def test_a_dask_sweep_of_a_relative_path_needs_no_shared_file_system(cluster: Cluster,
+                                                                     tmp_path: Path) -> None:
+    here = tmp_path / "client"
+    (here / "scen").mkdir(parents=True)
+    shutil.copy(BUSY, here / "scen" / "my.toml")
+    r = subprocess.run([sys.executable, "-m", "afsim", "sweep", "scen/my.toml", "--set",
+                        "duration=2s", "--grid", "rate=5Mbps,10Mbps", "--store", "st",
+                        "--scheduler", cluster.address], cwd=here, env=child_env(),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "2 runs: 2 computed" in r.stderr
+    with Store.open(here / "st", write=False) as s:
+        assert set(s.runs()["source"]) == {"scen/my.toml"} and s.check() == []
+
+
+def test_a_task_loaded_from_text_names_its_file_in_errors() -> None:
+    from afsim._core import ScenarioError
+
+    t = Task("scen/my.toml", (("rate", "fast"),), text=BUSY.read_text())
+    with pytest.raises(ScenarioError) as e:
+        t.load()
+    assert e.value.file == "scen/my.toml" and e.value.line > 0
 
 
 def test_afsim_sweep_is_callable_as_the_issue_writes_it() -> None:

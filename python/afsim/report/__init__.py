@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from afsim.stats import format_eng, format_mean_ci
+
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
@@ -136,28 +138,117 @@ def _axes(title: str, xlabel: str, ylabel: str) -> tuple[Figure, Any]:
     return fig, ax
 
 
-def _label_end(ax: Any, x: float, y: float, text: str, color: str) -> None:
-    ax.annotate(text, (x, y), xytext=(4, 0), textcoords="offset points", color=color,
-                va="center", fontsize=9)
+def _label_ends(ax: Any, ends: Sequence[tuple[float, float, str, str]],
+                fontsize: float = 9.0) -> None:
+    """Writes each ``(x, y, text, colour)`` just right of its point, moving labels apart
+    vertically (never the points) so that no two overlap, with a thin leader when a label
+    moved."""
+    if not ends:
+        return
+    ax.get_xlim(), ax.get_ylim()  # settle the autoscaled limits before measuring
+    dpi = ax.figure.dpi
+    trans = ax.transData
+    ys = [float(trans.transform((x, y))[1]) for x, y, _, _ in ends]
+    gap = fontsize * 1.3 * dpi / 72.0  # one line of text, in pixels
+    placed = list(ys)
+    order = sorted(range(len(ends)), key=lambda i: ys[i])
+    for prev, i in zip(order, order[1:]):
+        placed[i] = max(placed[i], placed[prev] + gap)
+    # centre the moved block on where the labels wanted to be
+    shift = (sum(ys) - sum(placed)) / len(ys)
+    lowest = min(placed) + shift
+    shift -= min(0.0, lowest - min(ys))  # but never below the lowest point
+    for (x, y, text, color), want, at in zip(ends, ys, placed):
+        dy = (at + shift - want) * 72.0 / dpi
+        ax.annotate(text, (x, y), xytext=(6, dy), textcoords="offset points", color=color,
+                    va="center", fontsize=fontsize,
+                    arrowprops=dict(arrowstyle="-", color=color, lw=0.5, alpha=0.6)
+                    if abs(dy) > 2 else None)
+
+
+#: Physical bounds of the default metrics: counts, rates and delays are never negative,
+#: fractions lie in [0, 1]. A confidence band is clipped to them.
+_FRACTIONS = ("loss_ratio", "jain", "respect_of_service", "respect_of_service_mean",
+              "utilization")
+_NON_NEGATIVE = ("throughput_kbps_total", "goodput_kbps_total", "throughput_kbps",
+                 "goodput_kbps", "packets_sent", "packets_dropped", "mean_delay_s",
+                 "retransmitted_packets", "timeouts", "drops_total", "mean_len_packets")
+
+
+def bounds(metric: str) -> tuple[float, float]:
+    """The values ``metric`` can physically take (default metrics; others unbounded)."""
+    last = metric.rsplit(".", 1)[-1]
+    if last in _FRACTIONS:
+        return 0.0, 1.0
+    if last in _NON_NEGATIVE:
+        return 0.0, math.inf
+    return -math.inf, math.inf
+
+
+def x_positions(values: pd.Series) -> tuple[Any, str, list[tuple[float, str]]]:
+    """Where values of a swept parameter go on an x axis: numbers at their values; values
+    with units (``afsim.units``) at their values in a display unit; anything else as
+    categories, in natural order. Returns (positions, unit for the axis label or "", ticks as
+    (position, label) for non-number axes)."""
+    import numpy as np
+    import pandas as pd
+
+    from afsim.stats import natural_key
+    from afsim.units import common_dimension, display_unit, quantity
+
+    if pd.api.types.is_numeric_dtype(values):
+        return values.to_numpy(float), "", []
+    values = values.where(values.notna(), "(unset)")  # a parameter some runs do not set
+    distinct = sorted(set(values), key=natural_key)
+    dim = common_dimension(distinct)
+    if dim is not None:
+        base = {v: quantity(v).value for v in distinct}  # type: ignore[union-attr]
+        factor, unit = display_unit(dim, max(base.values()))
+        pos = {v: base[v] / factor for v in distinct}
+    else:
+        unit = ""
+        pos = {v: float(i) for i, v in enumerate(distinct)}
+    return (np.array([pos[v] for v in values], float), unit,
+            [(pos[v], str(v)) for v in distinct])
 
 
 def metric_vs_param(points: pd.DataFrame, metric: str, x: str, series: str | None = None, *,
                     title: str = "", ylabel: str | None = None) -> Figure:
-    """``<metric>.mean`` against column ``x`` with the 95 % band (``.ci95``), one line per
-    value of ``series``, each named at its right end."""
-    fig, ax = _axes(title or f"{label(metric)} against {_short(x)}", _short(x), ylabel or label(metric))
-    groups = points.groupby(series, sort=True) if series else [("", points)]
+    """``<metric>.mean`` against column ``x`` with the 95 % band (``.ci95``, clipped to the
+    metric's ``bounds``), one line per value of ``series``, each named at its right end. A
+    parameter with units is placed by value (``x_positions``), its values as tick labels."""
+    from afsim.stats import natural_key
+
+    pos, unit, ticks = x_positions(points[x])
+    xlabel = f"{_short(x)} ({unit})" if unit else _short(x)
+    fig, ax = _axes(title or f"{label(metric)} against {_short(x)}", xlabel,
+                    ylabel or label(metric))
+    lo, hi = bounds(metric)
+    frame = points.assign(_x=pos)
+    if series:
+        groups = sorted(frame.groupby(series, sort=False), key=lambda kv: natural_key(kv[0]))
+    else:
+        groups = [("", frame)]
+    ends = []
     for i, (value, g) in enumerate(groups):
-        g = g.sort_values(x)
-        xs, ys = g[x].to_numpy(), g[f"{metric}.mean"].to_numpy(float)
+        g = g.sort_values("_x")
+        xs, ys = g["_x"].to_numpy(float), g[f"{metric}.mean"].to_numpy(float)
         ci = g[f"{metric}.ci95"].to_numpy(float)
         color = f"C{i % 10}"
         ax.plot(xs, ys, "o-", color=color, lw=1.5, ms=4)
         band = ~(ci != ci)
         if band.any():
-            ax.fill_between(xs, ys - ci, ys + ci, where=band, color=color, alpha=0.18, lw=0)
+            import numpy as np
+
+            ax.fill_between(xs, np.clip(ys - ci, lo, hi), np.clip(ys + ci, lo, hi), where=band,
+                            color=color, alpha=0.18, lw=0)
         if series:
-            _label_end(ax, xs[-1], ys[-1], f"{_short(series)} = {_value(value)}", color)
+            ends.append((xs[-1], ys[-1], f"{_short(series)} = {_value(value)}", color))
+    if ticks:
+        ax.set_xticks([p for p, _ in ticks], [t for _, t in ticks],
+                      rotation=45 if len(ticks) > 6 else 0,
+                      ha="right" if len(ticks) > 6 else "center")
+    _label_ends(ax, ends)
     return fig
 
 
@@ -166,12 +257,14 @@ def flow_bars(names: Sequence[str], means: Sequence[float], cis: Sequence[float]
     """One bar per flow with its 95 % interval, its value written on it."""
     fig, ax = _axes(title, "flow", ylabel)
     xs = range(len(names))
-    errs = [c if c == c else 0.0 for c in cis]
-    bars = ax.bar(xs, means, yerr=errs, color="C0", alpha=0.85, capsize=3)
+    # whiskers clipped at 0: a throughput is never negative
+    low = [min(c, m) if c == c else 0.0 for m, c in zip(means, cis)]
+    high = [c if c == c else 0.0 for c in cis]
+    bars = ax.bar(xs, means, yerr=[low, high], color="C0", alpha=0.85, capsize=3)
     ax.set_xticks(list(xs), list(names), rotation=45 if len(names) > 8 else 0, ha="right"
                   if len(names) > 8 else "center", fontsize=8)
     if len(names) <= 24:
-        ax.bar_label(bars, labels=[f"{m:.4g}" for m in means], fontsize=7, padding=2)
+        ax.bar_label(bars, labels=[format_eng(m, 3) for m in means], fontsize=7, padding=2)
     return fig
 
 
@@ -180,10 +273,12 @@ def time_series(table: pd.DataFrame, by: str, y: str, *, title: str, ylabel: str
     """``y`` against ``time_s``, one step line per value of ``by`` (the first ``limit``), each
     named at its end."""
     fig, ax = _axes(title, "simulated time (s)", ylabel)
+    ends = []
     for i, (name, g) in enumerate(list(table.groupby(by, sort=False))[:limit]):
         color = f"C{i % 10}"
         ax.step(g["time_s"], g[y], where="post", color=color, lw=1)
-        _label_end(ax, float(g["time_s"].iloc[-1]), float(g[y].iloc[-1]), str(name), color)
+        ends.append((float(g["time_s"].iloc[-1]), float(g[y].iloc[-1]), str(name), color))
+    _label_ends(ax, ends)
     return fig
 
 
@@ -228,10 +323,16 @@ def store_report(store: Store, title: str | None = None) -> Document:
     from afsim.stats import aggregate
 
     runs = store.runs()
+    damaged = store.damaged()
+    runs = runs[~runs["key"].isin(damaged)].reset_index(drop=True)
     doc = Document(title or f"afsim results: {store.path.name}")
     doc.text(f"{len(runs)} runs in {store.path} (stored by afsim {store.made_by}). Means with "
              "95% Student-t confidence intervals over the replications of each grid point.",
              note=True)
+    if damaged:
+        doc.text(f"{len(damaged)} more runs in the catalog have lost files and are left out "
+                 "('afsim results STORE --check' lists them, '--repair' removes them).",
+                 note=True)
     if not len(runs):
         doc.text("The store holds no runs yet.")
         return doc
@@ -271,23 +372,23 @@ _NOT_METRICS = {"key", "scenario", "source", "seed", "end_time_s", "stop_reason"
 
 
 def _pm(mean: float, ci: float) -> str:
-    if mean != mean:
-        return "–"
-    return f"{mean:.4g}" if ci != ci else f"{mean:.4g} ± {ci:.2g}"
+    return format_mean_ci(mean, ci)
 
 
 def _flow_section(doc: Document, runs: pd.DataFrame, flows: pd.DataFrame,
                   swept: list[str]) -> None:
     """Per-flow throughput at the first and the last grid point."""
-    from afsim.stats import Stat
+    from afsim.stats import Stat, natural_key
 
     if not len(flows):
         return
     f = flows[flows["key"].isin(runs["key"]) & (flows["kind"] != "csa-signal")]
     if not len(f) or f["name"].nunique() > 60:
         return
-    by_point = runs.groupby(swept, sort=True) if swept else [((), runs)]
-    groups = list(by_point)
+    by_point = runs.groupby(swept, sort=False) if swept else [((), runs)]
+    # the extremes by value (units read, afsim.units), not by text
+    groups = sorted(by_point, key=lambda kv: tuple(
+        natural_key(v) for v in (kv[0] if isinstance(kv[0], tuple) else (kv[0],))))
     for value, g in ([groups[0], groups[-1]] if len(groups) > 1 else groups):
         rows = f[f["key"].isin(g["key"])]
         names = list(dict.fromkeys(rows["name"]))

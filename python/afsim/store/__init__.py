@@ -18,16 +18,21 @@ A run's **key** is the SHA-256 (first 24 hex digits) of the fully resolved scena
 parsed), its seed and afsim's version (``run_key``). Two runs with the same key give the same
 results byte for byte, so a stored key is never run again.
 
+**One writer at a time** (``afsim.store.lock``): a writable ``Store.open`` takes an exclusive
+``flock`` on ``STORE/lock`` and writes its pid there; a second writer gets a ``StoreError``
+naming the holder at once (``afsim sweep`` exits 2). The kernel drops the lock when its holder
+ends in any way, SIGKILL included, so a lock is never stale. Readers take no lock.
+
 **Writes are atomic, one run at a time** (``Store.put``): the run's Parquet files are written
-into ``runs/.tmp-<key>-<pid>/`` and renamed to ``runs/<key>/`` (a rename is atomic on POSIX
-file systems); then its catalog row and scalars are inserted in one SQLite transaction (WAL
-journal). Only the process that owns the ``Store`` writes (sweep workers hand their results
-back to it), so there is one writer. A process killed at any instant leaves either the whole run
-or none of it in the catalog; a run directory whose catalog row was never committed, and any
-``.tmp-*`` directory, are removed when the store is next opened for writing (``Store.open``).
-``check()`` is the integrity check: SQLite's own ``PRAGMA integrity_check``, every catalog row
-with its directory and files, every directory with its catalog row, and the Parquet files
-readable with the right key.
+into ``runs/.tmp-<key>-<pid>/``, flushed, and renamed to ``runs/<key>/`` (a rename is atomic on
+POSIX file systems); then its catalog row and scalars are inserted in one SQLite transaction
+(WAL journal). So there is never a catalog row without its files; a writer killed at any
+instant leaves either the whole run or none of it in the catalog, plus perhaps a directory with
+no row, which the next writable open removes (``recovered`` says what it mended). An exception
+or signal inside ``put`` (Ctrl-C, SIGTERM) removes the run's files before it propagates.
+``check()`` is the integrity check and ``repair()`` mends what it finds
+(``afsim.store.integrity``; ``afsim results STORE --check`` / ``--repair``).
+``KILL_AT_ENV`` is a test hook that makes a writer SIGKILL itself at a chosen step of ``put``.
 
 **Reading it** without afsim (docs/sweeps.md has the full examples)::
 
@@ -36,7 +41,8 @@ readable with the right key.
     import duckdb
     duckdb.sql("SELECT * FROM read_parquet('STORE/runs/*/flows.parquet')")
     import polars as pl
-    pl.read_parquet("STORE/runs/*/run.parquet")
+    pl.concat([pl.read_parquet(f) for f in glob.glob("STORE/runs/*/run.parquet")],
+              how="diagonal_relaxed")  # runs may have different metric columns
 
 **Compatibility**: ``meta`` holds the store's format (``FORMAT``) and the afsim version that
 created it. A store of another format cannot be opened; one made by another afsim version can
@@ -60,6 +66,7 @@ from typing import TYPE_CHECKING, Any
 #: The build a run was made by: the version and a hash of the simulator's sources
 #: ("0.1.0+3f2a…"), so that runs of different model code never share a key or a store.
 from afsim._core import __build__ as AFSIM_VERSION
+from afsim.store.lock import LOCK, StoreBusy, WriterLock
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -138,30 +145,73 @@ class RunRecord:
 class Store:
     """An open store. ``Store.open(path)`` creates it if needed; use as a context manager."""
 
-    def __init__(self, path: Path, db: sqlite3.Connection, writable: bool) -> None:
+    def __init__(self, path: Path, db: sqlite3.Connection, writable: bool,
+                 lock: WriterLock | None = None) -> None:
         self.path = path
         self.db = db
         self.writable = writable
+        #: The writer lock, held while the store is open for writing (or for repair).
+        self.lock = lock
+        #: What a writable open mended (a killed writer's leftovers), one line each.
+        self.recovered: list[str] = []
 
     # ------------------------------------------------------------------------- open / close
 
     @classmethod
-    def open(cls, path: str | Path, *, write: bool = True) -> Store:
+    def open(cls, path: str | Path, *, write: bool = True, lock: bool | None = None) -> Store:
         """Opens (for writing: creates if absent) the store at ``path``. Raises StoreError for
-        a path that is not a store (or cannot become one), another store format, or, when
-        writing, a store another afsim version made."""
+        a path that is not a store (or cannot become one), another store format, when writing
+        a store another afsim version made, and when locking (``lock``, default: ``write``) a
+        store whose writer lock another process holds (``StoreBusy`` is the cause).
+
+        A writable open takes the writer lock, then mends what a killed writer left
+        (``recovered`` lists it). ``write=False, lock=True`` is for ``check`` and ``repair``
+        of a store of any afsim version: it holds the lock but creates nothing."""
         path = Path(path)
+        lock = write if lock is None else lock
         catalog = path / CATALOG
         if path.exists() and not path.is_dir():
             raise StoreError(f"{path}: not a directory, so not a results store")
         if not catalog.is_file():
             if not write:
                 raise StoreError(f"{path}: no results store here (no {CATALOG})")
-            if path.exists() and any(path.iterdir()):
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise StoreError(f"{path}: cannot create the store: {e.strerror or e}") from None
+        held = None
+        if lock:
+            try:
+                held = WriterLock.acquire(path)
+            except StoreBusy as e:
+                raise StoreError(str(e)) from e
+            except OSError as e:
+                raise StoreError(f"{path}: cannot lock the store for writing: "
+                                 f"{e.strerror or e}") from None
+        try:
+            store = cls._open_locked(path, write, held)
+        except BaseException:
+            if held is not None:
+                held.release()
+            raise
+        if write:
+            store.recovered = store._recover()
+        return store
+
+    @classmethod
+    def _open_locked(cls, path: Path, write: bool, held: WriterLock | None) -> Store:
+        catalog = path / CATALOG
+        if not catalog.is_file():
+            # a new store; a directory holding only what a writer killed while creating it left
+            # (the lock file, an empty runs/) is one too
+            stray = [p.name for p in path.iterdir()
+                     if p.name != LOCK and not (p.name == RUNS and p.is_dir()
+                                                and not any(p.iterdir()))]
+            if stray:
                 raise StoreError(f"{path}: a directory with other files in it is not a results "
                                  "store; give an empty or new directory")
             try:
-                (path / RUNS).mkdir(parents=True, exist_ok=True)
+                (path / RUNS).mkdir(exist_ok=True)
             except OSError as e:
                 raise StoreError(f"{path}: cannot create the store: {e.strerror or e}") from None
         try:
@@ -191,13 +241,13 @@ class Store:
                 f"{path}: this store holds runs of afsim {made_by}, and this is afsim "
                 f"{AFSIM_VERSION}: its runs would never be reused. Sweep into a new --store, or "
                 f"use afsim {made_by} (afsim results and afsim report still read it)")
-        store = cls(path, db, write)
-        if write:
-            store._sweep_debris()
-        return store
+        return cls(path, db, write, held)
 
     def close(self) -> None:
         self.db.close()
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
 
     def __enter__(self) -> Store:
         return self
@@ -209,14 +259,6 @@ class Store:
     def made_by(self) -> str:
         row = self.db.execute("SELECT value FROM meta WHERE name = 'afsim_version'").fetchone()
         return str(row[0]) if row else "?"
-
-    def _sweep_debris(self) -> None:
-        """Removes what a killed writer can leave: temporary directories, and run directories
-        whose catalog row was never committed."""
-        known = self.keys()
-        for d in (self.path / RUNS).iterdir():
-            if d.name.startswith(".tmp-") or (d.is_dir() and d.name not in known):
-                shutil.rmtree(d, ignore_errors=True)
 
     # ------------------------------------------------------------------------------ writing
 
@@ -231,7 +273,9 @@ class Store:
 
     def put(self, rec: RunRecord) -> bool:
         """Stores one finished run atomically (see the module header). Returns False, and
-        changes nothing, if its key is already stored."""
+        changes nothing, if its key is already stored. Interrupted at any point (an exception,
+        Ctrl-C, SIGTERM) it leaves nothing of the run behind; killed, it leaves at most files
+        with no catalog row, which the next writable open removes."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -239,29 +283,38 @@ class Store:
             raise StoreError(f"{self.path}: opened read-only")
         if rec.key in self:
             return False
-        final = self.path / RUNS / rec.key
-        tmp = self.path / RUNS / f".tmp-{rec.key}-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        run_row: dict[str, list[Any]] = {
-            "key": [rec.key], "scenario": [rec.scenario], "seed": [rec.seed],
-            "afsim_version": [AFSIM_VERSION],
-            **{f"param.{k}": [v] for k, v in rec.params.items()},
-            **{k: [float(v)] for k, v in rec.metrics.items()},
-        }
-        pq.write_table(pa.table(run_row), tmp / "run.parquet")
-        written = []
-        for name, cols in rec.tables.items():
-            n = len(next(iter(cols.values()))) if cols else 0
-            table = pa.table({"key": [rec.key] * n, **cols})
-            pq.write_table(table, tmp / f"{name}.parquet")
-            written.append(name)
-        _fsync_dir(tmp)
-        if final.exists():  # debris of a run whose catalog row was lost: replace it
-            shutil.rmtree(final)
-        os.rename(tmp, final)
-        with self.db:
-            self.db.execute("BEGIN")
+        runs = self.path / RUNS
+        final = runs / rec.key
+        tmp = runs / f".tmp-{rec.key}-{os.getpid()}"
+        published = False
+        try:
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir()
+            _test_kill_point(1)
+            run_row: dict[str, list[Any]] = {
+                "key": [rec.key], "scenario": [rec.scenario], "seed": [rec.seed],
+                "afsim_version": [AFSIM_VERSION],
+                **{f"param.{k}": [v] for k, v in rec.params.items()},
+                **{k: [float(v)] for k, v in rec.metrics.items()},
+            }
+            pq.write_table(pa.table(run_row), tmp / "run.parquet")
+            _test_kill_point(2)
+            written = []
+            for name, cols in rec.tables.items():
+                n = len(next(iter(cols.values()))) if cols else 0
+                table = pa.table({"key": [rec.key] * n, **cols})
+                pq.write_table(table, tmp / f"{name}.parquet")
+                written.append(name)
+            _test_kill_point(3)
+            _fsync_dir(tmp)
+            _test_kill_point(4)
+            if final.exists():  # debris of a run whose catalog row was lost: replace it
+                shutil.rmtree(final)
+            os.rename(tmp, final)
+            published = True
+            _fsync(runs)
+            _test_kill_point(5)
+            self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(
                 "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (rec.key, rec.scenario, rec.source, json.dumps(rec.params, sort_keys=True),
@@ -270,7 +323,51 @@ class Store:
                  time.time()))
             self.db.executemany("INSERT INTO scalars VALUES (?, ?, ?)",
                                 [(rec.key, k, _finite(v)) for k, v in rec.metrics.items()])
+            _test_kill_point(6)
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            shutil.rmtree(tmp, ignore_errors=True)
+            if published:
+                shutil.rmtree(final, ignore_errors=True)
+            raise
+        _test_kill_point(7)
         return True
+
+    def check(self) -> list[str]:
+        """The integrity check: a list of problems, empty when the store is sound (see
+        ``afsim.store.integrity``)."""
+        from afsim.store import integrity
+
+        return [str(p) for p in integrity.problems(self)]
+
+    def repair(self) -> list[str]:
+        """Mends what ``check`` finds and can be mended (needs the writer lock): a run with a
+        missing or unreadable file loses its catalog row and files, so that the next sweep runs
+        it again; a directory with no catalog row, and scalars of no run, are removed. Returns
+        what it did, one line each."""
+        from afsim.store import integrity
+
+        if self.lock is None:
+            raise StoreError(f"{self.path}: repair needs the writer lock (open it with "
+                             "lock=True)")
+        return integrity.repair(self, integrity.problems(self))
+
+    def _recover(self) -> list[str]:
+        """What a writable open mends: every problem a cheap look finds (files present, not
+        read), so that a store a killed writer or an older afsim left is whole again."""
+        from afsim.store import integrity
+
+        return integrity.repair(self, integrity.problems(self, deep=False))
+
+    def damaged(self) -> set[str]:
+        """Keys of catalog rows whose files are missing (a cheap look: files present, not read);
+        readers leave them out and say so."""
+        from afsim.store import integrity
+
+        return {p.key for p in integrity.problems(self, deep=False)
+                if p.kind == "missing" and p.key}
 
     # ------------------------------------------------------------------------------ reading
 
@@ -326,40 +423,6 @@ class Store:
                   if (p := self.path / RUNS / k / f"{name}.parquet").is_file()]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
-    def check(self) -> list[str]:
-        """The integrity check: a list of problems, empty when the store is sound."""
-        import pyarrow.parquet as pq
-
-        problems: list[str] = []
-        (result,) = self.db.execute("PRAGMA integrity_check").fetchone()
-        if result != "ok":
-            problems.append(f"catalog: {result}")
-        rows = self.db.execute("SELECT key, tables FROM runs").fetchall()
-        known = set()
-        for key, tables in rows:
-            known.add(key)
-            d = self.path / RUNS / key
-            for name in ("run", *json.loads(tables)):
-                f = d / f"{name}.parquet"
-                if not f.is_file():
-                    problems.append(f"run {key}: {f.name} missing")
-                    continue
-                try:
-                    keys = set(pq.read_table(f, columns=["key"]).column("key").to_pylist())
-                except Exception as e:  # any unreadable file is a problem to report
-                    problems.append(f"run {key}: {f.name} unreadable ({e})")
-                    continue
-                if keys - {key}:
-                    problems.append(f"run {key}: {f.name} holds rows of another run")
-        orphans = self.db.execute(
-            "SELECT count(*) FROM scalars WHERE key NOT IN (SELECT key FROM runs)").fetchone()[0]
-        if orphans:
-            problems.append(f"catalog: {orphans} scalars of no run")
-        for d in (self.path / RUNS).iterdir():
-            if d.name not in known:
-                problems.append(f"{d.name}: a directory with no catalog row")
-        return problems
-
 
 def params_text(params: Mapping[str, str]) -> str:
     """``n=2, rate=1Mbps``: a run's parameters for messages."""
@@ -382,14 +445,43 @@ def _numeric(col: pd.Series) -> pd.Series:
 
 
 def _fsync_dir(d: Path) -> None:
-    """Flushes a directory's files to disk before the rename publishes them."""
+    """Flushes a directory's files, and the directory, to disk before the rename publishes
+    them."""
     for f in d.iterdir():
-        fd = os.open(f, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fsync(f)
+    _fsync(d)
 
 
-__all__ = ["AFSIM_VERSION", "FORMAT", "RunRecord", "Store", "StoreError", "TABLES",
-           "params_text", "run_key"]
+def _fsync(p: Path) -> None:
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+#: Test hook (fault injection): ``AFSIM_TEST_STORE_KILL_AT=STEP[@N]`` makes the writing process
+#: SIGKILL itself at step STEP (1 to 7) of its N-th ``put`` (default: the first), so that tests
+#: can stop a writer at every point of the write path. Steps: 1 temporary directory made,
+#: 2 run.parquet written, 3 every table written, 4 files flushed, 5 renamed into runs/<key>,
+#: 6 catalog row inserted but not committed, 7 committed. Not for use outside tests.
+KILL_AT_ENV = "AFSIM_TEST_STORE_KILL_AT"
+_puts_started = 0
+
+
+def _test_kill_point(step: int) -> None:
+    global _puts_started
+    spec = os.environ.get(KILL_AT_ENV)
+    if not spec:
+        return
+    if step == 1:
+        _puts_started += 1
+    at, _, nth = spec.partition("@")
+    if int(at) == step and _puts_started == int(nth or 1):
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+__all__ = ["AFSIM_VERSION", "FORMAT", "KILL_AT_ENV", "RunRecord", "Store", "StoreBusy",
+           "StoreError", "TABLES", "params_text", "run_key"]

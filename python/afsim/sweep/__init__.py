@@ -11,6 +11,8 @@ reproductions)::
     outcome = execute(tasks, store="results/", reducer=my_module.my_metrics, workers=2)
     outcome.records      # one RunRecord per task, in task order (None where a run failed)
     outcome.failures     # {task index: RunFailed}
+    outcome.retries      # runs sent back to the queue because their local worker died
+    outcome.recovered    # what opening the store mended (a killed writer's leftovers)
 
 - A ``Task`` is a scenario (file path, or ``text=`` with a name), ``--set`` overrides and a
   seed (None: the file's). Each task is loaded here first, in the calling process, which
@@ -25,13 +27,19 @@ reproductions)::
   by name into the workers, which then build the pandas tables of ``Results`` for it.
 - ``scheduler=None``: a local process pool of ``workers`` processes (default: the CPU count;
   ``workers=1`` runs in this process). Ctrl-C (or any exception) stops the workers at once;
-  what was stored stays stored. ``scheduler="tcp://host:port"``: an existing Dask distributed
-  cluster (``dask scheduler`` / ``dask worker``, with afsim installed on the workers); a worker
-  that dies has its runs re-run elsewhere by Dask, and the store still gets each run once.
+  what was stored stays stored. A local worker that dies costs one attempt of the run it was
+  running, retried up to ``afsim.sweep.pool.MAX_ATTEMPTS`` attempts, then failed (kind
+  "worker"). ``scheduler="tcp://host:port"``: an existing Dask distributed cluster (``dask
+  scheduler`` / ``dask worker``, with afsim installed on the workers), connected to before the
+  store is opened; each task carries its scenario's text, so the workers need no shared file
+  system; a worker that dies has its runs re-run elsewhere by Dask, and the store still gets
+  each run once.
 - ``progress=True``: a bar on stderr (done / running / failed, ETA).
-- A run that fails (packet conservation broken) is reported in ``failures`` and not stored;
-  the others go on. ``execute`` raises only for what stops everything: ``SweepError`` (bad
-  input, unreachable scheduler, unusable store) and ``KeyboardInterrupt``.
+- A run that fails is reported in ``failures`` (``RunFailed.kind``: "conservation", packet
+  conservation broken; "worker", its worker died every attempt; "error", anything else it
+  raised) and not stored; the others go on. ``execute`` raises only for what stops
+  everything: ``SweepError`` (bad input, unreachable scheduler, unusable store, a store
+  another process is writing) and ``KeyboardInterrupt``.
 
 ``sweep(...)`` — also ``afsim.sweep(...)``: this module is callable — is the grid on top of
 it, and what ``afsim sweep`` calls: the Cartesian product
@@ -40,9 +48,10 @@ scenario's seed), returning a pandas DataFrame with one row per run (``param.<na
 columns, seed, key, cached, and every scalar metric). ``afsim.stats.aggregate`` turns it into
 means and 95 % confidence intervals per grid point.
 
-Not done here: scheduling policy (Dask's, or the pool's FIFO), retries of failed runs (a
-failure is deterministic: same key, same failure), sharing a store between two sweeps running
-at once (one writer per store).
+Not done here: scheduling policy (Dask's, or the pool's FIFO), retries of runs that failed by
+themselves (a failure is deterministic: same key, same failure; only a worker's death is
+retried), two sweeps writing one store at once (one writer per store: the second gets a
+``SweepError`` naming the first's pid, see ``afsim.store.lock``).
 """
 
 from __future__ import annotations
@@ -79,6 +88,10 @@ class Outcome:
     failures: dict[int, RunFailed] = field(default_factory=dict)
     computed: int = 0
     from_store: int = 0
+    #: What opening the store mended (a killed writer's leftovers), one line each.
+    recovered: list[str] = field(default_factory=list)
+    #: Runs sent back to the queue because their local worker died, one line each.
+    retries: list[str] = field(default_factory=list)
 
 
 def execute(
@@ -102,13 +115,22 @@ def execute(
             raise SweepError(_explain(e, t)) from None
         keys.append(run_key(scenario.resolved(),
                             t.seed if t.seed is not None else scenario.seed))
+    client = None
+    if scheduler is not None:
+        from afsim.sweep.executors import connect
+
+        client = connect(scheduler)  # before the store is created: nothing left if it fails
     own_store = isinstance(store, (str, Path))
     try:
         st = Store.open(store) if isinstance(store, (str, Path)) else store
     except StoreError as e:
+        if client is not None:
+            client.close()
         raise SweepError(str(e)) from None
     try:
         out = Outcome(records=[None] * len(tasks))
+        if st is not None:
+            out.recovered = list(st.recovered)
         todo: dict[str, list[int]] = {}
         for i, k in enumerate(keys):
             rec = st.record(k) if st is not None else None
@@ -134,18 +156,21 @@ def execute(
                         st.put(result)
                         result.tables = {}  # stored: keep memory flat over long sweeps
 
-            if scheduler is not None:
+            if client is not None:
                 from afsim.sweep.executors import run_dask
 
-                run_dask(jobs, scheduler, reducer, tables, finished, bar)
+                run_dask(jobs, client, reducer, tables, finished, bar)
+                client = None  # run_dask closed it
             else:
                 from afsim.sweep.executors import run_local
 
-                run_local(jobs, workers, reducer, tables, finished, bar)
+                run_local(jobs, workers, reducer, tables, finished, bar, out.retries.append)
         finally:
             bar.close()
         return out
     finally:
+        if client is not None:
+            client.close()
         if own_store and st is not None:
             st.close()
 

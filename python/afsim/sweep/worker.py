@@ -50,9 +50,10 @@ class Task:
 
 
 class RunFailed(Exception):
-    """A run that did not complete: ``kind`` is "scenario" (the file or an override is wrong)
-    or "conservation" (the run broke packet conservation). Plain strings only, so that it
-    crosses process boundaries intact."""
+    """A run that did not complete: ``kind`` is "scenario" (the file or an override is wrong),
+    "conservation" (the run broke packet conservation), "worker" (the worker process running
+    it died on every attempt) or "error" (anything else the run raised). Plain strings only,
+    so that it crosses process boundaries intact."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(kind, message)
