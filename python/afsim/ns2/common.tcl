@@ -125,3 +125,42 @@ proc queue_trace {ns from to limit T nflows} {
     $ns trace-queue $from $to $chan
     return $chan
 }
+
+# The reproductions' twins (afsim/ns2/leung.tcl, gtfrc.tcl, giacomazzi.tcl):
+
+# dsREDQueue getStat of code point `cp` at queue `q`, counted at arrival, as JSON: arrivals
+# (pkts), random early drops (edrops), and the other drops (drops: buffer full or average
+# beyond max_th).
+proc cpstats {q cp} {
+    return [format {{"arrivals": %d, "early_drops": %d, "other_drops": %d}} \
+        [expr {int([$q getStat pkts $cp])}] [expr {int([$q getStat edrops $cp])}] \
+        [expr {int([$q getStat drops $cp])}]]
+}
+
+# The IP bytes of flows 0..n-1 (by flow id): each source's access link `src(i) -> first(i)` and
+# each destination's last link `last(i) -> dst(i)` share one trace through awk, which counts "+"
+# at the sources (sent) and "r" at the destinations (delivered: after `warmup`, and over the
+# whole run). Returns the channel; closing it (after `$ns flush-trace`) prints "SENT b0 b1 ...",
+# "DELIVERED ..." and "TOTAL ...". `srcs`, `firsts`, `lasts` and `dsts` are lists of nodes.
+proc bytes_trace {ns srcs firsts lasts dsts warmup} {
+    set n [llength $srcs]
+    set from ""
+    set to ""
+    foreach s $srcs { append from "FROM\[[$s id]\] = 1; " }
+    foreach d $dsts { append to "TO\[[$d id]\] = 1; " }
+    set awk {
+        $1 == "+" && ($3 in FROM) { s[$8] += $6 }
+        $1 == "r" && ($4 in TO) { a[$8] += $6; if ($2 > W) b[$8] += $6 }
+        END {
+            printf "SENT"; for (i = 0; i < N; i++) printf " %d", s[i] + 0; printf "\n"
+            printf "DELIVERED"; for (i = 0; i < N; i++) printf " %d", b[i] + 0; printf "\n"
+            printf "TOTAL"; for (i = 0; i < N; i++) printf " %d", a[i] + 0; printf "\n"
+        }
+    }
+    set chan [open "|awk -v N=$n -v W=$warmup {BEGIN { $from $to } $awk}" w]
+    foreach s $srcs f $firsts l $lasts d $dsts {
+        $ns trace-queue $s $f $chan
+        $ns trace-queue $l $d $chan
+    }
+    return $chan
+}

@@ -27,7 +27,8 @@
 #
 # Output (stdout): "NS2 {...}" (configuration and border1's dsRED counters per code point:
 # 10 = AF11, in profile; 0 = best effort, the policer's downgrade), "SENT b0 b1 ..." (IP bytes
-# each source sent) and "DELIVERED b0 b1 ..." (IP bytes each destination received).
+# each source sent), "DELIVERED b0 b1 ..." and "TOTAL ..." (IP bytes each destination received;
+# common.tcl bytes_trace).
 
 source [file join [file dirname [info script]] common.tcl]
 
@@ -102,36 +103,13 @@ for {set i 0} {$i < $N} {incr i} {
     rio [[$ns link $b2 $dst($i)] queue]
 }
 
-# IP bytes each source sends ("+" on its access line) and each destination receives ("r" on
-# its line from border2), by flow id.
-set awk {
-    $1 == "+" && ($3 in FROM) { s[$8] += $6 }
-    $1 == "r" && ($4 in TO) { d[$8] += $6 }
-    END {
-        printf "SENT"; for (i = 0; i < N; i++) printf " %d", s[i] + 0; printf "\n"
-        printf "DELIVERED"; for (i = 0; i < N; i++) printf " %d", d[i] + 0; printf "\n"
-    }
-}
-set from ""
-set to ""
-for {set i 0} {$i < $N} {incr i} {
-    append from "FROM\[[$src($i) id]\] = 1; "
-    append to "TO\[[$dst($i) id]\] = 1; "
-}
-set chan [open "|awk -v N=$N {BEGIN { $from $to } $awk}" w]
-for {set i 0} {$i < $N} {incr i} {
-    $ns trace-queue $src($i) $m($i) $chan
-    $ns trace-queue $b2 $dst($i) $chan
-}
+# IP bytes each source sends and each destination receives.
+set srcs {}; set ms {}; set dsts {}
+for {set i 0} {$i < $N} {incr i} { lappend srcs $src($i); lappend ms $m($i); lappend dsts $dst($i) }
+set chan [bytes_trace $ns $srcs $ms [lrepeat $N $b2] $dsts 0]
 for {set i 0} {$i < $N} {incr i} {
     lassign [greedy_flow $ns $src($i) $dst($i) [tcp_agents giacomazzi.tcl reno] $i \
         [expr {$i * $opt(start_step)}] ""] tcp($i) sink($i)
-}
-
-proc cpstats {q cp} {
-    return [format {{"arrivals": %d, "early_drops": %d, "other_drops": %d}} \
-        [expr {int([$q getStat pkts $cp])}] [expr {int([$q getStat edrops $cp])}] \
-        [expr {int([$q getStat drops $cp])}]]
 }
 
 proc finish {} {

@@ -112,30 +112,10 @@ dsred_in_out $qC 1500 RIO-C
 $qC configQ 0 0 20 40 0.02 $opt(w_q)
 $qC configQ 0 1 10 20 0.1 $opt(w_q)
 
-# IP bytes received by each destination after warmup ("r" at dst_i), and sent by each source
-# ("+" at src_i's access link).
-set awk {
-    $1 == "r" && ($4 in TO) { a[$8] += $6; if ($2 > W) b[$8] += $6 }
-    $1 == "+" && ($3 in FROM) { s[$8] += $6 }
-    END {
-        printf "DELIVERED"; for (i = 0; i < N; i++) printf " %d", b[i] + 0; printf "\n"
-        printf "TOTAL"; for (i = 0; i < N; i++) printf " %d", a[i] + 0; printf "\n"
-        printf "SENT"; for (i = 0; i < N; i++) printf " %d", s[i] + 0; printf "\n"
-    }
-}
-# the two links of each flow share one trace: "r" counts only at the destinations, "+" only at
-# the sources
-set from ""
-set to ""
-for {set i 0} {$i < $N} {incr i} {
-    append from "FROM\[[$src($i) id]\] = 1; "
-    append to "TO\[[$dst($i) id]\] = 1; "
-}
-set chan [open "|awk -v N=$N -v W=$W {BEGIN { $from $to } $awk}" w]
-for {set i 0} {$i < $N} {incr i} {
-    $ns trace-queue $egress $dst($i) $chan
-    $ns trace-queue $src($i) $edge $chan
-}
+# IP bytes each source sent and each destination received (after warmup, and in all).
+set srcs {}; set dsts {}
+for {set i 0} {$i < $N} {incr i} { lappend srcs $src($i); lappend dsts $dst($i) }
+set chan [bytes_trace $ns $srcs [lrepeat $N $edge] [lrepeat $N $egress] $dsts $W]
 
 for {set i 0} {$i < $N} {incr i} {
     set kind [lindex $opt(kinds) $i]
@@ -171,12 +151,6 @@ proc sample_x {} {
     $ns at [expr {$now + $opt(sample)}] sample_x
 }
 if {$opt(sample) > 0} { $ns at 0.0 sample_x }
-
-proc cpstats {q cp} {
-    return [format {{"arrivals": %d, "early_drops": %d, "other_drops": %d}} \
-        [expr {int([$q getStat pkts $cp])}] [expr {int([$q getStat edrops $cp])}] \
-        [expr {int([$q getStat drops $cp])}]]
-}
 
 proc finish {} {
     global ns opt N T qC CP_IN CP_OUT agent chan wall0

@@ -38,10 +38,10 @@
 #   tick        tcpTick_, seconds                                                       default 0.01
 #
 # Output (stdout): one line "NS2 {...}" with the run's configuration and per-code-point counters
-# of the bottleneck, then "DELIVERED b0 b1 ..." (IP bytes each destination received, from a
-# trace of the E2 -> D_i links through awk) and "TIMEOUTS n0 n1 ..." (every retransmission
-# timeout, common.tcl timeout_trace). afsim/ns2/__init__.py reads the three into afsim's table
-# shapes.
+# of the bottleneck, then "SENT b0 b1 ...", "DELIVERED ..." and "TOTAL ..." (IP bytes each
+# source sent and each destination received; common.tcl bytes_trace) and "TIMEOUTS n0 n1 ..."
+# (every retransmission timeout, common.tcl timeout_trace). afsim/ns2/__init__.py reads them
+# into afsim's table shapes.
 
 source [file join [file dirname [info script]] common.tcl]
 
@@ -111,25 +111,14 @@ $qC set ecn_ $opt(ecn)
 eval $qC configQ 0 0 $opt(in) $opt(w_q)
 eval $qC configQ 0 1 $opt(out) $opt(w_q)
 
-# IP bytes received by each destination: "r" events of the E2 -> D_i links, by flow id.
-set awk {
-    $1 == "r" { b[$8] += $6 }
-    END { printf "DELIVERED"; for (i = 0; i < N; i++) printf " %d", b[i] + 0; printf "\n" }
-}
-set dlvchan [open "|awk -v N=$N {$awk}" w]
-for {set i 0} {$i < $N} {incr i} { $ns trace-queue $e2 $d($i) $dlvchan }
+# IP bytes each source sent and each destination received.
+set srcs {}; set dsts {}
+for {set i 0} {$i < $N} {incr i} { lappend srcs $s($i); lappend dsts $d($i) }
+set dlvchan [bytes_trace $ns $srcs [lrepeat $N $e1] [lrepeat $N $e2] $dsts 0]
 lassign [timeout_trace $N] evchan evtrace
 
 for {set i 0} {$i < $N} {incr i} {
     lassign [greedy_flow $ns $s($i) $d($i) $AGENTS $i 0.0 $evtrace] tcp($i) sink($i)
-}
-
-proc cpstats {q cp} {
-    # dsREDQueue getStat per code point, counted at arrival: pkts, edrops (random early),
-    # drops (PKT_DROPPED: buffer full or average beyond max_th).
-    return [format {{"arrivals": %d, "early_drops": %d, "other_drops": %d}} \
-        [expr {int([$q getStat pkts $cp])}] [expr {int([$q getStat edrops $cp])}] \
-        [expr {int([$q getStat drops $cp])}]]
 }
 
 proc finish {} {
