@@ -94,7 +94,8 @@ def main() -> int:
     rows = []
     for rate in ("10Mbps", "100Mbps"):
         udp = f"{mbps(rate) * 1.2:g}Mbps"
-        rows.append(row("udp", rate, live(f"rate={rate}", f"udp_rate={udp}", "limit=1000pkt")))
+        rows.append(row("udp", rate, live(f"rate={rate}", f"udp_rate={udp}", "tcp_start=100s",
+                                          "limit=1000pkt")))
         print(json.dumps(rows[-1]), flush=True)
         rows.append(row("tcp", rate, live(f"rate={rate}", "udp_start=100s", "tcp_start=0s",
                                           "limit=1000pkt")))
