@@ -41,7 +41,9 @@
 //!   - limited transmit sends the next segment to send, old or new, within cwnd + the
 //!     duplicate ACKs so far (`send_one`), also during go-back-N (RFC 3042: new data only);
 //!   - ECN: retransmissions carry ECT and may carry CWR (RFC 3168 §6.1.5 forbids both);
-//!     segment 0 is not ECN-capable; the first ECN-Echo after a timeout is acted on whatever
+//!     segment 0 is not ECN-capable and carries ECE (ns-2's SYN slot; the receiver echoes it,
+//!     which ends window growth on ECN-Echo ACKs from the first ACK on, ns-2's `ect_`); the
+//!     first ECN-Echo after a timeout is acted on whatever
 //!     its window, cwnd may fall below one segment (the sender then waits for the timer), a
 //!     second response at cwnd ≤ 1 backs the timer off, and a timeout that ends an ECN
 //!     reduction leaves ssthresh alone (`ecn`, `timeout`, `newtimer`);
