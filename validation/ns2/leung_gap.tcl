@@ -1,7 +1,14 @@
 # validation/ns2/leung_gap.py's copy of python/afsim/ns2/leung.tcl (the twin), with switches to
 # simplify it for the bisection of docs/validation.md ("Leung & Muppala's topology 2 against
 # ns-2: the short-RTT flows"): core=dsred (the twin's) | droptail | red (one RED curve, red.cc);
-# and per-flow counters of window cuts. Everything else is leung.tcl's.
+# and per-flow counters of window cuts. Everything else is leung.tcl's. Its own arguments:
+#   core        dsred (the twin's RIO), droptail, or red (red.cc with the IN curve)  default dsred
+#   starts      each flow's start time, seconds ("" = all at 0)                      default ""
+#   evfile      a file for the agents' full event trace (TIMEOUT, SLOW_START, ...)    default none
+#   cwndfid     a flow id whose cwnd_, ssthresh_, t_seqno_, ack_ ... are traced       default -1
+#   cwndfile    where that trace goes                                                  default /tmp/cwnd.tr
+# and extra output: CEMARKS / BOTTLEDEP (CE-marked and all departures of R1 -> R2 per flow) and
+# per-flow cwnd_cuts (ncwndcuts_), cwnd_cuts_ecn (ncwndcuts1_), rexmit_events (nrexmit_).
 #
 # ns-2.35 twin of afsim's Leung & Muppala scenarios (python/afsim/scenarios/leung/topology1.toml
 # and topology2.toml): N TCP flows, each metered at E1 by its own TSW tagger (in profile ->
