@@ -16,6 +16,10 @@
 //! - ECN: after a CE-marked data segment, every ACK carries ECE until a data segment with CWR
 //!   arrives (RFC 3168 §6.1.3); a CWR and a CE on one segment keep ECE on (CWR is read first).
 //!   With the handshake on, ECN and SACK are used only if the SYN asked for them.
+//!   `ns2_compat`: a data segment that is not ECN-capable but carries ECE (ns-2's packet 0,
+//!   its SYN slot) gets an ACK with ECE, whatever the echo state (tcp-sink.cc `TcpSink::ack`,
+//!   "the negotiation for ECN-capability"); ns-2's sender takes that ECN-Echo as the sign of
+//!   an ECN-capable path (`ect_`), after which no ECN-Echo ACK opens its window.
 //! - The application reads at once, so the advertised window never shrinks and is not sent.
 //!
 //! Not modelled: FIN, window updates, D-SACK, reneging, SYN-ACK retransmission by the
@@ -86,6 +90,9 @@ pub struct Receiver {
     reported: [(u64, u64); MAX_SACK_BLOCKS],
     n_reported: usize,
     echo: Echo,
+    /// ns-2 `TcpSink::ack`: the next ACK carries ECE for a non-ECT segment that carried ECE.
+    negotiated_echo: bool,
+    ns2_compat: bool,
     delack: Option<SimDuration>,
     held: Held,
     next_token: u32,
@@ -112,6 +119,8 @@ impl Receiver {
             reported: [(0, 0); MAX_SACK_BLOCKS],
             n_reported: 0,
             echo: Echo::Idle,
+            negotiated_echo: false,
+            ns2_compat: params.ns2_compat,
             delack: params.delayed_ack.then_some(params.delayed_ack_interval),
             held: Held::None,
             next_token: 0,
@@ -193,6 +202,11 @@ impl Receiver {
             if p.ecn == Ecn::Ce {
                 self.echo = Echo::Echoing;
             }
+        }
+        if self.ns2_compat && p.ecn == Ecn::NotEct && p.th.flags & flags::ECE != 0 {
+            // ns-2.35 tcp-sink.cc, TcpSink::ack: `if ((!of->ect() && of->ecnecho()) || ...)
+            // nf->ecnecho() = 1;` (also for a delayed ACK's saved segment, `sf`)
+            self.negotiated_echo = true;
         }
         let (seq, end) = (p.th.seq, p.th.seq + u64::from(p.th.payload));
         let had_hole = !self.ooo.is_empty();
@@ -291,6 +305,9 @@ impl Receiver {
         self.n_reported = n;
         let mut f = flags::ACK;
         if self.echo == Echo::Echoing && matches!(self.conn, Conn::Open { ecn: true, .. }) {
+            f |= flags::ECE;
+        }
+        if std::mem::take(&mut self.negotiated_echo) {
             f |= flags::ECE;
         }
         self.emit(self.rcv_nxt, f, &blocks[..n], ctx);
@@ -497,6 +514,30 @@ mod tests {
         assert_eq!(acks(&out), vec![MSS], "the held ACK goes out as the duplicate ACK");
         let out = deliver(&mut h, &mut r, 2, seg(1));
         assert_eq!(acks(&out), vec![3 * MSS], "a hole-filling segment is acked at once");
+    }
+
+    #[test]
+    fn ns2_a_segment_not_ecn_capable_with_ece_gets_one_ack_with_ece() {
+        // ns-2.35 tcp-sink.cc TcpSink::ack: `if ((!of->ect() && of->ecnecho()) || ...)
+        // nf->ecnecho() = 1;` — the answer to ns-2's packet 0 (ECN-Echo set, not ECT)
+        let ece = |out: &[Packet]| out[0].th.flags & flags::ECE != 0;
+        for (ns2_compat, echoed) in [(true, true), (false, false)] {
+            let mut h = Host::new();
+            let mut r = receiver(Params { ecn: true, ns2_compat, ..Params::default() });
+            let mut first = seg(0);
+            first.th.flags |= flags::ECE;
+            assert_eq!(ece(&deliver(&mut h, &mut r, 0, first)), echoed);
+            let mut next = seg(1);
+            next.ecn = Ecn::Ect0;
+            assert!(!ece(&deliver(&mut h, &mut r, 1, next)), "once: the echo state is untouched");
+        }
+        // with delayed ACKs the ACK that covers the held segment carries it
+        let mut h = Host::new();
+        let mut r = receiver(Params { ecn: true, ns2_compat: true, delayed_ack: true, ..Params::default() });
+        let mut first = seg(0);
+        first.th.flags |= flags::ECE;
+        assert!(deliver(&mut h, &mut r, 0, first).is_empty(), "held");
+        assert!(ece(&deliver(&mut h, &mut r, 1, seg(1))));
     }
 
     #[test]

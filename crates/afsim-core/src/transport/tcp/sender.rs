@@ -41,7 +41,9 @@
 //!   - limited transmit sends the next segment to send, old or new, within cwnd + the
 //!     duplicate ACKs so far (`send_one`), also during go-back-N (RFC 3042: new data only);
 //!   - ECN: retransmissions carry ECT and may carry CWR (RFC 3168 §6.1.5 forbids both);
-//!     segment 0 is not ECN-capable; the first ECN-Echo after a timeout is acted on whatever
+//!     segment 0 is not ECN-capable and carries ECE (ns-2's SYN slot; the receiver echoes it,
+//!     which ends window growth on ECN-Echo ACKs from the first ACK on, ns-2's `ect_`); the
+//!     first ECN-Echo after a timeout is acted on whatever
 //!     its window, cwnd may fall below one segment (the sender then waits for the timer), a
 //!     second response at cwnd ≤ 1 backs the timer off, and a timeout that ends an ECN
 //!     reduction leaves ssthresh alone (`ecn`, `timeout`, `newtimer`);
@@ -1035,6 +1037,12 @@ impl Sender {
             if may && !syn_slot {
                 ecn = Ecn::Ect0;
             }
+            if syn_slot {
+                // ... and with ECN-Echo set: `if (seqno == 0) { ... if (ecn_) { hf->ecnecho() =
+                // 1; hf->ect() = 0; } }`, ECN's SYN negotiation, which TCPSink answers with
+                // ECN-Echo on the ACK of packet 0 (the receiver's `negotiated_echo`)
+                f |= flags::ECE;
+            }
             // RFC 3168 §6.1.2: CWR on the first new data segment after a reduction
             if cwr_pending && may {
                 f |= flags::CWR;
@@ -1770,6 +1778,40 @@ pub(crate) mod tests {
         let (mut fx, _) = Fx::with_window(ns2_ecn(), w, 20.0);
         fx.s.ece_seen = true;
         fx
+    }
+
+    #[test]
+    fn ns2_packet_0_carries_ecn_echo_so_its_ack_ends_window_growth_on_ecn_echo_for_good() {
+        // ns-2.35 tcp.cc TcpAgent::output, packet 0 with `syn_` false: `if (ecn_) {
+        // hf->ecnecho() = 1; hf->ect() = 0; }`; TcpSink::ack echoes it (the receiver's
+        // negotiated_echo); RenoTcpAgent::recv → TcpAgent::ecn(0) does nothing (seqno 0 is not
+        // beyond recover_ 0) and recv_newack_helper opens cwnd and sets `ect_`, so from then on
+        // an ECN-Echo ACK never opens cwnd (`if (!ect_ || !ecnecho || ...) opencwnd()`)
+        let (mut fx, out) = Fx::started(Params { variant: Variant::Reno, ecn: true, ..Params::ns2() });
+        assert_eq!(segs(&out), vec![0]);
+        assert_eq!((out[0].ecn, out[0].th.flags & flags::ECE), (Ecn::NotEct, flags::ECE));
+        // the ACK of packet 0, with the negotiation's ECN-Echo: no reduction; `delay_growth_`
+        // leaves cwnd at the initial window
+        let out = fx.at(100).ack_with(1, flags::ECE, &[]);
+        assert_eq!(segs(&out), vec![1]);
+        assert_eq!((out[0].ecn, out[0].th.flags & flags::ECE), (Ecn::Ect0, 0));
+        assert_eq!(fx.s.stats().ecn_reductions, 0);
+        assert_eq!(segs(&fx.at(200).ack(2)), vec![2, 3], "slow start: cwnd 2");
+        // a (spurious) timeout resends 2 from cwnd 1; the late ACK of 2, CE-marked on its way,
+        // halves cwnd to 0.5 (`ecn` after CWND_ACTION_TIMEOUT) and, `ect_` being set since
+        // packet 0, does not open it: nothing goes out until the timer expires again
+        assert_eq!(segs(&fx.expire()), vec![2]);
+        assert!(fx.ack_with(3, flags::ECE, &[]).is_empty(), "cwnd 0.5: nothing to send");
+        assert_eq!((fx.cwnd(), fx.ssthresh()), (0.5, 2.0));
+        assert_eq!(fx.s.stats().ecn_reductions, 1);
+        assert!(fx.ack_with(4, flags::ECE, &[]).is_empty(), "nor on the next ECN-Echo ACK");
+        assert_eq!(fx.cwnd(), 0.5);
+    }
+
+    #[test]
+    fn the_rfc_sender_sends_packet_0_without_ecn_echo() {
+        let (_, out) = Fx::started(Params { ecn: true, ..Params::default() });
+        assert_eq!(out[0].th.flags & flags::ECE, 0);
     }
 
     #[test]
