@@ -28,6 +28,11 @@
 #   tfrc_size   TFRC's packet size, bytes (useHeaders_ false: ns-2.28 sent none)     default 1500
 #   names       the flows' names in the afsim scenario, echoed in the output           default "a b"
 #   sample      period of the TFRC senders' rate_/p samples, seconds (0: none)      default 0.01
+#   trace       a file for ns-2's packet trace of every access link, both ways          default "" (none)
+#               (src_i <-> edge, egress <-> dst_i: "+" sent, "r" received; column 11 is
+#               the TFRC sequence number; docs/validation.md, "Slow start beside a short-RTT flow")
+#   status      index of a TFRC flow whose sender prints printStatus_ (its rate, packet rate
+#               and 2·X_recv at each report, in packets per RTT; slowstart's steps)  default -1 (none)
 #
 # Output (stdout): "NS2 {...}" (configuration, packets sent, the bottleneck's dsRED counters per
 # code point), "DELIVERED b0 b1 ..." (IP bytes each destination received after warmup),
@@ -40,7 +45,7 @@ source [file join [file dirname [info script]] common.tcl]
 array set opt {
     seed 1 duration 100 warmup 0 kinds "tfrc tfrc" targets "800000 200000"
     delays "305ms 5ms" edge_rate 10Mb edge_delay 5ms w_q 0.002 tcp_size 1540 tcp_window 20
-    tfrc_size 1500 sample 0.01 names "a b"
+    tfrc_size 1500 sample 0.01 names "a b" trace "" status -1
 }
 parse_options gtfrc.tcl opt $argv
 set N [llength $opt(kinds)]
@@ -116,6 +121,13 @@ $qC configQ 0 1 10 20 0.1 $opt(w_q)
 set srcs {}; set dsts {}
 for {set i 0} {$i < $N} {incr i} { lappend srcs $src($i); lappend dsts $dst($i) }
 set chan [bytes_trace $ns $srcs [lrepeat $N $edge] [lrepeat $N $egress] $dsts $W]
+set dbg ""
+if {$opt(trace) != ""} {
+    set dbg [open $opt(trace) w]
+    for {set i 0} {$i < $N} {incr i} {
+        foreach {a b} [list $src($i) $edge $edge $src($i) $egress $dst($i) $dst($i) $egress] { $ns trace-queue $a $b $dbg }
+    }
+}
 
 for {set i 0} {$i < $N} {incr i} {
     set kind [lindex $opt(kinds) $i]
@@ -129,6 +141,7 @@ for {set i 0} {$i < $N} {incr i} {
         $ns attach-agent $dst($i) $sink($i)
         $ns connect $agent($i) $sink($i)
         $ns at 0.0 "$agent($i) start"
+        if {$i == $opt(status)} { $agent($i) set printStatus_ 1 }
         set last($i) ""
     } else {
         puts stderr "gtfrc.tcl: kinds: tfrc or tcp, not '$kind'"; exit 2
@@ -153,7 +166,7 @@ proc sample_x {} {
 if {$opt(sample) > 0} { $ns at 0.0 sample_x }
 
 proc finish {} {
-    global ns opt N T qC CP_IN CP_OUT agent chan wall0
+    global ns opt N T qC CP_IN CP_OUT agent chan dbg wall0
     set wall [expr {([clock microseconds] - $wall0) / 1e6}]
     set flows {}
     for {set i 0} {$i < $N} {incr i} {
@@ -166,6 +179,7 @@ proc finish {} {
     flush stdout
     $ns flush-trace
     close $chan
+    if {$dbg != ""} { close $dbg }
     exit 0
 }
 $ns at $T "finish"
