@@ -1331,8 +1331,8 @@ def extra_figures(rep: Reproduction, out_dir: Path) -> dict[str, list[Path]]:
         reps = min(rep.mode.replications, SERIES_REPLICATIONS)
         fig.suptitle(f"Fig. {n} reproduced: thin, the instantaneous rate (over 2 s to 20 s, 4 s "
                      f"after); thick, the cumulative average (95 % interval shaded); dotted, the "
-                     f"targets; dashed with crosses, ns-2's twin (TFRC and TCP panels; gTFRC is "
-                     f"not in ns-2); mean of {reps} run(s)", fontsize=9)
+                     f"targets; mean of {reps} run(s)\ndashed with crosses: ns-2's twin, cumulative "
+                     f"(TFRC and TCP panels; gTFRC is not in ns-2)", fontsize=9)
         fig.tight_layout()
         paths = []
         for ext in ("png", "svg"):
