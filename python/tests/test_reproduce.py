@@ -1065,7 +1065,11 @@ def test_cli_reproduce_quick_whole(tmp_path: Path) -> None:
     assert "QUICK MODE" in p.stdout
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert [t["table"] for t in doc["tables"]] == [f"Table {k}" for k in range(2, 10)]
-    assert set(doc["scores"]) == {"afsim", "null", "periodic", "per_period", "per_bucket"}
+    assert set(doc["scores"]) == {"afsim", "null", "ns2", "periodic", "per_period", "per_bucket"}
+    # the frame's ns-2 runs of quick mode are committed: nothing missing; no row maps
+    assert doc["ns2"]["missing"] == 0 and doc["ns2"]["planned"] > 0
+    assert doc["ns2"]["summary"]["cases"]["not in ns-2"] == len(
+        [s for s in doc["statements"] if s["class"] == "claim"])
     claims = [s for s in doc["statements"] if s["class"] == "claim"]
     assert all(s["afsim"]["holds"] is not None for s in claims)
     assert all(s["robustness"] is not None for s in claims)

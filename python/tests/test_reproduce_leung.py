@@ -229,7 +229,10 @@ def test_cli_reproduce_leung_quick_whole(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert "QUICK MODE" in p.stdout
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    assert set(doc["scores"]) == {"afsim", "null", "red_forced", "w_q_0002", "newreno"}
+    assert set(doc["scores"]) == {"afsim", "null", "ns2", "red_forced", "red_spacing", "w_q_0002",
+                                  "newreno"}
+    # quick mode's ns-2 runs are committed: the column is whole without ns-2
+    assert doc["ns2"]["missing"] == 0 and doc["ns2"]["source"] == "committed"
     claims = [s for s in doc["statements"] if s["class"] == "claim"]
     assert all(s["afsim"]["holds"] is not None for s in claims)
     assert all(s["robustness"] is not None for s in claims)
