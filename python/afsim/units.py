@@ -3,8 +3,8 @@ tables sort them and plots place them by value.
 
 Read this first. The simulator parses units in Rust (``crates/afsim-core/src/scenario/units.rs``),
 and the Python bindings (``afsim._core``) do not expose that parser, so this module is the one
-Python reading of the same units, for ordering and display only: nothing it returns is fed to
-the simulator, which reads every value itself. Units, as the core spells them:
+Python reading of the same units, for ordering and display, and for the ns-2 twins' arguments
+(``afsim.ns2``): nothing it returns is fed to afsim's simulator, which reads every value itself. Units, as the core spells them:
 
 - rate (to bits per second): bps, b/s, kbps, kb/s, Kbps, Kb/s, Mbps, Mb/s, Gbps, Gb/s
 - time (to seconds): ns, us, µs, μs, ms, s, min

@@ -165,47 +165,46 @@ def flows_table(names: Sequence[str], span_s: float, *, delivered_bytes: Sequenc
 
 
 # ---------------------------------------------------------------------------------------------
-# afsim's parameter values as ns-2 arguments (the forms the built-in scenarios use)
+# afsim's parameter values as ns-2 arguments, read by afsim.units (the one Python reading of
+# the core's units)
 
-_RATE = {"Gbps": "Gb", "Mbps": "Mb", "kbps": "kb", "bps": ""}
-_TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+def _value(text: str, dimension: str) -> float:
+    from afsim.units import quantity
+
+    q = quantity(text)
+    if q is None or q.dimension != dimension:
+        raise ValueError(f"not a {dimension} with a unit: {text!r}")
+    return q.value
+
+
+#: ns-2's bandwidth suffixes (``bw_parse``) for afsim's.
+_NS2_RATE = (("Gbps", 1e9, "Gb"), ("Mbps", 1e6, "Mb"), ("kbps", 1e3, "kb"))
 
 
 def rate(text: str) -> str:
-    """An afsim rate ("16Mbps", "1200kbps") as an ns-2 bandwidth ("16Mb", "1200kb")."""
-    t = text.strip()
-    for unit, ns_unit in _RATE.items():
-        if t.endswith(unit):
-            number = t.removesuffix(unit).strip()
-            float(number)  # raises ValueError for anything else
-            return number + ns_unit
-    raise ValueError(f"not a rate with a unit: {text!r}")
+    """An afsim rate ("16Mbps", "1200kbps") as an ns-2 bandwidth in the same unit ("16Mb",
+    "1200kb"; bit/s otherwise)."""
+    bps = _value(text, "rate")
+    for unit, factor, ns_unit in _NS2_RATE:
+        if text.strip().endswith(unit):
+            return f"{bps / factor:g}{ns_unit}"
+    return f"{bps:g}"
 
 
 def bits_per_second(text: str) -> float:
     """An afsim rate in bit/s."""
-    t = rate(text)
-    for ns_unit, factor in (("Gb", 1e9), ("Mb", 1e6), ("kb", 1e3)):
-        if t.endswith(ns_unit):
-            return float(t.removesuffix(ns_unit)) * factor
-    return float(t)
+    return _value(text, "rate")
 
 
 def seconds(text: str) -> float:
     """An afsim time ("10ms", "1s") in seconds."""
-    t = text.strip()
-    for unit in ("ms", "us", "ns", "s"):
-        if t.endswith(unit):
-            return float(t.removesuffix(unit)) * _TIME[unit]
-    raise ValueError(f"not a time with a unit: {text!r}")
+    return _value(text, "time")
 
 
 def packets(text: str) -> int:
     """An afsim packet count ("500pkt")."""
-    t = text.strip()
-    if not t.endswith("pkt"):
-        raise ValueError(f"not a packet count: {text!r}")
-    return int(t.removesuffix("pkt"))
+    return int(_value(text, "packets"))
 
 
 def scenario_params(path: Path, overrides: Mapping[str, str]) -> dict[str, str]:
