@@ -124,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the packets that leave PORT (a link direction, 'r1->r2') to a pcap file "
         "(default FILE: r1-r2.pcap, in --out if given); repeatable",
     )
+    run_p.add_argument(
+        "--monitor", action="append", default=[], metavar="QUEUE[@INTERVAL]",
+        help="sample the queue of QUEUE (a link direction, 'r1->r2') every INTERVAL (default "
+        "10ms): length, bytes and the discipline's averages over time (monitor.parquet in "
+        "--out; percentiles in the tables); repeatable",
+    )
     run_p.set_defaults(func=cmd_run)
 
     live_p = sub.add_parser(
@@ -376,6 +382,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             scenario = scenario.with_capture(port, file, origin=f"--capture {port}")
         except ValueError as e:
             raise UsageError(f"--capture {port}: {e}") from None
+    for text in args.monitor:
+        port, _, interval = text.partition("@")
+        try:
+            scenario = scenario.with_monitor(port, interval or "10ms")
+        except ValueError as e:
+            raise UsageError(f"--monitor {text}: {e}") from None
     print_warnings(scenario.warnings)
     if args.out is not None:
         prepare_out_dir(args.out, "--out")  # before the run, so that its results are not lost

@@ -170,6 +170,35 @@ def print_af_tables(results: Results, console: Console) -> None:
             ("throughput_kbps_max", "max (kb/s)", "{:,.1f}"),
             ("jain", "Jain", "{:.4f}"), ("fieb", "FIEB", "{:.4f}"),
         ])
+    if len(results.monitor):
+        table("Sampled queues (--monitor): length over time, packets", monitor_summary(results.monitor), [
+            ("queue", "queue", "{}"), ("samples", "samples", "{:,}"),
+            ("interval_ms", "every (ms)", "{:g}"), ("mean", "mean", "{:.2f}"),
+            ("p50", "p50", "{:.0f}"), ("p90", "p90", "{:.0f}"), ("p99", "p99", "{:.0f}"),
+            ("max", "max", "{:.0f}"), ("avg_mean", "mean avg", "{:.2f}"),
+            ("avg_max", "max avg", "{:.2f}"),
+        ])
+
+
+def monitor_summary(monitor: Any) -> Any:
+    """Per sampled queue: the samples' count and spacing, the length's mean, percentiles (the
+    sample's own, "lower" interpolation: a length that occurred) and maximum, and the
+    discipline's average's mean and maximum (NaN where it keeps none)."""
+    import pandas as pd
+
+    rows = []
+    for queue, g in monitor.groupby("queue", sort=False):
+        n = g["len_packets"]
+        t = g["time_s"].to_numpy()
+        rows.append({
+            "queue": queue, "samples": len(g),
+            "interval_ms": float(t[1] - t[0]) * 1e3 if len(t) > 1 else float("nan"),
+            "mean": float(n.mean()),
+            **{f"p{q}": float(n.quantile(q / 100, interpolation="lower")) for q in (50, 90, 99)},
+            "max": float(n.max()),
+            "avg_mean": float(g["avg"].mean()), "avg_max": float(g["avg"].max()),
+        })
+    return pd.DataFrame(rows)
 
 
 def _speed(x: float) -> str:

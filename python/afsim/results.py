@@ -42,6 +42,9 @@ OUTPUT_FILES = (
 #: Columns of a TFRC trace (afsim-core `transport::tfrc::trace::FIELDS`).
 TFRC_TRACE_COLUMNS = ("time_s", "x_kbps", "x_recv_kbps", "p", "rtt_s")
 
+#: Columns of a queue's time series (afsim-core `metrics::series::QueueSeries`).
+MONITOR_COLUMNS = ("time_s", "len_packets", "len_bytes", "avg", "avg_in")
+
 #: The report's small tables, built from its JSON rows (a handful of rows each).
 SMALL_TABLES = ("colours", "conditioners", "groups", "csas", "sima_queues", "sima_levels")
 
@@ -85,6 +88,10 @@ class Results:
     #: TFRC sender time series (flows with ``trace = true``), one row per change of state:
     #: flow, time_s, x_kbps, x_recv_kbps (kb/s of segment bytes), p, rtt_s. Empty if none.
     tfrc_traces: pd.DataFrame
+    #: Queues sampled on a time grid (``[[monitor]]``, ``--monitor``): queue, time_s,
+    #: len_packets, len_bytes, avg and avg_in (the discipline's averages as last computed: RED's
+    #: and WRED's avg, RIO's avg_total and avg_in; NaN where it keeps none). Empty if none.
+    monitor: pd.DataFrame
     conservation: dict[str, Any]
     #: Wall-clock seconds of the core run (not part of the report: it differs between runs).
     wall_seconds: float
@@ -113,6 +120,7 @@ class Results:
             tfrc_traces=_long("flow", result.tfrc_traces(), list(TFRC_TRACE_COLUMNS)),
             alpha=_long("csa", result.alpha_traces(), ["time_s", "alpha"]),
             dp_trace=_long("conditioner", result.dp_traces(), ["time_s", "flow", "dp", "mbr_bps"]),
+            monitor=_long("queue", result.queue_series(), list(MONITOR_COLUMNS)),
             conservation=summary["conservation"],
             wall_seconds=result.wall_seconds,
             events=result.events,
@@ -136,7 +144,7 @@ class Results:
         """Writes ``OUTPUT_FILES`` into ``out_dir`` (created if needed): summary.json (the
         report's exact bytes) and each table (flows, queues, colours, conditioners, groups, CSAs,
         SIMA queues and levels) as CSV and Parquet, plus the time series that exist (traces,
-        tfrc_traces, alpha, dp_trace) as Parquet. Returns their paths."""
+        tfrc_traces, alpha, dp_trace, monitor) as Parquet. Returns their paths."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = [out / name for name in OUTPUT_FILES]
@@ -148,6 +156,8 @@ class Results:
             paths.append(out / "alpha.parquet")
         if len(self.dp_trace):
             paths.append(out / "dp_trace.parquet")
+        if len(self.monitor):
+            paths.append(out / "monitor.parquet")
         for path in paths:
             if path.name == "summary.json":
                 path.write_text(self.summary_json, encoding="utf-8")

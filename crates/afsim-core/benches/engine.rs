@@ -56,6 +56,7 @@ fn udp_reference(secs: u64) -> Spec {
         conditioners: vec![],
         csas: vec![],
         captures: vec![],
+        monitors: vec![],
         warnings: vec![],
     }
 }

@@ -44,6 +44,9 @@ pub struct Report {
     /// α over time of each CSA, by CSA name: (time s, α) at every change, starting value first.
     #[serde(skip)]
     pub alpha_traces: Vec<(String, Vec<(f64, f64)>)>,
+    /// Queues sampled on a time grid (`[[monitor]]`), by queue name (`from->to`), in port order.
+    #[serde(skip)]
+    pub queue_series: Vec<(String, crate::metrics::series::QueueSeries)>,
     /// Every packet a SIMA conditioner with `trace = true` marked, by conditioner name.
     #[serde(skip)]
     pub dp_traces: Vec<(String, crate::edge::conditioner::DpTrace)>,

@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::edge::dscp::MAX_LEVELS;
 use crate::metrics::{conservation, fairness};
 use crate::metrics::flow::FlowStats;
+use crate::metrics::series::{QueueSeries, QueueState};
 use crate::net::framing::TxClock;
 use crate::net::packet::{PacketId, Pool};
 use crate::net::pcap;
@@ -74,10 +75,25 @@ pub struct Port {
     busy_ns: u64,
     /// The capture writer (`World::captures`) of this port's departures, or `pcap::NONE`.
     capture: u32,
+    /// The queue's time series, if a `[[monitor]]` asked for one (`metrics::series`).
+    series: Option<Box<QueueSeries>>,
     /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`).
     loss: Option<Loss>,
     /// Packets `loss` dropped.
     pub link_losses: u64,
+}
+
+impl Port {
+    /// Hands the queue's state since its last change to its time series, if it has one; called
+    /// just before the queue changes (and at the end of the run).
+    #[inline]
+    fn sample(&mut self, now: SimTime) {
+        if let Some(s) = self.series.as_deref_mut() {
+            let (avg, avg_in) = self.queue.averages();
+            let len_packets = u32::try_from(self.queue.len_packets()).unwrap_or(u32::MAX);
+            s.advance(now, QueueState { len_packets, len_bytes: self.queue.len_bytes(), avg, avg_in });
+        }
+    }
 }
 
 /// A Congestion Signaling Algorithm at work: the RIO port it watches and whose α it sets.
@@ -251,6 +267,7 @@ impl World {
                     line: VecDeque::new(),
                     busy_ns: 0,
                     capture: pcap::NONE,
+                    series: None,
                 });
             }
         }
@@ -265,6 +282,9 @@ impl World {
             })?;
             ports[c.port].capture = captures.len() as u32;
             captures.push(writer);
+        }
+        for m in &spec.monitors {
+            ports[m.port].series = Some(Box::new(QueueSeries::new(m.interval.0)));
         }
         let links: Vec<(usize, usize)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
         let routes: Vec<&[usize]> = spec.routes.iter().map(|r| r.path.as_slice()).collect();
@@ -545,6 +565,7 @@ impl World {
     fn start_tx(&mut self, port: usize) {
         let p = &mut self.ports[port];
         debug_assert!(p.busy_until <= self.now);
+        p.sample(self.now);
         p.stats.before_change(self.now, p.queue.len_packets());
         let Some(id) = p.queue.dequeue(self.now, &mut self.pool) else { return };
         let pkt = self.pool.get(id);
@@ -680,6 +701,7 @@ impl World {
         let size = u64::from(pkt.size);
         let level = usize::from(self.colours.level(pkt.dscp));
         let flow = pkt.flow as usize;
+        p.sample(self.now);
         p.stats.before_change(self.now, p.queue.len_packets());
         p.stats.arrivals += 1;
         p.stats.arrival_bytes += size;
@@ -991,6 +1013,7 @@ impl World {
                 sima_levels.extend(levels);
             }
             let len = p.queue.len_packets();
+            p.sample(now);
             p.stats.before_change(now, len);
             let s = &p.stats;
             let drops: BTreeMap<String, u64> =
@@ -1137,6 +1160,11 @@ impl World {
             traces: self.take_traces(),
             tfrc_traces: self.take_tfrc_traces(),
             alpha_traces,
+            queue_series: self
+                .ports
+                .iter_mut()
+                .filter_map(|p| p.series.take().map(|q| (p.name.clone(), *q)))
+                .collect(),
             dp_traces: self
                 .conditioners
                 .iter_mut()

@@ -1584,7 +1584,7 @@ fn an_enhanced_token_bucket_token_clock_is_continuous_or_periodic() {
     let MeterSpec::EnhancedTokenBucket(p) = &s.conditioners[0].meter else { panic!("an enhanced token bucket") };
     assert_eq!(p.clock, TokenClock::Periodic);
     let text = cond(&ETB.replace(" }\n", ", token_clock = \"periodical\" }\n"));
-    expect(&text, "\"periodical\"", 0, "conditioner[0].meter.token_clock", "unknown token clock 'periodical' (did you mean 'periodic'?); the token clocks are: continuous, periodic");
+    expect(&text, "\"periodical\"", 0, "conditioner[0].meter.token_clock", "unknown token clock 'periodical' (did you mean 'periodic'?); the token clocks are: continuous, periodic, periodic_own_phase");
     let text = cond(&ETB.replace(" }\n", ", token_clock = 1 }\n"));
     expect(&text, "1 }", 0, "conditioner[0].meter.token_clock", "expected a string, found the integer 1");
 }

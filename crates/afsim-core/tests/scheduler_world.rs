@@ -67,6 +67,7 @@ fn priority_link_spec() -> Spec {
         conditioners: vec![],
         csas: vec![],
         captures: vec![],
+        monitors: vec![],
         warnings: vec![],
     }
 }

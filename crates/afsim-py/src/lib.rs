@@ -170,6 +170,24 @@ impl Scenario {
         spec.add_capture(port, path, origin).map_err(PyValueError::new_err)?;
         Ok(Scenario { spec })
     }
+    /// Ports whose queues this scenario samples over time (`[[monitor]]` and `with_monitor`),
+    /// with their sampling intervals in seconds.
+    #[getter]
+    fn monitors(&self) -> Vec<(String, f64)> {
+        let names = self.spec.port_names();
+        self.spec.monitors.iter().map(|m| (names[m.port].clone(), m.interval.as_secs_f64())).collect()
+    }
+    /// The same scenario also sampling the queue of port `port` (`from->to`) every `interval`
+    /// (a time with its unit, like "1ms"). ValueError for an unknown or already monitored port
+    /// or an interval that is not a positive time.
+    #[pyo3(signature = (port, interval="10ms"))]
+    fn with_monitor(&self, port: &str, interval: &str) -> PyResult<Scenario> {
+        let ns = afsim_core::scenario::units::parse_time_ns(interval)
+            .map_err(|e| PyValueError::new_err(format!("interval {interval:?}: {e}")))?;
+        let mut spec = self.spec.clone();
+        spec.add_monitor(port, afsim_core::sim::time::SimDuration(ns)).map_err(PyValueError::new_err)?;
+        Ok(Scenario { spec })
+    }
     /// The same scenario without packet captures (sweeps run many copies at once).
     fn without_captures(&self) -> Scenario {
         let mut spec = self.spec.clone();
@@ -182,6 +200,7 @@ impl Scenario {
     fn resolved(&self) -> String {
         let mut spec = self.spec.clone();
         spec.captures.clear();
+        spec.monitors.clear();
         spec.warnings.clear();
         format!("{spec:?}")
     }
@@ -347,6 +366,22 @@ impl RunResult {
             let d = PyDict::new(py);
             d.set_item("time_s", PyArray1::from_vec(py, points.iter().map(|p| p.0).collect()))?;
             d.set_item("alpha", PyArray1::from_vec(py, points.iter().map(|p| p.1).collect()))?;
+            out.set_item(name, d)?;
+        }
+        Ok(out)
+    }
+    /// The sampled queues (`[[monitor]]`), by queue name: columns `time_s`, `len_packets`
+    /// (uint32), `len_bytes` (uint64), `avg` and `avg_in` (float64, NaN where the discipline
+    /// keeps no such average), one row per grid instant.
+    fn queue_series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (name, s) in &self.report.queue_series {
+            let d = PyDict::new(py);
+            d.set_item("time_s", PyArray1::from_slice(py, &s.time_s))?;
+            d.set_item("len_packets", PyArray1::from_slice(py, &s.len_packets))?;
+            d.set_item("len_bytes", PyArray1::from_slice(py, &s.len_bytes))?;
+            d.set_item("avg", PyArray1::from_slice(py, &s.avg))?;
+            d.set_item("avg_in", PyArray1::from_slice(py, &s.avg_in))?;
             out.set_item(name, d)?;
         }
         Ok(out)

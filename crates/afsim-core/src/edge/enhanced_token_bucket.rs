@@ -67,6 +67,11 @@ pub enum TokenClock {
     /// generator with period 8L/r started with the simulation. Buckets of equal rate receive
     /// their tokens at the same instants, and so release packets in step.
     Periodic,
+    /// Whole tokens as `Periodic`, but each bucket's generator starts with its own first
+    /// packet (the k-th token at t₁ + k·8L/rate, t₁ the first packet's service): Figs. 3 and
+    /// 5's "tokens arriving at rate r" without the shared phase, which separates what whole
+    /// tokens do from what buckets in step do.
+    PeriodicOwnPhase,
 }
 
 impl Params {
@@ -154,7 +159,9 @@ impl Tokens {
     fn full(clock: TokenClock, rate_bps: u64, tokens: u64, token: u128, now: SimTime) -> Self {
         match clock {
             TokenClock::Continuous => Tokens::Continuous(Bucket::full(rate_bps, u128::from(tokens) * token, now)),
-            TokenClock::Periodic => Tokens::Periodic(PeriodicBucket::full(rate_bps, tokens, token, now)),
+            TokenClock::Periodic | TokenClock::PeriodicOwnPhase => {
+                Tokens::Periodic(PeriodicBucket::full(rate_bps, tokens, token, now))
+            }
         }
     }
 
@@ -211,14 +218,25 @@ impl Tokens {
             Tokens::Periodic(b) => b.set_rate(now, rate_bps),
         }
     }
+
+    /// Moves a periodic bucket's grid to start at `now` (`TokenClock::PeriodicOwnPhase`).
+    fn restart_grid(&mut self, now: SimTime) {
+        if let Tokens::Periodic(b) = self {
+            b.origin = now.as_nanos();
+            b.credited = 0;
+        }
+    }
 }
 
-/// A bucket whose tokens arrive whole on a grid from time zero: at rate ρ bit/s and a token of
-/// 8L bits, the k-th token at ⌈k·8L/ρ⌉ (in nanoseconds, exact). Every bucket with the same
-/// rate shares the grid. A change of rate credits the tokens of the old grid up to that
-/// instant, and from then on tokens arrive on the new rate's grid (also counted from zero).
+/// A bucket whose tokens arrive whole on a grid from its origin (time zero unless moved): at
+/// rate ρ bit/s and a token of 8L bits, the k-th token at origin + ⌈k·8L/ρ⌉ (in nanoseconds,
+/// exact). Every bucket with the same rate and origin shares the grid. A change of rate
+/// credits the tokens of the old grid up to that instant, and from then on tokens arrive on
+/// the new rate's grid (also counted from the origin).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PeriodicBucket {
+    /// The grid's origin, ns.
+    origin: u64,
     rate_bps: u64,
     capacity: u64,
     tokens: u64,
@@ -230,15 +248,15 @@ pub struct PeriodicBucket {
 
 impl PeriodicBucket {
     fn full(rate_bps: u64, capacity: u64, token: u128, now: SimTime) -> Self {
-        let mut b = PeriodicBucket { rate_bps, capacity, tokens: capacity, token, credited: 0 };
+        let mut b = PeriodicBucket { origin: 0, rate_bps, capacity, tokens: capacity, token, credited: 0 };
         b.credited = b.index(now);
         b
     }
 
-    /// The number of grid points in (0, now]: ⌊now · ρ / token⌋.
+    /// The number of grid points in (origin, now]: ⌊(now − origin) · ρ / token⌋.
     #[inline]
     fn index(&self, now: SimTime) -> u128 {
-        u128::from(now.as_nanos()) * u128::from(self.rate_bps) / self.token
+        u128::from(now.as_nanos().saturating_sub(self.origin)) * u128::from(self.rate_bps) / self.token
     }
 
     /// Tokens held at `now` counting those arrived since the last update, capped.
@@ -275,7 +293,7 @@ impl PeriodicBucket {
             return None;
         }
         // the next grid point: the smallest t with ⌊t·ρ / token⌋ ≥ credited + 1
-        let t = ((self.credited + 1) * self.token).div_ceil(u128::from(self.rate_bps));
+        let t = ((self.credited + 1) * self.token).div_ceil(u128::from(self.rate_bps)) + u128::from(self.origin);
         u64::try_from(t).ok().map(|t| SimTime(t).max(now))
     }
 
@@ -300,6 +318,8 @@ pub struct EnhancedTokenBucket {
     nonconformant: Tokens,
     /// Packets served green (conformant) and yellow (downgraded).
     pub stats: MarkerStats,
+    /// A packet has been served (`TokenClock::PeriodicOwnPhase` starts its grids at the first).
+    started: bool,
 }
 
 impl EnhancedTokenBucket {
@@ -315,6 +335,7 @@ impl EnhancedTokenBucket {
             conformant: Tokens::full(params.clock, c.rate_bps, params.b1_tokens, c.cost(0), now),
             nonconformant: Tokens::full(params.clock, nc.rate_bps, params.b2_tokens, c.cost(0), now),
             stats: MarkerStats::default(),
+            started: false,
         }
     }
 
@@ -369,6 +390,14 @@ impl EnhancedTokenBucket {
     /// The caller must have been told that colour by `decide` at the same `now`; a take that
     /// finds no token is a caller bug (debug assertion) and takes nothing.
     pub fn take(&mut self, now: SimTime, size: u32, colour: Colour) {
+        if !self.started {
+            self.started = true;
+            if self.params.clock == TokenClock::PeriodicOwnPhase {
+                // the first packet: both generators start now (the buckets are still full)
+                self.conformant.restart_grid(now);
+                self.nonconformant.restart_grid(now);
+            }
+        }
         self.conformant.refill(now);
         self.nonconformant.refill(now);
         let taken = match colour {
@@ -508,6 +537,27 @@ mod tests {
             assert_eq!(b.serve(SimTime(300_000_000), 1_000), Decision::Yellow);
             assert_eq!(a.next_service(SimTime(300_000_000)), Some(at_s(1)));
             assert_eq!(b.next_service(SimTime(300_000_000)), Some(second_at), "{clock:?}");
+        }
+    }
+
+    #[test]
+    fn own_phase_generators_start_at_each_buckets_first_packet() {
+        // two buckets created together; their sources send first at 0.3 s and 0.7 s. On the
+        // shared grid both get their next token at 1 s; with their own phase at 1.3 s and 1.7 s
+        for (clock, next) in [
+            (TokenClock::Periodic, [at_s(1), at_s(1)]),
+            (TokenClock::PeriodicOwnPhase, [SimTime(1_300_000_000), SimTime(1_700_000_000)]),
+        ] {
+            let p = Params { b1_tokens: 1, clock, ..params(0.0) };
+            for (first, want) in [(SimTime(300_000_000), next[0]), (SimTime(700_000_000), next[1])] {
+                let mut e = EnhancedTokenBucket::new(p, SimTime::ZERO);
+                assert_eq!(e.serve(first, 1_000), Decision::Green, "the bucket starts full");
+                assert_eq!(e.serve(first, 1_000), Decision::Yellow);
+                assert_eq!(e.next_service(first), Some(want), "{clock:?}");
+                assert_eq!(e.serve(want, 1_000), Decision::Green);
+                // and every period after that, on the same grid
+                assert_eq!(e.next_service(want), Some(SimTime(want.as_nanos() + 1_000_000_000)), "{clock:?}");
+            }
         }
     }
 

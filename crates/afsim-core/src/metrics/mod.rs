@@ -4,3 +4,4 @@
 pub mod conservation;
 pub mod fairness;
 pub mod flow;
+pub mod series;

@@ -208,6 +208,18 @@ impl AnyQueue {
         }
     }
 
+    /// The discipline's averages as last computed, for `metrics::series`: (avg, avg_in) with
+    /// RED's and WRED's avg, RIO's OUT average (avg_total when coupled) and IN average; NaN
+    /// where the discipline keeps none.
+    pub fn averages(&self) -> (f64, f64) {
+        match self {
+            AnyQueue::Red(q) => (q.avg(), f64::NAN),
+            AnyQueue::Rio(q) => (q.avg_out(), q.avg_in()),
+            AnyQueue::Wred(q) => (q.avg(), f64::NAN),
+            _ => (f64::NAN, f64::NAN),
+        }
+    }
+
     /// ECN marks the discipline put on packets of drop-precedence `level`; `None` for a
     /// discipline that never marks.
     pub fn ecn_marks(&self, level: usize) -> Option<u64> {

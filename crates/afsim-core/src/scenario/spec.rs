@@ -31,6 +31,8 @@ pub struct Spec {
     pub csas: Vec<CsaSpec>,
     /// Ports whose departing packets are written to a pcap file (`[[capture]]`, `--capture`).
     pub captures: Vec<CaptureSpec>,
+    /// Queues sampled on a time grid (`[[monitor]]`, `--monitor`), in file order.
+    pub monitors: Vec<MonitorSpec>,
     /// Valid but surely unmeant settings the loader found; the report repeats them.
     pub warnings: Vec<super::Warning>,
 }
@@ -44,6 +46,14 @@ pub struct CaptureSpec {
     /// Where the capture was asked for (message empty): a file that cannot be created is
     /// reported there.
     pub place: super::ScenarioError,
+}
+
+/// A queue's time series: the queue of port `port` (length, bytes, the discipline's averages)
+/// sampled every `interval` from time 0 (`metrics::series`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MonitorSpec {
+    pub port: usize,
+    pub interval: SimDuration,
 }
 
 /// A Congestion Signaling Algorithm watching one RIO queue and adjusting α of enhanced token
@@ -406,6 +416,23 @@ impl Spec {
         self.captures.push(CaptureSpec { port: index, path, place });
         Ok(())
     }
+
+    /// Adds a time series of port `port`'s queue (named `from->to`) sampled every `interval`,
+    /// as `afsim run --monitor` asks. Fails on an unknown or already monitored port, or a
+    /// zero interval.
+    pub fn add_monitor(&mut self, port: &str, interval: SimDuration) -> Result<(), String> {
+        let Some(index) = self.port_index(port) else {
+            return Err(format!("no port '{port}'; the ports are: {}", self.port_names().join(", ")));
+        };
+        if interval.0 == 0 {
+            return Err(format!("the sampling interval of '{port}' must be positive"));
+        }
+        if self.monitors.iter().any(|m| m.port == index) {
+            return Err(format!("port '{port}' is already monitored"));
+        }
+        self.monitors.push(MonitorSpec { port: index, interval });
+        Ok(())
+    }
 }
 
 /// A buffer limit, in packets or in bytes.
@@ -527,6 +554,8 @@ pub enum SpecError {
     ShapeNeedsTokenBucket { conditioner: usize },
     /// A capture names no port, or its file cannot be created (with the place that asked).
     Capture(Box<super::ScenarioError>),
+    /// A monitor names no port (its index) or has a zero interval.
+    Monitor(usize),
 }
 
 impl std::fmt::Display for SpecError {
@@ -556,6 +585,7 @@ impl std::fmt::Display for SpecError {
                 write!(f, "conditioner[{conditioner}]: shaping needs a token_bucket meter")
             }
             SpecError::Capture(e) => write!(f, "{e}"),
+            SpecError::Monitor(port) => write!(f, "monitor of port {port}: no such port, or a zero interval"),
         }
     }
 }
@@ -576,6 +606,11 @@ impl Spec {
             if c.port >= 2 * self.links.len() {
                 let message = format!("capture of port {}: no such port", c.port);
                 return Err(SpecError::Capture(Box::new(super::ScenarioError { message, ..c.place.clone() })));
+            }
+        }
+        for m in &self.monitors {
+            if m.port >= 2 * self.links.len() || m.interval.0 == 0 {
+                return Err(SpecError::Monitor(m.port));
             }
         }
         let mut seen = std::collections::HashSet::new();

@@ -62,6 +62,7 @@ fn spec(nodes: &[&str], links: Vec<LinkSpec>, flows: Vec<FlowSpec>, secs: u64) -
         conditioners: vec![],
         csas: vec![],
         captures: vec![],
+        monitors: vec![],
         warnings: vec![],
     }
 }
@@ -746,4 +747,32 @@ fn a_tfrc_flow_runs_deterministically_and_reports_its_columns() {
     assert_eq!(a.tfrc_traces.len(), 1);
     assert!(a.tfrc_traces[0].1.len() > 100);
     assert!(f.goodput_kbps.is_none() && f.retransmitted_packets.is_none(), "TCP columns stay empty");
+}
+
+#[test]
+fn a_monitored_queue_is_sampled_on_its_grid_and_the_run_is_unchanged() {
+    use crate::transport::tcp::Params;
+    let flows = vec![tcp("a", 0, 3, Params::default()), tcp("b", 0, 3, Params::default())];
+    let plain = tcp_dumbbell(link(1, 2, 10_000_000, 20, 50), flows, 10);
+    let mut watched = plain.clone();
+    watched.add_monitor("r1->r2", SimDuration::from_millis(1)).unwrap();
+    assert!(watched.add_monitor("r1->r2", SimDuration::from_millis(2)).is_err(), "one monitor per queue");
+    assert!(watched.add_monitor("r1->nowhere", SimDuration::from_millis(2)).is_err());
+    let (r0, r1) = (run_ok(&plain), run_ok(&watched));
+    // sampling reads the queue and nothing else: the report is the same, byte for byte
+    assert_eq!(r0.to_json(), r1.to_json());
+    assert!(r0.queue_series.is_empty());
+    assert_eq!(r1.queue_series.len(), 1);
+    let (name, s) = &r1.queue_series[0];
+    assert_eq!(name, "r1->r2");
+    // every millisecond from 0 to the end (10 s) inclusive
+    assert_eq!(s.len(), 10_001);
+    assert!((s.time_s[10_000] - 10.0).abs() < 1e-9);
+    let q = r1.queues.iter().find(|q| q.name == "r1->r2").unwrap();
+    assert!(s.len_packets.iter().all(|&n| u64::from(n) <= q.max_len_packets));
+    assert!(s.len_packets.iter().any(|&n| n >= 10), "two TCP flows fill a 50-packet drop-tail queue");
+    // the samples' mean estimates the time average the report integrates exactly
+    let mean = s.len_packets.iter().map(|&n| f64::from(n)).sum::<f64>() / s.len() as f64;
+    assert!((mean - q.mean_len_packets).abs() < 0.05 * q.mean_len_packets.max(1.0), "{mean} vs {}", q.mean_len_packets);
+    assert!(s.avg.iter().all(|a| a.is_nan()), "drop-tail keeps no average");
 }

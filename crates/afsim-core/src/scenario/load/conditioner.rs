@@ -441,8 +441,9 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
             "b2" => tokens[1] = Some(v.int_at_least(0)?),
             "alpha" => alpha = Some((v.number()?, v.at)),
             "token_clock" => {
-                clock = match v.choice(&["continuous", "periodic"], "token clock")? {
+                clock = match v.choice(&["continuous", "periodic", "periodic_own_phase"], "token clock")? {
                     "periodic" => TokenClock::Periodic,
+                    "periodic_own_phase" => TokenClock::PeriodicOwnPhase,
                     _ => TokenClock::Continuous,
                 }
             }

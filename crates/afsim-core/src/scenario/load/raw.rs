@@ -31,8 +31,8 @@ pub(crate) const MAX_NODES: u64 = 4096;
 /// Most flows a scenario may have after expansion.
 pub(crate) const MAX_FLOWS: u64 = 1_000_000;
 
-pub(crate) const TABLES: [&str; 10] =
-    ["scenario", "params", "node", "link", "route", "flow", "diffserv", "conditioner", "csa", "capture"];
+pub(crate) const TABLES: [&str; 11] =
+    ["scenario", "params", "node", "link", "route", "flow", "diffserv", "conditioner", "csa", "capture", "monitor"];
 const SCENARIO_FIELDS: [&str; 8] = [
     "name",
     "description",
@@ -49,6 +49,9 @@ const LINK_FIELDS: [&str; 8] =
 const LOSS_KINDS: [&str; 1] = ["bernoulli"];
 const ROUTE_FIELDS: [&str; 1] = ["path"];
 const CAPTURE_FIELDS: [&str; 2] = ["port", "file"];
+const MONITOR_FIELDS: [&str; 2] = ["queue", "interval"];
+/// A monitor's sampling interval when it names none.
+pub(crate) const DEFAULT_MONITOR_INTERVAL: SimDuration = SimDuration(10_000_000);
 const FRAMINGS: [&str; 5] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc"];
 const FRAMING_KINDS: [&str; 6] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc", "fixed"];
 
@@ -124,6 +127,14 @@ pub(crate) struct RawCapture {
     pub file: Named,
 }
 
+/// A `[[monitor]]`: the queue's port as written (`"r1->r2"`) and the sampling interval.
+#[derive(Debug)]
+pub(crate) struct RawMonitor {
+    pub path: String,
+    pub port: Named,
+    pub interval: SimDuration,
+}
+
 #[derive(Debug)]
 pub(crate) struct Raw {
     pub scenario: RawScenario,
@@ -136,6 +147,7 @@ pub(crate) struct Raw {
     pub conditioners: Vec<RawConditioner>,
     pub csas: Vec<RawCsa>,
     pub captures: Vec<RawCapture>,
+    pub monitors: Vec<RawMonitor>,
 }
 
 /// Reads every table of the document except `[params]` (already read into `params`).
@@ -161,6 +173,7 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
         conditioners: Vec::new(),
         csas: Vec::new(),
         captures: Vec::new(),
+        monitors: Vec::new(),
     };
     // Queues take the domain's colour table, so [diffserv] is read first, wherever it is; if
     // it is wrong, that is the error, rather than what a queue would make of a stand-in table.
@@ -179,7 +192,7 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
                     raw.scenario = s;
                 }
             }
-            "node" | "link" | "route" | "flow" | "conditioner" | "csa" | "capture" => {
+            "node" | "link" | "route" | "flow" | "conditioner" | "csa" | "capture" | "monitor" => {
                 let Some(recs) = first.take(Rec::array(item, key_at, key)) else { continue };
                 for r in &recs {
                     match key {
@@ -189,6 +202,7 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
                         "flow" => raw.flows.extend(first.take(read_flow(r, params))),
                         "conditioner" => raw.conditioners.extend(first.take(read_conditioner(r, params))),
                         "capture" => raw.captures.extend(first.take(read_capture(r, params))),
+                        "monitor" => raw.monitors.extend(first.take(read_monitor(r, params))),
                         _ => raw.csas.extend(first.take(read_csa(r, params))),
                     }
                 }
@@ -509,6 +523,36 @@ fn read_capture(rec: &Rec, params: &Params) -> Result<RawCapture, Fail> {
     let port = port.ok_or_else(|| rec.missing("port", "\"r1->r2\""))?;
     let file = file.ok_or_else(|| rec.missing("file", "\"r1-r2.pcap\""))?;
     Ok(RawCapture { path: rec.path.clone(), port, file })
+}
+
+/// `[[monitor]]`: `queue = "r1->r2"`, `interval = "1ms"` (default 10 ms).
+fn read_monitor(rec: &Rec, params: &Params) -> Result<RawMonitor, Fail> {
+    let (mut port, mut interval) = (None, DEFAULT_MONITOR_INTERVAL);
+    for f in rec.fields() {
+        let v = rec.val(params, &f)?;
+        match f.key {
+            "queue" => {
+                let name = v.string()?;
+                if !name.contains("->") {
+                    return Err(v.fail(format!(
+                        "{} is not a queue: name one by its link direction \"from->to\", like \"r1->r2\"",
+                        v.s.repr()
+                    )));
+                }
+                port = Some(Named { name, at: v.at });
+            }
+            "interval" => {
+                let ns = v.quantity(Quantity::Time, parse_time_ns)?;
+                if ns == 0 {
+                    return Err(v.fail("the sampling interval must be greater than zero".to_string()));
+                }
+                interval = SimDuration(ns);
+            }
+            _ => return Err(rec.unknown(&f, &MONITOR_FIELDS)),
+        }
+    }
+    let port = port.ok_or_else(|| rec.missing("queue", "\"r1->r2\""))?;
+    Ok(RawMonitor { path: rec.path.clone(), port, interval })
 }
 
 /// Why a file could not be created at `path` (without creating it), if it surely could not:

@@ -16,12 +16,12 @@
 
 use super::conditioner::{self, CsaWorld, RawConditioner};
 use super::flow::{RawApp, RawFlow};
-use super::raw::{Named, Raw, RawCapture, RawLink, RawRoute, MAX_FLOWS, MAX_NODES};
+use super::raw::{Named, Raw, RawCapture, RawLink, RawMonitor, RawRoute, MAX_FLOWS, MAX_NODES};
 use super::warn;
 use super::source::{suggestion, Fail, First, Source};
 use crate::net::routing::{RouteError, Tables};
 use crate::scenario::spec::{
-    AppSpec, CaptureSpec, CbrSpec, FlowSpec, LinkSpec, NodeSpec, RouteSpec, Spec, Stop,
+    AppSpec, CaptureSpec, CbrSpec, FlowSpec, LinkSpec, MonitorSpec, NodeSpec, RouteSpec, Spec, Stop,
 };
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::{tcp, tfrc};
@@ -219,9 +219,11 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         conditioners,
         csas: csas.into_iter().map(|(m, _)| m.spec).collect(),
         captures: Vec::new(),
+        monitors: Vec::new(),
         warnings: Vec::new(),
     };
     spec.captures = resolve_captures(&raw.captures, &spec, src)?;
+    spec.monitors = resolve_monitors(&raw.monitors, &spec)?;
     let origins = warn::Origins { flows: &flow_origin, links: &link_origin, conditioners: &cond_origin };
     spec.warnings = warn::find(&spec, &origins, src, &tables);
     // The last line of defence: everything it checks was reported above with a position.
@@ -259,6 +261,31 @@ fn resolve_captures(raw: &[RawCapture], spec: &Spec, src: &Source) -> Result<Vec
         }
         let place = src.error(Fail::new(c.file.at, format!("{}.file", c.path), ""));
         out.push(CaptureSpec { port, path: c.file.name.clone().into(), place });
+    }
+    Ok(out)
+}
+
+/// `[[monitor]]` queues resolved (`from->to`, as queues are named), one monitor per queue.
+fn resolve_monitors(raw: &[RawMonitor], spec: &Spec) -> Result<Vec<MonitorSpec>, Fail> {
+    let mut out: Vec<MonitorSpec> = Vec::with_capacity(raw.len());
+    for m in raw {
+        let field = format!("{}.queue", m.path);
+        let Some(port) = spec.port_index(&m.port.name) else {
+            let names = spec.port_names();
+            return Err(Fail::new(
+                m.port.at,
+                field,
+                format!(
+                    "no queue '{}'{}; a queue is named by its link direction \"from->to\", as in the report",
+                    m.port.name,
+                    suggestion(&m.port.name, names.iter().map(String::as_str))
+                ),
+            ));
+        };
+        if let Some(j) = out.iter().position(|d| d.port == port) {
+            return Err(Fail::new(m.port.at, field, format!("queue '{}' is already sampled by monitor[{j}]", m.port.name)));
+        }
+        out.push(MonitorSpec { port, interval: m.interval });
     }
     Ok(out)
 }
