@@ -29,8 +29,8 @@
 //! - Other forms of the estimator, for the readings the sources leave open (issue 21; the
 //!   evidence is in docs/assumptions.md, "SIMA"): the paper's [21] (Laine et al., ICC 2000),
 //!   which describes the testbed's access node, was not available, nor the Linux 2.2.9 patch
-//!   it describes (Tampere's "SIMA network node implementations", version 0.90). None of these
-//!   is the SIMA draft's; each takes its averaging time from the same eq. (4) when the scenario
+//!   it describes (Tampere's "SIMA network node implementations", version 0.90). Neither form
+//!   below is in the SIMA draft; each takes its averaging time from the same eq. (4) when the scenario
 //!   gives `class_buffer` (`averaging_time`: the time constant of the draft's average, 8·K/(5·C)):
 //!   - `Estimator::Tsw`: RFC 2859's time sliding window (`edge::tsw::Estimator`), started at NBR,
 //!     the DiffServ rate meter of the time; its estimate relaxes towards a constant rate with
