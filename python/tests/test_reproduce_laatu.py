@@ -17,7 +17,7 @@ import pytest
 
 import afsim
 from afsim import reproduce
-from afsim.reproduce import core, laatu, scoring
+from afsim.reproduce import core, laatu, laatu_mbr, scoring
 from afsim.reproduce.claims import Kind
 from afsim.reproduce.core import Aggregates, Stat, View
 from afsim.reproduce.scoring import Verdict
@@ -289,8 +289,16 @@ def test_variants_and_unstated_parameters_are_declared_with_their_reasons() -> N
     assert v["mbr_1mb"].overrides == {"mbr_buffer": "1MB"} and "match" in v["mbr_1mb"].why
     assert v["mbr_1mb"].unchanged == ("table1_off",)
     assert v["jitter"].overrides == {"bg_jitter": "true"}
+    # the MBR readings (issue 21): the form and the averaging time, one thing at a time
+    assert v["mbr_tsw"].overrides == {"mbr_estimator": "tsw"}
+    assert v["mbr_window"].overrides == {"mbr_estimator": "window"}
+    assert v["mbr_tsw_1mb"].overrides == {"mbr_estimator": "tsw", "mbr_buffer": "1MB"}
+    assert v["mbr_window_1mb"].overrides == {"mbr_estimator": "window", "mbr_buffer": "1MB"}
+    for vid in ("mbr_1mb", "mbr_tsw", "mbr_tsw_1mb", "mbr_window", "mbr_window_1mb"):
+        assert v[vid].experiments == ("table1_on", "table2", "table3") and v[vid].unchanged == ("table1_off",)
+    assert "RFC 2859" in v["mbr_tsw"].why and "memory window" in v["mbr_window"].why
     names = {u.name for u in paper.unstated}
-    assert {"mbr_buffer", "occupancy", "dpa_slope", "dpa_offset", "low_rate", "router_limit",
+    assert {"mbr_buffer", "mbr_estimator", "occupancy", "dpa_slope", "dpa_offset", "low_rate", "router_limit",
             "delay", "delack", "window", "tcp_start", "bg_packet_size"} == names
     files = {"sima.toml": LAATU / "sima.toml", "best_effort.toml": LAATU / "best_effort.toml"}
     for u in paper.unstated:
@@ -301,7 +309,33 @@ def test_variants_and_unstated_parameters_are_declared_with_their_reasons() -> N
             assert str(params[u.name]) == u.default, (name, u.name)
     sima = tomllib.loads(files["sima.toml"].read_text(encoding="utf-8"))["params"]
     assert sima["mbr_buffer"] == "20000B", "eq. (4) with the testbed's NRT buffer, the text's value"
+    assert sima["mbr_estimator"] == "ewma", "the SIMA draft's §9.1 average, the one form a source gives"
     assert sima["bg_jitter"] is False, "§3.5: periodic"
+
+
+def test_the_nbr_response_figure_draws_one_panel_per_reading_that_ran(tmp_path: Path) -> None:
+    """Issue 21's figure: a panel for the default and each MBR variant with Table II points,
+    none for a reading that did not run, nothing at all when Table II did not run."""
+    import types
+
+    points = {p.labels["nbr_kbps"]: p for p in next(e for e in _paper().experiments
+                                                    if e.id == "table2").points}
+
+    def rows(dp: int) -> list:  # every packet at one DP, 100 kb/s
+        return [(points[n], {**{f"dp{k}_share": Stat.exact(float(k == dp)) for k in range(8)},
+                             "throughput_kbps": Stat.exact(100.0), "completed": Stat.exact(1.0)})
+                for n in (400, 1600)]
+
+    agg = Aggregates()
+    agg.by_experiment = {"table2": rows(4), "table2@mbr_tsw": rows(2)}
+    rep = types.SimpleNamespace(aggregates=agg)
+    paths = laatu_mbr.nbr_response_figure(rep, tmp_path, "table2", laatu.NBRS, "t")  # type: ignore[arg-type]
+    assert {p.name for p in paths} == {"nbr_dp_response.png", "nbr_dp_response.svg"}
+    assert all(p.stat().st_size > 0 for p in paths)
+    assert laatu_mbr.panels_for(rep, "table2") == ["", "mbr_tsw"]
+    assert set(laatu_mbr.PANEL) == {""} | {v.id for v in laatu_mbr.VARIANTS}
+    empty = types.SimpleNamespace(aggregates=Aggregates())
+    assert laatu_mbr.nbr_response_figure(empty, tmp_path / "none", "table2", laatu.NBRS, "t") == []  # type: ignore[arg-type]
 
 
 def test_scenarios_dir_falls_back_to_the_files_shipped_in_the_package(tmp_path: Path) -> None:
@@ -341,7 +375,8 @@ def test_laatu_smoke_on_a_few_points(tmp_path: Path) -> None:
     names = {p.name for p in written}
     assert {"report.md", "results.json", "runs.csv", "table2_throughput.png", "fig4_cwnd.png",
             "fig5_dp.svg", "fig8_cwnd.png", "fig9_dp.png", "fig11_cwnd.svg",
-            "table2_throughput_mbr_1mb.png"} <= names
+            "table2_throughput_mbr_1mb.png", "nbr_dp_response.png", "nbr_dp_response.svg"} <= names
+    assert laatu_mbr.panels_for(rep, "table2") == ["", "mbr_1mb"], "the default and the variant that ran"
     assert "fig2_cwnd.png" not in names, "its experiment did not run"
     doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert doc["mode"] == "quick" and doc["budget_param"] == "duration" and doc["paper_budget"] is False
@@ -375,7 +410,8 @@ def test_cli_reproduce_laatu_quick_whole(tmp_path: Path) -> None:
     assert "QUICK MODE" in p.stdout
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert [t["table"] for t in doc["tables"]] == ["Table I", "Table II", "Table III"]
-    assert set(doc["scores"]) == {"afsim", "null", "mbr_1mb", "jitter"}
+    assert set(doc["scores"]) == {"afsim", "null", "mbr_1mb", "mbr_tsw", "mbr_tsw_1mb", "mbr_window",
+                                  "mbr_window_1mb", "jitter"}
     claims = [s for s in doc["statements"] if s["class"] == "claim"]
     assert len(claims) == 25 and all(s["afsim"]["holds"] is not None for s in claims)
     assert all(s["robustness"] is not None for s in claims)

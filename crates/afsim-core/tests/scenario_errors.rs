@@ -1279,17 +1279,49 @@ fn the_sima_estimators_weight_and_buffer_are_checked_at_their_fields() {
     let text = m("capacity = \"0bps\", alpha = 0.1");
     expect(&text, "\"0bps\"", 0, "conditioner[0].meter.capacity", "a rate must be at least 1bps");
     let text = m("estimator = \"tsw\", window = \"1s\", capacity = \"10Mbps\"");
-    expect(&text, "\"10Mbps\"", 2, "conditioner[0].meter.capacity", "'capacity' belongs to estimator = \"ewma\" (the default)");
+    expect(&text, "\"10Mbps\"", 2, "conditioner[0].meter.capacity", "capacity only converts class_buffer into a window");
+    let text = m("estimator = \"window\", capacity = \"10Mbps\", alpha = 0.1");
+    expect(&text, "0.1", 0, "conditioner[0].meter.alpha", "'alpha' belongs to estimator = \"ewma\" (the default)");
+    let text = m("estimator = \"tsw\", window = \"1s\", capacity = \"10Mbps\", class_buffer = \"20000B\"");
+    expect(&text, "\"20000B\"", 0, "conditioner[0].meter.class_buffer", "give window or class_buffer, not both");
+    let text = m("estimator = \"window\", class_buffer = \"20000B\"");
+    expect(&text, "{ kind", 0, "conditioner[0].meter.capacity", "meter lacks the required field 'capacity'");
+    let text = m("estimator = \"window\"");
+    expect(&text, "{ kind", 0, "conditioner[0].meter.window", "give window (for example window = \"100ms\") or class_buffer");
     let text = m("capacity = \"10Mbps\", alpha = 0.1, window = \"1s\"");
-    expect(&text, "\"1s\"", 0, "conditioner[0].meter.window", "'window' belongs to estimator = \"tsw\"");
+    expect(&text, "\"1s\"", 0, "conditioner[0].meter.window", "'window' belongs to estimator = \"tsw\" or \"window\"");
     let text = m("estimator = \"tsw\", window = \"0s\"");
     expect(&text, "\"0s\"", 0, "conditioner[0].meter.window", "the averaging window must be positive");
     let text = m("estimator = \"kalman\"");
-    expect(&text, "\"kalman\"", 0, "conditioner[0].meter.estimator", "unknown momentary bit rate estimator 'kalman'");
+    expect(&text, "\"kalman\"", 0, "conditioner[0].meter.estimator",
+           "unknown momentary bit rate estimator 'kalman'; the momentary bit rate estimators are: ewma, tsw, window");
     let text = m("class = \"gold\", capacity = \"10Mbps\", alpha = 0.1");
     expect(&text, "\"gold\"", 0, "conditioner[0].meter.class", "unknown SIMA service class 'gold'");
     let text = m("capacity = \"10Mbps\", alpha = 0.1, rate = \"1Mbps\"");
     expect(&text, "rate =", 3, "conditioner[0].meter.rate", "'rate' is a field of token_bucket and enhanced_token_bucket meters, not of sima meters");
+}
+
+/// One file whose `[params]` entry chooses the SIMA estimator's form (issue 21): the class buffer
+/// gives the EWMA's α (eq. 4) and the windowed forms the same averaging time, 8·K/(5·C).
+#[test]
+fn a_parameter_switches_the_sima_estimator_and_keeps_its_averaging_time() {
+    use afsim_core::edge::sima::Estimator;
+    use afsim_core::scenario::spec::MeterSpec;
+    let text = format!(
+        "{}\n[params]\nform = \"ewma\"\n",
+        cond("meter = { kind = \"sima\", nbr = \"1Mbps\", estimator = \"$form\", capacity = \"10Mbps\", slot = \"53B\", class_buffer = \"20000B\" }\n")
+    );
+    let meter = |form: &str| {
+        let s = load_str(&text, "bad.toml", &[("form".into(), form.into())]).unwrap();
+        let MeterSpec::Sima(m) = s.conditioners[0].meter else { panic!("sima") };
+        m.estimator
+    };
+    assert_eq!(meter("ewma"), Estimator::Slots { capacity_bps: 10_000_000, slot_bytes: 53, alpha: 5.0 * 53.0 / 20_000.0 });
+    assert_eq!(meter("tsw"), Estimator::Tsw { window: SimDuration::from_micros(3_200) });
+    assert_eq!(meter("window"), Estimator::Window { window: SimDuration::from_micros(3_200) });
+    let e = load_str(&text, "bad.toml", &[("form".into(), "slidng".into())]).unwrap_err();
+    assert!(e.message.contains("unknown momentary bit rate estimator 'slidng'"), "{e}");
+    assert_eq!(e.field, "conditioner[0].meter.estimator", "{e}");
 }
 
 #[test]

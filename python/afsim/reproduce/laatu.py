@@ -8,8 +8,9 @@ Read this first. The testbed of Fig. 1 is ``scenarios/laatu/sima.toml`` (SIMA on
 ``best_effort.toml`` (SIMA off). Their defaults come from the text, then from its references
 (Kilkki's SIMA draft, the Dynamic RT/NRT PHB group draft), then from the Linux 2.2 hosts of the
 testbed, each cited beside the value; what the paper leaves open is a declared parameter with a
-range (``UNSTATED``), and the reading once adopted because it matched a sentence of the paper
-(the MBR averaged over the draft's example buffer of 1 MB) is a named variant (``VARIANTS``).
+range (``UNSTATED``), and the readings of the MBR measurement other than the draft's average over
+the testbed's NRT buffer — among them the one once adopted because it matched a sentence of the
+paper, the draft's example buffer of 1 MB — are named variants (``VARIANTS``, ``laatu_mbr``).
 This module chooses the grid (the paper's) and says how a run becomes the paper's numbers, which
 are tcptrace's summaries of one TCP connection (§3.5):
 
@@ -53,7 +54,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afsim.reproduce import core
+from afsim.reproduce import core, laatu_mbr
 from afsim.reproduce.claims import Checks, Kind, Statement, gt, lt
 from afsim.reproduce.claims import claim as _claim
 from afsim.reproduce.core import Experiment, Figure, Mode, Paper, Point, Stat, Variant
@@ -411,14 +412,9 @@ def experiments(scenarios_dir: Path | None = None) -> tuple[Experiment, ...]:
     return (table1_off, table1_on, table2, table3)
 
 
+#: The MBR readings (averaging time × form; ``laatu_mbr``, issue 21), then the background's.
 VARIANTS = (
-    Variant("mbr_1mb", "MBR averaged over the SIMA draft's example 1 MB buffer",
-            {"mbr_buffer": "1MB"},
-            "eq. (4)'s K_n set to the SIMA draft's example of a non-real-time buffer (§4.2, "
-            "\"e.g., 1 Mbyte\"), an average over about 160 ms, instead of the testbed's own NRT "
-            "buffer, 20000 B (3.2 ms). It was afsim's first default, adopted because the 20000 B "
-            "reading contradicted §4.2 at NBR 1600 (\"the number of retransmitted packets remains "
-            "low\"): a reading chosen to match the paper", (T1ON, T2, T3), unchanged=(T1OFF,)),
+    *laatu_mbr.VARIANTS,
     Variant("jitter", "jittered background (ns-2's random_)", {"bg_jitter": "true"},
             "every background interval scaled by a uniform factor in [0.5, 1.5), as ns-2's CBR "
             "with random_ 1: another way to make replications differ, but the paper's generator "
@@ -434,6 +430,12 @@ UNSTATED = (
              "testbed's NRT buffer (§3.4) gives 20000 B (3.2 ms). Range: that buffer to 20 MB "
              "(3.2 s), twenty times the draft's own example of an NRT buffer (1 MB)",
              low=20_000, high=20_000_000, unit="B", log=True, integer=True, scenarios=_SIMA),
+    Unstated("mbr_estimator", "the MBR estimator's form, over the averaging time of mbr_buffer",
+             laatu_mbr.DEFAULT_ESTIMATOR,
+             "the SIMA draft's §9.1 average (ewma) is the one form a source of the paper's gives; "
+             "RFC 2859's time sliding window (tsw) and a sliding window (window) are the others "
+             "the evidence admits (docs/assumptions.md, \"SIMA\")",
+             choices=("ewma", "tsw", "window"), scenarios=_SIMA),
     Unstated("occupancy", "how DP_a combines the RT and NRT buffers' averages", "max",
              "the paper defers the core node to its [22]; the SIMA draft's §9.2 offers the sum, "
              "the root of the sum of squares and the maximum", choices=("max", "sum", "euclidean"),
@@ -1131,7 +1133,8 @@ def extra_figures(rep: Reproduction, out_dir: Path) -> dict[str, list[Path]]:
     """The paper's cwnd (Figs. 2–4, 6, 8, 10, 11) and DP distribution (Figs. 5, 7, 9) figures:
     cwnd and ssthresh over the first replication's transfer (re-run), and the DP shares over
     every replication with the first replication's DPs over time; the variant MBR beside the
-    default where it ran."""
+    default where it ran; and the DP shares against the NBR under every MBR reading that ran
+    (``laatu_mbr.nbr_response_figure``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -1195,6 +1198,11 @@ def extra_figures(rep: Reproduction, out_dir: Path) -> dict[str, list[Path]]:
         fig.tight_layout()
         written[fid] = _save(fig, out_dir, fid)
         plt.close(fig)
+    nbr_dp = laatu_mbr.nbr_response_figure(
+        rep, out_dir, T2, NBRS, _title(rep, "Table II: the DP of the TCP flow's packets against "
+                                            "the NBR, under each reading of the MBR"))
+    if nbr_dp:
+        written["nbr_dp_response"] = nbr_dp
     return written
 
 

@@ -25,8 +25,21 @@
 //!   u = L/slot_bytes cells sent back to back, so it adds `1 − (1 − α)^u` to ρ (for u = 1 the
 //!   draft's α) and eq. (3) becomes `MBR = C·u·ln(1 − α)/ln(1 − (1 − (1 − α)^u)/ρ)`, still
 //!   exact for a constant bit rate of equal packets; the first packet's N is the spacing of its
-//!   size at NBR. `Estimator::Tsw` is the other choice, for robustness checks: the time
-//!   sliding window of RFC 2859 (`edge::tsw::Estimator`), started at NBR.
+//!   size at NBR.
+//! - Other forms of the estimator, for the readings the sources leave open (issue 21; the
+//!   evidence is in docs/assumptions.md, "SIMA"): the paper's [21] (Laine et al., ICC 2000),
+//!   which describes the testbed's access node, was not available, nor the Linux 2.2.9 patch
+//!   it describes (Tampere's "SIMA network node implementations", version 0.90). Neither form
+//!   below is in the SIMA draft; each takes its averaging time from the same eq. (4) when the scenario
+//!   gives `class_buffer` (`averaging_time`: the time constant of the draft's average, 8·K/(5·C)):
+//!   - `Estimator::Tsw`: RFC 2859's time sliding window (`edge::tsw::Estimator`), started at NBR,
+//!     the DiffServ rate meter of the time; its estimate relaxes towards a constant rate with
+//!     time constant `window`, as the draft's average does with K/5 slots;
+//!   - `Estimator::Window`: a sliding window, the bytes that arrived in the last `window` (this
+//!     packet included) over `window`. Forsten, Loukola, Skyttä's hardware SIMA access node
+//!     (LNCS 1718, 1999; the same SIMA project) lists a "memory window" among its subjects;
+//!     how it used one was not found. An isolated packet measures its size over the window,
+//!     where the draft's average measures it over the gap since the previous one.
 //! - The code point is `dscp::sima(class, DP)`. For reports a packet of DP ≥ 4 is "green"
 //!   (in profile): DP 4 is what a flow sending at its NBR gets (x = 4.5), the SIMA draft's
 //!   "nominal connections" (§3.4).
@@ -39,6 +52,7 @@
 use crate::edge::dscp::{self, Colour};
 use crate::edge::{tsw, MarkerStats, ParamError};
 use crate::sim::time::{SimDuration, SimTime};
+use std::collections::VecDeque;
 
 /// The lowest and highest NBR the SIMA draft allows (§5: "from 8 to 320 Terabits per second").
 pub const NBR_MIN_BPS: u64 = 8;
@@ -115,6 +129,15 @@ pub fn alpha_from_buffer(slot_bytes: u32, buffer_bytes: u64) -> f64 {
     5.0 * f64::from(slot_bytes) / buffer_bytes as f64
 }
 
+/// The time constant of the SIMA draft's average (§9.1) when α comes from eq. (4), α = 5/K slots:
+/// K/5 slots of C, i.e. 8·K/(5·C) seconds for a buffer of K bytes, whatever the slot. The other
+/// estimators take it as their window when the scenario gives the class buffer.
+pub fn averaging_time(capacity_bps: u64, buffer_bytes: u64) -> SimDuration {
+    // 8·K·1e9 / (5·C) ns, rounded to the nearest nanosecond
+    let ns = (8.0 * buffer_bytes as f64 * 1e9 / (5.0 * capacity_bps as f64)).round();
+    SimDuration::from_nanos(ns as u64)
+}
+
 /// How the momentary bit rate is measured.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Estimator {
@@ -129,6 +152,20 @@ pub enum Estimator {
     },
     /// RFC 2859's time sliding window, started at NBR (`edge::tsw::Estimator`).
     Tsw { window: SimDuration },
+    /// A sliding window: the bits that arrived in the last `window`, this packet's included,
+    /// over `window` (see the header).
+    Window { window: SimDuration },
+}
+
+impl Estimator {
+    /// The scenario file's name of this form (`estimator = "..."`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Estimator::Slots { .. } => "ewma",
+            Estimator::Tsw { .. } => "tsw",
+            Estimator::Window { .. } => "window",
+        }
+    }
 }
 
 /// A SIMA marker's parameters.
@@ -169,7 +206,7 @@ impl Params {
                     ));
                 }
             }
-            Estimator::Tsw { window } => {
+            Estimator::Tsw { window } | Estimator::Window { window } => {
                 if window.as_nanos() == 0 {
                     return Err(ParamError::new("window", "the averaging window must be positive"));
                 }
@@ -195,6 +232,14 @@ enum State {
         last: Option<SimTime>,
     },
     Tsw(tsw::Estimator),
+    Window {
+        /// The window, ns.
+        win_ns: u64,
+        /// (arrival in ns, bytes) of the packets still in the window, oldest first.
+        arrivals: VecDeque<(u64, u32)>,
+        /// Their bytes.
+        bytes: u64,
+    },
 }
 
 /// What the marker decided for one packet.
@@ -231,6 +276,9 @@ impl Marker {
                 last: None,
             },
             Estimator::Tsw { window } => State::Tsw(tsw::Estimator::new(window, params.nbr_bps as f64, now)),
+            Estimator::Window { window } => {
+                State::Window { win_ns: window.as_nanos(), arrivals: VecDeque::new(), bytes: 0 }
+            }
         };
         Marker { params, state, stats: MarkerStats::default(), dp_packets: [0; LEVELS], dp_bytes: [0; LEVELS] }
     }
@@ -245,6 +293,20 @@ impl Marker {
         let nbr = self.params.nbr_bps as f64;
         match &mut self.state {
             State::Tsw(e) => e.update(now, size),
+            State::Window { win_ns, arrivals, bytes } => {
+                // the window (now − W, now]: what arrived W or more ago has left it
+                let t = now.as_nanos();
+                while let Some(&(at, b)) = arrivals.front() {
+                    if t.saturating_sub(at) < *win_ns {
+                        break;
+                    }
+                    arrivals.pop_front();
+                    *bytes -= u64::from(b);
+                }
+                arrivals.push_back((t, size));
+                *bytes += u64::from(size);
+                *bytes as f64 * 8.0 * 1e9 / *win_ns as f64
+            }
             State::Slots { rho, ln_keep, alpha, capacity_bps, slot_bytes, slots_per_ns, last } => {
                 // the packet as u cells back to back (see the header)
                 let u = f64::from(size) / *slot_bytes;
@@ -465,6 +527,60 @@ mod tests {
     }
 
     #[test]
+    fn the_averaging_time_is_the_drafts_time_constant() {
+        // eq. (4) with K = 20000 B at 10 Mb/s: K/5 = 4000 B = 3.2 ms; 1 MB: 160 ms
+        assert_eq!(averaging_time(10_000_000, 20_000), SimDuration::from_micros(3_200));
+        assert_eq!(averaging_time(10_000_000, 1_000_000), SimDuration::from_millis(160));
+        // the EWMA's own time constant, 1/α slots of slot × 8 / C seconds, whatever the slot
+        for slot in [1u32, 53, 1500] {
+            let alpha = alpha_from_buffer(slot, 20_000);
+            let tau_s = f64::from(slot) * 8.0 / 10e6 / alpha;
+            assert!((tau_s - 0.0032).abs() < 1e-15, "slot {slot}: {tau_s}");
+        }
+    }
+
+    fn window(ms: u64) -> Params {
+        Params { estimator: Estimator::Window { window: SimDuration::from_millis(ms) }, ..slots(1, 1, 0.5) }
+    }
+
+    #[test]
+    fn the_sliding_window_counts_the_bits_of_the_last_window() {
+        // 1000 B every 4 ms (2 Mb/s) through a 100 ms window: 25 packets in (t − 100 ms, t]
+        let mut m = Marker::new(window(100), SimTime::ZERO);
+        let mut mbr = 0.0;
+        for i in 0..500u64 {
+            mbr = m.measure(SimTime::from_nanos(i * 4_000_000), 1000);
+        }
+        assert_eq!(mbr, 2e6);
+        // a packet exactly one window old has left it: 100 ms later only the new one counts
+        let t = 499 * 4_000_000 + 100_000_000;
+        assert_eq!(m.measure(SimTime::from_nanos(t), 1000), 1000.0 * 8.0 / 0.1);
+        // just under a window later the previous one still counts
+        assert_eq!(m.measure(SimTime::from_nanos(t + 99_999_999), 1000), 2000.0 * 8.0 / 0.1);
+    }
+
+    #[test]
+    fn an_isolated_packet_is_its_size_over_the_window_not_over_the_gap() {
+        // the two forms at the same averaging time (20000 B at 10 Mb/s: 3.2 ms) part on a lone
+        // 1488-byte segment a second after the previous one: the window measures 3.72 Mb/s (DP 2
+        // at NBR 1.2 Mb/s: x = 4.5 − log2 3.1 = 2.87), the draft's average the packet over the gap
+        // (12 kb/s: DP 6)
+        let nbr = 1_200_000;
+        let tau = averaging_time(10_000_000, 20_000);
+        let w = Params { nbr_bps: nbr, estimator: Estimator::Window { window: tau }, ..slots(1, 1, 0.5) };
+        let e = Params { nbr_bps: nbr, ..slots(10_000_000, 53, alpha_from_buffer(53, 20_000)) };
+        let (mut mw, mut me) = (Marker::new(w, SimTime::ZERO), Marker::new(e, SimTime::ZERO));
+        for m in [&mut mw, &mut me] {
+            m.mark(SimTime::ZERO, 1488);
+        }
+        let later = SimTime::from_nanos(1_000_000_000);
+        let (a, b) = (mw.mark(later, 1488), me.mark(later, 1488));
+        assert!((a.mbr_bps - 1488.0 * 8.0 / 0.0032).abs() < 1e-6 && a.dp == 2, "{a:?}");
+        assert!((b.mbr_bps - 1488.0 * 8.0).abs() < 1e-6 && b.dp == 6, "{b:?}");
+        assert_eq!((Estimator::Window { window: tau }).name(), "window");
+    }
+
+    #[test]
     fn code_points_carry_the_class() {
         let mut p = slots(10_000_000, 53, 0.01);
         assert_eq!(Marker::new(p, SimTime::ZERO).code_point(4), dscp::sima(false, 4));
@@ -489,5 +605,7 @@ mod tests {
         }
         let tsw = Params { estimator: Estimator::Tsw { window: SimDuration::ZERO }, ..ok };
         assert_eq!(field(tsw), "window");
+        let sliding = Params { estimator: Estimator::Window { window: SimDuration::ZERO }, ..ok };
+        assert_eq!(field(sliding), "window");
     }
 }

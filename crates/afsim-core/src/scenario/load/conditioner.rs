@@ -25,10 +25,15 @@
 //! controls keeps its written, fixed α, which it must then have.
 //!
 //! A SIMA meter (`kind = "sima"`, `edge::sima`) is read by `read_sima_meter`: the nominal bit
-//! rate, the class, and the momentary-bit-rate estimator with its own fields (an `ewma` needs
-//! the interface `capacity` and one of `alpha` or `class_buffer`, which gives α by the SIMA
-//! draft's eq. 4; a `tsw` needs a `window`), each error at its field. It writes the drop
-//! precedence into the code point itself, so its conditioner takes no actions and no buffer.
+//! rate, the class, and the momentary-bit-rate estimator (`ewma`, `tsw` or `window`, which a
+//! `[params]` entry may choose) with its fields, each error at its field. An `ewma` needs the
+//! interface `capacity` and one of `alpha` or `class_buffer`, which gives α by the SIMA draft's
+//! eq. 4. A `tsw` or `window` needs a `window`, or `class_buffer` with `capacity`, which give the
+//! window as the draft's averaging time for that buffer (`sima::averaging_time`, 8·K/(5·C)), so
+//! that one scenario file can switch the estimator's form and keep its averaging time (issue
+//! 21); `slot` is then accepted and changes nothing (that time does not depend on it). It writes
+//! the drop precedence into the code point itself, so its conditioner takes no actions and no
+//! buffer.
 //!
 //! Not done here: which meters can shape (only the token bucket answers "when does this packet
 //! conform", so only it may `shape`), whether a remote CSA's targets are reachable (`resolve`,
@@ -75,9 +80,13 @@ fn meter_fields(kind: &str) -> &'static [&'static str] {
 
 const SIMA_FIELDS: [&str; 10] =
     ["kind", "nbr", "class", "estimator", "capacity", "slot", "alpha", "class_buffer", "window", "trace"];
-/// The fields of each SIMA estimator (besides kind, nbr, class, estimator and trace).
+/// The SIMA estimators' names (`edge::sima::Estimator::name`).
+const SIMA_ESTIMATORS: [&str; 3] = ["ewma", "tsw", "window"];
+/// The fields of each SIMA estimator (besides kind, nbr, class, estimator and trace): the
+/// draft's average (`ewma`), and the windowed forms (`tsw`, `window`), whose window may come from
+/// the class buffer at the interface's capacity (`slot` accepted there, to no effect).
 const SIMA_EWMA_FIELDS: [&str; 4] = ["capacity", "slot", "alpha", "class_buffer"];
-const SIMA_TSW_FIELDS: [&str; 1] = ["window"];
+const SIMA_WINDOW_FIELDS: [&str; 4] = ["window", "class_buffer", "capacity", "slot"];
 /// The SIMA draft's slot is an ATM cell (§9.1 assumes ATM transport).
 const SIMA_SLOT_BYTES: u32 = 53;
 
@@ -544,11 +553,12 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
 /// `t` is the meter table, `fields` its fields.
 fn read_sima_meter(t: &Rec, fields: &[Field], params: &Params) -> Result<MeterSpec, Fail> {
     let estimator = match fields.iter().find(|g| g.key == "estimator") {
-        Some(g) => t.val(params, g)?.choice(&["ewma", "tsw"], "momentary bit rate estimator")?,
+        Some(g) => t.val(params, g)?.choice(&SIMA_ESTIMATORS, "momentary bit rate estimator")?,
         None => "ewma",
     };
+    let windowed = estimator != "ewma";
     let (own, other): (&[&str], &[&str]) =
-        if estimator == "tsw" { (&SIMA_TSW_FIELDS, &SIMA_EWMA_FIELDS) } else { (&SIMA_EWMA_FIELDS, &SIMA_TSW_FIELDS) };
+        if windowed { (&SIMA_WINDOW_FIELDS, &SIMA_EWMA_FIELDS) } else { (&SIMA_EWMA_FIELDS, &SIMA_WINDOW_FIELDS) };
     let mut nbr = None;
     let mut class = sima::ServiceClass::Nrt;
     let mut capacity = None;
@@ -563,7 +573,8 @@ fn read_sima_meter(t: &Rec, fields: &[Field], params: &Params) -> Result<MeterSp
         }
         let v = t.val(params, g)?;
         if other.contains(&g.key) && !own.contains(&g.key) {
-            let needs = if estimator == "tsw" { "estimator = \"ewma\" (the default)" } else { "estimator = \"tsw\"" };
+            let needs =
+                if windowed { "estimator = \"ewma\" (the default)" } else { "estimator = \"tsw\" or \"window\"" };
             return Err(v.fail(format!(
                 "'{}' belongs to {needs}; this meter's estimator is \"{estimator}\", whose fields are: {}",
                 g.key,
@@ -597,8 +608,50 @@ fn read_sima_meter(t: &Rec, fields: &[Field], params: &Params) -> Result<MeterSp
     }
     let nbr_bps = nbr.ok_or_else(|| t.missing("nbr", "\"1.2Mbps\""))?;
     let spots = t.spots();
-    let estimator = if estimator == "tsw" {
-        sima::Estimator::Tsw { window: window.ok_or_else(|| t.missing("window", "\"100ms\""))? }
+    let estimator = if windowed {
+        // the window, given or from eq. (4)'s averaging time for the class buffer
+        if capacity.is_some() && class_buffer.is_none() && window.is_some() {
+            let g = fields.iter().find(|g| g.key == "capacity").expect("capacity was read");
+            return Err(t.val(params, g)?.fail(format!(
+                "under estimator = \"{estimator}\" capacity only converts class_buffer into a window; with window given, \
+                 leave it out"
+            )));
+        }
+        let window = match (window, class_buffer.as_ref(), capacity) {
+            (Some(_), Some((_, v)), _) => {
+                return Err(v.fail(format!(
+                    "give window or class_buffer, not both: under estimator = \"{estimator}\" class_buffer sets the \
+                     window to 8 × class_buffer / (5 × capacity), the SIMA draft's averaging time (eq. 4)"
+                )))
+            }
+            (Some(w), None, _) => w,
+            (None, Some((b, v)), Some(c)) => {
+                let w = sima::averaging_time(c, *b);
+                if w.as_nanos() == 0 {
+                    return Err(v.fail(format!(
+                        "a class buffer of {b}B at {c} bit/s averages over less than a nanosecond"
+                    )));
+                }
+                w
+            }
+            (None, Some(_), None) => return Err(t.missing("capacity", "\"10Mbps\"")),
+            (None, None, _) => {
+                return Err(Fail::new(
+                    t.at,
+                    t.path_of("window"),
+                    format!(
+                        "{} lacks its averaging time: give window (for example window = \"100ms\") or class_buffer \
+                         with capacity, for a window of 8 × class_buffer / (5 × capacity) (the SIMA draft's eq. 4)",
+                        t.title
+                    ),
+                ))
+            }
+        };
+        if estimator == "tsw" {
+            sima::Estimator::Tsw { window }
+        } else {
+            sima::Estimator::Window { window }
+        }
     } else {
         let capacity_bps = capacity.ok_or_else(|| t.missing("capacity", "\"10Mbps\""))?;
         let alpha = match (alpha, class_buffer) {
