@@ -490,6 +490,18 @@ VARIANTS = (
             "each bucket's α is driven by its own OUT packets only, so α differs between flows. "
             "The text's counter counts \"the 8-th OUT packet\" arriving at the buffer, whoever "
             "sent it, with one set of CSA parameters for every PHB (Table 1)", ("table2", "table3")),
+    Variant("own_phase", "whole tokens, each bucket's own phase",
+            {"token_clock": "periodic_own_phase"},
+            "Figs. 3 and 5 label the buckets' input \"Tokens arriving at rate r\": whole tokens, "
+            "as the periodic grid has them, but with each generator started at its bucket's first "
+            "packet instead of with the simulation. No sentence says when a generator starts; "
+            "this reading separates whole tokens from buckets in step (issue 21)",
+            ("table2", "table3")),
+    Variant("start_together", "every source starts at time 0", {"start_step": "0s"},
+            "start times are not given; every source starting at once is the simplest reading, "
+            "and with continuous credit a backlogged bucket keeps the phase its source started "
+            "with, so the start times set how the paced streams interleave (issue 21)",
+            ("table2", "table3")),
 )
 
 UNSTATED = (
