@@ -107,12 +107,14 @@ pub enum Rules {
     /// gained statistics — none changes a report at the defaults (docs/assumptions.md,
     /// "ns-2.28 against ns-2.35"). The sender departs from ns-2.35's (each difference applied
     /// in `rate_ns2`, cited at the code with ns-2.28's tfrc.cc and ns-default.tcl lines):
-    /// - slow start is 2.28's `slowstart()` with `ss_changes_ 1`: the second report already
-    ///   doubles; a rate above 2·X_recv is capped *at* 2·X_recv, and falls to X_recv only when
-    ///   the rate before the last change was above it too; with a report of nothing received the
-    ///   rate goes to s/R and is reached gradually (2.35: at once, and a rate above 2·X_recv
-    ///   always falls to X_recv; the second report keeps the initial rate);
-    /// - maxrate = 2·X_recv is taken from every report, the first included;
+    /// - slow start is 2.28's `slowstart()` with `ss_changes_ 1`: the second report may
+    ///   already double (2.35 keeps the initial rate); a rate above 2·X_recv is capped *at*
+    ///   2·X_recv, and falls to X_recv only when the rate before the last change was above it
+    ///   too (2.35: always to X_recv); with a report of nothing received both set s/R, and a
+    ///   rise to it is stepped packet by packet (2.35's δ of 0 leaves the spacing at the old
+    ///   rate); `idleFix_`'s slow-start branch is absent;
+    /// - maxrate = 2·X_recv is taken from every report, the first included (no branch reads it
+    ///   before the next report replaces it);
     /// - a no-feedback expiry ends slow start (the next report leaves it as a loss would, by
     ///   `increase_rate` or `decrease_rate`); 2.35 keeps slow start;
     /// - `maxHeavyRounds_ 1`: the rate may stay above max(2·X_recv, s/R) for one report in

@@ -4,16 +4,18 @@
 //! Read this first: this is `Rules::Ns2`'s sender (and `Rules::Ns2_28`'s); the list of its
 //! departures from RFC 5348 is on `Rules::Ns2`, ns-2.28's departures from ns-2.35 on
 //! `Rules::Ns2_28`. Rates are bytes of s per second (ns-2's `rate_`, in units of
-//! `packetSize_`). Line numbers: "2.35 l.N" is ns-2.35's tcp/tfrc.cc (ns CVS as released
-//! 2011-10-31), "2.28 l.N" ns-2.28's (as released 2005-02-03; the file last changed
-//! 2004-10-30), "tcl 2.28 l.N" ns-2.28's tcl/lib/ns-default.tcl. What each method follows:
+//! `packetSize_`). Line numbers: "2.35 l.N" is ns-2.35's tcp/tfrc.cc (the ns-2 CVS tree of
+//! 2011-10-31, commit 796c7f12 of the GitHub mirror Raj64742/ns2), "2.28 l.N" ns-2.28's (the
+//! tree of the 2005-02-03 release, commit 376dfb7e; the file last changed 2004-10-30),
+//! "tcl 2.28 l.N" ns-2.28's tcl/lib/ns-default.tcl. What each method follows:
 //! - `new` / `start_interval`: `TfrcAgent::start` (rate 300 B/s, `InitRate_`; the first packet
 //!   at once, the next s/rate later, the no-feedback timer at 2s/rate).
 //! - `on_feedback`: `TfrcAgent::recv` — the round counter, maxrate = 2·X_recv from the second
-//!   report on (2.28: from the first), `update_rtt`, the equation (`p_to_b`, `equation::x_ns2`), the no-feedback timer
-//!   at max(2R, 2s/rate) with the rate before this report, then slow start (`slowstart`), the
-//!   exit from it, or congestion avoidance (`increase_rate`, `decrease_rate`), with the gTFRC
-//!   test of Jourjon et al.'s Fig. 1 in front of the latter.
+//!   report on (2.28: from the first), `update_rtt`, the equation (`p_to_b`,
+//!   `equation::x_ns2`), the no-feedback timer at max(2R, 2s/rate) with the rate before this
+//!   report, then slow start (`slowstart`), the exit from it, or congestion avoidance
+//!   (`increase_rate`, `decrease_rate`), with the gTFRC test of Jourjon et al.'s Fig. 1 in
+//!   front of the latter.
 //! - `update_rtt`: `TfrcAgent::update_rtt` — a TCP-style timeout t_RTO ("tzero") in integer
 //!   ticks of 100 ms (SRTT × 8, RTTVAR × 4), and R and sqrt(R) filtered with `df_` 0.95.
 //! - `on_nofeedback`: `reduce_rate_on_no_feedback` for an always-busy sender.
