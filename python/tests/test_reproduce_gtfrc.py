@@ -180,7 +180,20 @@ def test_unstated_parameters_are_the_scenarios_params_with_their_defaults() -> N
             assert str(params[u.name]) == u.default, (fname, u.name)
     assert {u.name for u in gtfrc.UNSTATED} == {"edge_rate", "edge_delay", "w_q", "tcp_window",
                                                 "tcp_packet_size"}
-    assert gtfrc.paper().variants == (), "no reading was chosen to match: nothing to report beside"
+
+
+def test_the_tfrc_preset_is_ns2_28_by_default_and_ns2_35_is_the_one_variant() -> None:
+    # the paper ran ns-2.28 (§4): the scenarios' TFRC flows follow it; ns-2.35's is the variant
+    for fname in gtfrc.EXPERIMENT_FILES.values():
+        doc = tomllib.loads((GTFRC / fname).read_text(encoding="utf-8"))
+        tfrc = [f for f in doc["flow"] if f["kind"] == "tfrc"]
+        assert all(f["preset"] == "$tfrc_preset" for f in tfrc), fname
+        assert doc["params"].get("tfrc_preset") == ("ns2_28" if tfrc else None), fname
+    (v,) = gtfrc.paper().variants
+    assert (v.id, dict(v.overrides)) == ("ns2_35", {"tfrc_preset": "ns2"})
+    ids = {e.id for e in gtfrc.paper().experiments}
+    assert set(v.experiments) | set(v.unchanged) == ids and not set(v.experiments) & set(v.unchanged)
+    assert set(v.unchanged) == {"two_tcp", "two_tcp_t"}, "the only scenario without TFRC"
 
 
 def test_the_budget_is_the_papers_duration_and_fixed() -> None:
@@ -447,14 +460,14 @@ def test_design_overrides_and_extra_figures_are_the_papers_hooks(tmp_path: Path)
 
 
 def _smoke_paper() -> core.Paper:
-    """Fig. 4 only: its two panels, whole run and 20–100 s, and their time series."""
+    """Fig. 4 only: its two panels, whole run and 20–100 s, and their time series (no variant)."""
     paper = _paper()
     exps = {e.id: e for e in paper.experiments}
     full = dataclasses.replace(exps["two_tfrc"], points=tuple(
         p for p in exps["two_tfrc"].points if p.labels["fig"] in ("4a", "4b")))
     series = dataclasses.replace(exps["two_tfrc_t"], points=tuple(
         p for p in exps["two_tfrc_t"].points if p.labels["fig"] in ("4a", "4b")))
-    return dataclasses.replace(paper, experiments=(full, series))
+    return dataclasses.replace(paper, experiments=(full, series), variants=())
 
 
 def test_gtfrc_smoke_on_figure_4(tmp_path: Path) -> None:

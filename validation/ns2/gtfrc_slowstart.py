@@ -41,7 +41,9 @@ def shifted(delay: str, us: float) -> str:
 def overrides(panel: str, k: int, duration: float) -> dict[str, str]:
     from afsim.reproduce import gtfrc
 
-    ov = gtfrc.panel_overrides(gtfrc.PANEL[panel]) | {"duration": f"{duration:g}s", "trace": "true"}
+    # afsim's ns-2.35 rules beside ns-2.35 (the scenarios' default is ns-2.28's since issue 21)
+    ov = gtfrc.panel_overrides(gtfrc.PANEL[panel]) | {"duration": f"{duration:g}s", "trace": "true",
+                                                      "tfrc_preset": "ns2"}
     if k:
         ov["delay_a"] = shifted(ov["delay_a"], k)
         ov["delay_b"] = shifted(ov["delay_b"], 0.7 * k)

@@ -720,6 +720,26 @@ fn tfrc_fields_override_the_preset() {
 }
 
 #[test]
+fn the_ns2_28_preset_loads_ns2_28_rules_and_its_fields_override_it() {
+    use afsim_core::transport::tfrc::{Params, Rules};
+    let s = load(&tfrc("preset = \"ns2_28\"\npacket_size = \"1500B\"\n")).unwrap();
+    let AppSpec::Tfrc(p) = &s.flows[0].app else { panic!("a tfrc flow") };
+    assert_eq!(p.rules, Rules::Ns2_28);
+    // ns-2.28 put no header bytes on the wire: s is the whole packet unless header_size says
+    assert_eq!((p.packet_size, p.segment_size(), p.ndupack, p.oscillation_prevention), (1500, 1500, 1, true));
+    assert_eq!(*p, Params { packet_size: 1500, ..Params::ns2_28() });
+    let s = load(&tfrc("preset = \"ns2_28\"\nheader_size = \"32B\"\n")).unwrap();
+    let AppSpec::Tfrc(p) = &s.flows[0].app else { panic!("a tfrc flow") };
+    assert_eq!((p.rules, p.segment_size()), (Rules::Ns2_28, 968));
+    // a preset given through a [params] entry, as the gTFRC scenarios do
+    let text = with(TFRC).replacen("[[flow]]", "[params]\ntfrc_preset = \"ns2_28\"\n\n[[flow]]", 1);
+    let text = format!("{text}preset = \"$tfrc_preset\"\n");
+    let s = load(&text).unwrap();
+    let AppSpec::Tfrc(p) = &s.flows[0].app else { panic!("a tfrc flow") };
+    assert_eq!(p.rules, Rules::Ns2_28);
+}
+
+#[test]
 fn impossible_tfrc_parameters_point_at_their_field() {
     let text = tfrc("packet_size = \"32B\"\n");
     expect(&text, "\"32B\"", 0, "flow[0].packet_size", "the headers (32 B) must be smaller than the packet (32 B)");
@@ -742,7 +762,14 @@ fn tfrc_choices_and_fields_of_other_kinds() {
     let text = tfrc("initial_rate = \"fast\"\n");
     expect(&text, "\"fast\"", 0, "flow[0].initial_rate", "unknown initial rate 'fast'; the initial rates are: rfc5348, rfc3448");
     let text = tfrc("preset = \"linux\"\n");
-    expect(&text, "\"linux\"", 0, "flow[0].preset", "the presets are: rfc, ns2");
+    expect(&text, "\"linux\"", 0, "flow[0].preset", "unknown preset 'linux'; the presets are: rfc, ns2, ns2_28");
+    // a typo of the ns-2.28 preset is named, with the valid ones
+    let text = tfrc("preset = \"ns2.28\"\n");
+    expect(&text, "\"ns2.28\"", 0, "flow[0].preset", "unknown preset 'ns2.28'");
+    expect(&text, "\"ns2.28\"", 0, "flow[0].preset", "the presets are: rfc, ns2, ns2_28");
+    // ns2_28 is a TFRC rule set: TCP has no such preset
+    let text = tcp("preset = \"ns2_28\"\n");
+    expect(&text, "\"ns2_28\"", 0, "flow[0].preset", "unknown preset 'ns2_28'; the presets are: rfc, ns2");
     let text = tfrc("rate = \"1Mbps\"\n");
     expect(&text, "rate =", 2, "flow[0].rate", "'rate' is a field of cbr flows, not of tfrc flows (a tfrc flow's rate follows its congestion control; target_rate sets gTFRC's floor)");
     let text = tfrc("variant = \"sack\"\n");

@@ -36,10 +36,12 @@ Figs. 4–15 — and says how a run becomes the paper's numbers:
   spread around its mean, or around the target, over every run and instant.
 
 What the paper leaves open is a declared parameter with a range (``UNSTATED``); the claims are
-tested across it. Its ns-2.28 TFRC differs from ns-2.35's (afsim's ``ns2`` preset) in slow
-start (``ss_changes_``, the 2·X_recv rule) and ``maxHeavyRounds_`` (1 in 2.28, 0 in 2.35);
-neither is modelled, and both shape the first seconds of every TFRC flow (docs/assumptions.md,
-"ns-2.28 against ns-2.35").
+tested across it. The TFRC flows follow ns-2.28's ``Agent/TFRC`` (``preset = "ns2_28"``, the
+scenarios' ``tfrc_preset``), the release the paper names (§4); ns-2.35's (``ns2``, the default
+until issue 21) is the variant ``ns2_35`` (``VARIANTS``). The two differ in slow start
+(``ss_changes_``, the 2·X_recv rule), the no-feedback timer in slow start, ``maxHeavyRounds_``
+and ``idleFix_`` (docs/assumptions.md, "ns-2.28 against ns-2.35"). The ns-2 twin
+(``gtfrc.tcl``) runs the installed ns-2.35, whichever preset afsim runs.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from afsim.reproduce import core
 from afsim.reproduce.claims import Checks, ClaimResult, Kind, Statement, gt, lt
-from afsim.reproduce.core import Experiment, Mode, Paper, Point, View
+from afsim.reproduce.core import Experiment, Mode, Paper, Point, Variant, View
 from afsim.reproduce.robustness import Unstated
 from afsim.reproduce.twin import NotInNs2, Twin
 
@@ -426,6 +428,22 @@ def experiments(scenarios_dir: Path | None = None) -> tuple[Experiment, ...]:
              "the bits it got in (0, t] ÷ t; each a run stopped at t with warmup = t0",),
             replications=SERIES_REPLICATIONS, shown=SHOWN_SERIES))
     return (*full, *series)
+
+
+# ---------------------------------------------------------------------------------------------
+# Variants: another reading, reported beside the default
+
+#: The experiments whose scenarios have TFRC flows (two_tcp has none).
+TFRC_EXPERIMENTS = tuple(e for x in ("two_tfrc", "tfrc_tcp", "tcp_4_tfrc", "tfrc_4_tcp") for e in (x, f"{x}_t"))
+
+VARIANTS = (
+    Variant("ns2_35", "ns-2.35's TFRC (the ns2 preset)", {"tfrc_preset": "ns2"},
+            "the paper ran ns-2.28 (§4), whose TFRC the default follows (preset ns2_28, read from "
+            "ns-2.28's tfrc.cc and ns-default.tcl); ns-2.35's, which differs in slow start, the "
+            "no-feedback timer in slow start, maxHeavyRounds_ and idleFix_, was the default "
+            "before issue 21 and is the release the ns-2 twin runs",
+            TFRC_EXPERIMENTS, unchanged=("two_tcp", "two_tcp_t")),
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1469,7 +1487,7 @@ def paper(scenarios_dir: Path | None = None) -> Paper:
     """The reproduction of this paper: experiments, statements, published values, null model
     and unstated parameters; its figures are time series (``extra_figures``)."""
     return Paper(PAPER_ID, TITLE, CITATION, experiments(scenarios_dir), STATEMENTS, (), DATA,
-                 null_model, NULL_DESCRIPTION, (), UNSTATED,
+                 null_model, NULL_DESCRIPTION, VARIANTS, UNSTATED,
                  design_overrides=design_overrides, extra_figures=extra_figures, ns2=TWIN)
 
 

@@ -2,8 +2,9 @@
 //!
 //! Read this first: `kind` decides which fields are valid, so it is read first; a field of
 //! another kind gets a message saying whose field it is (`stop` and `packets` on a TCP flow
-//! point to `bytes`). A TCP or TFRC flow starts from a preset — `Params::default()` (the RFCs)
-//! or `Params::ns2()` (ns-2.35) — and the fields written override it; the result goes through
+//! point to `bytes`). A TCP or TFRC flow starts from a preset — `Params::default()` (the RFCs),
+//! `Params::ns2()` (ns-2.35) or, for TFRC only, `Params::ns2_28()` (ns-2.28) — and the fields
+//! written override it; the result goes through
 //! the model's `Params::validate`, whose error is reported at the field it names (or at the
 //! `[[flow]]` when that field was left at its default). Names, groups and start staggering
 //! are `resolve`'s.
@@ -34,7 +35,10 @@ const TFRC_FIELDS: [&str; 19] = [
     "initial_rate", "ndupack", "oscillation_prevention", "nofeedback_timer", "ecn", "target_rate", "start",
     "start_step", "trace",
 ];
-const PRESETS: [&str; 2] = ["rfc", "ns2"];
+/// TCP's presets: the RFCs, ns-2.35.
+const TCP_PRESETS: [&str; 2] = ["rfc", "ns2"];
+/// TFRC's presets: RFC 5348, ns-2.35, ns-2.28 (`tfrc::Rules`).
+const TFRC_PRESETS: [&str; 3] = ["rfc", "ns2", "ns2_28"];
 /// ns-2's `window_` default, 20 packets: the TCP window when a flow gives none.
 const DEFAULT_WINDOW_SEGMENTS: u64 = 20;
 
@@ -126,10 +130,12 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
         None => return Err(rec.missing("kind", "\"cbr\"")),
     };
     // The preset is the base every other field overrides, so it is read first.
-    let ns2 = match fields.iter().find(|f| f.key == "preset" && kind != "cbr") {
-        Some(f) => rec.val(params, f)?.choice(&PRESETS, "preset")? == "ns2",
-        None => false,
+    let presets: &[&str] = if kind == "tcp" { &TCP_PRESETS } else { &TFRC_PRESETS };
+    let preset = match fields.iter().find(|f| f.key == "preset" && kind != "cbr") {
+        Some(f) => rec.val(params, f)?.choice(presets, "preset")?,
+        None => "rfc",
     };
+    let ns2 = preset == "ns2";
     let own = fields_of(&kind);
     let mut app = match kind.as_str() {
         "cbr" => Draft::Cbr(CbrDraft::default()),
@@ -137,7 +143,11 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
             let p = if ns2 { tcp::Params::ns2() } else { tcp::Params::default() };
             Draft::Tcp(TcpDraft { p, window: None, ack_interval: None })
         }
-        _ => Draft::Tfrc(if ns2 { tfrc::Params::ns2() } else { tfrc::Params::default() }),
+        _ => Draft::Tfrc(match preset {
+            "ns2" => tfrc::Params::ns2(),
+            "ns2_28" => tfrc::Params::ns2_28(),
+            _ => tfrc::Params::default(),
+        }),
     };
     let (mut name, mut from, mut to) = (None, None, None);
     let (mut count, mut count_at, mut dscp) = (1, rec.at, 0);

@@ -144,7 +144,7 @@ impl Detector {
             Some(_) => arrival.new = self.fill(seen),
         }
         let mark = arrival.new && marked;
-        if mark && self.rules == Rules::Ns2 {
+        if mark && self.rules.ns2_sink() {
             self.loss_at(seq, ts, rtt, round);
         }
         self.declare(rtt, round);

@@ -95,12 +95,12 @@ impl LossHistory {
         let boundary = match self.rules {
             Rules::Rfc5348 => seq,
             // ns-2 counts the lost packet into the interval it closes
-            Rules::Ns2 => seq + 1,
+            Rules::Ns2 | Rules::Ns2_28 => seq + 1,
         };
         let length = boundary.saturating_sub(from) as f64;
         let df = match self.rules {
             Rules::Rfc5348 => self.discount_factor(length),
-            Rules::Ns2 => self.ns2_factor,
+            Rules::Ns2 | Rules::Ns2_28 => self.ns2_factor,
         };
         for i in (0..N - 1).rev() {
             self.closed[i + 1] = self.closed[i];
@@ -152,7 +152,7 @@ impl LossHistory {
         let i0 = self.open_interval(s_max);
         let (df, last) = match self.rules {
             Rules::Rfc5348 => (self.discount_factor(i0), self.k.saturating_sub(1)),
-            Rules::Ns2 => {
+            Rules::Ns2 | Rules::Ns2_28 => {
                 // `mult_factor_` only ever falls within an interval, and returns to 1 at events
                 let ratio = if i0 > 0.0 { 2.0 * self.closed_mean() / i0 } else { f64::INFINITY };
                 if ratio < 1.0 {

@@ -19,8 +19,9 @@
 //!   IP and transport protocol headers"; ns-2 likewise computes with `packetSize_` and adds
 //!   `headersize_` 32 on the wire). X, X_recv and the target rate count bytes of s per second,
 //!   so a flow at rate X puts X × packet_size / s on the wire.
-//! - Two rule sets (`Rules`): RFC 5348 (`preset = "rfc"`, the default) and ns-2.35
-//!   (`preset = "ns2"`). Their differences are listed on `Rules::Ns2` and in
+//! - Three rule sets (`Rules`): RFC 5348 (`preset = "rfc"`, the default), ns-2.35
+//!   (`preset = "ns2"`) and ns-2.28 (`preset = "ns2_28"`, the release the gTFRC paper ran).
+//!   Their differences are listed on `Rules::Ns2` and `Rules::Ns2_28` and in
 //!   docs/assumptions.md; every option (`initial_rate`, `ndupack`, `oscillation_prevention`,
 //!   `nofeedback_timer`, `ecn`, `target_rate`) applies to both.
 //! - gTFRC is the same sender with a target rate: outside slow start its allowed rate is never
@@ -97,6 +98,42 @@ pub enum Rules {
     ///   every packet the sender marks urgent, and on a 1.5·R timer (`nack_timer_`); it is a
     ///   40-byte packet.
     Ns2,
+    /// ns-2.28's `Agent/TFRC` and `Agent/TFRCSink` (released 2005-02-03; the simulator the
+    /// gTFRC paper names in its §4), with their default settings. The receiver follows the
+    /// `Ns2` rules (`ns2_sink`): between the two releases tfrc-sink.cc gained
+    /// `ShortIntervals_` (0, off), counts every CE mark in the report's `losses` (read only by
+    /// the sender's `conservative_`, off), resets the skipped slots of its 100 000-packet ring
+    /// (a wrap-around fix), takes the 0.5 discount floor from `minDiscountRatio_ 0.5` and
+    /// gained statistics — none changes a report at the defaults (docs/assumptions.md,
+    /// "ns-2.28 against ns-2.35"). The sender departs from ns-2.35's (each difference applied
+    /// in `rate_ns2`, cited at the code with ns-2.28's tfrc.cc and ns-default.tcl lines):
+    /// - slow start is 2.28's `slowstart()` with `ss_changes_ 1`: the second report may
+    ///   already double (2.35 keeps the initial rate); a rate above 2·X_recv is capped *at*
+    ///   2·X_recv, and falls to X_recv only when the rate before the last change was above it
+    ///   too (2.35: always to X_recv); with a report of nothing received both set s/R, and a
+    ///   rise to it is stepped packet by packet (2.35's δ of 0 leaves the spacing at the old
+    ///   rate); `idleFix_`'s slow-start branch is absent;
+    /// - maxrate = 2·X_recv is taken from every report, the first included (no branch reads it
+    ///   before the next report replaces it);
+    /// - a no-feedback expiry ends slow start (the next report leaves it as a loss would, by
+    ///   `increase_rate` or `decrease_rate`); 2.35 keeps slow start;
+    /// - `maxHeavyRounds_ 1`: the rate may stay above max(2·X_recv, s/R) for one report in
+    ///   `decrease_rate` (2.35: 0);
+    /// - no `idleFix_`: `increase_rate`'s floor is s/R at every time (2.35's is the initial rate
+    ///   within 1.5 R of time 0);
+    /// - no header bytes on the wire (`useHeaders_` came in 2005-06): s = `packetSize_`, the
+    ///   preset's `header_size` is 0;
+    /// - a packet interval at or below `SMALLFLOAT` leaves the send timer unset (2.35 sets it
+    ///   to `SMALLFLOAT`).
+    #[allow(non_camel_case_types)]
+    Ns2_28,
+}
+
+impl Rules {
+    /// ns-2's receiver rules (`Agent/TFRCSink`), the same in 2.28 and 2.35 at their defaults.
+    pub fn ns2_sink(self) -> bool {
+        matches!(self, Rules::Ns2 | Rules::Ns2_28)
+    }
 }
 
 /// The rate after the first feedback, before any loss.
@@ -182,6 +219,14 @@ impl Params {
     /// the first later packet (`numPkts_ 1`) and the sqrt(RTT) spacing (`ca_ 1`).
     pub fn ns2() -> Self {
         Params { rules: Rules::Ns2, ndupack: 1, oscillation_prevention: true, ..Params::default() }
+    }
+
+    /// ns-2.28's `Agent/TFRC` / `Agent/TFRCSink` (ns-2.28 ns-default.tcl lines 1018–1089): the
+    /// `Ns2_28` rules, `numPkts_ 1` and `ca_ 1` as in 2.35, and no header bytes: ns-2.28's
+    /// `TfrcAgent::sendpkt` (tfrc.cc lines 537–559) sends `packetSize_` bytes, so s is the
+    /// whole packet (2.35 adds `headersize_` 32 when `useHeaders_`, tfrc.cc lines 596–598).
+    pub fn ns2_28() -> Self {
+        Params { rules: Rules::Ns2_28, header_bytes: 0, ..Params::ns2() }
     }
 
     /// The segment size s of the equation, bytes.
@@ -356,6 +401,12 @@ mod param_tests {
         let n = Params::ns2();
         assert!(n.validate().is_ok());
         assert_eq!((n.rules, n.ndupack, n.oscillation_prevention), (Rules::Ns2, 1, true));
+        // ns-2.28: ns-2.35's receiver settings, no header bytes on the wire
+        let o = Params::ns2_28();
+        assert!(o.validate().is_ok());
+        assert_eq!((o.rules, o.ndupack, o.oscillation_prevention), (Rules::Ns2_28, 1, true));
+        assert_eq!((n.segment_size(), o.segment_size()), (968, 1000));
+        assert!(o.rules.ns2_sink() && n.rules.ns2_sink() && !p.rules.ns2_sink());
     }
 
     #[test]

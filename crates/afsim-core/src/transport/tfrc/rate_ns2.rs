@@ -1,15 +1,21 @@
-//! The ns-2.35 TFRC sender's rate (tfrc.cc, `TfrcAgent`), with the defaults of ns-default.tcl.
+//! The ns-2.35 TFRC sender's rate (tfrc.cc, `TfrcAgent`), with the defaults of ns-default.tcl,
+//! and ns-2.28's where it differs (`Release::V2_28`).
 //!
-//! Read this first: this is `Rules::Ns2`'s sender; the list of its departures from RFC 5348 is
-//! on `Rules::Ns2`. Rates are bytes of s per second (ns-2's `rate_`, in units of
-//! `packetSize_`). What each method follows:
+//! Read this first: this is `Rules::Ns2`'s sender (and `Rules::Ns2_28`'s); the list of its
+//! departures from RFC 5348 is on `Rules::Ns2`, ns-2.28's departures from ns-2.35 on
+//! `Rules::Ns2_28`. Rates are bytes of s per second (ns-2's `rate_`, in units of
+//! `packetSize_`). Line numbers: "2.35 l.N" is ns-2.35's tcp/tfrc.cc (the ns-2 CVS tree of
+//! 2011-10-31, commit 796c7f12 of the GitHub mirror Raj64742/ns2), "2.28 l.N" ns-2.28's (the
+//! tree of the 2005-02-03 release, commit 376dfb7e; the file last changed 2004-10-30),
+//! "tcl 2.28 l.N" ns-2.28's tcl/lib/ns-default.tcl. What each method follows:
 //! - `new` / `start_interval`: `TfrcAgent::start` (rate 300 B/s, `InitRate_`; the first packet
 //!   at once, the next s/rate later, the no-feedback timer at 2s/rate).
 //! - `on_feedback`: `TfrcAgent::recv` — the round counter, maxrate = 2·X_recv from the second
-//!   report on, `update_rtt`, the equation (`p_to_b`, `equation::x_ns2`), the no-feedback timer
-//!   at max(2R, 2s/rate) with the rate before this report, then slow start (`slowstart`), the
-//!   exit from it, or congestion avoidance (`increase_rate`, `decrease_rate`), with the gTFRC
-//!   test of Jourjon et al.'s Fig. 1 in front of the latter.
+//!   report on (2.28: from the first), `update_rtt`, the equation (`p_to_b`,
+//!   `equation::x_ns2`), the no-feedback timer at max(2R, 2s/rate) with the rate before this
+//!   report, then slow start (`slowstart`), the exit from it, or congestion avoidance
+//!   (`increase_rate`, `decrease_rate`), with the gTFRC test of Jourjon et al.'s Fig. 1 in
+//!   front of the latter.
 //! - `update_rtt`: `TfrcAgent::update_rtt` — a TCP-style timeout t_RTO ("tzero") in integer
 //!   ticks of 100 ms (SRTT × 8, RTTVAR × 4), and R and sqrt(R) filtered with `df_` 0.95.
 //! - `on_nofeedback`: `reduce_rate_on_no_feedback` for an always-busy sender.
@@ -36,6 +42,27 @@ const RTTVAR_EXP: u32 = 2;
 /// `SMALLFLOAT` of tfrc.h.
 const SMALL: f64 = 1e-7;
 
+/// Which ns-2 release's `TfrcAgent` the arithmetic follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Release {
+    /// ns-2.35 (`Rules::Ns2`).
+    V2_35,
+    /// ns-2.28 (`Rules::Ns2_28`), the release of the gTFRC paper's §4.
+    V2_28,
+}
+
+impl Release {
+    /// `maxHeavyRounds_`: reports for which `decrease_rate` lets the rate stay above
+    /// max(2·X_recv, s/R). ns-2.35 ns-default.tcl l.1155: 0; tcl 2.28 l.1035: 1 (changed
+    /// 2007-03-29).
+    fn max_heavy_rounds(self) -> u32 {
+        match self {
+            Release::V2_35 => 0,
+            Release::V2_28 => 1,
+        }
+    }
+}
+
 /// ns-2's `rate_change_`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -56,6 +83,7 @@ pub struct Action {
 
 #[derive(Clone, Debug)]
 pub struct Control {
+    release: Release,
     s: f64,
     /// The initial rate in packets per RTT: RFC 3390's 4, 3 or 2 by size (`rate_init_option_
     /// 2`), or 1 (RFC 3448).
@@ -97,6 +125,7 @@ impl Control {
             InitialRate::Rfc3448 => 1.0,
         };
         Control {
+            release: Release::V2_35,
             s,
             init_packets,
             oscillation_prevention,
@@ -122,6 +151,15 @@ impl Control {
             t_rttvar: ((12.0 / TICK) as i64) << RTTVAR_BITS,
             heavyrounds: 0,
         }
+    }
+
+    /// The same sender following another release's `TfrcAgent`.
+    pub fn with_release(self, release: Release) -> Control {
+        Control { release, ..self }
+    }
+
+    pub fn release(&self) -> Release {
+        self.release
     }
 
     /// `rate_`, bytes per second.
@@ -165,7 +203,13 @@ impl Control {
     pub fn on_feedback(&mut self, now: SimTime, r_sample: f64, x_recv: f64, p: f64) -> Action {
         self.round += 1;
         self.urgent = false;
-        if self.round > 1 && x_recv > 0.0 {
+        let counts = match self.release {
+            // 2.35 l.343: `round_id > 1 && rate_since_last_report > 0`
+            Release::V2_35 => self.round > 1,
+            // 2.28 l.323: `rate_since_last_report > 0`, the first report included
+            Release::V2_28 => true,
+        };
+        if counts && x_recv > 0.0 {
             self.ss_maxrate = 2.0 * x_recv;
             self.maxrate = 2.0 * x_recv;
         } else {
@@ -205,7 +249,10 @@ impl Control {
 
     /// `reduce_rate_on_no_feedback()` for a sender that is never idle.
     pub fn on_nofeedback(&mut self) -> Action {
-        if self.phase != Phase::SlowStart {
+        // 2.35 l.617–621 keeps slow start (a bug fix of 2006-09-26); 2.28 l.563 sets
+        // RATE_DECREASE whatever the phase, so the next report goes to `increase_rate` or
+        // `decrease_rate` as after a loss
+        if self.phase != Phase::SlowStart || self.release == Release::V2_28 {
             self.phase = Phase::RateDecrease;
         }
         self.rate *= 0.5;
@@ -226,7 +273,16 @@ impl Control {
         } else {
             self.rate
         };
-        (xrate > SMALL).then(|| (self.s / xrate).max(SMALL))
+        if xrate <= SMALL {
+            return None;
+        }
+        let next = self.s / xrate;
+        match self.release {
+            // 2.35 l.285–286: an interval at or below SMALLFLOAT is rescheduled at SMALLFLOAT
+            Release::V2_35 => Some(next.max(SMALL)),
+            // 2.28 l.265–266: only `if (next > SMALLFLOAT)` sets the timer
+            Release::V2_28 => (next > SMALL).then_some(next),
+        }
     }
 
     /// `update_rtt(tao, now)` with `r_sample` = now − tao.
@@ -261,8 +317,66 @@ impl Control {
         self.spacing = self.sqrtrtt / self.rttcur.sqrt();
     }
 
-    /// `slowstart()`.
+    /// `slowstart()` of the release in force.
     fn slowstart(&mut self, now: SimTime) {
+        match self.release {
+            Release::V2_35 => self.slowstart_2_35(now),
+            Release::V2_28 => self.slowstart_2_28(now),
+        }
+    }
+
+    /// The rate change of both releases' `slowstart()` branches: δ, the step per packet that
+    /// `slow_increase_` adds, and the time of the change.
+    fn changed(&mut self, now: SimTime) {
+        self.delta = (self.rate - self.oldrate) / (self.rate * self.rtt / self.s);
+        self.last_change = now;
+    }
+
+    /// ns-2.28's `slowstart()` (2.28 l.437–497) with `ss_changes_ 1` (tcl 2.28 l.1059, the
+    /// default since 2004-10-22), so its `!ss_changes_` branch (l.450) never runs.
+    fn slowstart_2_28(&mut self, now: SimTime) {
+        let since_change = secs(now.saturating_since(self.last_change));
+        if self.round <= 1 {
+            // l.441–449: the first report sets the initial rate (2.35 keeps a higher rate, and
+            // keeps the initial rate at the second report too)
+            self.oldrate = self.rate;
+            self.rate = self.init_packets * self.s / self.rtt;
+            self.changed(now);
+        } else if self.ss_maxrate > 0.0 {
+            if SSMULT * self.rate < self.ss_maxrate && since_change > self.rtt {
+                // l.458–463: double, if doubling stays below 2·X_recv
+                self.oldrate = self.rate;
+                self.rate *= SSMULT;
+                self.changed(now);
+            } else if self.oldrate > self.ss_maxrate {
+                // l.464–469: the rate reached before the last change (advanced packet by
+                // packet by `slow_increase_`) is above 2·X_recv: down to X_recv
+                self.rate = 0.5 * self.ss_maxrate;
+                self.oldrate = self.rate;
+                self.delta = 0.0;
+                self.last_change = now;
+            } else if self.round > 2 && self.rate > self.ss_maxrate {
+                // l.470–477: above 2·X_recv: capped *at* 2·X_recv (2.35 halves to X_recv)
+                self.oldrate = self.rate;
+                self.rate = self.ss_maxrate;
+                self.changed(now);
+            } else if since_change > self.rtt {
+                // l.478–485: doubling would pass 2·X_recv: 2·X_recv, once per RTT
+                self.oldrate = self.rate;
+                self.rate = self.ss_maxrate;
+                self.changed(now);
+            }
+        } else {
+            // l.487–495: the receiver saw nothing: s/R, reached gradually (δ from the change;
+            // 2.35's δ is 0)
+            self.oldrate = self.rate;
+            self.rate = self.s / self.rtt;
+            self.changed(now);
+        }
+    }
+
+    /// ns-2.35's `slowstart()` (2.35 l.462–516).
+    fn slowstart_2_35(&mut self, now: SimTime) {
         let initrate = self.init_packets * self.s / self.rtt;
         let since_change = secs(now.saturating_since(self.last_change));
         if self.round <= 1 || (self.round == 2 && self.init_packets > 1.0) {
@@ -304,8 +418,9 @@ impl Control {
     fn increase(&mut self, now: SimTime) {
         let mult = (secs(now.saturating_since(self.last_change)) / self.rtt).min(2.0);
         self.rate += self.s / self.rtt * mult;
-        // `idleFix_`'s data-limited case again holds only before 1.5 R
-        let floor = if secs(now - SimTime::ZERO) < 1.5 * self.rtt {
+        // `idleFix_`'s data-limited case again holds only before 1.5 R (2.35 l.527–531); ns-2.28
+        // has no `idleFix_`: the floor is s/R (2.28 l.507)
+        let floor = if self.release == Release::V2_35 && secs(now - SimTime::ZERO) < 1.5 * self.rtt {
             self.init_packets * self.s / self.rtt
         } else {
             self.s / self.rtt
@@ -317,8 +432,9 @@ impl Control {
         self.heavyrounds = 0;
     }
 
-    /// `decrease_rate()`: the equation's rate, capped at max(2·X_recv, s/R) at once
-    /// (`maxHeavyRounds_ 0`).
+    /// `decrease_rate()` (2.35 l.549–567, 2.28 l.516–535, the same code): the equation's rate,
+    /// capped at max(2·X_recv, s/R) once it has been above it for more than `maxHeavyRounds_`
+    /// reports in a row — at once in 2.35 (0), from the second report in 2.28 (1).
     fn decrease(&mut self, now: SimTime) {
         self.rate = self.rcvrate;
         let maximum = self.maxrate.max(self.s / self.rtt);
@@ -327,7 +443,7 @@ impl Control {
         } else {
             self.heavyrounds = 0;
         }
-        if self.heavyrounds > 0 {
+        if self.heavyrounds > self.release.max_heavy_rounds() {
             self.rate = self.rate.min(maximum);
         }
         self.phase = Phase::RateDecrease;
@@ -477,5 +593,165 @@ mod tests {
         assert!(close(first, S / 45_000.0));
         let second = c.next_interval().unwrap();
         assert!(close(second, S / 50_000.0));
+    }
+
+    // ---- ns-2.28 against ns-2.35: each difference, same inputs, different outcome
+
+    fn both() -> [Control; 2] {
+        [sender(), sender().with_release(Release::V2_28)]
+    }
+
+    /// A sender in slow start after its first report (R = 100 ms), then placed at `rate`, with
+    /// `oldrate` the rate reached before the last change, `round` reports so far and its last
+    /// change at `last_change_ms`.
+    fn in_slow_start(release: Release, rate: f64, oldrate: f64, round: u32, last_change_ms: u64) -> Control {
+        let mut c = sender().with_release(release);
+        c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
+        c.rate = rate;
+        c.oldrate = oldrate;
+        c.delta = 0.0;
+        c.round = round - 1;
+        c.last_change = at_ms(last_change_ms);
+        c
+    }
+
+    #[test]
+    fn ns2_28_takes_maxrate_from_the_first_report_too() {
+        // 2.28 l.323 against 2.35 l.343. No branch reads maxrate before the next report
+        // replaces it (the first report goes to slowstart's first-report branch), so this
+        // shows the state only.
+        let [mut v35, mut v28] = both();
+        v35.on_feedback(at_ms(100), 0.1, 5_000.0, 0.0);
+        v28.on_feedback(at_ms(100), 0.1, 5_000.0, 0.0);
+        assert_eq!((v35.ss_maxrate, v35.maxrate), (0.0, 0.0));
+        assert_eq!((v28.ss_maxrate, v28.maxrate), (10_000.0, 10_000.0));
+        assert!(close(v35.x(), v28.x()), "both set the initial rate");
+    }
+
+    #[test]
+    fn ns2_28_doubles_at_the_second_report_where_2_35_keeps_the_initial_rate() {
+        let [mut v35, mut v28] = both();
+        for c in [&mut v35, &mut v28] {
+            c.on_feedback(at_ms(100), 0.1, 300.0, 0.0); // round 1: 4 s/R = 40 000
+            c.on_feedback(at_ms(250), 0.1, 50_000.0, 0.0); // round 2, 2·X_recv = 100 000
+        }
+        assert!(close(v35.x(), 40_000.0), "2.35 l.469: the second report keeps the initial rate");
+        assert!(close(v28.x(), 80_000.0), "2.28 l.458–463: doubled, below 2·X_recv");
+    }
+
+    #[test]
+    fn above_twice_x_recv_ns2_28_caps_at_twice_x_recv_where_2_35_halves_to_x_recv() {
+        // the rate before the last change (80 000) was below 2·X_recv = 90 000
+        let mut v35 = in_slow_start(Release::V2_35, 100_000.0, 80_000.0, 5, 300);
+        let mut v28 = in_slow_start(Release::V2_28, 100_000.0, 80_000.0, 5, 300);
+        v35.on_feedback(at_ms(350), 0.1, 45_000.0, 0.0);
+        v28.on_feedback(at_ms(350), 0.1, 45_000.0, 0.0);
+        assert!(close(v35.x(), 45_000.0), "2.35 l.497–501: X_recv");
+        assert!(close(v28.x(), 90_000.0), "2.28 l.470–477: 2·X_recv");
+        // 2.28 halves only when the rate reached before the last change is above it too
+        let mut v28 = in_slow_start(Release::V2_28, 100_000.0, 100_000.0, 5, 300);
+        v28.on_feedback(at_ms(350), 0.1, 45_000.0, 0.0);
+        assert!(close(v28.x(), 45_000.0), "2.28 l.464–469");
+        // and at the second report it does not cap (2·X_recv does not yet reflect slow start)
+        let mut v28 = in_slow_start(Release::V2_28, 100_000.0, 80_000.0, 2, 300);
+        v28.on_feedback(at_ms(350), 0.1, 45_000.0, 0.0);
+        assert!(close(v28.x(), 100_000.0), "2.28 l.470: round_id > 2; l.480: not an RTT since");
+    }
+
+    #[test]
+    fn a_twice_x_recv_one_rounding_below_the_rate_halves_it_in_2_35_only() {
+        // docs/validation.md, "Slow start beside a short-RTT flow": ns-2.35's 2·X_recv came a
+        // rounding below the rate it had set, and halved it
+        let rate = 250_000.0;
+        let x_recv = rate / 2.0 * (1.0 - f64::EPSILON);
+        assert!(2.0 * x_recv < rate);
+        let mut v35 = in_slow_start(Release::V2_35, rate, 214_224.51, 6, 300);
+        let mut v28 = in_slow_start(Release::V2_28, rate, 214_224.51, 6, 300);
+        v35.on_feedback(at_ms(344), 0.1, x_recv, 0.0);
+        v28.on_feedback(at_ms(344), 0.1, x_recv, 0.0);
+        assert!(close(v35.x(), rate / 2.0));
+        assert!(close(v28.x(), rate), "capped at 2·X_recv, a rounding below the rate");
+    }
+
+    #[test]
+    fn with_nothing_received_ns2_28_moves_to_one_packet_per_rtt_gradually() {
+        // both set s/R (2.35 l.503–509, 2.28 l.487–495); 2.35's δ is 0, so the packet spacing
+        // stays at the old rate, 2.28's δ reaches s/R in one packet here
+        let mut v35 = in_slow_start(Release::V2_35, 5_000.0, 5_000.0, 5, 300);
+        let mut v28 = in_slow_start(Release::V2_28, 5_000.0, 5_000.0, 5, 300);
+        v35.on_feedback(at_ms(350), 0.1, 0.0, 0.0);
+        v28.on_feedback(at_ms(350), 0.1, 0.0, 0.0);
+        assert!(close(v35.x(), 10_000.0) && close(v28.x(), 10_000.0));
+        assert!(close(v35.next_interval().unwrap(), S / 5_000.0));
+        assert!(close(v28.next_interval().unwrap(), S / 10_000.0));
+    }
+
+    #[test]
+    fn a_nofeedback_expiry_ends_slow_start_in_ns2_28_only() {
+        let [mut v35, mut v28] = both();
+        for c in [&mut v35, &mut v28] {
+            c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
+            c.on_feedback(at_ms(200), 0.1, 20_000.0, 0.0);
+            c.on_feedback(at_ms(350), 0.1, 40_000.0, 0.0);
+            assert!(close(c.x(), 80_000.0), "both at 2·X_recv");
+            c.on_nofeedback();
+            assert!(close(c.x(), 40_000.0), "both halve");
+        }
+        assert_eq!(v35.phase(), Phase::SlowStart, "2.35 l.617–621");
+        assert_eq!(v28.phase(), Phase::RateDecrease, "2.28 l.563");
+        // the next report, with no loss: 2.35 doubles in slow start and sends at once; 2.28
+        // climbs by at most 2 s/R (`increase_rate`) and waits for its send timer
+        let a35 = v35.on_feedback(at_ms(600), 0.1, 100_000.0, 0.0);
+        let a28 = v28.on_feedback(at_ms(600), 0.1, 100_000.0, 0.0);
+        assert!(close(v35.x(), 80_000.0) && a35.send_now);
+        assert_eq!(v28.phase(), Phase::CongestionAvoidance);
+        assert!(close(v28.x(), 40_000.0 + 2.0 * S / 0.1) && !a28.send_now);
+    }
+
+    #[test]
+    fn ns2_28_lets_the_rate_exceed_twice_x_recv_for_one_report() {
+        // `maxHeavyRounds_`: 1 in ns-2.28 (tcl 2.28 l.1035), 0 in 2.35 (ns-default.tcl l.1155)
+        let [mut v35, mut v28] = both();
+        for c in [&mut v35, &mut v28] {
+            c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
+            c.on_feedback(at_ms(200), 0.1, 30_000.0, 0.0);
+            c.on_feedback(at_ms(300), 0.1, 30_000.0, 0.001); // out of slow start
+        }
+        let rcv = |c: &Control| x_ns2(0.002, c.rtt(), c.tzero(), S, 1.0);
+        let high = v35.x();
+        assert!(rcv(&v35) < high && rcv(&v35) > 2.0 * 5_000.0, "a decrease above 2·X_recv");
+        v35.on_feedback(at_ms(400), 0.1, 5_000.0, 0.002);
+        v28.on_feedback(at_ms(400), 0.1, 5_000.0, 0.002);
+        assert!(close(v35.x(), 10_000.0), "capped at once");
+        assert!(close(v28.x(), rcv(&v28)), "one report above the cap");
+        v28.on_feedback(at_ms(500), 0.1, 5_000.0, 0.002);
+        assert!(close(v28.x(), 10_000.0), "capped at the second");
+    }
+
+    #[test]
+    fn ns2_28_has_no_idle_fix_floor_in_increase_rate() {
+        // within 1.5 R of time 0, 2.35's `increase_rate` floor is the initial rate (l.527–531,
+        // `lastlimited_` 0); 2.28's is s/R (l.507)
+        let [mut v35, mut v28] = both();
+        for c in [&mut v35, &mut v28] {
+            c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
+            c.on_feedback(at_ms(110), 0.1, 1_000.0, 0.001); // leaves slow start
+            c.on_feedback(at_ms(140), 0.1, 1_000.0, 0.0001); // 140 ms < 1.5 R: increase
+        }
+        assert_eq!(v28.phase(), Phase::CongestionAvoidance);
+        assert!(close(v35.x(), 4.0 * S / 0.1), "max(2·X_recv, 4 s/R)");
+        assert!(close(v28.x(), S / 0.1), "max(2·X_recv, s/R)");
+    }
+
+    #[test]
+    fn ns2_28_leaves_the_send_timer_unset_below_smallfloat() {
+        // an interval at or below SMALLFLOAT: 2.35 reschedules at SMALLFLOAT (l.285–286),
+        // 2.28 sets no timer (l.265–266)
+        let [mut v35, mut v28] = both();
+        v35.on_feedback(at_ms(100), 1e-12, 300.0, 0.0);
+        v28.on_feedback(at_ms(100), 1e-12, 300.0, 0.0);
+        assert!(S / v35.x() < SMALL);
+        assert_eq!(v35.next_interval(), Some(SMALL));
+        assert_eq!(v28.next_interval(), None);
     }
 }

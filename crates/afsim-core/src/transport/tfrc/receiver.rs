@@ -136,7 +136,7 @@ impl Receiver {
                     self.timer.arm(ctx.now + self.rtt, ctx);
                 }
             }
-            Rules::Ns2 => self.nextpkt_ns2(None, ctx),
+            Rules::Ns2 | Rules::Ns2_28 => self.nextpkt_ns2(None, ctx),
         }
     }
 
@@ -161,7 +161,7 @@ impl Receiver {
             self.last = Some((timestamp, now));
             self.first_arrival.get_or_insert(now);
             // ns-2 counts only unmarked packets (`RCVD`) in its receive rate
-            if !(marked && self.p.rules == Rules::Ns2) {
+            if !(marked && self.p.rules.ns2_sink()) {
                 self.recent.push_back(now);
             }
             // X_recv looks back R_m at most (ns-2: R before the latest arrival); arrivals
@@ -180,7 +180,7 @@ impl Receiver {
         self.stats.packets_lost = self.detector.lost;
         match self.p.rules {
             Rules::Rfc5348 => self.after_data_rfc(ctx),
-            Rules::Ns2 => {
+            Rules::Ns2 | Rules::Ns2_28 => {
                 let above = highest_before.is_none_or(|m| seq > m);
                 self.after_data_ns2(arrival, above, urgent, marked, timestamp, ctx)
             }
@@ -331,7 +331,7 @@ impl Receiver {
         let p = given_p.unwrap_or_else(|| self.history.p(s_max));
         let x_recv = match self.p.rules {
             Rules::Rfc5348 => self.x_recv_rfc(now),
-            Rules::Ns2 => self.x_recv_ns2(now),
+            Rules::Ns2 | Rules::Ns2_28 => self.x_recv_ns2(now),
         };
         ctx.send(Packet {
             src: self.node,

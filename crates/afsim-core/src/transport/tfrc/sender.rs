@@ -3,7 +3,8 @@
 //! Read this first.
 //! - Sources: RFC 5348 §4 (the rate arithmetic is in `rate_rfc`), §4.6 (packets spaced s/X
 //!   apart, or s/X_inst with oscillation prevention); ns-2.35 `TfrcAgent` for `Rules::Ns2`
-//!   (`rate_ns2`); gTFRC's target rate lives in both rate modules.
+//!   and ns-2.28's for `Rules::Ns2_28` (`rate_ns2`, `Release`); gTFRC's target rate lives in
+//!   both rate modules.
 //! - Packets: a data packet is `packet_size` bytes of IP with sequence numbers from 0
 //!   (`th.seq`), ECT(0) when `ecn`, and `TfrcHeader::Data` with its send time, R (0 before the
 //!   first feedback) and, for the ns-2 receiver, t_RTO, the sender's round and its urgent flag.
@@ -78,6 +79,10 @@ impl Sender {
         let control = match p.rules {
             Rules::Rfc5348 => Control::Rfc(rate_rfc::Control::new(s, p.initial_rate, p.oscillation_prevention, target, p.start)),
             Rules::Ns2 => Control::Ns2(rate_ns2::Control::new(s, p.initial_rate, p.oscillation_prevention, target)),
+            Rules::Ns2_28 => Control::Ns2(
+                rate_ns2::Control::new(s, p.initial_rate, p.oscillation_prevention, target)
+                    .with_release(rate_ns2::Release::V2_28),
+            ),
         };
         Sender {
             flow,

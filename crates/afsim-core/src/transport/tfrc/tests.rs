@@ -320,6 +320,32 @@ fn ns2_reports_a_gap_as_a_loss_at_the_next_packet() {
     assert!(!n.sender.in_slow_start());
 }
 
+#[test]
+fn ns2_28_runs_end_to_end_with_ns2s_receiver_and_parts_from_ns2_in_slow_start() {
+    // same segment size for both (ns2_28's own default has no header bytes)
+    let p28 = Params { header_bytes: 32, ..Params::ns2_28() };
+    let (mut a, mut b) = (Net::new(&Params::ns2(), 50), Net::new(&p28, 50));
+    for n in [&mut a, &mut b] {
+        n.lose = vec![40];
+        n.start();
+        n.run_ms(2000);
+        // the receiver's rules are ns-2.35's for both: the one gap is one loss and one event
+        assert_eq!((n.receiver.stats().packets_lost, n.receiver.stats().loss_events), (1, 1));
+        assert!(!n.sender.in_slow_start());
+    }
+    // the same four reports (one every 100 ms: X_recv 1, 10, 40, 40 packets/s × s). At the
+    // third (300 ms) the rate is 40 packets/s and 2·X_recv 80: doubling would not stay below
+    // it in either release. 2.35 changes nothing (its last change was the second report,
+    // not more than R before: 2.35 l.469–474, l.485–486); 2.28's last change was the first
+    // report, so it sets 2·X_recv (2.28 l.478–485), and the fifth report already sees more
+    assert_eq!(a.feedback[..4], b.feedback[..4]);
+    let (xa, xb) = (a.feedback[4].1, b.feedback[4].1);
+    assert!(close(xa, 40.0 * S, 1e-9) && close(xb, 60.0 * S, 1e-9), "fifth X_recv: ns2 {xa}, ns2_28 {xb}");
+    // and 2.28 reaches the loss (packet 40) sooner
+    let first_loss = |n: &Net| n.feedback.iter().find(|f| f.2 > 0.0).expect("a loss report").0;
+    assert!(first_loss(&b) < first_loss(&a));
+}
+
 // ------------------------------------------------------------------------------------------
 // The whole model in the engine: one TFRC flow alone on a link with Bernoulli loss.
 
