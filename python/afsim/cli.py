@@ -130,6 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
         "10ms): length, bytes and the discipline's averages over time (monitor.parquet in "
         "--out; percentiles in the tables); repeatable",
     )
+    run_p.add_argument(
+        "--plot", type=Path, metavar="FILE",
+        help="also draw what the run recorded into FILE (.png, .svg or .pdf): sampled queues, "
+        "traced cwnd / TFRC rates, CSA α over time, and the flows' throughput",
+    )
     run_p.set_defaults(func=cmd_run)
 
     live_p = sub.add_parser(
@@ -388,6 +393,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             scenario = scenario.with_monitor(port, interval or "10ms")
         except ValueError as e:
             raise UsageError(f"--monitor {text}: {e}") from None
+    if args.plot is not None:
+        from afsim.plot import check_plot_path
+
+        if (problem := check_plot_path(args.plot)) is not None:
+            raise UsageError(f"--plot {problem}")
     print_warnings(scenario.warnings)
     if args.out is not None:
         prepare_out_dir(args.out, "--out")  # before the run, so that its results are not lost
@@ -401,7 +411,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()
 
-    results = None if args.format == "json" and args.out is None else Results.from_run(raw)
+    need_tables = args.format != "json" or args.out is not None or args.plot is not None
+    results = Results.from_run(raw) if need_tables else None
     if args.format == "json":
         sys.stdout.write(raw.summary_json() + "\n")
     elif args.format == "csv":
@@ -420,6 +431,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         written = results.write(args.out)
         if args.format == "table":
             _console().print(f"wrote {len(written)} files to {args.out}")
+    if args.plot is not None:
+        assert results is not None
+        from afsim.plot import plot
+
+        plot(results, args.plot)
+        if args.format == "table":
+            _console().print(f"plotted to {args.plot}")
     if scenario.captures and args.format == "table":
         _console().print(f"captured to {', '.join(str(c) for c in scenario.captures)}")
     return EXIT_OK

@@ -104,3 +104,31 @@ def test_rio_samples_carry_both_averages() -> None:
     # avg_total (over every packet) is at least the IN average's share of the traffic
     assert (m["avg"] >= 0).all() and m["avg"].max() > 0
     assert json.loads(r.summary_json)["stop_reason"] == "max_data_packets"
+
+
+# afsim run --plot (afsim/plot.py): what the run recorded, drawn
+
+
+def test_plot_draws_the_recorded_series(tmp_path: Path) -> None:
+    png, svg = tmp_path / "run.png", tmp_path / "run.svg"
+    p = afsim_cmd("run", TCP_ECN, "--monitor", "r1->r2@10ms", "--plot", png)
+    assert p.returncode == 0, p.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"plotted to {png}" in p.stdout
+    p = afsim_cmd("run", TCP_ECN, "--plot", svg, "--format", "json")
+    assert p.returncode == 0, p.stderr
+    text = svg.read_text()
+    # the flows' panel always, the traced senders' cwnd (tcp_ecn.toml traces its flows)
+    assert "<svg" in text and "TCP congestion windows" in text and "sampled queues" not in text
+    assert json.loads(p.stdout)["scenario"] == "tcp-ecn", "--format json stays pure JSON"
+
+
+@pytest.mark.parametrize(("target", "message"), [
+    ("run.txt", "the plot's format comes from its suffix"),
+    ("missing/run.png", "does not exist"),
+    (".", "is a directory"),
+])
+def test_a_bad_plot_path_is_refused_before_the_run(tmp_path: Path, target: str, message: str) -> None:
+    p = afsim_cmd("run", TCP_ECN, "--plot", tmp_path / target if target != "." else tmp_path,
+                  "--out", tmp_path / "out")
+    assert p.returncode == 2 and message in p.stderr, p.stderr
+    assert not (tmp_path / "out").exists()

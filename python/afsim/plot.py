@@ -1,0 +1,133 @@
+"""``afsim run --plot FILE``: one figure of what a run recorded, for a look without code.
+
+Read this first: nothing here computes a result; every panel draws a table of ``Results`` as
+it is. The panels, top to bottom, appear when their table has rows: each sampled queue's length
+and the discipline's average over time (``[[monitor]]``, ``--monitor``), each traced TCP
+sender's cwnd (``trace = true``), each traced TFRC sender's rate X and X_recv, each CSA's α; the
+last panel is always the flows' throughput (and goodput where TCP has one) against their
+contracts. The file's suffix picks the format (.png, .svg, .pdf).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from afsim.results import Results
+
+#: Formats ``--plot`` writes, by suffix.
+FORMATS = (".png", ".svg", ".pdf")
+
+
+def check_plot_path(path: Path) -> str | None:
+    """Why ``path`` cannot take a plot (checked before the run), or None."""
+    if path.is_dir():
+        return f"{path} is a directory, not a file"
+    if path.suffix.lower() not in FORMATS:
+        return f"{path}: the plot's format comes from its suffix, one of {', '.join(FORMATS)}"
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        return f"the directory {parent} does not exist"
+    return None
+
+
+def plot(results: Results, path: Path) -> Path:
+    """Draws the run's panels into ``path`` and returns it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = []
+    if len(results.monitor):
+        panels.append(("queues", _queues))
+    if len(results.traces):
+        panels.append(("cwnd", _cwnd))
+    if len(results.tfrc_traces):
+        panels.append(("tfrc", _tfrc))
+    if len(results.alpha):
+        panels.append(("alpha", _alpha))
+    panels.append(("flows", _flows))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.2 * len(panels)), squeeze=False)
+    for (_, draw), ax in zip(panels, axes[:, 0]):
+        draw(results, ax)
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"{results.scenario}  ·  seed {results.seed}  ·  {results.end_time_s:g} simulated s",
+                 fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _legend(ax, n: int) -> None:
+    if n <= 12:
+        ax.legend(fontsize=8, loc="best")
+    else:
+        ax.text(0.99, 0.97, f"{n} series", transform=ax.transAxes, ha="right", va="top", fontsize=8)
+
+
+def _queues(r: Results, ax) -> None:
+    n = 0
+    for i, (queue, g) in enumerate(r.monitor.groupby("queue", sort=False)):
+        colour = f"C{i % 10}"
+        ax.step(g["time_s"], g["len_packets"], where="post", color=colour, lw=0.6, alpha=0.45,
+                label=f"{queue} length")
+        if g["avg"].notna().any():
+            # the average on top, darker: it is the smoother of the two
+            ax.plot(g["time_s"], g["avg"], color="k" if n == 0 else colour, lw=1.6, zorder=3,
+                    label=f"{queue} average")
+        n += 1
+    ax.set_ylabel("packets")
+    ax.set_xlabel("time (s)")
+    ax.set_title("sampled queues (--monitor): length and the discipline's average", fontsize=10)
+    _legend(ax, 2 * n)
+
+
+def _cwnd(r: Results, ax) -> None:
+    flows = list(r.traces.groupby("flow", sort=False))
+    for flow, g in flows:
+        ax.step(g["time_s"], g["cwnd"] / 1000.0, where="post", lw=1.0, label=str(flow))
+    ax.set_ylabel("cwnd (kB)")
+    ax.set_xlabel("time (s)")
+    ax.set_title("TCP congestion windows (trace = true)", fontsize=10)
+    _legend(ax, len(flows))
+
+
+def _tfrc(r: Results, ax) -> None:
+    flows = list(r.tfrc_traces.groupby("flow", sort=False))
+    for i, (flow, g) in enumerate(flows):
+        ax.step(g["time_s"], g["x_kbps"], where="post", color=f"C{i % 10}", lw=1.0, label=f"{flow} X")
+        ax.step(g["time_s"], g["x_recv_kbps"], where="post", color=f"C{i % 10}", lw=0.8, ls=":",
+                label=f"{flow} X_recv")
+    ax.set_ylabel("kb/s")
+    ax.set_xlabel("time (s)")
+    ax.set_title("TFRC sending rate X and receive rate X_recv (trace = true)", fontsize=10)
+    _legend(ax, 2 * len(flows))
+
+
+def _alpha(r: Results, ax) -> None:
+    csas = list(r.alpha.groupby("csa", sort=False))
+    for csa, g in csas:
+        ax.step(g["time_s"], g["alpha"], where="post", lw=1.2, label=str(csa))
+    ax.set_ylabel("α")
+    ax.set_xlabel("time (s)")
+    ax.set_title("Congestion Signaling Algorithms: α", fontsize=10)
+    _legend(ax, len(csas))
+
+
+def _flows(r: Results, ax) -> None:
+    f = r.flows
+    x = range(len(f))
+    ax.bar(x, f["throughput_kbps"], color="C0", label="throughput")
+    if "goodput_kbps" in f.columns and f["goodput_kbps"].notna().any():
+        ax.bar(x, f["goodput_kbps"].fillna(0.0), color="C2", width=0.45, label="goodput")
+    if "contract_kbps" in f.columns and f["contract_kbps"].notna().any():
+        ax.scatter(x, f["contract_kbps"], color="k", marker="_", s=300, zorder=3, label="contract")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(f["name"], rotation=90 if len(f) > 12 else 0, fontsize=7 if len(f) > 12 else 9)
+    ax.set_ylabel("kb/s")
+    span = "after the warm-up" if r.summary.get("warmup_s") else "over the run"
+    ax.set_title(f"flows: delivered throughput {span}", fontsize=10)
+    ax.legend(fontsize=8, loc="best")
