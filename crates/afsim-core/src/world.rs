@@ -21,30 +21,30 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::edge::conditioner::{Conditioner, Outcome};
+use crate::edge::csa::Csa;
+use crate::edge::dscp::ColourTable;
 use crate::edge::dscp::MAX_LEVELS;
-use crate::metrics::{conservation, fairness};
 use crate::metrics::flow::FlowStats;
 use crate::metrics::series::{QueueSeries, QueueState};
+use crate::metrics::{conservation, fairness};
 use crate::net::framing::TxClock;
+use crate::net::loss::Loss;
+use crate::net::packet::{proto, Packet, TransportHeader};
 use crate::net::packet::{PacketId, Pool};
 use crate::net::pcap;
 use crate::net::routing::{Tables, NO_ROUTE};
 use crate::queue::{AnyQueue, DropReason, QueueStats, N_DROP_REASONS};
 use crate::report::{
-    ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow, QueueRow, Report, SimaLevelRow,
-    SimaQueueRow,
+    ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow, QueueRow, Report,
+    SimaLevelRow, SimaQueueRow,
 };
+use crate::scenario::spec::CsaScope;
 use crate::scenario::spec::{AppSpec, SpecError};
 use crate::scenario::Spec;
 use crate::sim::event::{Event, EventQueue};
 use crate::sim::rng::{self, Rng};
 use crate::sim::time::{SimDuration, SimTime};
-use crate::edge::conditioner::{Conditioner, Outcome};
-use crate::edge::csa::Csa;
-use crate::scenario::spec::CsaScope;
-use crate::net::packet::{proto, Packet, TransportHeader};
-use crate::edge::dscp::ColourTable;
-use crate::net::loss::Loss;
 use crate::transport::{cbr::Cbr, sink::Sink, tcp, tfrc, AnyAgent, Ctx};
 
 /// `receive`'s `via` for packets an agent sent from the node itself.
@@ -91,7 +91,15 @@ impl Port {
         if let Some(s) = self.series.as_deref_mut() {
             let (avg, avg_in) = self.queue.averages();
             let len_packets = u32::try_from(self.queue.len_packets()).unwrap_or(u32::MAX);
-            s.advance(now, QueueState { len_packets, len_bytes: self.queue.len_bytes(), avg, avg_in });
+            s.advance(
+                now,
+                QueueState {
+                    len_packets,
+                    len_bytes: self.queue.len_bytes(),
+                    avg,
+                    avg_in,
+                },
+            );
         }
     }
 }
@@ -248,7 +256,10 @@ impl World {
         let node_name = |i: usize| spec.nodes[i].name.as_str();
         let mut ports = Vec::with_capacity(2 * spec.links.len());
         for l in &spec.links {
-            for (from, to, q, loss) in [(l.a, l.b, &l.queue_ab, l.loss_ab), (l.b, l.a, &l.queue_ba, l.loss_ba)] {
+            for (from, to, q, loss) in [
+                (l.a, l.b, &l.queue_ab, l.loss_ab),
+                (l.b, l.a, &l.queue_ba, l.loss_ba),
+            ] {
                 let name = format!("{}->{}", node_name(from), node_name(to));
                 ports.push(Port {
                     loss: loss.map(|m| Loss::new(m, rng::stream(seed, &format!("link/{name}")))),
@@ -288,7 +299,8 @@ impl World {
         }
         let links: Vec<(usize, usize)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
         let routes: Vec<&[usize]> = spec.routes.iter().map(|r| r.path.as_slice()).collect();
-        let tables = Tables::compute(spec.nodes.len(), &links, &routes).map_err(SpecError::Route)?;
+        let tables =
+            Tables::compute(spec.nodes.len(), &links, &routes).map_err(SpecError::Route)?;
 
         let mut agents = Vec::with_capacity(2 * spec.flows.len());
         let mut agent_node = Vec::with_capacity(2 * spec.flows.len());
@@ -301,7 +313,14 @@ impl World {
             match &f.app {
                 AppSpec::Cbr(c) => {
                     finite.push(c.max_packets.is_some());
-                    agents.push(AnyAgent::Cbr(Cbr::new(flow, src, dst, sink_id, c.clone(), stream)));
+                    agents.push(AnyAgent::Cbr(Cbr::new(
+                        flow,
+                        src,
+                        dst,
+                        sink_id,
+                        c.clone(),
+                        stream,
+                    )));
                     agents.push(AnyAgent::Sink(Sink::new(flow)));
                 }
                 AppSpec::Tcp(p) => {
@@ -311,16 +330,23 @@ impl World {
                         flow, src, dst, sink_id, p, stream,
                     ))));
                     agents.push(AnyAgent::TcpReceiver(tcp::receiver::Receiver::new(
-                        flow, src, dst, source_id, p, receiver_stream,
+                        flow,
+                        src,
+                        dst,
+                        source_id,
+                        p,
+                        receiver_stream,
                     )));
                 }
                 AppSpec::Tfrc(p) => {
                     finite.push(false);
                     let from = SimTime::ZERO + spec.warmup;
-                    agents.push(AnyAgent::TfrcSender(Box::new(tfrc::sender::Sender::new(flow, src, dst, sink_id, p, from))));
-                    agents.push(AnyAgent::TfrcReceiver(Box::new(tfrc::receiver::Receiver::new(
-                        flow, dst, src, source_id, p, from,
+                    agents.push(AnyAgent::TfrcSender(Box::new(tfrc::sender::Sender::new(
+                        flow, src, dst, sink_id, p, from,
                     ))));
+                    agents.push(AnyAgent::TfrcReceiver(Box::new(
+                        tfrc::receiver::Receiver::new(flow, dst, src, source_id, p, from),
+                    )));
                 }
             }
             debug_assert_eq!(agents.len() as u32, sink_id + 1);
@@ -337,7 +363,13 @@ impl World {
             let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
             // per-flow arrays also cover the CSA control-packet pseudo-flows
             let n_all = spec.flows.len() + spec.csas.iter().map(|c| c.targets.len()).sum::<usize>();
-            conditioners.push(Conditioner::new(cs, n_all, &spec.colours, stream, SimTime::ZERO + spec.warmup));
+            conditioners.push(Conditioner::new(
+                cs,
+                n_all,
+                &spec.colours,
+                stream,
+                SimTime::ZERO + spec.warmup,
+            ));
             for (i, p) in ports.iter().enumerate() {
                 if p.to as usize == cs.node && cs.from.is_none_or(|f| f == p.from as usize) {
                     ingress[i].push(c as u32);
@@ -356,7 +388,11 @@ impl World {
             let port = ports
                 .iter()
                 .position(|p| p.from as usize == cs.node && p.to as usize == cs.towards)
-                .ok_or(SpecError::NodeIndex { what: "csa", index: k, field: "towards" })?;
+                .ok_or(SpecError::NodeIndex {
+                    what: "csa",
+                    index: k,
+                    field: "towards",
+                })?;
             port_csa[port] = k as u32;
             let targets: Vec<(u32, u32)> = cs
                 .targets
@@ -382,14 +418,23 @@ impl World {
             };
             let mut ctl_of_cond = vec![u32::MAX; spec.conditioners.len()];
             for (t, &(c, _)) in targets.iter().enumerate() {
-                ctl_of_cond[c as usize] = if cs.scope == CsaScope::Shared { 0 } else { t as u32 };
+                ctl_of_cond[c as usize] = if cs.scope == CsaScope::Shared {
+                    0
+                } else {
+                    t as u32
+                };
             }
             csas.push(CsaRun {
                 name: cs.name.clone(),
                 node: cs.node as u32,
                 port: port as u32,
                 targets,
-                ctls: (0..n_ctls).map(|_| CtlRun { csa: Csa::with_trace(cs.params, cs.trace), timer_at: None }).collect(),
+                ctls: (0..n_ctls)
+                    .map(|_| CtlRun {
+                        csa: Csa::with_trace(cs.params, cs.trace),
+                        timer_at: None,
+                    })
+                    .collect(),
                 ctl_of_cond,
                 scope: cs.scope,
                 trace: cs.trace,
@@ -462,8 +507,15 @@ impl World {
     }
 
     /// Runs the event loop until a stop condition of the spec is met.
-    pub fn run(&mut self, mut progress: Option<&mut dyn FnMut(&Progress) -> bool>) -> Result<(), RunError> {
-        let end = self.spec.stop.duration.map_or(SimTime::MAX, |d| SimTime::ZERO + d);
+    pub fn run(
+        &mut self,
+        mut progress: Option<&mut dyn FnMut(&Progress) -> bool>,
+    ) -> Result<(), RunError> {
+        let end = self
+            .spec
+            .stop
+            .duration
+            .map_or(SimTime::MAX, |d| SimTime::ZERO + d);
         let max_packets = self.spec.stop.max_packets.unwrap_or(u64::MAX);
         let max_data = self.spec.stop.max_data_packets.unwrap_or(u64::MAX);
         let until_transfers = self.spec.stop.transfers_complete && self.finite_total > 0;
@@ -507,10 +559,19 @@ impl World {
 
     fn progress(&self, end: SimTime, max_packets: u64, max_data: u64) -> Progress {
         let by_time = (end != SimTime::MAX).then(|| self.now.0 as f64 / end.0.max(1) as f64);
-        let by_packets = (max_packets != u64::MAX).then(|| self.generated as f64 / max_packets as f64);
+        let by_packets =
+            (max_packets != u64::MAX).then(|| self.generated as f64 / max_packets as f64);
         let by_data = (max_data != u64::MAX).then(|| self.data_generated as f64 / max_data as f64);
-        let fraction = [by_time, by_packets, by_data].into_iter().flatten().reduce(f64::max);
-        Progress { sim_time_s: self.now.as_secs_f64(), fraction, events: self.events_done, packet_hops: self.hops }
+        let fraction = [by_time, by_packets, by_data]
+            .into_iter()
+            .flatten()
+            .reduce(f64::max);
+        Progress {
+            sim_time_s: self.now.as_secs_f64(),
+            fraction,
+            events: self.events_done,
+            packet_hops: self.hops,
+        }
     }
 
     #[inline]
@@ -534,7 +595,9 @@ impl World {
             }
             Event::Wake { cond } => self.wake(cond as usize),
             Event::CsaTimer { csa, ctl } => self.csa_timer(csa as usize, ctl as usize),
-            Event::Timer { agent, token } => self.call_agent(agent, |a, ctx| a.on_timer(token, ctx)),
+            Event::Timer { agent, token } => {
+                self.call_agent(agent, |a, ctx| a.on_timer(token, ctx))
+            }
             Event::Warmup => {
                 for (flow, g) in self.goodput_at_warmup.iter_mut().enumerate() {
                     if let AnyAgent::TcpReceiver(r) = &self.agents[2 * flow + 1] {
@@ -555,7 +618,8 @@ impl World {
             let p = &mut self.ports[port];
             if p.queue.len_packets() > 0 {
                 p.tx_pending = true;
-                self.events.schedule(p.busy_until, Event::TxDone { port: port as u32 });
+                self.events
+                    .schedule(p.busy_until, Event::TxDone { port: port as u32 });
             }
         }
     }
@@ -567,7 +631,9 @@ impl World {
         debug_assert!(p.busy_until <= self.now);
         p.sample(self.now);
         p.stats.before_change(self.now, p.queue.len_packets());
-        let Some(id) = p.queue.dequeue(self.now, &mut self.pool) else { return };
+        let Some(id) = p.queue.dequeue(self.now, &mut self.pool) else {
+            return;
+        };
         let pkt = self.pool.get(id);
         let size = pkt.size;
         p.stats.levels[usize::from(self.colours.level(pkt.dscp))].departures += 1;
@@ -579,7 +645,8 @@ impl World {
         p.queue.tx_ends(p.busy_until);
         let at = p.busy_until + p.delay;
         if p.line.is_empty() {
-            self.events.schedule(at, Event::Arrive { port: port as u32 });
+            self.events
+                .schedule(at, Event::Arrive { port: port as u32 });
         }
         p.line.push_back((at, id));
         self.hops += 1;
@@ -614,7 +681,11 @@ impl World {
             self.call_agent(pkt.dst_agent, |a, ctx| a.on_packet(&pkt, ctx));
             return;
         }
-        let conditioned = if via == LOCAL { !self.local[node as usize].is_empty() } else { !self.ingress[via as usize].is_empty() };
+        let conditioned = if via == LOCAL {
+            !self.local[node as usize].is_empty()
+        } else {
+            !self.ingress[via as usize].is_empty()
+        };
         if conditioned && !self.condition(node, id, via) {
             return;
         }
@@ -624,9 +695,17 @@ impl World {
     /// Hands a packet to the conditioners of its input (first match wins). Returns whether it
     /// goes on now; if not, it was held or dropped.
     fn condition(&mut self, node: u32, id: PacketId, via: u32) -> bool {
-        let n = if via == LOCAL { self.local[node as usize].len() } else { self.ingress[via as usize].len() };
+        let n = if via == LOCAL {
+            self.local[node as usize].len()
+        } else {
+            self.ingress[via as usize].len()
+        };
         for k in 0..n {
-            let c = if via == LOCAL { self.local[node as usize][k] } else { self.ingress[via as usize][k] } as usize;
+            let c = if via == LOCAL {
+                self.local[node as usize][k]
+            } else {
+                self.ingress[via as usize][k]
+            } as usize;
             let flow = self.pool.get(id).flow as usize;
             match self.conditioners[c].offer(self.now, id, &mut self.pool) {
                 Outcome::NotMatched => continue,
@@ -674,7 +753,9 @@ impl World {
                     self.cond_drops[c][reason.index()] += 1;
                     self.drop_packet(id);
                 }
-                Outcome::NotMatched | Outcome::Held => unreachable!("a released packet is forwarded or dropped"),
+                Outcome::NotMatched | Outcome::Held => {
+                    unreachable!("a released packet is forwarded or dropped")
+                }
             }
         }
         self.schedule_wake(c);
@@ -718,7 +799,8 @@ impl World {
                         self.start_tx(port);
                     } else {
                         p.tx_pending = true;
-                        self.events.schedule(p.busy_until, Event::TxDone { port: port as u32 });
+                        self.events
+                            .schedule(p.busy_until, Event::TxDone { port: port as u32 });
                     }
                 }
             }
@@ -755,7 +837,9 @@ impl World {
             AnyQueue::Rio(q) => (q.out_congested(), q.congestion_periods()),
             _ => (false, 0),
         };
-        let changed = self.csas[k].ctls[ctl].csa.on_out_arrival(self.now, congested, period);
+        let changed = self.csas[k].ctls[ctl]
+            .csa
+            .on_out_arrival(self.now, congested, period);
         self.after_csa(k, ctl, changed);
     }
 
@@ -797,7 +881,13 @@ impl World {
         if let Some(t) = run.csa.next_deadline() {
             if run.timer_at != Some(t) {
                 run.timer_at = Some(t);
-                self.events.schedule(t, Event::CsaTimer { csa: k as u32, ctl: ctl as u32 });
+                self.events.schedule(
+                    t,
+                    Event::CsaTimer {
+                        csa: k as u32,
+                        ctl: ctl as u32,
+                    },
+                );
             }
         }
     }
@@ -815,7 +905,12 @@ impl World {
             flow,
             dst_agent: CONTROL,
             created: self.now,
-            th: TransportHeader { src_port: k as u16, seq: u64::from(c), ack: alpha.to_bits(), ..Default::default() },
+            th: TransportHeader {
+                src_port: k as u16,
+                seq: u64::from(c),
+                ack: alpha.to_bits(),
+                ..Default::default()
+            },
             ..Default::default()
         });
         self.generated += 1;
@@ -832,7 +927,10 @@ impl World {
             Some(entry) => entry.1 = alpha,
             None => sources.push((k, alpha)),
         }
-        let effective = sources.iter().map(|&(_, a)| a).fold(f64::INFINITY, f64::min);
+        let effective = sources
+            .iter()
+            .map(|&(_, a)| a)
+            .fold(f64::INFINITY, f64::min);
         if self.conditioners[c].set_alpha(self.now, effective) {
             self.schedule_wake(c);
         }
@@ -898,8 +996,17 @@ impl World {
 
     /// Packets found in queues, transmitters and on the wire.
     fn walk_in_flight(&self) -> u64 {
-        let ports: u64 = self.ports.iter().map(|p| p.queue.len_packets() as u64 + p.line.len() as u64).sum();
-        ports + self.conditioners.iter().map(|c| c.held() as u64).sum::<u64>()
+        let ports: u64 = self
+            .ports
+            .iter()
+            .map(|p| p.queue.len_packets() as u64 + p.line.len() as u64)
+            .sum();
+        ports
+            + self
+                .conditioners
+                .iter()
+                .map(|c| c.held() as u64)
+                .sum::<u64>()
     }
 
     /// The results, and the conservation check over them.
@@ -957,7 +1064,10 @@ impl World {
                 let (name, targets) = match run.scope {
                     CsaScope::Shared => (run.name.clone(), &run.targets[..]),
                     CsaScope::PerBucket => (
-                        format!("{}/{}", run.name, self.spec.conditioners[run.targets[t].0 as usize].name),
+                        format!(
+                            "{}/{}",
+                            run.name, self.spec.conditioners[run.targets[t].0 as usize].name
+                        ),
                         &run.targets[t..t + 1],
                     ),
                 };
@@ -1016,18 +1126,27 @@ impl World {
             p.sample(now);
             p.stats.before_change(now, len);
             let s = &p.stats;
-            let drops: BTreeMap<String, u64> =
-                DropReason::QUEUE.iter().map(|r| (r.name().to_string(), s.drops[r.index()])).collect();
+            let drops: BTreeMap<String, u64> = DropReason::QUEUE
+                .iter()
+                .map(|r| (r.name().to_string(), s.drops[r.index()]))
+                .collect();
             if s.arrivals != s.departures + s.total_drops() + len as u64 {
                 broken.push(p.name.clone());
             }
-            let nonzero: BTreeMap<String, u64> = drops.iter().filter(|(_, &v)| v > 0).map(|(k, &v)| (k.clone(), v)).collect();
+            let nonzero: BTreeMap<String, u64> = drops
+                .iter()
+                .filter(|(_, &v)| v > 0)
+                .map(|(k, &v)| (k.clone(), v))
+                .collect();
             if !nonzero.is_empty() {
                 dropped.insert(format!("queue {}", p.name), nonzero);
             }
             if p.link_losses > 0 {
                 let reason = DropReason::LinkLoss.name().to_string();
-                dropped.insert(format!("link {}", p.name), BTreeMap::from([(reason, p.link_losses)]));
+                dropped.insert(
+                    format!("link {}", p.name),
+                    BTreeMap::from([(reason, p.link_losses)]),
+                );
             }
             queues.push(QueueRow {
                 name: p.name.clone(),
@@ -1045,8 +1164,16 @@ impl World {
                 drops,
                 len_packets_end: len as u64,
                 max_len_packets: s.max_len_packets,
-                mean_len_packets: if now.0 > 0 { s.len_integral as f64 / now.0 as f64 } else { 0.0 },
-                utilization: if now.0 > 0 { p.busy_ns.min(now.0) as f64 / now.0 as f64 } else { 0.0 },
+                mean_len_packets: if now.0 > 0 {
+                    s.len_integral as f64 / now.0 as f64
+                } else {
+                    0.0
+                },
+                utilization: if now.0 > 0 {
+                    p.busy_ns.min(now.0) as f64 / now.0 as f64
+                } else {
+                    0.0
+                },
                 link_losses: p.link_losses,
             });
             // per drop-precedence level, with the packets still queued counted by level
@@ -1058,8 +1185,10 @@ impl World {
                 if l.arrivals == 0 {
                     continue;
                 }
-                let (overflow, early) =
-                    (l.drops[DropReason::Overflow.index()], l.drops[DropReason::Early.index()]);
+                let (overflow, early) = (
+                    l.drops[DropReason::Overflow.index()],
+                    l.drops[DropReason::Early.index()],
+                );
                 let dropped: u64 = l.drops.iter().sum();
                 if l.arrivals != l.departures + dropped + queued[level] {
                     broken.push(format!("{} level {level}", p.name));
@@ -1093,7 +1222,11 @@ impl World {
                 dropped.insert(format!("conditioner {}", cond.name), nonzero);
             }
             let m = cond.marker_stats();
-            let conformant_kbps = if span > 0.0 { cond.stats.green_bytes_measured as f64 * 8.0 / span / 1e3 } else { 0.0 };
+            let conformant_kbps = if span > 0.0 {
+                cond.stats.green_bytes_measured as f64 * 8.0 / span / 1e3
+            } else {
+                0.0
+            };
             conditioners.push(ConditionerRow {
                 name: cond.name.clone(),
                 node: self.spec.nodes[cond.node as usize].name.clone(),
@@ -1146,7 +1279,10 @@ impl World {
             scenario: self.spec.name.clone(),
             seed: self.spec.seed,
             end_time_s: end_s,
-            stop_reason: self.stop_reason.map_or("not_run", StopReason::name).to_string(),
+            stop_reason: self
+                .stop_reason
+                .map_or("not_run", StopReason::name)
+                .to_string(),
             warmup_s: self.warmup.as_secs_f64(),
             flows,
             queues,
@@ -1190,7 +1326,10 @@ impl World {
         for (w, c) in self.captures.iter_mut().zip(&self.spec.captures) {
             w.finish().map_err(|e| {
                 RunError::Capture(crate::ScenarioError {
-                    message: format!("writing the capture file '{}' failed: {e}", c.path.display()),
+                    message: format!(
+                        "writing the capture file '{}' failed: {e}",
+                        c.path.display()
+                    ),
                     ..c.place.clone()
                 })
             })?;
@@ -1233,9 +1372,15 @@ impl World {
     /// conditioner that meters it alone (the first such, in file order).
     fn af_fields(&self, flows: &mut [FlowRow], span_s: f64) {
         for (i, row) in flows.iter_mut().enumerate() {
-            let Some(c) = self.conditioners.iter().find(|c| c.meters_alone(i)) else { continue };
+            let Some(c) = self.conditioners.iter().find(|c| c.meters_alone(i)) else {
+                continue;
+            };
             let contract = c.committed_rate_bps() as f64 / 1e3;
-            let conformant = if span_s > 0.0 { c.green_by_flow[i] as f64 * 8.0 / span_s / 1e3 } else { 0.0 };
+            let conformant = if span_s > 0.0 {
+                c.green_by_flow[i] as f64 * 8.0 / span_s / 1e3
+            } else {
+                0.0
+            };
             row.contract_kbps = Some(contract);
             row.conformant_kbps = Some(conformant);
             row.respect_of_service = Some(conformant / contract);
@@ -1248,7 +1393,11 @@ impl World {
     fn dp_fields(&self, flows: &mut [FlowRow]) {
         for (i, row) in flows.iter_mut().enumerate() {
             let mut total: Option<[u64; 8]> = None;
-            for c in self.conditioners.iter().filter(|c| c.is_sima() && c.seen[i]) {
+            for c in self
+                .conditioners
+                .iter()
+                .filter(|c| c.is_sima() && c.seen[i])
+            {
                 let t = total.get_or_insert([0; 8]);
                 for (dp, n) in c.dp_by_flow[i].iter().enumerate() {
                     t[dp] += n;
@@ -1262,10 +1411,16 @@ impl World {
     /// filled by the caller.
     fn tcp_fields(&self, i: usize, span_s: f64) -> FlowRow {
         let mut row = FlowRow::default();
-        if let (AnyAgent::TcpSender(s), AnyAgent::TcpReceiver(r)) = (&self.agents[2 * i], &self.agents[2 * i + 1]) {
+        if let (AnyAgent::TcpSender(s), AnyAgent::TcpReceiver(r)) =
+            (&self.agents[2 * i], &self.agents[2 * i + 1])
+        {
             let (s, r) = (s.stats(), r.stats());
             let measured = r.goodput_bytes - self.goodput_at_warmup[i];
-            row.goodput_kbps = Some(if span_s > 0.0 { measured as f64 * 8.0 / span_s / 1e3 } else { 0.0 });
+            row.goodput_kbps = Some(if span_s > 0.0 {
+                measured as f64 * 8.0 / span_s / 1e3
+            } else {
+                0.0
+            });
             row.goodput_bytes = Some(r.goodput_bytes);
             row.retransmitted_packets = Some(s.retransmitted_segments);
             row.retransmitted_bytes = Some(s.retransmitted_bytes);
@@ -1283,7 +1438,9 @@ impl World {
 impl World {
     /// The TFRC columns of flow `i`'s row at the end of the run (`now`), the rest from `rest`.
     fn tfrc_fields(&self, i: usize, now: SimTime, rest: FlowRow) -> FlowRow {
-        let (AnyAgent::TfrcSender(s), AnyAgent::TfrcReceiver(r)) = (&self.agents[2 * i], &self.agents[2 * i + 1]) else {
+        let (AnyAgent::TfrcSender(s), AnyAgent::TfrcReceiver(r)) =
+            (&self.agents[2 * i], &self.agents[2 * i + 1])
+        else {
             return rest;
         };
         let (ss, rs) = (s.stats(), r.stats());
@@ -1312,19 +1469,28 @@ fn counter_fields(st: &FlowStats, span_s: f64, rest: FlowRow) -> FlowRow {
         bytes_delivered: st.bytes_delivered,
         packets_dropped: st.packets_dropped,
         packets_in_flight: st.in_flight(),
-        throughput_kbps: if span_s > 0.0 { st.bytes_measured as f64 * 8.0 / span_s / 1e3 } else { 0.0 },
+        throughput_kbps: if span_s > 0.0 {
+            st.bytes_measured as f64 * 8.0 / span_s / 1e3
+        } else {
+            0.0
+        },
         first_delivery_s: st.first_delivery.map(SimTime::as_secs_f64),
         last_delivery_s: st.last_delivery.map(SimTime::as_secs_f64),
         completed: st.completed_at.is_some(),
         completion_time_s: st.completed_at.map(SimTime::as_secs_f64),
-        mean_delay_s: (st.packets_delivered > 0).then(|| st.delay_sum_ns as f64 / st.packets_delivered as f64 * 1e-9),
+        mean_delay_s: (st.packets_delivered > 0)
+            .then(|| st.delay_sum_ns as f64 / st.packets_delivered as f64 * 1e-9),
         ..rest
     }
 }
 
 /// The report rows of a SIMA core queue at `now`: the queue's, and one per (class, drop
 /// precedence) that saw an arrival.
-fn sima_rows(name: &str, q: &crate::queue::sima::Sima, now: SimTime) -> (SimaQueueRow, Vec<SimaLevelRow>) {
+fn sima_rows(
+    name: &str,
+    q: &crate::queue::sima::Sima,
+    now: SimTime,
+) -> (SimaQueueRow, Vec<SimaLevelRow>) {
     use crate::edge::sima::ServiceClass;
     let p = q.params();
     let time = q.dpa_time(now);
@@ -1342,7 +1508,12 @@ fn sima_rows(name: &str, q: &crate::queue::sima::Sima, now: SimTime) -> (SimaQue
         avg_nrt_end: q.avg_occupancy(ServiceClass::Nrt),
         dpa_end: q.dpa(),
         dpa_max: q.dpa_max(),
-        dpa_mean: time.iter().enumerate().map(|(v, &ns)| v as f64 * ns as f64).sum::<f64>() / total,
+        dpa_mean: time
+            .iter()
+            .enumerate()
+            .map(|(v, &ns)| v as f64 * ns as f64)
+            .sum::<f64>()
+            / total,
         dpa_time_share: time.iter().map(|&ns| ns as f64 / total).collect(),
     };
     let mut levels = Vec::new();
@@ -1370,7 +1541,10 @@ fn sima_rows(name: &str, q: &crate::queue::sima::Sima, now: SimTime) -> (SimaQue
 
 /// A per-level counter summed over every level; `None` if the discipline has no such counter.
 fn sum_levels(f: impl Fn(usize) -> Option<u64>) -> Option<u64> {
-    (0..MAX_LEVELS).map(f).reduce(|a, b| Some(a? + b?)).flatten()
+    (0..MAX_LEVELS)
+        .map(f)
+        .reduce(|a, b| Some(a? + b?))
+        .flatten()
 }
 
 /// One row per flow group, in order of first appearance.
@@ -1404,7 +1578,10 @@ fn group_rows(spec: &Spec, flows: &[FlowRow]) -> Vec<GroupRow> {
 }
 
 /// Builds and runs a scenario; fails if the packet conservation identity does not hold.
-pub fn run(spec: &Spec, progress: Option<&mut dyn FnMut(&Progress) -> bool>) -> Result<Report, RunError> {
+pub fn run(
+    spec: &Spec,
+    progress: Option<&mut dyn FnMut(&Progress) -> bool>,
+) -> Result<Report, RunError> {
     let mut world = World::build(spec).map_err(RunError::Spec)?;
     world.run(progress)?;
     world.finish_captures()?;

@@ -69,7 +69,10 @@ impl Meter {
             Meter::Tsw2cm(m) => m.mark(now, size, rng),
             Meter::Tsw3cm(m) => m.mark(now, size, rng),
             // the conditioner offers a packet only once `decide` said it need not wait
-            Meter::Etb(m) => m.serve(now, size).colour().expect("served only when a token is there"),
+            Meter::Etb(m) => m
+                .serve(now, size)
+                .colour()
+                .expect("served only when a token is there"),
             // (the conditioner marks SIMA packets itself, in `apply`)
             Meter::Sima(m) => sima::colour(m.mark(now, size).dp),
         }
@@ -140,7 +143,10 @@ impl Classifier {
             src: spec.src.map(|s| s as u32),
             dst: spec.dst.map(|d| d as u32),
             protocol: spec.protocol,
-            dscp_mask: spec.dscp.iter().fold(0u64, |m, &d| m | 1u64 << (d & dscp::MAX_DSCP)),
+            dscp_mask: spec
+                .dscp
+                .iter()
+                .fold(0u64, |m, &d| m | 1u64 << (d & dscp::MAX_DSCP)),
         }
     }
 
@@ -232,7 +238,13 @@ pub struct DpTrace {
 }
 
 impl Conditioner {
-    pub fn new(spec: &ConditionerSpec, n_flows: usize, colours: &ColourTable, rng: Rng, warmup: SimTime) -> Self {
+    pub fn new(
+        spec: &ConditionerSpec,
+        n_flows: usize,
+        colours: &ColourTable,
+        rng: Rng,
+        warmup: SimTime,
+    ) -> Self {
         let sima = match spec.meter {
             MeterSpec::Sima(p) => Some(p),
             _ => None,
@@ -241,15 +253,27 @@ impl Conditioner {
         let shaping = spec.actions.contains(&PerColourAction::Shape)
             || matches!(spec.meter, MeterSpec::EnhancedTokenBucket(_));
         debug_assert!(
-            !shaping || matches!(spec.meter, MeterSpec::TokenBucket(_) | MeterSpec::EnhancedTokenBucket(_)),
+            !shaping
+                || matches!(
+                    spec.meter,
+                    MeterSpec::TokenBucket(_) | MeterSpec::EnhancedTokenBucket(_)
+                ),
             "shaping needs a token bucket meter (the loader checks this)"
         );
         Conditioner {
             name: spec.name.clone(),
             node: spec.node as u32,
             classifier: Classifier::new(&spec.classifier, n_flows),
-            meters: if spec.per_flow { Vec::new() } else { vec![Meter::new(&spec.meter, SimTime::ZERO)] },
-            slot: if spec.per_flow { vec![u32::MAX; n_flows] } else { Vec::new() },
+            meters: if spec.per_flow {
+                Vec::new()
+            } else {
+                vec![Meter::new(&spec.meter, SimTime::ZERO)]
+            },
+            slot: if spec.per_flow {
+                vec![u32::MAX; n_flows]
+            } else {
+                Vec::new()
+            },
             meter_spec: spec.meter.clone(),
             per_flow: spec.per_flow,
             actions: spec.actions,
@@ -265,7 +289,11 @@ impl Conditioner {
             seen: vec![false; n_flows],
             flows_seen: 0,
             is_sima: sima.is_some(),
-            dp_by_flow: if sima.is_some() { vec![[0; sima::LEVELS]; n_flows] } else { Vec::new() },
+            dp_by_flow: if sima.is_some() {
+                vec![[0; sima::LEVELS]; n_flows]
+            } else {
+                Vec::new()
+            },
             dp_trace: sima.filter(|p| p.trace).map(|_| DpTrace::default()),
         }
     }
@@ -360,7 +388,11 @@ impl Conditioner {
             self.green_by_flow[p.flow as usize] += u64::from(p.size);
         }
         // a SIMA marker has no actions: the code point it wrote is the outcome
-        let action = if self.is_sima { PerColourAction::Keep } else { self.actions[colour.index()] };
+        let action = if self.is_sima {
+            PerColourAction::Keep
+        } else {
+            self.actions[colour.index()]
+        };
         match action {
             PerColourAction::Keep => {}
             PerColourAction::Mark(d) => p.dscp = d,
@@ -382,7 +414,11 @@ impl Conditioner {
     pub fn next_release(&self, now: SimTime, pool: &Pool) -> Option<SimTime> {
         let &head = self.held.front()?;
         let p = pool.get(head);
-        let m = if self.per_flow { self.slot[p.flow as usize] as usize } else { 0 };
+        let m = if self.per_flow {
+            self.slot[p.flow as usize] as usize
+        } else {
+            0
+        };
         match &self.meters[m] {
             // a packet bigger than the bucket never conforms: release it to be metered anyway
             Meter::TokenBucket(tb) => Some(tb.next_conformant(now, p.size).unwrap_or(now).max(now)),
@@ -416,7 +452,13 @@ impl Conditioner {
 
     /// α of the (first) enhanced token bucket, if any.
     pub fn alpha(&self) -> Option<f64> {
-        self.meters.iter().find_map(|m| if let Meter::Etb(e) = m { Some(e.alpha()) } else { None })
+        self.meters.iter().find_map(|m| {
+            if let Meter::Etb(e) = m {
+                Some(e.alpha())
+            } else {
+                None
+            }
+        })
     }
 
     /// Packets held now.
@@ -491,7 +533,8 @@ impl Conditioner {
         }
         for m in &self.meters {
             if let Meter::Sima(s) = m {
-                s.check().map_err(|e| format!("conditioner {}: {e}", self.name))?;
+                s.check()
+                    .map_err(|e| format!("conditioner {}: {e}", self.name))?;
             }
         }
         if let Some((packets, _)) = self.dp_totals() {
@@ -515,7 +558,10 @@ mod tests {
     use crate::sim::rng::stream;
 
     fn tb(rate_bps: u64, depth_bytes: u64) -> MeterSpec {
-        MeterSpec::TokenBucket(Params { rate_bps, depth: Depth::Bytes(depth_bytes) })
+        MeterSpec::TokenBucket(Params {
+            rate_bps,
+            depth: Depth::Bytes(depth_bytes),
+        })
     }
 
     fn spec(meter: MeterSpec, actions: [PerColourAction; 3], buffer: u32) -> ConditionerSpec {
@@ -536,11 +582,19 @@ mod tests {
     }
 
     fn pkt(pool: &mut Pool, flow: u32, size: u32, dscp: u8) -> PacketId {
-        pool.alloc(Packet { flow, size, dscp, ..Default::default() })
+        pool.alloc(Packet {
+            flow,
+            size,
+            dscp,
+            ..Default::default()
+        })
     }
 
-    const AF: [PerColourAction; 3] =
-        [PerColourAction::Mark(dscp::AF11), PerColourAction::Mark(dscp::AF12), PerColourAction::Drop];
+    const AF: [PerColourAction; 3] = [
+        PerColourAction::Mark(dscp::AF11),
+        PerColourAction::Mark(dscp::AF12),
+        PerColourAction::Drop,
+    ];
 
     #[test]
     fn in_profile_packets_are_marked_green_and_the_excess_is_re_marked() {
@@ -559,7 +613,11 @@ mod tests {
 
     #[test]
     fn downgrade_rewrites_to_best_effort_and_drop_polices() {
-        let actions = [PerColourAction::Keep, PerColourAction::DowngradeToBestEffort, PerColourAction::Drop];
+        let actions = [
+            PerColourAction::Keep,
+            PerColourAction::DowngradeToBestEffort,
+            PerColourAction::Drop,
+        ];
         let mut c = conditioner(&spec(tb(8_000, 1_000), actions, 0));
         let mut pool = Pool::new();
         let a = pkt(&mut pool, 0, 1000, dscp::AF11);
@@ -568,10 +626,17 @@ mod tests {
         c.offer(SimTime::ZERO, b, &mut pool);
         assert_eq!(pool.get(a).dscp, dscp::AF11, "keep");
         assert_eq!(pool.get(b).dscp, dscp::BE, "downgraded");
-        let policer = [PerColourAction::Keep, PerColourAction::Drop, PerColourAction::Drop];
+        let policer = [
+            PerColourAction::Keep,
+            PerColourAction::Drop,
+            PerColourAction::Drop,
+        ];
         let mut c = conditioner(&spec(tb(8_000, 1_000), policer, 0));
         c.offer(SimTime::ZERO, a, &mut pool);
-        assert_eq!(c.offer(SimTime::ZERO, b, &mut pool), Outcome::Drop(DropReason::Policed));
+        assert_eq!(
+            c.offer(SimTime::ZERO, b, &mut pool),
+            Outcome::Drop(DropReason::Policed)
+        );
         assert_eq!(c.stats.dropped_policed, 1);
         assert!(c.check().is_ok());
     }
@@ -586,16 +651,29 @@ mod tests {
         let other_flow = pkt(&mut pool, 0, 100, dscp::BE);
         let other_dscp = pkt(&mut pool, 1, 100, dscp::EF);
         let selected = pkt(&mut pool, 1, 100, dscp::BE);
-        assert_eq!(c.offer(SimTime::ZERO, other_flow, &mut pool), Outcome::NotMatched);
-        assert_eq!(c.offer(SimTime::ZERO, other_dscp, &mut pool), Outcome::NotMatched);
-        assert_eq!(c.offer(SimTime::ZERO, selected, &mut pool), Outcome::Forward);
+        assert_eq!(
+            c.offer(SimTime::ZERO, other_flow, &mut pool),
+            Outcome::NotMatched
+        );
+        assert_eq!(
+            c.offer(SimTime::ZERO, other_dscp, &mut pool),
+            Outcome::NotMatched
+        );
+        assert_eq!(
+            c.offer(SimTime::ZERO, selected, &mut pool),
+            Outcome::Forward
+        );
         assert_eq!(c.stats.matched, 1);
     }
 
     #[test]
     fn a_shaper_holds_excess_packets_until_tokens_arrive_and_keeps_their_order() {
         // 8000 b/s = 1 byte per ms; depth 1000 B: the first packet passes, the next two wait
-        let shape = [PerColourAction::Keep, PerColourAction::Shape, PerColourAction::Shape];
+        let shape = [
+            PerColourAction::Keep,
+            PerColourAction::Shape,
+            PerColourAction::Shape,
+        ];
         let mut c = conditioner(&spec(tb(8_000, 1_000), shape, 10));
         let mut pool = Pool::new();
         let ids: Vec<_> = (0..3).map(|_| pkt(&mut pool, 0, 1000, 0)).collect();
@@ -603,29 +681,56 @@ mod tests {
         assert_eq!(c.offer(SimTime::ZERO, ids[1], &mut pool), Outcome::Held);
         assert_eq!(c.offer(SimTime::ZERO, ids[2], &mut pool), Outcome::Held);
         let t1 = c.next_release(SimTime::ZERO, &pool).unwrap();
-        assert_eq!(t1, SimTime::from_nanos(1_000_000_000), "1000 bytes of tokens take 1 s");
-        assert_eq!(c.release(SimTime::from_nanos(999_999_999), &mut pool), None, "not before");
+        assert_eq!(
+            t1,
+            SimTime::from_nanos(1_000_000_000),
+            "1000 bytes of tokens take 1 s"
+        );
+        assert_eq!(
+            c.release(SimTime::from_nanos(999_999_999), &mut pool),
+            None,
+            "not before"
+        );
         assert_eq!(c.release(t1, &mut pool), Some((ids[1], Outcome::Forward)));
-        assert_eq!(c.next_release(t1, &pool), Some(SimTime::from_nanos(2_000_000_000)));
+        assert_eq!(
+            c.next_release(t1, &pool),
+            Some(SimTime::from_nanos(2_000_000_000))
+        );
         assert!(c.check().is_ok());
     }
 
     #[test]
     fn a_full_shaper_buffer_drops_the_arrival() {
-        let shape = [PerColourAction::Keep, PerColourAction::Shape, PerColourAction::Shape];
+        let shape = [
+            PerColourAction::Keep,
+            PerColourAction::Shape,
+            PerColourAction::Shape,
+        ];
         let mut c = conditioner(&spec(tb(8_000, 1_000), shape, 1));
         let mut pool = Pool::new();
         let ids: Vec<_> = (0..3).map(|_| pkt(&mut pool, 0, 1000, 0)).collect();
         c.offer(SimTime::ZERO, ids[0], &mut pool);
         assert_eq!(c.offer(SimTime::ZERO, ids[1], &mut pool), Outcome::Held);
-        assert_eq!(c.offer(SimTime::ZERO, ids[2], &mut pool), Outcome::Drop(DropReason::EdgeBuffer));
+        assert_eq!(
+            c.offer(SimTime::ZERO, ids[2], &mut pool),
+            Outcome::Drop(DropReason::EdgeBuffer)
+        );
         assert!(c.check().is_ok());
     }
 
     fn sima_meter(trace: bool) -> MeterSpec {
         use crate::edge::sima::{Estimator, Params, ServiceClass};
-        let estimator = Estimator::Slots { capacity_bps: 10_000_000, slot_bytes: 53, alpha: 0.01 };
-        MeterSpec::Sima(Params { nbr_bps: 1_000_000, class: ServiceClass::Rt, estimator, trace })
+        let estimator = Estimator::Slots {
+            capacity_bps: 10_000_000,
+            slot_bytes: 53,
+            alpha: 0.01,
+        };
+        MeterSpec::Sima(Params {
+            nbr_bps: 1_000_000,
+            class: ServiceClass::Rt,
+            estimator,
+            trace,
+        })
     }
 
     #[test]
@@ -637,7 +742,10 @@ mod tests {
         // packet, before which nothing was measured (ρ is what it adds itself: MBR 0, DP 6)
         for i in 0..50u64 {
             let id = pkt(&mut pool, 1, 1250, dscp::BE);
-            assert_eq!(c.offer(SimTime::from_nanos(i * 10_000_000), id, &mut pool), Outcome::Forward);
+            assert_eq!(
+                c.offer(SimTime::from_nanos(i * 10_000_000), id, &mut pool),
+                Outcome::Forward
+            );
             let dp = if i == 0 { 6 } else { 4 };
             assert_eq!(pool.get(id).dscp, dscp::sima(true, dp), "packet {i}");
         }
@@ -655,10 +763,20 @@ mod tests {
         assert_eq!(packets.iter().sum::<u64>(), 250);
         assert_eq!(c.dp_by_flow[2].iter().sum::<u64>(), 100);
         let m = c.marker_stats();
-        assert_eq!(m.packets[0], packets[4..].iter().sum::<u64>(), "green is DP 4 and above");
+        assert_eq!(
+            m.packets[0],
+            packets[4..].iter().sum::<u64>(),
+            "green is DP 4 and above"
+        );
         let t = c.take_dp_trace().unwrap();
-        assert_eq!((t.time_s.len(), t.flow[0], t.dp[0], t.dp[1]), (250, 1, 6, 4));
-        assert!((t.mbr_bps[49] / 1e6 - 1.0).abs() < 1e-9, "CBR at the NBR is measured exactly");
+        assert_eq!(
+            (t.time_s.len(), t.flow[0], t.dp[0], t.dp[1]),
+            (250, 1, 6, 4)
+        );
+        assert!(
+            (t.mbr_bps[49] / 1e6 - 1.0).abs() < 1e-9,
+            "CBR at the NBR is measured exactly"
+        );
         assert!(c.check().is_ok());
         assert_eq!(c.committed_rate_bps(), 1_000_000);
         assert_eq!(c.meter_kind(), "sima");
@@ -675,7 +793,11 @@ mod tests {
         c.offer(SimTime::ZERO, a, &mut pool);
         c.offer(SimTime::ZERO, b, &mut pool);
         assert_eq!(pool.get(a).dscp, dscp::AF11);
-        assert_eq!(pool.get(b).dscp, dscp::AF11, "flow 1 has its own full bucket");
+        assert_eq!(
+            pool.get(b).dscp,
+            dscp::AF11,
+            "flow 1 has its own full bucket"
+        );
         assert_eq!(c.marker_stats().packets, [2, 0, 0]);
     }
 }

@@ -119,7 +119,10 @@ impl Params {
         }
         // "two timers, T1 and T2 (with T1 < T2)"
         if self.t1 >= self.t2 {
-            return Err(ParamError::new("t2", format!("T2 ({}) must be longer than T1 ({})", self.t2, self.t1)));
+            return Err(ParamError::new(
+                "t2",
+                format!("T2 ({}) must be longer than T1 ({})", self.t2, self.t1),
+            ));
         }
         if !(self.delta_alpha > 0.0 && self.delta_alpha <= 1.0) {
             return Err(ParamError::new(
@@ -128,15 +131,24 @@ impl Params {
             ));
         }
         if !(0.0..=1.0).contains(&self.min_alpha) {
-            return Err(ParamError::new("min_alpha", format!("min_alpha must lie in [0, 1], got {}", self.min_alpha)));
+            return Err(ParamError::new(
+                "min_alpha",
+                format!("min_alpha must lie in [0, 1], got {}", self.min_alpha),
+            ));
         }
         if !(0.0..=1.0).contains(&self.max_alpha) {
-            return Err(ParamError::new("max_alpha", format!("max_alpha must lie in [0, 1], got {}", self.max_alpha)));
+            return Err(ParamError::new(
+                "max_alpha",
+                format!("max_alpha must lie in [0, 1], got {}", self.max_alpha),
+            ));
         }
         if self.min_alpha > self.max_alpha {
             return Err(ParamError::new(
                 "min_alpha",
-                format!("min_alpha ({}) is above max_alpha ({})", self.min_alpha, self.max_alpha),
+                format!(
+                    "min_alpha ({}) is above max_alpha ({})",
+                    self.min_alpha, self.max_alpha
+                ),
             ));
         }
         Ok(())
@@ -156,7 +168,11 @@ enum State {
     /// restored (ISUP: T30 is not restarted once "full traffic load has been resumed").
     Idle,
     /// A control episode: T2 runs until `t2_expiry`; T1 was last started at `t0`.
-    Active { t0: SimTime, t2_expiry: SimTime, period: Period },
+    Active {
+        t0: SimTime,
+        t2_expiry: SimTime,
+        period: Period,
+    },
 }
 
 /// The congestion period the controller last counted OUT arrivals in.
@@ -296,11 +312,23 @@ impl Csa {
     pub fn alpha_average(&self, end: SimTime) -> (f64, f64) {
         let span = end.0 as f64;
         if span <= 0.0 {
-            return (self.alpha, if self.alpha <= self.params.min_alpha { 1.0 } else { 0.0 });
+            return (
+                self.alpha,
+                if self.alpha <= self.params.min_alpha {
+                    1.0
+                } else {
+                    0.0
+                },
+            );
         }
         let tail = end.saturating_since(self.clock.since).as_nanos();
         let integral = self.clock.integral + self.alpha * tail as f64;
-        let floor = self.clock.at_floor_ns + if self.alpha <= self.params.min_alpha { tail } else { 0 };
+        let floor = self.clock.at_floor_ns
+            + if self.alpha <= self.params.min_alpha {
+                tail
+            } else {
+                0
+            };
         (integral / span, floor as f64 / span)
     }
 
@@ -315,7 +343,13 @@ impl Csa {
 
     /// Whether the controller is counting the OUT arrivals of a congestion period.
     pub fn in_congestion_period(&self) -> bool {
-        matches!(self.state, State::Active { period: Period::Congested { .. }, .. })
+        matches!(
+            self.state,
+            State::Active {
+                period: Period::Congested { .. },
+                ..
+            }
+        )
     }
 
     /// α ← α + `delta` (negative to decrease), kept within [min_α, max_α] (the paper's max{…}
@@ -376,36 +410,61 @@ impl Csa {
                 // time t0. Two timers, T1 and T2 … are started and a packet counter, P, is set
                 // to 1"
                 self.stats.periods += 1;
-                self.state =
-                    State::Active { t0: now, t2_expiry: now + self.params.t2, period: Period::Congested { id, p: 1 } };
+                self.state = State::Active {
+                    t0: now,
+                    t2_expiry: now + self.params.t2,
+                    period: Period::Congested { id, p: 1 },
+                };
                 None
             }
-            State::Active { t0, t2_expiry, period: Period::Over } => {
+            State::Active {
+                t0,
+                t2_expiry,
+                period: Period::Over,
+            } => {
                 self.stats.periods += 1;
                 self.state = match rules {
                     // Text: a new congestion period sets P to 1; T1 and T2 run on (T2 is
                     // "α has not been decreased for T2 consecutive seconds")
-                    Rules::Text => State::Active { t0, t2_expiry, period: Period::Congested { id, p: 1 } },
+                    Rules::Text => State::Active {
+                        t0,
+                        t2_expiry,
+                        period: Period::Congested { id, p: 1 },
+                    },
                     // per-period reading: every congestion period restarts t0, T1 and T2
-                    Rules::PerPeriod => {
-                        State::Active { t0: now, t2_expiry: now + self.params.t2, period: Period::Congested { id, p: 1 } }
-                    }
+                    Rules::PerPeriod => State::Active {
+                        t0: now,
+                        t2_expiry: now + self.params.t2,
+                        period: Period::Congested { id, p: 1 },
+                    },
                 };
                 None
             }
-            State::Active { t0, t2_expiry, period: Period::Congested { id: last, p } } => {
+            State::Active {
+                t0,
+                t2_expiry,
+                period: Period::Congested { id: last, p },
+            } => {
                 if id != last {
                     // Text: the buffer's average left congestion and came back since the last
                     // counted arrival: this is the first OUT arrival of a new period, P = 1
                     self.stats.periods += 1;
-                    self.state = State::Active { t0, t2_expiry, period: Period::Congested { id, p: 1 } };
+                    self.state = State::Active {
+                        t0,
+                        t2_expiry,
+                        period: Period::Congested { id, p: 1 },
+                    };
                     return None;
                 }
                 // "P is a modulo-8 counter and it returns to the 0 value at the arrival of the
                 // 8-th OUT packet"
                 let p = (p + 1) % COUNTER_MODULO;
                 if p != 0 {
-                    self.state = State::Active { t0, t2_expiry, period: Period::Congested { id, p } };
+                    self.state = State::Active {
+                        t0,
+                        t2_expiry,
+                        period: Period::Congested { id, p },
+                    };
                     return None;
                 }
                 self.stats.eighth_arrivals += 1;
@@ -414,7 +473,11 @@ impl Csa {
                     // reduction of α". ISUP: indications during T29 are ignored; the timers
                     // run on and P keeps counting.
                     self.stats.suppressed += 1;
-                    self.state = State::Active { t0, t2_expiry, period: Period::Congested { id, p } };
+                    self.state = State::Active {
+                        t0,
+                        t2_expiry,
+                        period: Period::Congested { id, p },
+                    };
                     return None;
                 }
                 if self.at_floor() {
@@ -422,7 +485,11 @@ impl Csa {
                     self.state = match rules {
                         // Text: "After α has been decreased, both T1 and T2 are restarted": α
                         // was not decreased, so nothing restarts
-                        Rules::Text => State::Active { t0, t2_expiry, period: Period::Congested { id, p } },
+                        Rules::Text => State::Active {
+                            t0,
+                            t2_expiry,
+                            period: Period::Congested { id, p },
+                        },
                         // per-period reading (ISUP's parenthesis on T30): the indication
                         // restarts both timers even at the last step
                         Rules::PerPeriod => State::Active {
@@ -436,7 +503,11 @@ impl Csa {
                 // Case 1: "(t − t0) > T1 … α = max{α − Δα, min_alpha} … After α has been
                 // decreased, both T1 and T2 are restarted."
                 self.stats.decreases += 1;
-                self.state = State::Active { t0: now, t2_expiry: now + self.params.t2, period: Period::Congested { id, p } };
+                self.state = State::Active {
+                    t0: now,
+                    t2_expiry: now + self.params.t2,
+                    period: Period::Congested { id, p },
+                };
                 self.step(now, -self.params.delta_alpha)
             }
         }
@@ -447,7 +518,12 @@ impl Csa {
     /// new α if it changed. A call before the current deadline, or while idle, is a stale timer
     /// (T2 was restarted since it was scheduled) and does nothing.
     pub fn on_t2_expiry(&mut self, now: SimTime, congested: bool) -> Option<f64> {
-        let State::Active { t0, t2_expiry, period } = self.state else {
+        let State::Active {
+            t0,
+            t2_expiry,
+            period,
+        } = self.state
+        else {
             return None;
         };
         if now < t2_expiry {
@@ -458,7 +534,11 @@ impl Csa {
             // "if the RIO buffer is not congested" fails: no increase. The paper does not say
             // what T2 does then; it restarts, and the test is made again T2 later.
             self.stats.held += 1;
-            self.state = State::Active { t0, t2_expiry: now + self.params.t2, period };
+            self.state = State::Active {
+                t0,
+                t2_expiry: now + self.params.t2,
+                period,
+            };
             return None;
         }
         // "α is automatically increased by Δα and timer T2 is restarted"
@@ -475,7 +555,11 @@ impl Csa {
             // ISUP: "T30 will be restarted unless full traffic load has been resumed"
             State::Idle
         } else {
-            State::Active { t0, t2_expiry: now + self.params.t2, period }
+            State::Active {
+                t0,
+                t2_expiry: now + self.params.t2,
+                period,
+            }
         };
         changed
     }
@@ -500,7 +584,10 @@ mod tests {
 
     /// A controller under the per-period reading (Table 1 otherwise).
     fn per_period() -> Csa {
-        Csa::new(Params { rules: Rules::PerPeriod, ..Params::TABLE_1 })
+        Csa::new(Params {
+            rules: Rules::PerPeriod,
+            ..Params::TABLE_1
+        })
     }
 
     /// Both rule sets, for behaviour they share.
@@ -515,8 +602,15 @@ mod tests {
     }
 
     /// Congested OUT arrivals in the buffer's congestion period `period`.
-    fn congested_in(c: &mut Csa, period: u64, times: impl IntoIterator<Item = SimTime>) -> Vec<(SimTime, f64)> {
-        times.into_iter().filter_map(|t| c.on_out_arrival(t, true, period).map(|a| (t, a))).collect()
+    fn congested_in(
+        c: &mut Csa,
+        period: u64,
+        times: impl IntoIterator<Item = SimTime>,
+    ) -> Vec<(SimTime, f64)> {
+        times
+            .into_iter()
+            .filter_map(|t| c.on_out_arrival(t, true, period).map(|a| (t, a)))
+            .collect()
     }
 
     /// Eight congested arrivals, the first at `start` and the 8th at `eighth`.
@@ -529,7 +623,10 @@ mod tests {
 
     /// A controller that has just decreased α once, at 31 ms (T2 due at 121 ms).
     fn after_one_decrease(mut c: Csa) -> Csa {
-        assert_eq!(congested_at(&mut c, eight(ms(0), ms(31))), vec![(ms(31), 0.38)]);
+        assert_eq!(
+            congested_at(&mut c, eight(ms(0), ms(31))),
+            vec![(ms(31), 0.38)]
+        );
         c
     }
 
@@ -547,7 +644,11 @@ mod tests {
     fn starts_at_max_alpha_with_no_timer() {
         for c in both() {
             assert_eq!(c.alpha(), 0.4);
-            assert_eq!(c.next_deadline(), None, "T2 does not run before the first congestion");
+            assert_eq!(
+                c.next_deadline(),
+                None,
+                "T2 does not run before the first congestion"
+            );
             assert!(c.trace().is_empty());
         }
     }
@@ -586,7 +687,11 @@ mod tests {
         for mut c in both() {
             let changes = congested_at(&mut c, eight(ms(0), ms(31)));
             assert_eq!(changes, vec![(ms(31), 0.38)]);
-            assert_eq!(c.next_deadline(), Some(ms(121)), "T2 restarted at the decrease");
+            assert_eq!(
+                c.next_deadline(),
+                Some(ms(121)),
+                "T2 restarted at the decrease"
+            );
             assert_eq!(c.trace(), &[(ms(31), 0.38)]);
             assert_eq!(c.stats.decreases, 1);
         }
@@ -599,7 +704,11 @@ mod tests {
         for mut c in both() {
             assert!(congested_at(&mut c, eight(ms(0), ms(29))).is_empty());
             assert_eq!(c.stats.suppressed, 1);
-            assert_eq!(c.next_deadline(), Some(ms(90)), "a non-decrease restarts nothing");
+            assert_eq!(
+                c.next_deadline(),
+                Some(ms(90)),
+                "a non-decrease restarts nothing"
+            );
         }
     }
 
@@ -609,7 +718,10 @@ mod tests {
         let mut c = text();
         assert!(congested_at(&mut c, eight(ms(0), ms(30))).is_empty());
         let mut c = text();
-        assert_eq!(congested_at(&mut c, eight(ms(0), SimTime(30_000_001))).len(), 1);
+        assert_eq!(
+            congested_at(&mut c, eight(ms(0), SimTime(30_000_001))).len(),
+            1
+        );
     }
 
     #[test]
@@ -618,8 +730,15 @@ mod tests {
         for mut c in both() {
             assert!(congested_at(&mut c, eight(ms(0), ms(20))).is_empty());
             let next7: Vec<_> = (21..=27).map(ms).collect();
-            assert!(congested_at(&mut c, next7).is_empty(), "arrivals 9..15: P = 1..7");
-            assert_eq!(c.on_out_arrival(ms(40), true, 1), Some(0.38), "16th arrival, P wraps again");
+            assert!(
+                congested_at(&mut c, next7).is_empty(),
+                "arrivals 9..15: P = 1..7"
+            );
+            assert_eq!(
+                c.on_out_arrival(ms(40), true, 1),
+                Some(0.38),
+                "16th arrival, P wraps again"
+            );
             assert_eq!(c.stats.eighth_arrivals, 2);
         }
     }
@@ -632,10 +751,14 @@ mod tests {
         // steps from 0.4 down to 0.04 and no further.
         for mut c in both() {
             let changes = congested_at(&mut c, (0..2_000).map(ms));
-            let expected: Vec<_> = (0..18).map(|k| (ms(31 + 32 * k), tidy(0.4 - 0.02 * (k + 1) as f64))).collect();
+            let expected: Vec<_> = (0..18)
+                .map(|k| (ms(31 + 32 * k), tidy(0.4 - 0.02 * (k + 1) as f64)))
+                .collect();
             assert_eq!(changes, expected);
             assert_eq!(changes.last().unwrap().1, 0.04, "lands exactly on min_α");
-            assert!(changes.windows(2).all(|w| w[1].0 - w[0].0 > Params::TABLE_1.t1));
+            assert!(changes
+                .windows(2)
+                .all(|w| w[1].0 - w[0].0 > Params::TABLE_1.t1));
             assert_eq!(c.alpha(), 0.04);
             assert_eq!(c.stats.decreases, 18);
             assert!(c.stats.at_floor > 0);
@@ -650,7 +773,11 @@ mod tests {
         for c in both() {
             let mut c = after_one_decrease(c);
             assert_eq!(c.on_t2_expiry(ms(121), false), Some(0.4));
-            assert_eq!(c.next_deadline(), None, "back at max_α: T2 is not restarted (ISUP)");
+            assert_eq!(
+                c.next_deadline(),
+                None,
+                "back at max_α: T2 is not restarted (ISUP)"
+            );
             assert_eq!(c.trace(), &[(ms(31), 0.38), (ms(121), 0.4)]);
         }
     }
@@ -688,7 +815,11 @@ mod tests {
         for mut c in both() {
             congested_at(&mut c, (0..100).map(ms)); // decreases at 31, 63 and 95 ms
             assert_eq!(c.alpha(), 0.34);
-            assert_eq!(c.on_out_arrival(ms(100), false, 1), None, "no congestion any more");
+            assert_eq!(
+                c.on_out_arrival(ms(100), false, 1),
+                None,
+                "no congestion any more"
+            );
             let mut t = c.next_deadline().unwrap();
             assert_eq!(t, ms(95 + 90));
             for expect in [0.36, 0.38, 0.4] {
@@ -713,9 +844,16 @@ mod tests {
         // T2 is "α has not been decreased for T2 consecutive seconds", so a new period does not
         // restart it, nor T1 (at most one decrease "every T1 seconds").
         let mut c = text();
-        assert!(congested_in(&mut c, 1, (0..7).map(ms)).is_empty(), "P = 7 in period 1");
+        assert!(
+            congested_in(&mut c, 1, (0..7).map(ms)).is_empty(),
+            "P = 7 in period 1"
+        );
         // the buffer's average dipped below min_th_out and rose again: period 2
-        assert_eq!(c.on_out_arrival(ms(20), true, 2), None, "P = 1 again, no 8th arrival");
+        assert_eq!(
+            c.on_out_arrival(ms(20), true, 2),
+            None,
+            "P = 1 again, no 8th arrival"
+        );
         assert_eq!(c.stats.periods, 2);
         assert_eq!(c.next_deadline(), Some(ms(90)), "T2 still runs from t0 = 0");
         // arrivals 2..8 of period 2: the 8th at 40 ms is past T1 from t0 = 0
@@ -731,7 +869,11 @@ mod tests {
         assert!(congested_at(&mut c, (0..7).map(ms)).is_empty());
         c.on_out_arrival(ms(7), false, 1);
         assert_eq!(c.on_out_arrival(ms(40), true, 1), None);
-        assert_eq!(c.next_deadline(), Some(ms(130)), "T1 and T2 restarted at the new period");
+        assert_eq!(
+            c.next_deadline(),
+            Some(ms(130)),
+            "T1 and T2 restarted at the new period"
+        );
         assert_eq!(c.stats.periods, 2);
         // its own 8th arrival at 47 ms is within T1 of 40 ms; the 16th at 71 ms is past it
         assert!(congested_at(&mut c, (41..=47).map(ms)).is_empty());
@@ -750,7 +892,11 @@ mod tests {
             assert_eq!(c.on_out_arrival(ms(i), false, 1), None);
         }
         assert!(c.in_congestion_period());
-        assert_eq!(c.on_out_arrival(ms(31), true, 1), Some(0.38), "the 8th congested arrival, past T1");
+        assert_eq!(
+            c.on_out_arrival(ms(31), true, 1),
+            Some(0.38),
+            "the 8th congested arrival, past T1"
+        );
         assert_eq!(c.stats.out_arrivals, 21);
         assert_eq!(c.stats.congested_out_arrivals, 8);
     }
@@ -763,7 +909,10 @@ mod tests {
         assert_eq!(c.next_deadline(), Some(ms(575 + 90)));
         let before = c.stats.at_floor;
         congested_at(&mut c, (576..=664).map(ms));
-        assert!(c.stats.at_floor > before, "8th arrivals past T1 at the floor");
+        assert!(
+            c.stats.at_floor > before,
+            "8th arrivals past T1 at the floor"
+        );
         assert_eq!(c.next_deadline(), Some(ms(665)), "no restart at the floor");
         assert_eq!(c.alpha(), 0.04);
     }
@@ -774,7 +923,10 @@ mod tests {
         let mut c = at_the_floor(per_period());
         congested_at(&mut c, (576..=700).map(ms));
         let last_eighth = SimTime(c.next_deadline().unwrap().0 - Params::TABLE_1.t2.as_nanos());
-        assert!(last_eighth > ms(640), "T2 restarted at an 8th arrival at the floor");
+        assert!(
+            last_eighth > ms(640),
+            "T2 restarted at an 8th arrival at the floor"
+        );
         assert_eq!(c.alpha(), 0.04);
     }
 
@@ -805,7 +957,10 @@ mod tests {
     fn alpha_average_integrates_alpha_over_time() {
         let mut c = Csa::with_trace(Params::TABLE_1, false);
         // 0.4 for 31 ms, 0.38 for 90 ms, then 0.4 again up to 200 ms
-        assert_eq!(congested_at(&mut c, eight(ms(0), ms(31))), vec![(ms(31), 0.38)]);
+        assert_eq!(
+            congested_at(&mut c, eight(ms(0), ms(31))),
+            vec![(ms(31), 0.38)]
+        );
         assert_eq!(c.on_t2_expiry(ms(121), false), Some(0.4));
         assert!(c.trace().is_empty(), "no trace kept");
         let (avg, floor) = c.alpha_average(ms(200));
@@ -814,7 +969,10 @@ mod tests {
         assert_eq!(floor, 0.0);
         let c = at_the_floor(Csa::with_trace(Params::TABLE_1, false));
         let (_, floor) = c.alpha_average(ms(1_150));
-        assert!((floor - 0.5).abs() < 1e-12, "at the floor from 575 ms to 1150 ms: {floor}");
+        assert!(
+            (floor - 0.5).abs() < 1e-12,
+            "at the floor from 575 ms to 1150 ms: {floor}"
+        );
     }
 
     // ---- properties --------------------------------------------------------------------------
@@ -823,20 +981,30 @@ mod tests {
     fn alpha_never_leaves_its_bounds() {
         // A deterministic jumble of arrivals, congestion flips and timer expiries.
         for rules in [Rules::Text, Rules::PerPeriod] {
-            let p = Params { delta_alpha: 0.07, rules, ..Params::TABLE_1 }; // a step that does not divide the range
+            let p = Params {
+                delta_alpha: 0.07,
+                rules,
+                ..Params::TABLE_1
+            }; // a step that does not divide the range
             let mut c = Csa::new(p);
             let mut x: u64 = 12345;
             let mut t = SimTime::ZERO;
             let mut busy = false;
             let mut period = 0;
             for _ in 0..200_000 {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 t += SimDuration::from_micros(1 + (x >> 33) % 3_000);
                 // congested stretches of a few hundred arrivals, with noise either way
                 if (x >> 50).is_multiple_of(500) {
                     busy = !busy;
                 }
-                let congested = if busy { !(x >> 20).is_multiple_of(20) } else { (x >> 20).is_multiple_of(50) };
+                let congested = if busy {
+                    !(x >> 20).is_multiple_of(20)
+                } else {
+                    (x >> 20).is_multiple_of(50)
+                };
                 if let Some(d) = c.next_deadline().filter(|&d| d <= t) {
                     c.on_t2_expiry(d, congested);
                 }
@@ -844,10 +1012,20 @@ mod tests {
                     period += u64::from((x >> 10).is_multiple_of(7));
                 }
                 c.on_out_arrival(t, congested, period);
-                assert!((p.min_alpha..=p.max_alpha).contains(&c.alpha()), "α = {}", c.alpha());
+                assert!(
+                    (p.min_alpha..=p.max_alpha).contains(&c.alpha()),
+                    "α = {}",
+                    c.alpha()
+                );
             }
-            assert!(c.trace().iter().any(|&(_, a)| a == p.min_alpha), "reached the floor");
-            assert!(c.trace().iter().filter(|&&(_, a)| a == p.max_alpha).count() > 1, "came back to the ceiling");
+            assert!(
+                c.trace().iter().any(|&(_, a)| a == p.min_alpha),
+                "reached the floor"
+            );
+            assert!(
+                c.trace().iter().filter(|&&(_, a)| a == p.max_alpha).count() > 1,
+                "came back to the ceiling"
+            );
             assert!(c.stats.check().is_ok());
         }
     }
@@ -855,15 +1033,24 @@ mod tests {
     #[test]
     fn increases_never_pass_max_alpha_with_an_uneven_step() {
         // 0.4 − 0.07 = 0.33, back up: min(0.33 + 0.07, 0.4) = 0.4 exactly.
-        let mut c = Csa::new(Params { delta_alpha: 0.07, ..Params::TABLE_1 });
-        assert_eq!(congested_at(&mut c, eight(ms(0), ms(31))), vec![(ms(31), 0.33)]);
+        let mut c = Csa::new(Params {
+            delta_alpha: 0.07,
+            ..Params::TABLE_1
+        });
+        assert_eq!(
+            congested_at(&mut c, eight(ms(0), ms(31))),
+            vec![(ms(31), 0.33)]
+        );
         assert_eq!(c.on_t2_expiry(ms(121), false), Some(0.4));
     }
 
     #[test]
     fn bounds_that_are_not_short_decimals_are_reached_exactly() {
         let third = 1.0 / 3.0;
-        let mut c = Csa::new(Params { max_alpha: third, ..Params::TABLE_1 });
+        let mut c = Csa::new(Params {
+            max_alpha: third,
+            ..Params::TABLE_1
+        });
         assert_eq!(congested_at(&mut c, eight(ms(0), ms(31))).len(), 1);
         assert_eq!(c.on_t2_expiry(ms(121), false), Some(third));
         assert_eq!(c.next_deadline(), None, "back at max_α, idle");
@@ -872,8 +1059,14 @@ mod tests {
     #[test]
     fn the_floor_is_held_with_an_uneven_step() {
         // Δα = 0.15 from 0.4: 0.25, 0.1, then max{−0.05, 0.04} = 0.04.
-        let mut c = Csa::new(Params { delta_alpha: 0.15, ..Params::TABLE_1 });
-        let changes: Vec<_> = congested_at(&mut c, (0..200).map(ms)).into_iter().map(|(_, a)| a).collect();
+        let mut c = Csa::new(Params {
+            delta_alpha: 0.15,
+            ..Params::TABLE_1
+        });
+        let changes: Vec<_> = congested_at(&mut c, (0..200).map(ms))
+            .into_iter()
+            .map(|(_, a)| a)
+            .collect();
         assert_eq!(changes, vec![0.25, 0.1, 0.04]);
     }
 
@@ -904,20 +1097,84 @@ mod tests {
         assert_eq!(Params::default(), ok);
         assert_eq!(ok.rules, Rules::Text, "the paper's rules by default");
         let t = |ms| SimDuration::from_millis(ms);
-        assert_eq!(Params { t1: t(0), ..ok }.validate().unwrap_err().field, "t1");
-        assert_eq!(Params { t1: t(90), ..ok }.validate().unwrap_err().field, "t2", "T1 < T2");
-        assert_eq!(Params { delta_alpha: 0.0, ..ok }.validate().unwrap_err().field, "delta_alpha");
-        assert_eq!(Params { delta_alpha: f64::NAN, ..ok }.validate().unwrap_err().field, "delta_alpha");
-        assert_eq!(Params { min_alpha: -0.1, ..ok }.validate().unwrap_err().field, "min_alpha");
-        assert_eq!(Params { max_alpha: 1.1, ..ok }.validate().unwrap_err().field, "max_alpha");
-        assert_eq!(Params { min_alpha: 0.5, ..ok }.validate().unwrap_err().field, "min_alpha");
-        assert!(Params { min_alpha: 0.4, ..ok }.validate().is_ok(), "a fixed α is allowed");
+        assert_eq!(
+            Params { t1: t(0), ..ok }.validate().unwrap_err().field,
+            "t1"
+        );
+        assert_eq!(
+            Params { t1: t(90), ..ok }.validate().unwrap_err().field,
+            "t2",
+            "T1 < T2"
+        );
+        assert_eq!(
+            Params {
+                delta_alpha: 0.0,
+                ..ok
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "delta_alpha"
+        );
+        assert_eq!(
+            Params {
+                delta_alpha: f64::NAN,
+                ..ok
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "delta_alpha"
+        );
+        assert_eq!(
+            Params {
+                min_alpha: -0.1,
+                ..ok
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "min_alpha"
+        );
+        assert_eq!(
+            Params {
+                max_alpha: 1.1,
+                ..ok
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "max_alpha"
+        );
+        assert_eq!(
+            Params {
+                min_alpha: 0.5,
+                ..ok
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "min_alpha"
+        );
+        assert!(
+            Params {
+                min_alpha: 0.4,
+                ..ok
+            }
+            .validate()
+            .is_ok(),
+            "a fixed α is allowed"
+        );
     }
 
     #[test]
     fn appendix_a_timer_settings_are_valid() {
         for (t1, t2) in [(15, 45), (15, 60), (30, 90), (30, 120)] {
-            let p = Params { t1: SimDuration::from_millis(t1), t2: SimDuration::from_millis(t2), ..Params::TABLE_1 };
+            let p = Params {
+                t1: SimDuration::from_millis(t1),
+                t2: SimDuration::from_millis(t2),
+                ..Params::TABLE_1
+            };
             assert!(p.validate().is_ok());
         }
     }

@@ -80,7 +80,10 @@ impl Params {
             return Err(ParamError::new("rate", "token rate r must be positive"));
         }
         if self.b1_tokens == 0 {
-            return Err(ParamError::new("b1", "the conformant bucket must hold at least one token"));
+            return Err(ParamError::new(
+                "b1",
+                "the conformant bucket must hold at least one token",
+            ));
         }
         if self.b2_tokens == 0 {
             return Err(ParamError::new(
@@ -89,10 +92,16 @@ impl Params {
             ));
         }
         if self.token_bytes == 0 {
-            return Err(ParamError::new("token_bytes", "the packet length L of a token must be positive"));
+            return Err(ParamError::new(
+                "token_bytes",
+                "the packet length L of a token must be positive",
+            ));
         }
         if !(0.0..=1.0).contains(&self.alpha) {
-            return Err(ParamError::new("alpha", format!("alpha must lie in [0, 1], got {}", self.alpha)));
+            return Err(ParamError::new(
+                "alpha",
+                format!("alpha must lie in [0, 1], got {}", self.alpha),
+            ));
         }
         if self.buffer_packets == 0 {
             return Err(ParamError::new(
@@ -107,7 +116,10 @@ impl Params {
     fn conformant(&self) -> token_bucket::Params {
         token_bucket::Params {
             rate_bps: self.rate_bps,
-            depth: Depth::Packets { tokens: self.b1_tokens, token_bytes: self.token_bytes },
+            depth: Depth::Packets {
+                tokens: self.b1_tokens,
+                token_bytes: self.token_bytes,
+            },
         }
     }
 
@@ -115,7 +127,10 @@ impl Params {
     fn nonconformant(&self) -> token_bucket::Params {
         token_bucket::Params {
             rate_bps: alpha_rate_bps(self.rate_bps, self.alpha),
-            depth: Depth::Packets { tokens: self.b2_tokens, token_bytes: self.token_bytes },
+            depth: Depth::Packets {
+                tokens: self.b2_tokens,
+                token_bytes: self.token_bytes,
+            },
         }
     }
 }
@@ -158,7 +173,9 @@ impl Tokens {
     /// A full bucket of `tokens` tokens of `token` nanobits each, filled at `rate_bps`.
     fn full(clock: TokenClock, rate_bps: u64, tokens: u64, token: u128, now: SimTime) -> Self {
         match clock {
-            TokenClock::Continuous => Tokens::Continuous(Bucket::full(rate_bps, u128::from(tokens) * token, now)),
+            TokenClock::Continuous => {
+                Tokens::Continuous(Bucket::full(rate_bps, u128::from(tokens) * token, now))
+            }
             TokenClock::Periodic | TokenClock::PeriodicOwnPhase => {
                 Tokens::Periodic(PeriodicBucket::full(rate_bps, tokens, token, now))
             }
@@ -248,7 +265,14 @@ pub struct PeriodicBucket {
 
 impl PeriodicBucket {
     fn full(rate_bps: u64, capacity: u64, token: u128, now: SimTime) -> Self {
-        let mut b = PeriodicBucket { origin: 0, rate_bps, capacity, tokens: capacity, token, credited: 0 };
+        let mut b = PeriodicBucket {
+            origin: 0,
+            rate_bps,
+            capacity,
+            tokens: capacity,
+            token,
+            credited: 0,
+        };
         b.credited = b.index(now);
         b
     }
@@ -256,14 +280,17 @@ impl PeriodicBucket {
     /// The number of grid points in (origin, now]: ⌊(now − origin) · ρ / token⌋.
     #[inline]
     fn index(&self, now: SimTime) -> u128 {
-        u128::from(now.as_nanos().saturating_sub(self.origin)) * u128::from(self.rate_bps) / self.token
+        u128::from(now.as_nanos().saturating_sub(self.origin)) * u128::from(self.rate_bps)
+            / self.token
     }
 
     /// Tokens held at `now` counting those arrived since the last update, capped.
     #[inline]
     fn held(&self, now: SimTime) -> u64 {
         let new = self.index(now).saturating_sub(self.credited);
-        u64::try_from(u128::from(self.tokens) + new).unwrap_or(u64::MAX).min(self.capacity)
+        u64::try_from(u128::from(self.tokens) + new)
+            .unwrap_or(u64::MAX)
+            .min(self.capacity)
     }
 
     #[inline]
@@ -293,7 +320,8 @@ impl PeriodicBucket {
             return None;
         }
         // the next grid point: the smallest t with ⌊t·ρ / token⌋ ≥ credited + 1
-        let t = ((self.credited + 1) * self.token).div_ceil(u128::from(self.rate_bps)) + u128::from(self.origin);
+        let t = ((self.credited + 1) * self.token).div_ceil(u128::from(self.rate_bps))
+            + u128::from(self.origin);
         u64::try_from(t).ok().map(|t| SimTime(t).max(now))
     }
 
@@ -333,7 +361,13 @@ impl EnhancedTokenBucket {
             alpha: params.alpha,
             token: c.cost(0),
             conformant: Tokens::full(params.clock, c.rate_bps, params.b1_tokens, c.cost(0), now),
-            nonconformant: Tokens::full(params.clock, nc.rate_bps, params.b2_tokens, c.cost(0), now),
+            nonconformant: Tokens::full(
+                params.clock,
+                nc.rate_bps,
+                params.b2_tokens,
+                c.cost(0),
+                now,
+            ),
             stats: MarkerStats::default(),
             started: false,
         }
@@ -407,7 +441,10 @@ impl EnhancedTokenBucket {
             Colour::Yellow => self.nonconformant.take(self.token),
             Colour::Red => false,
         };
-        debug_assert!(taken, "enhanced token bucket: {colour:?} taken at {now} without a token");
+        debug_assert!(
+            taken,
+            "enhanced token bucket: {colour:?} taken at {now} without a token"
+        );
         if taken {
             self.stats.record(colour, size);
         }
@@ -445,7 +482,8 @@ impl EnhancedTokenBucket {
         debug_assert!((0.0..=1.0).contains(&alpha), "alpha {alpha} outside [0, 1]");
         let alpha = alpha.clamp(0.0, 1.0);
         self.alpha = alpha;
-        self.nonconformant.set_rate(now, alpha_rate_bps(self.params.rate_bps, alpha));
+        self.nonconformant
+            .set_rate(now, alpha_rate_bps(self.params.rate_bps, alpha));
     }
 }
 
@@ -463,7 +501,15 @@ mod tests {
 
     /// r = 8000 bit/s with L = 1000 B: exactly one conformant token per second.
     fn params(alpha: f64) -> Params {
-        Params { rate_bps: 8_000, b1_tokens: 10, b2_tokens: 1, token_bytes: 1_000, alpha, buffer_packets: 100, clock: TokenClock::Continuous }
+        Params {
+            rate_bps: 8_000,
+            b1_tokens: 10,
+            b2_tokens: 1,
+            token_bytes: 1_000,
+            alpha,
+            buffer_packets: 100,
+            clock: TokenClock::Continuous,
+        }
     }
 
     fn etb(alpha: f64) -> EnhancedTokenBucket {
@@ -472,7 +518,11 @@ mod tests {
 
     /// An always-backlogged input buffer: serves the head whenever a token is there, until
     /// `end` (inclusive). Returns the (time, decision) of every served packet.
-    fn drain_until(e: &mut EnhancedTokenBucket, start: SimTime, end: SimTime) -> Vec<(SimTime, Decision)> {
+    fn drain_until(
+        e: &mut EnhancedTokenBucket,
+        start: SimTime,
+        end: SimTime,
+    ) -> Vec<(SimTime, Decision)> {
         let mut out = Vec::new();
         let mut t = start;
         loop {
@@ -495,11 +545,18 @@ mod tests {
     }
 
     fn periodic(alpha: f64) -> Params {
-        Params { clock: TokenClock::Periodic, ..params(alpha) }
+        Params {
+            clock: TokenClock::Periodic,
+            ..params(alpha)
+        }
     }
 
     fn times(served: &[(SimTime, Decision)], d: Decision) -> Vec<SimTime> {
-        served.iter().filter(|(_, x)| *x == d).map(|(t, _)| *t).collect()
+        served
+            .iter()
+            .filter(|(_, x)| *x == d)
+            .map(|(t, _)| *t)
+            .collect()
     }
 
     #[test]
@@ -515,11 +572,24 @@ mod tests {
         // b2 = 1 at the start, then a token every 2.5 s; at 5 s and 10 s both buckets get a
         // token at once: one packet goes green, the next takes the yellow token at once
         let yellow = times(&served, Decision::Yellow);
-        assert_eq!(yellow, [0, 2_500, 5_000, 7_500, 10_000].map(|ms| SimTime(ms * 1_000_000)));
+        assert_eq!(
+            yellow,
+            [0, 2_500, 5_000, 7_500, 10_000].map(|ms| SimTime(ms * 1_000_000))
+        );
         // nothing between grid points: just before the next token there is still none
-        let mut e = EnhancedTokenBucket::new(Params { b1_tokens: 1, ..periodic(0.0) }, SimTime::ZERO);
+        let mut e = EnhancedTokenBucket::new(
+            Params {
+                b1_tokens: 1,
+                ..periodic(0.0)
+            },
+            SimTime::ZERO,
+        );
         assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Green);
-        assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Yellow, "b2 starts full; α = 0 never refills it");
+        assert_eq!(
+            e.serve(SimTime::ZERO, 1_000),
+            Decision::Yellow,
+            "b2 starts full; α = 0 never refills it"
+        );
         assert_eq!(e.serve(SimTime(999_999_999), 1_000), Decision::Wait);
         assert_eq!(e.next_service(SimTime(500_000_000)), Some(at_s(1)));
         assert_eq!(e.serve(at_s(1), 1_000), Decision::Green);
@@ -527,8 +597,15 @@ mod tests {
 
     #[test]
     fn periodic_buckets_created_at_different_times_share_the_grid_continuous_ones_do_not() {
-        for (clock, second_at) in [(TokenClock::Periodic, at_s(1)), (TokenClock::Continuous, SimTime(1_300_000_000))] {
-            let p = Params { b1_tokens: 1, clock, ..params(0.0) };
+        for (clock, second_at) in [
+            (TokenClock::Periodic, at_s(1)),
+            (TokenClock::Continuous, SimTime(1_300_000_000)),
+        ] {
+            let p = Params {
+                b1_tokens: 1,
+                clock,
+                ..params(0.0)
+            };
             let mut a = EnhancedTokenBucket::new(p, SimTime::ZERO);
             let mut b = EnhancedTokenBucket::new(p, SimTime(300_000_000));
             assert_eq!(a.serve(SimTime::ZERO, 1_000), Decision::Green);
@@ -536,7 +613,11 @@ mod tests {
             assert_eq!(b.serve(SimTime(300_000_000), 1_000), Decision::Green);
             assert_eq!(b.serve(SimTime(300_000_000), 1_000), Decision::Yellow);
             assert_eq!(a.next_service(SimTime(300_000_000)), Some(at_s(1)));
-            assert_eq!(b.next_service(SimTime(300_000_000)), Some(second_at), "{clock:?}");
+            assert_eq!(
+                b.next_service(SimTime(300_000_000)),
+                Some(second_at),
+                "{clock:?}"
+            );
         }
     }
 
@@ -546,24 +627,49 @@ mod tests {
         // shared grid both get their next token at 1 s; with their own phase at 1.3 s and 1.7 s
         for (clock, next) in [
             (TokenClock::Periodic, [at_s(1), at_s(1)]),
-            (TokenClock::PeriodicOwnPhase, [SimTime(1_300_000_000), SimTime(1_700_000_000)]),
+            (
+                TokenClock::PeriodicOwnPhase,
+                [SimTime(1_300_000_000), SimTime(1_700_000_000)],
+            ),
         ] {
-            let p = Params { b1_tokens: 1, clock, ..params(0.0) };
-            for (first, want) in [(SimTime(300_000_000), next[0]), (SimTime(700_000_000), next[1])] {
+            let p = Params {
+                b1_tokens: 1,
+                clock,
+                ..params(0.0)
+            };
+            for (first, want) in [
+                (SimTime(300_000_000), next[0]),
+                (SimTime(700_000_000), next[1]),
+            ] {
                 let mut e = EnhancedTokenBucket::new(p, SimTime::ZERO);
-                assert_eq!(e.serve(first, 1_000), Decision::Green, "the bucket starts full");
+                assert_eq!(
+                    e.serve(first, 1_000),
+                    Decision::Green,
+                    "the bucket starts full"
+                );
                 assert_eq!(e.serve(first, 1_000), Decision::Yellow);
                 assert_eq!(e.next_service(first), Some(want), "{clock:?}");
                 assert_eq!(e.serve(want, 1_000), Decision::Green);
                 // and every period after that, on the same grid
-                assert_eq!(e.next_service(want), Some(SimTime(want.as_nanos() + 1_000_000_000)), "{clock:?}");
+                assert_eq!(
+                    e.next_service(want),
+                    Some(SimTime(want.as_nanos() + 1_000_000_000)),
+                    "{clock:?}"
+                );
             }
         }
     }
 
     #[test]
     fn periodic_alpha_change_credits_the_old_grid_then_follows_the_new_one() {
-        let mut e = EnhancedTokenBucket::new(Params { b1_tokens: 1, b2_tokens: 2, ..periodic(0.4) }, SimTime::ZERO);
+        let mut e = EnhancedTokenBucket::new(
+            Params {
+                b1_tokens: 1,
+                b2_tokens: 2,
+                ..periodic(0.4)
+            },
+            SimTime::ZERO,
+        );
         // empty both buckets at 0
         assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Green);
         assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Yellow);
@@ -572,24 +678,52 @@ mod tests {
         // at 3 s the old grid (every 2.5 s) has given one token; α = 0.5 then fills on the
         // 2 s grid: the next token at 4 s, not 3 s + 2 s
         e.set_alpha(at_s(3), 0.5);
-        assert_eq!(e.nonconformant().tokens(), nanobits(1_000), "the 2.5 s token was credited");
+        assert_eq!(
+            e.nonconformant().tokens(),
+            nanobits(1_000),
+            "the 2.5 s token was credited"
+        );
         assert_eq!(e.nonconformant().rate_bps(), 4_000);
-        assert_eq!(e.nonconformant().ready_at(at_s(3), nanobits(1_000)), Some(at_s(3)));
+        assert_eq!(
+            e.nonconformant().ready_at(at_s(3), nanobits(1_000)),
+            Some(at_s(3))
+        );
         // α = 0: a periodic bucket with no rate never refills
-        let mut z = EnhancedTokenBucket::new(Params { b1_tokens: 1, ..periodic(0.0) }, SimTime::ZERO);
+        let mut z = EnhancedTokenBucket::new(
+            Params {
+                b1_tokens: 1,
+                ..periodic(0.0)
+            },
+            SimTime::ZERO,
+        );
         assert_eq!(z.serve(SimTime::ZERO, 1_000), Decision::Green);
-        assert_eq!(z.serve(SimTime::ZERO, 1_000), Decision::Yellow, "b2 starts full");
+        assert_eq!(
+            z.serve(SimTime::ZERO, 1_000),
+            Decision::Yellow,
+            "b2 starts full"
+        );
         assert_eq!(z.nonconformant().ready_at(at_s(100), nanobits(1_000)), None);
     }
 
     #[test]
     fn periodic_next_token_after_a_rate_change_is_on_the_new_grid() {
-        let mut e = EnhancedTokenBucket::new(Params { b1_tokens: 1, b2_tokens: 1, ..periodic(0.4) }, SimTime::ZERO);
+        let mut e = EnhancedTokenBucket::new(
+            Params {
+                b1_tokens: 1,
+                b2_tokens: 1,
+                ..periodic(0.4)
+            },
+            SimTime::ZERO,
+        );
         assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Green);
         assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Yellow);
         e.set_alpha(SimTime(1_000_000_000), 0.5); // before the old grid's 2.5 s token
         assert_eq!(e.nonconformant().tokens(), 0);
-        assert_eq!(e.nonconformant().ready_at(at_s(1), nanobits(1_000)), Some(at_s(2)), "4000 bit/s: 2 s, 4 s, …");
+        assert_eq!(
+            e.nonconformant().ready_at(at_s(1), nanobits(1_000)),
+            Some(at_s(2)),
+            "4000 bit/s: 2 s, 4 s, …"
+        );
     }
 
     #[test]
@@ -602,10 +736,20 @@ mod tests {
 
     #[test]
     fn a_burst_takes_b1_conformant_then_b2_downgraded_then_waits() {
-        let mut e = EnhancedTokenBucket::new(Params { b2_tokens: 2, ..params(0.4) }, SimTime::ZERO);
+        let mut e = EnhancedTokenBucket::new(
+            Params {
+                b2_tokens: 2,
+                ..params(0.4)
+            },
+            SimTime::ZERO,
+        );
         let t = SimTime::ZERO;
         for i in 0..10 {
-            assert_eq!(e.serve(t, 1_000), Decision::Green, "packet {i} finds a conformant token");
+            assert_eq!(
+                e.serve(t, 1_000),
+                Decision::Green,
+                "packet {i} finds a conformant token"
+            );
         }
         assert_eq!(e.serve(t, 1_000), Decision::Yellow);
         assert_eq!(e.serve(t, 1_000), Decision::Yellow);
@@ -619,7 +763,11 @@ mod tests {
     fn wait_takes_nothing() {
         let mut e = etb(0.4);
         drain_until(&mut e, SimTime::ZERO, SimTime::ZERO);
-        let before = (e.conformant().clone(), e.nonconformant().clone(), e.stats.clone());
+        let before = (
+            e.conformant().clone(),
+            e.nonconformant().clone(),
+            e.stats.clone(),
+        );
         for _ in 0..5 {
             assert_eq!(e.decide(SimTime(500_000_000), 1_000), Decision::Wait);
             assert_eq!(e.serve(SimTime(500_000_000), 1_000), Decision::Wait);
@@ -647,9 +795,20 @@ mod tests {
         assert_eq!(count(&served, Decision::Yellow), 1 + 40);
         // first yellow after the initial burst: 2.5 s; at 5 s both buckets refill together and
         // the head goes green first, the next packet yellow at the same instant
-        let yellows: Vec<_> = served.iter().filter(|(_, d)| *d == Decision::Yellow).map(|(t, _)| *t).collect();
-        assert_eq!(&yellows[..3], &[SimTime::ZERO, SimTime(2_500_000_000), at_s(5)]);
-        let at5: Vec<_> = served.iter().filter(|(t, _)| *t == at_s(5)).map(|(_, d)| *d).collect();
+        let yellows: Vec<_> = served
+            .iter()
+            .filter(|(_, d)| *d == Decision::Yellow)
+            .map(|(t, _)| *t)
+            .collect();
+        assert_eq!(
+            &yellows[..3],
+            &[SimTime::ZERO, SimTime(2_500_000_000), at_s(5)]
+        );
+        let at5: Vec<_> = served
+            .iter()
+            .filter(|(t, _)| *t == at_s(5))
+            .map(|(_, d)| *d)
+            .collect();
         assert_eq!(at5, vec![Decision::Green, Decision::Yellow]);
         // rates measured after the initial burst: r and 0.4·r, in bits/s
         let green_bps = (count(&served, Decision::Green) - 10) as f64 * 8_000.0 / 100.0;
@@ -663,12 +822,18 @@ mod tests {
         let mut e = etb(0.0);
         let served = drain_until(&mut e, SimTime::ZERO, at_s(100));
         assert_eq!(count(&served, Decision::Green), 10 + 100);
-        assert_eq!(count(&served, Decision::Yellow), 1, "only the token b2 started with");
+        assert_eq!(
+            count(&served, Decision::Yellow),
+            1,
+            "only the token b2 started with"
+        );
         assert!(served.iter().skip(11).all(|(_, d)| *d == Decision::Green));
         // green packets leave exactly one per token interval
         let times: Vec<_> = served.iter().skip(11).map(|(t, _)| *t).collect();
         assert_eq!(times[0], at_s(1));
-        assert!(times.windows(2).all(|w| w[1] - w[0] == SimDuration::from_secs(1)));
+        assert!(times
+            .windows(2)
+            .all(|w| w[1] - w[0] == SimDuration::from_secs(1)));
     }
 
     #[test]
@@ -682,7 +847,10 @@ mod tests {
         assert_eq!(e.alpha(), 0.25);
         assert_eq!(e.nonconformant().tokens(), nanobits(500));
         assert_eq!(e.nonconformant().rate_bps(), 2_000);
-        assert_eq!(e.nonconformant().ready_at(at_s(1), nanobits(1_000)), Some(at_s(3)));
+        assert_eq!(
+            e.nonconformant().ready_at(at_s(1), nanobits(1_000)),
+            Some(at_s(3))
+        );
     }
 
     #[test]
@@ -694,7 +862,11 @@ mod tests {
         assert_eq!(e.nonconformant().ready_at(at_s(1), nanobits(1_000)), None);
         let served = drain_until(&mut e, at_s(1), at_s(50));
         assert_eq!(count(&served, Decision::Yellow), 0);
-        assert_eq!(count(&served, Decision::Green), 50, "one per second from 1 s to 50 s");
+        assert_eq!(
+            count(&served, Decision::Green),
+            50,
+            "one per second from 1 s to 50 s"
+        );
     }
 
     #[test]
@@ -706,7 +878,10 @@ mod tests {
         let second = drain_until(&mut e, at_s(50), at_s(100));
         assert_eq!(count(&first, Decision::Yellow), 1 + 20);
         assert_eq!(count(&second, Decision::Yellow), 10);
-        assert_eq!(count(&first, Decision::Green) + count(&second, Decision::Green), 110);
+        assert_eq!(
+            count(&first, Decision::Green) + count(&second, Decision::Green),
+            110
+        );
     }
 
     #[test]
@@ -729,12 +904,24 @@ mod tests {
         assert_eq!(e.serve(SimTime::ZERO, 576), Decision::Green);
         assert_eq!(e.serve(SimTime::ZERO, 576), Decision::Yellow);
         let t1 = e.next_service(SimTime::ZERO).unwrap();
-        assert_eq!(t1, SimTime(2_666_666_667), "8e12 nb / 3000 nb per ns, rounded up");
-        assert_eq!(e.decide(SimTime(t1.0 - 1), 576), Decision::Wait, "one nanosecond early");
+        assert_eq!(
+            t1,
+            SimTime(2_666_666_667),
+            "8e12 nb / 3000 nb per ns, rounded up"
+        );
+        assert_eq!(
+            e.decide(SimTime(t1.0 - 1), 576),
+            Decision::Wait,
+            "one nanosecond early"
+        );
         // 1000 nb left over after this one
         assert_eq!(e.serve(t1, 576), Decision::Green);
         let t2 = e.next_service(t1).unwrap();
-        assert_eq!(t2, SimTime(5_333_333_334), "(8e12 − 1000) / 3000 rounded up, after t1");
+        assert_eq!(
+            t2,
+            SimTime(5_333_333_334),
+            "(8e12 − 1000) / 3000 rounded up, after t1"
+        );
         // 2000 nb left over after this one
         assert_eq!(e.serve(t2, 576), Decision::Green);
         // (8e12 − 2000) / 3000 = 2 666 666 666 exactly: the conformant token is whole at 8 s,
@@ -743,18 +930,33 @@ mod tests {
         assert_eq!(t3, at_s(8));
         assert_eq!(e.decide(SimTime(t3.0 - 1), 576), Decision::Wait);
         assert_eq!(e.serve(t3, 576), Decision::Green, "step 1 before step 2");
-        assert_eq!(e.next_service(t3), Some(t3), "the non-conformant token is there now");
+        assert_eq!(
+            e.next_service(t3),
+            Some(t3),
+            "the non-conformant token is there now"
+        );
         assert_eq!(e.serve(t3, 576), Decision::Yellow);
-        assert_eq!(e.next_service(t3), Some(at_s(8) + SimDuration::from_nanos(2_666_666_667)));
+        assert_eq!(
+            e.next_service(t3),
+            Some(at_s(8) + SimDuration::from_nanos(2_666_666_667))
+        );
     }
 
     #[test]
     fn next_service_finds_the_nonconformant_bucket_when_it_is_earlier() {
         // α = 1: both fill at r; b2 was left alone while b1 was drained, so b2 is full first.
-        let p = Params { b1_tokens: 1, b2_tokens: 1, ..params(1.0) };
+        let p = Params {
+            b1_tokens: 1,
+            b2_tokens: 1,
+            ..params(1.0)
+        };
         let mut e = EnhancedTokenBucket::new(p, SimTime::ZERO);
         assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Green);
-        assert_eq!(e.next_service(SimTime::ZERO), Some(SimTime::ZERO), "b2 is still full");
+        assert_eq!(
+            e.next_service(SimTime::ZERO),
+            Some(SimTime::ZERO),
+            "b2 is still full"
+        );
         assert_eq!(e.serve(SimTime::ZERO, 1_000), Decision::Yellow);
         assert_eq!(e.next_service(SimTime::ZERO), Some(at_s(1)));
     }
@@ -773,21 +975,70 @@ mod tests {
         assert!(ok.validate().is_ok());
         assert!(Params { alpha: 0.0, ..ok }.validate().is_ok());
         assert!(Params { alpha: 1.0, ..ok }.validate().is_ok());
-        assert_eq!(Params { rate_bps: 0, ..ok }.validate().unwrap_err().field, "rate");
-        assert_eq!(Params { b1_tokens: 0, ..ok }.validate().unwrap_err().field, "b1");
-        assert_eq!(Params { b2_tokens: 0, ..ok }.validate().unwrap_err().field, "b2");
-        assert_eq!(Params { token_bytes: 0, ..ok }.validate().unwrap_err().field, "token_bytes");
-        assert_eq!(Params { alpha: -0.1, ..ok }.validate().unwrap_err().field, "alpha");
-        assert_eq!(Params { alpha: 1.5, ..ok }.validate().unwrap_err().field, "alpha");
-        assert_eq!(Params { alpha: f64::NAN, ..ok }.validate().unwrap_err().field, "alpha");
-        assert_eq!(Params { buffer_packets: 0, ..ok }.validate().unwrap_err().field, "buffer");
+        assert_eq!(
+            Params { rate_bps: 0, ..ok }.validate().unwrap_err().field,
+            "rate"
+        );
+        assert_eq!(
+            Params { b1_tokens: 0, ..ok }.validate().unwrap_err().field,
+            "b1"
+        );
+        assert_eq!(
+            Params { b2_tokens: 0, ..ok }.validate().unwrap_err().field,
+            "b2"
+        );
+        assert_eq!(
+            Params {
+                token_bytes: 0,
+                ..ok
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "token_bytes"
+        );
+        assert_eq!(
+            Params { alpha: -0.1, ..ok }.validate().unwrap_err().field,
+            "alpha"
+        );
+        assert_eq!(
+            Params { alpha: 1.5, ..ok }.validate().unwrap_err().field,
+            "alpha"
+        );
+        assert_eq!(
+            Params {
+                alpha: f64::NAN,
+                ..ok
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "alpha"
+        );
+        assert_eq!(
+            Params {
+                buffer_packets: 0,
+                ..ok
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "buffer"
+        );
     }
 
     #[test]
     fn table_one_parameters_are_valid() {
         for r in [1_600_000, 1_000_000, 400_000] {
-            let p =
-                Params { rate_bps: r, b1_tokens: 10, b2_tokens: 1, token_bytes: 576, alpha: 0.4, buffer_packets: 100, clock: TokenClock::Continuous };
+            let p = Params {
+                rate_bps: r,
+                b1_tokens: 10,
+                b2_tokens: 1,
+                token_bytes: 576,
+                alpha: 0.4,
+                buffer_packets: 100,
+                clock: TokenClock::Continuous,
+            };
             assert!(p.validate().is_ok());
         }
     }

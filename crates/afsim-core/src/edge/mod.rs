@@ -61,9 +61,10 @@ impl PerColourAction {
     /// A `Mark` must name a 6-bit code point.
     pub fn validate(&self, field: &'static str) -> Result<(), ParamError> {
         match *self {
-            PerColourAction::Mark(d) if d > dscp::MAX_DSCP => {
-                Err(ParamError::new(field, format!("DSCP {d} is not a 6-bit code point (0..=63)")))
-            }
+            PerColourAction::Mark(d) if d > dscp::MAX_DSCP => Err(ParamError::new(
+                field,
+                format!("DSCP {d} is not a 6-bit code point (0..=63)"),
+            )),
             PerColourAction::Keep
             | PerColourAction::Mark(_)
             | PerColourAction::DowngradeToBestEffort
@@ -85,7 +86,10 @@ pub struct ParamError {
 
 impl ParamError {
     pub fn new(field: &'static str, message: impl Into<String>) -> Self {
-        ParamError { field, message: message.into() }
+        ParamError {
+            field,
+            message: message.into(),
+        }
     }
 }
 
@@ -154,6 +158,9 @@ mod tests {
         assert_eq!(s.bytes, [100, 0, 100]);
         assert!(s.check().is_ok());
         s.offered_packets += 1;
-        assert!(s.check().is_err(), "a packet counted as offered but never coloured");
+        assert!(
+            s.check().is_err(),
+            "a packet counted as offered but never coloured"
+        );
     }
 }

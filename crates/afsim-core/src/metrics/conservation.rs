@@ -42,7 +42,9 @@ pub fn check(c: Counts) -> Conservation {
         ));
     }
     for q in &c.broken_queues {
-        identity.push_str(&format!("; queue {q}: arrivals ≠ departures + drops + length"));
+        identity.push_str(&format!(
+            "; queue {q}: arrivals ≠ departures + drops + length"
+        ));
     }
     Conservation {
         sent: c.sent,
@@ -62,15 +64,28 @@ mod tests {
 
     fn counts(sent: u64, delivered: u64, dropped: u64, live: u64, walked: u64) -> Counts {
         let mut d = BTreeMap::new();
-        d.insert("queue a->b".to_string(), BTreeMap::from([("overflow".to_string(), dropped)]));
-        Counts { sent, delivered, dropped: d, in_flight: live, in_flight_walked: walked, broken_queues: vec![] }
+        d.insert(
+            "queue a->b".to_string(),
+            BTreeMap::from([("overflow".to_string(), dropped)]),
+        );
+        Counts {
+            sent,
+            delivered,
+            dropped: d,
+            in_flight: live,
+            in_flight_walked: walked,
+            broken_queues: vec![],
+        }
     }
 
     #[test]
     fn balanced_counts_hold() {
         let c = check(counts(10, 7, 2, 1, 1));
         assert!(c.holds, "{}", c.identity);
-        assert_eq!(c.identity, "sent = delivered + dropped + in flight: 10 = 7 + 2 + 1");
+        assert_eq!(
+            c.identity,
+            "sent = delivered + dropped + in flight: 10 = 7 + 2 + 1"
+        );
     }
 
     #[test]

@@ -65,7 +65,11 @@ pub struct TxClock {
 impl TxClock {
     pub fn new(framing: Framing, rate_bps: u64) -> Self {
         assert!(rate_bps > 0, "a link rate must be positive");
-        TxClock { framing, rate_bps, rem: 0 }
+        TxClock {
+            framing,
+            rate_bps,
+            rem: 0,
+        }
     }
 
     /// Nanoseconds to transmit the next packet of `size` bytes.
@@ -111,11 +115,17 @@ mod tests {
     #[test]
     fn aal5_pads_to_whole_cells() {
         // 576 + 8 trailer = 584 B -> 13 cells (12 would hold 576)
-        assert_eq!(Framing::Aal5 { llc_snap: false }.wire_bits(576), (13 * 53 * 8, 1));
+        assert_eq!(
+            Framing::Aal5 { llc_snap: false }.wire_bits(576),
+            (13 * 53 * 8, 1)
+        );
         // 40 + 8 = 48 B -> exactly 1 cell
         assert_eq!(Framing::Aal5 { llc_snap: false }.wire_bits(40), (53 * 8, 1));
         // with LLC/SNAP: 40 + 16 = 56 -> 2 cells
-        assert_eq!(Framing::Aal5 { llc_snap: true }.wire_bits(40), (2 * 53 * 8, 1));
+        assert_eq!(
+            Framing::Aal5 { llc_snap: true }.wire_bits(40),
+            (2 * 53 * 8, 1)
+        );
     }
 
     #[test]

@@ -178,12 +178,21 @@ mod tests {
     #[test]
     fn freed_slots_are_reused_and_live_count_tracks() {
         let mut pool = Pool::new();
-        let a = pool.alloc(Packet { size: 100, ..Default::default() });
-        let b = pool.alloc(Packet { size: 200, ..Default::default() });
+        let a = pool.alloc(Packet {
+            size: 100,
+            ..Default::default()
+        });
+        let b = pool.alloc(Packet {
+            size: 200,
+            ..Default::default()
+        });
         assert_eq!(pool.live(), 2);
         pool.free(a);
         assert_eq!(pool.live(), 1);
-        let c = pool.alloc(Packet { size: 300, ..Default::default() });
+        let c = pool.alloc(Packet {
+            size: 300,
+            ..Default::default()
+        });
         assert_eq!(c, a, "slot reused");
         assert_eq!(pool.get(c).size, 300);
         assert_eq!(pool.get(b).size, 200);

@@ -23,8 +23,8 @@ pub mod scheduler;
 pub mod sima;
 pub mod wred;
 
-use crate::net::packet::{PacketId, Pool};
 use crate::edge::dscp::ColourTable;
+use crate::net::packet::{PacketId, Pool};
 use crate::scenario::spec::QueueSpec;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
@@ -156,7 +156,13 @@ impl AnyQueue {
     /// Offers an arriving packet. `Ok` means the discipline now holds it; `Err` means the
     /// caller must drop it for the given reason.
     #[inline]
-    pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        pool: &mut Pool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
         match self {
             AnyQueue::DropTail(q) => q.enqueue(now, id, pool, rng),
             AnyQueue::Red(q) => q.enqueue(now, id, pool, rng),

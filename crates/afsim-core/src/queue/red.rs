@@ -106,18 +106,34 @@ pub struct Curve {
 impl Curve {
     /// `field` names the curve in the error ("thresholds", "in", "out", "level 2", ...).
     pub fn validate(&self, field: &'static str) -> Result<(), ParamError> {
-        let Curve { min_th, max_th, max_p } = *self;
+        let Curve {
+            min_th,
+            max_th,
+            max_p,
+        } = *self;
         if !(min_th.is_finite() && max_th.is_finite() && max_p.is_finite()) {
-            return Err(ParamError::new(field, "thresholds and max_p must be finite numbers"));
+            return Err(ParamError::new(
+                field,
+                "thresholds and max_p must be finite numbers",
+            ));
         }
         if min_th < 0.0 {
-            return Err(ParamError::new(field, format!("min_th {min_th} is negative")));
+            return Err(ParamError::new(
+                field,
+                format!("min_th {min_th} is negative"),
+            ));
         }
         if min_th >= max_th {
-            return Err(ParamError::new(field, format!("min_th {min_th} must be below max_th {max_th}")));
+            return Err(ParamError::new(
+                field,
+                format!("min_th {min_th} must be below max_th {max_th}"),
+            ));
         }
         if !(max_p > 0.0 && max_p <= 1.0) {
-            return Err(ParamError::new(field, format!("max_p {max_p} must be in (0, 1]")));
+            return Err(ParamError::new(
+                field,
+                format!("max_p {max_p} must be in (0, 1]"),
+            ));
         }
         Ok(())
     }
@@ -128,7 +144,11 @@ impl Curve {
             Measure::Packets => *self,
             Measure::Bytes => {
                 let s = f64::from(mean_pkt_size);
-                Curve { min_th: self.min_th * s, max_th: self.max_th * s, max_p: self.max_p }
+                Curve {
+                    min_th: self.min_th * s,
+                    max_th: self.max_th * s,
+                    max_p: self.max_p,
+                }
             }
         }
     }
@@ -226,17 +246,29 @@ impl Common {
     /// Checks the shared parameters, and that the limit holds every curve's max_th.
     pub fn validate(&self, curves: &[Curve]) -> Result<(), ParamError> {
         if !(self.w_q > 0.0 && self.w_q <= 1.0) {
-            return Err(ParamError::new("w_q", format!("w_q {} must be in (0, 1]", self.w_q)));
+            return Err(ParamError::new(
+                "w_q",
+                format!("w_q {} must be in (0, 1]", self.w_q),
+            ));
         }
         if self.mean_pkt_size == 0 {
-            return Err(ParamError::new("mean_pkt_size", "the mean packet size must be positive"));
+            return Err(ParamError::new(
+                "mean_pkt_size",
+                "the mean packet size must be positive",
+            ));
         }
         if self.link_rate_bps == 0 {
-            return Err(ParamError::new("link_rate", "the link rate must be positive"));
+            return Err(ParamError::new(
+                "link_rate",
+                "the link rate must be positive",
+            ));
         }
         let limit_pkts = match self.limit {
             Limit::Packets(0) | Limit::Bytes(0) => {
-                return Err(ParamError::new("limit", "the buffer limit must be positive"))
+                return Err(ParamError::new(
+                    "limit",
+                    "the buffer limit must be positive",
+                ))
             }
             Limit::Packets(n) => f64::from(n),
             Limit::Bytes(b) => b as f64 / f64::from(self.mean_pkt_size),
@@ -245,7 +277,10 @@ impl Common {
             if limit_pkts < c.max_th {
                 return Err(ParamError::new(
                     "limit",
-                    format!("the limit ({limit_pkts} mean-sized packets) is below max_th {}", c.max_th),
+                    format!(
+                        "the limit ({limit_pkts} mean-sized packets) is below max_th {}",
+                        c.max_th
+                    ),
                 ));
             }
         }
@@ -272,12 +307,18 @@ impl Common {
             if i >= curves.len() {
                 return Err(ParamError::new(
                     "mark",
-                    format!("a marking curve for drop curve {i}, but the queue has {} drop curves", curves.len()),
+                    format!(
+                        "a marking curve for drop curve {i}, but the queue has {} drop curves",
+                        curves.len()
+                    ),
                 ));
             }
             m.validate("mark")?;
             if self.ecn.is_none() {
-                return Err(ParamError::new("mark", "mark thresholds need ecn: a marking curve only ever marks"));
+                return Err(ParamError::new(
+                    "mark",
+                    "mark thresholds need ecn: a marking curve only ever marks",
+                ));
             }
         }
         Ok(())
@@ -293,9 +334,15 @@ impl Common {
                 format!("spacing \"dsredq\" is ns-2's dsredq.cc, which has no separate marking curves: leave mark out, {USE_RED}"),
             ));
         }
-        let Some(strategy) = self.ecn else { return Ok(()) };
+        let Some(strategy) = self.ecn else {
+            return Ok(());
+        };
         if strategy.position != Position::Tail {
-            let which = if strategy.position == Position::Front { "front" } else { "random" };
+            let which = if strategy.position == Position::Front {
+                "front"
+            } else {
+                "random"
+            };
             // dsred.cc dsREDQueue::enque: on PKT_MARKED it sets ce() in the arriving packet, no other
             return Err(ParamError::new(
                 "ecn",
@@ -387,7 +434,11 @@ impl RedAverage {
 /// between min_th and max_th; beyond max_th 1, or with `gentle` linear from max_p at max_th to
 /// 1 at 2·max_th; never above 1.
 pub fn drop_probability(avg: f64, curve: &Curve, gentle: bool) -> f64 {
-    let Curve { min_th, max_th, max_p } = *curve;
+    let Curve {
+        min_th,
+        max_th,
+        max_p,
+    } = *curve;
     let p = if avg < min_th {
         0.0
     } else if avg >= max_th {
@@ -480,7 +531,11 @@ impl Spacing {
             self.last_p = 0.0;
             return Verdict::Accept;
         }
-        let beyond = if common.gentle { avg >= 2.0 * curve.max_th } else { avg >= curve.max_th };
+        let beyond = if common.gentle {
+            avg >= 2.0 * curve.max_th
+        } else {
+            avg >= curve.max_th
+        };
         if beyond {
             self.on_forced_drop();
             return Verdict::Forced;
@@ -564,7 +619,10 @@ pub enum Activity {
     Busy,
     /// Idle from `since`; `credited` of the idle slots elapsed since then have already been
     /// credited to arrivals that left the queue idle (refused ones).
-    Idle { since: SimTime, credited: u64 },
+    Idle {
+        since: SimTime,
+        credited: u64,
+    },
 }
 
 impl Activity {
@@ -627,7 +685,8 @@ impl IdleClock {
         match idle.as_nanos().checked_mul(self.link_rate_bps) {
             Some(p) => p / self.slot,
             None => {
-                let q = u128::from(idle.as_nanos()) * u128::from(self.link_rate_bps) / u128::from(self.slot.get());
+                let q = u128::from(idle.as_nanos()) * u128::from(self.link_rate_bps)
+                    / u128::from(self.slot.get());
                 u64::try_from(q).unwrap_or(u64::MAX)
             }
         }
@@ -725,10 +784,14 @@ impl Stats {
     pub fn check(&self) -> Result<(), String> {
         for (i, l) in self.levels.iter().enumerate() {
             if l.arrivals != l.forwarded + l.early_drops + l.overflow_drops + l.queued {
-                return Err(format!("level {i}: arrivals != forwarded + early + overflow + queued: {l:?}"));
+                return Err(format!(
+                    "level {i}: arrivals != forwarded + early + overflow + queued: {l:?}"
+                ));
             }
             if l.forced_drops > l.early_drops {
-                return Err(format!("level {i}: more forced drops than early drops: {l:?}"));
+                return Err(format!(
+                    "level {i}: more forced drops than early drops: {l:?}"
+                ));
             }
         }
         Ok(())
@@ -803,12 +866,17 @@ pub(crate) fn act(
             Verdict::Early => (Err(DropReason::Early), false, None),
             // Same average, the marking curve: early, or beyond its max_th (a mark with
             // probability 1), signals; a packet that cannot carry the mark loses the signal.
-            Verdict::Accept => match m.spacing.decide(m.avg, m.curve, common, m.busy, m.size, rng) {
+            Verdict::Accept => match m
+                .spacing
+                .decide(m.avg, m.curve, common, m.busy, m.size, rng)
+            {
                 Verdict::Accept => (Ok(()), false, None),
-                Verdict::Early | Verdict::Forced => match ecn_mark::signal(strategy, fifo, id, pool, rank, rng) {
-                    Signal::Marked(v) => (Ok(()), false, Some(level_of(v, pool))),
-                    Signal::NotEcnCapable(_) => (Ok(()), false, None),
-                },
+                Verdict::Early | Verdict::Forced => {
+                    match ecn_mark::signal(strategy, fifo, id, pool, rank, rng) {
+                        Signal::Marked(v) => (Ok(()), false, Some(level_of(v, pool))),
+                        Signal::NotEcnCapable(_) => (Ok(()), false, None),
+                    }
+                }
             },
         };
     }
@@ -911,7 +979,13 @@ impl Red {
     }
 
     #[inline]
-    pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        pool: &mut Pool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
         let common = &self.params.common;
         let (size, level) = {
             let p = pool.get(id);
@@ -922,15 +996,24 @@ impl Red {
         let m = self.link.slots_for_arrival(now, &self.clock);
         let avg = self.clock.update(&mut self.avg, q, m);
         let busy = q > 1.0;
-        let verdict = self.spacing.decide(avg, &self.curve, common, busy, size, rng);
+        let verdict = self
+            .spacing
+            .decide(avg, &self.curve, common, busy, size, rng);
         // red.cc: "if (q+1) > hard q limit, this is a FORCED drop", overriding the test above.
         if !fits(common.limit, self.fifo.len(), self.bytes, size) {
             self.spacing.on_forced_drop();
-            self.stats.record(level, Err(DropReason::Overflow), false, None);
+            self.stats
+                .record(level, Err(DropReason::Overflow), false, None);
             return Err(DropReason::Overflow);
         }
         let colours = &self.colours;
-        let mark = self.mark.as_ref().map(|curve| MarkTest { curve, spacing: &mut self.mark_spacing, avg, busy, size });
+        let mark = self.mark.as_ref().map(|curve| MarkTest {
+            curve,
+            spacing: &mut self.mark_spacing,
+            avg,
+            busy,
+            size,
+        });
         let (outcome, forced, marked) = act(
             verdict,
             mark,
@@ -957,7 +1040,8 @@ impl Red {
             Some(id) => {
                 let p = pool.get(id);
                 self.bytes -= u64::from(p.size);
-                self.stats.record_departure(usize::from(self.colours.level(p.dscp)));
+                self.stats
+                    .record_departure(usize::from(self.colours.level(p.dscp)));
                 if self.fifo.is_empty() {
                     // red.cc: idle from when the link, finding the queue empty, has finished
                     // this packet.
@@ -1008,7 +1092,10 @@ impl Red {
         self.stats.check()?;
         let queued = self.stats.total().queued;
         if queued != self.fifo.len() as u64 {
-            return Err(format!("counters say {queued} queued, the FIFO holds {}", self.fifo.len()));
+            return Err(format!(
+                "counters say {queued} queued, the FIFO holds {}",
+                self.fifo.len()
+            ));
         }
         Ok(())
     }
@@ -1023,12 +1110,24 @@ pub(crate) mod testkit {
     use crate::sim::rng::stream;
 
     pub(crate) trait Discipline {
-        fn enq(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason>;
+        fn enq(
+            &mut self,
+            now: SimTime,
+            id: PacketId,
+            pool: &mut Pool,
+            rng: &mut Rng,
+        ) -> Result<(), DropReason>;
         fn deq(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId>;
     }
 
     impl Discipline for Red {
-        fn enq(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+        fn enq(
+            &mut self,
+            now: SimTime,
+            id: PacketId,
+            pool: &mut Pool,
+            rng: &mut Rng,
+        ) -> Result<(), DropReason> {
             self.enqueue(now, id, pool, rng)
         }
         fn deq(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
@@ -1046,15 +1145,27 @@ pub(crate) mod testkit {
 
     /// `n` Poisson arrivals of `size`-byte packets at `rate_bps` on average, DSCPs drawn
     /// uniformly from `dscps`, from their own seeded stream.
-    pub(crate) fn poisson(seed: u64, n: usize, rate_bps: f64, size: u32, dscps: &[u8]) -> Vec<Arrival> {
+    pub(crate) fn poisson(
+        seed: u64,
+        n: usize,
+        rate_bps: f64,
+        size: u32,
+        dscps: &[u8],
+    ) -> Vec<Arrival> {
         let mut rng = stream(seed, "test/arrivals");
         let mean_gap_ns = f64::from(size) * 8.0 / rate_bps * 1e9;
         let mut t = 0.0;
         (0..n)
             .map(|_| {
                 t += rng.exponential(mean_gap_ns);
-                let dscp = dscps[((rng.uniform() * dscps.len() as f64) as usize).min(dscps.len() - 1)];
-                Arrival { at: SimTime(t as u64), size, dscp, ecn: Ecn::NotEct }
+                let dscp =
+                    dscps[((rng.uniform() * dscps.len() as f64) as usize).min(dscps.len() - 1)];
+                Arrival {
+                    at: SimTime(t as u64),
+                    size,
+                    dscp,
+                    ecn: Ecn::NotEct,
+                }
             })
             .collect()
     }
@@ -1083,7 +1194,12 @@ pub(crate) mod testkit {
                     next
                 });
             }
-            let id = pool.alloc(Packet { size: a.size, dscp: a.dscp, ecn: a.ecn, ..Default::default() });
+            let id = pool.alloc(Packet {
+                size: a.size,
+                dscp: a.dscp,
+                ecn: a.ecn,
+                ..Default::default()
+            });
             let r = q.enq(a.at, id, &mut pool, &mut rng);
             if r.is_err() {
                 pool.free(id);
@@ -1104,10 +1220,10 @@ pub(crate) mod testkit {
 mod tests {
     use super::testkit::{poisson, run};
     use super::*;
-    use crate::sim::time::mul_div;
     use crate::edge::dscp::{AF11, AF12, BE};
     use crate::net::packet::{Ecn, Packet};
     use crate::sim::rng::stream;
+    use crate::sim::time::mul_div;
 
     const MS: u64 = 1_000_000;
 
@@ -1116,14 +1232,21 @@ mod tests {
     }
 
     fn curve() -> Curve {
-        Curve { min_th: 5.0, max_th: 15.0, max_p: 0.1 }
+        Curve {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+        }
     }
 
     /// 8 Mbit/s and 1000-byte mean packets: one idle slot is exactly 1 ms.
     fn params() -> Params {
         let mut common = Common::new(8_000_000, Limit::Packets(1_000));
         common.mean_pkt_size = 1_000;
-        Params { curve: curve(), common }
+        Params {
+            curve: curve(),
+            common,
+        }
     }
 
     fn red(p: Params) -> Red {
@@ -1141,7 +1264,12 @@ mod tests {
     }
 
     fn pkt(pool: &mut Pool, size: u32, ecn: Ecn) -> PacketId {
-        pool.alloc(Packet { size, dscp: AF11, ecn, ..Default::default() })
+        pool.alloc(Packet {
+            size,
+            dscp: AF11,
+            ecn,
+            ..Default::default()
+        })
     }
 
     // ---- the average -------------------------------------------------------------------
@@ -1153,7 +1281,10 @@ mod tests {
         assert!(close(a.update(4.0, decay_factor(0.5, 0), 0.5), 3.0));
         let mut b = RedAverage::default();
         assert!(close(b.update(10.0, decay_factor(0.002, 0), 0.002), 0.02));
-        assert!(close(b.update(10.0, decay_factor(0.002, 0), 0.002), 0.02 * 0.998 + 0.02));
+        assert!(close(
+            b.update(10.0, decay_factor(0.002, 0), 0.002),
+            0.02 * 0.998 + 0.02
+        ));
     }
 
     #[test]
@@ -1168,7 +1299,11 @@ mod tests {
     /// transmission time of a mean-sized packet, rounded down (red.cc: `m = int(ptc * (now -
     /// idletime))`, `ptc = bandwidth / (8 · mean_pktsize)`): ⌊idle_ns · rate / (8 · mean · 10^9)⌋.
     fn idle_slots(idle: SimDuration, link_rate_bps: u64, mean_pkt_size: u32) -> u64 {
-        mul_div(idle.as_nanos(), link_rate_bps, u64::from(mean_pkt_size) * 8 * 1_000_000_000)
+        mul_div(
+            idle.as_nanos(),
+            link_rate_bps,
+            u64::from(mean_pkt_size) * 8 * 1_000_000_000,
+        )
     }
 
     #[test]
@@ -1184,7 +1319,13 @@ mod tests {
     #[test]
     fn the_idle_clock_counts_exactly_the_slots_of_idle_slots() {
         let mut rng = stream(7, "idle-clock");
-        for (rate, mean) in [(8_000_000, 1_000), (34_000_000, 576), (100_000_000, 500), (10_000_000_000, 1_500), (1, 1)] {
+        for (rate, mean) in [
+            (8_000_000, 1_000),
+            (34_000_000, 576),
+            (100_000_000, 500),
+            (10_000_000_000, 1_500),
+            (1, 1),
+        ] {
             let mut common = params().common;
             common.link_rate_bps = rate;
             common.mean_pkt_size = mean;
@@ -1193,7 +1334,11 @@ mod tests {
                 // idle times from nanoseconds to hours, including ones whose product with
                 // the rate overflows 64 bits
                 let idle = SimDuration(rng.next_u64() >> (rng.next_u64() % 64));
-                assert_eq!(clock.slots(idle), idle_slots(idle, rate, mean), "{idle:?} at {rate} b/s, {mean} B");
+                assert_eq!(
+                    clock.slots(idle),
+                    idle_slots(idle, rate, mean),
+                    "{idle:?} at {rate} b/s, {mean} B"
+                );
             }
         }
     }
@@ -1208,11 +1353,22 @@ mod tests {
             let mut looped = 1.0f64; // red.cc `estimator`: new_ave *= 1.0 - q_w, m times
             for m in 1..200u64 {
                 looped *= 1.0 - w_q;
-                assert!((clock.decay(m) / looped - 1.0).abs() < 1e-13, "w_q {w_q}, m {m}");
-                assert_eq!(clock.decay(m).to_bits(), decay_factor(w_q, m).to_bits(), "table = function");
+                assert!(
+                    (clock.decay(m) / looped - 1.0).abs() < 1e-13,
+                    "w_q {w_q}, m {m}"
+                );
+                assert_eq!(
+                    clock.decay(m).to_bits(),
+                    decay_factor(w_q, m).to_bits(),
+                    "table = function"
+                );
             }
         }
-        assert_eq!(decay_factor(0.002, u64::MAX), 0.0, "a very long idle period empties the average");
+        assert_eq!(
+            decay_factor(0.002, u64::MAX),
+            0.0,
+            "a very long idle period empties the average"
+        );
         assert_eq!(decay_factor(1.0, 3), 0.0);
     }
 
@@ -1263,7 +1419,11 @@ mod tests {
         assert!(close(byte_scaled(0.1, 250, 500), 0.05));
         assert!(close(byte_scaled(0.1, 1_500, 500), 0.3));
         assert_eq!(byte_scaled(0.5, 1_500, 500), 1.0);
-        assert_eq!(byte_scaled(1.0, 100, 500), 1.0, "a certain drop stays certain");
+        assert_eq!(
+            byte_scaled(1.0, 100, 500),
+            1.0,
+            "a certain drop stays certain"
+        );
     }
 
     // ---- the discipline: average --------------------------------------------------------
@@ -1294,7 +1454,10 @@ mod tests {
             q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).unwrap();
         }
         assert!(close(q.avg(), 500.0));
-        assert_eq!(q.curve.min_th, 5_000.0, "thresholds in mean-sized packets become bytes");
+        assert_eq!(
+            q.curve.min_th, 5_000.0,
+            "thresholds in mean-sized packets become bytes"
+        );
     }
 
     /// avg 8 → arrival at 0 to an empty queue: 4. Dequeued at 0, the link is busy with it
@@ -1309,7 +1472,8 @@ mod tests {
         assert_eq!(q.dequeue(SimTime::ZERO, &mut pool), Some(a));
         assert_eq!(q.link, Activity::idle(SimTime(MS)));
         let b = pkt(&mut pool, 1_000, Ecn::NotEct);
-        q.enqueue(SimTime(4_500_000), b, &mut pool, &mut rng).unwrap();
+        q.enqueue(SimTime(4_500_000), b, &mut pool, &mut rng)
+            .unwrap();
         assert!(close(q.avg(), 0.25));
     }
 
@@ -1323,7 +1487,8 @@ mod tests {
         assert_eq!(q.dequeue(SimTime(600_000), &mut pool), None);
         // Idle since 0.6 ms: at 3.8 ms that is 3 slots (it would be 2 from 1 ms).
         let b = pkt(&mut pool, 1_000, Ecn::NotEct);
-        q.enqueue(SimTime(3_800_000), b, &mut pool, &mut rng).unwrap();
+        q.enqueue(SimTime(3_800_000), b, &mut pool, &mut rng)
+            .unwrap();
         assert!(close(q.avg(), 4.0 * 0.125 * 0.5));
     }
 
@@ -1344,7 +1509,13 @@ mod tests {
         let mut act = Activity::idle(SimTime::ZERO);
         let c = IdleClock::new(&params().common);
         assert_eq!(act.slots_for_arrival(SimTime(3_500_000), &c), 3);
-        assert_eq!(act, Activity::Idle { since: SimTime::ZERO, credited: 3 });
+        assert_eq!(
+            act,
+            Activity::Idle {
+                since: SimTime::ZERO,
+                credited: 3
+            }
+        );
         // 4.2 ms is 4 slots from the start of the idle period, one of them new
         assert_eq!(act.slots_for_arrival(SimTime(4_200_000), &c), 1);
         assert_eq!(act.slots_for_arrival(SimTime(4_900_000), &c), 0);
@@ -1367,7 +1538,10 @@ mod tests {
         // Two packets queued first would already be tested; use the qlen ≤ 1 guard to get
         // there: the first two arrivals find 0 and 1 packets and are accepted untested.
         fill(&mut q, &mut pool, &mut rng, 2);
-        assert!(!q.spacing.old, "no test while the queue holds at most one packet");
+        assert!(
+            !q.spacing.old,
+            "no test while the queue holds at most one packet"
+        );
         let id = pkt(&mut pool, 1_000, Ecn::NotEct);
         assert!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok());
         assert!(q.spacing.old);
@@ -1394,7 +1568,10 @@ mod tests {
         }
         assert!(gaps.len() > 200);
         assert!(gaps[1..].iter().all(|&g| (1..=20).contains(&g)), "{gaps:?}");
-        assert!(gaps.iter().any(|&g| g < 20), "drops come earlier than forced spacing too");
+        assert!(
+            gaps.iter().any(|&g| g < 20),
+            "drops come earlier than forced spacing too"
+        );
     }
 
     #[test]
@@ -1414,12 +1591,18 @@ mod tests {
                 q.dequeue(SimTime::ZERO, &mut pool);
             }
         }
-        assert!(gaps[1..].iter().all(|&g| (20..=40).contains(&g)), "{gaps:?}");
+        assert!(
+            gaps[1..].iter().all(|&g| (20..=40).contains(&g)),
+            "{gaps:?}"
+        );
     }
 
     /// `Common` with the drop spacing `rule`.
     fn spacing_rule(rule: SpacingRule) -> Common {
-        Common { spacing: rule, ..params().common }
+        Common {
+            spacing: rule,
+            ..params().common
+        }
     }
 
     /// Whether `decide` drew a number from `rng` (it draws exactly when it tests p_a).
@@ -1430,23 +1613,73 @@ mod tests {
     #[test]
     fn dsredq_spacing_keeps_every_arrival_once_count_times_p_b_passes_one() {
         // avg 14 on (5, 15, 0.1): p_b = 0.09; 31 arrivals since the last drop, 31 · 0.09 > 1
-        let long = Spacing { count: 30, old: true, ..Spacing::default() };
+        let long = Spacing {
+            count: 30,
+            old: true,
+            ..Spacing::default()
+        };
         let mut rng = stream(1, "q");
         let mut s = long;
-        assert_eq!(s.decide(14.0, &curve(), &spacing_rule(SpacingRule::Red), true, 1_000, &mut rng), Verdict::Early, "red.cc: p_a = 1");
+        assert_eq!(
+            s.decide(
+                14.0,
+                &curve(),
+                &spacing_rule(SpacingRule::Red),
+                true,
+                1_000,
+                &mut rng
+            ),
+            Verdict::Early,
+            "red.cc: p_a = 1"
+        );
         let mut s2 = long;
         for k in 31..131 {
-            let v = s2.decide(14.0, &curve(), &spacing_rule(SpacingRule::Dsredq), true, 1_000, &mut rng);
-            assert_eq!(v, Verdict::Accept, "dsredq.cc: p_a = p_b / (1 - count p_b) < 0 at count {k}");
+            let v = s2.decide(
+                14.0,
+                &curve(),
+                &spacing_rule(SpacingRule::Dsredq),
+                true,
+                1_000,
+                &mut rng,
+            );
+            assert_eq!(
+                v,
+                Verdict::Accept,
+                "dsredq.cc: p_a = p_b / (1 - count p_b) < 0 at count {k}"
+            );
             assert_eq!(s2.count, k);
             assert!(s2.last_p < 0.0);
         }
         // ... until the average passes max_th: a forced drop restarts the count
-        assert_eq!(s2.decide(15.5, &curve(), &spacing_rule(SpacingRule::Dsredq), true, 1_000, &mut rng), Verdict::Forced);
+        assert_eq!(
+            s2.decide(
+                15.5,
+                &curve(),
+                &spacing_rule(SpacingRule::Dsredq),
+                true,
+                1_000,
+                &mut rng
+            ),
+            Verdict::Forced
+        );
         assert_eq!((s2.count, s.count), (0, 0));
         // at count p_b = 1 exactly, p_a is +inf: a drop (avg 10: p_b = 0.05, count 20)
-        let mut s3 = Spacing { count: 19, old: true, ..Spacing::default() };
-        assert_eq!(s3.decide(10.0, &curve(), &spacing_rule(SpacingRule::Dsredq), true, 1_000, &mut rng), Verdict::Early);
+        let mut s3 = Spacing {
+            count: 19,
+            old: true,
+            ..Spacing::default()
+        };
+        assert_eq!(
+            s3.decide(
+                10.0,
+                &curve(),
+                &spacing_rule(SpacingRule::Dsredq),
+                true,
+                1_000,
+                &mut rng
+            ),
+            Verdict::Early
+        );
     }
 
     #[test]
@@ -1454,15 +1687,39 @@ mod tests {
         let rng = stream(7, "q");
         // red.cc: accepted untested, count starts at 1
         let (mut s, mut r) = (Spacing::default(), rng.clone());
-        assert_eq!(s.decide(10.0, &curve(), &spacing_rule(SpacingRule::Red), true, 1_000, &mut r), Verdict::Accept);
+        assert_eq!(
+            s.decide(
+                10.0,
+                &curve(),
+                &spacing_rule(SpacingRule::Red),
+                true,
+                1_000,
+                &mut r
+            ),
+            Verdict::Accept
+        );
         assert!(s.old && s.count == 1 && !draws(&rng, &r));
         // dsredq.cc: count −1 + 1 = 0, tested with p_a = p_b = 0.05
         let (mut s, mut r) = (Spacing::default(), rng.clone());
-        s.decide(10.0, &curve(), &spacing_rule(SpacingRule::Dsredq), true, 1_000, &mut r);
+        s.decide(
+            10.0,
+            &curve(),
+            &spacing_rule(SpacingRule::Dsredq),
+            true,
+            1_000,
+            &mut r,
+        );
         assert!(s.old && s.count == 0 && draws(&rng, &r));
         assert!(close(s.last_p, 0.05));
         // the next arrival counts 1: p_a = 0.05 / 0.95
-        s.decide(10.0, &curve(), &spacing_rule(SpacingRule::Dsredq), true, 1_000, &mut r);
+        s.decide(
+            10.0,
+            &curve(),
+            &spacing_rule(SpacingRule::Dsredq),
+            true,
+            1_000,
+            &mut r,
+        );
         assert!(s.count <= 1 && close(s.last_p, 0.05 / 0.95));
     }
 
@@ -1471,23 +1728,48 @@ mod tests {
         let mut rng = stream(1, "q");
         let red = spacing_rule(SpacingRule::Red);
         let ds = spacing_rule(SpacingRule::Dsredq);
-        let mut s = Spacing { old: true, ..Spacing::default() };
-        assert_eq!(s.decide(15.0, &curve(), &red, true, 1_000, &mut rng), Verdict::Forced, "red.cc: avg >= max_th");
-        let mut s = Spacing { old: true, ..Spacing::default() };
-        assert_ne!(s.decide(15.0, &curve(), &ds, true, 1_000, &mut rng), Verdict::Forced, "dsredq.cc: avg > max_th");
+        let mut s = Spacing {
+            old: true,
+            ..Spacing::default()
+        };
+        assert_eq!(
+            s.decide(15.0, &curve(), &red, true, 1_000, &mut rng),
+            Verdict::Forced,
+            "red.cc: avg >= max_th"
+        );
+        let mut s = Spacing {
+            old: true,
+            ..Spacing::default()
+        };
+        assert_ne!(
+            s.decide(15.0, &curve(), &ds, true, 1_000, &mut rng),
+            Verdict::Forced,
+            "dsredq.cc: avg > max_th"
+        );
         assert!(close(s.last_p, 0.1 / 0.9), "count 1, p_b = max_p");
         // at min_th exactly: red.cc is in the band (old set), dsredq.cc below it (count −1)
         let mut s = Spacing::default();
         s.decide(5.0, &curve(), &red, true, 1_000, &mut rng);
         assert!(s.old);
-        let mut s = Spacing { old: true, count: 5, ..Spacing::default() };
-        assert_eq!(s.decide(5.0, &curve(), &ds, true, 1_000, &mut rng), Verdict::Accept);
+        let mut s = Spacing {
+            old: true,
+            count: 5,
+            ..Spacing::default()
+        };
+        assert_eq!(
+            s.decide(5.0, &curve(), &ds, true, 1_000, &mut rng),
+            Verdict::Accept
+        );
         assert!(!s.old, "the next arrival in the band counts 0 again");
     }
 
     #[test]
     fn an_overflow_drop_resets_the_red_count_and_leaves_the_dsredq_count_alone() {
-        let mut s = Spacing { count: 12, old: true, ..Spacing::default() };
+        let mut s = Spacing {
+            count: 12,
+            old: true,
+            ..Spacing::default()
+        };
         s.on_overflow(SpacingRule::Dsredq);
         assert_eq!(s.count, 12);
         s.on_overflow(SpacingRule::Red);
@@ -1498,10 +1780,16 @@ mod tests {
     fn average_beyond_max_th_forces_a_drop_of_every_arrival() {
         let mut q = red_with_avg(16.0, |_| {});
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
-        q.fifo.extend([pkt(&mut pool, 1, Ecn::NotEct), pkt(&mut pool, 1, Ecn::NotEct)]);
+        q.fifo.extend([
+            pkt(&mut pool, 1, Ecn::NotEct),
+            pkt(&mut pool, 1, Ecn::NotEct),
+        ]);
         for _ in 0..10 {
             let id = pkt(&mut pool, 1_000, Ecn::NotEct);
-            assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
+            assert_eq!(
+                q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng),
+                Err(DropReason::Early)
+            );
         }
         assert_eq!(q.stats.levels[0].forced_drops, 10);
     }
@@ -1511,7 +1799,10 @@ mod tests {
         // avg 16: p_b = 0.1 + 0.9 · 1/15 = 0.16 (without gentle: forced).
         let mut q = red_with_avg(16.0, |p| p.common.gentle = true);
         let (mut pool, mut rng) = (Pool::new(), stream(4, "q"));
-        q.fifo.extend([pkt(&mut pool, 1, Ecn::NotEct), pkt(&mut pool, 1, Ecn::NotEct)]);
+        q.fifo.extend([
+            pkt(&mut pool, 1, Ecn::NotEct),
+            pkt(&mut pool, 1, Ecn::NotEct),
+        ]);
         let mut accepted = 0;
         for _ in 0..1_000 {
             let id = pkt(&mut pool, 1_000, Ecn::NotEct);
@@ -1522,10 +1813,19 @@ mod tests {
         assert!(accepted > 100, "p_b = 0.16 leaves some through: {accepted}");
         assert_eq!(q.stats.levels[0].forced_drops, 0);
         let mut beyond = red_with_avg(30.5, |p| p.common.gentle = true);
-        beyond.fifo.extend([pkt(&mut pool, 1, Ecn::NotEct), pkt(&mut pool, 1, Ecn::NotEct)]);
+        beyond.fifo.extend([
+            pkt(&mut pool, 1, Ecn::NotEct),
+            pkt(&mut pool, 1, Ecn::NotEct),
+        ]);
         let id = pkt(&mut pool, 1_000, Ecn::NotEct);
-        assert_eq!(beyond.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
-        assert_eq!(beyond.stats.levels[0].forced_drops, 1, "at 2·max_th gentle forces too");
+        assert_eq!(
+            beyond.enqueue(SimTime::ZERO, id, &mut pool, &mut rng),
+            Err(DropReason::Early)
+        );
+        assert_eq!(
+            beyond.stats.levels[0].forced_drops, 1,
+            "at 2·max_th gentle forces too"
+        );
     }
 
     #[test]
@@ -1534,7 +1834,10 @@ mod tests {
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
         fill(&mut q, &mut pool, &mut rng, 2);
         let id = pkt(&mut pool, 1_000, Ecn::NotEct);
-        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
+        assert_eq!(
+            q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng),
+            Err(DropReason::Early)
+        );
     }
 
     #[test]
@@ -1546,7 +1849,10 @@ mod tests {
         fill(&mut q, &mut pool, &mut rng, 20);
         assert!(q.avg() < 5.0);
         let id = pkt(&mut pool, 1_000, Ecn::NotEct);
-        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Overflow));
+        assert_eq!(
+            q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng),
+            Err(DropReason::Overflow)
+        );
         assert_eq!(q.stats.levels[0].overflow_drops, 1);
     }
 
@@ -1558,7 +1864,10 @@ mod tests {
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
         fill(&mut q, &mut pool, &mut rng, 15);
         let big = pkt(&mut pool, 501, Ecn::NotEct);
-        assert_eq!(q.enqueue(SimTime::ZERO, big, &mut pool, &mut rng), Err(DropReason::Overflow));
+        assert_eq!(
+            q.enqueue(SimTime::ZERO, big, &mut pool, &mut rng),
+            Err(DropReason::Overflow)
+        );
         let fits = pkt(&mut pool, 500, Ecn::NotEct);
         assert!(q.enqueue(SimTime::ZERO, fits, &mut pool, &mut rng).is_ok());
     }
@@ -1569,22 +1878,35 @@ mod tests {
     fn ecn_marks_an_ect_arrival_instead_of_dropping_it_early() {
         let mut q = red_with_avg(14.0, |p| p.common.ecn = Some(Strategy::MARK_TAIL));
         let (mut pool, mut rng) = (Pool::new(), stream(5, "q"));
-        q.fifo.extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
+        q.fifo
+            .extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
         q.spacing.old = true;
         for _ in 0..200 {
             let id = pkt(&mut pool, 1_000, Ecn::Ect0);
-            assert!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok(), "ECT packets are never dropped early");
+            assert!(
+                q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok(),
+                "ECT packets are never dropped early"
+            );
         }
         let marks = q.stats.levels[0].ecn_marks;
         assert!(marks > 5, "{marks}");
-        assert_eq!(q.fifo.iter().filter(|&&id| pool.get(id).ecn == Ecn::Ce).count() as u64, marks);
+        assert_eq!(
+            q.fifo
+                .iter()
+                .filter(|&&id| pool.get(id).ecn == Ecn::Ce)
+                .count() as u64,
+            marks
+        );
     }
 
     #[test]
     fn ecn_still_drops_early_a_packet_that_is_not_ect() {
         let mut q = red_with_avg(14.0, |p| p.common.ecn = Some(Strategy::MARK_TAIL));
         let (mut pool, mut rng) = (Pool::new(), stream(5, "q"));
-        q.fifo.extend([pkt(&mut pool, 1, Ecn::NotEct), pkt(&mut pool, 1, Ecn::NotEct)]);
+        q.fifo.extend([
+            pkt(&mut pool, 1, Ecn::NotEct),
+            pkt(&mut pool, 1, Ecn::NotEct),
+        ]);
         q.spacing.old = true;
         let drops = (0..200)
             .filter(|_| {
@@ -1600,9 +1922,13 @@ mod tests {
     fn ecn_forced_drop_drops_even_an_ect_packet() {
         let mut q = red_with_avg(15.5, |p| p.common.ecn = Some(Strategy::MARK_TAIL));
         let (mut pool, mut rng) = (Pool::new(), stream(5, "q"));
-        q.fifo.extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
+        q.fifo
+            .extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
         let id = pkt(&mut pool, 1_000, Ecn::Ect0);
-        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
+        assert_eq!(
+            q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng),
+            Err(DropReason::Early)
+        );
         assert_eq!(pool.get(id).ecn, Ecn::Ect0);
     }
 
@@ -1614,7 +1940,8 @@ mod tests {
             p.common.ecn_forced_mark = true;
         });
         let (mut pool, mut rng) = (Pool::new(), stream(5, "q"));
-        q.fifo.extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
+        q.fifo
+            .extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
         let id = pkt(&mut pool, 1_000, Ecn::Ect0);
         assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Ok(()));
         assert_eq!(pool.get(id).ecn, Ecn::Ce);
@@ -1622,7 +1949,10 @@ mod tests {
         assert_eq!((l.ecn_marks, l.early_drops, l.forced_drops), (1, 0, 0));
         // a packet that cannot carry the mark is still dropped, and counted as forced
         let id = pkt(&mut pool, 1_000, Ecn::NotEct);
-        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
+        assert_eq!(
+            q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng),
+            Err(DropReason::Early)
+        );
         assert_eq!(q.stats.levels[0].forced_drops, 1);
     }
 
@@ -1630,9 +1960,13 @@ mod tests {
     fn forced_marking_needs_ecn() {
         let mut q = red_with_avg(15.5, |p| p.common.ecn_forced_mark = true);
         let (mut pool, mut rng) = (Pool::new(), stream(5, "q"));
-        q.fifo.extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
+        q.fifo
+            .extend([pkt(&mut pool, 1, Ecn::Ect0), pkt(&mut pool, 1, Ecn::Ect0)]);
         let id = pkt(&mut pool, 1_000, Ecn::Ect0);
-        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Early));
+        assert_eq!(
+            q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng),
+            Err(DropReason::Early)
+        );
     }
 
     // ---- dsRED's ECN path (spacing Dsredq) ---------------------------------------------------
@@ -1650,28 +1984,76 @@ mod tests {
     #[test]
     fn dsredq_spacing_takes_ecn_as_dsred_does_mark_tail_with_marks_above_max_th() {
         assert_eq!(dsred_ecn().validate(&[curve()]), Ok(()));
-        assert_eq!(Common { ecn: None, ecn_forced_mark: false, ..dsred_ecn() }.validate(&[curve()]), Ok(()));
+        assert_eq!(
+            Common {
+                ecn: None,
+                ecn_forced_mark: false,
+                ..dsred_ecn()
+            }
+            .validate(&[curve()]),
+            Ok(())
+        );
     }
 
     #[test]
     fn dsredq_spacing_refuses_what_dsred_cannot_mark_at_the_field_that_asks_for_it() {
         let field = |c: Common| c.validate(&[curve()]).unwrap_err();
         // dsred.cc dsREDQueue::enque sets ce() in the arriving packet only
-        let e = field(Common { ecn: Some(Strategy::MARK_FRONT), ..dsred_ecn() });
+        let e = field(Common {
+            ecn: Some(Strategy::MARK_FRONT),
+            ..dsred_ecn()
+        });
         assert_eq!(e.field, "ecn");
-        assert!(e.message.contains("ecn = \"front\" cannot be spacing \"dsredq\""), "{}", e.message);
-        assert_eq!(field(Common { ecn: Some(Strategy::MARK_RANDOM), ..dsred_ecn() }).field, "ecn");
-        let out_tail = Strategy { position: Position::Tail, out_first: true };
-        assert_eq!(field(Common { ecn: Some(out_tail), ..dsred_ecn() }).field, "out_first");
+        assert!(
+            e.message
+                .contains("ecn = \"front\" cannot be spacing \"dsredq\""),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            field(Common {
+                ecn: Some(Strategy::MARK_RANDOM),
+                ..dsred_ecn()
+            })
+            .field,
+            "ecn"
+        );
+        let out_tail = Strategy {
+            position: Position::Tail,
+            out_first: true,
+        };
+        assert_eq!(
+            field(Common {
+                ecn: Some(out_tail),
+                ..dsred_ecn()
+            })
+            .field,
+            "out_first"
+        );
         // dsredq.cc redQueue::enque: above th_max an ECN-capable packet is PKT_MARKED, never dropped
-        assert_eq!(field(Common { ecn_forced_mark: false, ..dsred_ecn() }).field, "ecn_forced");
+        assert_eq!(
+            field(Common {
+                ecn_forced_mark: false,
+                ..dsred_ecn()
+            })
+            .field,
+            "ecn_forced"
+        );
         // dsredq.cc: one curve per precedence, no separate marking curve
         let mut c = dsred_ecn();
-        c.mark[0] = Some(Curve { min_th: 2.0, max_th: 4.0, max_p: 0.1 });
+        c.mark[0] = Some(Curve {
+            min_th: 2.0,
+            max_th: 4.0,
+            max_p: 0.1,
+        });
         assert_eq!(field(c).field, "mark");
         // spacing "red" keeps taking them all
-        let red =
-            Common { spacing: SpacingRule::Red, ecn: Some(Strategy::MARK_RANDOM), ecn_forced_mark: false, ..dsred_ecn() };
+        let red = Common {
+            spacing: SpacingRule::Red,
+            ecn: Some(Strategy::MARK_RANDOM),
+            ecn_forced_mark: false,
+            ..dsred_ecn()
+        };
         assert_eq!(red.validate(&[curve()]), Ok(()));
     }
 
@@ -1681,7 +2063,11 @@ mod tests {
         p.common.spacing = SpacingRule::Dsredq;
         let e = p.validate().unwrap_err();
         assert_eq!(e.field, "spacing");
-        assert!(e.message.contains("wred queue with one level"), "{}", e.message);
+        assert!(
+            e.message.contains("wred queue with one level"),
+            "{}",
+            e.message
+        );
         p.common = dsred_ecn();
         assert_eq!(p.validate().unwrap_err().field, "spacing");
     }
@@ -1690,14 +2076,24 @@ mod tests {
     /// count's restart is the decision's, identical for a mark and a drop. p_b = 0.05 at 10.
     #[test]
     fn dsredq_spacing_restarts_the_count_at_an_early_verdict_whatever_becomes_of_the_packet() {
-        let mut s = Spacing { count: 19, old: true, ..Default::default() };
+        let mut s = Spacing {
+            count: 19,
+            old: true,
+            ..Default::default()
+        };
         let mut rng = stream(1, "q");
         // count 20: p_a = 0.05 / (1 - 20 * 0.05) = +inf, certain
-        assert_eq!(s.decide(10.0, &curve(), &dsred_ecn(), true, 1_000, &mut rng), Verdict::Early);
+        assert_eq!(
+            s.decide(10.0, &curve(), &dsred_ecn(), true, 1_000, &mut rng),
+            Verdict::Early
+        );
         assert_eq!((s.count, s.old), (0, true));
         // above max_th: count 0 too, and the band is still "old" (count not −1)
         s.count = 7;
-        assert_eq!(s.decide(15.5, &curve(), &dsred_ecn(), true, 1_000, &mut rng), Verdict::Forced);
+        assert_eq!(
+            s.decide(15.5, &curve(), &dsred_ecn(), true, 1_000, &mut rng),
+            Verdict::Forced
+        );
         assert_eq!((s.count, s.old), (0, true));
     }
 
@@ -1705,7 +2101,12 @@ mod tests {
     fn mark_front_marks_the_head_packet_and_counts_its_level() {
         let mut q = red_with_avg(14.5, |p| p.common.ecn = Some(Strategy::MARK_FRONT));
         let (mut pool, mut rng) = (Pool::new(), stream(6, "q"));
-        let head = pool.alloc(Packet { size: 1_000, dscp: AF12, ecn: Ecn::Ect0, ..Default::default() });
+        let head = pool.alloc(Packet {
+            size: 1_000,
+            dscp: AF12,
+            ecn: Ecn::Ect0,
+            ..Default::default()
+        });
         q.fifo.extend([head, pkt(&mut pool, 1, Ecn::Ect0)]);
         q.spacing.old = true;
         q.spacing.count = 100; // p_a = 1: the next arrival signals for sure
@@ -1713,7 +2114,10 @@ mod tests {
         assert!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).is_ok());
         assert_eq!(pool.get(head).ecn, Ecn::Ce);
         assert_eq!(pool.get(id).ecn, Ecn::Ect0);
-        assert_eq!(q.stats.levels[1].ecn_marks, 1, "counted on the marked packet's level (AF12)");
+        assert_eq!(
+            q.stats.levels[1].ecn_marks, 1,
+            "counted on the marked packet's level (AF12)"
+        );
     }
 
     // ---- separate marking thresholds ---------------------------------------------------------
@@ -1722,13 +2126,18 @@ mod tests {
     /// `avg`, two packets of `ecn` queued (past the `qlen > 1` guard).
     fn red_marking(avg: f64, ecn: Ecn) -> (Red, Pool) {
         let mut q = red_with_avg(avg, |p| {
-            p.curve = Curve { min_th: 20.0, max_th: 40.0, max_p: 0.1 };
+            p.curve = Curve {
+                min_th: 20.0,
+                max_th: 40.0,
+                max_p: 0.1,
+            };
             p.common.mark[0] = Some(curve());
             p.common.ecn = Some(Strategy::MARK_TAIL);
             p.common.limit = Limit::Packets(5_000);
         });
         let mut pool = Pool::new();
-        q.fifo.extend([pkt(&mut pool, 1, ecn), pkt(&mut pool, 1, ecn)]);
+        q.fifo
+            .extend([pkt(&mut pool, 1, ecn), pkt(&mut pool, 1, ecn)]);
         (q, pool)
     }
 
@@ -1763,7 +2172,10 @@ mod tests {
         assert!(gaps[1..].iter().all(|&g| (1..=20).contains(&g)), "{gaps:?}");
         let l = q.stats.levels[0];
         assert_eq!((l.ecn_marks, l.early_drops), (gaps.len() as u64, 0));
-        assert_eq!(q.spacing.count, 2_000, "the drop curve's count runs on, untouched by marks");
+        assert_eq!(
+            q.spacing.count, 2_000,
+            "the drop curve's count runs on, untouched by marks"
+        );
     }
 
     #[test]
@@ -1790,7 +2202,11 @@ mod tests {
         q.mark_spacing.count = 9;
         let id = pkt(&mut pool, 1_000, Ecn::Ect0);
         q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).unwrap();
-        assert!(close(q.mark_spacing.last_p, 0.1), "{}", q.mark_spacing.last_p);
+        assert!(
+            close(q.mark_spacing.last_p, 0.1),
+            "{}",
+            q.mark_spacing.last_p
+        );
         assert_eq!(q.spacing.last_p, 0.0, "below the drop min_th");
     }
 
@@ -1802,7 +2218,10 @@ mod tests {
         let mut rng = stream(8, "q");
         let dropped = offer_n(&mut q, &mut pool, &mut rng, 2_000, Ecn::Ect0) as u64;
         let l = q.stats.levels[0];
-        assert!(dropped > 120 && dropped < 260, "about 2000 / 10.5: {dropped}");
+        assert!(
+            dropped > 120 && dropped < 260,
+            "about 2000 / 10.5: {dropped}"
+        );
         assert_eq!((l.early_drops, l.forced_drops), (dropped, 0));
         assert_eq!(l.ecn_marks, 2_000 - dropped);
         assert!(q.fifo.iter().skip(2).all(|&id| pool.get(id).ecn == Ecn::Ce));
@@ -1813,7 +2232,10 @@ mod tests {
         let (mut q, mut pool) = red_marking(30.0, Ecn::NotEct);
         let mut rng = stream(8, "q");
         let dropped = offer_n(&mut q, &mut pool, &mut rng, 2_000, Ecn::NotEct);
-        assert!(dropped > 120 && dropped < 260, "about 2000 / 10.5: {dropped}");
+        assert!(
+            dropped > 120 && dropped < 260,
+            "about 2000 / 10.5: {dropped}"
+        );
         assert_eq!(q.stats.levels[0].ecn_marks, 0);
     }
 
@@ -1822,17 +2244,31 @@ mod tests {
         let (mut q, mut pool) = red_marking(40.5, Ecn::Ect0);
         let mut rng = stream(8, "q");
         assert_eq!(offer_n(&mut q, &mut pool, &mut rng, 10, Ecn::Ect0), 10);
-        assert_eq!((q.stats.levels[0].forced_drops, q.stats.levels[0].ecn_marks), (10, 0));
+        assert_eq!(
+            (q.stats.levels[0].forced_drops, q.stats.levels[0].ecn_marks),
+            (10, 0)
+        );
     }
 
     #[test]
     fn a_marking_curve_is_measured_in_the_queues_unit() {
         let mut p = params();
         p.common.measure = Measure::Bytes;
-        p.common.mark[0] = Some(Curve { min_th: 2.0, max_th: 4.0, max_p: 0.1 });
+        p.common.mark[0] = Some(Curve {
+            min_th: 2.0,
+            max_th: 4.0,
+            max_p: 0.1,
+        });
         p.common.ecn = Some(Strategy::MARK_TAIL);
         let q = red(p);
-        assert_eq!(q.mark, Some(Curve { min_th: 2_000.0, max_th: 4_000.0, max_p: 0.1 }));
+        assert_eq!(
+            q.mark,
+            Some(Curve {
+                min_th: 2_000.0,
+                max_th: 4_000.0,
+                max_p: 0.1
+            })
+        );
     }
 
     #[test]
@@ -1840,23 +2276,57 @@ mod tests {
         let with = |f: fn(&mut Params)| {
             let mut p = params();
             p.common.ecn = Some(Strategy::MARK_TAIL);
-            p.common.mark[0] = Some(Curve { min_th: 2.0, max_th: 4.0, max_p: 0.1 });
+            p.common.mark[0] = Some(Curve {
+                min_th: 2.0,
+                max_th: 4.0,
+                max_p: 0.1,
+            });
             f(&mut p);
             p.validate()
         };
         assert!(with(|_| {}).is_ok());
-        assert!(with(|p| p.common.mark[0] = Some(Curve { min_th: 8.0, max_th: 1_000.0, max_p: 1.0 })).is_ok(), "not below the drop curve, nor the limit: allowed");
+        assert!(
+            with(|p| p.common.mark[0] = Some(Curve {
+                min_th: 8.0,
+                max_th: 1_000.0,
+                max_p: 1.0
+            }))
+            .is_ok(),
+            "not below the drop curve, nor the limit: allowed"
+        );
         let e = with(|p| p.common.ecn = None).unwrap_err();
-        assert_eq!((e.field, e.message.starts_with("mark thresholds need ecn")), ("mark", true));
-        assert_eq!(with(|p| p.common.mark[0] = Some(Curve { min_th: 4.0, max_th: 2.0, max_p: 0.1 })).unwrap_err().field, "mark");
-        assert_eq!(with(|p| p.common.mark[1] = Some(curve())).unwrap_err().field, "mark", "RED has one drop curve");
+        assert_eq!(
+            (e.field, e.message.starts_with("mark thresholds need ecn")),
+            ("mark", true)
+        );
+        assert_eq!(
+            with(|p| p.common.mark[0] = Some(Curve {
+                min_th: 4.0,
+                max_th: 2.0,
+                max_p: 0.1
+            }))
+            .unwrap_err()
+            .field,
+            "mark"
+        );
+        assert_eq!(
+            with(|p| p.common.mark[1] = Some(curve()))
+                .unwrap_err()
+                .field,
+            "mark",
+            "RED has one drop curve"
+        );
     }
 
     // ---- orderings on synthetic traffic -----------------------------------------------------
 
     fn early_drops_with(max_th: f64) -> u64 {
         let mut p = params();
-        p.curve = Curve { min_th: 5.0, max_th, max_p: 0.1 };
+        p.curve = Curve {
+            min_th: 5.0,
+            max_th,
+            max_p: 0.1,
+        };
         p.common.w_q = 0.02;
         let mut q = red(p);
         // 7.6 Mbit/s of Poisson traffic on an 8 Mbit/s link: the queue builds in bursts and the
@@ -1869,7 +2339,11 @@ mod tests {
 
     #[test]
     fn lower_max_th_gives_more_early_drops() {
-        let (low, mid, high) = (early_drops_with(10.0), early_drops_with(30.0), early_drops_with(90.0));
+        let (low, mid, high) = (
+            early_drops_with(10.0),
+            early_drops_with(30.0),
+            early_drops_with(90.0),
+        );
         assert!(low > mid && mid > high, "{low} > {mid} > {high}");
     }
 
@@ -1894,7 +2368,12 @@ mod tests {
         run(&mut q, &arrivals, 8_000_000, 9);
         let (small, large) = (q.stats.levels[0], q.stats.levels[1]);
         let rate = |l: LevelCounters| l.early_drops as f64 / l.arrivals as f64;
-        assert!(rate(large) > 3.0 * rate(small), "{} vs {}", rate(large), rate(small));
+        assert!(
+            rate(large) > 3.0 * rate(small),
+            "{} vs {}",
+            rate(large),
+            rate(small)
+        );
     }
 
     #[test]
@@ -1905,7 +2384,10 @@ mod tests {
         q.check_conservation().unwrap();
         let t = q.stats.total();
         assert_eq!(t.arrivals, 5_000);
-        assert_eq!(t.drops(), results.iter().filter(|r| r.is_err()).count() as u64);
+        assert_eq!(
+            t.drops(),
+            results.iter().filter(|r| r.is_err()).count() as u64
+        );
         assert!(t.overflow_drops + t.early_drops > 0);
     }
 
@@ -1932,6 +2414,9 @@ mod tests {
         let mut ok = params();
         ok.curve.max_p = 1.0;
         ok.common.limit = Limit::Packets(15);
-        assert!(ok.validate().is_ok(), "max_p = 1 and limit = max_th are allowed");
+        assert!(
+            ok.validate().is_ok(),
+            "max_p = 1 and limit = max_th are allowed"
+        );
     }
 }

@@ -36,7 +36,9 @@ use std::collections::VecDeque;
 use crate::edge::dscp::ColourTable;
 use crate::edge::ParamError;
 use crate::net::packet::{PacketId, Pool};
-use crate::queue::red::{act, fits, Activity, Common, Curve, IdleClock, MarkTest, Measure, RedAverage, Spacing, Stats};
+use crate::queue::red::{
+    act, fits, Activity, Common, Curve, IdleClock, MarkTest, Measure, RedAverage, Spacing, Stats,
+};
 use crate::queue::DropReason;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
@@ -184,7 +186,13 @@ impl Rio {
     }
 
     #[inline]
-    pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        pool: &mut Pool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
         let common = &self.params.common;
         let coupled = self.params.coupling == Coupling::Coupled;
         let (size, level) = {
@@ -197,9 +205,14 @@ impl Rio {
         // dsredq.cc: a packet that finds the buffer full is refused before it touches the
         // averages (plain RED, red.cc, updates them first), ECN-capable or not
         if !fits(common.limit, self.fifo.len(), self.bytes, size) {
-            let spacing = if is_in { &mut self.spacing_in } else { &mut self.spacing_out };
+            let spacing = if is_in {
+                &mut self.spacing_in
+            } else {
+                &mut self.spacing_out
+            };
             spacing.on_overflow(common.spacing);
-            self.stats.record(usize::from(level), Err(DropReason::Overflow), false, None);
+            self.stats
+                .record(usize::from(level), Err(DropReason::Overflow), false, None);
             return Err(DropReason::Overflow);
         }
         // dsredq.cc has no "never drop with at most one packet queued" rule (red.cc has)
@@ -214,13 +227,21 @@ impl Rio {
                 self.clock.update(&mut self.avg_out, total, m);
             }
             // An IN packet's fate depends on avg_in and the IN curve only.
-            (self.spacing_in.decide(avg, &self.in_curve, common, busy, size, rng), avg)
+            (
+                self.spacing_in
+                    .decide(avg, &self.in_curve, common, busy, size, rng),
+                avg,
+            )
         } else {
             let q = if coupled { total } else { total - q_in };
             let m = self.act_out.slots_for_arrival(now, &self.clock);
             let avg = self.clock.update(&mut self.avg_out, q, m);
             // An OUT packet's fate depends on avg_total (coupled) and the OUT curve.
-            (self.spacing_out.decide(avg, &self.out_curve, common, busy, size, rng), avg)
+            (
+                self.spacing_out
+                    .decide(avg, &self.out_curve, common, busy, size, rng),
+                avg,
+            )
         };
         // Giacomazzi et al.: congested when avg_q_tot > min_th_out; number the periods
         let congested = self.avg_out.value() > self.out_curve.min_th;
@@ -230,9 +251,21 @@ impl Rio {
         self.out_was_congested = congested;
         // The marking curve of the arrival's colour, with the same average.
         let mark = if is_in {
-            self.in_mark.as_ref().map(|curve| MarkTest { curve, spacing: &mut self.mark_spacing_in, avg, busy, size })
+            self.in_mark.as_ref().map(|curve| MarkTest {
+                curve,
+                spacing: &mut self.mark_spacing_in,
+                avg,
+                busy,
+                size,
+            })
         } else {
-            self.out_mark.as_ref().map(|curve| MarkTest { curve, spacing: &mut self.mark_spacing_out, avg, busy, size })
+            self.out_mark.as_ref().map(|curve| MarkTest {
+                curve,
+                spacing: &mut self.mark_spacing_out,
+                avg,
+                busy,
+                size,
+            })
         };
         let colours = &self.colours;
         let (outcome, forced, marked) = act(
@@ -247,7 +280,8 @@ impl Rio {
             |v, pool| usize::from(colours.level(pool.get(v).dscp)),
             rng,
         );
-        self.stats.record(usize::from(level), outcome, forced, marked);
+        self.stats
+            .record(usize::from(level), outcome, forced, marked);
         // dsredq.cc updateIdleFlag: called for an enqueued arrival and, with ECN, before
         // PKT_MARKED, so a marked arrival ends the idle period as an accepted one does
         if outcome.is_ok() {
@@ -313,10 +347,16 @@ impl Rio {
         self.stats.check()?;
         let queued = self.stats.total().queued;
         if queued != self.fifo.len() as u64 {
-            return Err(format!("counters say {queued} queued, the FIFO holds {}", self.fifo.len()));
+            return Err(format!(
+                "counters say {queued} queued, the FIFO holds {}",
+                self.fifo.len()
+            ));
         }
         if self.stats.levels[0].queued != self.in_packets as u64 {
-            return Err(format!("{} IN packets counted, {} tracked", self.stats.levels[0].queued, self.in_packets));
+            return Err(format!(
+                "{} IN packets counted, {} tracked",
+                self.stats.levels[0].queued, self.in_packets
+            ));
         }
         Ok(())
     }
@@ -334,7 +374,13 @@ mod tests {
     use crate::sim::rng::stream;
 
     impl Discipline for Rio {
-        fn enq(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+        fn enq(
+            &mut self,
+            now: SimTime,
+            id: PacketId,
+            pool: &mut Pool,
+            rng: &mut Rng,
+        ) -> Result<(), DropReason> {
             self.enqueue(now, id, pool, rng)
         }
         fn deq(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
@@ -353,8 +399,16 @@ mod tests {
         let mut common = Common::new(8_000_000, Limit::Packets(500));
         common.mean_pkt_size = 1_000;
         Params {
-            in_curve: Curve { min_th: 40.0, max_th: 70.0, max_p: 0.02 },
-            out_curve: Curve { min_th: 10.0, max_th: 30.0, max_p: 0.1 },
+            in_curve: Curve {
+                min_th: 40.0,
+                max_th: 70.0,
+                max_p: 0.02,
+            },
+            out_curve: Curve {
+                min_th: 10.0,
+                max_th: 30.0,
+                max_p: 0.1,
+            },
             coupling,
             common,
         }
@@ -367,10 +421,21 @@ mod tests {
     }
 
     fn pkt(pool: &mut Pool, dscp: u8) -> PacketId {
-        pool.alloc(Packet { size: 1_000, dscp, ecn: Ecn::Ect0, ..Default::default() })
+        pool.alloc(Packet {
+            size: 1_000,
+            dscp,
+            ecn: Ecn::Ect0,
+            ..Default::default()
+        })
     }
 
-    fn offer(q: &mut Rio, pool: &mut Pool, rng: &mut Rng, at: SimTime, dscp: u8) -> Result<(), DropReason> {
+    fn offer(
+        q: &mut Rio,
+        pool: &mut Pool,
+        rng: &mut Rng,
+        at: SimTime,
+        dscp: u8,
+    ) -> Result<(), DropReason> {
         let id = pkt(pool, dscp);
         q.enqueue(at, id, pool, rng)
     }
@@ -381,10 +446,20 @@ mod tests {
     fn coupled_in_average_counts_in_packets_and_out_average_counts_all() {
         let mut q = rio(Coupling::Coupled, |p| p.common.w_q = 0.5);
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
-        let expect = [(AF11, 0.0, 0.0), (AF12, 0.0, 0.5), (AF11, 0.5, 1.25), (AF12, 0.5, 2.125)];
+        let expect = [
+            (AF11, 0.0, 0.0),
+            (AF12, 0.0, 0.5),
+            (AF11, 0.5, 1.25),
+            (AF12, 0.5, 2.125),
+        ];
         for (dscp, avg_in, avg_total) in expect {
             offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, dscp).unwrap();
-            assert!(close(q.avg_in(), avg_in) && close(q.avg_out(), avg_total), "{} {}", q.avg_in(), q.avg_out());
+            assert!(
+                close(q.avg_in(), avg_in) && close(q.avg_out(), avg_total),
+                "{} {}",
+                q.avg_in(),
+                q.avg_out()
+            );
         }
     }
 
@@ -393,10 +468,20 @@ mod tests {
     fn decoupled_out_average_counts_only_out_packets() {
         let mut q = rio(Coupling::Decoupled, |p| p.common.w_q = 0.5);
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
-        let expect = [(AF11, 0.0, 0.0), (AF12, 0.0, 0.0), (AF11, 0.5, 0.0), (AF12, 0.5, 0.5)];
+        let expect = [
+            (AF11, 0.0, 0.0),
+            (AF12, 0.0, 0.0),
+            (AF11, 0.5, 0.0),
+            (AF12, 0.5, 0.5),
+        ];
         for (dscp, avg_in, avg_out) in expect {
             offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, dscp).unwrap();
-            assert!(close(q.avg_in(), avg_in) && close(q.avg_out(), avg_out), "{} {}", q.avg_in(), q.avg_out());
+            assert!(
+                close(q.avg_in(), avg_in) && close(q.avg_out(), avg_out),
+                "{} {}",
+                q.avg_in(),
+                q.avg_out()
+            );
         }
     }
 
@@ -426,7 +511,10 @@ mod tests {
         assert!(q.out_congested(), "as last updated");
         assert!(q.out_congested_at(SimTime(MS / 2)));
         assert!(!q.out_congested_at(SimTime(3 * MS / 2)));
-        assert!(close(q.avg_out(), 16.0), "a peek does not update the average");
+        assert!(
+            close(q.avg_out(), 16.0),
+            "a peek does not update the average"
+        );
         assert!(q.out_congested(), "nor the congestion state");
         // a busy queue is not decayed: its average is as the last arrival left it
         let (mut rng, id) = (stream(1, "q"), pkt(&mut pool, AF11));
@@ -447,12 +535,20 @@ mod tests {
         for _ in 0..8 {
             offer(&mut q, &mut pool, &mut rng, t, AF11).unwrap(); // IN arrivals move avg_total too
         }
-        assert!(!q.out_congested(), "avg_total {} after 8 arrivals", q.avg_out());
+        assert!(
+            !q.out_congested(),
+            "avg_total {} after 8 arrivals",
+            q.avg_out()
+        );
         for _ in 0..20 {
             offer(&mut q, &mut pool, &mut rng, t, AF11).unwrap();
         }
         assert!(q.out_congested());
-        assert_eq!(q.congestion_periods(), 1, "one crossing however many arrivals above");
+        assert_eq!(
+            q.congestion_periods(),
+            1,
+            "one crossing however many arrivals above"
+        );
         while q.dequeue(t, &mut pool).is_some() {}
         t = SimTime(50 * MS); // 50 idle slots: the average decays to ~0 at the next arrival
         offer(&mut q, &mut pool, &mut rng, t, AF11).unwrap();
@@ -492,21 +588,39 @@ mod tests {
         for d in [AF11, AF12, AF13, BE] {
             offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, d).unwrap();
         }
-        assert_eq!(q.in_packets(), 1, "only AF11 is IN; AF12, AF13 and BE are OUT");
-        assert_eq!([q.stats.levels[0].queued, q.stats.levels[1].queued, q.stats.levels[2].queued], [1, 1, 2]);
+        assert_eq!(
+            q.in_packets(),
+            1,
+            "only AF11 is IN; AF12, AF13 and BE are OUT"
+        );
+        assert_eq!(
+            [
+                q.stats.levels[0].queued,
+                q.stats.levels[1].queued,
+                q.stats.levels[2].queued
+            ],
+            [1, 1, 2]
+        );
     }
 
     /// w_q = 1 makes each average the length the arrival finds. 40 IN packets queued (below
     /// min_in): an OUT arrival sees avg_total 40 > max_out when coupled, 0 when decoupled.
     #[test]
     fn coupled_out_packets_pay_for_in_packets_in_the_buffer_decoupled_do_not() {
-        for (coupling, expect) in [(Coupling::Coupled, Err(DropReason::Early)), (Coupling::Decoupled, Ok(()))] {
+        for (coupling, expect) in [
+            (Coupling::Coupled, Err(DropReason::Early)),
+            (Coupling::Decoupled, Ok(())),
+        ] {
             let mut q = rio(coupling, |p| p.common.w_q = 1.0);
             let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
             for _ in 0..40 {
                 offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
             }
-            assert_eq!(offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12), expect, "{coupling:?}");
+            assert_eq!(
+                offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12),
+                expect,
+                "{coupling:?}"
+            );
         }
     }
 
@@ -530,11 +644,19 @@ mod tests {
         let arrivals = poisson(31, 40_000, 12e6, 1_000, &[AF11, AF12]);
         let results = run(&mut q, &arrivals, 8_000_000, 2);
         q.check_conservation().unwrap();
-        let first_drop = arrivals.iter().zip(&results).find(|(_, r)| r.is_err()).map(|(a, _)| a.dscp);
+        let first_drop = arrivals
+            .iter()
+            .zip(&results)
+            .find(|(_, r)| r.is_err())
+            .map(|(a, _)| a.dscp);
         assert_eq!(first_drop, Some(AF12), "the first packet dropped is OUT");
         let loss = |l: usize| q.stats.levels[l].drops() as f64 / q.stats.levels[l].arrivals as f64;
         assert!(loss(1) > 0.5, "OUT absorbs the overload: {}", loss(1));
-        assert!(loss(0) < 0.01, "IN (6 Mbit/s < 8) is protected: {}", loss(0));
+        assert!(
+            loss(0) < 0.01,
+            "IN (6 Mbit/s < 8) is protected: {}",
+            loss(0)
+        );
     }
 
     #[test]
@@ -542,7 +664,11 @@ mod tests {
         let drops = |max_th: f64| {
             let mut q = rio(Coupling::Coupled, |p| {
                 p.common.w_q = 0.02;
-                p.out_curve = Curve { min_th: 5.0, max_th, max_p: 0.1 };
+                p.out_curve = Curve {
+                    min_th: 5.0,
+                    max_th,
+                    max_p: 0.1,
+                };
             });
             let arrivals = poisson(8, 20_000, 7.6e6, 1_000, &[AF11, AF12]);
             run(&mut q, &arrivals, 8_000_000, 3);
@@ -560,7 +686,11 @@ mod tests {
         rio(Coupling::Coupled, |p| {
             p.common.w_q = 1e-12;
             p.common.ecn = Some(strategy);
-            p.out_curve = Curve { min_th: 400.0, max_th: 450.0, max_p: 0.1 };
+            p.out_curve = Curve {
+                min_th: 400.0,
+                max_th: 450.0,
+                max_p: 0.1,
+            };
         })
     }
 
@@ -584,7 +714,9 @@ mod tests {
             q.spacing_out.old = true;
             q.spacing_out.count = 20;
             let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
-            let n = (0..30).take_while(|_| offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12).is_ok()).count();
+            let n = (0..30)
+                .take_while(|_| offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12).is_ok())
+                .count();
             assert_eq!(n, kept, "{rule:?}");
         }
     }
@@ -600,7 +732,10 @@ mod tests {
             q.fifo.push_back(pkt(&mut pool, AF11));
         }
         q.spacing_out.count = 9;
-        assert_eq!(offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12), Err(DropReason::Overflow));
+        assert_eq!(
+            offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12),
+            Err(DropReason::Overflow)
+        );
         assert_eq!(q.spacing_out.count, 9);
         q.fifo.clear();
     }
@@ -611,8 +746,16 @@ mod tests {
         // curves at 1..2 packets, a 2-packet buffer; with w_q = 0.5 the third arrival would
         // move both averages (to 1.25) if it reached them
         let mut q = rio(Coupling::Coupled, |p| {
-            p.in_curve = Curve { min_th: 1.0, max_th: 2.0, max_p: 0.1 };
-            p.out_curve = Curve { min_th: 1.0, max_th: 2.0, max_p: 0.1 };
+            p.in_curve = Curve {
+                min_th: 1.0,
+                max_th: 2.0,
+                max_p: 0.1,
+            };
+            p.out_curve = Curve {
+                min_th: 1.0,
+                max_th: 2.0,
+                max_p: 0.1,
+            };
             p.common.limit = Limit::Packets(2);
             p.common.w_q = 0.5;
         });
@@ -620,8 +763,15 @@ mod tests {
         offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
         offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12).unwrap();
         let (avg_in, avg_out) = (q.avg_in(), q.avg_out());
-        assert_eq!(offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11), Err(DropReason::Overflow));
-        assert_eq!((q.avg_in(), q.avg_out()), (avg_in, avg_out), "averages untouched");
+        assert_eq!(
+            offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11),
+            Err(DropReason::Overflow)
+        );
+        assert_eq!(
+            (q.avg_in(), q.avg_out()),
+            (avg_in, avg_out),
+            "averages untouched"
+        );
     }
 
     // ---- ns-2 dsRED's ECN path (spacing Dsredq with `$q set ecn_ 1`) ------------------------
@@ -641,7 +791,12 @@ mod tests {
     }
 
     fn arrival(pool: &mut Pool, dscp: u8, ecn: Ecn) -> PacketId {
-        pool.alloc(Packet { size: 1_000, dscp, ecn, ..Default::default() })
+        pool.alloc(Packet {
+            size: 1_000,
+            dscp,
+            ecn,
+            ..Default::default()
+        })
     }
 
     type Outcome = (PacketId, Result<(), DropReason>);
@@ -667,8 +822,15 @@ mod tests {
         for _ in 0..2 {
             let id = arrival(&mut pool, dscp, ecn);
             let r = q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng);
-            let count = if dscp == AF11 { q.spacing_in.count } else { q.spacing_out.count };
-            assert_eq!(count, 0, "dsredq.cc: edv_.count = 0 on PKT_MARKED as on PKT_EDROPPED");
+            let count = if dscp == AF11 {
+                q.spacing_in.count
+            } else {
+                q.spacing_out.count
+            };
+            assert_eq!(
+                count, 0,
+                "dsredq.cc: edv_.count = 0 on PKT_MARKED as on PKT_EDROPPED"
+            );
             out.push((id, r));
         }
         q.check_conservation().unwrap();
@@ -676,17 +838,34 @@ mod tests {
     }
 
     #[test]
-    fn dsred_ecn_an_early_decision_on_the_in_curve_marks_an_ecn_capable_arrival_and_restarts_the_count() {
+    fn dsred_ecn_an_early_decision_on_the_in_curve_marks_an_ecn_capable_arrival_and_restarts_the_count(
+    ) {
         for coupling in [Coupling::Coupled, Coupling::Decoupled] {
             let (q, pool, out) = two_early_decisions(coupling, AF11, Ecn::Ect0);
             for &(id, r) in &out {
                 assert_eq!(r, Ok(()), "{coupling:?}: PKT_MARKED, not dropped");
-                assert_eq!(pool.get(id).ecn, Ecn::Ce, "{coupling:?}: dsred.cc sets ce() in the arrival");
+                assert_eq!(
+                    pool.get(id).ecn,
+                    Ecn::Ce,
+                    "{coupling:?}: dsred.cc sets ce() in the arrival"
+                );
             }
-            assert_eq!(q.fifo.iter().copied().collect::<Vec<_>>(), vec![out[0].0, out[1].0], "both queued");
+            assert_eq!(
+                q.fifo.iter().copied().collect::<Vec<_>>(),
+                vec![out[0].0, out[1].0],
+                "both queued"
+            );
             let l = q.stats.levels[0];
-            assert_eq!((l.ecn_marks, l.early_drops, l.forced_drops, l.queued), (2, 0, 0, 2), "{coupling:?}");
-            assert_eq!(q.spacing_out, Spacing::default(), "the OUT curve's state is the OUT colour's");
+            assert_eq!(
+                (l.ecn_marks, l.early_drops, l.forced_drops, l.queued),
+                (2, 0, 0, 2),
+                "{coupling:?}"
+            );
+            assert_eq!(
+                q.spacing_out,
+                Spacing::default(),
+                "the OUT curve's state is the OUT colour's"
+            );
         }
     }
 
@@ -694,23 +873,50 @@ mod tests {
     fn dsred_ecn_the_same_early_decisions_on_the_in_curve_drop_arrivals_that_are_not_ecn_capable() {
         for coupling in [Coupling::Coupled, Coupling::Decoupled] {
             let (q, _, out) = two_early_decisions(coupling, AF11, Ecn::NotEct);
-            assert!(out.iter().all(|&(_, r)| r == Err(DropReason::Early)), "{coupling:?}: PKT_EDROPPED");
+            assert!(
+                out.iter().all(|&(_, r)| r == Err(DropReason::Early)),
+                "{coupling:?}: PKT_EDROPPED"
+            );
             let l = q.stats.levels[0];
-            assert_eq!((l.ecn_marks, l.early_drops, l.forced_drops, l.queued), (0, 2, 0, 0), "{coupling:?}");
+            assert_eq!(
+                (l.ecn_marks, l.early_drops, l.forced_drops, l.queued),
+                (0, 2, 0, 0),
+                "{coupling:?}"
+            );
         }
     }
 
     #[test]
-    fn dsred_ecn_an_early_decision_on_the_out_curve_marks_an_ecn_capable_arrival_and_drops_one_that_is_not() {
+    fn dsred_ecn_an_early_decision_on_the_out_curve_marks_an_ecn_capable_arrival_and_drops_one_that_is_not(
+    ) {
         for coupling in [Coupling::Coupled, Coupling::Decoupled] {
             let (q, pool, out) = two_early_decisions(coupling, AF12, Ecn::Ect0);
-            assert!(out.iter().all(|&(id, r)| r == Ok(()) && pool.get(id).ecn == Ecn::Ce), "{coupling:?}");
+            assert!(
+                out.iter()
+                    .all(|&(id, r)| r == Ok(()) && pool.get(id).ecn == Ecn::Ce),
+                "{coupling:?}"
+            );
             let l = q.stats.levels[1];
-            assert_eq!((l.ecn_marks, l.early_drops, l.queued), (2, 0, 2), "{coupling:?}");
-            assert_eq!(q.spacing_in, Spacing::default(), "the IN curve's state is the IN colour's");
+            assert_eq!(
+                (l.ecn_marks, l.early_drops, l.queued),
+                (2, 0, 2),
+                "{coupling:?}"
+            );
+            assert_eq!(
+                q.spacing_in,
+                Spacing::default(),
+                "the IN curve's state is the IN colour's"
+            );
             let (q, _, out) = two_early_decisions(coupling, AF12, Ecn::NotEct);
-            assert!(out.iter().all(|&(_, r)| r == Err(DropReason::Early)), "{coupling:?}");
-            assert_eq!((q.stats.levels[1].ecn_marks, q.stats.levels[1].early_drops), (0, 2), "{coupling:?}");
+            assert!(
+                out.iter().all(|&(_, r)| r == Err(DropReason::Early)),
+                "{coupling:?}"
+            );
+            assert_eq!(
+                (q.stats.levels[1].ecn_marks, q.stats.levels[1].early_drops),
+                (0, 2),
+                "{coupling:?}"
+            );
         }
     }
 
@@ -740,13 +946,28 @@ mod tests {
                 q.avg_out = RedAverage::starting_at(40.0);
                 let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
                 let ect = arrival(&mut pool, dscp, Ecn::Ect0);
-                assert_eq!(q.enqueue(SimTime::ZERO, ect, &mut pool, &mut rng), Ok(()), "{coupling:?} {dscp}");
+                assert_eq!(
+                    q.enqueue(SimTime::ZERO, ect, &mut pool, &mut rng),
+                    Ok(()),
+                    "{coupling:?} {dscp}"
+                );
                 assert_eq!(pool.get(ect).ecn, Ecn::Ce);
                 let not_ect = arrival(&mut pool, dscp, Ecn::NotEct);
-                assert_eq!(q.enqueue(SimTime::ZERO, not_ect, &mut pool, &mut rng), Err(DropReason::Early));
+                assert_eq!(
+                    q.enqueue(SimTime::ZERO, not_ect, &mut pool, &mut rng),
+                    Err(DropReason::Early)
+                );
                 let l = q.stats.levels[level];
-                assert_eq!((l.ecn_marks, l.early_drops, l.forced_drops, l.queued), (1, 1, 1, 1), "{coupling:?} {dscp}");
-                let s = if level == 0 { q.spacing_in } else { q.spacing_out };
+                assert_eq!(
+                    (l.ecn_marks, l.early_drops, l.forced_drops, l.queued),
+                    (1, 1, 1, 1),
+                    "{coupling:?} {dscp}"
+                );
+                let s = if level == 0 {
+                    q.spacing_in
+                } else {
+                    q.spacing_out
+                };
                 assert_eq!((s.count, s.old), (0, true));
                 q.check_conservation().unwrap();
             }
@@ -766,9 +987,16 @@ mod tests {
         q.avg_in = RedAverage::starting_at(80.0);
         q.spacing_in.count = 5;
         let id = arrival(&mut pool, AF11, Ecn::Ect0);
-        assert_eq!(q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng), Err(DropReason::Overflow));
+        assert_eq!(
+            q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng),
+            Err(DropReason::Overflow)
+        );
         assert_eq!(pool.get(id).ecn, Ecn::Ect0, "not marked");
-        assert_eq!((q.avg_in(), q.spacing_in.count), (80.0, 5), "average and count untouched");
+        assert_eq!(
+            (q.avg_in(), q.spacing_in.count),
+            (80.0, 5),
+            "average and count untouched"
+        );
         let l = q.stats.levels[0];
         assert_eq!((l.overflow_drops, l.ecn_marks), (1, 0));
         q.check_conservation().unwrap();
@@ -794,30 +1022,50 @@ mod tests {
                 assert_eq!(marked, ecn == Ecn::Ect0);
                 let idle = Activity::idle(SimTime::ZERO);
                 let expect = |busy: bool| if busy && marked { Activity::Busy } else { idle };
-                assert_eq!((q.act_in, q.act_out), (expect(busy_in), expect(busy_out)), "{coupling:?} {dscp} {ecn:?}");
+                assert_eq!(
+                    (q.act_in, q.act_out),
+                    (expect(busy_in), expect(busy_out)),
+                    "{coupling:?} {dscp} {ecn:?}"
+                );
             }
         }
     }
 
     #[test]
     fn out_marking_scheme_marks_a_queued_out_packet_when_an_in_packet_triggers() {
-        let mut q = rio_marking(Strategy { position: Position::Tail, out_first: true });
+        let mut q = rio_marking(Strategy {
+            position: Position::Tail,
+            out_first: true,
+        });
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
         for d in [AF11, AF12, AF11, AF13, AF11] {
             offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, d).unwrap();
         }
         trigger(&mut q);
         let arriving = pkt(&mut pool, AF11);
-        assert!(q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng).is_ok());
-        let marked: Vec<u8> =
-            q.fifo.iter().filter(|&&id| pool.get(id).ecn == Ecn::Ce).map(|&id| pool.get(id).dscp).collect();
-        assert_eq!(marked, vec![AF13], "the tail of the OUT queue, not the IN arrival");
+        assert!(q
+            .enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng)
+            .is_ok());
+        let marked: Vec<u8> = q
+            .fifo
+            .iter()
+            .filter(|&&id| pool.get(id).ecn == Ecn::Ce)
+            .map(|&id| pool.get(id).dscp)
+            .collect();
+        assert_eq!(
+            marked,
+            vec![AF13],
+            "the tail of the OUT queue, not the IN arrival"
+        );
         assert_eq!(q.stats.levels[2].ecn_marks, 1);
     }
 
     #[test]
     fn out_marking_scheme_falls_back_to_in_packets_when_no_out_is_queued() {
-        let mut q = rio_marking(Strategy { position: Position::Front, out_first: true });
+        let mut q = rio_marking(Strategy {
+            position: Position::Front,
+            out_first: true,
+        });
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
         for _ in 0..3 {
             offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
@@ -825,7 +1073,13 @@ mod tests {
         trigger(&mut q);
         offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
         assert_eq!(pool.get(q.fifo[0]).ecn, Ecn::Ce, "head of the IN queue");
-        assert_eq!(q.fifo.iter().filter(|&&id| pool.get(id).ecn == Ecn::Ce).count(), 1);
+        assert_eq!(
+            q.fifo
+                .iter()
+                .filter(|&&id| pool.get(id).ecn == Ecn::Ce)
+                .count(),
+            1
+        );
         assert_eq!(q.stats.levels[0].ecn_marks, 1);
     }
 
@@ -838,9 +1092,17 @@ mod tests {
         }
         trigger(&mut q);
         let arriving = pkt(&mut pool, AF11);
-        q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng).unwrap();
+        q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng)
+            .unwrap();
         assert_eq!(pool.get(arriving).ecn, Ecn::Ce);
-        assert_eq!(q.fifo.iter().filter(|&&id| pool.get(id).ecn == Ecn::Ce).count(), 1, "only the arrival");
+        assert_eq!(
+            q.fifo
+                .iter()
+                .filter(|&&id| pool.get(id).ecn == Ecn::Ce)
+                .count(),
+            1,
+            "only the arrival"
+        );
     }
 
     /// Leung & Muppala's Table 5, row by row, for the three ECN positions, with ns-2 dsRED's
@@ -848,19 +1110,32 @@ mod tests {
     /// (beyond max_in 70: the RIO queue "decides to mark"); the queue holds IN, OUT, IN, OUT, IN.
     /// Returns the DSCPs and positions (0..5 queued, 5 the arrival) of the packets marked.
     fn table5(position: Position, out_queued: bool, seed: u64) -> Vec<usize> {
-        let mut q = rio_marking(Strategy { position, out_first: true });
+        let mut q = rio_marking(Strategy {
+            position,
+            out_first: true,
+        });
         q.params.common.ecn_forced_mark = true;
         let (mut pool, mut rng) = (Pool::new(), stream(seed, "q"));
-        let queued = if out_queued { [AF11, AF12, AF11, AF12, AF11] } else { [AF11; 5] };
+        let queued = if out_queued {
+            [AF11, AF12, AF11, AF12, AF11]
+        } else {
+            [AF11; 5]
+        };
         for d in queued {
             offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, d).unwrap();
         }
         q.avg_in = RedAverage::starting_at(200.0);
         let arriving = pkt(&mut pool, AF11);
-        assert_eq!(q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng), Ok(()), "marked, not dropped");
+        assert_eq!(
+            q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng),
+            Ok(()),
+            "marked, not dropped"
+        );
         let l = q.stats.total();
         assert_eq!((l.ecn_marks, l.drops()), (1, 0));
-        (0..6).filter(|&i| pool.get(q.fifo[i]).ecn == Ecn::Ce).collect()
+        (0..6)
+            .filter(|&i| pool.get(q.fifo[i]).ecn == Ecn::Ce)
+            .collect()
     }
 
     #[test]
@@ -870,7 +1145,9 @@ mod tests {
         // "Packet at the head of OUT queue is marked"
         assert_eq!(table5(Position::Front, true, 1), vec![1]);
         // "Packet is selected at random to mark from the OUT queue": only 1 and 3, both seen
-        let picks: std::collections::BTreeSet<_> = (0..40).flat_map(|seed| table5(Position::Random, true, seed)).collect();
+        let picks: std::collections::BTreeSet<_> = (0..40)
+            .flat_map(|seed| table5(Position::Random, true, seed))
+            .collect();
         assert_eq!(picks.into_iter().collect::<Vec<_>>(), vec![1, 3]);
     }
 
@@ -881,7 +1158,9 @@ mod tests {
         // "Packet at the head of IN queue is marked"
         assert_eq!(table5(Position::Front, false, 1), vec![0]);
         // "Packet is selected at random to mark from the IN queue": any of the six
-        let picks: std::collections::BTreeSet<_> = (0..60).flat_map(|seed| table5(Position::Random, false, seed)).collect();
+        let picks: std::collections::BTreeSet<_> = (0..60)
+            .flat_map(|seed| table5(Position::Random, false, seed))
+            .collect();
         assert_eq!(picks.len(), 6, "{picks:?}");
     }
 
@@ -894,8 +1173,16 @@ mod tests {
             p.common.w_q = 1e-12;
             p.common.limit = Limit::Packets(5_000);
             p.common.ecn = Some(Strategy::MARK_TAIL);
-            p.common.mark[0] = Some(Curve { min_th: 20.0, max_th: 30.0, max_p: 0.1 });
-            p.common.mark[1] = Some(Curve { min_th: 5.0, max_th: 8.0, max_p: 0.1 });
+            p.common.mark[0] = Some(Curve {
+                min_th: 20.0,
+                max_th: 30.0,
+                max_p: 0.1,
+            });
+            p.common.mark[1] = Some(Curve {
+                min_th: 5.0,
+                max_th: 8.0,
+                max_p: 0.1,
+            });
         });
         q.avg_in = RedAverage::starting_at(avg);
         q.avg_out = RedAverage::starting_at(avg);
@@ -916,7 +1203,10 @@ mod tests {
         let (l_in, l_out) = (q.stats.levels[0], q.stats.levels[1]);
         assert_eq!((l_in.ecn_marks, l_out.ecn_marks), (0, 100));
         assert_eq!(l_in.drops() + l_out.drops(), 0);
-        assert!(q.fifo.iter().all(|&id| (pool.get(id).ecn == Ecn::Ce) == (pool.get(id).dscp == AF12)));
+        assert!(q
+            .fifo
+            .iter()
+            .all(|&id| (pool.get(id).ecn == Ecn::Ce) == (pool.get(id).dscp == AF12)));
     }
 
     #[test]
@@ -929,28 +1219,42 @@ mod tests {
             offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF11).unwrap();
         }
         let l_in = q.stats.levels[0];
-        assert!(l_in.ecn_marks > 50 && l_in.ecn_marks < 150, "about 1000 / 10.5: {}", l_in.ecn_marks);
+        assert!(
+            l_in.ecn_marks > 50 && l_in.ecn_marks < 150,
+            "about 1000 / 10.5: {}",
+            l_in.ecn_marks
+        );
         assert_eq!(l_in.drops(), 0);
         for _ in 0..1_000 {
             let _ = offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12);
         }
         let l_out = q.stats.levels[1];
-        assert!(l_out.early_drops > 0 && l_out.forced_drops == 0, "{l_out:?}");
+        assert!(
+            l_out.early_drops > 0 && l_out.forced_drops == 0,
+            "{l_out:?}"
+        );
         assert_eq!(l_out.ecn_marks, 1_000 - l_out.early_drops);
     }
 
     #[test]
     fn out_first_sends_an_in_curve_mark_to_a_queued_out_packet() {
         let mut q = rio_mark_thresholds(25.0);
-        q.params.common.ecn = Some(Strategy { position: Position::Tail, out_first: true });
+        q.params.common.ecn = Some(Strategy {
+            position: Position::Tail,
+            out_first: true,
+        });
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
         let out = pkt(&mut pool, AF12);
         q.fifo.push_back(out);
         q.mark_spacing_in.old = true;
         q.mark_spacing_in.count = 100; // p_a = 1
         let arriving = pkt(&mut pool, AF11);
-        q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng).unwrap();
-        assert_eq!((pool.get(out).ecn, pool.get(arriving).ecn), (Ecn::Ce, Ecn::Ect0));
+        q.enqueue(SimTime::ZERO, arriving, &mut pool, &mut rng)
+            .unwrap();
+        assert_eq!(
+            (pool.get(out).ecn, pool.get(arriving).ecn),
+            (Ecn::Ce, Ecn::Ect0)
+        );
         assert_eq!(q.stats.levels[1].ecn_marks, 1);
     }
 
@@ -958,9 +1262,17 @@ mod tests {
     fn validate_knows_two_marking_curves() {
         let mut p = params(Coupling::Coupled);
         p.common.ecn = Some(Strategy::MARK_TAIL);
-        p.common.mark[1] = Some(Curve { min_th: 5.0, max_th: 8.0, max_p: 0.1 });
+        p.common.mark[1] = Some(Curve {
+            min_th: 5.0,
+            max_th: 8.0,
+            max_p: 0.1,
+        });
         assert!(p.validate().is_ok());
-        p.common.mark[2] = Some(Curve { min_th: 5.0, max_th: 8.0, max_p: 0.1 });
+        p.common.mark[2] = Some(Curve {
+            min_th: 5.0,
+            max_th: 8.0,
+            max_p: 0.1,
+        });
         assert_eq!(p.validate().unwrap_err().field, "mark");
         p.common.mark[2] = None;
         p.common.ecn = None;
@@ -992,7 +1304,11 @@ mod tests {
         assert_eq!(p.validate().unwrap_err().field, "out");
         let mut p = params(Coupling::Coupled);
         p.common.limit = Limit::Packets(60);
-        assert_eq!(p.validate().unwrap_err().field, "limit", "the limit must hold max_in");
+        assert_eq!(
+            p.validate().unwrap_err().field,
+            "limit",
+            "the limit must hold max_in"
+        );
     }
 
     #[test]
@@ -1003,7 +1319,11 @@ mod tests {
         offer(&mut q, &mut pool, &mut rng, SimTime::ZERO, AF12).unwrap();
         q.dequeue(SimTime(2 * MS), &mut pool);
         assert_eq!(q.act_in, Activity::idle(SimTime(2 * MS)));
-        assert_eq!(q.act_out, Activity::Busy, "the OUT packet keeps the physical queue busy");
+        assert_eq!(
+            q.act_out,
+            Activity::Busy,
+            "the OUT packet keeps the physical queue busy"
+        );
         q.dequeue(SimTime(3 * MS), &mut pool);
         assert_eq!(q.act_out, Activity::idle(SimTime(3 * MS)));
     }

@@ -184,7 +184,11 @@ impl Scheduler {
         if let Err(e) = spec.validate_classes() {
             panic!("invalid scheduler spec: {e}");
         }
-        let default = spec.classes.iter().position(|c| c.default).expect("validated: one default");
+        let default = spec
+            .classes
+            .iter()
+            .position(|c| c.default)
+            .expect("validated: one default");
         let mut class_of = [default as u8; 64];
         for (i, c) in spec.classes.iter().enumerate() {
             for &d in &c.dscp {
@@ -202,7 +206,9 @@ impl Scheduler {
                 stats: ClassStats::default(),
             })
             .collect();
-        let priority = (0..classes.len()).filter(|&i| classes[i].service == Service::Priority).collect();
+        let priority = (0..classes.len())
+            .filter(|&i| classes[i].service == Service::Priority)
+            .collect();
         Scheduler {
             policy: spec.policy,
             active: VecDeque::with_capacity(classes.len()),
@@ -228,11 +234,19 @@ impl Scheduler {
     #[inline]
     pub fn class_of(&self, dscp: u8) -> usize {
         // RFC 2474 §3: an unrecognised code point gets the default behaviour.
-        self.class_of.get(usize::from(dscp)).map_or(self.default, |&c| usize::from(c))
+        self.class_of
+            .get(usize::from(dscp))
+            .map_or(self.default, |&c| usize::from(c))
     }
 
     #[inline]
-    pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        pool: &mut Pool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
         let (dscp, size) = {
             let p = pool.get(id);
             (p.dscp, p.size)
@@ -267,7 +281,11 @@ impl Scheduler {
     #[inline]
     pub fn dequeue(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
         // Strict priority: the first non-empty priority class, before any shared class.
-        if let Some(&c) = self.priority.iter().find(|&&c| self.classes[c].queue.len_packets() > 0) {
+        if let Some(&c) = self
+            .priority
+            .iter()
+            .find(|&&c| self.classes[c].queue.len_packets() > 0)
+        {
             return Some(self.take(c, now, pool));
         }
         loop {
@@ -290,7 +308,9 @@ impl Scheduler {
             }
             // The head does not fit: the turn passes; this class gets its next quantum and
             // waits at the tail.
-            class.deficit += class.quantum().expect("only shared classes are in the round robin");
+            class.deficit += class
+                .quantum()
+                .expect("only shared classes are in the round robin");
             self.active.rotate_left(1);
         }
     }
@@ -299,7 +319,10 @@ impl Scheduler {
     #[inline]
     fn take(&mut self, c: usize, now: SimTime, pool: &mut Pool) -> PacketId {
         let class = &mut self.classes[c];
-        let id = class.queue.dequeue(now, pool).expect("the class holds packets");
+        let id = class
+            .queue
+            .dequeue(now, pool)
+            .expect("the class holds packets");
         let size = u64::from(pool.get(id).size);
         class.stats.departures += 1;
         class.stats.departure_bytes += size;
@@ -327,12 +350,18 @@ impl Scheduler {
     /// ECN marks of drop-precedence `level` over the class queues; `None` if no class queue
     /// marks.
     pub fn ecn_marks(&self, level: usize) -> Option<u64> {
-        self.classes.iter().filter_map(|c| c.queue.ecn_marks(level)).reduce(|a, b| a + b)
+        self.classes
+            .iter()
+            .filter_map(|c| c.queue.ecn_marks(level))
+            .reduce(|a, b| a + b)
     }
 
     /// Forced early drops of `level` over the classes whose queue has an AQM.
     pub fn forced_drops(&self, level: usize) -> Option<u64> {
-        self.classes.iter().filter_map(|c| c.queue.forced_drops(level)).reduce(|a, b| a + b)
+        self.classes
+            .iter()
+            .filter_map(|c| c.queue.forced_drops(level))
+            .reduce(|a, b| a + b)
     }
 
     #[inline]
@@ -354,20 +383,32 @@ impl Scheduler {
             let s = &c.stats;
             let (len, len_bytes) = (c.queue.len_packets(), c.queue.len_bytes());
             if s.arrivals != s.departures + s.total_drops() + len as u64 {
-                return Err(format!("class '{}': arrivals != departures + drops + queued ({len}): {s:?}", c.name));
+                return Err(format!(
+                    "class '{}': arrivals != departures + drops + queued ({len}): {s:?}",
+                    c.name
+                ));
             }
             if s.arrival_bytes != s.departure_bytes + s.total_drop_bytes() + len_bytes {
-                return Err(format!("class '{}': bytes in != out + dropped + queued ({len_bytes}): {s:?}", c.name));
+                return Err(format!(
+                    "class '{}': bytes in != out + dropped + queued ({len_bytes}): {s:?}",
+                    c.name
+                ));
             }
             packets += len;
             bytes += len_bytes;
             let in_rr = self.active.iter().filter(|&&a| a == i).count();
             let should = usize::from(c.quantum().is_some() && len > 0);
             if in_rr != should {
-                return Err(format!("class '{}' ({len} queued) is in the round robin {in_rr} times", c.name));
+                return Err(format!(
+                    "class '{}' ({len} queued) is in the round robin {in_rr} times",
+                    c.name
+                ));
             }
             if in_rr == 0 && c.deficit != 0 {
-                return Err(format!("class '{}' is idle with a deficit of {}", c.name, c.deficit));
+                return Err(format!(
+                    "class '{}' is idle with a deficit of {}",
+                    c.name, c.deficit
+                ));
             }
         }
         if (packets, bytes) != (self.packets, self.bytes) {
@@ -388,7 +429,9 @@ fn head(q: &AnyQueue) -> Option<PacketId> {
         AnyQueue::Rio(q) => q.queued().front().copied(),
         AnyQueue::Wred(q) => q.queued().front().copied(),
         AnyQueue::Scheduler(_) | AnyQueue::Sima(_) => {
-            unreachable!("SchedulerSpec::validate_classes rejects schedulers and SIMA queues in classes")
+            unreachable!(
+                "SchedulerSpec::validate_classes rejects schedulers and SIMA queues in classes"
+            )
         }
         #[cfg(test)]
         AnyQueue::Leaky(q, ..) => q.queued().front().copied(),
@@ -408,15 +451,26 @@ mod tests {
     const RATE: u64 = 10_000_000;
 
     fn droptail(limit: u32) -> QueueSpec {
-        QueueSpec::DropTail { limit: Limit::Packets(limit) }
+        QueueSpec::DropTail {
+            limit: Limit::Packets(limit),
+        }
     }
 
     fn class(name: &str, dscp: &[u8], service: Service) -> ClassSpec {
-        ClassSpec { name: name.into(), dscp: dscp.to_vec(), default: false, service, queue: droptail(1000) }
+        ClassSpec {
+            name: name.into(),
+            dscp: dscp.to_vec(),
+            default: false,
+            service,
+            queue: droptail(1000),
+        }
     }
 
     fn default_class(name: &str, service: Service) -> ClassSpec {
-        ClassSpec { default: true, ..class(name, &[], service) }
+        ClassSpec {
+            default: true,
+            ..class(name, &[], service)
+        }
     }
 
     fn scheduler(policy: Policy, classes: Vec<ClassSpec>) -> Scheduler {
@@ -444,11 +498,19 @@ mod tests {
 
     impl Bench {
         fn new() -> Self {
-            Bench { pool: Pool::new(), rng: stream(1, "q"), now: SimTime::ZERO }
+            Bench {
+                pool: Pool::new(),
+                rng: stream(1, "q"),
+                now: SimTime::ZERO,
+            }
         }
 
         fn offer(&mut self, s: &mut Scheduler, dscp: u8, size: u32) -> Result<(), DropReason> {
-            let id = self.pool.alloc(Packet { dscp, size, ..Default::default() });
+            let id = self.pool.alloc(Packet {
+                dscp,
+                size,
+                ..Default::default()
+            });
             let r = s.enqueue(self.now, id, &mut self.pool, &mut self.rng);
             if r.is_err() {
                 self.pool.free(id);
@@ -466,7 +528,9 @@ mod tests {
         fn serve(&mut self, s: &mut Scheduler, n: usize) -> Vec<(u8, u32)> {
             let mut out = Vec::new();
             for _ in 0..n {
-                let Some(id) = s.dequeue(self.now, &mut self.pool) else { break };
+                let Some(id) = s.dequeue(self.now, &mut self.pool) else {
+                    break;
+                };
                 let p = *self.pool.get(id);
                 self.pool.free(id);
                 out.push((p.dscp, p.size));
@@ -476,7 +540,10 @@ mod tests {
     }
 
     fn bytes_of(out: &[(u8, u32)], dscp: u8) -> u64 {
-        out.iter().filter(|p| p.0 == dscp).map(|p| u64::from(p.1)).sum()
+        out.iter()
+            .filter(|p| p.0 == dscp)
+            .map(|p| u64::from(p.1))
+            .sum()
     }
 
     fn packets_of(out: &[(u8, u32)], dscp: u8) -> usize {
@@ -518,7 +585,10 @@ mod tests {
             b.offer(&mut s, EF, 200).unwrap();
             assert_eq!(b.serve(&mut s, 1), [(EF, 200)]);
         }
-        assert_eq!(s.classes()[1].stats.departures + s.classes()[2].stats.departures, 0);
+        assert_eq!(
+            s.classes()[1].stats.departures + s.classes()[2].stats.departures,
+            0
+        );
         s.check().unwrap();
     }
 
@@ -529,7 +599,10 @@ mod tests {
     fn drr_equal_quanta_share_bytes_equally_with_unequal_packet_sizes() {
         let mut s = scheduler(
             Policy::Drr,
-            vec![class("small", &[AF11], Service::Quantum(1500)), default_class("big", Service::Quantum(1500))],
+            vec![
+                class("small", &[AF11], Service::Quantum(1500)),
+                default_class("big", Service::Quantum(1500)),
+            ],
         );
         let mut b = Bench::new();
         b.offer_n(&mut s, 600, AF11, 500);
@@ -538,7 +611,11 @@ mod tests {
         for _ in 0..400 {
             out.extend(b.serve(&mut s, 1));
             let gap = bytes_of(&out, AF11).abs_diff(bytes_of(&out, BE));
-            assert!(gap <= 1500, "after {} packets the byte gap is {gap}", out.len());
+            assert!(
+                gap <= 1500,
+                "after {} packets the byte gap is {gap}",
+                out.len()
+            );
         }
         assert_eq!(bytes_of(&out, AF11), bytes_of(&out, BE));
         assert_eq!(packets_of(&out, AF11), 3 * packets_of(&out, BE));
@@ -561,7 +638,11 @@ mod tests {
         b.offer_n(&mut s, 300, BE, 1500);
         // a round is 3000 + 1500 + 1500 bytes: 6 + 1.5 + 1 packets on average; serve 100 rounds
         let out = b.serve(&mut s, 850);
-        let (a1, a2, be) = (bytes_of(&out, AF11) as f64, bytes_of(&out, AF21) as f64, bytes_of(&out, BE) as f64);
+        let (a1, a2, be) = (
+            bytes_of(&out, AF11) as f64,
+            bytes_of(&out, AF21) as f64,
+            bytes_of(&out, BE) as f64,
+        );
         assert!((a1 / a2 - 2.0).abs() < 0.05, "af1 {a1} af2 {a2}");
         assert!((a2 / be - 1.0).abs() < 0.05, "af2 {a2} be {be}");
         s.check().unwrap();
@@ -571,7 +652,10 @@ mod tests {
     fn drr_head_larger_than_the_quantum_waits_for_enough_rounds() {
         let mut s = scheduler(
             Policy::Drr,
-            vec![class("jumbo", &[AF11], Service::Quantum(500)), default_class("be", Service::Quantum(500))],
+            vec![
+                class("jumbo", &[AF11], Service::Quantum(500)),
+                default_class("be", Service::Quantum(500)),
+            ],
         );
         let mut b = Bench::new();
         b.offer_n(&mut s, 1, AF11, 1500);
@@ -586,14 +670,21 @@ mod tests {
     fn wrr_shares_packets_by_weight_whatever_their_size() {
         let mut s = scheduler(
             Policy::Wrr,
-            vec![class("af1", &[AF11], Service::Weight(3)), default_class("be", Service::Weight(1))],
+            vec![
+                class("af1", &[AF11], Service::Weight(3)),
+                default_class("be", Service::Weight(1)),
+            ],
         );
         let mut b = Bench::new();
         b.offer_n(&mut s, 100, AF11, 1500);
         b.offer_n(&mut s, 100, BE, 40);
         let out = b.serve(&mut s, 80);
         let order: Vec<u8> = out.iter().map(|p| p.0).take(8).collect();
-        assert_eq!(order, [AF11, AF11, AF11, BE, AF11, AF11, AF11, BE], "3 then 1 per round");
+        assert_eq!(
+            order,
+            [AF11, AF11, AF11, BE, AF11, AF11, AF11, BE],
+            "3 then 1 per round"
+        );
         assert_eq!((packets_of(&out, AF11), packets_of(&out, BE)), (60, 20));
         s.check().unwrap();
     }
@@ -602,7 +693,10 @@ mod tests {
     fn a_class_that_empties_keeps_no_deficit() {
         let mut s = scheduler(
             Policy::Drr,
-            vec![class("af1", &[AF11], Service::Quantum(1500)), default_class("be", Service::Quantum(1500))],
+            vec![
+                class("af1", &[AF11], Service::Quantum(1500)),
+                default_class("be", Service::Quantum(1500)),
+            ],
         );
         let mut b = Bench::new();
         // af1 sends one 100 B packet out of its 1500 B quantum, then empties
@@ -636,8 +730,16 @@ mod tests {
         b.offer_n(&mut s, 20, BE, 1500);
         assert_eq!(b.serve(&mut s, 2), [(AF11, 1500), (BE, 1500)]);
         b.offer_n(&mut s, 2, EF, 200);
-        assert_eq!(b.serve(&mut s, 2), [(EF, 200), (EF, 200)], "EF overtakes the round robin");
-        assert_eq!(s.classes()[0].deficit(), 0, "priority classes have no deficit");
+        assert_eq!(
+            b.serve(&mut s, 2),
+            [(EF, 200), (EF, 200)],
+            "EF overtakes the round robin"
+        );
+        assert_eq!(
+            s.classes()[0].deficit(),
+            0,
+            "priority classes have no deficit"
+        );
         let out = b.serve(&mut s, 10);
         assert_eq!((packets_of(&out, AF11), packets_of(&out, BE)), (5, 5));
         s.check().unwrap();
@@ -648,8 +750,16 @@ mod tests {
         common.w_q = 0.02;
         QueueSpec::Rio(
             rio::Params {
-                in_curve: Curve { min_th: 40.0, max_th: 70.0, max_p: 0.02 },
-                out_curve: Curve { min_th: 10.0, max_th: 30.0, max_p: 0.1 },
+                in_curve: Curve {
+                    min_th: 40.0,
+                    max_th: 70.0,
+                    max_p: 0.02,
+                },
+                out_curve: Curve {
+                    min_th: 10.0,
+                    max_th: 30.0,
+                    max_p: 0.1,
+                },
                 coupling: Coupling::Coupled,
                 common,
             },
@@ -659,8 +769,14 @@ mod tests {
 
     #[test]
     fn rio_inside_a_drr_class_still_drops_out_before_in() {
-        let af1 = ClassSpec { queue: rio_queue(), ..class("af1", &[AF11, AF12, AF13], Service::Quantum(1500)) };
-        let mut s = scheduler(Policy::Drr, vec![af1, default_class("be", Service::Quantum(1500))]);
+        let af1 = ClassSpec {
+            queue: rio_queue(),
+            ..class("af1", &[AF11, AF12, AF13], Service::Quantum(1500))
+        };
+        let mut s = scheduler(
+            Policy::Drr,
+            vec![af1, default_class("be", Service::Quantum(1500))],
+        );
         let mut b = Bench::new();
         b.offer_n(&mut s, 50, BE, 1000);
         // One AF1 arrival per step, one IN (AF11) for two OUT (AF12); the link serves one packet
@@ -671,7 +787,11 @@ mod tests {
             b.now = SimTime(i * 400_000);
             let dscp = if i % 3 == 0 { AF11 } else { AF12 };
             if b.offer(&mut s, dscp, 1000).is_err() {
-                *if dscp == AF11 { &mut dropped_in } else { &mut dropped_out } += 1;
+                *if dscp == AF11 {
+                    &mut dropped_in
+                } else {
+                    &mut dropped_out
+                } += 1;
             }
             if s.classes()[1].queue().len_packets() < 10 {
                 b.offer_n(&mut s, 10, BE, 1000);
@@ -679,18 +799,32 @@ mod tests {
             b.serve(&mut s, 1);
         }
         assert!(dropped_out > 2000, "OUT absorbs the excess: {dropped_out}");
-        assert!(dropped_in * 10 < dropped_out, "IN {dropped_in} vs OUT {dropped_out}");
-        let AnyQueue::Rio(q) = s.classes()[0].queue() else { panic!("af1 runs RIO") };
+        assert!(
+            dropped_in * 10 < dropped_out,
+            "IN {dropped_in} vs OUT {dropped_out}"
+        );
+        let AnyQueue::Rio(q) = s.classes()[0].queue() else {
+            panic!("af1 runs RIO")
+        };
         q.check_conservation().unwrap();
         let af1 = &s.classes()[0].stats;
         assert_eq!(af1.total_drops(), dropped_in + dropped_out);
-        assert_eq!(af1.drops[DropReason::Overflow.index()], 0, "RIO dropped early, never at the limit");
+        assert_eq!(
+            af1.drops[DropReason::Overflow.index()],
+            0,
+            "RIO dropped early, never at the limit"
+        );
         s.check().unwrap();
     }
 
     #[test]
     fn counters_identities_hold_with_drops_in_every_class() {
-        let tiny = |c: ClassSpec| ClassSpec { queue: QueueSpec::DropTail { limit: Limit::Packets(5) }, ..c };
+        let tiny = |c: ClassSpec| ClassSpec {
+            queue: QueueSpec::DropTail {
+                limit: Limit::Packets(5),
+            },
+            ..c
+        };
         let mut s = scheduler(
             Policy::Drr,
             vec![
@@ -713,10 +847,17 @@ mod tests {
             }
             s.check().unwrap();
         }
-        let total = |f: fn(&ClassStats) -> u64| s.classes().iter().map(|c| f(&c.stats)).sum::<u64>();
+        let total =
+            |f: fn(&ClassStats) -> u64| s.classes().iter().map(|c| f(&c.stats)).sum::<u64>();
         assert_eq!(total(|c| c.arrivals), 2000);
-        assert_eq!(total(|c| c.arrivals) - total(ClassStats::total_drops), accepted);
-        assert!(s.classes().iter().all(|c| c.stats.total_drops() > 0), "every class overflowed");
+        assert_eq!(
+            total(|c| c.arrivals) - total(ClassStats::total_drops),
+            accepted
+        );
+        assert!(
+            s.classes().iter().all(|c| c.stats.total_drops() > 0),
+            "every class overflowed"
+        );
     }
 
     #[test]
@@ -724,7 +865,10 @@ mod tests {
         let mut s = scheduler(
             Policy::Drr,
             vec![
-                ClassSpec { queue: droptail(3), ..class("ef", &[EF], Service::Priority) },
+                ClassSpec {
+                    queue: droptail(3),
+                    ..class("ef", &[EF], Service::Priority)
+                },
                 class("af1", &[AF11], Service::Quantum(1000)),
                 default_class("be", Service::Quantum(1000)),
             ],
@@ -733,7 +877,11 @@ mod tests {
         let mut held = std::collections::BTreeSet::new();
         for i in 0..60u32 {
             let dscp = [EF, AF11, BE][(i % 3) as usize];
-            let id = b.pool.alloc(Packet { dscp, size: 100 + 10 * i, ..Default::default() });
+            let id = b.pool.alloc(Packet {
+                dscp,
+                size: 100 + 10 * i,
+                ..Default::default()
+            });
             match s.enqueue(b.now, id, &mut b.pool, &mut b.rng) {
                 Ok(()) => assert!(held.insert(id)),
                 Err(_) => b.pool.free(id),
@@ -747,20 +895,36 @@ mod tests {
         let listed: std::collections::BTreeSet<PacketId> = s.queued().collect();
         assert_eq!(listed.len(), s.len_packets(), "no packet listed twice");
         assert_eq!(listed, held);
-        assert_eq!(s.len_bytes(), listed.iter().map(|&id| u64::from(b.pool.get(id).size)).sum::<u64>());
-        assert!(s.classes()[0].stats.total_drops() > 0, "the EF queue overflowed");
+        assert_eq!(
+            s.len_bytes(),
+            listed
+                .iter()
+                .map(|&id| u64::from(b.pool.get(id).size))
+                .sum::<u64>()
+        );
+        assert!(
+            s.classes()[0].stats.total_drops() > 0,
+            "the EF queue overflowed"
+        );
     }
 
     #[test]
     fn through_any_queue_the_scheduler_dispatches_and_lists_its_packets() {
         let spec = SchedulerSpec {
             policy: Policy::Priority,
-            classes: vec![class("ef", &[EF], Service::Priority), default_class("be", Service::Priority)],
+            classes: vec![
+                class("ef", &[EF], Service::Priority),
+                default_class("be", Service::Priority),
+            ],
         };
         let mut q = AnyQueue::from_spec(&QueueSpec::Scheduler(spec), RATE);
         let mut b = Bench::new();
         for dscp in [BE, EF] {
-            let id = b.pool.alloc(Packet { dscp, size: 100, ..Default::default() });
+            let id = b.pool.alloc(Packet {
+                dscp,
+                size: 100,
+                ..Default::default()
+            });
             q.enqueue(b.now, id, &mut b.pool, &mut b.rng).unwrap();
         }
         assert_eq!(q.kind(), "scheduler");
@@ -803,25 +967,49 @@ mod tests {
 
     #[test]
     fn validate_rejects_no_class_and_a_missing_or_second_default() {
-        assert!(matches!(invalid(|s| s.classes.clear()), SchedulerError::Scheduler { field: "classes", .. }));
+        assert!(matches!(
+            invalid(|s| s.classes.clear()),
+            SchedulerError::Scheduler {
+                field: "classes",
+                ..
+            }
+        ));
         let e = invalid(|s| s.classes[2] = class("be", &[BE], Service::Quantum(1500)));
         assert!(e.to_string().contains("default"), "{e}");
-        assert_eq!(class_field(&invalid(|s| s.classes[1].default = true)), (2, "default"));
+        assert_eq!(
+            class_field(&invalid(|s| s.classes[1].default = true)),
+            (2, "default")
+        );
     }
 
     #[test]
     fn validate_rejects_a_code_point_in_two_classes_and_non_6_bit_ones() {
         let e = invalid(|s| s.classes[2].dscp = vec![BE, AF12]);
         assert_eq!(class_field(&e), (2, "dscp"));
-        assert!(e.to_string().contains("AF12 is already in class 'af1'"), "{e}");
-        assert_eq!(class_field(&invalid(|s| s.classes[0].dscp.push(64))), (0, "dscp"));
-        assert_eq!(class_field(&invalid(|s| s.classes[1].dscp.clear())), (1, "dscp"));
+        assert!(
+            e.to_string().contains("AF12 is already in class 'af1'"),
+            "{e}"
+        );
+        assert_eq!(
+            class_field(&invalid(|s| s.classes[0].dscp.push(64))),
+            (0, "dscp")
+        );
+        assert_eq!(
+            class_field(&invalid(|s| s.classes[1].dscp.clear())),
+            (1, "dscp")
+        );
     }
 
     #[test]
     fn validate_rejects_zero_shares_and_shares_of_the_wrong_policy() {
-        assert_eq!(class_field(&invalid(|s| s.classes[1].service = Service::Quantum(0))), (1, "quantum"));
-        assert_eq!(class_field(&invalid(|s| s.classes[1].service = Service::Weight(2))), (1, "weight"));
+        assert_eq!(
+            class_field(&invalid(|s| s.classes[1].service = Service::Quantum(0))),
+            (1, "quantum")
+        );
+        assert_eq!(
+            class_field(&invalid(|s| s.classes[1].service = Service::Weight(2))),
+            (1, "weight")
+        );
         let e = invalid(|s| s.policy = Policy::Wrr);
         assert_eq!(class_field(&e), (1, "quantum"));
         let e = invalid(|s| {
@@ -830,12 +1018,18 @@ mod tests {
             s.classes[2].service = Service::Weight(1);
         });
         assert_eq!(class_field(&e), (1, "weight"));
-        assert_eq!(class_field(&invalid(|s| s.policy = Policy::Priority)), (1, "quantum"));
+        assert_eq!(
+            class_field(&invalid(|s| s.policy = Policy::Priority)),
+            (1, "quantum")
+        );
     }
 
     #[test]
     fn validate_rejects_duplicate_names_and_nested_schedulers() {
-        assert_eq!(class_field(&invalid(|s| s.classes[1].name = "ef".into())), (1, "name"));
+        assert_eq!(
+            class_field(&invalid(|s| s.classes[1].name = "ef".into())),
+            (1, "name")
+        );
         let e = invalid(|s| s.classes[2].queue = QueueSpec::Scheduler(valid()));
         assert_eq!(class_field(&e), (2, "queue"));
     }
@@ -848,7 +1042,10 @@ mod tests {
             p.common.link_rate_bps = 0; // as the loader leaves it before the link is read
         }
         s.classes[1].queue = q;
-        assert!(matches!(s.validate(), Err(SchedulerError::Queue { class: 1, .. })));
+        assert!(matches!(
+            s.validate(),
+            Err(SchedulerError::Queue { class: 1, .. })
+        ));
         s.set_link_rate(RATE);
         s.validate().unwrap();
         if let QueueSpec::Rio(p, _) = &mut s.classes[1].queue {

@@ -169,7 +169,9 @@ pub enum Framing {
 /// RED-family parameters is filled in from the link when the world is built.
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueueSpec {
-    DropTail { limit: Limit },
+    DropTail {
+        limit: Limit,
+    },
     Red(crate::queue::red::Params),
     Rio(crate::queue::rio::Params, crate::edge::dscp::ColourTable),
     Wred(crate::queue::wred::Params, crate::edge::dscp::ColourTable),
@@ -216,19 +218,33 @@ pub struct ClassSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SchedulerError {
     /// The scheduler as a whole (`field` is "classes").
-    Scheduler { field: &'static str, message: String },
+    Scheduler {
+        field: &'static str,
+        message: String,
+    },
     /// A field of class `class` ("name", "dscp", "default", "priority", "quantum", "weight",
     /// "queue").
-    Class { class: usize, field: &'static str, message: String },
+    Class {
+        class: usize,
+        field: &'static str,
+        message: String,
+    },
     /// Class `class`'s queue failed its own model's validation.
-    Queue { class: usize, error: crate::edge::ParamError },
+    Queue {
+        class: usize,
+        error: crate::edge::ParamError,
+    },
 }
 
 impl std::fmt::Display for SchedulerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SchedulerError::Scheduler { field, message } => write!(f, "{field}: {message}"),
-            SchedulerError::Class { class, field, message } => write!(f, "classes[{class}].{field}: {message}"),
+            SchedulerError::Class {
+                class,
+                field,
+                message,
+            } => write!(f, "classes[{class}].{field}: {message}"),
             SchedulerError::Queue { class, error } => write!(f, "classes[{class}].queue.{error}"),
         }
     }
@@ -240,13 +256,18 @@ impl std::error::Error for SchedulerError {}
 impl From<SchedulerError> for crate::edge::ParamError {
     fn from(e: SchedulerError) -> Self {
         match e {
-            SchedulerError::Scheduler { field, message } => crate::edge::ParamError::new(field, message),
-            SchedulerError::Class { class, field, message } => {
-                crate::edge::ParamError::new(field, format!("class {class}: {message}"))
+            SchedulerError::Scheduler { field, message } => {
+                crate::edge::ParamError::new(field, message)
             }
-            SchedulerError::Queue { class, error } => {
-                crate::edge::ParamError::new(error.field, format!("queue of class {class}: {}", error.message))
-            }
+            SchedulerError::Class {
+                class,
+                field,
+                message,
+            } => crate::edge::ParamError::new(field, format!("class {class}: {message}")),
+            SchedulerError::Queue { class, error } => crate::edge::ParamError::new(
+                error.field,
+                format!("queue of class {class}: {}", error.message),
+            ),
         }
     }
 }
@@ -273,10 +294,17 @@ impl SchedulerSpec {
     /// relies on this.
     pub fn validate_classes(&self) -> Result<(), SchedulerError> {
         let class_err =
-            |class: usize, field: &'static str, message: String| SchedulerError::Class { class, field, message };
+            |class: usize, field: &'static str, message: String| SchedulerError::Class {
+                class,
+                field,
+                message,
+            };
         if self.classes.is_empty() {
             let message = "a scheduler needs at least one class".into();
-            return Err(SchedulerError::Scheduler { field: "classes", message });
+            return Err(SchedulerError::Scheduler {
+                field: "classes",
+                message,
+            });
         }
         let mut owner: [Option<usize>; 64] = [None; 64];
         let mut names = std::collections::HashSet::new();
@@ -285,7 +313,11 @@ impl SchedulerSpec {
                 return Err(class_err(i, "name", "a class needs a name".into()));
             }
             if !names.insert(c.name.as_str()) {
-                return Err(class_err(i, "name", format!("two classes are named '{}'", c.name)));
+                return Err(class_err(
+                    i,
+                    "name",
+                    format!("two classes are named '{}'", c.name),
+                ));
             }
             if c.dscp.is_empty() && !c.default {
                 let message = format!(
@@ -296,12 +328,21 @@ impl SchedulerSpec {
             }
             for &d in &c.dscp {
                 let Some(slot) = owner.get_mut(usize::from(d)) else {
-                    return Err(class_err(i, "dscp", format!("{d} is not a 6-bit code point (0..=63)")));
+                    return Err(class_err(
+                        i,
+                        "dscp",
+                        format!("{d} is not a 6-bit code point (0..=63)"),
+                    ));
                 };
                 if let Some(j) = *slot {
                     let other = &self.classes[j].name;
-                    let what = crate::edge::dscp::name(d).map_or_else(|| d.to_string(), str::to_string);
-                    return Err(class_err(i, "dscp", format!("{what} is already in class '{other}'")));
+                    let what =
+                        crate::edge::dscp::name(d).map_or_else(|| d.to_string(), str::to_string);
+                    return Err(class_err(
+                        i,
+                        "dscp",
+                        format!("{what} is already in class '{other}'"),
+                    ));
                 }
                 *slot = Some(i);
             }
@@ -309,14 +350,22 @@ impl SchedulerSpec {
                 return Err(class_err(i, field, message.into()));
             }
             if let QueueSpec::Scheduler(_) = c.queue {
-                return Err(class_err(i, "queue", "a class queue cannot itself be a scheduler".into()));
+                return Err(class_err(
+                    i,
+                    "queue",
+                    "a class queue cannot itself be a scheduler".into(),
+                ));
             }
             if let QueueSpec::Sima(_) = c.queue {
-                let message = "a class queue cannot be a SIMA queue, which schedules its own two classes".into();
+                let message =
+                    "a class queue cannot be a SIMA queue, which schedules its own two classes"
+                        .into();
                 return Err(class_err(i, "queue", message));
             }
         }
-        let defaults: Vec<usize> = (0..self.classes.len()).filter(|&i| self.classes[i].default).collect();
+        let defaults: Vec<usize> = (0..self.classes.len())
+            .filter(|&i| self.classes[i].default)
+            .collect();
         match defaults.as_slice() {
             [_] => Ok(()),
             [] => Err(SchedulerError::Scheduler {
@@ -326,7 +375,10 @@ impl SchedulerSpec {
             [first, second, ..] => Err(class_err(
                 *second,
                 "default",
-                format!("class '{}' is already the default", self.classes[*first].name),
+                format!(
+                    "class '{}' is already the default",
+                    self.classes[*first].name
+                ),
             )),
         }
     }
@@ -337,9 +389,12 @@ impl SchedulerSpec {
         self.validate_classes()?;
         for (class, c) in self.classes.iter().enumerate() {
             let checked = match &c.queue {
-                QueueSpec::DropTail { limit: Limit::Packets(0) | Limit::Bytes(0) } => {
-                    Err(crate::edge::ParamError::new("limit", "the buffer limit must be positive"))
-                }
+                QueueSpec::DropTail {
+                    limit: Limit::Packets(0) | Limit::Bytes(0),
+                } => Err(crate::edge::ParamError::new(
+                    "limit",
+                    "the buffer limit must be positive",
+                )),
                 QueueSpec::DropTail { .. } => Ok(()),
                 QueueSpec::Red(p) => p.validate(),
                 QueueSpec::Rio(p, _) => p.validate(),
@@ -362,17 +417,27 @@ fn service_mismatch(
     use crate::queue::scheduler::{Policy, Service};
     match (policy, service) {
         (Policy::Priority | Policy::Drr | Policy::Wrr, Service::Priority) => None,
-        (Policy::Drr, Service::Quantum(0)) => Some(("quantum", "a quantum must be greater than zero")),
+        (Policy::Drr, Service::Quantum(0)) => {
+            Some(("quantum", "a quantum must be greater than zero"))
+        }
         (Policy::Wrr, Service::Weight(0)) => Some(("weight", "a weight must be greater than zero")),
         (Policy::Drr, Service::Quantum(_)) | (Policy::Wrr, Service::Weight(_)) => None,
-        (Policy::Priority, Service::Quantum(_)) => {
-            Some(("quantum", "a quantum needs policy drr; strict priority serves classes in list order"))
-        }
-        (Policy::Priority, Service::Weight(_)) => {
-            Some(("weight", "a weight needs policy wrr; strict priority serves classes in list order"))
-        }
-        (Policy::Drr, Service::Weight(_)) => Some(("weight", "policy drr shares bytes: give this class a quantum")),
-        (Policy::Wrr, Service::Quantum(_)) => Some(("quantum", "policy wrr shares packets: give this class a weight")),
+        (Policy::Priority, Service::Quantum(_)) => Some((
+            "quantum",
+            "a quantum needs policy drr; strict priority serves classes in list order",
+        )),
+        (Policy::Priority, Service::Weight(_)) => Some((
+            "weight",
+            "a weight needs policy wrr; strict priority serves classes in list order",
+        )),
+        (Policy::Drr, Service::Weight(_)) => Some((
+            "weight",
+            "policy drr shares bytes: give this class a quantum",
+        )),
+        (Policy::Wrr, Service::Quantum(_)) => Some((
+            "quantum",
+            "policy wrr shares packets: give this class a weight",
+        )),
     }
 }
 
@@ -399,21 +464,44 @@ impl Spec {
         let name = |i: usize| self.nodes[i].name.as_str();
         self.links
             .iter()
-            .flat_map(|l| [format!("{}->{}", name(l.a), name(l.b)), format!("{}->{}", name(l.b), name(l.a))])
+            .flat_map(|l| {
+                [
+                    format!("{}->{}", name(l.a), name(l.b)),
+                    format!("{}->{}", name(l.b), name(l.a)),
+                ]
+            })
             .collect()
     }
 
     /// Adds a capture of port `port` (named `from->to`) into `path`, as `afsim run --capture`
     /// asks; `origin` names the option in errors. Fails on an unknown or already captured port.
-    pub fn add_capture(&mut self, port: &str, path: std::path::PathBuf, origin: &str) -> Result<(), String> {
+    pub fn add_capture(
+        &mut self,
+        port: &str,
+        path: std::path::PathBuf,
+        origin: &str,
+    ) -> Result<(), String> {
         let Some(index) = self.port_index(port) else {
-            return Err(format!("no port '{port}'; the ports are: {}", self.port_names().join(", ")));
+            return Err(format!(
+                "no port '{port}'; the ports are: {}",
+                self.port_names().join(", ")
+            ));
         };
         if self.captures.iter().any(|c| c.port == index) {
             return Err(format!("port '{port}' is already captured"));
         }
-        let place = super::ScenarioError { file: origin.to_string(), line: 0, column: 0, field: String::new(), message: String::new() };
-        self.captures.push(CaptureSpec { port: index, path, place });
+        let place = super::ScenarioError {
+            file: origin.to_string(),
+            line: 0,
+            column: 0,
+            field: String::new(),
+            message: String::new(),
+        };
+        self.captures.push(CaptureSpec {
+            port: index,
+            path,
+            place,
+        });
         Ok(())
     }
 
@@ -422,15 +510,23 @@ impl Spec {
     /// zero interval.
     pub fn add_monitor(&mut self, port: &str, interval: SimDuration) -> Result<(), String> {
         let Some(index) = self.port_index(port) else {
-            return Err(format!("no port '{port}'; the ports are: {}", self.port_names().join(", ")));
+            return Err(format!(
+                "no port '{port}'; the ports are: {}",
+                self.port_names().join(", ")
+            ));
         };
         if interval.0 == 0 {
-            return Err(format!("the sampling interval of '{port}' must be positive"));
+            return Err(format!(
+                "the sampling interval of '{port}' must be positive"
+            ));
         }
         if self.monitors.iter().any(|m| m.port == index) {
             return Err(format!("port '{port}' is already monitored"));
         }
-        self.monitors.push(MonitorSpec { port: index, interval });
+        self.monitors.push(MonitorSpec {
+            port: index,
+            interval,
+        });
         Ok(())
     }
 }
@@ -543,15 +639,36 @@ pub enum MeterSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SpecError {
     NoStopCondition,
-    NodeIndex { what: &'static str, index: usize, field: &'static str },
-    SelfLink { link: usize },
-    Zero { what: &'static str, index: usize, field: &'static str },
-    DuplicateName { what: &'static str, name: String },
+    NodeIndex {
+        what: &'static str,
+        index: usize,
+        field: &'static str,
+    },
+    SelfLink {
+        link: usize,
+    },
+    Zero {
+        what: &'static str,
+        index: usize,
+        field: &'static str,
+    },
+    DuplicateName {
+        what: &'static str,
+        name: String,
+    },
     Route(crate::net::routing::RouteError),
-    FlowIndex { conditioner: usize },
-    CsaTarget { csa: usize },
-    CsaQueue { csa: usize },
-    ShapeNeedsTokenBucket { conditioner: usize },
+    FlowIndex {
+        conditioner: usize,
+    },
+    CsaTarget {
+        csa: usize,
+    },
+    CsaQueue {
+        csa: usize,
+    },
+    ShapeNeedsTokenBucket {
+        conditioner: usize,
+    },
     /// A capture names no port, or its file cannot be created (with the place that asked).
     Capture(Box<super::ScenarioError>),
     /// A monitor names no port (its index) or has a zero interval.
@@ -605,7 +722,10 @@ impl Spec {
         for c in &self.captures {
             if c.port >= 2 * self.links.len() {
                 let message = format!("capture of port {}: no such port", c.port);
-                return Err(SpecError::Capture(Box::new(super::ScenarioError { message, ..c.place.clone() })));
+                return Err(SpecError::Capture(Box::new(super::ScenarioError {
+                    message,
+                    ..c.place.clone()
+                })));
             }
         }
         for m in &self.monitors {
@@ -616,52 +736,94 @@ impl Spec {
         let mut seen = std::collections::HashSet::new();
         for node in &self.nodes {
             if !seen.insert(node.name.as_str()) {
-                return Err(SpecError::DuplicateName { what: "node", name: node.name.clone() });
+                return Err(SpecError::DuplicateName {
+                    what: "node",
+                    name: node.name.clone(),
+                });
             }
         }
         for (i, l) in self.links.iter().enumerate() {
             if l.a >= n {
-                return Err(SpecError::NodeIndex { what: "link", index: i, field: "a" });
+                return Err(SpecError::NodeIndex {
+                    what: "link",
+                    index: i,
+                    field: "a",
+                });
             }
             if l.b >= n {
-                return Err(SpecError::NodeIndex { what: "link", index: i, field: "b" });
+                return Err(SpecError::NodeIndex {
+                    what: "link",
+                    index: i,
+                    field: "b",
+                });
             }
             if l.a == l.b {
                 return Err(SpecError::SelfLink { link: i });
             }
             if l.rate_bps == 0 {
-                return Err(SpecError::Zero { what: "link", index: i, field: "rate" });
+                return Err(SpecError::Zero {
+                    what: "link",
+                    index: i,
+                    field: "rate",
+                });
             }
         }
         let mut seen = std::collections::HashSet::new();
         for (i, f) in self.flows.iter().enumerate() {
             if f.src >= n {
-                return Err(SpecError::NodeIndex { what: "flow", index: i, field: "from" });
+                return Err(SpecError::NodeIndex {
+                    what: "flow",
+                    index: i,
+                    field: "from",
+                });
             }
             if f.dst >= n {
-                return Err(SpecError::NodeIndex { what: "flow", index: i, field: "to" });
+                return Err(SpecError::NodeIndex {
+                    what: "flow",
+                    index: i,
+                    field: "to",
+                });
             }
             if !seen.insert(f.name.as_str()) {
-                return Err(SpecError::DuplicateName { what: "flow", name: f.name.clone() });
+                return Err(SpecError::DuplicateName {
+                    what: "flow",
+                    name: f.name.clone(),
+                });
             }
             match &f.app {
                 AppSpec::Tcp(_) | AppSpec::Tfrc(_) => {}
                 AppSpec::Cbr(c) => {
                     if c.rate_bps == 0 {
-                        return Err(SpecError::Zero { what: "flow", index: i, field: "rate" });
+                        return Err(SpecError::Zero {
+                            what: "flow",
+                            index: i,
+                            field: "rate",
+                        });
                     }
                     if c.packet_size == 0 {
-                        return Err(SpecError::Zero { what: "flow", index: i, field: "packet_size" });
+                        return Err(SpecError::Zero {
+                            what: "flow",
+                            index: i,
+                            field: "packet_size",
+                        });
                     }
                 }
             }
         }
         for (i, c) in self.conditioners.iter().enumerate() {
             if c.node >= n {
-                return Err(SpecError::NodeIndex { what: "conditioner", index: i, field: "at" });
+                return Err(SpecError::NodeIndex {
+                    what: "conditioner",
+                    index: i,
+                    field: "at",
+                });
             }
             if c.from.is_some_and(|f| f >= n) {
-                return Err(SpecError::NodeIndex { what: "conditioner", index: i, field: "from" });
+                return Err(SpecError::NodeIndex {
+                    what: "conditioner",
+                    index: i,
+                    field: "from",
+                });
             }
             if c.classifier.flows.iter().any(|&f| f >= self.flows.len()) {
                 return Err(SpecError::FlowIndex { conditioner: i });
@@ -671,31 +833,58 @@ impl Spec {
                 return Err(SpecError::ShapeNeedsTokenBucket { conditioner: i });
             }
             if shaping && c.buffer_packets == 0 {
-                return Err(SpecError::Zero { what: "conditioner", index: i, field: "buffer" });
+                return Err(SpecError::Zero {
+                    what: "conditioner",
+                    index: i,
+                    field: "buffer",
+                });
             }
         }
         for (i, c) in self.csas.iter().enumerate() {
             if c.node >= n {
-                return Err(SpecError::NodeIndex { what: "csa", index: i, field: "at" });
+                return Err(SpecError::NodeIndex {
+                    what: "csa",
+                    index: i,
+                    field: "at",
+                });
             }
             if c.towards >= n {
-                return Err(SpecError::NodeIndex { what: "csa", index: i, field: "towards" });
+                return Err(SpecError::NodeIndex {
+                    what: "csa",
+                    index: i,
+                    field: "towards",
+                });
             }
             let is_etb = |&t: &usize| {
-                self.conditioners.get(t).is_some_and(|k| matches!(k.meter, MeterSpec::EnhancedTokenBucket(_)))
+                self.conditioners
+                    .get(t)
+                    .is_some_and(|k| matches!(k.meter, MeterSpec::EnhancedTokenBucket(_)))
             };
             if !c.targets.iter().all(is_etb) {
                 return Err(SpecError::CsaTarget { csa: i });
             }
-            let watched = self.links.iter().find(|l| (l.a, l.b) == (c.node, c.towards) || (l.b, l.a) == (c.node, c.towards));
-            let queue = watched.map(|l| if l.a == c.node { &l.queue_ab } else { &l.queue_ba });
+            let watched = self
+                .links
+                .iter()
+                .find(|l| (l.a, l.b) == (c.node, c.towards) || (l.b, l.a) == (c.node, c.towards));
+            let queue = watched.map(|l| {
+                if l.a == c.node {
+                    &l.queue_ab
+                } else {
+                    &l.queue_ba
+                }
+            });
             if !matches!(queue, Some(QueueSpec::Rio(..))) {
                 return Err(SpecError::CsaQueue { csa: i });
             }
         }
         for (i, r) in self.routes.iter().enumerate() {
             if r.path.iter().any(|&x| x >= n) {
-                return Err(SpecError::NodeIndex { what: "route", index: i, field: "path" });
+                return Err(SpecError::NodeIndex {
+                    what: "route",
+                    index: i,
+                    field: "path",
+                });
             }
         }
         Ok(())

@@ -196,7 +196,10 @@ impl EventQueue {
             free: NIL,
             slots: vec![[NIL, NIL]; MIN_SLOTS as usize],
             mask: MIN_SLOTS - 1,
-            bits0: vec![0; (MAX_SLOTS / 64) as usize].into_boxed_slice().try_into().expect("bits0"),
+            bits0: vec![0; (MAX_SLOTS / 64) as usize]
+                .into_boxed_slice()
+                .try_into()
+                .expect("bits0"),
             bits1: Box::new([0; (MAX_SLOTS / 4096) as usize]),
             bits2: 0,
             shift: INITIAL_SHIFT,
@@ -298,10 +301,18 @@ impl EventQueue {
             let n = self.free;
             let node = &mut self.nodes[n as usize];
             self.free = node.next;
-            *node = Node { key, event, next: NIL };
+            *node = Node {
+                key,
+                event,
+                next: NIL,
+            };
             n
         } else {
-            self.nodes.push(Node { key, event, next: NIL });
+            self.nodes.push(Node {
+                key,
+                event,
+                next: NIL,
+            });
             u32::try_from(self.nodes.len() - 1).expect("fewer than 2^32 pending events")
         };
         let i = slot as usize & (self.slots.len() - 1);
@@ -381,11 +392,19 @@ impl EventQueue {
             // the next non-empty word of bits0 in this group of 64, else in a later group, else
             // (round the ring) the first one
             let v = w >> 6;
-            let m1 = if w & 63 == 63 { 0 } else { self.bits1[v] & (!0u64 << ((w & 63) + 1)) };
+            let m1 = if w & 63 == 63 {
+                0
+            } else {
+                self.bits1[v] & (!0u64 << ((w & 63) + 1))
+            };
             let w2 = if m1 != 0 {
                 (v << 6) | m1.trailing_zeros() as usize
             } else {
-                let m2 = if v == 63 { 0 } else { self.bits2 & (!0u64 << (v + 1)) };
+                let m2 = if v == 63 {
+                    0
+                } else {
+                    self.bits2 & (!0u64 << (v + 1))
+                };
                 let s = if m2 != 0 { m2 } else { self.bits2 };
                 if s == 0 {
                     return NONE;
@@ -450,7 +469,9 @@ impl EventQueue {
         let size = self.mask + 1;
         let mut ring = size;
         if 2 * pending > size || 16 * pending < size {
-            ring = (4 * pending).next_power_of_two().clamp(MIN_SLOTS, MAX_SLOTS);
+            ring = (4 * pending)
+                .next_power_of_two()
+                .clamp(MIN_SLOTS, MAX_SLOTS);
         }
         // slots a fraction of the spacing wide...
         let by_spacing = (63 - spacing.max(1).leading_zeros()).saturating_sub(SPREAD_LOG2);
@@ -484,7 +505,10 @@ impl EventQueue {
             let mut n = self.slots[((first + k) & self.mask) as usize][0];
             while n != NIL {
                 let node = self.nodes[n as usize];
-                self.scratch.push(Entry { key: node.key, event: node.event });
+                self.scratch.push(Entry {
+                    key: node.key,
+                    event: node.event,
+                });
                 n = node.next;
             }
         }
@@ -591,19 +615,36 @@ mod tests {
 
     impl Pair {
         fn new() -> Self {
-            Pair { q: EventQueue::new(), reference: BinaryHeap::new(), seq: 0, now: 0, popped: 0 }
+            Pair {
+                q: EventQueue::new(),
+                reference: BinaryHeap::new(),
+                seq: 0,
+                now: 0,
+                popped: 0,
+            }
         }
         fn schedule(&mut self, at: u64) {
             let id = self.seq as u32;
-            self.q.schedule(SimTime(at), Event::Timer { agent: id, token: (self.seq >> 32) as u32 });
+            self.q.schedule(
+                SimTime(at),
+                Event::Timer {
+                    agent: id,
+                    token: (self.seq >> 32) as u32,
+                },
+            );
             self.reference.push(Reverse((at, self.seq, id)));
             self.seq += 1;
         }
         fn pop(&mut self) {
-            let want = self
-                .reference
-                .pop()
-                .map(|Reverse((t, seq, id))| (SimTime(t), Event::Timer { agent: id, token: (seq >> 32) as u32 }));
+            let want = self.reference.pop().map(|Reverse((t, seq, id))| {
+                (
+                    SimTime(t),
+                    Event::Timer {
+                        agent: id,
+                        token: (seq >> 32) as u32,
+                    },
+                )
+            });
             assert_eq!(self.q.pop(), want, "pop #{}", self.popped);
             if let Some((t, _)) = want {
                 self.now = t.0;
@@ -612,7 +653,10 @@ mod tests {
             self.check();
         }
         fn check(&self) {
-            assert_eq!(self.q.peek_time(), self.reference.peek().map(|&Reverse((t, _, _))| SimTime(t)));
+            assert_eq!(
+                self.q.peek_time(),
+                self.reference.peek().map(|&Reverse((t, _, _))| SimTime(t))
+            );
             assert_eq!(self.q.len(), self.reference.len());
             assert_eq!(self.q.is_empty(), self.reference.is_empty());
         }
@@ -754,7 +798,11 @@ mod tests {
             let mut p = Pair::new();
             for _ in 0..2000 {
                 if rng.chance(55) {
-                    let at = if rng.chance(10) { rng.below(p.now + 1) } else { p.now + delay(&mut rng, US) };
+                    let at = if rng.chance(10) {
+                        rng.below(p.now + 1)
+                    } else {
+                        p.now + delay(&mut rng, US)
+                    };
                     p.schedule(at);
                 } else {
                     p.pop();

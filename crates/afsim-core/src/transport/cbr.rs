@@ -29,11 +29,21 @@ pub struct Cbr {
 
 impl Cbr {
     pub fn new(flow: u32, src: u32, dst: u32, dst_agent: u32, spec: CbrSpec, rng: Rng) -> Self {
-        Cbr { flow, src, dst, dst_agent, spec, rng, sent: 0, rem: 0 }
+        Cbr {
+            flow,
+            src,
+            dst,
+            dst_agent,
+            spec,
+            rng,
+            sent: 0,
+            rem: 0,
+        }
     }
 
     pub fn start(&mut self, ctx: &mut Ctx) {
-        if self.spec.max_packets == Some(0) || self.spec.stop.is_some_and(|s| s <= self.spec.start) {
+        if self.spec.max_packets == Some(0) || self.spec.stop.is_some_and(|s| s <= self.spec.start)
+        {
             ctx.source_done();
             return;
         }
@@ -67,7 +77,10 @@ impl Cbr {
             size: self.spec.packet_size,
             flow: self.flow,
             dst_agent: self.dst_agent,
-            th: crate::net::packet::TransportHeader { seq, ..Default::default() },
+            th: crate::net::packet::TransportHeader {
+                seq,
+                ..Default::default()
+            },
             ..Default::default()
         });
         self.sent += 1;

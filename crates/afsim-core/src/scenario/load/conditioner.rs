@@ -45,24 +45,42 @@ use super::raw::{Named, RawLink};
 use super::resolve::{pair_up, size_mismatch, Def, Names, Ref};
 use super::source::{list, Fail, First};
 use super::value::{Field, Rec, Scalar, Spots, Val};
+use crate::edge::enhanced_token_bucket::TokenClock;
 use crate::edge::srtcm::Mode;
 use crate::edge::token_bucket::Depth;
-use crate::edge::enhanced_token_bucket::TokenClock;
-use crate::edge::{csa, dscp, enhanced_token_bucket, sima, srtcm, token_bucket, trtcm, tsw, ParamError, PerColourAction};
+use crate::edge::{
+    csa, dscp, enhanced_token_bucket, sima, srtcm, token_bucket, trtcm, tsw, ParamError,
+    PerColourAction,
+};
 use crate::net::packet::proto;
 use crate::scenario::spec::{
-    ClassifierSpec, ConditionerSpec, CsaScope, CsaSpec, Limit, LinkSpec, MeterSpec, NodeSpec, QueueSpec,
+    ClassifierSpec, ConditionerSpec, CsaScope, CsaSpec, Limit, LinkSpec, MeterSpec, NodeSpec,
+    QueueSpec,
 };
-use crate::scenario::units::{parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
+use crate::scenario::units::{
+    parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity,
+};
 use crate::sim::time::SimDuration;
 
-pub(crate) const CONDITIONER_FIELDS: [&str; 10] =
-    ["name", "at", "from", "match", "per_flow", "meter", "green", "yellow", "red", "buffer"];
+pub(crate) const CONDITIONER_FIELDS: [&str; 10] = [
+    "name", "at", "from", "match", "per_flow", "meter", "green", "yellow", "red", "buffer",
+];
 const MATCH_FIELDS: [&str; 5] = ["flows", "src", "dst", "protocol", "dscp"];
-const METER_KINDS: [&str; 7] =
-    ["token_bucket", "srtcm", "trtcm", "tsw2cm", "tsw3cm", "enhanced_token_bucket", "sima"];
+const METER_KINDS: [&str; 7] = [
+    "token_bucket",
+    "srtcm",
+    "trtcm",
+    "tsw2cm",
+    "tsw3cm",
+    "enhanced_token_bucket",
+    "sima",
+];
 const ETB: &str = "enhanced_token_bucket";
-const PROTOCOLS: [(&str, u8); 3] = [("tcp", proto::TCP), ("udp", proto::UDP), ("icmp", proto::ICMP)];
+const PROTOCOLS: [(&str, u8); 3] = [
+    ("tcp", proto::TCP),
+    ("udp", proto::UDP),
+    ("icmp", proto::ICMP),
+];
 const ACTIONS: [&str; 4] = ["keep", "best_effort", "drop", "shape"];
 const COLOURS: [&str; 3] = ["green", "yellow", "red"];
 
@@ -74,12 +92,31 @@ fn meter_fields(kind: &str) -> &'static [&'static str] {
         "tsw2cm" => &["kind", "target", "window"],
         "tsw3cm" => &["kind", "committed", "peak", "window"],
         "sima" => &SIMA_FIELDS,
-        _ => &["kind", "rate", "b1", "b2", "token_size", "alpha", "buffer", "token_clock"],
+        _ => &[
+            "kind",
+            "rate",
+            "b1",
+            "b2",
+            "token_size",
+            "alpha",
+            "buffer",
+            "token_clock",
+        ],
     }
 }
 
-const SIMA_FIELDS: [&str; 10] =
-    ["kind", "nbr", "class", "estimator", "capacity", "slot", "alpha", "class_buffer", "window", "trace"];
+const SIMA_FIELDS: [&str; 10] = [
+    "kind",
+    "nbr",
+    "class",
+    "estimator",
+    "capacity",
+    "slot",
+    "alpha",
+    "class_buffer",
+    "window",
+    "trace",
+];
 /// The SIMA estimators' names (`edge::sima::Estimator::name`).
 const SIMA_ESTIMATORS: [&str; 3] = ["ewma", "tsw", "window"];
 /// The fields of each SIMA estimator (besides kind, nbr, class, estimator and trace): the
@@ -168,9 +205,24 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
         }
         let v = rec.val(params, &f)?;
         match f.key {
-            "name" => name = Some(Named { name: v.name()?, at: v.at }),
-            "at" => at = Some(Named { name: v.string()?, at: v.at }),
-            "from" => from = Some(Named { name: v.string()?, at: v.at }),
+            "name" => {
+                name = Some(Named {
+                    name: v.name()?,
+                    at: v.at,
+                })
+            }
+            "at" => {
+                at = Some(Named {
+                    name: v.string()?,
+                    at: v.at,
+                })
+            }
+            "from" => {
+                from = Some(Named {
+                    name: v.string()?,
+                    at: v.at,
+                })
+            }
             "per_flow" => per_flow = v.boolean()?,
             "green" | "yellow" | "red" => {
                 let i = COLOURS.iter().position(|c| *c == f.key).expect("a colour");
@@ -179,7 +231,9 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
             "buffer" => {
                 let b = match v.quantity(Quantity::Amount, parse_amount)? {
                     Limit::Packets(n) => n,
-                    Limit::Bytes(_) => return Err(v.fail("a shaper buffer is counted in packets, like \"100pkt\"")),
+                    Limit::Bytes(_) => {
+                        return Err(v.fail("a shaper buffer is counted in packets, like \"100pkt\""))
+                    }
                 };
                 if b == 0 {
                     return Err(v.fail("a shaper buffer must hold at least 1 packet"));
@@ -191,9 +245,14 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
     }
     let name = name.ok_or_else(|| rec.missing("name", "\"edge\""))?;
     let at = at.ok_or_else(|| rec.missing("at", "\"r1\""))?;
-    let ((meter, kind, alpha_at), meter_at) =
-        meter.ok_or_else(|| rec.missing("meter", "{ kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10KB\" }"))?;
-    let (actions, buffer_packets, alpha_at) = settle_actions(&meter, kind, alpha_at, actions, buffer, rec)?;
+    let ((meter, kind, alpha_at), meter_at) = meter.ok_or_else(|| {
+        rec.missing(
+            "meter",
+            "{ kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10KB\" }",
+        )
+    })?;
+    let (actions, buffer_packets, alpha_at) =
+        settle_actions(&meter, kind, alpha_at, actions, buffer, rec)?;
     Ok(RawConditioner {
         path: rec.path.clone(),
         name,
@@ -241,13 +300,22 @@ fn settle_actions(
             )));
         }
     }
-    let shapes = actions.iter().flatten().any(|(a, _)| *a == PerColourAction::Shape);
+    let shapes = actions
+        .iter()
+        .flatten()
+        .any(|(a, _)| *a == PerColourAction::Shape);
     if let Some((PerColourAction::Shape, v)) = &actions[0] {
-        return Err(v.fail("green packets already conform to the meter's profile: shape applies to yellow or red"));
+        return Err(v.fail(
+            "green packets already conform to the meter's profile: shape applies to yellow or red",
+        ));
     }
     let resolved = [0, 1, 2].map(|i| actions[i].as_ref().map_or(DEFAULT_ACTIONS[i], |(a, _)| *a));
     if let MeterSpec::EnhancedTokenBucket(p) = meter {
-        if let Some((_, v)) = actions.iter().flatten().find(|(a, _)| *a == PerColourAction::Shape) {
+        if let Some((_, v)) = actions
+            .iter()
+            .flatten()
+            .find(|(a, _)| *a == PerColourAction::Shape)
+        {
             return Err(v.fail(
                 "an enhanced_token_bucket meter already holds the packets it cannot serve, in its input buffer; \
                  its yellow packets are the excess it lets through (the paper downgrades them: \"best_effort\"), to be marked, downgraded or dropped",
@@ -261,7 +329,11 @@ fn settle_actions(
         return Ok((resolved, p.buffer_packets, alpha_at));
     }
     if shapes && kind != "token_bucket" {
-        let (_, v) = actions.iter().flatten().find(|(a, _)| *a == PerColourAction::Shape).expect("a shape action");
+        let (_, v) = actions
+            .iter()
+            .flatten()
+            .find(|(a, _)| *a == PerColourAction::Shape)
+            .expect("a shape action");
         return Err(v.fail(format!(
             "only a token_bucket meter can shape (it tells when a packet will conform); a {kind} meter can mark, downgrade or drop"
         )));
@@ -284,8 +356,11 @@ fn settle_actions(
 /// The actions by default. RFC 2597 practice: in-profile traffic passes, excess is downgraded,
 /// and what a three-colour meter calls red is policed. For the enhanced token bucket this is
 /// the paper's: the excess is "served with Per Hop Behavior downgraded to Best Effort" (§IV).
-const DEFAULT_ACTIONS: [PerColourAction; 3] =
-    [PerColourAction::Keep, PerColourAction::DowngradeToBestEffort, PerColourAction::Drop];
+const DEFAULT_ACTIONS: [PerColourAction; 3] = [
+    PerColourAction::Keep,
+    PerColourAction::DowngradeToBestEffort,
+    PerColourAction::Drop,
+];
 
 /// An action: keep, best_effort, drop, shape, or a code point to mark with.
 fn action(v: &Val, colour: &'static str) -> Result<PerColourAction, Fail> {
@@ -343,8 +418,16 @@ fn read_match(rec: &Rec, f: &Field, params: &Params) -> Result<RawMatch, Fail> {
                         "an empty list of flows would match nothing; leave 'flows' out to match every flow",
                     ));
                 }
-                m.flows =
-                    Some(vals.iter().map(|v| Ok(Named { name: v.string()?, at: v.at })).collect::<Result<_, Fail>>()?);
+                m.flows = Some(
+                    vals.iter()
+                        .map(|v| {
+                            Ok(Named {
+                                name: v.string()?,
+                                at: v.at,
+                            })
+                        })
+                        .collect::<Result<_, Fail>>()?,
+                );
             }
             "dscp" => {
                 let vals = t.vals(params, &g)?;
@@ -365,7 +448,10 @@ fn read_match(rec: &Rec, f: &Field, params: &Params) -> Result<RawMatch, Fail> {
             }
             "src" | "dst" => {
                 let v = t.val(params, &g)?;
-                let n = Some(Named { name: v.string()?, at: v.at });
+                let n = Some(Named {
+                    name: v.string()?,
+                    at: v.at,
+                });
                 if g.key == "src" {
                     m.src = n;
                 } else {
@@ -395,7 +481,11 @@ fn read_match(rec: &Rec, f: &Field, params: &Params) -> Result<RawMatch, Fail> {
 
 /// `meter = { kind = "token_bucket", ... }`, checked by the meter's `validate()`. Also returns
 /// the kind and where an enhanced token bucket's `alpha` is written, if it is.
-fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'static str, Option<usize>), Fail> {
+fn read_meter(
+    rec: &Rec,
+    f: &Field,
+    params: &Params,
+) -> Result<(MeterSpec, &'static str, Option<usize>), Fail> {
     let t = Rec::of_item(
         f.item,
         f.at,
@@ -470,7 +560,11 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
         }
     }
     let need = |x: Option<u64>, key: &str, example: &str| x.ok_or_else(|| t.missing(key, example));
-    let mode = if aware { Mode::ColourAware } else { Mode::ColourBlind };
+    let mode = if aware {
+        Mode::ColourAware
+    } else {
+        Mode::ColourBlind
+    };
     let spots = t.spots();
     let spec = match kind {
         "token_bucket" => {
@@ -526,7 +620,9 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
                 rate_bps: need(rates[0], "rate", "\"1Mbps\"")?,
                 b1_tokens: need(tokens[0], "b1", "10")?,
                 b2_tokens: need(tokens[1], "b2", "1")?,
-                token_bytes: token_size.map(|(b, _)| b).ok_or_else(|| t.missing("token_size", "\"576B\""))?,
+                token_bytes: token_size
+                    .map(|(b, _)| b)
+                    .ok_or_else(|| t.missing("token_size", "\"576B\""))?,
                 // Left out: the CSAs that control this bucket set it (`settle_alphas`); 0 is a
                 // stand-in that passes `validate`.
                 alpha: alpha.map_or(0.0, |(a, _)| a),
@@ -534,7 +630,11 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
                 clock,
             };
             p.validate().map_err(|e| meter_fail(&spots, &e))?;
-            return Ok((MeterSpec::EnhancedTokenBucket(p), kind, alpha.map(|(_, at)| at)));
+            return Ok((
+                MeterSpec::EnhancedTokenBucket(p),
+                kind,
+                alpha.map(|(_, at)| at),
+            ));
         }
         _ => {
             let p = tsw::Tsw3cmParams {
@@ -553,12 +653,17 @@ fn read_meter(rec: &Rec, f: &Field, params: &Params) -> Result<(MeterSpec, &'sta
 /// `t` is the meter table, `fields` its fields.
 fn read_sima_meter(t: &Rec, fields: &[Field], params: &Params) -> Result<MeterSpec, Fail> {
     let estimator = match fields.iter().find(|g| g.key == "estimator") {
-        Some(g) => t.val(params, g)?.choice(&SIMA_ESTIMATORS, "momentary bit rate estimator")?,
+        Some(g) => t
+            .val(params, g)?
+            .choice(&SIMA_ESTIMATORS, "momentary bit rate estimator")?,
         None => "ewma",
     };
     let windowed = estimator != "ewma";
-    let (own, other): (&[&str], &[&str]) =
-        if windowed { (&SIMA_WINDOW_FIELDS, &SIMA_EWMA_FIELDS) } else { (&SIMA_EWMA_FIELDS, &SIMA_WINDOW_FIELDS) };
+    let (own, other): (&[&str], &[&str]) = if windowed {
+        (&SIMA_WINDOW_FIELDS, &SIMA_EWMA_FIELDS)
+    } else {
+        (&SIMA_EWMA_FIELDS, &SIMA_WINDOW_FIELDS)
+    };
     let mut nbr = None;
     let mut class = sima::ServiceClass::Nrt;
     let mut capacity = None;
@@ -573,8 +678,11 @@ fn read_sima_meter(t: &Rec, fields: &[Field], params: &Params) -> Result<MeterSp
         }
         let v = t.val(params, g)?;
         if other.contains(&g.key) && !own.contains(&g.key) {
-            let needs =
-                if windowed { "estimator = \"ewma\" (the default)" } else { "estimator = \"tsw\" or \"window\"" };
+            let needs = if windowed {
+                "estimator = \"ewma\" (the default)"
+            } else {
+                "estimator = \"tsw\" or \"window\""
+            };
             return Err(v.fail(format!(
                 "'{}' belongs to {needs}; this meter's estimator is \"{estimator}\", whose fields are: {}",
                 g.key,
@@ -595,12 +703,16 @@ fn read_sima_meter(t: &Rec, fields: &[Field], params: &Params) -> Result<MeterSp
                 // zero is left to validate()
                 let b = v.quantity(Quantity::Size, parse_size_bytes)?;
                 if b > 65_535 {
-                    return Err(v.fail(format!("a slot must be at most 65535B (the largest IP packet), found {b}B")));
+                    return Err(v.fail(format!(
+                        "a slot must be at most 65535B (the largest IP packet), found {b}B"
+                    )));
                 }
                 slot = b as u32;
             }
             "alpha" => alpha = Some((v.number()?, v)),
-            "class_buffer" => class_buffer = Some((v.quantity(Quantity::Size, parse_size_bytes)?, v)),
+            "class_buffer" => {
+                class_buffer = Some((v.quantity(Quantity::Size, parse_size_bytes)?, v))
+            }
             "window" => window = Some(SimDuration(v.quantity(Quantity::Time, parse_time_ns)?)),
             "trace" => trace = v.boolean()?,
             other => unreachable!("'{other}' is a sima meter field but not read"),
@@ -611,7 +723,10 @@ fn read_sima_meter(t: &Rec, fields: &[Field], params: &Params) -> Result<MeterSp
     let estimator = if windowed {
         // the window, given or from eq. (4)'s averaging time for the class buffer
         if capacity.is_some() && class_buffer.is_none() && window.is_some() {
-            let g = fields.iter().find(|g| g.key == "capacity").expect("capacity was read");
+            let g = fields
+                .iter()
+                .find(|g| g.key == "capacity")
+                .expect("capacity was read");
             return Err(t.val(params, g)?.fail(format!(
                 "under estimator = \"{estimator}\" capacity only converts class_buffer into a window; with window given, \
                  leave it out"
@@ -685,9 +800,18 @@ fn read_sima_meter(t: &Rec, fields: &[Field], params: &Params) -> Result<MeterSp
                 ))
             }
         };
-        sima::Estimator::Slots { capacity_bps, slot_bytes: slot, alpha }
+        sima::Estimator::Slots {
+            capacity_bps,
+            slot_bytes: slot,
+            alpha,
+        }
     };
-    let p = sima::Params { nbr_bps, class, estimator, trace };
+    let p = sima::Params {
+        nbr_bps,
+        class,
+        estimator,
+        trace,
+    };
     p.validate().map_err(|e| spots.fail(e.field, &e.message))?;
     Ok(MeterSpec::Sima(p))
 }
@@ -695,7 +819,11 @@ fn read_sima_meter(t: &Rec, fields: &[Field], params: &Params) -> Result<MeterSp
 /// A field that is not one of a `kind` meter's: whose it is, or unknown.
 fn wrong_meter_field(t: &Rec, g: &Field, kind: &str) -> Fail {
     let own = meter_fields(kind);
-    let owners: Vec<&str> = METER_KINDS.iter().copied().filter(|k| meter_fields(k).contains(&g.key)).collect();
+    let owners: Vec<&str> = METER_KINDS
+        .iter()
+        .copied()
+        .filter(|k| meter_fields(k).contains(&g.key))
+        .collect();
     if owners.is_empty() {
         return t.unknown(g, own);
     }
@@ -736,7 +864,9 @@ pub(crate) fn expand(
     links: &[LinkSpec],
     before: usize,
 ) -> Result<Vec<ConditionerSpec>, Fail> {
-    let at = names.get(&c.at, &format!("{}.at", c.path), "node or group")?.r;
+    let at = names
+        .get(&c.at, &format!("{}.at", c.path), "node or group")?
+        .r;
     let from_field = format!("{}.from", c.path);
     let from = match &c.from {
         Some(n) => Some((n, names.get(n, &from_field, "node or group")?.r)),
@@ -746,17 +876,27 @@ pub(crate) fn expand(
         None => at.members().map(|x| (x, None)).collect(),
         Some((from_name, from)) => {
             let pairs = pair_up(at, from).map_err(|s| {
-                Fail::new(from_name.at, &from_field, size_mismatch(&c.at, from_name, s, "a conditioner"))
+                Fail::new(
+                    from_name.at,
+                    &from_field,
+                    size_mismatch(&c.at, from_name, s, "a conditioner"),
+                )
             })?;
             for &(x, y) in &pairs {
                 if x == y {
                     return Err(Fail::new(
                         from_name.at,
                         from_field,
-                        format!("a conditioner at '{}' cannot take its input line from itself", nodes[x].name),
+                        format!(
+                            "a conditioner at '{}' cannot take its input line from itself",
+                            nodes[x].name
+                        ),
                     ));
                 }
-                if !links.iter().any(|l| (l.a, l.b) == (x, y) || (l.a, l.b) == (y, x)) {
+                if !links
+                    .iter()
+                    .any(|l| (l.a, l.b) == (x, y) || (l.a, l.b) == (y, x))
+                {
                     return Err(Fail::new(
                         from_name.at,
                         from_field,
@@ -790,7 +930,13 @@ pub(crate) fn expand(
     let mut flows: Vec<usize> = Vec::new();
     if let Some(listed) = &c.classifier.flows {
         for (i, n) in listed.iter().enumerate() {
-            let r = flow_names.get(n, &format!("{}.match.flows[{i}]", c.path), "flow or flow group")?.r;
+            let r = flow_names
+                .get(
+                    n,
+                    &format!("{}.match.flows[{i}]", c.path),
+                    "flow or flow group",
+                )?
+                .r;
             for x in r.members() {
                 if !flows.contains(&x) {
                     flows.push(x);
@@ -805,25 +951,50 @@ pub(crate) fn expand(
     let origin = cond_names.origin(&c.path, c.name.at);
     let name_field = format!("{}.name", c.path);
     let clash = |name: &str, old: &Def| {
-        let made =
-            if name == group { String::new() } else { format!("group '{group}' names its conditioner '{name}', but ") };
+        let made = if name == group {
+            String::new()
+        } else {
+            format!("group '{group}' names its conditioner '{name}', but ")
+        };
         Fail::new(
             c.name.at,
             &name_field,
-            format!("{made}the conditioner name '{name}' is already taken by {} ({})", old.what, old.origin),
+            format!(
+                "{made}the conditioner name '{name}' is already taken by {} ({})",
+                old.what, old.origin
+            ),
         )
     };
-    let what = if grouped { format!("conditioner group '{group}'") } else { format!("conditioner '{group}'") };
+    let what = if grouped {
+        format!("conditioner group '{group}'")
+    } else {
+        format!("conditioner '{group}'")
+    };
     // Listed flows that all expand to nothing: a conditioner that conditions nothing.
     let left_out = c.classifier.flows.is_some() && flows.is_empty();
-    let r = Ref::Group { first: before, len: if left_out { 0 } else { pairs.len() } };
-    cond_names.define(group, Def { r, what, origin: origin.clone() }, |old| clash(group, old))?;
+    let r = Ref::Group {
+        first: before,
+        len: if left_out { 0 } else { pairs.len() },
+    };
+    cond_names.define(
+        group,
+        Def {
+            r,
+            what,
+            origin: origin.clone(),
+        },
+        |old| clash(group, old),
+    )?;
     if left_out {
         return Ok(Vec::new());
     }
     let mut out = Vec::with_capacity(pairs.len());
     for (i, (node, from)) in pairs.into_iter().enumerate() {
-        let name = if grouped { format!("{group}{i}") } else { group.clone() };
+        let name = if grouped {
+            format!("{group}{i}")
+        } else {
+            group.clone()
+        };
         if grouped {
             let def = Def {
                 r: Ref::Node(before + i),
@@ -913,15 +1084,38 @@ pub(crate) fn read_csa(rec: &Rec, params: &Params) -> Result<RawCsa, Fail> {
                     "an empty list of targets: a CSA with no enhanced token bucket to set would change nothing",
                 ));
             }
-            targets =
-                Some(vals.iter().map(|v| Ok(Named { name: v.string()?, at: v.at })).collect::<Result<Vec<_>, Fail>>()?);
+            targets = Some(
+                vals.iter()
+                    .map(|v| {
+                        Ok(Named {
+                            name: v.string()?,
+                            at: v.at,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, Fail>>()?,
+            );
             continue;
         }
         let v = rec.val(params, &f)?;
         match f.key {
-            "name" => name = Some(Named { name: v.name()?, at: v.at }),
-            "at" => at = Some(Named { name: v.string()?, at: v.at }),
-            "towards" => towards = Some(Named { name: v.string()?, at: v.at }),
+            "name" => {
+                name = Some(Named {
+                    name: v.name()?,
+                    at: v.at,
+                })
+            }
+            "at" => {
+                at = Some(Named {
+                    name: v.string()?,
+                    at: v.at,
+                })
+            }
+            "towards" => {
+                towards = Some(Named {
+                    name: v.string()?,
+                    at: v.at,
+                })
+            }
             "t1" => p.t1 = SimDuration(v.quantity(Quantity::Time, parse_time_ns)?),
             "t2" => p.t2 = SimDuration(v.quantity(Quantity::Time, parse_time_ns)?),
             "delta_alpha" => p.delta_alpha = v.number()?,
@@ -957,8 +1151,20 @@ pub(crate) fn read_csa(rec: &Rec, params: &Params) -> Result<RawCsa, Fail> {
     let at = at.ok_or_else(|| rec.missing("at", "\"r1\""))?;
     let towards = towards.ok_or_else(|| rec.missing("towards", "\"r2\""))?;
     let targets = targets.ok_or_else(|| rec.missing("targets", "[\"edge\"]"))?;
-    p.validate().map_err(|e| rec.spots().fail(e.field, &e.message))?;
-    Ok(RawCsa { path: rec.path.clone(), name, at, towards, targets, params: p, signal_bytes, signal_dscp, scope, trace })
+    p.validate()
+        .map_err(|e| rec.spots().fail(e.field, &e.message))?;
+    Ok(RawCsa {
+        path: rec.path.clone(),
+        name,
+        at,
+        towards,
+        targets,
+        params: p,
+        signal_bytes,
+        signal_dscp,
+        scope,
+        trace,
+    })
 }
 
 /// One CSA made by a `[[csa]]`, with, for each of its targets, the index in the table's
@@ -982,12 +1188,25 @@ pub(crate) struct CsaWorld<'a> {
 /// The CSAs one `[[csa]]` makes: one per (at, towards) pair, paired like a link's ends, each
 /// watching `at`'s RIO queue towards `towards` and setting α of the same targets. `before` CSAs
 /// were made by the tables above it.
-pub(crate) fn expand_csa(c: &RawCsa, w: &CsaWorld, csa_names: &mut Names, before: usize) -> Result<Vec<MadeCsa>, Fail> {
-    let at = w.names.get(&c.at, &format!("{}.at", c.path), "node or group")?.r;
+pub(crate) fn expand_csa(
+    c: &RawCsa,
+    w: &CsaWorld,
+    csa_names: &mut Names,
+    before: usize,
+) -> Result<Vec<MadeCsa>, Fail> {
+    let at = w
+        .names
+        .get(&c.at, &format!("{}.at", c.path), "node or group")?
+        .r;
     let towards_field = format!("{}.towards", c.path);
     let towards = w.names.get(&c.towards, &towards_field, "node or group")?.r;
-    let pairs = pair_up(at, towards)
-        .map_err(|s| Fail::new(c.towards.at, &towards_field, size_mismatch(&c.at, &c.towards, s, "a CSA")))?;
+    let pairs = pair_up(at, towards).map_err(|s| {
+        Fail::new(
+            c.towards.at,
+            &towards_field,
+            size_mismatch(&c.at, &c.towards, s, "a CSA"),
+        )
+    })?;
     let origin = csa_names.origin(&c.path, c.name.at);
     let group = &c.name.name;
     let grouped = matches!(at, Ref::Group { .. }) || matches!(towards, Ref::Group { .. });
@@ -1003,7 +1222,11 @@ pub(crate) fn expand_csa(c: &RawCsa, w: &CsaWorld, csa_names: &mut Names, before
             ));
         }
         // Routing uses the first of several links between two nodes, so the CSA watches it.
-        let Some(j) = w.links.iter().position(|l| (l.a, l.b) == (x, y) || (l.a, l.b) == (y, x)) else {
+        let Some(j) = w
+            .links
+            .iter()
+            .position(|l| (l.a, l.b) == (x, y) || (l.a, l.b) == (y, x))
+        else {
             return Err(Fail::new(
                 c.towards.at,
                 &towards_field,
@@ -1013,7 +1236,11 @@ pub(crate) fn expand_csa(c: &RawCsa, w: &CsaWorld, csa_names: &mut Names, before
             ));
         };
         let l = &w.links[j];
-        let (queue, dir) = if l.a == x { (&l.queue_ab, 0) } else { (&l.queue_ba, 1) };
+        let (queue, dir) = if l.a == x {
+            (&l.queue_ab, 0)
+        } else {
+            (&l.queue_ba, 1)
+        };
         let kind = match queue {
             QueueSpec::Rio(..) => continue,
             QueueSpec::DropTail { .. } => "droptail",
@@ -1023,7 +1250,11 @@ pub(crate) fn expand_csa(c: &RawCsa, w: &CsaWorld, csa_names: &mut Names, before
             QueueSpec::Sima(_) => "sima",
         };
         let spot = &w.link_origin[j].queue_kind[dir];
-        let who = if grouped { format!("csa '{group}{i}' of group '{group}'") } else { format!("csa '{group}'") };
+        let who = if grouped {
+            format!("csa '{group}{i}' of group '{group}'")
+        } else {
+            format!("csa '{group}'")
+        };
         return Err(Fail::new(
             spot.at,
             spot.field.clone(),
@@ -1037,7 +1268,10 @@ pub(crate) fn expand_csa(c: &RawCsa, w: &CsaWorld, csa_names: &mut Names, before
     let mut via = Vec::new();
     for (i, n) in c.targets.iter().enumerate() {
         let field = format!("{}.targets[{i}]", c.path);
-        let r = w.cond_names.get(n, &field, "conditioner or conditioner group")?.r;
+        let r = w
+            .cond_names
+            .get(n, &field, "conditioner or conditioner group")?
+            .r;
         for m in r.members() {
             let cond = &w.conditioners[m];
             if !matches!(cond.meter, MeterSpec::EnhancedTokenBucket(_)) {
@@ -1066,19 +1300,45 @@ pub(crate) fn expand_csa(c: &RawCsa, w: &CsaWorld, csa_names: &mut Names, before
     // reserved either way.
     let name_field = format!("{}.name", c.path);
     let clash = |name: &str, old: &Def| {
-        let made = if name == group { String::new() } else { format!("group '{group}' names its CSA '{name}', but ") };
+        let made = if name == group {
+            String::new()
+        } else {
+            format!("group '{group}' names its CSA '{name}', but ")
+        };
         Fail::new(
             c.name.at,
             &name_field,
-            format!("{made}the CSA name '{name}' is already taken by {} ({})", old.what, old.origin),
+            format!(
+                "{made}the CSA name '{name}' is already taken by {} ({})",
+                old.what, old.origin
+            ),
         )
     };
-    let what = if grouped { format!("CSA group '{group}'") } else { format!("csa '{group}'") };
-    let r = Ref::Group { first: before, len: pairs.len() };
-    csa_names.define(group, Def { r, what, origin: origin.clone() }, |old| clash(group, old))?;
+    let what = if grouped {
+        format!("CSA group '{group}'")
+    } else {
+        format!("csa '{group}'")
+    };
+    let r = Ref::Group {
+        first: before,
+        len: pairs.len(),
+    };
+    csa_names.define(
+        group,
+        Def {
+            r,
+            what,
+            origin: origin.clone(),
+        },
+        |old| clash(group, old),
+    )?;
     let mut out = Vec::with_capacity(pairs.len());
     for (i, (node, towards)) in pairs.into_iter().enumerate() {
-        let name = if grouped { format!("{group}{i}") } else { group.clone() };
+        let name = if grouped {
+            format!("{group}{i}")
+        } else {
+            group.clone()
+        };
         if grouped {
             let def = Def {
                 r: Ref::Node(before + i),
@@ -1098,7 +1358,10 @@ pub(crate) fn expand_csa(c: &RawCsa, w: &CsaWorld, csa_names: &mut Names, before
             scope: c.scope,
             trace: c.trace,
         };
-        out.push(MadeCsa { spec, via: via.clone() });
+        out.push(MadeCsa {
+            spec,
+            via: via.clone(),
+        });
     }
     Ok(out)
 }
@@ -1122,7 +1385,11 @@ pub(crate) fn settle_alphas(
         let max = made.spec.params.max_alpha;
         for &m in &made.spec.targets {
             if start[m].as_ref().is_none_or(|(a, _)| max < *a) {
-                let who = format!("csa '{}' ({})", made.spec.name, csa_names.origin(&raw.path, raw.name.at));
+                let who = format!(
+                    "csa '{}' ({})",
+                    made.spec.name,
+                    csa_names.origin(&raw.path, raw.name.at)
+                );
                 start[m] = Some((max, who));
             }
         }
@@ -1130,7 +1397,9 @@ pub(crate) fn settle_alphas(
     let mut first = First::default();
     for (m, cond) in conditioners.iter_mut().enumerate() {
         let origin = cond_origin[m];
-        let MeterSpec::EnhancedTokenBucket(p) = &mut cond.meter else { continue };
+        let MeterSpec::EnhancedTokenBucket(p) = &mut cond.meter else {
+            continue;
+        };
         match (origin.alpha_at, &start[m]) {
             (Some(at), Some((a, who))) if p.alpha != *a => first.push(Fail::new(
                 at,
@@ -1164,18 +1433,29 @@ mod tests {
     #[test]
     fn meter_errors_use_the_files_field_names() {
         let spots = Spots::for_test(5, "conditioner[0].meter", &[("window", 9)]);
-        let e = meter_fail(&spots, &ParamError::new("win_length", "the averaging window must be positive"));
+        let e = meter_fail(
+            &spots,
+            &ParamError::new("win_length", "the averaging window must be positive"),
+        );
         assert_eq!((e.at, e.field.as_str()), (9, "conditioner[0].meter.window"));
         let e = meter_fail(&spots, &ParamError::new("token_bytes", "must be positive"));
         assert_eq!(
             (e.at, e.field.as_str(), e.message.as_str()),
-            (5, "conditioner[0].meter.token_size", "token_size must be positive")
+            (
+                5,
+                "conditioner[0].meter.token_size",
+                "token_size must be positive"
+            )
         );
     }
 
     #[test]
     fn token_buckets_and_tsw2cm_are_the_two_colour_meters() {
-        let two: Vec<&str> = METER_KINDS.iter().copied().filter(|k| two_colour(k)).collect();
+        let two: Vec<&str> = METER_KINDS
+            .iter()
+            .copied()
+            .filter(|k| two_colour(k))
+            .collect();
         assert_eq!(two, ["token_bucket", "tsw2cm", "enhanced_token_bucket"]);
         for k in METER_KINDS {
             assert_eq!(meter_fields(k)[0], "kind", "{k}");
@@ -1189,7 +1469,11 @@ mod tests {
         assert_eq!(SIGNAL_BYTES, 20 + 8 + 28);
         assert!(SIGNAL_MIN_BYTES <= u64::from(SIGNAL_BYTES));
         assert_eq!(CSA_FIELDS.len(), 14);
-        assert_eq!(CsaScope::default(), CsaScope::Shared, "the buffer's OUT packets drive one α");
+        assert_eq!(
+            CsaScope::default(),
+            CsaScope::Shared,
+            "the buffer's OUT packets drive one α"
+        );
         assert_eq!(csa::Rules::default(), csa::Rules::Text);
     }
 }

@@ -60,21 +60,67 @@ use crate::scenario::units::{parse_limit, parse_size_bytes, Quantity};
 pub(crate) const QUEUE_KINDS: [&str; 6] = ["droptail", "red", "rio", "wred", "scheduler", "sima"];
 const DROPTAIL_FIELDS: [&str; 2] = ["kind", "limit"];
 const RED_FIELDS: [&str; 14] = [
-    "kind", "limit", "min_th", "max_th", "max_p", "mark", "w_q", "gentle", "wait", "measure", "byte_mode",
-    "mean_packet_size", "ecn", "ecn_forced",
+    "kind",
+    "limit",
+    "min_th",
+    "max_th",
+    "max_p",
+    "mark",
+    "w_q",
+    "gentle",
+    "wait",
+    "measure",
+    "byte_mode",
+    "mean_packet_size",
+    "ecn",
+    "ecn_forced",
 ];
 const RIO_FIELDS: [&str; 15] = [
-    "kind", "limit", "in", "out", "coupling", "w_q", "gentle", "wait", "measure", "byte_mode", "mean_packet_size",
-    "ecn", "out_first", "spacing", "ecn_forced",
+    "kind",
+    "limit",
+    "in",
+    "out",
+    "coupling",
+    "w_q",
+    "gentle",
+    "wait",
+    "measure",
+    "byte_mode",
+    "mean_packet_size",
+    "ecn",
+    "out_first",
+    "spacing",
+    "ecn_forced",
 ];
 const WRED_FIELDS: [&str; 13] = [
-    "kind", "limit", "levels", "w_q", "gentle", "wait", "measure", "byte_mode", "mean_packet_size", "ecn",
-    "out_first", "spacing", "ecn_forced",
+    "kind",
+    "limit",
+    "levels",
+    "w_q",
+    "gentle",
+    "wait",
+    "measure",
+    "byte_mode",
+    "mean_packet_size",
+    "ecn",
+    "out_first",
+    "spacing",
+    "ecn_forced",
 ];
 const SCHEDULER_FIELDS: [&str; 3] = ["kind", "policy", "classes"];
-const SIMA_FIELDS: [&str; 8] =
-    ["kind", "rt_limit", "nrt_limit", "rt_weight", "nrt_weight", "occupancy", "dpa_offset", "dpa_slope"];
-const CLASS_FIELDS: [&str; 7] = ["name", "dscp", "default", "priority", "quantum", "weight", "queue"];
+const SIMA_FIELDS: [&str; 8] = [
+    "kind",
+    "rt_limit",
+    "nrt_limit",
+    "rt_weight",
+    "nrt_weight",
+    "occupancy",
+    "dpa_offset",
+    "dpa_slope",
+];
+const CLASS_FIELDS: [&str; 7] = [
+    "name", "dscp", "default", "priority", "quantum", "weight", "queue",
+];
 const POLICIES: [&str; 3] = ["priority", "drr", "wrr"];
 const CURVE_FIELDS: [&str; 3] = ["min_th", "max_th", "max_p"];
 /// A drop curve's fields: a curve's, and its marking curve.
@@ -121,7 +167,11 @@ struct ClassSpots {
 
 impl QueueDraft {
     pub fn droptail(limit: Limit) -> Self {
-        QueueDraft { spec: QueueSpec::DropTail { limit }, spots: None, classes: Vec::new() }
+        QueueDraft {
+            spec: QueueSpec::DropTail { limit },
+            spots: None,
+            classes: Vec::new(),
+        }
     }
 
     /// The queue of a link of `link_rate_bps`, checked by its model.
@@ -160,10 +210,16 @@ impl QueueDraft {
     /// A `SchedulerSpec::validate` error at the field it names: of the scheduler table, of
     /// class `i` (`classes[i].quantum`), or of class `i`'s queue (`classes[i].queue.limit`).
     fn scheduler_fail(&self, e: &SchedulerError) -> Fail {
-        let Some(spots) = &self.spots else { return Fail::new(0, "", e.to_string()) };
+        let Some(spots) = &self.spots else {
+            return Fail::new(0, "", e.to_string());
+        };
         match e {
             SchedulerError::Scheduler { field, message } => spots.fail(field, message),
-            SchedulerError::Class { class, field, message } => match self.classes.get(*class) {
+            SchedulerError::Class {
+                class,
+                field,
+                message,
+            } => match self.classes.get(*class) {
                 Some(c) => c.table.fail(field, message),
                 None => spots.fail("classes", &e.to_string()),
             },
@@ -182,7 +238,10 @@ fn common_fail(spots: &Spots, e: &ParamError) -> Fail {
         "mean_pkt_size" => spots.fail("mean_packet_size", &e.message),
         "limit" if !spots.has("limit") => spots.fail(
             "limit",
-            &format!("{}: the default limit is 50pkt, so give this queue a limit of at least max_th", e.message),
+            &format!(
+                "{}: the default limit is 50pkt, so give this queue a limit of at least max_th",
+                e.message
+            ),
         ),
         field => spots.fail(field, &e.message),
     }
@@ -199,7 +258,12 @@ fn curve_fail(spots: &Spots, e: &ParamError) -> Fail {
 
 /// `queue = { kind = "droptail", limit = "50pkt" }`, the RED family and schedulers; `kind`
 /// defaults to drop-tail.
-pub(crate) fn read_queue(rec: &Rec, f: &Field, params: &Params, colours: &ColourTable) -> Result<QueueDraft, Fail> {
+pub(crate) fn read_queue(
+    rec: &Rec,
+    f: &Field,
+    params: &Params,
+    colours: &ColourTable,
+) -> Result<QueueDraft, Fail> {
     read_any_queue(rec, f, params, colours, false)
 }
 
@@ -271,14 +335,21 @@ fn read_any_queue(
                 continue;
             }
             "levels" => {
-                let recs =
-                    t.sub_array(g, "an array of curves, like [{ min_th = 20, max_th = 40, max_p = 0.02 }, ...]")?;
+                let recs = t.sub_array(
+                    g,
+                    "an array of curves, like [{ min_th = 20, max_th = 40, max_p = 0.02 }, ...]",
+                )?;
                 let n = recs.len();
                 let fail = |m: String| Fail::new(g.at, t.path_of("levels"), m);
                 if n == 0 || n > MAX_LEVELS {
-                    return Err(fail(format!("WRED takes 1 to {MAX_LEVELS} levels, found {n}")));
+                    return Err(fail(format!(
+                        "WRED takes 1 to {MAX_LEVELS} levels, found {n}"
+                    )));
                 }
-                let curves = recs.iter().map(|r| curve_of(r, params, true)).collect::<Result<Vec<_>, _>>()?;
+                let curves = recs
+                    .iter()
+                    .map(|r| curve_of(r, params, true))
+                    .collect::<Result<Vec<_>, _>>()?;
                 // Levels beyond the colour table's never receive a packet.
                 if n > usize::from(colours.levels()) {
                     return Err(fail(format!(
@@ -305,7 +376,9 @@ fn read_any_queue(
                 // A queue that holds nothing drops every packet that finds the link busy:
                 // almost surely a typo, never a model.
                 match limit {
-                    Limit::Packets(0) => return Err(v.fail("a queue limit must be at least 1 packet")),
+                    Limit::Packets(0) => {
+                        return Err(v.fail("a queue limit must be at least 1 packet"))
+                    }
                     Limit::Bytes(0) => return Err(v.fail("a queue limit must be at least 1 byte")),
                     _ => {}
                 }
@@ -355,7 +428,12 @@ fn read_any_queue(
             }
             "out_first" => out_first = Some((v.boolean()?, v)),
             // ns-2 red.cc drops beyond max_th; ns-2 dsredq.cc marks there too
-            "ecn_forced" => ecn_forced = Some((v.choice(&["drop", "mark"], "ecn_forced value")? == "mark", v)),
+            "ecn_forced" => {
+                ecn_forced = Some((
+                    v.choice(&["drop", "mark"], "ecn_forced value")? == "mark",
+                    v,
+                ))
+            }
             other => unreachable!("'{other}' is in a queue field list but not read"),
         }
     }
@@ -372,7 +450,10 @@ fn read_any_queue(
         Some((b, _)) => b,
         None => false,
     };
-    common.ecn = position.map(|position| Strategy { position, out_first });
+    common.ecn = position.map(|position| Strategy {
+        position,
+        out_first,
+    });
     common.ecn_forced_mark = match ecn_forced {
         Some((true, v)) if position.is_none() => {
             return Err(v.fail(
@@ -391,33 +472,58 @@ fn read_any_queue(
             let min_th = min_th.ok_or_else(|| t.missing("min_th", "5"))?;
             let max_th = max_th.ok_or_else(|| t.missing("max_th", "15"))?;
             let max_p = max_p.ok_or_else(|| t.missing("max_p", "0.1"))?;
-            let curve = Curve { min_th, max_th, max_p };
-            curve.validate("thresholds").map_err(|e| curve_fail(&spots, &e))?;
+            let curve = Curve {
+                min_th,
+                max_th,
+                max_p,
+            };
+            curve
+                .validate("thresholds")
+                .map_err(|e| curve_fail(&spots, &e))?;
             set_marks(&mut common, vec![red_mark])?;
             QueueSpec::Red(red::Params { curve, common })
         }
         "rio" => {
-            let in_curve = in_curve.ok_or_else(|| t.missing("in", "{ min_th = 40, max_th = 70, max_p = 0.02 }"))?;
-            let out_curve = out_curve.ok_or_else(|| t.missing("out", "{ min_th = 10, max_th = 30, max_p = 0.2 }"))?;
+            let in_curve = in_curve
+                .ok_or_else(|| t.missing("in", "{ min_th = 40, max_th = 70, max_p = 0.02 }"))?;
+            let out_curve = out_curve
+                .ok_or_else(|| t.missing("out", "{ min_th = 10, max_th = 30, max_p = 0.2 }"))?;
             set_marks(&mut common, vec![in_curve.mark, out_curve.mark])?;
             QueueSpec::Rio(
-                rio::Params { in_curve: in_curve.curve, out_curve: out_curve.curve, coupling, common },
+                rio::Params {
+                    in_curve: in_curve.curve,
+                    out_curve: out_curve.curve,
+                    coupling,
+                    common,
+                },
                 colours.clone(),
             )
         }
         _ => {
-            let levels = levels.ok_or_else(|| t.missing("levels", "[{ min_th = 20, max_th = 40, max_p = 0.02 }]"))?;
-            let (curves, marks): (Vec<Curve>, Vec<_>) = levels.into_iter().map(|c| (c.curve, c.mark)).unzip();
+            let levels = levels.ok_or_else(|| {
+                t.missing("levels", "[{ min_th = 20, max_th = 40, max_p = 0.02 }]")
+            })?;
+            let (curves, marks): (Vec<Curve>, Vec<_>) =
+                levels.into_iter().map(|c| (c.curve, c.mark)).unzip();
             set_marks(&mut common, marks)?;
             QueueSpec::Wred(wred::Params { curves, common }, colours.clone())
         }
     };
-    Ok(QueueDraft { spec, spots: Some(spots), classes: Vec::new() })
+    Ok(QueueDraft {
+        spec,
+        spots: Some(spots),
+        classes: Vec::new(),
+    })
 }
 
 /// `queue = { kind = "scheduler", policy = "drr", classes = [{ ... }, ...] }`: `t` is the queue
 /// table, `fields` its fields, `kind` among them.
-fn read_scheduler(t: &Rec, fields: &[Field], params: &Params, colours: &ColourTable) -> Result<QueueDraft, Fail> {
+fn read_scheduler(
+    t: &Rec,
+    fields: &[Field],
+    params: &Params,
+    colours: &ColourTable,
+) -> Result<QueueDraft, Fail> {
     // The policy decides which service fields a class takes, so it is read before the classes.
     let policy = match fields.iter().find(|g| g.key == "policy") {
         Some(g) => policy_of(&t.val(params, g)?)?,
@@ -432,7 +538,10 @@ fn read_scheduler(t: &Rec, fields: &[Field], params: &Params, colours: &ColourTa
                     g,
                     "an array of classes, like [{ name = \"ef\", dscp = [\"EF\"] }, { name = \"be\", default = true }]",
                 )?;
-                let read = recs.iter().map(|r| read_class(r, policy, params, colours)).collect::<Result<Vec<_>, _>>()?;
+                let read = recs
+                    .iter()
+                    .map(|r| read_class(r, policy, params, colours))
+                    .collect::<Result<Vec<_>, _>>()?;
                 classes = Some(read);
             }
             _ => return Err(wrong_kind(t, g, "scheduler")),
@@ -479,7 +588,10 @@ fn read_sima(t: &Rec, fields: &[Field], params: &Params) -> Result<QueueDraft, F
             "occupancy" => {
                 let names = sima::Occupancy::ALL.map(sima::Occupancy::name);
                 let name = v.choice(&names, "occupancy rule")?;
-                p.occupancy = *sima::Occupancy::ALL.iter().find(|o| o.name() == name).expect("a listed rule");
+                p.occupancy = *sima::Occupancy::ALL
+                    .iter()
+                    .find(|o| o.name() == name)
+                    .expect("a listed rule");
             }
             "dpa_offset" => p.dpa_offset = v.number()?,
             "dpa_slope" => p.dpa_slope = v.number()?,
@@ -488,7 +600,11 @@ fn read_sima(t: &Rec, fields: &[Field], params: &Params) -> Result<QueueDraft, F
     }
     let spots = t.spots();
     p.validate().map_err(|e| spots.fail(e.field, &e.message))?;
-    Ok(QueueDraft { spec: QueueSpec::Sima(p), spots: Some(spots), classes: Vec::new() })
+    Ok(QueueDraft {
+        spec: QueueSpec::Sima(p),
+        spots: Some(spots),
+        classes: Vec::new(),
+    })
 }
 
 /// `policy = "priority" | "drr" | "wrr"`.
@@ -560,8 +676,9 @@ fn read_class(
                     "quantum" => {
                         // Zero is left to validate().
                         let b = v.quantity(Quantity::Size, parse_size_bytes)?;
-                        let q = u32::try_from(b)
-                            .map_err(|_| v.fail(format!("a quantum must be below 4GiB, found {b}B")))?;
+                        let q = u32::try_from(b).map_err(|_| {
+                            v.fail(format!("a quantum must be below 4GiB, found {b}B"))
+                        })?;
                         Service::Quantum(q)
                     }
                     _ => Service::Weight(v.int_in(0, u64::from(u32::MAX))? as u32),
@@ -605,14 +722,35 @@ fn read_class(
     };
     let (queue, queue_spots) = match queue {
         Some(d) => (d.spec, d.spots),
-        None => (QueueSpec::DropTail { limit: DEFAULT_LIMIT }, None),
+        None => (
+            QueueSpec::DropTail {
+                limit: DEFAULT_LIMIT,
+            },
+            None,
+        ),
     };
-    Ok((ClassSpec { name, dscp, default, service, queue }, ClassSpots { table: r.spots(), queue: queue_spots }))
+    Ok((
+        ClassSpec {
+            name,
+            dscp,
+            default,
+            service,
+            queue,
+        },
+        ClassSpots {
+            table: r.spots(),
+            queue: queue_spots,
+        },
+    ))
 }
 
 /// A field of another kind of queue, or of none.
 fn wrong_kind(t: &Rec, g: &Field, kind: &str) -> Fail {
-    let owners: Vec<&str> = QUEUE_KINDS.iter().copied().filter(|k| fields_of(k).contains(&g.key)).collect();
+    let owners: Vec<&str> = QUEUE_KINDS
+        .iter()
+        .copied()
+        .filter(|k| fields_of(k).contains(&g.key))
+        .collect();
     let own = fields_of(kind);
     if owners.is_empty() {
         return t.unknown(g, own);
@@ -643,9 +781,10 @@ fn wrong_kind(t: &Rec, g: &Field, kind: &str) -> Fail {
 /// A threshold: a plain number of packets.
 fn threshold(v: &Val) -> Result<f64, Fail> {
     match &v.s {
-        Scalar::Str(_) => {
-            Err(v.fail(format!("thresholds are plain numbers of packets, like 5 or 2.5, found {}", v.s.describe())))
-        }
+        Scalar::Str(_) => Err(v.fail(format!(
+            "thresholds are plain numbers of packets, like 5 or 2.5, found {}",
+            v.s.describe()
+        ))),
         _ => v.number(),
     }
 }
@@ -685,8 +824,13 @@ fn marking_curve(t: &Rec, g: &Field, params: &Params) -> Result<(Curve, Fail), F
 /// `in = { min_th = 40, max_th = 70, max_p = 0.02 }`; with `drop`, a drop curve, which may
 /// carry a marking curve.
 fn read_curve(t: &Rec, g: &Field, params: &Params, drop: bool) -> Result<DropCurve, Fail> {
-    let r =
-        Rec::of_item(g.item, g.at, t.path_of(g.key), g.key, "a table like { min_th = 5, max_th = 15, max_p = 0.1 }")?;
+    let r = Rec::of_item(
+        g.item,
+        g.at,
+        t.path_of(g.key),
+        g.key,
+        "a table like { min_th = 5, max_th = 15, max_p = 0.1 }",
+    )?;
     curve_of(&r, params, drop)
 }
 
@@ -695,7 +839,11 @@ fn read_curve(t: &Rec, g: &Field, params: &Params, drop: bool) -> Result<DropCur
 fn curve_of(r: &Rec, params: &Params, drop: bool) -> Result<DropCurve, Fail> {
     let mut c = [None; 3];
     let mut mark = None;
-    let known: &[&str] = if drop { &DROP_CURVE_FIELDS } else { &CURVE_FIELDS };
+    let known: &[&str] = if drop {
+        &DROP_CURVE_FIELDS
+    } else {
+        &CURVE_FIELDS
+    };
     for g in r.fields() {
         if drop && g.key == "mark" {
             mark = Some(marking_curve(r, &g, params)?);
@@ -707,7 +855,11 @@ fn curve_of(r: &Rec, params: &Params, drop: bool) -> Result<DropCurve, Fail> {
             "max_th" => c[1] = Some(threshold(&v)?),
             "max_p" => c[2] = Some(v.number()?),
             key => {
-                let nested = if key == "mark" { " (a marking curve has no marking curve of its own)" } else { "" };
+                let nested = if key == "mark" {
+                    " (a marking curve has no marking curve of its own)"
+                } else {
+                    ""
+                };
                 return Err(Fail::new(
                     g.key_at,
                     r.path_of(key),
@@ -727,7 +879,9 @@ fn curve_of(r: &Rec, params: &Params, drop: bool) -> Result<DropCurve, Fail> {
         max_th: max_th.ok_or_else(|| r.missing("max_th", "15"))?,
         max_p: max_p.ok_or_else(|| r.missing("max_p", "0.1"))?,
     };
-    curve.validate("thresholds").map_err(|e| curve_fail(&r.spots(), &e))?;
+    curve
+        .validate("thresholds")
+        .map_err(|e| curve_fail(&r.spots(), &e))?;
     Ok(DropCurve { curve, mark })
 }
 
@@ -740,18 +894,31 @@ mod tests {
         for k in QUEUE_KINDS {
             // A scheduler's limits are its classes' queues'; a SIMA queue has one per class.
             let limit = fields_of(k).contains(&"limit");
-            assert!(fields_of(k).contains(&"kind") && limit == !matches!(k, "scheduler" | "sima"), "{k}");
+            assert!(
+                fields_of(k).contains(&"kind") && limit == !matches!(k, "scheduler" | "sima"),
+                "{k}"
+            );
         }
-        let with: Vec<&str> = QUEUE_KINDS.iter().copied().filter(|k| fields_of(k).contains(&"out_first")).collect();
+        let with: Vec<&str> = QUEUE_KINDS
+            .iter()
+            .copied()
+            .filter(|k| fields_of(k).contains(&"out_first"))
+            .collect();
         assert_eq!(with, ["rio", "wred"]);
     }
 
     #[test]
     fn curve_errors_point_at_the_threshold_they_name() {
         let spots = Spots::for_test(10, "q", &[("min_th", 20), ("max_p", 30)]);
-        let e = curve_fail(&spots, &ParamError::new("thresholds", "max_p 2 must be in (0, 1]"));
+        let e = curve_fail(
+            &spots,
+            &ParamError::new("thresholds", "max_p 2 must be in (0, 1]"),
+        );
         assert_eq!((e.at, e.field.as_str()), (30, "q.max_p"));
-        let e = curve_fail(&spots, &ParamError::new("thresholds", "thresholds and max_p must be finite numbers"));
+        let e = curve_fail(
+            &spots,
+            &ParamError::new("thresholds", "thresholds and max_p must be finite numbers"),
+        );
         assert_eq!((e.at, e.field.as_str()), (10, "q"));
     }
 }

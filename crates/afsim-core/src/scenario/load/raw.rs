@@ -31,8 +31,19 @@ pub(crate) const MAX_NODES: u64 = 4096;
 /// Most flows a scenario may have after expansion.
 pub(crate) const MAX_FLOWS: u64 = 1_000_000;
 
-pub(crate) const TABLES: [&str; 11] =
-    ["scenario", "params", "node", "link", "route", "flow", "diffserv", "conditioner", "csa", "capture", "monitor"];
+pub(crate) const TABLES: [&str; 11] = [
+    "scenario",
+    "params",
+    "node",
+    "link",
+    "route",
+    "flow",
+    "diffserv",
+    "conditioner",
+    "csa",
+    "capture",
+    "monitor",
+];
 const SCENARIO_FIELDS: [&str; 8] = [
     "name",
     "description",
@@ -44,8 +55,16 @@ const SCENARIO_FIELDS: [&str; 8] = [
     "warmup",
 ];
 const NODE_FIELDS: [&str; 2] = ["name", "count"];
-const LINK_FIELDS: [&str; 8] =
-    ["between", "rate", "delay", "framing", "queue", "reverse_queue", "loss", "reverse_loss"];
+const LINK_FIELDS: [&str; 8] = [
+    "between",
+    "rate",
+    "delay",
+    "framing",
+    "queue",
+    "reverse_queue",
+    "loss",
+    "reverse_loss",
+];
 const LOSS_KINDS: [&str; 1] = ["bernoulli"];
 const ROUTE_FIELDS: [&str; 1] = ["path"];
 const CAPTURE_FIELDS: [&str; 2] = ["port", "file"];
@@ -56,7 +75,9 @@ const FRAMINGS: [&str; 5] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc"]
 const FRAMING_KINDS: [&str; 6] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc", "fixed"];
 
 /// ns-2's default queue limit (`Queue set limit_ 50`, packets), used when a link says nothing.
-pub(crate) const DEFAULT_QUEUE: QueueSpec = QueueSpec::DropTail { limit: DEFAULT_LIMIT };
+pub(crate) const DEFAULT_QUEUE: QueueSpec = QueueSpec::DropTail {
+    limit: DEFAULT_LIMIT,
+};
 
 /// A name as written, with its position.
 #[derive(Clone, Debug)]
@@ -179,7 +200,13 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
     // it is wrong, that is the error, rather than what a queue would make of a stand-in table.
     if let Some((key, item)) = root.get_key_value("diffserv") {
         let key_at = key.span().map_or(0, |s| s.start);
-        let rec = Rec::of_item(item, key_at, "diffserv".into(), "[diffserv]", "a [diffserv] table")?;
+        let rec = Rec::of_item(
+            item,
+            key_at,
+            "diffserv".into(),
+            "[diffserv]",
+            "a [diffserv] table",
+        )?;
         raw.colours = read_diffserv(&rec, params)?;
     }
     for (key, item) in root.iter() {
@@ -187,20 +214,32 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
         match key {
             "params" | "diffserv" => {}
             "scenario" => {
-                let rec = Rec::of_item(item, key_at, "scenario".into(), "[scenario]", "a [scenario] table");
+                let rec = Rec::of_item(
+                    item,
+                    key_at,
+                    "scenario".into(),
+                    "[scenario]",
+                    "a [scenario] table",
+                );
                 if let Some(s) = first.take(rec.and_then(|r| read_scenario(&r, params))) {
                     raw.scenario = s;
                 }
             }
             "node" | "link" | "route" | "flow" | "conditioner" | "csa" | "capture" | "monitor" => {
-                let Some(recs) = first.take(Rec::array(item, key_at, key)) else { continue };
+                let Some(recs) = first.take(Rec::array(item, key_at, key)) else {
+                    continue;
+                };
                 for r in &recs {
                     match key {
                         "node" => raw.nodes.extend(first.take(read_node(r, params))),
-                        "link" => raw.links.extend(first.take(read_link(r, params, &raw.colours))),
+                        "link" => raw
+                            .links
+                            .extend(first.take(read_link(r, params, &raw.colours))),
                         "route" => raw.routes.extend(first.take(read_route(r, params))),
                         "flow" => raw.flows.extend(first.take(read_flow(r, params))),
-                        "conditioner" => raw.conditioners.extend(first.take(read_conditioner(r, params))),
+                        "conditioner" => raw
+                            .conditioners
+                            .extend(first.take(read_conditioner(r, params))),
                         "capture" => raw.captures.extend(first.take(read_capture(r, params))),
                         "monitor" => raw.monitors.extend(first.take(read_monitor(r, params))),
                         _ => raw.csas.extend(first.take(read_csa(r, params))),
@@ -212,7 +251,11 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
     }
     first.finish()?;
     let s = &raw.scenario;
-    if s.duration.is_none() && s.max_packets.is_none() && s.max_data_packets.is_none() && !s.until_transfers_complete {
+    if s.duration.is_none()
+        && s.max_packets.is_none()
+        && s.max_data_packets.is_none()
+        && !s.until_transfers_complete
+    {
         return Err(Fail::new(
             s.at,
             "scenario",
@@ -224,10 +267,24 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
 
 fn unknown_table(key: &str, item: &Item, key_at: usize) -> Fail {
     if SCENARIO_FIELDS.contains(&key) {
-        return Fail::new(key_at, key, format!("'{key}' belongs in the [scenario] table"));
+        return Fail::new(
+            key_at,
+            key,
+            format!("'{key}' belongs in the [scenario] table"),
+        );
     }
-    let shown = |t: &str| if matches!(t, "scenario" | "params" | "diffserv") { format!("[{t}]") } else { format!("[[{t}]]") };
-    let kind = if item.is_table_like() || item.is_array_of_tables() { "table" } else { "top-level field" };
+    let shown = |t: &str| {
+        if matches!(t, "scenario" | "params" | "diffserv") {
+            format!("[{t}]")
+        } else {
+            format!("[[{t}]]")
+        }
+    };
+    let kind = if item.is_table_like() || item.is_array_of_tables() {
+        "table"
+    } else {
+        "top-level field"
+    };
     let hint = match super::source::did_you_mean(key, TABLES) {
         Some(t) => format!(" (did you mean {}?)", shown(t)),
         None => String::new(),
@@ -237,7 +294,11 @@ fn unknown_table(key: &str, item: &Item, key_at: usize) -> Fail {
         key,
         format!(
             "unknown {kind} '{key}'{hint}; the tables are: {}",
-            TABLES.iter().map(|t| shown(t)).collect::<Vec<_>>().join(", ")
+            TABLES
+                .iter()
+                .map(|t| shown(t))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     )
 }
@@ -292,7 +353,10 @@ fn read_scenario(rec: &Rec, params: &Params) -> Result<RawScenario, Fail> {
     // Statistics are taken over [warmup, duration]: an empty interval measures nothing.
     if let (Some(d), Some(w)) = (s.duration, &warmup_at) {
         if s.warmup >= d {
-            return Err(w.fail(format!("warmup ({}) must be shorter than duration ({d})", s.warmup)));
+            return Err(w.fail(format!(
+                "warmup ({}) must be shorter than duration ({d})",
+                s.warmup
+            )));
         }
     }
     Ok(s)
@@ -305,13 +369,18 @@ fn read_node(rec: &Rec, params: &Params) -> Result<RawNode, Fail> {
         match f.key {
             "name" => {
                 let v = rec.val(params, &f)?;
-                name = Some(Named { name: v.name()?, at: v.at });
+                name = Some(Named {
+                    name: v.name()?,
+                    at: v.at,
+                });
             }
             "count" => {
                 let v = rec.val(params, &f)?;
                 let n = v.int_at_least(0)?;
                 if n > MAX_NODES {
-                    return Err(v.fail(format!("a scenario can have at most {MAX_NODES} nodes, found count = {n}")));
+                    return Err(v.fail(format!(
+                        "a scenario can have at most {MAX_NODES} nodes, found count = {n}"
+                    )));
                 }
                 count = Some((n, v.at));
             }
@@ -319,7 +388,11 @@ fn read_node(rec: &Rec, params: &Params) -> Result<RawNode, Fail> {
         }
     }
     let name = name.ok_or_else(|| rec.missing("name", "\"r1\""))?;
-    Ok(RawNode { path: rec.path.clone(), name, count })
+    Ok(RawNode {
+        path: rec.path.clone(),
+        name,
+        count,
+    })
 }
 
 fn read_link(rec: &Rec, params: &Params, colours: &ColourTable) -> Result<RawLink, Fail> {
@@ -330,7 +403,10 @@ fn read_link(rec: &Rec, params: &Params, colours: &ColourTable) -> Result<RawLin
     let mut queue = None;
     let mut reverse = None;
     // A link without queues has drop-tail ones: an error about their kind points at the link.
-    let mut kind_ab = Spot { at: rec.at, field: rec.path_of("queue") };
+    let mut kind_ab = Spot {
+        at: rec.at,
+        field: rec.path_of("queue"),
+    };
     let mut kind_ba = None;
     let mut loss = [None, None];
     for f in rec.fields() {
@@ -341,13 +417,29 @@ fn read_link(rec: &Rec, params: &Params, colours: &ColourTable) -> Result<RawLin
                     Fail::new(
                         f.at,
                         rec.path_of("between"),
-                        format!("expected two node names, like [\"a\", \"b\"], found {}", e.len()),
+                        format!(
+                            "expected two node names, like [\"a\", \"b\"], found {}",
+                            e.len()
+                        ),
                     )
                 })?;
-                between = Some(([Named { name: a.0, at: a.1 }, Named { name: b.0, at: b.1 }], f.at));
+                between = Some((
+                    [Named { name: a.0, at: a.1 }, Named { name: b.0, at: b.1 }],
+                    f.at,
+                ));
             }
-            "rate" => rate = Some(rec.val(params, &f)?.quantity(Quantity::Rate, parse_rate_bps)?),
-            "delay" => delay = Some(SimDuration(rec.val(params, &f)?.quantity(Quantity::Time, parse_time_ns)?)),
+            "rate" => {
+                rate = Some(
+                    rec.val(params, &f)?
+                        .quantity(Quantity::Rate, parse_rate_bps)?,
+                )
+            }
+            "delay" => {
+                delay = Some(SimDuration(
+                    rec.val(params, &f)?
+                        .quantity(Quantity::Time, parse_time_ns)?,
+                ))
+            }
             "framing" => framing = read_framing(rec, &f, params)?,
             "queue" => {
                 queue = Some(read_queue(rec, &f, params, colours)?);
@@ -377,7 +469,18 @@ fn read_link(rec: &Rec, params: &Params, colours: &ColourTable) -> Result<RawLin
     };
     let queue_kind = [kind_ab.clone(), kind_ba.unwrap_or(kind_ab)];
     let path = rec.path.clone();
-    Ok(RawLink { path, between, between_at, rate_bps, delay, framing, queue_ab, queue_ba, queue_kind, loss })
+    Ok(RawLink {
+        path,
+        between,
+        between_at,
+        rate_bps,
+        delay,
+        framing,
+        queue_ab,
+        queue_ba,
+        queue_kind,
+        loss,
+    })
 }
 
 /// `loss = 0.01` (a Bernoulli probability) or `loss = { kind = "bernoulli", p = 0.01 }`.
@@ -394,8 +497,12 @@ fn read_loss(rec: &Rec, f: &Field, params: &Params) -> Result<LossModel, Fail> {
             }
         }
         kind.ok_or_else(|| t.missing("kind", "\"bernoulli\""))?;
-        let model = LossModel::Bernoulli { p: p.ok_or_else(|| t.missing("p", "0.01"))? };
-        model.validate().map_err(|e| t.spots().fail(e.field, &e.message))?;
+        let model = LossModel::Bernoulli {
+            p: p.ok_or_else(|| t.missing("p", "0.01"))?,
+        };
+        model
+            .validate()
+            .map_err(|e| t.spots().fail(e.field, &e.message))?;
         return Ok(model);
     }
     let v = rec.val(params, f)?;
@@ -448,7 +555,8 @@ fn read_framing(rec: &Rec, f: &Field, params: &Params) -> Result<Framing, Fail> 
                 "kind" => kind = Some((v.choice(&FRAMING_KINDS, "framing kind")?, v)),
                 "overhead" => {
                     let bytes = v.quantity(Quantity::Size, parse_size_bytes)?;
-                    let bytes = u32::try_from(bytes).map_err(|_| v.fail("a framing overhead must be below 4GiB"))?;
+                    let bytes = u32::try_from(bytes)
+                        .map_err(|_| v.fail("a framing overhead must be below 4GiB"))?;
                     overhead = Some((bytes, v));
                 }
                 _ => return Err(t.unknown(&g, &["kind", "overhead"])),
@@ -458,7 +566,9 @@ fn read_framing(rec: &Rec, f: &Field, params: &Params) -> Result<Framing, Fail> 
         return match (kind, overhead) {
             ("fixed", Some((overhead_bytes, _))) => Ok(Framing::Fixed { overhead_bytes }),
             ("fixed", None) => Err(t.missing("overhead", "\"12B\"")),
-            (_, Some((_, v))) => Err(v.fail(format!("overhead applies only to kind = \"fixed\", not to \"{kind}\""))),
+            (_, Some((_, v))) => Err(v.fail(format!(
+                "overhead applies only to kind = \"fixed\", not to \"{kind}\""
+            ))),
             (k, None) => framing_of(k).ok_or_else(|| kind_val.fail("unreachable framing kind")),
         };
     }
@@ -477,23 +587,37 @@ fn read_route(rec: &Rec, params: &Params) -> Result<RawRoute, Fail> {
     for f in rec.fields() {
         match f.key {
             "path" => {
-                let nodes = rec.strings(params, &f, "an array of node names, like [\"a\", \"r1\", \"b\"]")?;
+                let nodes = rec.strings(
+                    params,
+                    &f,
+                    "an array of node names, like [\"a\", \"r1\", \"b\"]",
+                )?;
                 // routing::RouteError::TooShort, checked here so it is reported in file order.
                 if nodes.len() < 2 {
                     return Err(Fail::new(
                         f.at,
                         rec.path_of("path"),
-                        format!("a route path needs at least two nodes, found {}", nodes.len()),
+                        format!(
+                            "a route path needs at least two nodes, found {}",
+                            nodes.len()
+                        ),
                     ));
                 }
-                let nodes = nodes.into_iter().map(|(name, at)| Named { name, at }).collect();
+                let nodes = nodes
+                    .into_iter()
+                    .map(|(name, at)| Named { name, at })
+                    .collect();
                 path = Some((nodes, f.at));
             }
             _ => return Err(rec.unknown(&f, &ROUTE_FIELDS)),
         }
     }
     let (path, path_at) = path.ok_or_else(|| rec.missing("path", "[\"a\", \"r1\", \"b\"]"))?;
-    Ok(RawRoute { path_field: rec.path_of("path"), path_at, path })
+    Ok(RawRoute {
+        path_field: rec.path_of("path"),
+        path_at,
+        path,
+    })
 }
 
 /// `[[capture]]`: `port = "r1->r2"`, `file = "r1-r2.pcap"`. The file's directory must exist
@@ -506,7 +630,10 @@ fn read_capture(rec: &Rec, params: &Params) -> Result<RawCapture, Fail> {
             "port" => {
                 let name = v.string()?;
                 if !name.contains("->") {
-                    return Err(v.fail(format!("{} is not a port: name one as \"from->to\", like \"r1->r2\"", v.s.repr())));
+                    return Err(v.fail(format!(
+                        "{} is not a port: name one as \"from->to\", like \"r1->r2\"",
+                        v.s.repr()
+                    )));
                 }
                 port = Some(Named { name, at: v.at });
             }
@@ -522,7 +649,11 @@ fn read_capture(rec: &Rec, params: &Params) -> Result<RawCapture, Fail> {
     }
     let port = port.ok_or_else(|| rec.missing("port", "\"r1->r2\""))?;
     let file = file.ok_or_else(|| rec.missing("file", "\"r1-r2.pcap\""))?;
-    Ok(RawCapture { path: rec.path.clone(), port, file })
+    Ok(RawCapture {
+        path: rec.path.clone(),
+        port,
+        file,
+    })
 }
 
 /// `[[monitor]]`: `queue = "r1->r2"`, `interval = "1ms"` (default 10 ms).
@@ -544,7 +675,9 @@ fn read_monitor(rec: &Rec, params: &Params) -> Result<RawMonitor, Fail> {
             "interval" => {
                 let ns = v.quantity(Quantity::Time, parse_time_ns)?;
                 if ns == 0 {
-                    return Err(v.fail("the sampling interval must be greater than zero".to_string()));
+                    return Err(
+                        v.fail("the sampling interval must be greater than zero".to_string())
+                    );
                 }
                 interval = SimDuration(ns);
             }
@@ -552,7 +685,11 @@ fn read_monitor(rec: &Rec, params: &Params) -> Result<RawMonitor, Fail> {
         }
     }
     let port = port.ok_or_else(|| rec.missing("queue", "\"r1->r2\""))?;
-    Ok(RawMonitor { path: rec.path.clone(), port, interval })
+    Ok(RawMonitor {
+        path: rec.path.clone(),
+        port,
+        interval,
+    })
 }
 
 /// Why a file could not be created at `path` (without creating it), if it surely could not:
@@ -564,9 +701,15 @@ pub fn unwritable_file(path: &std::path::Path) -> Option<String> {
     if path.is_dir() {
         return Some(format!("'{}' is a directory, not a file", path.display()));
     }
-    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
     if !parent.exists() {
-        return Some(format!("the directory '{}' does not exist", parent.display()));
+        return Some(format!(
+            "the directory '{}' does not exist",
+            parent.display()
+        ));
     }
     if !parent.is_dir() {
         return Some(format!("'{}' is not a directory", parent.display()));
@@ -605,13 +748,20 @@ mod tests {
             let text = format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"0ms\"\nframing = \"{name}\"");
             assert_eq!(read_text(&text).unwrap().links[0].framing, want, "{name}");
             let text = format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"0ms\"\nframing = {{ kind = \"{name}\" }}");
-            assert_eq!(read_text(&text).unwrap().links[0].framing, want, "{name} as a table");
+            assert_eq!(
+                read_text(&text).unwrap().links[0].framing,
+                want,
+                "{name} as a table"
+            );
         }
     }
 
     #[test]
     fn a_link_without_queues_gets_ns2s_50_packet_droptail_both_ways() {
-        let r = read_text(&format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"")).unwrap();
+        let r = read_text(&format!(
+            "{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"1ms\""
+        ))
+        .unwrap();
         assert_eq!(r.links[0].queue_ab, DEFAULT_QUEUE);
         assert_eq!(r.links[0].queue_ba, DEFAULT_QUEUE);
     }
@@ -620,22 +770,41 @@ mod tests {
     fn the_reverse_queue_copies_the_forward_queue_unless_given() {
         let base = format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\nqueue = {{ limit = \"10KB\" }}\n");
         let r = read_text(&base).unwrap();
-        assert_eq!(r.links[0].queue_ba, QueueSpec::DropTail { limit: Limit::Bytes(10_000) });
+        assert_eq!(
+            r.links[0].queue_ba,
+            QueueSpec::DropTail {
+                limit: Limit::Bytes(10_000)
+            }
+        );
         let r = read_text(&format!("{base}[link.reverse_queue]\nlimit = \"7p\"\n")).unwrap();
-        assert_eq!(r.links[0].queue_ab, QueueSpec::DropTail { limit: Limit::Bytes(10_000) });
-        assert_eq!(r.links[0].queue_ba, QueueSpec::DropTail { limit: Limit::Packets(7) });
+        assert_eq!(
+            r.links[0].queue_ab,
+            QueueSpec::DropTail {
+                limit: Limit::Bytes(10_000)
+            }
+        );
+        assert_eq!(
+            r.links[0].queue_ba,
+            QueueSpec::DropTail {
+                limit: Limit::Packets(7)
+            }
+        );
     }
 
     #[test]
     fn records_may_also_be_written_as_arrays_of_inline_tables() {
-        let r = read_text(&format!("node = [{{ name = \"a\" }}, {{ name = \"b\", count = 2 }}]\n{STOP}")).unwrap();
+        let r = read_text(&format!(
+            "node = [{{ name = \"a\" }}, {{ name = \"b\", count = 2 }}]\n{STOP}"
+        ))
+        .unwrap();
         assert_eq!(r.nodes.len(), 2);
         assert_eq!(r.nodes[1].count.map(|c| c.0), Some(2));
     }
 
     #[test]
     fn of_two_bad_records_the_earlier_one_is_reported() {
-        let text = format!("{STOP}[[node]]\nname = \"ok\"\n[[link]]\nbetween = 3\n[[node]]\nname = 5\n");
+        let text =
+            format!("{STOP}[[node]]\nname = \"ok\"\n[[link]]\nbetween = 3\n[[node]]\nname = 5\n");
         let e = read_text(&text).unwrap_err();
         assert_eq!(e.field, "link[0].between");
     }
@@ -654,7 +823,12 @@ mod tests {
         let e = read_text("duration = \"1s\"\n").unwrap_err();
         assert_eq!(e.message, "'duration' belongs in the [scenario] table");
         let e = read_text(&format!("{STOP}[[nodes]]\nname = \"a\"\n")).unwrap_err();
-        assert!(e.message.contains("unknown table 'nodes' (did you mean [[node]]?)"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("unknown table 'nodes' (did you mean [[node]]?)"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

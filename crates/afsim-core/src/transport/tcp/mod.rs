@@ -114,7 +114,10 @@ pub struct ParamError {
 
 impl ParamError {
     fn new(field: &'static str, message: impl Into<String>) -> Self {
-        ParamError { field, message: message.into() }
+        ParamError {
+            field,
+            message: message.into(),
+        }
     }
 }
 
@@ -239,20 +242,32 @@ impl Params {
         if self.packet_size <= HEADER_BYTES || self.packet_size > 65_535 {
             return Err(ParamError::new(
                 "packet_size",
-                format!("a data segment must be {}..=65535 bytes (40 of them headers)", HEADER_BYTES + 1),
+                format!(
+                    "a data segment must be {}..=65535 bytes (40 of them headers)",
+                    HEADER_BYTES + 1
+                ),
             ));
         }
         if self.max_window_bytes < u64::from(self.mss()) {
-            return Err(ParamError::new("max_window", "the window must hold at least one full segment"));
+            return Err(ParamError::new(
+                "max_window",
+                "the window must hold at least one full segment",
+            ));
         }
         if self.initial_window_segments == 0 {
-            return Err(ParamError::new("initial_window", "the initial window must be at least one segment"));
+            return Err(ParamError::new(
+                "initial_window",
+                "the initial window must be at least one segment",
+            ));
         }
         if self.dupack_threshold == 0 {
             return Err(ParamError::new("dupack_threshold", "must be at least 1"));
         }
         if self.tick == SimDuration::ZERO {
-            return Err(ParamError::new("tick", "the clock granularity must be positive"));
+            return Err(ParamError::new(
+                "tick",
+                "the clock granularity must be positive",
+            ));
         }
         if self.initial_rto == SimDuration::ZERO {
             return Err(ParamError::new("initial_rto", "must be positive"));
@@ -264,14 +279,20 @@ impl Params {
             return Err(ParamError::new("max_rto", "must be positive"));
         }
         if self.target_rate_bps == Some(0) {
-            return Err(ParamError::new("target_rate", "a target rate must be positive (\"none\" for plain TCP)"));
+            return Err(ParamError::new(
+                "target_rate",
+                "a target rate must be positive (\"none\" for plain TCP)",
+            ));
         }
         // RFC 1122 §4.2.3.2: the delay MUST be less than 0.5 s; RFC 5681 §4.2: within 500 ms.
         if self.delayed_ack
             && (self.delayed_ack_interval == SimDuration::ZERO
                 || self.delayed_ack_interval > SimDuration::from_millis(500))
         {
-            return Err(ParamError::new("delayed_ack_interval", "must be in (0, 500 ms] (RFC 1122 §4.2.3.2)"));
+            return Err(ParamError::new(
+                "delayed_ack_interval",
+                "must be in (0, 500 ms] (RFC 1122 §4.2.3.2)",
+            ));
         }
         Ok(())
     }

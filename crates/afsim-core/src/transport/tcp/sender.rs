@@ -100,7 +100,10 @@ enum Recovery {
     /// segment per duplicate ACK and set to `deflate_to` on exit.
     Fast { deflate_to: f64, partial_acks: u32 },
     /// RFC 6675 §5 SACK loss recovery: HighRxt and RescueRxt.
-    Sack { high_rxt: u64, rescue_rxt: Option<u64> },
+    Sack {
+        high_rxt: u64,
+        rescue_rxt: Option<u64>,
+    },
     /// ns-2.35's `Sack1TcpAgent` (tcp-sack1.cc), the SACK recovery of `ns2_compat`: `pipe` is
     /// a counter (set from the data outstanding at the fast retransmit, less one per ACK and
     /// one more per partial ACK, plus one per segment sent), and the sender resends, in
@@ -200,7 +203,14 @@ pub struct Sender {
 impl Sender {
     /// The sender of flow `flow` from `src_node` to `dst_node`; `peer_agent` is the receiver's
     /// agent id. `rng` is the flow's stream: it draws the phase of the sender's coarse clock.
-    pub fn new(flow: u32, src_node: u32, dst_node: u32, peer_agent: u32, params: &Params, mut rng: Rng) -> Sender {
+    pub fn new(
+        flow: u32,
+        src_node: u32,
+        dst_node: u32,
+        peer_agent: u32,
+        params: &Params,
+        mut rng: Rng,
+    ) -> Sender {
         debug_assert!(params.validate().is_ok());
         let p = *params;
         let mss = u64::from(p.mss().max(1));
@@ -321,12 +331,19 @@ impl Sender {
             if self.phase == Phase::Waiting {
                 self.begin(ctx);
             }
-        } else if let RetxTimer::Armed { deadline, token: t, .. } = self.timer {
+        } else if let RetxTimer::Armed {
+            deadline, token: t, ..
+        } = self.timer
+        {
             if t == token {
                 if deadline > ctx.now {
                     // restarted since this event was scheduled: wait for the new deadline
                     ctx.set_timer(deadline, t);
-                    self.timer = RetxTimer::Armed { deadline, event_at: deadline, token: t };
+                    self.timer = RetxTimer::Armed {
+                        deadline,
+                        event_at: deadline,
+                        token: t,
+                    };
                 } else {
                     self.timer = RetxTimer::Idle;
                     self.on_timeout(ctx);
@@ -343,7 +360,10 @@ impl Sender {
         self.stats.acks_received += 1;
         match self.phase {
             Phase::Waiting | Phase::Complete => {}
-            Phase::SynSent { sent_at, retransmitted } => {
+            Phase::SynSent {
+                sent_at,
+                retransmitted,
+            } => {
                 if pkt.th.flags & (flags::SYN | flags::ACK) == flags::SYN | flags::ACK {
                     self.established(pkt, sent_at, retransmitted, ctx);
                 }
@@ -362,7 +382,10 @@ impl Sender {
     fn begin(&mut self, ctx: &mut Ctx) {
         if self.p.handshake {
             self.send_syn(ctx);
-            self.phase = Phase::SynSent { sent_at: ctx.now, retransmitted: false };
+            self.phase = Phase::SynSent {
+                sent_at: ctx.now,
+                retransmitted: false,
+            };
             self.arm(ctx.now + self.rto.timeout(), ctx);
         } else {
             // ns-2 one-way TCP: no handshake, ECN and SACK taken as agreed
@@ -398,7 +421,11 @@ impl Sender {
     }
 
     fn open(&mut self, ecn: bool, sack: bool, syn_lost: bool, ctx: &mut Ctx) {
-        self.ecn = if ecn { EcnState::On { cwr_pending: false } } else { EcnState::Off };
+        self.ecn = if ecn {
+            EcnState::On { cwr_pending: false }
+        } else {
+            EcnState::Off
+        };
         if self.p.variant == Variant::Sack && !sack {
             self.variant = Variant::NewReno;
         }
@@ -427,12 +454,17 @@ impl Sender {
         let ignored = self.ignore_dupacks && ack == self.snd_una;
         // RFC 6675 §3 Update(); RFC 6675 §2: a duplicate ACK must SACK something new
         let newly_sacked = match self.sack.as_mut() {
-            Some(sb) if !ignored => sb.update(ack, &pkt.th.sack[..usize::from(pkt.th.sack_len).min(3)]),
+            Some(sb) if !ignored => {
+                sb.update(ack, &pkt.th.sack[..usize::from(pkt.th.sack_len).min(3)])
+            }
             _ => 0,
         };
         if let Phase::Recovery(Recovery::Sack1 { pipe, next_rtx }) = self.phase {
             // ns-2 Sack1TcpAgent::recv: every ACK in fast recovery takes one from pipe
-            self.phase = Phase::Recovery(Recovery::Sack1 { pipe: pipe - 1, next_rtx });
+            self.phase = Phase::Recovery(Recovery::Sack1 {
+                pipe: pipe - 1,
+                next_rtx,
+            });
         }
         let ece = self.ecn != EcnState::Off && pkt.th.flags & flags::ECE != 0;
         if ece {
@@ -486,8 +518,13 @@ impl Sender {
     fn on_ece(&mut self, ack: u64) {
         let after_timeout = self.p.ns2_compat && self.reduction == Reduction::Timeout;
         let in_recovery = self.p.ns2_compat
-            && matches!(self.phase, Phase::Recovery(Recovery::Fast { .. } | Recovery::Sack1 { .. }));
-        if (self.phase != Phase::Open && !in_recovery) || !(self.beyond_recover(ack) || after_timeout) {
+            && matches!(
+                self.phase,
+                Phase::Recovery(Recovery::Fast { .. } | Recovery::Sack1 { .. })
+            );
+        if (self.phase != Phase::Open && !in_recovery)
+            || !(self.beyond_recover(ack) || after_timeout)
+        {
             return;
         }
         self.ssthresh = self.sustained(self.reduced_ssthresh(self.snd_max - self.snd_una));
@@ -558,7 +595,10 @@ impl Sender {
                     self.ignore_dupacks = false;
                 }
             }
-            Phase::Recovery(Recovery::Fast { deflate_to, partial_acks }) => {
+            Phase::Recovery(Recovery::Fast {
+                deflate_to,
+                partial_acks,
+            }) => {
                 let full = self.variant == Variant::Reno || self.reaches_recover(ack);
                 if full {
                     // RFC 5681 §3.2 step 6 / RFC 6582 §3.2 step 3 (2): deflate to ssthresh
@@ -585,7 +625,8 @@ impl Sender {
                         if inflation > deflate {
                             inflation -= deflate - 1.0;
                         } else {
-                            deflate_to = self.sustained((deflate_to - (deflate - inflation)).max(1.0));
+                            deflate_to =
+                                self.sustained((deflate_to - (deflate - inflation)).max(1.0));
                             inflation = 1.0;
                         }
                         self.cwnd = deflate_to + inflation;
@@ -595,7 +636,10 @@ impl Sender {
                     }
                     // RFC 6582 §3.2 step 3: reset the timer on the first partial ACK only
                     restart_timer = partial_acks == 0;
-                    self.phase = Phase::Recovery(Recovery::Fast { deflate_to, partial_acks: partial_acks + 1 });
+                    self.phase = Phase::Recovery(Recovery::Fast {
+                        deflate_to,
+                        partial_acks: partial_acks + 1,
+                    });
                 }
             }
             Phase::Recovery(Recovery::Sack { .. }) => {
@@ -614,7 +658,10 @@ impl Sender {
                 } else {
                     // a partial ACK takes one more from pipe (`partial_ack_` false), restarts
                     // the timer and then ends its backoff
-                    self.phase = Phase::Recovery(Recovery::Sack1 { pipe: pipe - 1, next_rtx });
+                    self.phase = Phase::Recovery(Recovery::Sack1 {
+                        pipe: pipe - 1,
+                        next_rtx,
+                    });
                     end_backoff = true;
                 }
             }
@@ -626,7 +673,12 @@ impl Sender {
         // this is the first data segment's ACK; with a handshake the SYN-ACK plays its part.
         let exits_sack = self.variant == Variant::Sack && !was_open;
         let first = ack == self.mss.min(self.end);
-        if self.p.ns2_compat && !self.p.handshake && first && !exits_sack && self.phase == Phase::Open {
+        if self.p.ns2_compat
+            && !self.p.handshake
+            && first
+            && !exits_sack
+            && self.phase == Phase::Open
+        {
             self.cwnd = self.growth_window;
         }
         if self.snd_una >= self.end {
@@ -660,7 +712,11 @@ impl Sender {
     fn open_cwnd(&mut self, acked: u64) {
         if self.cwnd < self.ssthresh {
             // cwnd += min(N, SMSS); ns-2 adds a whole segment per new ACK
-            self.cwnd += if self.p.ns2_compat { 1.0 } else { (acked as f64 / self.mss as f64).min(1.0) };
+            self.cwnd += if self.p.ns2_compat {
+                1.0
+            } else {
+                (acked as f64 / self.mss as f64).min(1.0)
+            };
         } else {
             // cwnd += SMSS·SMSS/cwnd
             self.cwnd += 1.0 / self.cwnd;
@@ -678,7 +734,10 @@ impl Sender {
                 let thresh = self.p.dupack_threshold;
                 // RFC 6675 §5 (2): IsLost(HighACK + 1) also starts recovery (not in ns-2's Sack1)
                 let lost = !self.is_sack1()
-                    && self.sack.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, self.mss, thresh));
+                    && self
+                        .sack
+                        .as_ref()
+                        .is_some_and(|sb| sb.is_lost(self.snd_una, self.mss, thresh));
                 if self.dupacks == thresh || (lost && self.dupacks < thresh) {
                     self.enter_recovery(ctx);
                 } else if self.dupacks < thresh && self.p.limited_transmit {
@@ -730,8 +789,9 @@ impl Sender {
         let guarded = self.variant != Variant::Reno || self.p.ns2_compat;
         // RFC 6582 §3.2 step 1: only if the cumulative ACK covers more than `recover`; ns-2
         // also when it covers packet 0 alone (`bugfix_ss_`)
-        let allowed =
-            !guarded || self.beyond_recover(self.snd_una) || (self.p.ns2_compat && self.snd_una == self.mss);
+        let allowed = !guarded
+            || self.beyond_recover(self.snd_una)
+            || (self.p.ns2_compat && self.snd_una == self.mss);
         // RFC 3168 §6.1.2: the window was already cut for ECN in this window of data
         let after_ecn = !allowed && self.reduction == Reduction::Ecn;
         if !allowed && !after_ecn {
@@ -774,18 +834,27 @@ impl Sender {
                 let outstanding = (self.snd_max - self.snd_una).div_ceil(self.mss);
                 self.cwnd = target;
                 let pipe = outstanding as i64 - i64::from(self.p.dupack_threshold);
-                self.phase = Phase::Recovery(Recovery::Sack1 { pipe, next_rtx: self.snd_una + len });
+                self.phase = Phase::Recovery(Recovery::Sack1 {
+                    pipe,
+                    next_rtx: self.snd_una + len,
+                });
             }
             Variant::Sack => {
                 // RFC 6675 §5 (4.2): cwnd = ssthresh; (4.3): HighRxt = RescueRxt = the segment
                 self.cwnd = target;
                 let high = self.snd_una + len;
-                self.phase = Phase::Recovery(Recovery::Sack { high_rxt: high, rescue_rxt: Some(high) });
+                self.phase = Phase::Recovery(Recovery::Sack {
+                    high_rxt: high,
+                    rescue_rxt: Some(high),
+                });
             }
             Variant::Reno | Variant::NewReno => {
                 // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3·SMSS
                 self.cwnd = target + f64::from(self.p.dupack_threshold);
-                self.phase = Phase::Recovery(Recovery::Fast { deflate_to: target, partial_acks: 0 });
+                self.phase = Phase::Recovery(Recovery::Fast {
+                    deflate_to: target,
+                    partial_acks: 0,
+                });
             }
         }
     }
@@ -811,9 +880,18 @@ impl Sender {
         if self.p.target_rate_bps.is_none() {
             return window;
         }
-        let srtt = if self.rto.has_sample() { self.rto.srtt_fine() } else { SimDuration::ZERO };
+        let srtt = if self.rto.has_sample() {
+            self.rto.srtt_fine()
+        } else {
+            SimDuration::ZERO
+        };
         let rwnd = self.p.max_window_bytes as f64 / self.mss as f64;
-        window.max(sustain::floor_segments(self.p.target_rate_bps, srtt, self.p.packet_size, rwnd))
+        window.max(sustain::floor_segments(
+            self.p.target_rate_bps,
+            srtt,
+            self.p.packet_size,
+            rwnd,
+        ))
     }
 
     /// The cumulative ACK covers all data outstanding at the last reduction (a full ACK).
@@ -828,7 +906,8 @@ impl Sender {
 
     /// min(cwnd, rwnd) in segments.
     fn window_segments(&self) -> f64 {
-        self.cwnd.min(self.p.max_window_bytes as f64 / self.mss as f64)
+        self.cwnd
+            .min(self.p.max_window_bytes as f64 / self.mss as f64)
     }
 
     // ---------------------------------------------------------------- timeout
@@ -840,7 +919,10 @@ impl Sender {
                 self.stats.timeouts += 1;
                 self.rto.back_off();
                 self.send_syn(ctx);
-                self.phase = Phase::SynSent { sent_at: ctx.now, retransmitted: true };
+                self.phase = Phase::SynSent {
+                    sent_at: ctx.now,
+                    retransmitted: true,
+                };
                 self.arm(ctx.now + self.rto.timeout(), ctx);
                 return;
             }
@@ -872,7 +954,9 @@ impl Sender {
         // ns-2 (`TcpAgent::timeout`): a timeout before the ECN reduction's window is
         // acknowledged closes cwnd to one segment but leaves ssthresh as the reduction set it
         // (and is not counted in `nrexmit_`)
-        let ends_ecn = self.p.ns2_compat && self.reduction == Reduction::Ecn && !self.reaches_recover(self.snd_una);
+        let ends_ecn = self.p.ns2_compat
+            && self.reduction == Reduction::Ecn
+            && !self.reaches_recover(self.snd_una);
         // RFC 5681 §3.1: ssthresh by eq. (4) unless this segment was already resent by the
         // timer; ns-2 halves again at every timeout
         if !ends_ecn && (self.p.ns2_compat || self.timeout_una != Some(self.snd_una)) {
@@ -913,8 +997,13 @@ impl Sender {
     fn send_more(&mut self, ctx: &mut Ctx) {
         match self.phase {
             Phase::Open | Phase::Recovery(Recovery::Fast { .. }) => self.send_window(None, ctx),
-            Phase::Recovery(Recovery::Sack { high_rxt, rescue_rxt }) => self.send_sack(high_rxt, rescue_rxt, ctx),
-            Phase::Recovery(Recovery::Sack1 { pipe, next_rtx }) => self.send_sack1(pipe, next_rtx, ctx),
+            Phase::Recovery(Recovery::Sack {
+                high_rxt,
+                rescue_rxt,
+            }) => self.send_sack(high_rxt, rescue_rxt, ctx),
+            Phase::Recovery(Recovery::Sack1 { pipe, next_rtx }) => {
+                self.send_sack1(pipe, next_rtx, ctx)
+            }
             Phase::Waiting | Phase::SynSent { .. } | Phase::Complete => {}
         }
     }
@@ -970,7 +1059,8 @@ impl Sender {
         let mut pipe = sb.pipe(&m);
         while cwnd - pipe as f64 >= self.mss as f64 {
             let len_new = self.mss.min(self.end.saturating_sub(self.snd_max));
-            let new_ok = len_new > 0 && self.snd_max + len_new - self.snd_una <= self.p.max_window_bytes;
+            let new_ok =
+                len_new > 0 && self.snd_max + len_new - self.snd_una <= self.p.max_window_bytes;
             match sb.next_seg(&m, new_ok) {
                 NextSeg::Retransmit { start, len, rescue } => {
                     self.transmit(start, len, ctx);
@@ -993,7 +1083,10 @@ impl Sender {
             }
         }
         self.sack = Some(sb);
-        self.phase = Phase::Recovery(Recovery::Sack { high_rxt: m.high_rxt, rescue_rxt: m.rescue_rxt });
+        self.phase = Phase::Recovery(Recovery::Sack {
+            high_rxt: m.high_rxt,
+            rescue_rxt: m.rescue_rxt,
+        });
     }
 
     /// ns-2.35 tcp-sack1.cc `Sack1TcpAgent::send_much` in fast recovery: while pipe < ⌊cwnd⌋,
@@ -1002,7 +1095,10 @@ impl Sender {
     fn send_sack1(&mut self, mut pipe: i64, mut next_rtx: u64, ctx: &mut Ctx) {
         let wnd_end = self.snd_una + self.p.max_window_bytes;
         while pipe < self.cwnd.floor() as i64 {
-            let hole = self.sack.as_ref().and_then(|sb| sb.next_hole(next_rtx.max(self.snd_una)));
+            let hole = self
+                .sack
+                .as_ref()
+                .and_then(|sb| sb.next_hole(next_rtx.max(self.snd_una)));
             if let Some(start) = hole {
                 let len = self.mss.min(self.snd_max - start);
                 if start + len > wnd_end {
@@ -1063,7 +1159,10 @@ impl Sender {
         } else {
             self.snd_max = start + len;
             if self.timing.is_none() {
-                self.timing = Some(Timing { end: start + len, sent: ctx.now });
+                self.timing = Some(Timing {
+                    end: start + len,
+                    sent: ctx.now,
+                });
             }
         }
         // RFC 6298 (5.1): a data segment sent while the timer is off starts it
@@ -1075,7 +1174,11 @@ impl Sender {
     fn emit(&mut self, seq: u64, payload: u32, f: u16, ecn: Ecn, ctx: &mut Ctx) {
         // ns-2 `TcpAgent::output` adds the header bytes to every packet but packet 0, its SYN
         // slot: with `syn_` false the first data segment leaves as its payload alone
-        let headers = if self.p.ns2_compat && !self.p.handshake && seq == 0 && payload > 0 { 0 } else { HEADER_BYTES };
+        let headers = if self.p.ns2_compat && !self.p.handshake && seq == 0 && payload > 0 {
+            0
+        } else {
+            HEADER_BYTES
+        };
         ctx.send(Packet {
             src: self.src,
             dst: self.dst,
@@ -1085,7 +1188,12 @@ impl Sender {
             flow: self.flow,
             dst_agent: self.peer,
             rev: false,
-            th: TransportHeader { seq, payload, flags: f, ..Default::default() },
+            th: TransportHeader {
+                seq,
+                payload,
+                flags: f,
+                ..Default::default()
+            },
             ..Default::default()
         });
     }
@@ -1095,14 +1203,24 @@ impl Sender {
     /// Starts or restarts the retransmission timer to expire at `deadline`.
     fn arm(&mut self, deadline: SimTime, ctx: &mut Ctx) {
         match self.timer {
-            RetxTimer::Armed { event_at, token, .. } if event_at <= deadline => {
-                self.timer = RetxTimer::Armed { deadline, event_at, token };
+            RetxTimer::Armed {
+                event_at, token, ..
+            } if event_at <= deadline => {
+                self.timer = RetxTimer::Armed {
+                    deadline,
+                    event_at,
+                    token,
+                };
             }
             RetxTimer::Armed { .. } | RetxTimer::Idle => {
                 self.next_token = self.next_token.wrapping_add(1).max(1);
                 let token = self.next_token;
                 ctx.set_timer(deadline, token);
-                self.timer = RetxTimer::Armed { deadline, event_at: deadline, token };
+                self.timer = RetxTimer::Armed {
+                    deadline,
+                    event_at: deadline,
+                    token,
+                };
             }
         }
     }
@@ -1210,7 +1328,10 @@ pub(crate) mod tests {
 
         /// `w` full segments in flight (initial window `w`), cwnd = w, ssthresh as given.
         pub(crate) fn with_window(p: Params, w: u32, ssthresh: f64) -> (Fx, Vec<Packet>) {
-            let (mut fx, out) = Fx::started(Params { initial_window_segments: w, ..p });
+            let (mut fx, out) = Fx::started(Params {
+                initial_window_segments: w,
+                ..p
+            });
             fx.s.set_window(f64::from(w), ssthresh);
             (fx, out)
         }
@@ -1223,7 +1344,8 @@ pub(crate) mod tests {
         /// Delivers one ACK packet now.
         pub(crate) fn deliver(&mut self, pkt: crate::net::packet::Packet) -> Vec<Packet> {
             let s = &mut self.s;
-            self.h.call_at(self.now, SENDER, |ctx| s.on_packet(&pkt, ctx))
+            self.h
+                .call_at(self.now, SENDER, |ctx| s.on_packet(&pkt, ctx))
         }
 
         /// A cumulative ACK of the first `k` segments.
@@ -1273,15 +1395,24 @@ pub(crate) mod tests {
     }
 
     fn reno() -> Params {
-        Params { variant: Variant::Reno, ..Params::default() }
+        Params {
+            variant: Variant::Reno,
+            ..Params::default()
+        }
     }
 
     fn newreno() -> Params {
-        Params { variant: Variant::NewReno, ..Params::default() }
+        Params {
+            variant: Variant::NewReno,
+            ..Params::default()
+        }
     }
 
     fn sack_params() -> Params {
-        Params { variant: Variant::Sack, ..Params::default() }
+        Params {
+            variant: Variant::Sack,
+            ..Params::default()
+        }
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -1298,13 +1429,19 @@ pub(crate) mod tests {
         assert_eq!((p.size, p.th.payload, p.th.seq), (1000, 960, 0));
         assert!(!p.rev && p.dst_agent == 1 && p.src == 0 && p.dst == 1);
         assert_eq!(p.ecn, Ecn::NotEct);
-        let (_, out) = Fx::started(Params { initial_window_segments: 4, ..Params::default() });
+        let (_, out) = Fx::started(Params {
+            initial_window_segments: 4,
+            ..Params::default()
+        });
         assert_eq!(segs(&out), vec![0, 1, 2, 3]);
     }
 
     #[test]
     fn data_starts_at_the_flows_start_time() {
-        let p = Params { start: at_ms(2500), ..Params::default() };
+        let p = Params {
+            start: at_ms(2500),
+            ..Params::default()
+        };
         let (fx, out) = Fx::started(p);
         assert_eq!(fx.now, at_ms(2500));
         assert_eq!(out.len(), 1);
@@ -1337,10 +1474,18 @@ pub(crate) mod tests {
 
     #[test]
     fn the_advertised_window_caps_the_data_in_flight() {
-        let p = Params { max_window_bytes: 4 * MSS, initial_window_segments: 10, ..Params::default() };
+        let p = Params {
+            max_window_bytes: 4 * MSS,
+            initial_window_segments: 10,
+            ..Params::default()
+        };
         let (mut fx, out) = Fx::started(p);
         assert_eq!(segs(&out), vec![0, 1, 2, 3]);
-        assert_eq!(segs(&fx.ack(1)), vec![4], "cwnd 11 but only 4 segments may be outstanding");
+        assert_eq!(
+            segs(&fx.ack(1)),
+            vec![4],
+            "cwnd 11 but only 4 segments may be outstanding"
+        );
     }
 
     #[test]
@@ -1367,7 +1512,10 @@ pub(crate) mod tests {
 
     #[test]
     fn ssthresh_never_falls_below_two_segments() {
-        let p = Params { dupack_threshold: 2, ..reno() };
+        let p = Params {
+            dupack_threshold: 2,
+            ..reno()
+        };
         let (mut fx, _) = Fx::with_window(p, 3, 20.0);
         fx.dupacks(0, 2);
         assert_eq!(fx.ssthresh(), 2.0, "FlightSize 3 → 1.5, raised to 2");
@@ -1377,7 +1525,10 @@ pub(crate) mod tests {
     fn each_further_duplicate_ack_inflates_cwnd_and_releases_new_data() {
         let (mut fx, _) = Fx::with_window(reno(), 10, 20.0);
         fx.dupacks(0, 3);
-        assert!(fx.dupacks(0, 2).is_empty(), "cwnd 10 = FlightSize: nothing new yet");
+        assert!(
+            fx.dupacks(0, 2).is_empty(),
+            "cwnd 10 = FlightSize: nothing new yet"
+        );
         assert_eq!(fx.cwnd(), 10.0);
         assert_eq!(segs(&fx.ack(0)), vec![10], "cwnd 11 > FlightSize 10");
         assert_eq!(segs(&fx.ack(0)), vec![11]);
@@ -1390,7 +1541,11 @@ pub(crate) mod tests {
         // a partial ACK is enough for Reno
         let out = fx.ack(4);
         assert!(!fx.s.in_recovery());
-        assert_eq!(fx.cwnd(), 5.0, "deflated, not opened (RFC 5681 §3.2 step 6)");
+        assert_eq!(
+            fx.cwnd(),
+            5.0,
+            "deflated, not opened (RFC 5681 §3.2 step 6)"
+        );
         assert!(out.is_empty(), "6 segments still outstanding > cwnd 5");
     }
 
@@ -1405,7 +1560,10 @@ pub(crate) mod tests {
         assert_eq!(fx.ssthresh(), 3.0, "FlightSize 6 / 2");
         // ns-2's bugFix_: no second fast retransmit below recover — a timeout will follow
         // (segment 0 acknowledged first: ns-2 never fast-retransmits it)
-        let p = Params { variant: Variant::Reno, ..Params::ns2() };
+        let p = Params {
+            variant: Variant::Reno,
+            ..Params::ns2()
+        };
         let (mut fx, _) = Fx::with_window(p, 10, 20.0);
         fx.ack(1);
         fx.dupacks(1, 3);
@@ -1416,14 +1574,20 @@ pub(crate) mod tests {
 
     #[test]
     fn ns2_mode_halves_the_window_rather_than_the_flight_and_opens_cwnd_on_exit() {
-        let p = Params { variant: Variant::Reno, ..Params::ns2() };
+        let p = Params {
+            variant: Variant::Reno,
+            ..Params::ns2()
+        };
         let (mut fx, _) = Fx::with_window(p, 9, 20.0);
         fx.ack(1); // segments 1..=9 in flight (ns-2 delay_growth_ keeps cwnd at 9)
         fx.dupacks(1, 3);
         assert_eq!(fx.ssthresh(), 4.0, "⌊9/2⌋");
         assert_eq!(fx.cwnd(), 7.5, "9/2 + 3");
         fx.ack(10);
-        assert!(close(fx.cwnd(), 4.5 + 1.0 / 4.5), "deflated to 4.5, then opened by the same ACK");
+        assert!(
+            close(fx.cwnd(), 4.5 + 1.0 / 4.5),
+            "deflated to 4.5, then opened by the same ACK"
+        );
         // the RFC sender deflates to FlightSize/2 = 4.5 and leaves it there
         let (mut fx, _) = Fx::with_window(reno(), 9, 20.0);
         fx.dupacks(0, 3);
@@ -1442,8 +1606,15 @@ pub(crate) mod tests {
         assert_eq!(segs(&fx.dupacks(0, 5)), vec![10, 11, 12], "cwnd 8 + 5 = 13");
         // the retransmitted 0 fills the first hole: ACK 5 is partial (recover = 10)
         let out = fx.ack(5);
-        assert!(fx.s.in_recovery(), "NewReno stays in recovery on a partial ACK");
-        assert_eq!(segs(&out), vec![5, 13], "the next hole, then one new segment");
+        assert!(
+            fx.s.in_recovery(),
+            "NewReno stays in recovery on a partial ACK"
+        );
+        assert_eq!(
+            segs(&out),
+            vec![5, 13],
+            "the next hole, then one new segment"
+        );
         // RFC 6582: cwnd − 5 acknowledged + 1
         assert_eq!(fx.cwnd(), 9.0);
         // a full ACK (all of 0..10) ends recovery with cwnd = ssthresh
@@ -1460,9 +1631,17 @@ pub(crate) mod tests {
         let first = fx.s.timer_deadline().unwrap();
         assert_eq!(first, at_ms(200) + fx.s.rto());
         fx.at(300).ack(6);
-        assert_eq!(fx.s.timer_deadline().unwrap(), first, "RFC 6582: impatient variant");
+        assert_eq!(
+            fx.s.timer_deadline().unwrap(),
+            first,
+            "RFC 6582: impatient variant"
+        );
         fx.at(400).ack(10);
-        assert_eq!(fx.s.timer_deadline().unwrap(), at_ms(400) + fx.s.rto(), "a full ACK restarts it");
+        assert_eq!(
+            fx.s.timer_deadline().unwrap(),
+            at_ms(400) + fx.s.rto(),
+            "a full ACK restarts it"
+        );
     }
 
     #[test]
@@ -1481,7 +1660,11 @@ pub(crate) mod tests {
     fn a_timeout_sets_cwnd_to_one_segment_halves_ssthresh_and_resends_from_snd_una() {
         let (mut fx, _) = Fx::with_window(newreno(), 8, 20.0);
         assert_eq!(segs(&fx.at(100).ack(2)), vec![8, 9, 10]);
-        assert_eq!(fx.s.rto(), SimDuration::from_secs(1), "RTT 100 ms, RTO clamped to 1 s");
+        assert_eq!(
+            fx.s.rto(),
+            SimDuration::from_secs(1),
+            "RTT 100 ms, RTO clamped to 1 s"
+        );
         let out = fx.expire();
         assert_eq!(fx.now, at_ms(1100));
         assert_eq!(segs(&out), vec![2], "the first unacknowledged segment");
@@ -1502,10 +1685,17 @@ pub(crate) mod tests {
             times.push(fx.now.as_secs_f64());
         }
         assert_eq!(times, vec![1.0, 3.0, 7.0], "RTO 1, 2, 4 s");
-        assert_eq!(fx.ssthresh(), 4.0, "RFC 5681 §3.1: not cut again for the same segment");
+        assert_eq!(
+            fx.ssthresh(),
+            4.0,
+            "RFC 5681 §3.1: not cut again for the same segment"
+        );
         assert_eq!(fx.s.stats().timeouts, 3);
         // ns-2 halves min(cwnd, rwnd) again at every timeout: ⌊1/2⌋ → 2 segments
-        let p = Params { variant: Variant::NewReno, ..Params::ns2() };
+        let p = Params {
+            variant: Variant::NewReno,
+            ..Params::ns2()
+        };
         let (mut fx, _) = Fx::with_window(p, 8, 20.0);
         fx.expire();
         assert_eq!(fx.ssthresh(), 4.0);
@@ -1518,13 +1708,25 @@ pub(crate) mod tests {
         let (mut fx, _) = Fx::started(newreno());
         fx.expire(); // segment 0 resent at 1 s
         fx.at(1050).ack(1);
-        assert_eq!(fx.s.stats().rtt_samples, 0, "ambiguous: original or retransmission?");
-        assert_eq!(fx.s.rto(), SimDuration::from_secs(2), "the backoff stays until a valid sample");
+        assert_eq!(
+            fx.s.stats().rtt_samples,
+            0,
+            "ambiguous: original or retransmission?"
+        );
+        assert_eq!(
+            fx.s.rto(),
+            SimDuration::from_secs(2),
+            "the backoff stays until a valid sample"
+        );
         // segments 1 and 2 left at 1.05 s, sent once: the next ACK times segment 1
         fx.at(1150).ack(2);
         assert_eq!(fx.s.stats().rtt_samples, 1);
         assert!(close(fx.s.stats().rtt_mean_s, 0.1));
-        assert_eq!(fx.s.rto(), SimDuration::from_secs(1), "a valid sample ends the backoff");
+        assert_eq!(
+            fx.s.rto(),
+            SimDuration::from_secs(1),
+            "a valid sample ends the backoff"
+        );
     }
 
     #[test]
@@ -1533,7 +1735,11 @@ pub(crate) mod tests {
         for k in 1..=4 {
             fx.at(100 + k).ack(k);
         }
-        assert_eq!(fx.s.stats().rtt_samples, 1, "segment 0 only; segment 4 is timed next");
+        assert_eq!(
+            fx.s.stats().rtt_samples,
+            1,
+            "segment 0 only; segment 4 is timed next"
+        );
         fx.at(250).ack(5);
         assert_eq!(fx.s.stats().rtt_samples, 2);
         let st = fx.s.stats();
@@ -1543,7 +1749,10 @@ pub(crate) mod tests {
 
     #[test]
     fn acknowledging_everything_stops_the_timer() {
-        let p = Params { transfer_bytes: Some(3 * MSS), ..Params::default() };
+        let p = Params {
+            transfer_bytes: Some(3 * MSS),
+            ..Params::default()
+        };
         let (mut fx, _) = Fx::started(p);
         assert!(fx.s.timer_deadline().is_some(), "RFC 6298 (5.1)");
         fx.at(100).ack(1);
@@ -1555,13 +1764,19 @@ pub(crate) mod tests {
     // ------------------------------------------------------------ ECN
 
     fn ecn() -> Params {
-        Params { ecn: true, ..newreno() }
+        Params {
+            ecn: true,
+            ..newreno()
+        }
     }
 
     #[test]
     fn ece_halves_cwnd_once_per_window_and_the_next_new_segment_carries_cwr() {
         let (mut fx, out) = Fx::with_window(ecn(), 8, 20.0);
-        assert!(out.iter().all(|p| p.ecn == Ecn::Ect0), "RFC 3168 §6.1: data is ECT(0)");
+        assert!(
+            out.iter().all(|p| p.ecn == Ecn::Ect0),
+            "RFC 3168 §6.1: data is ECT(0)"
+        );
         assert!(fx.ack_with(1, flags::ECE, &[]).is_empty());
         assert_eq!(fx.cwnd(), 4.0);
         assert_eq!(fx.ssthresh(), 4.0, "FlightSize 8 / 2");
@@ -1572,7 +1787,11 @@ pub(crate) mod tests {
         assert_eq!(fx.s.stats().ecn_reductions, 1);
         let out = fx.ack(5);
         assert_eq!(segs(&out), vec![8]);
-        assert_ne!(out[0].th.flags & flags::CWR, 0, "RFC 3168 §6.1.2: CWR on the next new segment");
+        assert_ne!(
+            out[0].th.flags & flags::CWR,
+            0,
+            "RFC 3168 §6.1.2: CWR on the next new segment"
+        );
         let out = fx.ack(6);
         assert_eq!(out[0].th.flags & flags::CWR, 0, "once");
         // an ECE for data sent after the reduction cuts again
@@ -1587,7 +1806,11 @@ pub(crate) mod tests {
         assert_eq!(out[0].ecn, Ecn::NotEct, "RFC 3168 §6.1.5");
         assert_eq!(out[0].th.flags & flags::CWR, 0);
         // ns-2 marks retransmissions ECT and puts CWR on them (SetCWRonRetransmit_)
-        let p = Params { ecn: true, variant: Variant::NewReno, ..Params::ns2() };
+        let p = Params {
+            ecn: true,
+            variant: Variant::NewReno,
+            ..Params::ns2()
+        };
         let (mut fx, _) = Fx::with_window(p, 4, 20.0);
         fx.ack(1);
         let out = fx.dupacks(1, 3);
@@ -1610,10 +1833,20 @@ pub(crate) mod tests {
 
     #[test]
     fn a_finite_transfer_ends_with_a_short_segment_and_completes_when_all_is_acked() {
-        let p = Params { transfer_bytes: Some(2500), initial_window_segments: 4, ..Params::default() };
+        let p = Params {
+            transfer_bytes: Some(2500),
+            initial_window_segments: 4,
+            ..Params::default()
+        };
         let (mut fx, out) = Fx::started(p);
-        let lens: Vec<_> = out.iter().map(|p| (p.th.seq, p.th.payload, p.size)).collect();
-        assert_eq!(lens, vec![(0, 960, 1000), (960, 960, 1000), (1920, 580, 620)]);
+        let lens: Vec<_> = out
+            .iter()
+            .map(|p| (p.th.seq, p.th.payload, p.size))
+            .collect();
+        assert_eq!(
+            lens,
+            vec![(0, 960, 1000), (960, 960, 1000), (1920, 580, 620)]
+        );
         fx.at(100).deliver(ack(1920, 0, &[]));
         assert!(!fx.s.is_complete());
         assert!(fx.at(150).deliver(ack(2500, 0, &[])).is_empty());
@@ -1626,7 +1859,10 @@ pub(crate) mod tests {
 
     #[test]
     fn an_empty_transfer_completes_at_once() {
-        let (fx, out) = Fx::started(Params { transfer_bytes: Some(0), ..Params::default() });
+        let (fx, out) = Fx::started(Params {
+            transfer_bytes: Some(0),
+            ..Params::default()
+        });
         assert!(out.is_empty());
         assert!(fx.s.is_complete());
         assert!(fx.h.flow.source_done);
@@ -1635,7 +1871,13 @@ pub(crate) mod tests {
     // ------------------------------------------------------------ handshake
 
     fn handshake() -> Params {
-        Params { handshake: true, ecn: true, variant: Variant::Sack, initial_window_segments: 2, ..Params::default() }
+        Params {
+            handshake: true,
+            ecn: true,
+            variant: Variant::Sack,
+            initial_window_segments: 2,
+            ..Params::default()
+        }
     }
 
     #[test]
@@ -1643,12 +1885,18 @@ pub(crate) mod tests {
         let (mut fx, out) = Fx::started(handshake());
         assert_eq!(out.len(), 1);
         let syn = out[0];
-        assert_eq!(syn.th.flags, flags::SYN | flags::ECE | flags::CWR | flags::SACK_PERMITTED, "ECN-setup SYN");
+        assert_eq!(
+            syn.th.flags,
+            flags::SYN | flags::ECE | flags::CWR | flags::SACK_PERMITTED,
+            "ECN-setup SYN"
+        );
         assert_eq!((syn.size, syn.th.payload, syn.ecn), (40, 0, Ecn::NotEct));
         let synack = ack(0, flags::SYN | flags::ECE | flags::SACK_PERMITTED, &[]);
         let out = fx.at(100).deliver(synack);
         assert_eq!(segs(&out), vec![0, 1]);
-        assert!(out.iter().all(|p| p.ecn == Ecn::Ect0 && p.th.flags & flags::ACK != 0));
+        assert!(out
+            .iter()
+            .all(|p| p.ecn == Ecn::Ect0 && p.th.flags & flags::ACK != 0));
         assert!(fx.s.ecn_active());
         assert_eq!(fx.s.variant(), Variant::Sack);
         assert_eq!(fx.s.stats().rtt_samples, 1, "the SYN's round trip is timed");
@@ -1660,10 +1908,15 @@ pub(crate) mod tests {
         let out = fx.at(100).deliver(ack(0, flags::SYN, &[]));
         assert!(out.iter().all(|p| p.ecn == Ecn::NotEct));
         assert!(!fx.s.ecn_active());
-        assert_eq!(fx.s.variant(), Variant::NewReno, "SACK falls back to NewReno");
+        assert_eq!(
+            fx.s.variant(),
+            Variant::NewReno,
+            "SACK falls back to NewReno"
+        );
         // a SYN-ACK that echoes both ECE and CWR is not an ECN-setup SYN-ACK (RFC 3168 §6.1.1)
         let (mut fx, _) = Fx::started(handshake());
-        fx.at(100).deliver(ack(0, flags::SYN | flags::ECE | flags::CWR, &[]));
+        fx.at(100)
+            .deliver(ack(0, flags::SYN | flags::ECE | flags::CWR, &[]));
         assert!(!fx.s.ecn_active());
     }
 
@@ -1671,18 +1924,35 @@ pub(crate) mod tests {
     fn a_lost_syn_is_resent_with_backoff_and_data_then_starts_with_one_segment() {
         let (mut fx, _) = Fx::started(handshake());
         let out = fx.expire();
-        assert_eq!((fx.now, out[0].th.flags & flags::SYN), (at_ms(1000), flags::SYN));
+        assert_eq!(
+            (fx.now, out[0].th.flags & flags::SYN),
+            (at_ms(1000), flags::SYN)
+        );
         fx.expire();
         assert_eq!(fx.now, at_ms(3000), "RTO doubled to 2 s");
-        let out = fx.at(3100).deliver(ack(0, flags::SYN | flags::ECE | flags::SACK_PERMITTED, &[]));
-        assert_eq!(segs(&out), vec![0], "RFC 5681 §3.1: initial window of one segment");
-        assert_eq!(fx.s.stats().rtt_samples, 0, "Karn: no sample from a resent SYN");
+        let out = fx
+            .at(3100)
+            .deliver(ack(0, flags::SYN | flags::ECE | flags::SACK_PERMITTED, &[]));
+        assert_eq!(
+            segs(&out),
+            vec![0],
+            "RFC 5681 §3.1: initial window of one segment"
+        );
+        assert_eq!(
+            fx.s.stats().rtt_samples,
+            0,
+            "Karn: no sample from a resent SYN"
+        );
         assert_eq!(fx.s.rto(), SimDuration::from_secs(3), "RFC 6298 §5.7");
     }
 
     #[test]
     fn without_the_handshake_ecn_and_sack_are_taken_as_agreed() {
-        let p = Params { ecn: true, variant: Variant::Sack, ..Params::default() };
+        let p = Params {
+            ecn: true,
+            variant: Variant::Sack,
+            ..Params::default()
+        };
         let (fx, out) = Fx::started(p);
         assert_eq!(out[0].ecn, Ecn::Ect0);
         assert_eq!(out[0].th.flags, 0, "ns-2 one-way TCP: no SYN, no ACK flag");
@@ -1693,24 +1963,40 @@ pub(crate) mod tests {
 
     #[test]
     fn limited_transmit_sends_a_new_segment_on_each_of_the_first_two_duplicate_acks() {
-        let p = Params { limited_transmit: true, ..newreno() };
+        let p = Params {
+            limited_transmit: true,
+            ..newreno()
+        };
         let (mut fx, _) = Fx::with_window(p, 4, 20.0);
         assert_eq!(segs(&fx.ack(0)), vec![4]);
         assert_eq!(segs(&fx.ack(0)), vec![5]);
         assert_eq!(fx.cwnd(), 4.0, "cwnd unchanged (RFC 3042)");
         assert_eq!(segs(&fx.ack(0)), vec![0]);
-        assert_eq!(fx.ssthresh(), 2.0, "FlightSize counts the 4 segments sent before, not the 2 extra");
+        assert_eq!(
+            fx.ssthresh(),
+            2.0,
+            "FlightSize counts the 4 segments sent before, not the 2 extra"
+        );
     }
 
     fn ns2_newreno() -> Params {
-        Params { variant: Variant::NewReno, ..Params::ns2() }
+        Params {
+            variant: Variant::NewReno,
+            ..Params::ns2()
+        }
     }
 
     #[test]
     fn ns2_limited_transmit_resends_old_segments_during_go_back_n() {
         // ns-2 TcpAgent::send_one sends t_seqno_, which a timeout pulled back to SND.UNA
-        let lt = |p: Params| Params { limited_transmit: true, ..p };
-        for (p, first, second) in [(lt(ns2_newreno()), vec![4], vec![5]), (lt(newreno()), vec![], vec![])] {
+        let lt = |p: Params| Params {
+            limited_transmit: true,
+            ..p
+        };
+        for (p, first, second) in [
+            (lt(ns2_newreno()), vec![4], vec![5]),
+            (lt(newreno()), vec![], vec![]),
+        ] {
             let (mut fx, _) = Fx::with_window(p, 8, 20.0);
             assert_eq!(segs(&fx.expire()), vec![0]);
             // segment 0 arrives; the receiver also held 1: slow start from one segment
@@ -1722,7 +2008,11 @@ pub(crate) mod tests {
             assert_eq!(segs(&fx.ack(2)), first, "ns2 {}", p.ns2_compat);
             assert_eq!(segs(&fx.ack(2)), second);
             let resent = fx.s.stats().retransmitted_segments;
-            assert_eq!(resent, if p.ns2_compat { 5 } else { 3 }, "0, 2, 3 (and 4, 5 by limited transmit)");
+            assert_eq!(
+                resent,
+                if p.ns2_compat { 5 } else { 3 },
+                "0, 2, 3 (and 4, 5 by limited transmit)"
+            );
         }
     }
 
@@ -1730,10 +2020,25 @@ pub(crate) mod tests {
     fn ns2_limited_transmit_allows_cwnd_plus_the_duplicate_acks_so_far() {
         // 4 segments outstanding, cwnd 3.5: ns-2 lets the flight grow to cwnd + 1 on the first
         // duplicate ACK and cwnd + 2 on the second; RFC 3042 to cwnd + 2 on both
-        for (p, first, second) in [(ns2_newreno(), vec![], vec![4]), (newreno(), vec![4], vec![])] {
-            let (mut fx, _) = Fx::with_window(Params { limited_transmit: true, ..p }, 4, 20.0);
+        for (p, first, second) in [
+            (ns2_newreno(), vec![], vec![4]),
+            (newreno(), vec![4], vec![]),
+        ] {
+            let (mut fx, _) = Fx::with_window(
+                Params {
+                    limited_transmit: true,
+                    ..p
+                },
+                4,
+                20.0,
+            );
             fx.s.set_window(3.5, 20.0);
-            assert_eq!(segs(&fx.ack(0)), first, "ns2 {}: 5 outstanding", p.ns2_compat);
+            assert_eq!(
+                segs(&fx.ack(0)),
+                first,
+                "ns2 {}: 5 outstanding",
+                p.ns2_compat
+            );
             assert_eq!(segs(&fx.ack(0)), second);
         }
     }
@@ -1741,7 +2046,10 @@ pub(crate) mod tests {
     #[test]
     fn ns2_the_ack_of_segment_0_alone_resets_cwnd_to_the_initial_window() {
         // ns-2 delay_growth_: 2, 3, 6, ... segments per round trip instead of 2, 4, 8
-        let (mut fx, out) = Fx::started(Params { initial_window_segments: 2, ..ns2_newreno() });
+        let (mut fx, out) = Fx::started(Params {
+            initial_window_segments: 2,
+            ..ns2_newreno()
+        });
         assert_eq!(segs(&out), vec![0, 1]);
         assert_eq!(segs(&fx.at(100).ack(1)), vec![2], "cwnd 2, not 3");
         assert_eq!(fx.cwnd(), 2.0);
@@ -1749,11 +2057,20 @@ pub(crate) mod tests {
         assert_eq!(segs(&fx.ack(3)), vec![5, 6]);
         assert_eq!(fx.cwnd(), 4.0);
         // the RFC sender grows at once; so does ns-2 with a handshake (the SYN-ACK is that ACK)
-        let rfc = Params { initial_window_segments: 2, ..newreno() };
-        let syn = Params { handshake: true, ..rfc };
+        let rfc = Params {
+            initial_window_segments: 2,
+            ..newreno()
+        };
+        let syn = Params {
+            handshake: true,
+            ..rfc
+        };
         let (mut fx, _) = Fx::started(rfc);
         assert_eq!(segs(&fx.at(100).ack(1)), vec![2, 3]);
-        let (mut fx, _) = Fx::started(Params { ns2_compat: true, ..syn });
+        let (mut fx, _) = Fx::started(Params {
+            ns2_compat: true,
+            ..syn
+        });
         fx.at(50).deliver(ack(0, flags::SYN, &[]));
         assert_eq!(segs(&fx.at(150).ack(1)), vec![2, 3]);
     }
@@ -1761,15 +2078,25 @@ pub(crate) mod tests {
     #[test]
     fn ns2_after_segment_0_times_out_its_ack_sets_cwnd_to_one_segment() {
         // ns-2 bugfix_ss_: a lost first segment turns the initial window into one segment
-        let (mut fx, _) = Fx::started(Params { initial_window_segments: 2, ..ns2_newreno() });
+        let (mut fx, _) = Fx::started(Params {
+            initial_window_segments: 2,
+            ..ns2_newreno()
+        });
         assert_eq!(segs(&fx.expire()), vec![0]);
-        assert_eq!(segs(&fx.at(3100).ack(1)), vec![1], "cwnd 1: segment 1 again, alone");
+        assert_eq!(
+            segs(&fx.at(3100).ack(1)),
+            vec![1],
+            "cwnd 1: segment 1 again, alone"
+        );
         assert_eq!(fx.cwnd(), 1.0);
         assert_eq!(segs(&fx.ack(2)), vec![2, 3]);
     }
 
     fn ns2_ecn() -> Params {
-        Params { ecn: true, ..ns2_newreno() }
+        Params {
+            ecn: true,
+            ..ns2_newreno()
+        }
     }
 
     /// An ns-2 ECN sender that has seen ECN-Echo on a new ACK before (ns-2 `ect_` set), so
@@ -1787,9 +2114,16 @@ pub(crate) mod tests {
         // negotiated_echo); RenoTcpAgent::recv → TcpAgent::ecn(0) does nothing (seqno 0 is not
         // beyond recover_ 0) and recv_newack_helper opens cwnd and sets `ect_`, so from then on
         // an ECN-Echo ACK never opens cwnd (`if (!ect_ || !ecnecho || ...) opencwnd()`)
-        let (mut fx, out) = Fx::started(Params { variant: Variant::Reno, ecn: true, ..Params::ns2() });
+        let (mut fx, out) = Fx::started(Params {
+            variant: Variant::Reno,
+            ecn: true,
+            ..Params::ns2()
+        });
         assert_eq!(segs(&out), vec![0]);
-        assert_eq!((out[0].ecn, out[0].th.flags & flags::ECE), (Ecn::NotEct, flags::ECE));
+        assert_eq!(
+            (out[0].ecn, out[0].th.flags & flags::ECE),
+            (Ecn::NotEct, flags::ECE)
+        );
         // the ACK of packet 0, with the negotiation's ECN-Echo: no reduction; `delay_growth_`
         // leaves cwnd at the initial window
         let out = fx.at(100).ack_with(1, flags::ECE, &[]);
@@ -1801,16 +2135,25 @@ pub(crate) mod tests {
         // halves cwnd to 0.5 (`ecn` after CWND_ACTION_TIMEOUT) and, `ect_` being set since
         // packet 0, does not open it: nothing goes out until the timer expires again
         assert_eq!(segs(&fx.expire()), vec![2]);
-        assert!(fx.ack_with(3, flags::ECE, &[]).is_empty(), "cwnd 0.5: nothing to send");
+        assert!(
+            fx.ack_with(3, flags::ECE, &[]).is_empty(),
+            "cwnd 0.5: nothing to send"
+        );
         assert_eq!((fx.cwnd(), fx.ssthresh()), (0.5, 2.0));
         assert_eq!(fx.s.stats().ecn_reductions, 1);
-        assert!(fx.ack_with(4, flags::ECE, &[]).is_empty(), "nor on the next ECN-Echo ACK");
+        assert!(
+            fx.ack_with(4, flags::ECE, &[]).is_empty(),
+            "nor on the next ECN-Echo ACK"
+        );
         assert_eq!(fx.cwnd(), 0.5);
     }
 
     #[test]
     fn the_rfc_sender_sends_packet_0_without_ecn_echo() {
-        let (_, out) = Fx::started(Params { ecn: true, ..Params::default() });
+        let (_, out) = Fx::started(Params {
+            ecn: true,
+            ..Params::default()
+        });
         assert_eq!(out[0].th.flags & flags::ECE, 0);
     }
 
@@ -1819,11 +2162,19 @@ pub(crate) mod tests {
         // ns-2 recv_newack_helper opens cwnd unless `ect_`, which that same ACK only sets
         let (mut fx, _) = Fx::with_window(ns2_ecn(), 8, 20.0);
         assert!(fx.ack_with(2, flags::ECE, &[]).is_empty());
-        assert_eq!((fx.cwnd(), fx.ssthresh()), (4.25, 4.0), "halved to 4, then + 1/4");
+        assert_eq!(
+            (fx.cwnd(), fx.ssthresh()),
+            (4.25, 4.0),
+            "halved to 4, then + 1/4"
+        );
         assert_eq!(segs(&fx.ack(6)), vec![8, 9]);
         let before = fx.cwnd();
         fx.ack_with(9, flags::ECE, &[]);
-        assert_eq!(fx.cwnd(), before / 2.0, "the next one (a new window) halves, and does not open");
+        assert_eq!(
+            fx.cwnd(),
+            before / 2.0,
+            "the next one (a new window) halves, and does not open"
+        );
     }
 
     #[test]
@@ -1832,8 +2183,14 @@ pub(crate) mod tests {
         // window; the RFC sender ignores ECN-Echo for data sent before the reduction
         let mut fx = ns2_ecn_seen(8);
         assert_eq!(segs(&fx.expire()), vec![0]);
-        assert_eq!((fx.now, fx.s.rto()), (at_ms(3000), SimDuration::from_secs(6)));
-        assert!(fx.at(3100).ack_with(2, flags::ECE, &[]).is_empty(), "cwnd 0.5: nothing to send");
+        assert_eq!(
+            (fx.now, fx.s.rto()),
+            (at_ms(3000), SimDuration::from_secs(6))
+        );
+        assert!(
+            fx.at(3100).ack_with(2, flags::ECE, &[]).is_empty(),
+            "cwnd 0.5: nothing to send"
+        );
         assert_eq!((fx.cwnd(), fx.ssthresh()), (0.5, 2.0));
         assert_eq!(fx.s.stats().ecn_reductions, 1);
         // the timer runs on: at 3.1 + 6 s it resends segment 2, go-back-N from one segment,
@@ -1874,11 +2231,21 @@ pub(crate) mod tests {
         assert_eq!(segs(&fx.at(100).ack(1)), vec![1]);
         assert!(fx.at(200).ack_with(2, flags::ECE, &[]).is_empty());
         assert_eq!(fx.cwnd(), 0.5);
-        let deadline = fx.s.timer_deadline().expect("ns-2 newtimer: kept while cwnd < 1");
+        let deadline =
+            fx.s.timer_deadline()
+                .expect("ns-2 newtimer: kept while cwnd < 1");
         assert_eq!(deadline, at_ms(200) + fx.s.rto());
         let rto = fx.s.rto();
-        assert_eq!(segs(&fx.expire()), vec![2], "nothing outstanding: cwnd 1, the next segment");
-        assert_eq!((fx.now, fx.cwnd(), fx.s.rto()), (deadline, 1.0, rto), "no backoff");
+        assert_eq!(
+            segs(&fx.expire()),
+            vec![2],
+            "nothing outstanding: cwnd 1, the next segment"
+        );
+        assert_eq!(
+            (fx.now, fx.cwnd(), fx.s.rto()),
+            (deadline, 1.0, rto),
+            "no backoff"
+        );
         assert_eq!(fx.s.stats().timeouts, 1);
         // the RFC sender keeps a segment's window and sends at once
         let (mut fx, _) = Fx::with_window(ecn(), 1, 20.0);
@@ -1899,7 +2266,11 @@ pub(crate) mod tests {
         // pipe = 1 (retransmitted 0) + 6 (4..10) = 7 ≥ cwnd: nothing more until it drains
         assert!(fx.ack_with(0, 0, &[sack(1, 5)]).is_empty());
         assert!(fx.ack_with(0, 0, &[sack(1, 6)]).is_empty(), "pipe 5 = cwnd");
-        assert_eq!(segs(&fx.ack_with(0, 0, &[sack(1, 7)])), vec![10], "pipe 4: one new segment");
+        assert_eq!(
+            segs(&fx.ack_with(0, 0, &[sack(1, 7)])),
+            vec![10],
+            "pipe 4: one new segment"
+        );
         assert_eq!(segs(&fx.ack_with(0, 0, &[sack(1, 8)])), vec![11]);
     }
 
@@ -1913,8 +2284,16 @@ pub(crate) mod tests {
         for top in 7..=10 {
             rtx.extend(fx.ack_with(0, 0, &[sack(5, top), sack(3, 4), sack(1, 2)]));
         }
-        let resent: Vec<_> = rtx.iter().filter(|p| p.th.seq < 10 * MSS).map(|p| p.th.seq / MSS).collect();
-        assert_eq!(resent, vec![0, 2, 4], "all three holes before any ACK advances");
+        let resent: Vec<_> = rtx
+            .iter()
+            .filter(|p| p.th.seq < 10 * MSS)
+            .map(|p| p.th.seq / MSS)
+            .collect();
+        assert_eq!(
+            resent,
+            vec![0, 2, 4],
+            "all three holes before any ACK advances"
+        );
         assert!(fx.s.in_recovery());
         // the retransmissions arrive: the cumulative ACK passes RecoveryPoint (10)
         fx.ack_with(12, 0, &[]);
@@ -1929,7 +2308,10 @@ pub(crate) mod tests {
         for _ in 0..3 {
             fx.ack_with(0, 0, &[sack(1, 2)]);
         }
-        assert!(!fx.s.in_recovery(), "RFC 6675 §2: only one of the three is a duplicate ACK");
+        assert!(
+            !fx.s.in_recovery(),
+            "RFC 6675 §2: only one of the three is a duplicate ACK"
+        );
     }
 
     #[test]
@@ -1942,13 +2324,20 @@ pub(crate) mod tests {
     }
 
     fn ns2_sack() -> Params {
-        Params { variant: Variant::Sack, ..Params::ns2() }
+        Params {
+            variant: Variant::Sack,
+            ..Params::ns2()
+        }
     }
 
     /// ns-2 Sack1 with segments 1..=10 in flight (segment 0 acknowledged, window 10).
     fn sack1_in_flight() -> Fx {
         let (mut fx, _) = Fx::with_window(ns2_sack(), 10, 20.0);
-        assert_eq!(segs(&fx.ack(1)), vec![10], "delay_growth_: cwnd back to the initial 10");
+        assert_eq!(
+            segs(&fx.ack(1)),
+            vec![10],
+            "delay_growth_: cwnd back to the initial 10"
+        );
         fx
     }
 
@@ -1959,15 +2348,26 @@ pub(crate) mod tests {
         let mut fx = sack1_in_flight();
         assert!(fx.ack_with(1, 0, &[sack(2, 3)]).is_empty());
         assert!(fx.ack_with(1, 0, &[sack(4, 5), sack(2, 3)]).is_empty());
-        assert_eq!(segs(&fx.ack_with(1, 0, &[sack(6, 7), sack(4, 5), sack(2, 3)])), vec![1]);
+        assert_eq!(
+            segs(&fx.ack_with(1, 0, &[sack(6, 7), sack(4, 5), sack(2, 3)])),
+            vec![1]
+        );
         assert_eq!((fx.cwnd(), fx.ssthresh()), (5.0, 5.0));
-        let more = |fx: &mut Fx, top| segs(&fx.ack_with(1, 0, &[sack(6, top), sack(4, 5), sack(2, 3)]));
+        let more =
+            |fx: &mut Fx, top| segs(&fx.ack_with(1, 0, &[sack(6, top), sack(4, 5), sack(2, 3)]));
         assert!(more(&mut fx, 8).is_empty(), "pipe 6");
         assert!(more(&mut fx, 9).is_empty(), "pipe 5");
-        assert_eq!(more(&mut fx, 10), vec![3], "pipe 4: the first hole above the last resent");
+        assert_eq!(
+            more(&mut fx, 10),
+            vec![3],
+            "pipe 4: the first hole above the last resent"
+        );
         assert_eq!(more(&mut fx, 11), vec![5]);
         // a partial ACK takes two from pipe: no hole below the highest SACK is left, so new data
-        assert_eq!(segs(&fx.ack_with(3, 0, &[sack(6, 11), sack(4, 5)])), vec![11, 12]);
+        assert_eq!(
+            segs(&fx.ack_with(3, 0, &[sack(6, 11), sack(4, 5)])),
+            vec![11, 12]
+        );
         assert_eq!(segs(&fx.ack_with(5, 0, &[sack(6, 11)])), vec![13, 14]);
         assert!(fx.s.in_recovery());
         // the ACK of everything sent before the fast retransmit ends recovery; cwnd stays 5
@@ -1987,7 +2387,11 @@ pub(crate) mod tests {
         assert_eq!(segs(&fx.ack(1)), vec![4]);
         assert!(fx.ack_with(1, 0, &[sack(2, 3)]).is_empty());
         assert!(fx.ack_with(1, 0, &[sack(2, 4)]).is_empty());
-        assert_eq!(segs(&fx.ack_with(1, 0, &[sack(2, 5)])), vec![1], "pipe 1 < cwnd 2, but no send_much");
+        assert_eq!(
+            segs(&fx.ack_with(1, 0, &[sack(2, 5)])),
+            vec![1],
+            "pipe 1 < cwnd 2, but no send_much"
+        );
         assert_eq!(fx.cwnd(), 2.0);
         assert_eq!(segs(&fx.ack_with(1, 0, &[sack(2, 5)])), vec![5, 6]);
     }
@@ -1997,7 +2401,10 @@ pub(crate) mod tests {
         let mut fx = sack1_in_flight();
         assert_eq!(segs(&fx.expire()), vec![1]);
         for _ in 0..4 {
-            assert!(fx.ack_with(1, 0, &[sack(2, 5)]).is_empty(), "Sack1 timeout_: ignored");
+            assert!(
+                fx.ack_with(1, 0, &[sack(2, 5)]).is_empty(),
+                "Sack1 timeout_: ignored"
+            );
         }
         assert!(!fx.s.in_recovery());
         // the next new ACK: slow start from one segment resends 2 and 3, which were SACKed
@@ -2009,7 +2416,11 @@ pub(crate) mod tests {
         }
         assert_eq!(fx.s.dupacks, 3);
         assert!(!fx.s.in_recovery());
-        assert_eq!(segs(&fx.ack(3)), vec![4, 5], "go-back-N goes on through SACKed 4 and 5");
+        assert_eq!(
+            segs(&fx.ack(3)),
+            vec![4, 5],
+            "go-back-N goes on through SACKed 4 and 5"
+        );
     }
 
     /// ns-2 with ECN, segments 1..=10 in flight and an ECN-Echo already seen (`ect_`), then an
@@ -2017,9 +2428,16 @@ pub(crate) mod tests {
     fn ns2_ecn_cut_with_1_to_10_in_flight(p: Params) -> Fx {
         let (mut fx, _) = Fx::with_window(Params { ecn: true, ..p }, 10, 20.0);
         fx.s.ece_seen = true;
-        assert_eq!(segs(&fx.ack(1)), vec![10], "delay_growth_: cwnd back to the initial 10");
+        assert_eq!(
+            segs(&fx.ack(1)),
+            vec![10],
+            "delay_growth_: cwnd back to the initial 10"
+        );
         assert!(fx.ack_with(2, flags::ECE, &[]).is_empty());
-        assert_eq!((fx.cwnd(), fx.ssthresh(), fx.s.stats().ecn_reductions), (5.0, 5.0, 1));
+        assert_eq!(
+            (fx.cwnd(), fx.ssthresh(), fx.s.stats().ecn_reductions),
+            (5.0, 5.0, 1)
+        );
         fx
     }
 
@@ -2043,15 +2461,29 @@ pub(crate) mod tests {
         // ssthresh 2, recover_ = maxseq_ = 14; then `seqno >= recover_` fails and the ACK is a
         // partial one (pipe 5 − 2 = 3 ≥ ⌊2.5⌋: nothing sent)
         assert!(fx.ack_with(12, flags::ECE, &[sack(12, 13)]).is_empty());
-        assert_eq!((fx.cwnd(), fx.ssthresh(), fx.s.stats().ecn_reductions), (2.5, 2.0, 2));
+        assert_eq!(
+            (fx.cwnd(), fx.ssthresh(), fx.s.stats().ecn_reductions),
+            (2.5, 2.0, 2)
+        );
         assert!(fx.s.in_recovery(), "recovery now ends at segment 14");
-        assert_eq!(segs(&fx.ack(14)), vec![15], "another partial ACK: pipe 3 − 2 = 1 < 2");
+        assert_eq!(
+            segs(&fx.ack(14)),
+            vec![15],
+            "another partial ACK: pipe 3 − 2 = 1 < 2"
+        );
         assert!(fx.s.in_recovery());
         fx.ack(15);
         assert!(!fx.s.in_recovery());
         assert_eq!(fx.cwnd(), 2.5);
         // the rfc preset (RFC 3168 §6.1.2 with RFC 6675 recovery) leaves a recovery alone
-        let (mut fx, _) = Fx::with_window(Params { ecn: true, ..sack_params() }, 10, 20.0);
+        let (mut fx, _) = Fx::with_window(
+            Params {
+                ecn: true,
+                ..sack_params()
+            },
+            10,
+            20.0,
+        );
         fx.ack_with(1, flags::ECE, &[]);
         let cut = fx.cwnd();
         fx.ack_with(1, 0, &[sack(2, 3)]);
@@ -2076,12 +2508,26 @@ pub(crate) mod tests {
         // recover_ = 10): cwnd = windowd()/2 = (cwnd_ + dupwnd_)/2 = 11/2, ssthresh 5,
         // recover_ = 12; then last_cwnd_action_ is CWND_ACTION_ECN, so the ACK ends fast
         // recovery (dupwnd_ = 0) and no partial-ACK retransmission follows
-        assert_eq!(segs(&fx.ack_with(12, flags::ECE, &[])), vec![13, 14, 15, 16], "12..=16: ⌊5.5⌋ outstanding");
-        assert_eq!((fx.cwnd(), fx.ssthresh(), fx.s.stats().ecn_reductions), (5.5, 5.0, 2));
+        assert_eq!(
+            segs(&fx.ack_with(12, flags::ECE, &[])),
+            vec![13, 14, 15, 16],
+            "12..=16: ⌊5.5⌋ outstanding"
+        );
+        assert_eq!(
+            (fx.cwnd(), fx.ssthresh(), fx.s.stats().ecn_reductions),
+            (5.5, 5.0, 2)
+        );
         assert!(!fx.s.in_recovery());
         // the rfc preset: the same ACK is a partial one (RFC 6582: recover moved to 12 at the
         // fast retransmit) and its ECN-Echo is not acted on in recovery
-        let (mut fx, _) = Fx::with_window(Params { ecn: true, ..newreno() }, 10, 20.0);
+        let (mut fx, _) = Fx::with_window(
+            Params {
+                ecn: true,
+                ..newreno()
+            },
+            10,
+            20.0,
+        );
         fx.ack_with(1, flags::ECE, &[]);
         assert_eq!(fx.s.stats().ecn_reductions, 1);
         assert_eq!(segs(&fx.dupacks(1, 3)), vec![1]);
@@ -2093,8 +2539,14 @@ pub(crate) mod tests {
     #[test]
     fn ns2_newreno_sends_at_most_two_new_segments_per_ack_in_fast_recovery() {
         // Segments 1..=10 in flight, a receiver window of 10 segments; 1 and 5 lost
-        for (p, expect) in [(ns2_newreno(), vec![5, 11, 12]), (newreno(), vec![5, 11, 12, 13, 14])] {
-            let p = Params { max_window_bytes: 10 * MSS, ..p };
+        for (p, expect) in [
+            (ns2_newreno(), vec![5, 11, 12]),
+            (newreno(), vec![5, 11, 12, 13, 14]),
+        ] {
+            let p = Params {
+                max_window_bytes: 10 * MSS,
+                ..p
+            };
             let (mut fx, _) = Fx::with_window(p, 10, 20.0);
             fx.ack(1);
             assert_eq!(segs(&fx.dupacks(1, 3)), vec![1], "fast retransmit");
@@ -2112,9 +2564,10 @@ pub(crate) mod tests {
         // 1 lost, three duplicate ACKs (the fast retransmit), then the ACK of 1..=8 with 9
         // lost: 8 segments acknowledged against an inflation of 3. (ns-2: the ACK of segment 0
         // leaves cwnd at the initial 10, `delay_growth_`; RFC: 11, and ssthresh 5.5.)
-        for (p, at_fr, after_partial, full, after_exit) in
-            [(ns2_newreno(), 8.0, 2.0, 11, 2.0), (newreno(), 8.5, 1.5, 12, 5.5)]
-        {
+        for (p, at_fr, after_partial, full, after_exit) in [
+            (ns2_newreno(), 8.0, 2.0, 11, 2.0),
+            (newreno(), 8.5, 1.5, 12, 5.5),
+        ] {
             let (mut fx, _) = Fx::with_window(p, 10, 20.0);
             fx.ack(1);
             assert_eq!(segs(&fx.dupacks(1, 3)), vec![1]);
@@ -2138,7 +2591,11 @@ pub(crate) mod tests {
         assert!(fx.dupacks(0, 3).is_empty());
         assert!(!fx.s.in_recovery());
         let (mut fx, _) = Fx::with_window(newreno(), 8, 20.0);
-        assert_eq!(segs(&fx.dupacks(0, 3)), vec![0], "RFC 6582: nothing to guard yet");
+        assert_eq!(
+            segs(&fx.dupacks(0, 3)),
+            vec![0],
+            "RFC 6582: nothing to guard yet"
+        );
         // with packet 0 acknowledged, the next loss is fast-retransmitted (bugfix_ss_)
         let (mut fx, _) = Fx::with_window(ns2_newreno(), 8, 20.0);
         fx.ack(1);
@@ -2149,11 +2606,25 @@ pub(crate) mod tests {
     fn ns2_segment_0_is_not_ecn_capable_and_has_no_header_bytes() {
         // ns-2 TcpAgent::output: packet 0 is its SYN slot (ect 0, no headersize()), even
         // without a SYN
-        let (mut fx, out) = Fx::started(Params { initial_window_segments: 2, ..ns2_ecn() });
-        assert_eq!(out.iter().map(|p| p.ecn).collect::<Vec<_>>(), vec![Ecn::NotEct, Ecn::Ect0]);
-        assert_eq!(out.iter().map(|p| (p.size, p.th.payload)).collect::<Vec<_>>(), vec![(960, 960), (1000, 960)]);
+        let (mut fx, out) = Fx::started(Params {
+            initial_window_segments: 2,
+            ..ns2_ecn()
+        });
+        assert_eq!(
+            out.iter().map(|p| p.ecn).collect::<Vec<_>>(),
+            vec![Ecn::NotEct, Ecn::Ect0]
+        );
+        assert_eq!(
+            out.iter()
+                .map(|p| (p.size, p.th.payload))
+                .collect::<Vec<_>>(),
+            vec![(960, 960), (1000, 960)]
+        );
         assert_eq!(fx.expire()[0].ecn, Ecn::NotEct, "nor its retransmission");
-        let (_, out) = Fx::started(Params { initial_window_segments: 2, ..ecn() });
+        let (_, out) = Fx::started(Params {
+            initial_window_segments: 2,
+            ..ecn()
+        });
         assert!(out.iter().all(|p| p.ecn == Ecn::Ect0));
     }
 
@@ -2163,7 +2634,10 @@ pub(crate) mod tests {
     fn the_trace_is_absent_when_off_and_records_each_change_when_on() {
         let (fx, _) = Fx::started(Params::default());
         assert!(fx.s.trace().is_none());
-        let (mut fx, _) = Fx::started(Params { trace: true, ..Params::default() });
+        let (mut fx, _) = Fx::started(Params {
+            trace: true,
+            ..Params::default()
+        });
         fx.at(100).ack(1);
         fx.at(200).ack(3);
         let t = fx.s.trace().unwrap();

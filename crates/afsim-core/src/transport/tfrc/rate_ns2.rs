@@ -116,7 +116,12 @@ pub struct Control {
 }
 
 impl Control {
-    pub fn new(s: f64, initial: InitialRate, oscillation_prevention: bool, target: Option<f64>) -> Control {
+    pub fn new(
+        s: f64,
+        initial: InitialRate,
+        oscillation_prevention: bool,
+        target: Option<f64>,
+    ) -> Control {
         let init_packets = match initial {
             // tfrc.cc `rfc3390()`: by packet size
             InitialRate::Rfc5348 if s <= 1095.0 => 4.0,
@@ -244,7 +249,10 @@ impl Control {
         } else {
             self.decrease(now);
         }
-        Action { send_now, nofeedback_in }
+        Action {
+            send_now,
+            nofeedback_in,
+        }
     }
 
     /// `reduce_rate_on_no_feedback()` for a sender that is never idle.
@@ -259,20 +267,25 @@ impl Control {
         self.urgent = true;
         self.round += 1;
         let nofeedback_in = (2.0 * self.rtt).max(2.0 * self.s / self.rate);
-        Action { send_now: true, nofeedback_in }
+        Action {
+            send_now: true,
+            nofeedback_in,
+        }
     }
 
     /// `nextpkt()`'s interval until the next packet, seconds (it also advances the gradual
     /// slow-start rate); `None` when the rate is too small to schedule (ns-2 then stops).
     pub fn next_interval(&mut self) -> Option<f64> {
-        let xrate = if self.round > 2 && self.phase == Phase::SlowStart && self.oldrate + SMALL < self.rate {
-            self.oldrate += self.delta;
-            self.oldrate
-        } else if self.oscillation_prevention {
-            self.rate * self.spacing
-        } else {
-            self.rate
-        };
+        let xrate =
+            if self.round > 2 && self.phase == Phase::SlowStart && self.oldrate + SMALL < self.rate
+            {
+                self.oldrate += self.delta;
+                self.oldrate
+            } else if self.oscillation_prevention {
+                self.rate * self.spacing
+            } else {
+                self.rate
+            };
         if xrate <= SMALL {
             return None;
         }
@@ -303,7 +316,8 @@ impl Control {
             self.t_srtt = t_rtt << SRTT_BITS;
             self.t_rttvar = t_rtt << (RTTVAR_BITS - 1);
         }
-        let ticks = ((self.t_rttvar << (RTTVAR_EXP + (SRTT_BITS - RTTVAR_BITS))) + self.t_srtt) >> SRTT_BITS;
+        let ticks = ((self.t_rttvar << (RTTVAR_EXP + (SRTT_BITS - RTTVAR_BITS))) + self.t_srtt)
+            >> SRTT_BITS;
         // `minrto_` 0: no floor
         self.tzero = ticks as f64 * TICK;
         if self.rtt > 0.0 {
@@ -395,7 +409,9 @@ impl Control {
                 self.last_change = now;
             } else if self.rate < self.ss_maxrate && since_change > self.rtt {
                 self.oldrate = self.rate;
-                self.rate = (SSMULT * self.rate).min(self.ss_maxrate).max(self.s / self.rtt);
+                self.rate = (SSMULT * self.rate)
+                    .min(self.ss_maxrate)
+                    .max(self.s / self.rtt);
                 self.delta = (self.rate - self.oldrate) / (self.rate * self.rtt / self.s);
                 self.last_change = now;
             } else if self.rate > self.ss_maxrate {
@@ -420,7 +436,8 @@ impl Control {
         self.rate += self.s / self.rtt * mult;
         // `idleFix_`'s data-limited case again holds only before 1.5 R (2.35 l.527–531); ns-2.28
         // has no `idleFix_`: the floor is s/R (2.28 l.507)
-        let floor = if self.release == Release::V2_35 && secs(now - SimTime::ZERO) < 1.5 * self.rtt {
+        let floor = if self.release == Release::V2_35 && secs(now - SimTime::ZERO) < 1.5 * self.rtt
+        {
             self.init_packets * self.s / self.rtt
         } else {
             self.s / self.rtt
@@ -480,13 +497,25 @@ mod tests {
         let mut c = sender();
         let a = c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
         assert!(a.send_now);
-        assert!(close(c.x(), 4.0 * S / 0.1), "4 packets per RTT for s ≤ 1095");
+        assert!(
+            close(c.x(), 4.0 * S / 0.1),
+            "4 packets per RTT for s ≤ 1095"
+        );
         // no-feedback timer: max(2R, 2s/rate) with the rate before this report (300 B/s)
         assert!(close(a.nofeedback_in, 2000.0 / 300.0));
         assert!(!c.urgent());
-        assert_eq!(Control::new(1460.0, InitialRate::Rfc5348, false, None).init_packets, 3.0);
-        assert_eq!(Control::new(2500.0, InitialRate::Rfc5348, false, None).init_packets, 2.0);
-        assert_eq!(Control::new(S, InitialRate::Rfc3448, false, None).init_packets, 1.0);
+        assert_eq!(
+            Control::new(1460.0, InitialRate::Rfc5348, false, None).init_packets,
+            3.0
+        );
+        assert_eq!(
+            Control::new(2500.0, InitialRate::Rfc5348, false, None).init_packets,
+            2.0
+        );
+        assert_eq!(
+            Control::new(S, InitialRate::Rfc3448, false, None).init_packets,
+            1.0
+        );
     }
 
     #[test]
@@ -564,7 +593,10 @@ mod tests {
         assert!(close(c.x(), 20_000.0));
         assert_eq!(c.phase(), Phase::SlowStart, "halving keeps slow start");
         assert_eq!(c.round(), 2);
-        assert!(close(a.nofeedback_in, 0.2), "max(2R, 2s/rate) = max(0.2, 0.1)");
+        assert!(
+            close(a.nofeedback_in, 0.2),
+            "max(2R, 2s/rate) = max(0.2, 0.1)"
+        );
     }
 
     #[test]
@@ -576,7 +608,10 @@ mod tests {
         c.on_feedback(at_ms(300), 0.1, 30_000.0, 0.05); // leaves slow start: no target yet
         assert!(c.x() < target);
         c.on_feedback(at_ms(400), 0.1, 30_000.0, 0.05);
-        assert!(close(c.x(), target), "Fig. 1: rcvrate ≤ gtfrc_ → rate = gtfrc_");
+        assert!(
+            close(c.x(), target),
+            "Fig. 1: rcvrate ≤ gtfrc_ → rate = gtfrc_"
+        );
         assert_eq!(c.phase(), Phase::CongestionAvoidance);
         // with the equation above the target, the plain rules apply (here the climb of s/R)
         c.on_feedback(at_ms(500), 0.1, 100_000.0, 0.001);
@@ -604,7 +639,13 @@ mod tests {
     /// A sender in slow start after its first report (R = 100 ms), then placed at `rate`, with
     /// `oldrate` the rate reached before the last change, `round` reports so far and its last
     /// change at `last_change_ms`.
-    fn in_slow_start(release: Release, rate: f64, oldrate: f64, round: u32, last_change_ms: u64) -> Control {
+    fn in_slow_start(
+        release: Release,
+        rate: f64,
+        oldrate: f64,
+        round: u32,
+        last_change_ms: u64,
+    ) -> Control {
         let mut c = sender().with_release(release);
         c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
         c.rate = rate;
@@ -635,8 +676,14 @@ mod tests {
             c.on_feedback(at_ms(100), 0.1, 300.0, 0.0); // round 1: 4 s/R = 40 000
             c.on_feedback(at_ms(250), 0.1, 50_000.0, 0.0); // round 2, 2·X_recv = 100 000
         }
-        assert!(close(v35.x(), 40_000.0), "2.35 l.469: the second report keeps the initial rate");
-        assert!(close(v28.x(), 80_000.0), "2.28 l.458–463: doubled, below 2·X_recv");
+        assert!(
+            close(v35.x(), 40_000.0),
+            "2.35 l.469: the second report keeps the initial rate"
+        );
+        assert!(
+            close(v28.x(), 80_000.0),
+            "2.28 l.458–463: doubled, below 2·X_recv"
+        );
     }
 
     #[test]
@@ -655,7 +702,10 @@ mod tests {
         // and at the second report it does not cap (2·X_recv does not yet reflect slow start)
         let mut v28 = in_slow_start(Release::V2_28, 100_000.0, 80_000.0, 2, 300);
         v28.on_feedback(at_ms(350), 0.1, 45_000.0, 0.0);
-        assert!(close(v28.x(), 100_000.0), "2.28 l.470: round_id > 2; l.480: not an RTT since");
+        assert!(
+            close(v28.x(), 100_000.0),
+            "2.28 l.470: round_id > 2; l.480: not an RTT since"
+        );
     }
 
     #[test]
@@ -670,7 +720,10 @@ mod tests {
         v35.on_feedback(at_ms(344), 0.1, x_recv, 0.0);
         v28.on_feedback(at_ms(344), 0.1, x_recv, 0.0);
         assert!(close(v35.x(), rate / 2.0));
-        assert!(close(v28.x(), rate), "capped at 2·X_recv, a rounding below the rate");
+        assert!(
+            close(v28.x(), rate),
+            "capped at 2·X_recv, a rounding below the rate"
+        );
     }
 
     #[test]
@@ -719,7 +772,10 @@ mod tests {
         }
         let rcv = |c: &Control| x_ns2(0.002, c.rtt(), c.tzero(), S, 1.0);
         let high = v35.x();
-        assert!(rcv(&v35) < high && rcv(&v35) > 2.0 * 5_000.0, "a decrease above 2·X_recv");
+        assert!(
+            rcv(&v35) < high && rcv(&v35) > 2.0 * 5_000.0,
+            "a decrease above 2·X_recv"
+        );
         v35.on_feedback(at_ms(400), 0.1, 5_000.0, 0.002);
         v28.on_feedback(at_ms(400), 0.1, 5_000.0, 0.002);
         assert!(close(v35.x(), 10_000.0), "capped at once");

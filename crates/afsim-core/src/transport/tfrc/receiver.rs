@@ -73,7 +73,14 @@ pub struct Receiver {
 impl Receiver {
     /// The receiver of flow `flow` at `node`, answering the sender agent `peer_agent` at
     /// `sender_node`; p is averaged over the reports sent from `measure_from` on.
-    pub fn new(flow: u32, node: u32, sender_node: u32, peer_agent: u32, params: &Params, measure_from: SimTime) -> Receiver {
+    pub fn new(
+        flow: u32,
+        node: u32,
+        sender_node: u32,
+        peer_agent: u32,
+        params: &Params,
+        measure_from: SimTime,
+    ) -> Receiver {
         Receiver {
             flow,
             node,
@@ -130,7 +137,10 @@ impl Receiver {
         match self.p.rules {
             // §6.2: a report if data arrived since the last one; the timer runs on
             Rules::Rfc5348 => {
-                if self.last.is_some_and(|(_, arrival)| self.last_report.is_none_or(|r| arrival > r)) {
+                if self
+                    .last
+                    .is_some_and(|(_, arrival)| self.last_report.is_none_or(|r| arrival > r))
+                {
                     self.send_feedback(None, ctx);
                 } else if self.rtt > SimDuration::ZERO {
                     self.timer.arm(ctx.now + self.rtt, ctx);
@@ -141,7 +151,16 @@ impl Receiver {
     }
 
     pub fn on_packet(&mut self, pkt: &Packet, ctx: &mut Ctx) {
-        let TfrcHeader::Data { timestamp, rtt, rto, round, urgent } = pkt.tfrc else { return };
+        let TfrcHeader::Data {
+            timestamp,
+            rtt,
+            rto,
+            round,
+            urgent,
+        } = pkt.tfrc
+        else {
+            return;
+        };
         if pkt.rev {
             return;
         }
@@ -175,7 +194,9 @@ impl Receiver {
             }
         }
         self.since_report += 1;
-        let arrival = self.detector.on_data(seq, timestamp, self.rtt, self.round, marked);
+        let arrival = self
+            .detector
+            .on_data(seq, timestamp, self.rtt, self.round, marked);
         self.stats.loss_events = self.detector.events;
         self.stats.packets_lost = self.detector.lost;
         match self.p.rules {
@@ -235,9 +256,11 @@ impl Receiver {
     /// if that is shorter; since the last report while R_m is unknown).
     fn x_recv_rfc(&mut self, now: SimTime) -> f64 {
         let window = if self.rtt > SimDuration::ZERO {
-            self.rtt.min(now.saturating_since(self.first_arrival.unwrap_or(now)))
+            self.rtt
+                .min(now.saturating_since(self.first_arrival.unwrap_or(now)))
         } else {
-            self.last_report.map_or(SimDuration::ZERO, |r| now.saturating_since(r))
+            self.last_report
+                .map_or(SimDuration::ZERO, |r| now.saturating_since(r))
         };
         let since = SimTime(now.0.saturating_sub(window.0));
         while self.recent.front().is_some_and(|&t| t < since) {
@@ -251,7 +274,15 @@ impl Receiver {
 
     // ---------------------------------------------------------------- ns-2
 
-    fn after_data_ns2(&mut self, a: Arrival, above: bool, urgent: bool, marked: bool, timestamp: SimTime, ctx: &mut Ctx) {
+    fn after_data_ns2(
+        &mut self,
+        a: Arrival,
+        above: bool,
+        urgent: bool,
+        marked: bool,
+        timestamp: SimTime,
+        ctx: &mut Ctx,
+    ) {
         let now = ctx.now;
         let mut report = a.new && urgent;
         let mut given_p = None;
@@ -265,7 +296,8 @@ impl Receiver {
                 report = true;
                 let x = self.x_recv_ns2(now);
                 let p = p_for_rate_ns2(x, secs(self.rtt), secs(self.rto), self.s, 1.0);
-                self.history.start((1.0 / p).trunc(), self.history.ns2_counted_to());
+                self.history
+                    .start((1.0 / p).trunc(), self.history.ns2_counted_to());
                 self.detector.restart_event(timestamp, self.round);
                 given_p = Some(p);
             }
@@ -309,7 +341,12 @@ impl Receiver {
         } else if r > 0.0 {
             // unmarked packets that arrived within R of the latest arrival
             let latest = self.last.map_or(now, |(_, a)| a);
-            let recent = self.recent.iter().rev().take_while(|&&t| t + self.rtt > latest).count();
+            let recent = self
+                .recent
+                .iter()
+                .rev()
+                .take_while(|&&t| t + self.rtt > latest)
+                .count();
             if recent > 0 {
                 recent as f64 / r
             } else {
@@ -326,7 +363,9 @@ impl Receiver {
     /// Sends a report with p (`given_p`, or the history's now) and X_recv.
     fn send_feedback(&mut self, given_p: Option<f64>, ctx: &mut Ctx) {
         let now = ctx.now;
-        let Some((echo, arrival)) = self.last else { return };
+        let Some((echo, arrival)) = self.last else {
+            return;
+        };
         let s_max = self.detector.highest().expect("data arrived");
         let p = given_p.unwrap_or_else(|| self.history.p(s_max));
         let x_recv = match self.p.rules {
@@ -341,8 +380,16 @@ impl Receiver {
             flow: self.flow,
             dst_agent: self.peer,
             rev: true,
-            th: TransportHeader { ack: s_max, ..Default::default() },
-            tfrc: TfrcHeader::Feedback { echo, delay: now.saturating_since(arrival), x_recv, p },
+            th: TransportHeader {
+                ack: s_max,
+                ..Default::default()
+            },
+            tfrc: TfrcHeader::Feedback {
+                echo,
+                delay: now.saturating_since(arrival),
+                x_recv,
+                p,
+            },
             ..Default::default()
         });
         self.stats.feedback_sent += 1;
