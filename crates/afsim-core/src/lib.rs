@@ -43,6 +43,7 @@
 pub mod edge;
 pub mod metrics;
 pub mod net;
+pub mod param;
 pub mod queue;
 pub mod report;
 pub mod scenario;

@@ -18,7 +18,6 @@
 
 use std::collections::VecDeque;
 
-use super::dscp::{self, Colour, ColourTable};
 use super::enhanced_token_bucket::{Decision, EnhancedTokenBucket};
 use super::sima;
 use super::srtcm::Srtcm;
@@ -26,9 +25,9 @@ use super::token_bucket::TokenBucket;
 use super::trtcm::Trtcm;
 use super::tsw::{Tsw2cm, Tsw3cm};
 use super::{MarkerStats, PerColourAction};
+use crate::net::dscp::{self, Colour, ColourTable};
 use crate::net::packet::{Packet, PacketId, Pool};
 use crate::queue::DropReason;
-use crate::scenario::spec::{ClassifierSpec, ConditionerSpec, MeterSpec};
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
 
@@ -549,6 +548,57 @@ impl Conditioner {
         }
         self.marker_stats().check()
     }
+}
+
+// ---- The configuration a scenario gives (`scenario::spec` names these types too).
+
+/// An edge conditioner (RFC 2475 §2.3.3): at `node`, packets arriving over the link from
+/// `from` (or, with `from = None`, every packet arriving at or sent from `node`) that the
+/// classifier selects are metered, and each colour's action is applied.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConditionerSpec {
+    pub name: String,
+    pub node: usize,
+    /// The neighbour whose link is this conditioner's input line (Giacomazzi: "a conditioner
+    /// for each input line").
+    pub from: Option<usize>,
+    pub classifier: ClassifierSpec,
+    pub meter: MeterSpec,
+    /// One meter per flow (each with the same parameters) instead of one for the aggregate.
+    pub per_flow: bool,
+    /// What to do with green, yellow and red packets (indexed by `Colour::index()`).
+    pub actions: [crate::edge::PerColourAction; 3],
+    /// Packets a shaping conditioner may hold (used when an action is `Shape`).
+    pub buffer_packets: u32,
+}
+
+/// Which packets a conditioner takes: every listed criterion must hold; an empty list or
+/// `None` matches anything (RFC 2475 §2.3.1 multi-field and behaviour-aggregate classifiers).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClassifierSpec {
+    /// Flow indices (from flow or flow-group names).
+    pub flows: Vec<usize>,
+    pub src: Option<usize>,
+    pub dst: Option<usize>,
+    pub protocol: Option<u8>,
+    /// Code points (behaviour aggregate).
+    pub dscp: Vec<u8>,
+}
+
+/// The meter of a conditioner, with its source's parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MeterSpec {
+    TokenBucket(crate::edge::token_bucket::Params),
+    Srtcm(crate::edge::srtcm::Params),
+    Trtcm(crate::edge::trtcm::Params),
+    Tsw2cm(crate::edge::tsw::Tsw2cmParams),
+    Tsw3cm(crate::edge::tsw::Tsw3cmParams),
+    /// Giacomazzi et al.'s enhanced token bucket (Fig. 5); its input buffer is the
+    /// conditioner's holding FIFO, of `Params::buffer_packets`.
+    EnhancedTokenBucket(crate::edge::enhanced_token_bucket::Params),
+    /// The SIMA access node's marker (`edge::sima`): it writes a drop precedence into every
+    /// packet's code point and has no per-colour actions.
+    Sima(crate::edge::sima::Params),
 }
 
 #[cfg(test)]

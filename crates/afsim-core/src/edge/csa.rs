@@ -59,7 +59,7 @@
 //! the conditioners, which flows a controller serves (one per bucket or one shared: the
 //! engine's `[[csa]]` `scope` option), the remote variant's signalling packets.
 
-use crate::edge::ParamError;
+use crate::param::ParamError;
 use crate::sim::time::{SimDuration, SimTime};
 
 /// P counts OUT arrivals modulo 8 and the 8th arrival is the one that may decrease α.

@@ -27,9 +27,10 @@
 //! Not modelled: the input buffer itself and its drops (the caller's FIFO), per-packet costs in
 //! bytes (the paper's packets have constant length), colour-aware operation.
 
-use crate::edge::dscp::Colour;
 use crate::edge::token_bucket::{self, Bucket, Depth};
-use crate::edge::{MarkerStats, ParamError};
+use crate::edge::MarkerStats;
+use crate::net::dscp::Colour;
+use crate::param::ParamError;
 use crate::sim::time::SimTime;
 
 /// Parameters of one enhanced token bucket (Table I of the paper for the AF PHBs).

@@ -26,7 +26,6 @@
 
 pub mod conditioner;
 pub mod csa;
-pub mod dscp;
 pub mod enhanced_token_bucket;
 pub mod sima;
 pub mod srtcm;
@@ -34,7 +33,8 @@ pub mod token_bucket;
 pub mod trtcm;
 pub mod tsw;
 
-use std::fmt;
+pub use crate::net::dscp;
+pub use crate::param::ParamError;
 
 use dscp::Colour;
 
@@ -73,33 +73,6 @@ impl PerColourAction {
         }
     }
 }
-
-/// A parameter that fails validation: which field, and why. Shared by the edge models, the
-/// AQM queues (`queue::red`, `rio`, `wred`), link loss (`net::loss`) and TFRC
-/// (`transport::tfrc`), so the scenario loader maps one error type to its file/line/field
-/// message.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ParamError {
-    pub field: &'static str,
-    pub message: String,
-}
-
-impl ParamError {
-    pub fn new(field: &'static str, message: impl Into<String>) -> Self {
-        ParamError {
-            field,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for ParamError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.message)
-    }
-}
-
-impl std::error::Error for ParamError {}
 
 /// Packets and bytes a marker has coloured, by colour (index `Colour::index()`).
 ///

@@ -49,8 +49,9 @@
 //! buffering (Laatu et al.'s border nodes also have core functions: that is a `queue::sima`
 //! on their output ports).
 
-use crate::edge::dscp::{self, Colour};
-use crate::edge::{tsw, MarkerStats, ParamError};
+use crate::edge::{tsw, MarkerStats};
+use crate::net::dscp::{self, Colour};
+use crate::param::ParamError;
 use crate::sim::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -58,43 +59,13 @@ use std::collections::VecDeque;
 pub const NBR_MIN_BPS: u64 = 8;
 pub const NBR_MAX_BPS: u64 = 320_000_000_000_000;
 /// Drop precedences a packet can carry (0 ..= 7); the formula gives 0 ..= 6.
-pub const LEVELS: usize = 8;
+pub const LEVELS: usize = dscp::SIMA_LEVELS;
 /// The highest drop precedence equation (1) gives (7 is reserved, SIMA draft §4.1).
 pub const DP_FORMULA_MAX: u8 = 6;
 /// Drop precedences from here up are "green" in reports: at or near the NBR (see the header).
 pub const DP_IN_PROFILE: u8 = 4;
 
-/// The SIMA service class (DRT draft §2: class 1 non-real time, class 2 real time).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ServiceClass {
-    /// Non-real time, the default (DRT draft §3).
-    #[default]
-    Nrt,
-    Rt,
-}
-
-impl ServiceClass {
-    pub fn name(self) -> &'static str {
-        match self {
-            ServiceClass::Nrt => "nrt",
-            ServiceClass::Rt => "rt",
-        }
-    }
-
-    /// 0 for NRT, 1 for RT (index of per-class arrays).
-    #[inline]
-    pub fn index(self) -> usize {
-        match self {
-            ServiceClass::Nrt => 0,
-            ServiceClass::Rt => 1,
-        }
-    }
-
-    #[inline]
-    pub fn is_rt(self) -> bool {
-        self == ServiceClass::Rt
-    }
-}
+pub use crate::net::dscp::ServiceClass;
 
 /// Equation (1): the drop precedence of a packet whose flow measures `mbr_bps` against
 /// `nbr_bps` (> 0). MBR = 0 (no traffic yet) gives 6. `log2(r)` is the paper's `ln r/ln 2`.

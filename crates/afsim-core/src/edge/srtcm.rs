@@ -18,9 +18,10 @@
 //! caller), and the RFC's recommendation that non-zero burst sizes be at least an MTU (a
 //! scenario choice, not checked here).
 
-use crate::edge::dscp::Colour;
 use crate::edge::token_bucket::{nanobits, Bucket};
-use crate::edge::{MarkerStats, ParamError};
+use crate::edge::MarkerStats;
+use crate::net::dscp::Colour;
+use crate::param::ParamError;
 use crate::sim::time::SimTime;
 
 /// RFC 2697 §2 modes.

@@ -20,8 +20,9 @@
 //! (its own file, built on `Bucket`), shaping queues (the caller holds packets; this file only
 //! answers when one conforms), packet-size-dependent costs in packet mode.
 
-use crate::edge::dscp::Colour;
-use crate::edge::{MarkerStats, ParamError};
+use crate::edge::MarkerStats;
+use crate::net::dscp::Colour;
+use crate::param::ParamError;
 use crate::sim::time::{SimDuration, SimTime};
 
 /// Nanobits per bit: a rate in bit/s accrues this many nanobits per second, i.e. `rate_bps`

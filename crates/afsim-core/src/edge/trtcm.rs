@@ -13,9 +13,10 @@
 //! Not modelled: the action taken on each colour (`edge::PerColourAction`), the RFC's advice
 //! that bursts be at least an MTU.
 
-use crate::edge::dscp::Colour;
 use crate::edge::token_bucket::{nanobits, Bucket};
-use crate::edge::{MarkerStats, ParamError};
+use crate::edge::MarkerStats;
+use crate::net::dscp::Colour;
+use crate::param::ParamError;
 use crate::sim::time::SimTime;
 
 pub use crate::edge::srtcm::Mode;

@@ -19,8 +19,9 @@
 //! Not modelled: colour-aware operation (RFC 2859 meters uncoloured streams), the RFC's
 //! discussion of choosing win_length (a scenario choice).
 
-use crate::edge::dscp::Colour;
-use crate::edge::{MarkerStats, ParamError};
+use crate::edge::MarkerStats;
+use crate::net::dscp::Colour;
+use crate::param::ParamError;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 

@@ -8,8 +8,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::report::Conservation;
-
 /// The counts the identity is made of.
 pub struct Counts {
     pub sent: u64,
@@ -56,6 +54,25 @@ pub fn check(c: Counts) -> Conservation {
         holds,
         identity,
     }
+}
+
+/// The packet conservation identity of the whole run:
+/// `sent = delivered + dropped + in_flight`, and `in_flight` equals what a walk over every
+/// queue, transmitter and link finds.
+#[derive(Clone, Debug, serde::Serialize, PartialEq)]
+pub struct Conservation {
+    pub sent: u64,
+    pub delivered: u64,
+    /// Drops by place ("queue r1->r2", "node r1") and reason.
+    pub dropped: std::collections::BTreeMap<String, std::collections::BTreeMap<String, u64>>,
+    pub dropped_total: u64,
+    /// Packets alive in the pool at the end.
+    pub in_flight: u64,
+    /// Packets found by walking queues, transmitters and links at the end.
+    pub in_flight_walked: u64,
+    pub holds: bool,
+    /// Human-readable form of the identity with the numbers filled in.
+    pub identity: String,
 }
 
 #[cfg(test)]

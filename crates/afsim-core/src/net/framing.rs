@@ -16,7 +16,21 @@
 //!
 //! Not modelled: bit stuffing, inter-frame gaps, physical-layer (E3 G.751/G.832) overhead.
 
-use crate::scenario::spec::Framing;
+/// How an IP packet of `size` bytes becomes bits on the wire.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Framing {
+    /// The IP packet alone.
+    Plain,
+    /// A fixed per-packet overhead in bytes (PPP-like HDLC framing: flag, address, control,
+    /// protocol, FCS).
+    Fixed { overhead_bytes: u32 },
+    /// ATM cell tax as the Giacomazzi paper applies it: every 48 payload bytes cost 53 on the
+    /// wire, without AAL5 trailer or padding (34 Mb/s E3 nets 30.792 Mb/s at the IP level).
+    AtmCellTax,
+    /// ATM AAL5 exactly (RFC 2684 / ITU-T I.363.5): packet + optional 8-byte LLC/SNAP header +
+    /// 8-byte AAL5 trailer, padded up to whole 48-byte cell payloads, 53 bytes per cell.
+    Aal5 { llc_snap: bool },
+}
 
 impl Framing {
     /// Bits on the wire for an IP packet of `size` bytes, as the fraction `(num, den)`.

@@ -23,10 +23,10 @@ pub enum Model {
 
 impl Model {
     /// Checks the parameters once, before a run: `p` is a probability.
-    pub fn validate(&self) -> Result<(), crate::edge::ParamError> {
+    pub fn validate(&self) -> Result<(), crate::param::ParamError> {
         match *self {
             Model::Bernoulli { p } if !(0.0..=1.0).contains(&p) => {
-                Err(crate::edge::ParamError::new(
+                Err(crate::param::ParamError::new(
                     "p",
                     format!("a loss probability is in [0, 1], found {p}"),
                 ))

@@ -41,9 +41,9 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use crate::net::packet::tcp_flags as flags;
 use crate::net::packet::{proto, Packet};
 use crate::sim::time::SimTime;
-use crate::transport::tcp::flags;
 
 /// `Port::capture` of a port that is not captured.
 pub const NONE: u32 = u32::MAX;

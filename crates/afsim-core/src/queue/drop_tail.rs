@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use crate::net::packet::{PacketId, Pool};
 use crate::queue::DropReason;
-use crate::scenario::spec::Limit;
+use crate::queue::Limit;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
 

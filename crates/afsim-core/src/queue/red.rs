@@ -74,12 +74,12 @@ use std::collections::VecDeque;
 
 use strength_reduce::StrengthReducedU64;
 
-use crate::edge::dscp::{ColourTable, MAX_LEVELS};
-use crate::edge::ParamError;
+use crate::net::dscp::{ColourTable, MAX_LEVELS};
 use crate::net::packet::{PacketId, Pool};
+use crate::param::ParamError;
 use crate::queue::ecn_mark::{self, Position, Signal, Strategy};
 use crate::queue::DropReason;
-use crate::scenario::spec::Limit;
+use crate::queue::Limit;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 
@@ -1220,7 +1220,7 @@ pub(crate) mod testkit {
 mod tests {
     use super::testkit::{poisson, run};
     use super::*;
-    use crate::edge::dscp::{AF11, AF12, BE};
+    use crate::net::dscp::{AF11, AF12, BE};
     use crate::net::packet::{Ecn, Packet};
     use crate::sim::rng::stream;
     use crate::sim::time::mul_div;

@@ -33,9 +33,9 @@
 
 use std::collections::VecDeque;
 
-use crate::edge::dscp::ColourTable;
-use crate::edge::ParamError;
+use crate::net::dscp::ColourTable;
 use crate::net::packet::{PacketId, Pool};
+use crate::param::ParamError;
 use crate::queue::red::{
     act, fits, Activity, Common, Curve, IdleClock, MarkTest, Measure, RedAverage, Spacing, Stats,
 };
@@ -365,7 +365,7 @@ impl Rio {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::edge::dscp::{AF11, AF12, AF13, BE};
+    use crate::net::dscp::{AF11, AF12, AF13, BE};
     use crate::net::packet::{Ecn, Packet};
     use crate::queue::ecn_mark::{Position, Strategy};
     use crate::queue::red::testkit::{poisson, run, Discipline};

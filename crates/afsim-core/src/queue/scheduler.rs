@@ -38,8 +38,7 @@
 use std::collections::VecDeque;
 
 use crate::net::packet::{PacketId, Pool};
-use crate::queue::{AnyQueue, DropReason, N_DROP_REASONS};
-use crate::scenario::spec::SchedulerSpec;
+use crate::queue::{AnyQueue, DropReason, Limit, QueueSpec, N_DROP_REASONS};
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
 
@@ -438,10 +437,267 @@ fn head(q: &AnyQueue) -> Option<PacketId> {
     }
 }
 
+// ---- The configuration: what a scenario gives (`scenario::spec` names these types too), and
+// the checks `Scheduler::new` relies on.
+
+/// A scheduler across classes on one port (`queue::scheduler` has the model).
+///
+/// Strict priority above DRR/WRR is expressed per class: under `Policy::Drr` or `Policy::Wrr`
+/// a class whose service is `Service::Priority` is served before every shared class, so "EF
+/// first, DRR among the rest" is `policy = Drr` with EF's class `Priority` and the others
+/// `Quantum`. Under `Policy::Priority` every class is `Priority` and list order is priority
+/// order (first = highest).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchedulerSpec {
+    pub policy: Policy,
+    /// The classes, highest priority first (the order also breaks ties in the round robin:
+    /// shared classes join it in the order they become backlogged).
+    pub classes: Vec<ClassSpec>,
+}
+
+/// One class of a scheduler.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassSpec {
+    /// Unique within the scheduler (for reports and errors).
+    pub name: String,
+    /// Code points (RFC 2474 behaviour aggregate) that select this class; may be empty for the
+    /// default class.
+    pub dscp: Vec<u8>,
+    /// Packets whose code point no class lists come here. Exactly one class is the default
+    /// (RFC 2474 §3: unrecognised code points get the default behaviour).
+    pub default: bool,
+    pub service: Service,
+    /// The class's own queue: drop-tail or a RED-family AQM (not a scheduler).
+    pub queue: QueueSpec,
+}
+
+/// What is wrong with a `SchedulerSpec`, and where.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SchedulerError {
+    /// The scheduler as a whole (`field` is "classes").
+    Scheduler {
+        field: &'static str,
+        message: String,
+    },
+    /// A field of class `class` ("name", "dscp", "default", "priority", "quantum", "weight",
+    /// "queue").
+    Class {
+        class: usize,
+        field: &'static str,
+        message: String,
+    },
+    /// Class `class`'s queue failed its own model's validation.
+    Queue {
+        class: usize,
+        error: crate::param::ParamError,
+    },
+}
+
+impl std::fmt::Display for SchedulerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SchedulerError::Scheduler { field, message } => write!(f, "{field}: {message}"),
+            SchedulerError::Class {
+                class,
+                field,
+                message,
+            } => write!(f, "classes[{class}].{field}: {message}"),
+            SchedulerError::Queue { class, error } => write!(f, "classes[{class}].queue.{error}"),
+        }
+    }
+}
+
+impl std::error::Error for SchedulerError {}
+
+/// For callers that report one field and a message (the loader's queue errors).
+impl From<SchedulerError> for crate::param::ParamError {
+    fn from(e: SchedulerError) -> Self {
+        match e {
+            SchedulerError::Scheduler { field, message } => {
+                crate::param::ParamError::new(field, message)
+            }
+            SchedulerError::Class {
+                class,
+                field,
+                message,
+            } => crate::param::ParamError::new(field, format!("class {class}: {message}")),
+            SchedulerError::Queue { class, error } => crate::param::ParamError::new(
+                error.field,
+                format!("queue of class {class}: {}", error.message),
+            ),
+        }
+    }
+}
+
+impl SchedulerSpec {
+    /// Fills the link rate into the RED-family queues of the classes (as the loader does for a
+    /// port's own queue once the link's rate is known). Call before `validate`.
+    pub fn set_link_rate(&mut self, link_rate_bps: u64) {
+        for c in &mut self.classes {
+            match &mut c.queue {
+                QueueSpec::DropTail { .. } | QueueSpec::Sima(_) => {}
+                QueueSpec::Red(p) => p.common.link_rate_bps = link_rate_bps,
+                QueueSpec::Rio(p, _) => p.common.link_rate_bps = link_rate_bps,
+                QueueSpec::Wred(p, _) => p.common.link_rate_bps = link_rate_bps,
+                QueueSpec::Scheduler(s) => s.set_link_rate(link_rate_bps),
+            }
+        }
+    }
+
+    /// Everything `validate` checks except the inner queues' own parameters: at least one
+    /// class, names unique and non-empty, exactly one default, every non-default class lists a
+    /// code point, code points 6-bit and in one class only, services matching the policy with
+    /// positive quanta / weights, no nested scheduler. `queue::scheduler::Scheduler::new`
+    /// relies on this.
+    pub fn validate_classes(&self) -> Result<(), SchedulerError> {
+        let class_err =
+            |class: usize, field: &'static str, message: String| SchedulerError::Class {
+                class,
+                field,
+                message,
+            };
+        if self.classes.is_empty() {
+            let message = "a scheduler needs at least one class".into();
+            return Err(SchedulerError::Scheduler {
+                field: "classes",
+                message,
+            });
+        }
+        let mut owner: [Option<usize>; 64] = [None; 64];
+        let mut names = std::collections::HashSet::new();
+        for (i, c) in self.classes.iter().enumerate() {
+            if c.name.is_empty() {
+                return Err(class_err(i, "name", "a class needs a name".into()));
+            }
+            if !names.insert(c.name.as_str()) {
+                return Err(class_err(
+                    i,
+                    "name",
+                    format!("two classes are named '{}'", c.name),
+                ));
+            }
+            if c.dscp.is_empty() && !c.default {
+                let message = format!(
+                    "class '{}' lists no code point and is not the default: it would never receive a packet",
+                    c.name
+                );
+                return Err(class_err(i, "dscp", message));
+            }
+            for &d in &c.dscp {
+                let Some(slot) = owner.get_mut(usize::from(d)) else {
+                    return Err(class_err(
+                        i,
+                        "dscp",
+                        format!("{d} is not a 6-bit code point (0..=63)"),
+                    ));
+                };
+                if let Some(j) = *slot {
+                    let other = &self.classes[j].name;
+                    let what =
+                        crate::net::dscp::name(d).map_or_else(|| d.to_string(), str::to_string);
+                    return Err(class_err(
+                        i,
+                        "dscp",
+                        format!("{what} is already in class '{other}'"),
+                    ));
+                }
+                *slot = Some(i);
+            }
+            if let Some((field, message)) = service_mismatch(self.policy, c.service) {
+                return Err(class_err(i, field, message.into()));
+            }
+            if let QueueSpec::Scheduler(_) = c.queue {
+                return Err(class_err(
+                    i,
+                    "queue",
+                    "a class queue cannot itself be a scheduler".into(),
+                ));
+            }
+            if let QueueSpec::Sima(_) = c.queue {
+                let message =
+                    "a class queue cannot be a SIMA queue, which schedules its own two classes"
+                        .into();
+                return Err(class_err(i, "queue", message));
+            }
+        }
+        let defaults: Vec<usize> = (0..self.classes.len())
+            .filter(|&i| self.classes[i].default)
+            .collect();
+        match defaults.as_slice() {
+            [_] => Ok(()),
+            [] => Err(SchedulerError::Scheduler {
+                field: "classes",
+                message: "no class is the default; mark exactly one with default = true".into(),
+            }),
+            [first, second, ..] => Err(class_err(
+                *second,
+                "default",
+                format!(
+                    "class '{}' is already the default",
+                    self.classes[*first].name
+                ),
+            )),
+        }
+    }
+
+    /// `validate_classes`, then each class queue's own parameters (RED-family queues need
+    /// `set_link_rate` first).
+    pub fn validate(&self) -> Result<(), SchedulerError> {
+        self.validate_classes()?;
+        for (class, c) in self.classes.iter().enumerate() {
+            let checked = match &c.queue {
+                QueueSpec::DropTail {
+                    limit: Limit::Packets(0) | Limit::Bytes(0),
+                } => Err(crate::param::ParamError::new(
+                    "limit",
+                    "the buffer limit must be positive",
+                )),
+                QueueSpec::DropTail { .. } => Ok(()),
+                QueueSpec::Red(p) => p.validate(),
+                QueueSpec::Rio(p, _) => p.validate(),
+                QueueSpec::Wred(p, _) => p.validate(),
+                QueueSpec::Scheduler(_) | QueueSpec::Sima(_) => {
+                    unreachable!("validate_classes rejects schedulers and SIMA queues in classes")
+                }
+            };
+            checked.map_err(|error| SchedulerError::Queue { class, error })?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a class's service does not fit the scheduler's policy: the field at fault and a message.
+fn service_mismatch(policy: Policy, service: Service) -> Option<(&'static str, &'static str)> {
+    match (policy, service) {
+        (Policy::Priority | Policy::Drr | Policy::Wrr, Service::Priority) => None,
+        (Policy::Drr, Service::Quantum(0)) => {
+            Some(("quantum", "a quantum must be greater than zero"))
+        }
+        (Policy::Wrr, Service::Weight(0)) => Some(("weight", "a weight must be greater than zero")),
+        (Policy::Drr, Service::Quantum(_)) | (Policy::Wrr, Service::Weight(_)) => None,
+        (Policy::Priority, Service::Quantum(_)) => Some((
+            "quantum",
+            "a quantum needs policy drr; strict priority serves classes in list order",
+        )),
+        (Policy::Priority, Service::Weight(_)) => Some((
+            "weight",
+            "a weight needs policy wrr; strict priority serves classes in list order",
+        )),
+        (Policy::Drr, Service::Weight(_)) => Some((
+            "weight",
+            "policy drr shares bytes: give this class a quantum",
+        )),
+        (Policy::Wrr, Service::Quantum(_)) => Some((
+            "quantum",
+            "policy wrr shares packets: give this class a weight",
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::edge::dscp::{ColourTable, AF11, AF12, AF13, AF21, BE, EF};
+    use crate::net::dscp::{ColourTable, AF11, AF12, AF13, AF21, BE, EF};
     use crate::net::packet::Packet;
     use crate::queue::red::{Common, Curve};
     use crate::queue::rio::{self, Coupling};
@@ -1053,7 +1309,7 @@ mod tests {
         }
         let e = s.validate().unwrap_err();
         assert!(e.to_string().starts_with("classes[1].queue.out"), "{e}");
-        let flat: crate::edge::ParamError = e.into();
+        let flat: crate::param::ParamError = e.into();
         assert_eq!(flat.field, "out");
     }
 

@@ -34,10 +34,10 @@
 
 use std::collections::VecDeque;
 
-use crate::edge::dscp;
-use crate::edge::sima::{ServiceClass, LEVELS};
-use crate::edge::ParamError;
+use crate::net::dscp;
+use crate::net::dscp::{ServiceClass, SIMA_LEVELS as LEVELS};
 use crate::net::packet::{PacketId, Pool};
+use crate::param::ParamError;
 use crate::queue::DropReason;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;

@@ -25,9 +25,9 @@
 
 use std::collections::VecDeque;
 
-use crate::edge::dscp::{ColourTable, MAX_LEVELS};
-use crate::edge::ParamError;
+use crate::net::dscp::{ColourTable, MAX_LEVELS};
 use crate::net::packet::{PacketId, Pool};
+use crate::param::ParamError;
 use crate::queue::red::{
     act, fits, Activity, Common, Curve, IdleClock, MarkTest, Measure, RedAverage, Spacing, Stats,
 };
@@ -225,7 +225,7 @@ impl Wred {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::edge::dscp::{Class, Marking, AF11, AF12, AF13};
+    use crate::net::dscp::{Class, Marking, AF11, AF12, AF13};
     use crate::net::packet::{Ecn, Packet};
     use crate::queue::ecn_mark::{Position, Strategy};
     use crate::queue::red::testkit::{poisson, run, Discipline};

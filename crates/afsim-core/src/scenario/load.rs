@@ -28,11 +28,14 @@
 mod conditioner;
 mod diffserv;
 mod flow;
+mod link;
+mod names;
 mod params;
 mod queue;
 mod raw;
 mod resolve;
 mod source;
+mod table;
 mod value;
 mod warn;
 

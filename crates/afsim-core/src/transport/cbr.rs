@@ -9,9 +9,8 @@
 //! Not modelled: UDP checksum, ports beyond the header fields.
 
 use crate::net::packet::{proto, Packet};
-use crate::scenario::spec::CbrSpec;
 use crate::sim::rng::Rng;
-use crate::sim::time::SimDuration;
+use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::Ctx;
 
 #[derive(Debug)]
@@ -99,4 +98,19 @@ impl Cbr {
     pub fn packets_sent(&self) -> u64 {
         self.sent
     }
+}
+
+/// A constant-bit-rate source's configuration (`scenario::spec::AppSpec::Cbr`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CbrSpec {
+    /// Application rate in bits per second, counting IP packet bytes.
+    pub rate_bps: u64,
+    /// IP packet size in bytes (headers included).
+    pub packet_size: u32,
+    pub start: SimTime,
+    pub stop: Option<SimTime>,
+    pub max_packets: Option<u64>,
+    /// ns-2's `random_` flag: each interval is scaled by a uniform factor in [0.5, 1.5) from the
+    /// flow's own random stream, keeping the mean rate.
+    pub jitter: bool,
 }

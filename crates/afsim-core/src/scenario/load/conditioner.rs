@@ -40,11 +40,13 @@
 //! with the routing tables), and anything the world builder decides.
 
 use super::diffserv::code_point;
+use super::link::RawLink;
+use super::names::Named;
+use super::names::{pair_up, size_mismatch, Def, Names, Ref};
 use super::params::Params;
-use super::raw::{Named, RawLink};
-use super::resolve::{pair_up, size_mismatch, Def, Names, Ref};
 use super::source::{list, Fail, First};
-use super::value::{Field, Rec, Scalar, Spots, Val};
+use super::table::{Field, Rec, Spots};
+use super::value::{Scalar, Val};
 use crate::edge::enhanced_token_bucket::TokenClock;
 use crate::edge::srtcm::Mode;
 use crate::edge::token_bucket::Depth;

@@ -16,8 +16,9 @@
 
 use super::params::Params;
 use super::source::{list, suggestion, Fail};
-use super::value::{Rec, Scalar, Val};
-use crate::edge::dscp::{self, Class, ColourTable, Marking, MAX_DSCP, MAX_LEVELS};
+use super::table::Rec;
+use super::value::{Scalar, Val};
+use crate::net::dscp::{self, Class, ColourTable, Marking, MAX_DSCP, MAX_LEVELS};
 
 pub(crate) const DIFFSERV_FIELDS: [&str; 2] = ["colours", "default_level"];
 const NAMED_TABLES: [&str; 2] = ["rfc2597", "sima"];

@@ -10,10 +10,11 @@
 //! are `resolve`'s.
 
 use super::diffserv::code_point;
+use super::names::{Named, MAX_FLOWS};
 use super::params::Params;
-use super::raw::{Named, MAX_FLOWS};
 use super::source::{list, suggestion, Fail};
-use super::value::{Rec, Scalar, Val};
+use super::table::Rec;
+use super::value::{Scalar, Val};
 use crate::scenario::spec::Limit;
 use crate::scenario::units::{
     parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity,

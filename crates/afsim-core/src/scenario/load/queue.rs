@@ -47,14 +47,16 @@
 use super::diffserv::code_point;
 use super::params::Params;
 use super::source::{list, suggestion, Fail};
-use super::value::{Field, Rec, Scalar, Spots, Val};
-use crate::edge::dscp::{ColourTable, MAX_LEVELS};
-use crate::edge::ParamError;
+use super::table::{Field, Rec, Spots};
+use super::value::{Scalar, Val};
+use crate::net::dscp::{ColourTable, MAX_LEVELS};
+use crate::param::ParamError;
 use crate::queue::ecn_mark::{Position, Strategy};
 use crate::queue::red::{self, Common, Curve, Measure, SpacingRule};
+use crate::queue::scheduler::{ClassSpec, SchedulerError, SchedulerSpec};
 use crate::queue::scheduler::{Policy, Service};
 use crate::queue::{rio, sima, wred};
-use crate::scenario::spec::{ClassSpec, Limit, QueueSpec, SchedulerError, SchedulerSpec};
+use crate::queue::{Limit, QueueSpec};
 use crate::scenario::units::{parse_limit, parse_size_bytes, Quantity};
 
 pub(crate) const QUEUE_KINDS: [&str; 6] = ["droptail", "red", "rio", "wred", "scheduler", "sima"];

@@ -16,7 +16,9 @@
 
 use super::conditioner::{self, CsaWorld, RawConditioner};
 use super::flow::{RawApp, RawFlow};
-use super::raw::{Named, Raw, RawCapture, RawLink, RawMonitor, RawRoute, MAX_FLOWS, MAX_NODES};
+use super::link::RawLink;
+use super::names::{pair_up, size_mismatch, Def, Names, Ref, MAX_FLOWS, MAX_NODES};
+use super::raw::{Raw, RawCapture, RawMonitor, RawRoute};
 use super::source::{suggestion, Fail, First, Source};
 use super::warn;
 use crate::net::routing::{RouteError, Tables};
@@ -25,84 +27,6 @@ use crate::scenario::spec::{
 };
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::{tcp, tfrc};
-use std::collections::HashMap;
-
-/// What a name refers to.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Ref {
-    Node(usize),
-    Group { first: usize, len: usize },
-}
-
-impl Ref {
-    pub(super) fn members(self) -> std::ops::Range<usize> {
-        match self {
-            Ref::Node(i) => i..i + 1,
-            Ref::Group { first, len } => first..first + len,
-        }
-    }
-}
-
-/// A defined name: what it is and where it was defined, for collision messages.
-pub(super) struct Def {
-    pub r: Ref,
-    /// "node 'r1'", "group 'src'", "node 'src1' of group 'src'".
-    pub what: String,
-    /// "node[3], line 12".
-    pub origin: String,
-}
-
-/// One namespace of names (nodes and node groups, flows and flow groups, or conditioners).
-/// A flow's `Ref` holds flow indices, a node's node indices.
-pub(super) struct Names<'s> {
-    src: &'s Source<'s>,
-    map: HashMap<String, Def>,
-    /// Definition order, for suggestions that do not depend on hashing.
-    order: Vec<String>,
-}
-
-impl<'s> Names<'s> {
-    pub(super) fn new(src: &'s Source<'s>) -> Self {
-        Names {
-            src,
-            map: HashMap::new(),
-            order: Vec::new(),
-        }
-    }
-
-    /// Defines `name`; if it is taken, the error is `on_clash(existing)`.
-    pub(super) fn define(
-        &mut self,
-        name: &str,
-        def: Def,
-        on_clash: impl FnOnce(&Def) -> Fail,
-    ) -> Result<(), Fail> {
-        if let Some(old) = self.map.get(name) {
-            return Err(on_clash(old));
-        }
-        self.map.insert(name.to_string(), def);
-        self.order.push(name.to_string());
-        Ok(())
-    }
-
-    pub(super) fn get(&self, n: &Named, field: &str, what: &str) -> Result<&Def, Fail> {
-        self.map.get(&n.name).ok_or_else(|| {
-            Fail::new(
-                n.at,
-                field,
-                format!(
-                    "unknown {what} '{}'{}",
-                    n.name,
-                    suggestion(&n.name, self.order.iter().map(String::as_str))
-                ),
-            )
-        })
-    }
-
-    pub(super) fn origin(&self, path: &str, at: usize) -> String {
-        format!("{path}, line {}", self.src.line(at))
-    }
-}
 
 /// Builds the spec from checked records. `default_name` is used when `[scenario]` has none.
 pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, Fail> {
@@ -427,26 +351,6 @@ fn expand_nodes<'s>(raw: &Raw, src: &'s Source<'s>) -> Result<(Vec<NodeSpec>, Na
         }
     }
     Ok((nodes, names))
-}
-
-/// Pairs of nodes from two references: one with one, a group member by member with one node,
-/// or two groups of the same size member i with member i.
-pub(super) fn pair_up(a: Ref, b: Ref) -> Result<Vec<(usize, usize)>, (usize, usize)> {
-    match (a, b) {
-        (Ref::Group { len: ka, .. }, Ref::Group { len: kb, .. }) if ka != kb => Err((ka, kb)),
-        (Ref::Group { .. }, Ref::Group { .. }) => Ok(a.members().zip(b.members()).collect()),
-        _ => Ok(a
-            .members()
-            .flat_map(|x| b.members().map(move |y| (x, y)))
-            .collect()),
-    }
-}
-
-pub(super) fn size_mismatch(a: &Named, b: &Named, sizes: (usize, usize), what: &str) -> String {
-    format!(
-        "'{}' is a group of {} nodes and '{}' a group of {}: {what} between two groups pairs their members one to one, so the groups must be the same size",
-        a.name, sizes.0, b.name, sizes.1
-    )
 }
 
 fn expand_link(l: &RawLink, names: &Names, nodes: &[NodeSpec]) -> Result<Vec<LinkSpec>, Fail> {

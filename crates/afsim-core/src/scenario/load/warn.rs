@@ -19,7 +19,7 @@
 
 use super::conditioner::RawConditioner;
 use super::flow::RawFlow;
-use super::raw::RawLink;
+use super::link::RawLink;
 use super::source::{Fail, Source};
 use crate::net::routing::{far_end, Tables, NO_ROUTE};
 use crate::scenario::spec::{AppSpec, Limit, MeterSpec, QueueSpec, Spec};

@@ -57,23 +57,8 @@ pub const SACK_BLOCK_BYTES: u32 = 8;
 /// `maxSackBlocks_` 3).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
-/// TCP header flags as bits of `TransportHeader::flags` (RFC 793 §3.1, RFC 3168 §6.1 for ECE
-/// and CWR).
-pub mod flags {
-    pub const FIN: u16 = 0x001;
-    pub const SYN: u16 = 0x002;
-    pub const RST: u16 = 0x004;
-    pub const PSH: u16 = 0x008;
-    pub const ACK: u16 = 0x010;
-    pub const URG: u16 = 0x020;
-    /// ECN-Echo (RFC 3168 §6.1).
-    pub const ECE: u16 = 0x040;
-    /// Congestion Window Reduced (RFC 3168 §6.1).
-    pub const CWR: u16 = 0x080;
-    /// Not a header flag: the SACK-permitted option of a SYN or SYN-ACK (RFC 2018 §2), carried
-    /// as a bit above the eight flags.
-    pub const SACK_PERMITTED: u16 = 0x100;
-}
+/// TCP header flags: they are the packet's (`net::packet::tcp_flags`), named here as TCP's.
+pub use crate::net::packet::tcp_flags as flags;
 
 /// Which loss recovery the sender runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -60,7 +60,7 @@ pub(crate) mod test_util {
     }
 }
 
-use crate::edge::ParamError;
+use crate::param::ParamError;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::Ctx;
 

@@ -20,7 +20,7 @@
 
 use std::fmt;
 
-use crate::edge::ParamError;
+use crate::param::ParamError;
 
 /// The largest 6-bit code point.
 pub const MAX_DSCP: u8 = 63;
@@ -80,6 +80,41 @@ pub const fn sima_decode(dscp: u8) -> Option<(bool, u8)> {
         Some((dscp & 0b100 != 0, dscp >> 3))
     } else {
         None
+    }
+}
+
+/// SIMA drop precedences a packet can carry (0 ..= 7), `edge::sima::LEVELS`.
+pub const SIMA_LEVELS: usize = 8;
+
+/// The SIMA service class (DRT draft §2: class 1 non-real time, class 2 real time).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ServiceClass {
+    /// Non-real time, the default (DRT draft §3).
+    #[default]
+    Nrt,
+    Rt,
+}
+
+impl ServiceClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            ServiceClass::Nrt => "nrt",
+            ServiceClass::Rt => "rt",
+        }
+    }
+
+    /// 0 for NRT, 1 for RT (index of per-class arrays).
+    #[inline]
+    pub fn index(self) -> usize {
+        match self {
+            ServiceClass::Nrt => 0,
+            ServiceClass::Rt => 1,
+        }
+    }
+
+    #[inline]
+    pub fn is_rt(self) -> bool {
+        self == ServiceClass::Rt
     }
 }
 
