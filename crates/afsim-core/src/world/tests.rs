@@ -63,7 +63,7 @@ fn spec(nodes: &[&str], links: Vec<LinkSpec>, flows: Vec<FlowSpec>, secs: u64) -
         links,
         routes: vec![],
         flows,
-        colours: crate::edge::dscp::ColourTable::rfc2597(),
+        colours: crate::net::dscp::ColourTable::rfc2597(),
         conditioners: vec![],
         csas: vec![],
         captures: vec![],
@@ -518,15 +518,15 @@ fn rio_link(a: usize, b: usize, rate_bps: u64) -> LinkSpec {
             coupling: Coupling::Coupled,
             common: Common::new(0, Limit::Packets(200)),
         },
-        crate::edge::dscp::ColourTable::rfc2597(),
+        crate::net::dscp::ColourTable::rfc2597(),
     );
     l
 }
 
 #[test]
 fn edge_marking_into_rio_protects_in_profile_packets() {
-    use crate::edge::dscp::{AF11, AF12};
     use crate::edge::PerColourAction::Mark;
+    use crate::net::dscp::{AF11, AF12};
     // two sources at 1.5 Mb/s each, each metered at 1 Mb/s on its input line at r1, into a
     // 2.4 Mb/s RIO bottleneck: 2 Mb/s of IN fits, the OUT excess (1 Mb/s offered) does not
     let mut flows = vec![];
@@ -703,7 +703,7 @@ fn etb_conditioner(
             clock: crate::edge::enhanced_token_bucket::TokenClock::Continuous,
         }),
         per_flow: false,
-        actions: [Mark(crate::edge::dscp::AF11), DowngradeToBestEffort, Keep],
+        actions: [Mark(crate::net::dscp::AF11), DowngradeToBestEffort, Keep],
         buffer_packets: 100,
     }
 }
@@ -819,7 +819,7 @@ fn csa(name: &str, node: usize, towards: usize, targets: Vec<usize>) -> CsaSpec 
         params: crate::edge::csa::Params::TABLE_1,
         targets,
         signal_bytes: 56,
-        signal_dscp: crate::edge::dscp::CS6,
+        signal_dscp: crate::net::dscp::CS6,
         scope: CsaScope::Shared,
         trace: true,
     }
