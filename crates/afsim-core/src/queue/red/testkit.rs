@@ -1,6 +1,7 @@
 use super::*;
 use crate::net::packet::{Ecn, Packet};
 use crate::sim::rng::stream;
+use crate::sim::time::SimDuration;
 
 pub(crate) trait Discipline {
     fn enq(

@@ -2,8 +2,10 @@ use super::testkit::{poisson, run};
 use super::*;
 use crate::net::dscp::{AF11, AF12, BE};
 use crate::net::packet::{Ecn, Packet};
+use crate::queue::ecn_mark::{Position, Strategy};
+use crate::queue::Limit;
 use crate::sim::rng::stream;
-use crate::sim::time::mul_div;
+use crate::sim::time::{mul_div, SimDuration};
 
 const MS: u64 = 1_000_000;
 
