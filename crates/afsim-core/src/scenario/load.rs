@@ -15,7 +15,7 @@
 //! 4. everything that relates tables: names, groups, links, routes, flows, reachability
 //!    (`resolve`), again earliest first where records are independent; conditioners
 //!    (`conditioner::expand`), since they refer to links and flows, and then congestion
-//!    signalling algorithms (`conditioner::expand_csa`), which refer to conditioners and to a
+//!    signalling algorithms (`csa::expand_csa`), which refer to conditioners and to a
 //!    RIO queue;
 //! 5. `Spec::check`, which cannot fail on what the stages above accept.
 //!
@@ -26,9 +26,11 @@
 //! loader never panics on any input; tests/loader_fuzz.rs holds it to that.
 
 mod conditioner;
+mod csa;
 mod diffserv;
 mod flow;
 mod link;
+mod meter;
 mod names;
 mod params;
 mod queue;

@@ -11,7 +11,8 @@
 //! Everything that needs more than one table (names, group sizes, routes, reachability) is
 //! `resolve`'s job.
 
-use super::conditioner::{read_conditioner, read_csa, RawConditioner, RawCsa};
+use super::conditioner::{read_conditioner, RawConditioner};
+use super::csa::{read_csa, RawCsa};
 use super::diffserv::read_diffserv;
 use super::flow::{read_flow, RawFlow};
 use super::link::{read_link, RawLink};

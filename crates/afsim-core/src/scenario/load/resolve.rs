@@ -11,10 +11,11 @@
 //! arrive is an error, not a silent zero. A flow name refers to the flow indices it made (a
 //! group's name to all of them), which is how conditioners' classifiers name flows; a
 //! conditioner name likewise refers to the conditioners it made, which is how CSAs name their
-//! targets. CSAs come last (`conditioner::expand_csa`, then `settle_alphas`), and a CSA's
+//! targets. CSAs come last (`csa::expand_csa`, then `settle_alphas`), and a CSA's
 //! control packets must be able to reach every target at another node.
 
-use super::conditioner::{self, CsaWorld, RawConditioner};
+use super::conditioner::{self, RawConditioner};
+use super::csa::{self, CsaWorld};
 use super::flow::{RawApp, RawFlow};
 use super::link::RawLink;
 use super::names::{pair_up, size_mismatch, Def, Names, Ref, MAX_FLOWS, MAX_NODES};
@@ -92,17 +93,12 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         conditioners: &conditioners,
     };
     for c in &raw.csas {
-        if let Some(made) = first.take(conditioner::expand_csa(
-            c,
-            &world,
-            &mut csa_names,
-            csas.len(),
-        )) {
+        if let Some(made) = first.take(csa::expand_csa(c, &world, &mut csa_names, csas.len())) {
             csas.extend(made.into_iter().map(|m| (m, c)));
         }
     }
     first.finish()?;
-    conditioner::settle_alphas(&mut conditioners, &cond_origin, &csas, &csa_names)?;
+    csa::settle_alphas(&mut conditioners, &cond_origin, &csas, &csa_names)?;
 
     // routing: explicit routes over shortest paths; NotAdjacent / TooShort / Loop → errors.
     let pairs: Vec<(usize, usize)> = links.iter().map(|l: &LinkSpec| (l.a, l.b)).collect();

@@ -1,4 +1,6 @@
 use super::*;
+use crate::param::ParamError;
+use crate::scenario::load::table::Spots;
 
 #[test]
 fn meter_errors_use_the_files_field_names() {
@@ -30,19 +32,4 @@ fn token_buckets_and_tsw2cm_are_the_two_colour_meters() {
     for k in METER_KINDS {
         assert_eq!(meter_fields(k)[0], "kind", "{k}");
     }
-}
-
-#[test]
-fn the_csa_defaults_are_table_1_and_an_icmp_message_in_cs6() {
-    assert_eq!(csa::Params::TABLE_1.t1, SimDuration::from_millis(30));
-    // 20 B IP + 8 B ICMP + the quoted IP header and 8 bytes (RFC 792)
-    assert_eq!(SIGNAL_BYTES, 20 + 8 + 28);
-    assert!(SIGNAL_MIN_BYTES <= u64::from(SIGNAL_BYTES));
-    assert_eq!(CSA_FIELDS.len(), 14);
-    assert_eq!(
-        CsaScope::default(),
-        CsaScope::Shared,
-        "the buffer's OUT packets drive one α"
-    );
-    assert_eq!(csa::Rules::default(), csa::Rules::Text);
 }
