@@ -4,6 +4,7 @@
     python3 tools/import_cycles.py              # both; exit 1 if either has a cycle
     python3 tools/import_cycles.py --rust-only  # crates/afsim-core only (what `make lint` runs)
     python3 tools/import_cycles.py --edges      # also print every module's dependencies
+    python3 tools/import_cycles.py --layers     # also print the top-level modules' dependencies
 
 A *module* is a file or a folder under the source root: `crates/afsim-core/src` (a folder
 module is `x/mod.rs` or `x.rs` beside `x/`) and `python/afsim` (a folder is a package, its
@@ -350,7 +351,9 @@ def sccs(nodes: set[str], succ: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-def report(name: str, mods: dict[Module, Path], edges, where, sep: str, show_edges: bool) -> int:
+def report(
+    name: str, mods: dict[Module, Path], edges, where, sep: str, show_edges: bool, layers: bool = False
+) -> int:
     """Print the cycles of one graph; return how many."""
     levels: dict[Module, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     why: dict[tuple[Module, str, str], set[str]] = defaultdict(set)
@@ -367,6 +370,10 @@ def report(name: str, mods: dict[Module, Path], edges, where, sep: str, show_edg
     if show_edges:
         for a in sorted(edges):
             print(f"  {sep.join(a) or '(root)'} -> {', '.join(sorted(sep.join(b) or '(root)' for b in edges[a]))}")
+    if layers:
+        top = levels.get((), {})
+        for x in sorted(set(top) | {m[0] for m in mods if m}):
+            print(f"  layer {x} -> {', '.join(sorted(top.get(x, ()))) or '(nothing)'}")
     found = 0
     for parent in sorted(levels):
         succ = levels[parent]
@@ -390,12 +397,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python-only", action="store_true", help="only python/afsim")
     ap.add_argument("--with-tests", action="store_true", help="count Rust test modules too")
     ap.add_argument("--edges", action="store_true", help="print every dependency")
+    ap.add_argument("--layers", action="store_true", help="print the top-level modules' dependencies")
     args = ap.parse_args(argv)
     total = 0
     if not args.python_only:
-        total += report("afsim-core (Rust)", *rust_graph(RUST_SRC, args.with_tests), "/", args.edges)
+        total += report(
+            "afsim-core (Rust)", *rust_graph(RUST_SRC, args.with_tests), "/", args.edges, args.layers
+        )
     if not args.rust_only:
-        total += report("afsim (Python)", *py_graph(PY_SRC), ".", args.edges)
+        total += report("afsim (Python)", *py_graph(PY_SRC), ".", args.edges, args.layers)
     return 1 if total else 0
 
 

@@ -25,32 +25,14 @@
 //! - The retransmission timer is one engine timer, re-armed lazily: restarting it to a later
 //!   instant only moves a deadline; the pending event re-schedules itself when it finds the
 //!   deadline later than its own time. So a per-ACK restart costs no event.
-//! - `ns2_compat` changes (RFC by default), each cited where it is applied (ns-2.35 `tcp.cc`,
-//!   `tcp-reno.cc`, `tcp-newreno.cc`, `tcp-sack1.cc`):
-//!   - ssthresh = max(⌊min(cwnd, rwnd)/2⌋, 2) segments and cwnd = min(cwnd, rwnd)/2 on fast
-//!     retransmit (`slowdown`), instead of ssthresh = max(FlightSize/2, 2·MSS) and cwnd =
-//!     ssthresh; the ACK that ends fast recovery also opens cwnd; every timeout halves
-//!     ssthresh again (RFC 5681: only the first timeout of a segment); slow start adds a whole
-//!     segment per new ACK (RFC 5681: min(acked, MSS));
-//!   - `recover` starts at packet 0: no fast retransmit before segment 0 is acknowledged, no
-//!     ECN response to its ACK; Reno refuses a second fast retransmit in one window (`bugFix_`);
-//!     fast retransmit restarts the retransmit timer and stops RTT timing (`reset_rtx_timer`),
-//!     other retransmissions do not stop it;
-//!   - the ACK of segment 0 alone sets cwnd back to the initial window, one segment if
-//!     segment 0 timed out (`delay_growth_`, `bugfix_ss_`; without a handshake only);
-//!   - limited transmit sends the next segment to send, old or new, within cwnd + the
-//!     duplicate ACKs so far (`send_one`), also during go-back-N (RFC 3042: new data only);
-//!   - ECN: retransmissions carry ECT and may carry CWR (RFC 3168 §6.1.5 forbids both);
-//!     segment 0 is not ECN-capable and carries ECE (ns-2's SYN slot; the receiver echoes it,
-//!     which ends window growth on ECN-Echo ACKs from the first ACK on, ns-2's `ect_`); the
-//!     first ECN-Echo after a timeout is acted on whatever
-//!     its window, cwnd may fall below one segment (the sender then waits for the timer), a
-//!     second response at cwnd ≤ 1 backs the timer off, and a timeout that ends an ECN
-//!     reduction leaves ssthresh alone (`ecn`, `timeout`, `newtimer`);
-//!   - SACK is ns-2's `Sack1TcpAgent`, not RFC 6675: a `pipe` counter, every hole below the
-//!     highest SACK resent in order, duplicate ACKs ignored from a timeout to the next new
-//!     ACK, the scoreboard cleared by every new ACK outside recovery and at a timeout, and
-//!     go-back-N resending SACKed data (`Recovery::Sack1`).
+//! - Where the RFCs and ns-2.35 differ, the sender asks its preset (`Params::ns2_compat`), a
+//!   `preset::Preset` it holds: `rules!(self, decision(args))` at each decision point the
+//!   `preset::Rules` trait lists (recovery entry and window, partial ACK, ECN response and
+//!   window growth on ECN-Echo, burst limit, ssthresh and timeout arithmetic, limited transmit,
+//!   Karn's rule, ECT on retransmissions, segment 0's header). `sender/rfc.rs` is the RFC rule
+//!   set, `sender/ns2.rs` ns-2.35's (`tcp.cc`, `tcp-reno.cc`, `tcp-newreno.cc`,
+//!   `tcp-sack1.cc`), each read from start to end with its citations. ns-2's SACK recovery,
+//!   `Sack1TcpAgent`, is a recovery of its own here (`Recovery::Sack1`, `send_sack1`).
 //!
 //! - `Params::target_rate_bps` (Leung & Muppala's Throughput Sustaining Scheme, `sustain`):
 //!   each of the three reductions (`on_ece`, `enter_recovery`, `on_timeout`) passes its new
@@ -71,6 +53,23 @@ use crate::transport::tcp::sustain;
 use crate::transport::tcp::trace::{Point, Trace};
 use crate::transport::tcp::{flags, Params, SenderStats, Variant, HEADER_BYTES};
 use crate::transport::Ctx;
+
+mod ns2;
+mod preset;
+mod rfc;
+
+use preset::{Ns2State, Preset};
+
+/// `rules!(self, decision(args))`: the decision of the sender's preset (`preset::Rules`), by a
+/// `match` on the `Preset` it holds.
+macro_rules! rules {
+    ($s:expr, $f:ident($($a:expr),* $(,)?)) => {
+        match $s.preset {
+            Preset::Rfc => <rfc::Rfc as preset::Rules>::$f($s, $($a),*),
+            Preset::Ns2 => <ns2::Ns2 as preset::Rules>::$f($s, $($a),*),
+        }
+    };
+}
 
 /// Timer token of the start timer; retransmission timers use 1, 2, ...
 const TOKEN_START: u32 = 0;
@@ -183,17 +182,10 @@ pub struct Sender {
     next_token: u32,
     timing: Option<Timing>,
     ecn: EcnState,
-    /// ns-2 `ecn_backoff_`: the last ECN response found cwnd ≤ 1 (a second one backs the
-    /// timer off). `ns2_compat` only.
-    ecn_backoff: bool,
-    /// ns-2 `ect_`: a new ACK has carried ECN-Echo. `ns2_compat` only.
-    ece_seen: bool,
-    /// The window the first ACK of segment 0 sets (ns-2 `delay_growth_`): the initial window,
-    /// or one segment once segment 0 has timed out (ns-2 `bugfix_ss_`). `ns2_compat` only.
-    growth_window: f64,
-    /// ns-2 Sack1's `timeout_`: since the last timeout no new ACK has come, and duplicate ACKs
-    /// are ignored. `ns2_compat` SACK only.
-    ignore_dupacks: bool,
+    /// The rule set where the RFCs and ns-2.35 differ (`preset`, `rfc`, `ns2`).
+    preset: Preset,
+    /// What only the ns2 preset keeps.
+    ns2: Ns2State,
     sack: Option<Scoreboard>,
     stats: SenderStats,
     rtt_m2: f64,
@@ -235,7 +227,11 @@ impl Sender {
             lt_bytes: 0,
             // ns-2 starts `recover_` at 0, packet 0: no fast retransmit before packet 0 is
             // acknowledged, no ECN response before packet 1 is (`dupack_action`, `ecn`)
-            recover: p.ns2_compat.then_some(mss),
+            recover: if p.ns2_compat {
+                <ns2::Ns2 as preset::Rules>::initial_recover(mss)
+            } else {
+                <rfc::Rfc as preset::Rules>::initial_recover(mss)
+            },
             reduction: Reduction::None,
             timeout_una: None,
             rto: Rto::new(&p, phase_ns),
@@ -243,10 +239,13 @@ impl Sender {
             next_token: TOKEN_START,
             timing: None,
             ecn: EcnState::Off,
-            ecn_backoff: false,
-            ece_seen: false,
-            growth_window: f64::from(p.initial_window_segments),
-            ignore_dupacks: false,
+            preset: Preset::of(p.ns2_compat),
+            ns2: Ns2State {
+                ecn_backoff: false,
+                ece_seen: false,
+                growth_window: f64::from(p.initial_window_segments),
+                ignore_dupacks: false,
+            },
             sack: None,
             stats: SenderStats::default(),
             rtt_m2: 0.0,
@@ -450,8 +449,8 @@ impl Sender {
             return; // an old or impossible ACK
         }
         let was_open = self.phase == Phase::Open;
-        // ns-2 Sack1 ignores duplicate ACKs from a timeout until the next new ACK (`timeout_`)
-        let ignored = self.ignore_dupacks && ack == self.snd_una;
+        // a preset may ignore duplicate ACKs altogether (ns-2 Sack1 after a timeout)
+        let ignored = rules!(self, ignores_dupack(ack));
         // RFC 6675 §3 Update(); RFC 6675 §2: a duplicate ACK must SACK something new
         let newly_sacked = match self.sack.as_mut() {
             Some(sb) if !ignored => {
@@ -475,25 +474,8 @@ impl Sender {
         } else if self.snd_max > self.snd_una && (self.sack.is_none() || newly_sacked > 0) {
             self.on_dupack(ctx);
         }
-        // ns-2.35 NewRenoTcpAgent::recv ends with `send_much(0, 0, 2)` while dupacks_ ≥
-        // numdupacks_ (newreno_changes_ 0): at most two new segments per ACK in fast recovery,
-        // whose partial ACKs leave dupacks_ alone, and past a refused fast retransmit; Reno and
-        // Sack1 send what the window allows (maxburst_ 0)
-        if self.is_sack1() && was_open && self.dupacks > 0 {
-            // ns-2.35 Sack1TcpAgent::recv, outside fast recovery: `send_much` only when
-            // dupacks_ == 0, so a duplicate ACK sends nothing of its own, and the one that
-            // starts fast recovery sends the retransmission alone (`dupack_action`'s `output`)
-            return;
-        }
-        let burst = self.p.ns2_compat
-            && self.variant == Variant::NewReno
-            && (matches!(self.phase, Phase::Recovery(Recovery::Fast { .. }))
-                || (self.phase == Phase::Open && self.dupacks >= self.p.dupack_threshold));
-        if burst {
-            self.send_window(Some(2), ctx);
-        } else {
-            self.send_more(ctx);
-        }
+        // what the ACK lets the sender send, within the preset's burst limit
+        rules!(self, send_after_ack(was_open, ctx));
     }
 
     /// RFC 3168 §6.1.2: halve cwnd, reduce ssthresh, at most once per window of data.
@@ -516,32 +498,12 @@ impl Sender {
     /// `ecn`), its ACKs now partial ones. RFC 3168 §6.1.2 leaves recovery alone, and so does the
     /// `rfc` preset.
     fn on_ece(&mut self, ack: u64) {
-        let after_timeout = self.p.ns2_compat && self.reduction == Reduction::Timeout;
-        let in_recovery = self.p.ns2_compat
-            && matches!(
-                self.phase,
-                Phase::Recovery(Recovery::Fast { .. } | Recovery::Sack1 { .. })
-            );
-        if (self.phase != Phase::Open && !in_recovery)
-            || !(self.beyond_recover(ack) || after_timeout)
-        {
-            return;
-        }
-        self.ssthresh = self.sustained(self.reduced_ssthresh(self.snd_max - self.snd_una));
-        if self.p.ns2_compat {
-            if self.cwnd <= 1.0 {
-                if self.ecn_backoff {
-                    self.rto.back_off();
-                }
-                self.ecn_backoff = true;
-            } else {
-                self.ecn_backoff = false;
-            }
-            // ns-2 slowdown(CLOSE_CWND_HALF): windowd() / 2, no floor
-            self.cwnd = self.sustained(self.window_segments() / 2.0);
-        } else {
-            self.cwnd = self.sustained(self.half_window());
-        }
+        rules!(self, ecn_response(ack));
+    }
+
+    /// What every ECN response ends with, once the preset has set ssthresh and cwnd: one
+    /// reduction per window (`recover`), CWR on the next new segment (RFC 3168 §6.1.2).
+    fn ecn_reduced(&mut self) {
         self.recover = Some(self.snd_max);
         self.reduction = Reduction::Ecn;
         self.ecn = EcnState::On { cwr_pending: true };
@@ -564,17 +526,8 @@ impl Sender {
                 self.take_sample(t.sent, ctx.now, ece);
             }
         }
-        // ns-2 opens cwnd on an ECN-Echo ACK until one has been seen (`ect_` is still 0)
-        let opens = !ece || (self.p.ns2_compat && !self.ece_seen);
-        // (ns-2 Sack1's recovery ACKs skip recv_newack_helper)
-        if self.p.ns2_compat && !in_sack1 {
-            // ns-2 recv_newack_helper: an ACK without ECN-Echo ends the ECN backoff; `ect_`
-            // once one has carried it
-            if self.ece_seen && !ece {
-                self.ecn_backoff = false;
-            }
-            self.ece_seen |= ece;
-        }
+        // RFC 3168 §6.1.2: no increase in response to an ECN-Echo ACK (a preset may differ)
+        let opens = rules!(self, ack_opens_cwnd(ece, in_sack1));
         let was_open = self.phase == Phase::Open;
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
@@ -588,12 +541,7 @@ impl Sender {
                 if opens {
                     self.open_cwnd(acked);
                 }
-                if self.is_sack1() {
-                    // ns-2 Sack1TcpAgent::recv: a new ACK outside recovery clears the scoreboard
-                    // and ends the timeout's deafness to duplicate ACKs
-                    self.clear_scoreboard();
-                    self.ignore_dupacks = false;
-                }
+                rules!(self, on_open_new_ack());
             }
             Phase::Recovery(Recovery::Fast {
                 deflate_to,
@@ -604,36 +552,13 @@ impl Sender {
                     // RFC 5681 §3.2 step 6 / RFC 6582 §3.2 step 3 (2): deflate to ssthresh
                     self.cwnd = deflate_to;
                     self.phase = Phase::Open;
-                    // ns-2: the exiting ACK goes through recv_newack_helper → opencwnd
-                    if self.p.ns2_compat && opens {
-                        self.open_cwnd(acked);
-                    }
+                    rules!(self, on_full_ack(acked, opens));
                 } else {
                     // RFC 6582 §3.2 step 3 (partial ACK): retransmit the next hole, deflate by
                     // the amount acknowledged, add back one segment if a segment's worth was
                     let len = self.mss.min(self.snd_max - ack);
                     self.transmit(ack, len, ctx);
-                    let mut deflate_to = deflate_to;
-                    if self.p.ns2_compat {
-                        // ns-2.35 NewRenoTcpAgent::partialnewack (`partial_window_deflation_`):
-                        // the window is cwnd_ + dupwnd_; `deflate` packets acknowledged come off
-                        // dupwnd_ (less one) while it is larger, otherwise off cwnd_ itself
-                        // (floor 1) with dupwnd_ left at 1 — so the window recovery ends with,
-                        // cwnd_, can end below where the fast retransmit set it
-                        let deflate = (acked / self.mss) as f64;
-                        let mut inflation = self.cwnd - deflate_to;
-                        if inflation > deflate {
-                            inflation -= deflate - 1.0;
-                        } else {
-                            deflate_to =
-                                self.sustained((deflate_to - (deflate - inflation)).max(1.0));
-                            inflation = 1.0;
-                        }
-                        self.cwnd = deflate_to + inflation;
-                    } else {
-                        let back = if acked >= self.mss { 1.0 } else { 0.0 };
-                        self.cwnd = (self.cwnd - acked as f64 / self.mss as f64 + back).max(1.0);
-                    }
+                    let deflate_to = rules!(self, partial_ack_window(acked, deflate_to));
                     // RFC 6582 §3.2 step 3: reset the timer on the first partial ACK only
                     restart_timer = partial_acks == 0;
                     self.phase = Phase::Recovery(Recovery::Fast {
@@ -667,26 +592,12 @@ impl Sender {
             }
             Phase::Waiting | Phase::SynSent { .. } | Phase::Complete => {}
         }
-        // ns-2 `delay_growth_` (on by default; tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc `recv`:
-        // `if (last_ack_ == 0 && delay_growth_) cwnd_ = initial_window()`): the ACK of segment 0
-        // alone does not grow the window. ns-2's one-way TCP with `syn_` false has no SYN, so
-        // this is the first data segment's ACK; with a handshake the SYN-ACK plays its part.
-        let exits_sack = self.variant == Variant::Sack && !was_open;
-        let first = ack == self.mss.min(self.end);
-        if self.p.ns2_compat
-            && !self.p.handshake
-            && first
-            && !exits_sack
-            && self.phase == Phase::Open
-        {
-            self.cwnd = self.growth_window;
-        }
+        rules!(self, first_ack_window(ack, was_open));
         if self.snd_una >= self.end {
             self.complete(ctx);
-        } else if self.snd_una == self.snd_max && !(self.p.ns2_compat && self.cwnd < 1.0) {
-            // RFC 6298 (5.2): all outstanding data acknowledged: stop the timer (ns-2
-            // `newtimer` keeps it while cwnd < 1: an ECN response left nothing to send, and
-            // the timer's expiry lets the sender go on)
+        } else if self.snd_una == self.snd_max && !rules!(self, timer_runs_when_idle()) {
+            // RFC 6298 (5.2): all outstanding data acknowledged: stop the timer (a preset may
+            // keep it)
             self.timer = RetxTimer::Idle;
         } else if restart_timer || self.snd_una == self.snd_max {
             // RFC 6298 (5.3): new data acknowledged: restart the timer
@@ -699,7 +610,7 @@ impl Sender {
 
     /// ns-2's SACK sender, `Sack1TcpAgent` (`ns2_compat` with `Variant::Sack`).
     fn is_sack1(&self) -> bool {
-        self.p.ns2_compat && self.variant == Variant::Sack
+        self.preset == Preset::Ns2 && self.variant == Variant::Sack
     }
 
     fn clear_scoreboard(&mut self) {
@@ -711,12 +622,8 @@ impl Sender {
     /// RFC 5681 §3.1: slow start (eq. 2) or congestion avoidance (eq. 3).
     fn open_cwnd(&mut self, acked: u64) {
         if self.cwnd < self.ssthresh {
-            // cwnd += min(N, SMSS); ns-2 adds a whole segment per new ACK
-            self.cwnd += if self.p.ns2_compat {
-                1.0
-            } else {
-                (acked as f64 / self.mss as f64).min(1.0)
-            };
+            // cwnd += min(N, SMSS) (RFC 5681 eq. 2; the preset says)
+            self.cwnd += rules!(self, slow_start_increment(acked));
         } else {
             // cwnd += SMSS·SMSS/cwnd
             self.cwnd += 1.0 / self.cwnd;
@@ -756,42 +663,14 @@ impl Sender {
     /// outstanding — also while go-back-N after a timeout has pulled it below HighData, so
     /// the segment may be an old one the receiver already holds (RFC 3042 sends new data only).
     fn limited_transmit(&mut self, ctx: &mut Ctx) {
-        if self.p.ns2_compat {
-            if self.snd_nxt >= self.end {
-                return;
-            }
-            let len = self.mss.min(self.end - self.snd_nxt);
-            let out = self.snd_nxt + len - self.snd_una;
-            let allowance = self.cwnd + f64::from(self.dupacks);
-            if out as f64 <= allowance * self.mss as f64 && out <= self.p.max_window_bytes {
-                if self.snd_nxt == self.snd_max {
-                    self.lt_bytes += len;
-                }
-                self.transmit(self.snd_nxt, len, ctx);
-                self.snd_nxt += len;
-            }
-            return;
-        }
-        if self.snd_nxt != self.snd_max || self.snd_max >= self.end {
-            return;
-        }
-        let len = self.mss.min(self.end - self.snd_max);
-        let out = self.snd_max + len - self.snd_una;
-        if out as f64 <= (self.cwnd + 2.0) * self.mss as f64 && out <= self.p.max_window_bytes {
-            self.transmit(self.snd_max, len, ctx);
-            self.snd_nxt = self.snd_max;
-            self.lt_bytes += len;
-        }
+        rules!(self, limited_transmit(ctx));
     }
 
     /// Fast retransmit: RFC 5681 §3.2 steps 2–3, RFC 6582 §3.2 step 2, RFC 6675 §5 step 4.
     fn enter_recovery(&mut self, ctx: &mut Ctx) {
-        let guarded = self.variant != Variant::Reno || self.p.ns2_compat;
-        // RFC 6582 §3.2 step 1: only if the cumulative ACK covers more than `recover`; ns-2
-        // also when it covers packet 0 alone (`bugfix_ss_`)
-        let allowed = !guarded
-            || self.beyond_recover(self.snd_una)
-            || (self.p.ns2_compat && self.snd_una == self.mss);
+        // RFC 6582 §3.2 step 1 (NewReno, SACK): only if the cumulative ACK covers more than
+        // `recover`; the preset says
+        let allowed = rules!(self, may_enter_recovery());
         // RFC 3168 §6.1.2: the window was already cut for ECN in this window of data
         let after_ecn = !allowed && self.reduction == Reduction::Ecn;
         if !allowed && !after_ecn {
@@ -807,27 +686,19 @@ impl Sender {
             if let EcnState::On { .. } = self.ecn {
                 self.ecn = EcnState::On { cwr_pending: true };
             }
-            if self.p.ns2_compat {
-                self.sustained(self.half_window())
-            } else {
-                self.ssthresh
-            }
+            rules!(self, recovery_window())
         };
-        // ns-2 (`dupack_action`, the ECN branch) leaves `recover_` at the ECN reduction's
-        if !(after_ecn && self.p.ns2_compat) {
+        // RFC 6582 §3.2 step 2: recover = HighData (after an ECN cut, the preset says)
+        if !after_ecn || rules!(self, recover_moves_after_ecn()) {
             self.recover = Some(self.snd_max);
         }
         self.reduction = Reduction::Loss;
         // RFC 5681 §3.2 step 2: retransmit the first unacknowledged segment
         let len = self.mss.min(self.snd_max - self.snd_una);
         self.transmit(self.snd_una, len, ctx);
-        if self.p.ns2_compat {
-            // ns-2 reset_rtx_timer(1, 0) on fast retransmit: restart the timer, stop timing
-            self.arm(ctx.now + self.rto.timeout(), ctx);
-            self.timing = None;
-        }
+        rules!(self, on_fast_retransmit(ctx));
         match self.variant {
-            Variant::Sack if self.p.ns2_compat => {
+            Variant::Sack if self.is_sack1() => {
                 // ns-2 Sack1TcpAgent::dupack_action: pipe_ = maxseq_ − highest_ack_ −
                 // numdupacks_ (the retransmission is not counted); cwnd halved, not inflated;
                 // the scoreboard's next retransmission is the one after this
@@ -861,11 +732,7 @@ impl Sender {
 
     /// RFC 5681 eq. (4): ssthresh = max(FlightSize/2, 2·SMSS); ns-2: max(⌊window/2⌋, 2).
     fn reduced_ssthresh(&self, flight: u64) -> f64 {
-        if self.p.ns2_compat {
-            (self.window_segments() / 2.0).floor().max(2.0)
-        } else {
-            (flight as f64 / self.mss as f64 / 2.0).max(2.0)
-        }
+        rules!(self, reduced_ssthresh(flight))
     }
 
     /// Half the usable window, at least one segment (ns-2 `windowd()/2`).
@@ -930,19 +797,7 @@ impl Sender {
             Phase::Waiting | Phase::Complete => return,
         }
         if self.snd_una >= self.snd_max {
-            if self.p.ns2_compat && self.cwnd < 1.0 {
-                // ns-2 (`TcpAgent::timeout` with no data outstanding, `restart_bugfix_`): the
-                // timer an ECN response left running at cwnd < 1 expires: cwnd = 1 segment,
-                // ssthresh and the backoff unchanged, and sending resumes
-                self.stats.timeouts += 1;
-                self.cwnd = 1.0;
-                self.recover = Some(self.snd_max);
-                self.reduction = Reduction::Timeout;
-                if let EcnState::On { .. } = self.ecn {
-                    self.ecn = EcnState::On { cwr_pending: true };
-                }
-                self.send_more(ctx);
-            }
+            rules!(self, idle_timeout(ctx));
             return;
         }
         self.stats.timeouts += 1;
@@ -951,20 +806,9 @@ impl Sender {
             // dupwnd_ before its timeout code halves the window)
             self.cwnd = self.cwnd.min(deflate_to);
         }
-        // ns-2 (`TcpAgent::timeout`): a timeout before the ECN reduction's window is
-        // acknowledged closes cwnd to one segment but leaves ssthresh as the reduction set it
-        // (and is not counted in `nrexmit_`)
-        let ends_ecn = self.p.ns2_compat
-            && self.reduction == Reduction::Ecn
-            && !self.reaches_recover(self.snd_una);
-        // RFC 5681 §3.1: ssthresh by eq. (4) unless this segment was already resent by the
-        // timer; ns-2 halves again at every timeout
-        if !ends_ecn && (self.p.ns2_compat || self.timeout_una != Some(self.snd_una)) {
+        // RFC 5681 §3.1: ssthresh by eq. (4), unless the preset says this timeout does not cut
+        if rules!(self, timeout_cuts_ssthresh()) {
             self.ssthresh = self.sustained(self.reduced_ssthresh(self.snd_max - self.snd_una));
-        }
-        if self.p.ns2_compat && self.snd_una == 0 {
-            // ns-2 `bugfix_ss_`: segment 0 lost, so no larger initial window afterwards
-            self.growth_window = 1.0;
         }
         self.timeout_una = Some(self.snd_una);
         // RFC 5681 §3.1: cwnd = loss window = one segment (or the sustaining floor)
@@ -978,12 +822,7 @@ impl Sender {
         if let EcnState::On { .. } = self.ecn {
             self.ecn = EcnState::On { cwr_pending: true };
         }
-        if self.p.ns2_compat {
-            // ns-2 Sack1TcpAgent::timeout: scoreboard cleared, duplicate ACKs ignored until
-            // the next new ACK (`timeout_`)
-            self.clear_scoreboard();
-            self.ignore_dupacks = self.sack.is_some();
-        }
+        rules!(self, after_timeout());
         // RFC 6298 (5.5): back off; Karn: stop timing; (5.4): resend from SND.UNA
         self.rto.back_off();
         self.timing = None;
@@ -1125,18 +964,15 @@ impl Sender {
         let mut f = if self.p.handshake { flags::ACK } else { 0 };
         let mut ecn = Ecn::NotEct;
         if let EcnState::On { cwr_pending } = self.ecn {
-            // RFC 3168 §6.1.5: retransmitted data is not ECN-capable (ns-2 marks it anyway)
-            let may = !retx || self.p.ns2_compat;
-            // ns-2 `TcpAgent::output` sends packet 0 not ECN-capable (its SYN, even with `syn_`
-            // false, when it is the first data segment)
-            let syn_slot = self.p.ns2_compat && !self.p.handshake && start == 0;
+            // RFC 3168 §6.1.5: retransmitted data is not ECN-capable (a preset may differ)
+            let may = !retx || rules!(self, retransmission_is_ect());
+            // a data segment in the SYN's place (ns-2 without a handshake) is not ECN-capable
+            let syn_slot = rules!(self, syn_slot(start));
             if may && !syn_slot {
                 ecn = Ecn::Ect0;
             }
             if syn_slot {
-                // ... and with ECN-Echo set: `if (seqno == 0) { ... if (ecn_) { hf->ecnecho() =
-                // 1; hf->ect() = 0; } }`, ECN's SYN negotiation, which TCPSink answers with
-                // ECN-Echo on the ACK of packet 0 (the receiver's `negotiated_echo`)
+                // ... and carries ECN-Echo (`ns2::Ns2::syn_slot`)
                 f |= flags::ECE;
             }
             // RFC 3168 §6.1.2: CWR on the first new data segment after a reduction
@@ -1151,9 +987,8 @@ impl Sender {
         if retx {
             self.stats.retransmitted_segments += 1;
             self.stats.retransmitted_bytes += len;
-            // Karn: a retransmission spoils the segment being timed (ns-2 stops timing only
-            // at a fast retransmit or a timeout, `reset_rtx_timer`)
-            if !self.p.ns2_compat {
+            // Karn: a retransmission spoils the segment being timed (the preset says)
+            if rules!(self, retransmission_stops_timing()) {
                 self.timing = None;
             }
         } else {
@@ -1172,13 +1007,7 @@ impl Sender {
     }
 
     fn emit(&mut self, seq: u64, payload: u32, f: u16, ecn: Ecn, ctx: &mut Ctx) {
-        // ns-2 `TcpAgent::output` adds the header bytes to every packet but packet 0, its SYN
-        // slot: with `syn_` false the first data segment leaves as its payload alone
-        let headers = if self.p.ns2_compat && !self.p.handshake && seq == 0 && payload > 0 {
-            0
-        } else {
-            HEADER_BYTES
-        };
+        let headers = rules!(self, header_bytes(seq, payload));
         ctx.send(Packet {
             src: self.src,
             dst: self.dst,
@@ -1228,11 +1057,9 @@ impl Sender {
     /// An RTT sample, from an ACK that carried ECN-Echo if `ece`.
     fn take_sample(&mut self, sent: SimTime, now: SimTime, ece: bool) {
         self.rto.sample(sent, now);
-        // Karn: a valid sample ends the backoff; ns-2 (`TcpAgent::newack`) keeps it while an
-        // ECN-Echo keeps cwnd at one segment or less (`ecn_backoff_`)
-        if !(self.p.ns2_compat && self.ece_seen && self.ecn_backoff && ece) {
+        // Karn: a valid sample ends the backoff (a preset may keep it)
+        if rules!(self, sample_ends_backoff(ece)) {
             self.rto.end_backoff();
-            self.ecn_backoff = false;
         }
         let x = now.saturating_since(sent).as_secs_f64();
         let s = &mut self.stats;

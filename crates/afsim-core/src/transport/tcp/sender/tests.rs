@@ -799,7 +799,7 @@ fn ns2_ecn() -> Params {
 /// that ECN-Echo no longer opens cwnd.
 fn ns2_ecn_seen(w: u32) -> Fx {
     let (mut fx, _) = Fx::with_window(ns2_ecn(), w, 20.0);
-    fx.s.ece_seen = true;
+    fx.s.ns2.ece_seen = true;
     fx
 }
 
@@ -1122,7 +1122,7 @@ fn ns2_sack_ignores_duplicate_acks_after_a_timeout_and_its_go_back_n_resends_sac
 /// ECN-Echo on the ACK of segment 1: cwnd 10 → 5, `recover_` = segment 10.
 fn ns2_ecn_cut_with_1_to_10_in_flight(p: Params) -> Fx {
     let (mut fx, _) = Fx::with_window(Params { ecn: true, ..p }, 10, 20.0);
-    fx.s.ece_seen = true;
+    fx.s.ns2.ece_seen = true;
     assert_eq!(
         segs(&fx.ack(1)),
         vec![10],
