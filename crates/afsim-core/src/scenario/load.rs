@@ -27,6 +27,7 @@
 
 mod conditioner;
 mod csa;
+mod curve;
 mod diffserv;
 mod flow;
 mod link;

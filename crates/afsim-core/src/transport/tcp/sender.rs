@@ -1,5 +1,11 @@
 //! The TCP sender: congestion control, loss recovery, retransmission timer, ECN response.
 //!
+//! Files: this one holds the state, connection set-up, ACK processing, loss recovery and the
+//! timeout (about 870 lines: one state machine whose every part reads and writes the same
+//! fields; split further it would scatter each transition); `sender/send.rs` the sending,
+//! `sender/timer.rs` the timer and RTT samples, `sender/preset.rs` with `rfc.rs` and `ns2.rs`
+//! the two rule sets, `sender/tests.rs` the unit tests.
+//!
 //! Read this first.
 //! - Sources: RFC 5681 §3.1 (slow start, congestion avoidance, timeout response), §3.2 (fast
 //!   retransmit / fast recovery: the `Reno` variant); RFC 6582 §3.2 (`NewReno`: `recover`,
@@ -44,13 +50,13 @@
 //! two segments per duplicate ACK (`send_much(0, 0, 2)` with `newreno_changes_` 0), F-RTO,
 //! slow-start restart after idle (a bulk sender is never idle).
 
-use crate::net::packet::{proto, Ecn, Packet, TransportHeader};
+use crate::net::packet::{Ecn, Packet};
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::tcp::rto::Rto;
-use crate::transport::tcp::sack::{Marks, NextSeg, Scoreboard};
+use crate::transport::tcp::sack::Scoreboard;
 use crate::transport::tcp::sustain;
-use crate::transport::tcp::trace::{Point, Trace};
+use crate::transport::tcp::trace::Trace;
 use crate::transport::tcp::{flags, Params, SenderStats, Variant, HEADER_BYTES};
 use crate::transport::Ctx;
 
@@ -65,11 +71,18 @@ use preset::{Ns2State, Preset};
 macro_rules! rules {
     ($s:expr, $f:ident($($a:expr),* $(,)?)) => {
         match $s.preset {
-            Preset::Rfc => <rfc::Rfc as preset::Rules>::$f($s, $($a),*),
-            Preset::Ns2 => <ns2::Ns2 as preset::Rules>::$f($s, $($a),*),
+            $crate::transport::tcp::sender::preset::Preset::Rfc => {
+                <$crate::transport::tcp::sender::rfc::Rfc as $crate::transport::tcp::sender::preset::Rules>::$f($s, $($a),*)
+            }
+            $crate::transport::tcp::sender::preset::Preset::Ns2 => {
+                <$crate::transport::tcp::sender::ns2::Ns2 as $crate::transport::tcp::sender::preset::Rules>::$f($s, $($a),*)
+            }
         }
     };
 }
+
+mod send;
+mod timer;
 
 /// Timer token of the start timer; retransmission timers use 1, 2, ...
 const TOKEN_START: u32 = 0;
@@ -829,270 +842,6 @@ impl Sender {
         self.snd_nxt = self.snd_una;
         // (5.6): the first retransmission below arms the timer with the backed-off RTO
         self.send_more(ctx);
-    }
-
-    // ---------------------------------------------------------------- sending
-
-    fn send_more(&mut self, ctx: &mut Ctx) {
-        match self.phase {
-            Phase::Open | Phase::Recovery(Recovery::Fast { .. }) => self.send_window(None, ctx),
-            Phase::Recovery(Recovery::Sack {
-                high_rxt,
-                rescue_rxt,
-            }) => self.send_sack(high_rxt, rescue_rxt, ctx),
-            Phase::Recovery(Recovery::Sack1 { pipe, next_rtx }) => {
-                self.send_sack1(pipe, next_rtx, ctx)
-            }
-            Phase::Waiting | Phase::SynSent { .. } | Phase::Complete => {}
-        }
-    }
-
-    /// Sends whole segments from `snd_nxt` while they fit in min(cwnd, rwnd), at most `burst`
-    /// of them if given.
-    fn send_window(&mut self, burst: Option<u32>, ctx: &mut Ctx) {
-        let wnd = (self.cwnd * self.mss as f64).min(self.p.max_window_bytes as f64);
-        let mut sent = 0;
-        // RFC 6675 §5.1 uses the scoreboard in go-back-N; ns-2's Sack1 does not (its scoreboard
-        // is cleared by every new ACK outside recovery)
-        let use_board = !self.is_sack1();
-        while self.snd_nxt < self.end {
-            let board = self.sack.as_ref().filter(|_| use_board);
-            if self.snd_nxt < self.snd_max {
-                // RFC 6675 §5.1: after a timeout, do not resend what the receiver SACKed
-                if let Some(e) = board.and_then(|sb| sb.sacked_until(self.snd_nxt)) {
-                    self.snd_nxt = e.min(self.snd_max);
-                    continue;
-                }
-            }
-            let len = self.mss.min(self.end - self.snd_nxt);
-            let mut outstanding = self.snd_nxt + len - self.snd_una;
-            if self.snd_nxt < self.snd_max {
-                // go-back-N after a timeout: what the receiver SACKed is not in flight
-                if let Some(sb) = board {
-                    outstanding -= sb.sacked_between(self.snd_una, self.snd_nxt);
-                }
-            }
-            if outstanding as f64 > wnd || burst.is_some_and(|b| sent >= b) {
-                break;
-            }
-            self.transmit(self.snd_nxt, len, ctx);
-            self.snd_nxt += len;
-            sent += 1;
-        }
-    }
-
-    /// RFC 6675 §5 (B)–(C): while cwnd − pipe ≥ 1 SMSS, send what NextSeg() chooses.
-    fn send_sack(&mut self, high_rxt: u64, rescue_rxt: Option<u64>, ctx: &mut Ctx) {
-        let Some(sb) = self.sack.take() else { return };
-        let mut m = Marks {
-            high_ack: self.snd_una,
-            high_data: self.snd_max,
-            high_rxt,
-            rescue_rxt,
-            recovery_point: self.recover.unwrap_or(self.snd_max),
-            mss: self.mss,
-            dupthresh: self.p.dupack_threshold,
-        };
-        let cwnd = self.cwnd * self.mss as f64;
-        // (B.2) SetPipe()
-        let mut pipe = sb.pipe(&m);
-        while cwnd - pipe as f64 >= self.mss as f64 {
-            let len_new = self.mss.min(self.end.saturating_sub(self.snd_max));
-            let new_ok =
-                len_new > 0 && self.snd_max + len_new - self.snd_una <= self.p.max_window_bytes;
-            match sb.next_seg(&m, new_ok) {
-                NextSeg::Retransmit { start, len, rescue } => {
-                    self.transmit(start, len, ctx);
-                    // (C.2) HighRxt moves, except for a rescue retransmission (NextSeg rule 4)
-                    if rescue {
-                        m.rescue_rxt = Some(m.recovery_point);
-                    } else {
-                        m.high_rxt = start + len;
-                    }
-                    pipe += len;
-                }
-                NextSeg::NewData => {
-                    // (C.3) HighData moves
-                    self.transmit(self.snd_max, len_new, ctx);
-                    self.snd_nxt = self.snd_max;
-                    m.high_data = self.snd_max;
-                    pipe += len_new;
-                }
-                NextSeg::Nothing => break,
-            }
-        }
-        self.sack = Some(sb);
-        self.phase = Phase::Recovery(Recovery::Sack {
-            high_rxt: m.high_rxt,
-            rescue_rxt: m.rescue_rxt,
-        });
-    }
-
-    /// ns-2.35 tcp-sack1.cc `Sack1TcpAgent::send_much` in fast recovery: while pipe < ⌊cwnd⌋,
-    /// the next hole from `next_rtx` below the highest SACKed byte (`ScoreBoardRQ::
-    /// GetNextRetran`), else new data; nothing beyond the receiver's window.
-    fn send_sack1(&mut self, mut pipe: i64, mut next_rtx: u64, ctx: &mut Ctx) {
-        let wnd_end = self.snd_una + self.p.max_window_bytes;
-        while pipe < self.cwnd.floor() as i64 {
-            let hole = self
-                .sack
-                .as_ref()
-                .and_then(|sb| sb.next_hole(next_rtx.max(self.snd_una)));
-            if let Some(start) = hole {
-                let len = self.mss.min(self.snd_max - start);
-                if start + len > wnd_end {
-                    break;
-                }
-                self.transmit(start, len, ctx);
-                next_rtx = start + len;
-            } else {
-                let len = self.mss.min(self.end.saturating_sub(self.snd_max));
-                if len == 0 || self.snd_max + len > wnd_end {
-                    break;
-                }
-                self.transmit(self.snd_max, len, ctx);
-                self.snd_nxt = self.snd_max;
-            }
-            pipe += 1;
-        }
-        self.phase = Phase::Recovery(Recovery::Sack1 { pipe, next_rtx });
-    }
-
-    /// Sends the data segment `[start, start + len)`: a retransmission if below HighData.
-    fn transmit(&mut self, start: u64, len: u64, ctx: &mut Ctx) {
-        let retx = start < self.snd_max;
-        let mut f = if self.p.handshake { flags::ACK } else { 0 };
-        let mut ecn = Ecn::NotEct;
-        if let EcnState::On { cwr_pending } = self.ecn {
-            // RFC 3168 §6.1.5: retransmitted data is not ECN-capable (a preset may differ)
-            let may = !retx || rules!(self, retransmission_is_ect());
-            // a data segment in the SYN's place (ns-2 without a handshake) is not ECN-capable
-            let syn_slot = rules!(self, syn_slot(start));
-            if may && !syn_slot {
-                ecn = Ecn::Ect0;
-            }
-            if syn_slot {
-                // ... and carries ECN-Echo (`ns2::Ns2::syn_slot`)
-                f |= flags::ECE;
-            }
-            // RFC 3168 §6.1.2: CWR on the first new data segment after a reduction
-            if cwr_pending && may {
-                f |= flags::CWR;
-                self.ecn = EcnState::On { cwr_pending: false };
-            }
-        }
-        self.emit(start, len as u32, f, ecn, ctx);
-        self.stats.segments_sent += 1;
-        self.stats.bytes_sent += len;
-        if retx {
-            self.stats.retransmitted_segments += 1;
-            self.stats.retransmitted_bytes += len;
-            // Karn: a retransmission spoils the segment being timed (the preset says)
-            if rules!(self, retransmission_stops_timing()) {
-                self.timing = None;
-            }
-        } else {
-            self.snd_max = start + len;
-            if self.timing.is_none() {
-                self.timing = Some(Timing {
-                    end: start + len,
-                    sent: ctx.now,
-                });
-            }
-        }
-        // RFC 6298 (5.1): a data segment sent while the timer is off starts it
-        if self.timer == RetxTimer::Idle {
-            self.arm(ctx.now + self.rto.timeout(), ctx);
-        }
-    }
-
-    fn emit(&mut self, seq: u64, payload: u32, f: u16, ecn: Ecn, ctx: &mut Ctx) {
-        let headers = rules!(self, header_bytes(seq, payload));
-        ctx.send(Packet {
-            src: self.src,
-            dst: self.dst,
-            protocol: proto::TCP,
-            ecn,
-            size: payload + headers,
-            flow: self.flow,
-            dst_agent: self.peer,
-            rev: false,
-            th: TransportHeader {
-                seq,
-                payload,
-                flags: f,
-                ..Default::default()
-            },
-            ..Default::default()
-        });
-    }
-
-    // ---------------------------------------------------------------- timer, samples, end
-
-    /// Starts or restarts the retransmission timer to expire at `deadline`.
-    fn arm(&mut self, deadline: SimTime, ctx: &mut Ctx) {
-        match self.timer {
-            RetxTimer::Armed {
-                event_at, token, ..
-            } if event_at <= deadline => {
-                self.timer = RetxTimer::Armed {
-                    deadline,
-                    event_at,
-                    token,
-                };
-            }
-            RetxTimer::Armed { .. } | RetxTimer::Idle => {
-                self.next_token = self.next_token.wrapping_add(1).max(1);
-                let token = self.next_token;
-                ctx.set_timer(deadline, token);
-                self.timer = RetxTimer::Armed {
-                    deadline,
-                    event_at: deadline,
-                    token,
-                };
-            }
-        }
-    }
-
-    /// An RTT sample, from an ACK that carried ECN-Echo if `ece`.
-    fn take_sample(&mut self, sent: SimTime, now: SimTime, ece: bool) {
-        self.rto.sample(sent, now);
-        // Karn: a valid sample ends the backoff (a preset may keep it)
-        if rules!(self, sample_ends_backoff(ece)) {
-            self.rto.end_backoff();
-        }
-        let x = now.saturating_since(sent).as_secs_f64();
-        let s = &mut self.stats;
-        s.rtt_samples += 1;
-        let d = x - s.rtt_mean_s;
-        s.rtt_mean_s += d / s.rtt_samples as f64;
-        self.rtt_m2 += d * (x - s.rtt_mean_s);
-        s.rtt_std_s = (self.rtt_m2 / s.rtt_samples as f64).sqrt();
-    }
-
-    fn complete(&mut self, ctx: &mut Ctx) {
-        self.phase = Phase::Complete;
-        self.timer = RetxTimer::Idle;
-        self.stats.completion_time_s = Some(ctx.now.as_secs_f64());
-        ctx.source_done();
-        ctx.transfer_complete();
-    }
-
-    #[inline]
-    fn record(&mut self, now: SimTime) {
-        if self.trace.is_none() {
-            return;
-        }
-        let point = Point {
-            cwnd: self.cwnd_bytes(),
-            ssthresh: self.ssthresh_bytes(),
-            srtt: self.rto.srtt().as_secs_f64(),
-            rto: self.rto.timeout().as_secs_f64(),
-            bytes_in_flight: self.flight_bytes(),
-        };
-        if let Some(t) = self.trace.as_mut() {
-            t.record(now, point);
-        }
     }
 
     // ---------------------------------------------------------------- test fixtures
