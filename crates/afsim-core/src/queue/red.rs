@@ -303,7 +303,6 @@ impl Red {
 
 /// Synthetic arrival sequences driven through a discipline in front of a link, for the ordering
 /// tests of RED, RIO and WRED.
-
 #[cfg(test)]
 pub(crate) mod testkit;
 
