@@ -108,7 +108,8 @@ def strip_rust(text: str) -> str:
 def drop_cfg_test(text: str) -> tuple[str, set[str]]:
     """The text without inline `#[cfg(test)] mod x { … }` blocks; the names of
     `#[cfg(test)] mod x;` declarations (test modules in their own files)."""
-    test_files = set(re.findall(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", text))
+    decl = r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;"
+    test_files = set(re.findall(decl, text))
     while True:
         m = re.search(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
         if not m:
@@ -148,7 +149,10 @@ USE_RE = re.compile(r"\b(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);")
 PATH_RE = re.compile(r"\b((?:crate|super|self)(?:\s*::\s*(?:super|\w+))+)")
 
 
-def rust_graph(src: Path, with_tests: bool) -> tuple[dict[Module, Path], dict[Module, set[Module]], dict]:
+Graph = tuple[dict[Module, Path], dict[Module, set[Module]], dict]
+
+
+def rust_graph(src: Path, with_tests: bool) -> Graph:
     mods = rust_modules(src)
     texts: dict[Module, str] = {}
     test_mods: set[Module] = set()
@@ -240,7 +244,7 @@ def py_modules(src: Path) -> dict[Module, Path]:
     return mods
 
 
-def py_graph(src: Path) -> tuple[dict[Module, Path], dict[Module, set[Module]], dict]:
+def py_graph(src: Path) -> Graph:
     mods = py_modules(src)
     top = src.name
     reexports: dict[Module, dict[str, Module]] = defaultdict(dict)
@@ -352,7 +356,13 @@ def sccs(nodes: set[str], succ: dict[str, set[str]]) -> list[list[str]]:
 
 
 def report(
-    name: str, mods: dict[Module, Path], edges, where, sep: str, show_edges: bool, layers: bool = False
+    name: str,
+    mods: dict[Module, Path],
+    edges,
+    where,
+    sep: str,
+    show_edges: bool,
+    layers: bool = False,
 ) -> int:
     """Print the cycles of one graph; return how many."""
     levels: dict[Module, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
@@ -369,7 +379,8 @@ def report(
     print(f"{name}: {len(mods)} modules, {n_edges} module dependencies")
     if show_edges:
         for a in sorted(edges):
-            print(f"  {sep.join(a) or '(root)'} -> {', '.join(sorted(sep.join(b) or '(root)' for b in edges[a]))}")
+            targets = ", ".join(sorted(sep.join(b) or "(root)" for b in edges[a]))
+            print(f"  {sep.join(a) or '(root)'} -> {targets}")
     if layers:
         top = levels.get((), {})
         for x in sorted(set(top) | {m[0] for m in mods if m}):
@@ -397,12 +408,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python-only", action="store_true", help="only python/afsim")
     ap.add_argument("--with-tests", action="store_true", help="count Rust test modules too")
     ap.add_argument("--edges", action="store_true", help="print every dependency")
-    ap.add_argument("--layers", action="store_true", help="print the top-level modules' dependencies")
+    ap.add_argument(
+        "--layers", action="store_true", help="print the top-level modules' dependencies"
+    )
     args = ap.parse_args(argv)
     total = 0
     if not args.python_only:
         total += report(
-            "afsim-core (Rust)", *rust_graph(RUST_SRC, args.with_tests), "/", args.edges, args.layers
+            "afsim-core (Rust)",
+            *rust_graph(RUST_SRC, args.with_tests),
+            "/",
+            args.edges,
+            args.layers,
         )
     if not args.rust_only:
         total += report("afsim (Python)", *py_graph(PY_SRC), ".", args.edges, args.layers)
