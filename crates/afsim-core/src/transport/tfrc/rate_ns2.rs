@@ -51,7 +51,52 @@ pub enum Release {
     V2_28,
 }
 
+/// Where the two releases' `TfrcAgent` differ, in the order a connection meets them (the
+/// line numbers are tfrc.cc's; `slowstart` has a function per release, `slowstart_2_35` and
+/// `slowstart_2_28`).
 impl Release {
+    /// `recv()`: whether this report's X_recv sets `maxrate` (2·X_recv).
+    fn report_sets_maxrate(self, round: u32) -> bool {
+        match self {
+            // 2.35 l.343: `round_id > 1 && rate_since_last_report > 0`
+            Release::V2_35 => round > 1,
+            // 2.28 l.323: `rate_since_last_report > 0`, the first report included
+            Release::V2_28 => true,
+        }
+    }
+
+    /// `reduce_rate_on_no_feedback()`: whether the no-feedback timer ends slow start.
+    fn nofeedback_ends_slow_start(self) -> bool {
+        match self {
+            // 2.35 l.617–621 keeps slow start (a bug fix of 2006-09-26)
+            Release::V2_35 => false,
+            // 2.28 l.563 sets RATE_DECREASE whatever the phase, so the next report goes to
+            // `increase_rate` or `decrease_rate` as after a loss
+            Release::V2_28 => true,
+        }
+    }
+
+    /// `nextpkt()`: the send timer's interval for `next` seconds, if it is set at all.
+    fn timer_interval(self, next: f64) -> Option<f64> {
+        match self {
+            // 2.35 l.285–286: an interval at or below SMALLFLOAT is rescheduled at SMALLFLOAT
+            Release::V2_35 => Some(next.max(SMALL)),
+            // 2.28 l.265–266: only `if (next > SMALLFLOAT)` sets the timer
+            Release::V2_28 => (next > SMALL).then_some(next),
+        }
+    }
+
+    /// `increase_rate()`: whether `idleFix_`'s data-limited floor (the initial rate before
+    /// 1.5 R) exists.
+    fn idle_fix(self) -> bool {
+        match self {
+            // 2.35 l.527–531
+            Release::V2_35 => true,
+            // ns-2.28 has no `idleFix_`: the floor is s/R (2.28 l.507)
+            Release::V2_28 => false,
+        }
+    }
+
     /// `maxHeavyRounds_`: reports for which `decrease_rate` lets the rate stay above
     /// max(2·X_recv, s/R). ns-2.35 ns-default.tcl l.1155: 0; tcl 2.28 l.1035: 1 (changed
     /// 2007-03-29).
@@ -208,12 +253,7 @@ impl Control {
     pub fn on_feedback(&mut self, now: SimTime, r_sample: f64, x_recv: f64, p: f64) -> Action {
         self.round += 1;
         self.urgent = false;
-        let counts = match self.release {
-            // 2.35 l.343: `round_id > 1 && rate_since_last_report > 0`
-            Release::V2_35 => self.round > 1,
-            // 2.28 l.323: `rate_since_last_report > 0`, the first report included
-            Release::V2_28 => true,
-        };
+        let counts = self.release.report_sets_maxrate(self.round);
         if counts && x_recv > 0.0 {
             self.ss_maxrate = 2.0 * x_recv;
             self.maxrate = 2.0 * x_recv;
@@ -257,10 +297,8 @@ impl Control {
 
     /// `reduce_rate_on_no_feedback()` for a sender that is never idle.
     pub fn on_nofeedback(&mut self) -> Action {
-        // 2.35 l.617–621 keeps slow start (a bug fix of 2006-09-26); 2.28 l.563 sets
-        // RATE_DECREASE whatever the phase, so the next report goes to `increase_rate` or
-        // `decrease_rate` as after a loss
-        if self.phase != Phase::SlowStart || self.release == Release::V2_28 {
+        // slow start may survive the timer (`Release::nofeedback_ends_slow_start`)
+        if self.phase != Phase::SlowStart || self.release.nofeedback_ends_slow_start() {
             self.phase = Phase::RateDecrease;
         }
         self.rate *= 0.5;
@@ -290,12 +328,7 @@ impl Control {
             return None;
         }
         let next = self.s / xrate;
-        match self.release {
-            // 2.35 l.285–286: an interval at or below SMALLFLOAT is rescheduled at SMALLFLOAT
-            Release::V2_35 => Some(next.max(SMALL)),
-            // 2.28 l.265–266: only `if (next > SMALLFLOAT)` sets the timer
-            Release::V2_28 => (next > SMALL).then_some(next),
-        }
+        self.release.timer_interval(next)
     }
 
     /// `update_rtt(tao, now)` with `r_sample` = now − tao.
@@ -434,10 +467,8 @@ impl Control {
     fn increase(&mut self, now: SimTime) {
         let mult = (secs(now.saturating_since(self.last_change)) / self.rtt).min(2.0);
         self.rate += self.s / self.rtt * mult;
-        // `idleFix_`'s data-limited case again holds only before 1.5 R (2.35 l.527–531); ns-2.28
-        // has no `idleFix_`: the floor is s/R (2.28 l.507)
-        let floor = if self.release == Release::V2_35 && secs(now - SimTime::ZERO) < 1.5 * self.rtt
-        {
+        // `idleFix_`'s data-limited case again holds only before 1.5 R (`Release::idle_fix`)
+        let floor = if self.release.idle_fix() && secs(now - SimTime::ZERO) < 1.5 * self.rtt {
             self.init_packets * self.s / self.rtt
         } else {
             self.s / self.rtt
