@@ -9,7 +9,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -21,7 +23,10 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
-    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("crates/").to_path_buf();
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("crates/")
+        .to_path_buf();
     let mut files = Vec::new();
     for dir in ["afsim-core/src", "afsim-py/src"] {
         collect(&crates.join(dir), &mut files);
@@ -42,5 +47,8 @@ fn main() {
         eat(&fs::read(f).unwrap_or_default());
         eat(&[0]);
     }
-    println!("cargo:rustc-env=AFSIM_SOURCE_HASH={:012x}", h & 0xffff_ffff_ffff);
+    println!(
+        "cargo:rustc-env=AFSIM_SOURCE_HASH={:012x}",
+        h & 0xffff_ffff_ffff
+    );
 }
