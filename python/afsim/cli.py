@@ -145,6 +145,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="busy-wait the last US microseconds before each deadline instead of "
                         "sleeping (less lateness, more CPU; default 0)")
     live_p.add_argument("--out", type=Path, metavar="DIR", help="also write summary.json to DIR")
+    live_p.add_argument(
+        "--capture", action="append", default=[], metavar="PORT[=FILE]",
+        help="write the frames that leave PORT (a link direction, 'r1->r2') to a pcap file, as "
+        "afsim run --capture (default FILE: r1-r2.pcap, in --out if given): whole IP packets, "
+        "wall-clock time stamps; repeatable")
+    live_p.add_argument(
+        "--queue-trace", action="store_true",
+        help="write every arrival at a RED, WRED or RIO queue (time, length, average, fate) to "
+        "queue-trace.csv in --out (needs --out)")
     live_p.add_argument("--format", choices=("table", "json"), default="table")
     live_p.add_argument("--cleanup", action="store_true",
                         help="remove the namespaces and links runs killed with SIGKILL left "
@@ -432,9 +441,15 @@ def cmd_live(args: argparse.Namespace) -> int:
         path = scenario_path(args.file)
         if args.out is not None:
             check_out_dir(args.out, "--out")
+        if args.queue_trace and args.out is None:
+            raise UsageError("--queue-trace writes queue-trace.csv in --out: add --out DIR")
+        captures = [_capture_arg(c, args.out) for c in args.capture]
+        if args.out is not None and (captures or args.queue_trace):
+            prepare_out_dir(args.out, "--out")
         log = (lambda m: print(f"afsim live: {m}", file=sys.stderr)) if sys.stderr.isatty() else None
         summary = live(path, dict(args.overrides), args.seed, args.cc, log=log,
-                       realtime=args.realtime, spin_us=args.spin_us)
+                       realtime=args.realtime, spin_us=args.spin_us, captures=captures,
+                       queue_trace=args.out / "queue-trace.csv" if args.queue_trace else None)
     except LivePermissionError as e:
         _error(str(e))
         return EXIT_USAGE
@@ -451,6 +466,12 @@ def cmd_live(args: argparse.Namespace) -> int:
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "summary.json").write_text(text + "\n")
+    if args.format == "table":
+        for c in summary["live"].get("captures", []):
+            print(f"captured {c['frames']} frames of {c['port']} to {c['path']}", file=sys.stderr)
+        qt = summary["live"].get("queue_trace")
+        if qt:
+            print(f"queue trace: {qt['rows']} arrivals to {qt['path']}", file=sys.stderr)
     return EXIT_OK if summary["conservation"]["holds"] else EXIT_CONSERVATION
 
 

@@ -7,8 +7,10 @@ reason where it is missing; CI runs as root. Together they take about 20 s of wa
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +24,7 @@ from afsim.live import netns
 from conftest import DATA, afsim_cmd
 
 SMALL = DATA / "live-small.toml"
+TRANSFER = DATA / "live-transfer.toml"
 
 
 def _privileged() -> str | None:
@@ -189,3 +192,76 @@ packet_size = "500B"
 """)
     with pytest.raises(ValueError, match="through a router"):
         _core.live_plan(s)
+
+
+@needs_root
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="needs tshark (apt-get install tshark)")
+def test_capture_holds_every_tcp_segment_that_left_the_link(tmp_path: Path) -> None:
+    before = _ours()
+    t_start = time.time()
+    p = afsim_cmd("live", SMALL, "--capture", "r1->r2", "--format", "json", "--out", tmp_path,
+                  timeout=60)
+    t_end = time.time()
+    assert p.returncode == 0, p.stderr
+    s = json.loads(p.stdout)
+    pcap = tmp_path / "r1-r2.pcap"  # afsim run's name for the port's file
+    (cap,) = s["live"]["captures"]
+    assert (cap["port"], Path(cap["path"]), cap["error"]) == ("r1->r2", pcap.resolve(), None)
+    q = {r["name"]: r for r in s["queues"]}["r1->r2"]
+    fields = subprocess.run(
+        ["tshark", "-r", str(pcap), "-n", "-T", "fields", "-E", "separator=,", "-e", "frame.time_epoch",
+         "-e", "ip.src", "-e", "ip.dst", "-e", "ip.len", "-e", "tcp.dstport", "-e", "tcp.len",
+         "-e", "ip.checksum.status"],
+        capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
+    rows = [line.split(",") for line in fields]
+    # one record per packet the model started transmitting on r1->r2, to the frame
+    assert len(rows) == q["departures"] == cap["frames"] > 1000
+    # each a TCP segment of the flow, src to dst, whole (the bytes the link carried)
+    assert {(r[1], r[2], r[4]) for r in rows} == {("10.200.0.2", "10.200.1.2", "5000")}
+    assert sum(int(r[3]) for r in rows) == q["departure_bytes"]
+    assert sum(int(r[5]) for r in rows) >= s["flows"][0]["goodput_bytes"]
+    # wall-clock time stamps, in order, within the run
+    stamps = [float(r[0]) for r in rows]
+    assert stamps == sorted(stamps)
+    assert t_start < stamps[0] and stamps[-1] < t_end
+    assert _ours() == before
+
+
+@needs_root
+def test_an_unknown_capture_port_exits_2_before_creating_anything(tmp_path: Path) -> None:
+    before = _ours()
+    p = afsim_cmd("live", SMALL, "--capture", "r1->r9", "--out", tmp_path, timeout=60)
+    assert p.returncode == 2
+    assert "--capture r1->r9: no port 'r1->r9'" in p.stderr and "r1->r2" in p.stderr
+    assert _ours() == before
+    p = afsim_cmd("live", SMALL, "--queue-trace", timeout=60)
+    assert p.returncode == 2 and "--out" in p.stderr
+
+
+@needs_root
+def test_a_transfer_run_stops_when_acknowledged_and_traces_the_red_queue(tmp_path: Path) -> None:
+    p = afsim_cmd("live", TRANSFER, "--queue-trace", "--format", "json", "--out", tmp_path,
+                  timeout=60)
+    assert p.returncode == 0, p.stderr
+    s = json.loads(p.stdout)
+    (flow,) = s["flows"]
+    assert flow["completed"] and flow["goodput_bytes"] == 2_000_000
+    # until_transfers_complete: the run ended with the transfer, not at its 20 s duration
+    assert s["stop_reason"] == "transfers_complete"
+    assert flow["completion_time_s"] <= s["end_time_s"] < flow["completion_time_s"] + 0.5
+    assert s["end_time_s"] < 15
+    # the queue trace: one row per arrival at the RED queue, its drops those of the report
+    queues = {r["name"]: r for r in s["queues"]}
+    q = queues["r1->r2"]
+    with open(tmp_path / "queue-trace.csv", newline="") as f:
+        every = list(csv.DictReader(f))
+    # the link's RED queues, both directions (the ACKs cross r2->r1), and no drop-tail one
+    assert {r["queue"] for r in every} == {"r1->r2", "r2->r1"}
+    assert s["live"]["queue_trace"]["rows"] == len(every)
+    assert sum(r["queue"] == "r2->r1" for r in every) == queues["r2->r1"]["arrivals"]
+    rows = [r for r in every if r["queue"] == "r1->r2"]
+    assert len(rows) == q["arrivals"]
+    assert sum(r["fate"] != "queued" for r in rows) == q["drops_total"]
+    assert sum(r["fate"] == "early" for r in rows) == q["drops"]["early"]
+    assert max(int(r["len_packets"]) for r in rows) == q["max_len_packets"]
+    assert 0 < max(float(r["avg"]) for r in rows) < 100
