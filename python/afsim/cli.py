@@ -298,6 +298,17 @@ def build_parser() -> argparse.ArgumentParser:
         "ns-2 2.35 (apt-get install ns2), kept in the store; 'off' leaves the column out",
     )
     repro_p.add_argument(
+        "--live", choices=("committed", "run", "off"), default="committed",
+        help="the live column (papers with one: laatu): 'committed' reads the afsim live runs "
+        "committed with afsim (default); 'run' runs the missing ones now with afsim live (root, "
+        "wall time: about 40 min for laatu), kept in the store; 'off' leaves the column out",
+    )
+    repro_p.add_argument(
+        "--live-save", action="store_true",
+        help="with --live run: write the live runs used over the committed ones shipped with "
+        "afsim (afsim/reproduce/data/live/PAPER.json.gz; for afsim's developers)",
+    )
+    repro_p.add_argument(
         "--ns2-save", action="store_true",
         help="with --ns2 run: write the ns-2 runs used over the committed results shipped with "
         "afsim (afsim/reproduce/data/ns2/PAPER.json.gz; for afsim's developers)",
@@ -705,6 +716,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             raise UsageError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
     if args.ns2_save and args.ns2 != "run":
         raise UsageError("--ns2-save writes the ns-2 runs of --ns2 run; add --ns2 run")
+    if args.live_save and args.live != "run":
+        raise UsageError("--live-save writes the live runs of --live run; add --live run")
     module = reproduce.paper_module(args.paper)
     try:
         paper = module.paper()
@@ -730,6 +743,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             jobs=args.jobs, only=args.only, show_progress=sys.stderr.isatty(),
             variants=not args.no_variants, robustness=not args.no_robustness,
             store=None if args.no_store else (args.store or out / "store"), ns2=args.ns2,
+            live=args.live,
         )
     except reproduce.RunFailed as e:
         _error(str(e))
@@ -741,6 +755,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             from afsim.reproduce.twin import save
 
             sys.stderr.write(f"afsim: ns-2 runs saved to {save(rep.ns2, rep.paper.id)}\n")
+    if rep.live is not None:
+        for message in rep.live.messages + rep.live.failed:
+            sys.stderr.write(f"afsim: live: {message}\n")
+        if args.live_save:
+            from afsim.reproduce.live import save as save_live
+
+            sys.stderr.write(f"afsim: live runs saved to {save_live(rep.live, rep.paper.id)}\n")
     written = reproduce.write_outputs(rep, out)
     if args.format == "json":
         import json

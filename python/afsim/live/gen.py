@@ -130,6 +130,7 @@ def tcp_sender(run: Run, r: dict, out: dict) -> None:
     if mono() >= run.end:
         return
     s.settimeout(max(0.1, run.end - mono()))
+    out["connect_s"] = mono() - run.t0  # the SYN leaves now
     try:
         s.connect((r["peer"], r["port"]))
     except OSError as e:

@@ -428,7 +428,7 @@ def _summary(plan: dict, ccs: list[str], fwd: dict, gens: list[dict], prefix: st
                 row["timeouts"] = ns.get("TCPTimeouts")
                 row["fast_recoveries"] = ns.get("TCPSackRecovery", 0) + ns.get("TCPRenoRecovery", 0)
             for k in ("cwnd_mean_segments", "cwnd_end_segments", "min_rtt_s", "snd_mss", "segs_out",
-                      "delivered_ce", "error"):
+                      "delivered_ce", "error", "connect_s"):
                 if k in s:
                     extra[k] = s[k]
             if "error" in r:
