@@ -265,3 +265,49 @@ def test_a_transfer_run_stops_when_acknowledged_and_traces_the_red_queue(tmp_pat
     assert sum(r["fate"] == "early" for r in rows) == q["drops"]["early"]
     assert max(int(r["len_packets"]) for r in rows) == q["max_len_packets"]
     assert 0 < max(float(r["avg"]) for r in rows) < 100
+
+
+def _pcap(path: Path, recs: list[tuple[float, bytes]]) -> None:
+    import struct
+
+    out = [struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 101)]
+    for t, ip in recs:
+        ns = round(t * 1e9)
+        out.append(struct.pack("<IIII", ns // 10**9, ns % 10**9, len(ip), len(ip)) + ip)
+    path.write_bytes(b"".join(out))
+
+
+def _seg(seq: int, ack: int, flags: int, payload: int, sport: int, dport: int) -> bytes:
+    import struct
+
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40 + payload, 0, 0x4000, 64, 6, 0,
+                     bytes([10, 200, 0, 2]), bytes([10, 200, 1, 2]))
+    return ip + struct.pack("!HHIIBBHHH", sport, dport, seq % 2**32, ack % 2**32, 5 << 4, flags, 65535, 0, 0) \
+        + b"\0" * payload
+
+
+def test_tcptrace_rtt_samples_acks_of_segments_sent_once(tmp_path: Path) -> None:
+    from afsim.live.tcptrace import sender_rtts
+
+    isn, port = 2**32 - 1500, 5003  # sequence numbers wrap past 2^32 after the first segment
+    data = [(1.000, _seg(isn, 0, 0x02, 0, 40000, port))]
+    # three 1000-byte segments at 1.1, 1.2, 1.3 s; the second is sent again at 1.5 s
+    for k, t in enumerate((1.1, 1.2, 1.3)):
+        data.append((t, _seg(isn + 1 + 1000 * k, 1, 0x10, 1000, 40000, port)))
+    data.append((1.5, _seg(isn + 1001, 1, 0x10, 1000, 40000, port)))
+    data.append((1.6, _seg(isn + 3001, 1, 0x10, 1000, 40000, 9999)))  # another connection
+    ack = lambda a: _seg(1, (isn + a) % 2**32, 0x10, 0, port, 40000)  # noqa: E731
+    acks = [(1.15, ack(1001)),   # segment 1, sent once: 0.05 s (+ 0.01 s to reach the sender)
+            (1.16, ack(1001)),   # a duplicate: no sample
+            (1.55, ack(3001)),   # covers segment 3 (once, 0.25 s) past the retransmitted 2
+            (1.56, ack(2001))]   # older than what was acknowledged: no sample
+    _pcap(tmp_path / "d.pcap", data)
+    _pcap(tmp_path / "a.pcap", acks)
+    r = sender_rtts(tmp_path / "d.pcap", tmp_path / "a.pcap", port, lambda n: 0.01)
+    assert r["rtt_samples"] == 2
+    assert r["rtt_mean_s"] == pytest.approx((0.06 + 0.26) / 2)
+    assert r["rtt_std_s"] == pytest.approx(0.10)
+    assert r["syn_s"] == pytest.approx(1.0)
+    # the retransmitted segment's own ACK gives none (Karn)
+    _pcap(tmp_path / "a2.pcap", [(1.55, ack(2001))])
+    assert sender_rtts(tmp_path / "d.pcap", tmp_path / "a2.pcap", port, lambda n: 0.0)["rtt_samples"] == 0
