@@ -103,9 +103,19 @@ def test_the_report_shows_the_live_column_beside_the_paper_and_afsim() -> None:
     assert doc["missing"] == 0 and doc["stale"] == 0
     assert len(doc["values"]) == len(comps)
     # a row per published value: paper, afsim, live, n
-    row = next(line for line in md.splitlines()
+    section = md.split("## afsim live: the paper's points on real Linux TCP", 1)[1]
+    row = next(line for line in section.splitlines()
                if line.startswith("| NBR 1600 kb/s | Avg. stream BW (kb/s) | 420.90 |"))
-    assert row.count("|") == 10
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert len(cells) == 8 and cells[6] == str(live_laatu.REPLICATIONS)
+    stat = col_stat(rep, "table2", {"nbr_kbps": 1600}, "throughput_kbps")
+    assert cells[5].startswith(f"{stat.mean:,.2f}")
+
+
+def col_stat(rep: core.Reproduction, experiment: str, labels: dict, metric: str):  # noqa: ANN201
+    s = rep.live.aggregates.stat(experiment, labels, metric)
+    assert s is not None
+    return s
 
 
 def test_runs_committed_under_another_key_are_stale_and_never_used(monkeypatch: pytest.MonkeyPatch) -> None:

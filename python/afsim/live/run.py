@@ -102,6 +102,7 @@ class _Lines:
         self.p = p
         self.lines: queue.Queue = queue.Queue()
         self.done = done
+        self.error = ""
         import threading
 
         threading.Thread(target=self._read, daemon=True).start()
@@ -115,8 +116,8 @@ class _Lines:
                     self.done.put((int(flow), float(t)))
                     continue
                 self.lines.put(line)
-        except (OSError, ValueError):
-            pass
+        except (OSError, ValueError) as e:
+            self.error = f"{type(e).__name__}: {e}"
         self.lines.put(None)
 
     def next(self, what: str, timeout: float) -> str:
@@ -127,10 +128,12 @@ class _Lines:
         if line is None:
             self.lines.put(None)
             try:
-                err = self.p.stderr.read() if self.p.wait(timeout=2) is not None else ""
+                code = self.p.wait(timeout=2)
+                err = self.p.stderr.read()
             except (subprocess.TimeoutExpired, OSError, ValueError):
-                err = ""
-            raise LiveSetupError(f"{what} exited: {err.strip()[-2000:]}")
+                code, err = None, ""
+            why = self.error or (f"exit status {code}" if code is not None else "still running")
+            raise LiveSetupError(f"{what} exited ({why}): {err.strip()[-2000:]}")
         return line
 
 
