@@ -101,6 +101,13 @@ def test_the_report_shows_the_live_column_beside_the_paper_and_afsim() -> None:
         assert f"### {t}: live beside the paper and afsim" in md
     doc = to_json(rep)["live"]
     assert doc["missing"] == 0 and doc["stale"] == 0
+    # the runs whose live report warned are named, each with its warnings
+    warned = [r for r in rep.live.records.values() if r["summary"]["warnings"]]
+    assert len(doc["warned"]) == len(warned)
+    assert f"runs whose live report warned (a source short of its rate, lost frames, late " \
+           f"frames): {len(warned)}" in md
+    for r in warned:
+        assert any(w in line for w in r["summary"]["warnings"] for line in doc["warned"])
     assert len(doc["values"]) == len(comps)
     # a row per published value: paper, afsim, live, n
     section = md.split("## afsim live: the paper's points on real Linux TCP", 1)[1]

@@ -138,8 +138,9 @@ class LiveColumn:
 
     def warned(self) -> list[str]:
         """Runs whose live report warned (a source short of its rate, lateness, lost frames)."""
-        return [f"{r['experiment']} {r['labels']} seed {r['seed']}: {'; '.join(r['warnings'])}"
-                for r in self.records.values() if r.get("warnings")]
+        return [f"{r['experiment']} {r['labels']} seed {r['seed']}: "
+                f"{'; '.join(r['summary']['warnings'])}"
+                for r in self.records.values() if r.get("summary", {}).get("warnings")]
 
 
 def run_key(scenario: Path, overrides: Mapping[str, str], seed: int, spec: LiveSpec) -> str:
