@@ -301,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--live", choices=("committed", "run", "off"), default="committed",
         help="the live column (papers with one: laatu): 'committed' reads the afsim live runs "
         "committed with afsim (default); 'run' runs the missing ones now with afsim live (root, "
-        "wall time: about 40 min for laatu), kept in the store; 'off' leaves the column out",
+        "wall time: about 35 min for laatu), kept in the store; 'off' leaves the column out",
     )
     repro_p.add_argument(
         "--live-save", action="store_true",

@@ -131,3 +131,12 @@ def test_runs_committed_under_another_key_are_stale_and_never_used(monkeypatch: 
     assert col.missing == col.stale == len(col.planned) > 0
     assert col.records == {} and col.aggregates.by_experiment == {}
     assert any("stale" in m for m in col.messages)
+
+
+def test_live_save_without_live_run_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    from conftest import afsim_cmd
+
+    p = afsim_cmd("reproduce", "laatu", "--quick", "--live-save", "--out", tmp_path / "o", timeout=120)
+    assert p.returncode == 2
+    assert "--live-save writes the live runs of --live run" in p.stderr
+    assert not (tmp_path / "o").exists()
