@@ -15,10 +15,12 @@ default, like the ns-2 column (``twin``):
   ``<store>/live/``, as it finishes, so that an interrupted column resumes);
 - ``"off"``: no live column.
 
-A run is found by its key (``run_key``): a digest of the scenario file's text, the run's
-overrides and seed, the scenario as afsim resolves it (so a changed default or meter shows),
-the congestion control, and ``LIVE_CODE`` (the live code's version, bumped when what a live run
-measures changes). A committed run of the same point and seed under another key is *stale*:
+A run is found by its key (``run_key``): a digest of the scenario file's text (so a changed
+default, such as laatu's ``mbr_buffer``, shows), the run's overrides and seed, the congestion
+control, and ``LIVE_CODE`` (the live code's version, bumped when what a live run measures
+changes: the forwarder, the generators, afsim-core's models it runs, the reduction before a run
+is committed). Not the scenario as afsim resolves it: its text changes with every change to the
+loader's structures, which would make every committed run stale for nothing. A committed run of the same point and seed under another key is *stale*:
 reported as missing, never used. The raw run (the live report's flows, the capture-derived
 numbers, the machine's load average before and after, the forwarder's warnings) is what is
 committed; the metrics are recomputed from it by the paper's own functions at every report,
@@ -145,12 +147,9 @@ class LiveColumn:
 
 def run_key(scenario: Path, overrides: Mapping[str, str], seed: int, spec: LiveSpec) -> str:
     """The digest that identifies a live run (see the module header)."""
-    import afsim
-
-    resolved = afsim.load_scenario(scenario, overrides=dict(overrides)).with_seed(seed).resolved()
     h = hashlib.sha256()
     for part in (LIVE_CODE, Path(scenario).read_text(encoding="utf-8"),
-                 json.dumps(sorted(overrides.items())), str(seed), spec.cc, resolved):
+                 json.dumps(sorted(overrides.items())), str(seed), spec.cc):
         h.update(part.encode() + b"\0")
     return h.hexdigest()[:20]
 
