@@ -42,7 +42,14 @@ impl Pcap {
         h[16..20].copy_from_slice(&SNAPLEN.to_le_bytes());
         h[20..24].copy_from_slice(&LINKTYPE_RAW.to_le_bytes());
         out.write_all(&h)?;
-        Ok(Pcap { port, path: path.to_path_buf(), out, error: None, frames: 0, buf: Vec::with_capacity(1514) })
+        Ok(Pcap {
+            port,
+            path: path.to_path_buf(),
+            out,
+            error: None,
+            frames: 0,
+            buf: Vec::with_capacity(1514),
+        })
     }
 
     /// Records the IP packet of Ethernet frame `eth` leaving at `wall_ns` (ns since 1970), its
@@ -66,7 +73,10 @@ impl Pcap {
         rec[4..8].copy_from_slice(&((wall_ns % 1_000_000_000) as u32).to_le_bytes());
         rec[8..12].copy_from_slice(&(total as u32).to_le_bytes());
         rec[12..16].copy_from_slice(&(total as u32).to_le_bytes());
-        let r = self.out.write_all(&rec).and_then(|()| self.out.write_all(&self.buf));
+        let r = self
+            .out
+            .write_all(&rec)
+            .and_then(|()| self.out.write_all(&self.buf));
         match r {
             Ok(()) => self.frames += 1,
             Err(e) => self.error = Some(e),
@@ -78,6 +88,8 @@ impl Pcap {
         if let Some(e) = self.error.take() {
             return Err(format!("{}: {e}", self.path.display()));
         }
-        self.out.flush().map_err(|e| format!("{}: {e}", self.path.display()))
+        self.out
+            .flush()
+            .map_err(|e| format!("{}: {e}", self.path.display()))
     }
 }

@@ -54,10 +54,26 @@ dscp = "AF11"
     );
     let spec = afsim_core::load_str(&text, "t.toml", &[]).expect("scenario");
     let hosts = vec![
-        Host { node: 0, ip: A, mac: [2, 0, 0, 0, 0, 2], router_mac: [2, 0, 0, 0, 0, 1] },
-        Host { node: 2, ip: B, mac: [2, 0, 0, 0, 1, 2], router_mac: [2, 0, 0, 0, 1, 1] },
+        Host {
+            node: 0,
+            ip: A,
+            mac: [2, 0, 0, 0, 0, 2],
+            router_mac: [2, 0, 0, 0, 0, 1],
+        },
+        Host {
+            node: 2,
+            ip: B,
+            mac: [2, 0, 0, 0, 1, 2],
+            router_mac: [2, 0, 0, 0, 1, 1],
+        },
     ];
-    let flows = [FlowMatch { flow: 0, protocol: 17, src_ip: A, dst_ip: B, port: 5000 }];
+    let flows = [FlowMatch {
+        flow: 0,
+        protocol: 17,
+        src_ip: A,
+        dst_ip: B,
+        port: 5000,
+    }];
     Fabric::build(&spec, hosts, &flows).expect("fabric")
 }
 
@@ -87,7 +103,11 @@ fn one_packet_leaves_after_two_transmissions_and_two_delays_not_before() {
     let (h, fr) = &out[0];
     assert_eq!(*h, 1, "to host b");
     assert_eq!(&fr[0..6], &[2, 0, 0, 0, 1, 2], "addressed to b's interface");
-    assert_eq!(&fr[6..12], &[2, 0, 0, 0, 1, 1], "from the router side of b's link");
+    assert_eq!(
+        &fr[6..12],
+        &[2, 0, 0, 0, 1, 1],
+        "from the router side of b's link"
+    );
     assert_eq!(f.flows[0].packets_delivered, 1);
     assert_eq!(f.flows[0].last_delivery, Some(SimTime(due)));
     assert_eq!(f.lateness.max_ns, 0);
@@ -108,10 +128,15 @@ fn a_backlog_is_paced_at_the_link_rate_whatever_the_wake_up_pattern() {
         step = (step * 7919 + 104_729) % (3 * MS);
         now += step + 1;
         delivered += run_to(&mut f, now).len();
-        let expected = (0..200u64).filter(|k| (k + 2) * 800_000 + 10 * MS <= now).count();
+        let expected = (0..200u64)
+            .filter(|k| (k + 2) * 800_000 + 10 * MS <= now)
+            .count();
         assert_eq!(delivered, expected, "at {now} ns");
     }
-    assert_eq!(f.flows[0].last_delivery, Some(SimTime(201 * 800_000 + 10 * MS)));
+    assert_eq!(
+        f.flows[0].last_delivery,
+        Some(SimTime(201 * 800_000 + 10 * MS))
+    );
     // the rate delivered at the far end is exactly the link's: 199 gaps of 800 µs
     let first = f.flows[0].first_delivery.unwrap().0;
     let last = f.flows[0].last_delivery.unwrap().0;
@@ -170,7 +195,10 @@ fn the_conditioner_re_marks_the_excess_in_the_frames_themselves() {
     }
     let out = run_to(&mut f, 100 * MS);
     assert_eq!(out.len(), 6);
-    let dscps: Vec<u8> = out.iter().map(|(_, fr)| parse(fr).unwrap().tos >> 2).collect();
+    let dscps: Vec<u8> = out
+        .iter()
+        .map(|(_, fr)| parse(fr).unwrap().tos >> 2)
+        .collect();
     assert_eq!(dscps, vec![10, 10, 12, 12, 12, 12]);
     for (_, fr) in &out {
         let h = &fr[14..34];
@@ -188,7 +216,11 @@ fn what_is_not_a_scenario_hosts_ipv4_is_not_forwarded() {
     arp[12] = 0x08;
     arp[13] = 0x06;
     f.ingress(SimTime(0), 0, &arp);
-    f.ingress(SimTime(0), 0, &test_frame(A, [8, 8, 8, 8], 17, 1, 2, 100, 0));
+    f.ingress(
+        SimTime(0),
+        0,
+        &test_frame(A, [8, 8, 8, 8], 17, 1, 2, 100, 0),
+    );
     assert!(run_to(&mut f, 100 * MS).is_empty());
     assert_eq!(f.counters.ignored_not_ipv4, 1);
     assert_eq!(f.counters.ignored_unknown_address, 1);
@@ -205,9 +237,16 @@ fn a_capture_holds_each_departing_packet_whole_with_its_new_ds_field_and_wall_ti
     let mut f = fabric(100, true);
     let path = temp_path("r-b.pcap");
     let mut spec = f.spec().clone();
-    spec.add_capture("r->b", path.clone(), "test").expect("port");
+    spec.add_capture("r->b", path.clone(), "test")
+        .expect("port");
     let hosts = f.hosts().to_vec();
-    let flows = [FlowMatch { flow: 0, protocol: 17, src_ip: A, dst_ip: B, port: 5000 }];
+    let flows = [FlowMatch {
+        flow: 0,
+        protocol: 17,
+        src_ip: A,
+        dst_ip: B,
+        port: 5000,
+    }];
     f = Fabric::build(&spec, hosts, &flows).expect("fabric");
     f.set_wall_epoch(1_700_000_000_000_000_000);
     for _ in 0..6 {
@@ -216,11 +255,18 @@ fn a_capture_holds_each_departing_packet_whole_with_its_new_ds_field_and_wall_ti
     assert_eq!(run_to(&mut f, 100 * MS).len(), 6);
     let caps = f.finish_captures();
     assert_eq!(caps.len(), 1);
-    assert_eq!((caps[0].0.as_str(), caps[0].2, caps[0].3.as_deref()), ("r->b", 6, None));
+    assert_eq!(
+        (caps[0].0.as_str(), caps[0].2, caps[0].3.as_deref()),
+        ("r->b", 6, None)
+    );
     let bytes = std::fs::read(&path).expect("pcap");
     std::fs::remove_file(&path).ok();
     assert_eq!(&bytes[..4], &0xA1B2_3C4Du32.to_le_bytes());
-    assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()), 101, "LINKTYPE_RAW");
+    assert_eq!(
+        u32::from_le_bytes(bytes[20..24].try_into().unwrap()),
+        101,
+        "LINKTYPE_RAW"
+    );
     let mut at = 24;
     let mut dscps = Vec::new();
     let mut stamps = Vec::new();
@@ -229,7 +275,10 @@ fn a_capture_holds_each_departing_packet_whole_with_its_new_ds_field_and_wall_ti
         let (sec, ns, incl, orig) = (r(0), r(4), r(8) as usize, r(12));
         assert_eq!((incl, orig), (1000, 1000), "the whole IP packet");
         let ip = &bytes[at + 16..at + 16 + incl];
-        assert_eq!(u16::from_be_bytes([ip[10], ip[11]]), crate::frame::ipv4_checksum(&ip[..20]));
+        assert_eq!(
+            u16::from_be_bytes([ip[10], ip[11]]),
+            crate::frame::ipv4_checksum(&ip[..20])
+        );
         dscps.push(ip[1] >> 2);
         stamps.push(u64::from(sec) * 1_000_000_000 + u64::from(ns) - 1_700_000_000_000_000_000);
         at += 16 + incl;
@@ -237,7 +286,10 @@ fn a_capture_holds_each_departing_packet_whole_with_its_new_ds_field_and_wall_ti
     assert_eq!(dscps, vec![10, 10, 12, 12, 12, 12]);
     // 1000 B at 10 Mb/s = 0.8 ms a packet; the first leaves r once it crossed a->r (0.8 ms + 5 ms)
     let first = 5_800_000;
-    assert_eq!(stamps, (0..6).map(|k| first + k * 800_000).collect::<Vec<u64>>());
+    assert_eq!(
+        stamps,
+        (0..6).map(|k| first + k * 800_000).collect::<Vec<u64>>()
+    );
 }
 
 #[test]
@@ -271,10 +323,26 @@ packet_size = "1000B"
 "#;
     let spec = afsim_core::load_str(text, "t.toml", &[]).expect("scenario");
     let hosts = vec![
-        Host { node: 0, ip: A, mac: [2, 0, 0, 0, 0, 2], router_mac: [2, 0, 0, 0, 0, 1] },
-        Host { node: 2, ip: B, mac: [2, 0, 0, 0, 1, 2], router_mac: [2, 0, 0, 0, 1, 1] },
+        Host {
+            node: 0,
+            ip: A,
+            mac: [2, 0, 0, 0, 0, 2],
+            router_mac: [2, 0, 0, 0, 0, 1],
+        },
+        Host {
+            node: 2,
+            ip: B,
+            mac: [2, 0, 0, 0, 1, 2],
+            router_mac: [2, 0, 0, 0, 1, 1],
+        },
     ];
-    let flows = [FlowMatch { flow: 0, protocol: 17, src_ip: A, dst_ip: B, port: 5000 }];
+    let flows = [FlowMatch {
+        flow: 0,
+        protocol: 17,
+        src_ip: A,
+        dst_ip: B,
+        port: 5000,
+    }];
     let mut f = Fabric::build(&spec, hosts, &flows).expect("fabric");
     f.enable_queue_trace();
     for _ in 0..40 {
@@ -284,12 +352,20 @@ packet_size = "1000B"
     let rows = f.queue_trace.clone().expect("trace");
     let (queues, _, _) = f.rows(SimTime(2000 * MS), 2.0);
     let red = queues.iter().find(|q| q.name == "r->b").unwrap();
-    assert_eq!(rows.len() as u64, red.arrivals, "one row per arrival at the RED queue, none elsewhere");
+    assert_eq!(
+        rows.len() as u64,
+        red.arrivals,
+        "one row per arrival at the RED queue, none elsewhere"
+    );
     let dropped = rows.iter().filter(|r| r.fate != 0).count() as u64;
     assert_eq!(dropped, red.drops_total);
     assert!(dropped > 0);
     // the average is an EWMA of the lengths: it starts low and rises behind the queue
-    assert!(rows[0].avg < 1.0 && rows.last().unwrap().avg > 2.0, "{:?}", &rows[..3]);
+    assert!(
+        rows[0].avg < 1.0 && rows.last().unwrap().avg > 2.0,
+        "{:?}",
+        &rows[..3]
+    );
     assert!(rows.windows(2).all(|w| w[0].t_ns <= w[1].t_ns));
     let path = temp_path("trace.csv");
     assert_eq!(f.write_queue_trace(&path).unwrap(), rows.len());
@@ -297,5 +373,7 @@ packet_size = "1000B"
     std::fs::remove_file(&path).ok();
     assert!(text.starts_with("time_s,queue,len_packets,avg,avg_total,fate\n"));
     assert_eq!(text.lines().count(), rows.len() + 1);
-    assert!(text.lines().any(|l| l.ends_with(",early") || l.ends_with(",overflow")));
+    assert!(text
+        .lines()
+        .any(|l| l.ends_with(",early") || l.ends_with(",overflow")));
 }
