@@ -83,3 +83,27 @@ def display_unit(dimension: str, largest: float) -> tuple[float, str]:
         if largest >= factor:
             return factor, name
     return _DISPLAY[dimension][-1]
+
+
+def number_in(text: str, unit: str | None = None) -> float:
+    """``text`` ("1.6Mbps", "20ms", "12") as a number of ``unit`` ("kbps", "s"; None: a plain
+    number): the number itself when ``text`` is written in ``unit``, converted by the ratio of
+    the two units' factors when written in another unit of the same dimension. ValueError for
+    anything else (no number, an unknown unit, another dimension)."""
+    t = text.strip()
+    if not unit:
+        return float(t)
+    if unit not in _UNITS:
+        raise ValueError(f"unknown unit {unit!r}")
+    if t.endswith(unit):
+        try:
+            return float(t[: len(t) - len(unit)])
+        except ValueError:
+            pass
+    m = _NUMBER.match(t)
+    if m is None or m.group(2) not in _UNITS:
+        raise ValueError(f"not a number with a unit: {text!r}")
+    (dim, factor), (want, to) = _UNITS[m.group(2)], _UNITS[unit]
+    if dim != want:
+        raise ValueError(f"{text!r} is a {dim}, not a {want} (in {unit})")
+    return float(m.group(1).replace("_", "")) * (factor / to)

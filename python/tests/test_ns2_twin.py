@@ -158,7 +158,9 @@ def test_collect_reads_committed_runs_names_refused_points_and_says_what_is_miss
                    (Point({"x": 1}, {"x": "1"}), Point({"x": 2}, {"x": "2"}), Point({"x": 3}, {"x": "3"})),
                    _metrics)
     mode = Mode("full", 10, replications=2, budget_param="d")
-    paper = Paper("fake", "t", "c", (e,), (), (), tmp_path / "v.json", lambda e, p: {}, "", ns2=t)
+    paper = Paper(id="fake", title="t", citation="c", experiments=(e,), statements=(), figures=(),
+                  data=tmp_path / "v.json", null_model=lambda e, p: {}, null_description="",
+                  ns2=t)
     # committed: both seeds of x = 1, one of x = 3
     runs = {}
     for x, seed, b in (("1", 1, 1000), ("1", 2, 3000), ("3", 1, 500)):

@@ -1,5 +1,5 @@
 """The paper-reproduction machinery (afsim/reproduce/) on a tiny fake paper and on synthetic
-results, and the Giacomazzi et al. reproduction (afsim/reproduce/giacomazzi.py): its
+results, and the Giacomazzi et al. reproduction (afsim/reproduce/giacomazzi/): its
 statements, its null model, its claims on the paper's own numbers, and a smoke run."""
 
 from __future__ import annotations
@@ -159,10 +159,12 @@ def _fake_paper(tmp_path: Path, *, unstated: bool = True) -> Paper:
         fake_metrics, ("a note",), robust=True,
     )
     return Paper(
-        "fake", "A fake paper", "Nobody, 2024", (exp,), FAKE_STATEMENTS,
-        (Figure("fig1", "throughput", "fake", "throughput_kbps", x="rate", series="kind",
-                xlabel="rate", ylabel="kb/s"),),
-        data, fake_null, "every source gets its rate, capped by the link",
+        id="fake", title="A fake paper", citation="Nobody, 2024", experiments=(exp,),
+        statements=FAKE_STATEMENTS,
+        figures=(Figure("fig1", "throughput", "fake", "throughput_kbps", x="rate", series="kind",
+                        xlabel="rate", ylabel="kb/s"),),
+        data=data, null_model=fake_null,
+        null_description="every source gets its rate, capped by the link",
         variants=(Variant("deep", "a deeper queue", {"limit": "50"}, "the fake paper gives 5", ("fake",)),),
         unstated=(Unstated("delay", "the link's delay", "1ms", "not given", low=0.5, high=5.0, unit="ms"),)
         if unstated else (),

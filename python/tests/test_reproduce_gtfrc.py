@@ -1,4 +1,4 @@
-"""The gTFRC reproduction (afsim/reproduce/gtfrc.py): its statements, published values, null
+"""The gTFRC reproduction (afsim/reproduce/gtfrc/): its statements, published values, null
 model, the metrics that turn a run into the paper's numbers, the claims on the paper's own
 numbers, a smoke run and the command line; and the machinery extensions it needs (a budget in
 seconds, time-series points that set it themselves, at most N replications, the metrics a

@@ -1,4 +1,4 @@
-"""The Laatu, Harju, Loula reproduction (afsim/reproduce/laatu.py): its statements and their
+"""The Laatu, Harju, Loula reproduction (afsim/reproduce/laatu/): its statements and their
 quotes, its published values, its null model, its claims on the paper's own numbers and on the
 null model's, the replications' start phases, the metrics of real runs, a smoke run and the
 command."""
@@ -17,7 +17,8 @@ import pytest
 
 import afsim
 from afsim import reproduce
-from afsim.reproduce import core, laatu, laatu_mbr, scoring
+from afsim.reproduce import core, laatu, scoring
+from afsim.reproduce.laatu import mbr as laatu_mbr
 from afsim.reproduce.claims import Kind
 from afsim.reproduce.core import Aggregates, Stat, View
 from afsim.reproduce.scoring import Verdict

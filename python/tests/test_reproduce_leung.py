@@ -1,4 +1,4 @@
-"""The Leung & Muppala reproduction (afsim/reproduce/leung.py): its statements quoted verbatim,
+"""The Leung & Muppala reproduction (afsim/reproduce/leung/): its statements quoted verbatim,
 its stated values and their points, the null model, the grid's overrides, the scenarios'
 unstated parameters, claims on synthetic results, a smoke run and the command line."""
 

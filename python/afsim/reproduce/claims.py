@@ -23,6 +23,7 @@ import enum
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from afsim.reproduce.core import EVENTS, Label, View
@@ -72,6 +73,40 @@ class Statement:
             raise ValueError(f"statement {self.id}: a claim, and only a claim, has an evaluate")
         if (self.kind is Kind.RESTATEMENT) != (self.restates is not None):
             raise ValueError(f"statement {self.id}: a restatement, and only one, names what it restates")
+
+
+def load_statements(path: Path, evaluate: Mapping[str, Callable[[View], ClaimResult]]) -> tuple[Statement, ...]:
+    """A paper's statements from its data file (``[[statement]]`` tables: ``id``, ``kind``,
+    ``where``, ``quote``, ``test``, and ``restates`` for a restatement), in the file's order,
+    each claim given its test from ``evaluate`` (by id). Raises ValueError naming the file for
+    an unknown kind or field, a duplicate id, a claim without a test or a test without a claim."""
+    import tomllib
+
+    with open(path, "rb") as f:
+        doc = tomllib.load(f)
+    kinds = {k.value: k for k in Kind}
+    fields = {"id", "kind", "where", "quote", "test", "restates"}
+    out: list[Statement] = []
+    seen: set[str] = set()
+    for i, row in enumerate(doc.get("statement", [])):
+        where = f"{path}: statement {i + 1} ({row.get('id', '?')})"
+        if set(row) - fields:
+            raise ValueError(f"{where}: unknown field(s) {', '.join(sorted(set(row) - fields))}")
+        if row.get("kind") not in kinds:
+            raise ValueError(f"{where}: kind {row.get('kind')!r} is not one of {', '.join(kinds)}")
+        sid = row["id"]
+        if sid in seen:
+            raise ValueError(f"{where}: duplicate id")
+        seen.add(sid)
+        kind = kinds[row["kind"]]
+        if kind is Kind.CLAIM and sid not in evaluate:
+            raise ValueError(f"{where}: a claim without a test (none under its id)")
+        out.append(Statement(sid, row["quote"], row["where"], kind, row["test"],
+                             evaluate.get(sid) if kind is Kind.CLAIM else None, row.get("restates")))
+    stray = set(evaluate) - {s.id for s in out if s.kind is Kind.CLAIM}
+    if stray:
+        raise ValueError(f"{path}: tests of no claim: {', '.join(sorted(stray))}")
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -88,6 +88,13 @@ ReplicateFn = Callable[[Mapping[str, str], int], Mapping[str, str]]
 EVENTS, TRIALS = ".events", ".trials"
 
 
+def prob(name: str, events: int, trials: int) -> dict[str, float]:
+    """A loss probability ``name`` with the counts behind it (``name.events``,
+    ``name.trials``); 0 where nothing was counted among (the papers print 0)."""
+    return {name: events / trials if trials else 0.0, f"{name}{EVENTS}": float(events),
+            f"{name}{TRIALS}": float(trials)}
+
+
 # ---------------------------------------------------------------------------------------------
 # What a reproduction is made of
 
@@ -281,7 +288,7 @@ DesignOverrides = Callable[[Experiment, Point, Mapping[str, str]], Mapping[str, 
 ExtraFigures = Callable[["Reproduction", Path], dict[str, list[Path]]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Paper:
     id: str
     title: str

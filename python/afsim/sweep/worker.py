@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from afsim.stats import jain
 from afsim.store import RunRecord
 
 if TYPE_CHECKING:
@@ -143,7 +144,7 @@ def default_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
                  if f.get("mean_delay_s") is not None]
     n = sum(k for k, _ in delivered)
     m["mean_delay_s"] = math.fsum(k * d for k, d in delivered) / n if n else math.nan
-    m["jain"] = _jain(tput)
+    m["jain"] = jain(tput)
     for col in ("retransmitted_packets", "timeouts"):
         vals = [f[col] for f in flows if f.get(col) is not None]
         if vals:
@@ -173,7 +174,3 @@ def _num(x: Any) -> float:
     return float(x) if x is not None else math.nan
 
 
-def _jain(xs: list[float]) -> float:
-    """Jain's fairness index (Σx)² / (n·Σx²); NaN for no flow or all zero."""
-    sq = math.fsum(x * x for x in xs)
-    return math.fsum(xs) ** 2 / (len(xs) * sq) if xs and sq > 0 else math.nan
