@@ -38,6 +38,7 @@ from afsim.reproduce.core import (
     Stat,
     Variant,
     View,
+    judge,
     reproduce,
     rerun,
     t_quantile,
@@ -50,7 +51,6 @@ from afsim.reproduce.scoring import (
     Tolerance,
     Verdict,
     compare,
-    judge,
     load_paper_values,
 )
 

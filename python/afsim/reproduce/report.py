@@ -21,10 +21,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afsim.reproduce.claims import ClaimResult, ClaimVerdict, Kind
-from afsim.reproduce.core import Experiment, Figure, Label, Reproduction, Stat, _num
-from afsim.reproduce.scoring import Comparison, Score, Verdict, Verdicts
 from afsim.reproduce import report_ns2
+from afsim.reproduce.claims import ClaimResult, ClaimVerdict, Kind
+from afsim.reproduce.core import Experiment, Figure, Label, Reproduction, Stat
+from afsim.reproduce.scoring import Comparison, Score, Verdict, Verdicts
+from afsim.stats import json_number as _num
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -30,12 +30,11 @@ from typing import TYPE_CHECKING
 
 from afsim.store import RunRecord
 from afsim.sweep.progress import NoBar
-from afsim.sweep.worker import Reducer, RunFailed, Task, run_task
+from afsim.sweep.worker import Finished, Reducer, RunFailed, Task, run_task
 
 if TYPE_CHECKING:
     from distributed import Client
 
-Finished = Callable[[str, "RunRecord | RunFailed"], None]
 #: Seconds to wait for a Dask scheduler to answer.
 CONNECT_TIMEOUT_S = 5.0
 

@@ -30,12 +30,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any
 
-from afsim.sweep.worker import Reducer, RunFailed, Task, run_task
+from afsim.sweep.worker import Finished, Reducer, RunFailed, Task, run_task
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
-    from afsim.sweep.executors import Finished
     from afsim.sweep.progress import NoBar
 
 #: Attempts a run gets when the worker running it dies: the first and two retries.

@@ -65,6 +65,11 @@ class RunFailed(Exception):
         return self.message
 
 
+#: ``finished(key, record_or_failure)``: what an executor calls as each run ends (the pool's and
+#: the Dask executor's callers store the record or count the failure).
+Finished = Callable[[str, "RunRecord | RunFailed"], None]
+
+
 def run_task(task: Task, key: str, reducer: Reducer | None = None,
              tables: bool = True) -> RunRecord:
     """Runs ``task`` in this process. Raises RunFailed for a run that fails."""

@@ -10,7 +10,7 @@ flows with Table 2's RTTs, 20 Mb/s). Their defaults come from the text, then fro
 references, then from its simulator (ns-2), each cited beside the value; what the paper leaves
 open is a declared parameter with a range (``UNSTATED``); other readings are named variants
 (``VARIANTS``). The paper prints no table: its figures are bar charts that this text does not
-carry, so the published values are the numbers its sentences state (``data/leung.json``) and
+carry, so the published values are the numbers its sentences state (``values.json``) and
 the rest of what it says is checked as claims. How a run becomes the paper's numbers:
 
 - throughput: each flow's delivered IP bits over the whole 60 s experiment (``throughput_kbps``,
