@@ -206,39 +206,14 @@ class Outcome:
 
 
 def metrics_fingerprint(fns: Sequence[MetricsFn]) -> str:
-    """A hash of the code that turns a run into metrics: each metrics function's source and,
-    transitively, that of every function of its own module it calls and the value of every
+    """A hash of the code that turns a run into metrics (``afsim.codehash.fingerprint``): each
+    metrics function's source and, transitively, every afsim function it calls and every
     module-level constant it reads. A stored run's metrics were computed by the code of its
     day, so runs are reused only while that code is unchanged; editing anything else in the
     module (a claim, a variant) keeps them."""
-    import hashlib
-    import inspect
-    import types
+    from afsim.codehash import fingerprint
 
-    h = hashlib.sha256()
-    seen: set[str] = set()
-
-    def visit(fn: types.FunctionType) -> None:
-        name = f"{fn.__module__}.{fn.__qualname__}"
-        if name in seen:
-            return
-        seen.add(name)
-        try:
-            h.update(name.encode() + b"\0" + inspect.getsource(fn).encode())
-        except (OSError, TypeError):
-            h.update(name.encode() + b"\0" + fn.__code__.co_code)
-        module_globals = fn.__globals__
-        for code in [fn.__code__, *(c for c in fn.__code__.co_consts if isinstance(c, types.CodeType))]:
-            for ref in code.co_names:
-                value = module_globals.get(ref)
-                if isinstance(value, types.FunctionType) and value.__module__ == fn.__module__:
-                    visit(value)
-                elif isinstance(value, (int, float, str, bytes, tuple, frozenset)):
-                    h.update(f"{ref}={value!r}".encode())
-
-    for fn in sorted(set(fns), key=lambda f: (f.__module__, f.__qualname__)):
-        visit(fn)  # type: ignore[arg-type]
-    return h.hexdigest()[:12]
+    return fingerprint(fns)
 
 
 def store_dir(root: str | Path, tasks: Sequence[Task]) -> Path:
@@ -246,8 +221,10 @@ def store_dir(root: str | Path, tasks: Sequence[Task]) -> Path:
     afsim and per version of the metrics code (a store made by other code is never added to,
     and never reused)."""
     from afsim.store import AFSIM_VERSION
+    from afsim.store.metrics import default_metrics
 
-    return Path(root) / f"{AFSIM_VERSION}-{metrics_fingerprint([t.metrics for t in tasks])}"
+    fns = [default_metrics, *(t.metrics for t in tasks)]
+    return Path(root) / f"{AFSIM_VERSION}-{metrics_fingerprint(fns)}"
 
 
 def run_tasks(tasks: Sequence[Task], jobs: int, *, store: str | Path | None = None,
