@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
 import diffserv as ds  # noqa: E402  (the DiffServ cross-check: network, metrics, summaries)
 
 TOML = ds.REPO / "scenarios" / "validation" / "diffserv-rio-ecn.toml"

@@ -37,7 +37,6 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
 from grid import VARIANTS, _tail_lines, afsim_report  # noqa: E402
 
 TOML = REPO / "scenarios" / "validation" / "dumbbell-droptail.toml"

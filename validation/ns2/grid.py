@@ -51,8 +51,7 @@ REPO = HERE.parents[1]
 SCENARIOS = REPO / "scenarios" / "validation"
 OUT = HERE / "grid"
 
-sys.path.insert(0, str(HERE))
-from run import jain  # noqa: E402  (the TCP cross-check's definition)
+from ns2kit import jain  # noqa: E402  (afsim's own: afsim.stats.jain)
 
 VARIANTS = ("reno", "newreno", "sack")
 

@@ -50,7 +50,6 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
 from grid import DUMBBELL_METRICS, Cell, dump, fmt_pct, fmt_z, run_jobs, summarise  # noqa: E402
 
 OUT = HERE / "ties"
