@@ -665,7 +665,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _resize_design(mode, default, args: argparse.Namespace):  # noqa: ANN001, ANN202 (core.Mode)
+def _resize_design(mode, default, args: argparse.Namespace):
     """``mode`` with --variant-replications and --robust-points applied; a mode at the paper's
     budget (full) is named "<mode>, reduced design" when it has fewer replications, variant
     replications or robustness points than its own (``default``), so that every output says so

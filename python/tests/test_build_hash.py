@@ -32,7 +32,7 @@ def test_the_canonical_text_unit_tests_pass(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def hasher(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 (a function)
+def hasher(tmp_path_factory: pytest.TempPathFactory):
     """build.rs compiled for a copy of crates/ (its manifest dir is fixed when it compiles):
     ``hasher(edit)`` applies ``edit(crates_copy)`` and returns the hash it prints."""
     root = tmp_path_factory.mktemp("crates")
@@ -47,7 +47,7 @@ def hasher(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 (a functio
                    env={**os.environ, "CARGO_MANIFEST_DIR": str(crates / "afsim-py")})
     pristine = {p: p.read_bytes() for p in crates.rglob("*.rs")}
 
-    def run(edit=None) -> str:  # noqa: ANN001
+    def run(edit=None) -> str:
         for p, b in pristine.items():
             p.write_bytes(b)
         if edit is not None:
@@ -73,13 +73,13 @@ def _first_code_line(path: Path) -> str:
     raise AssertionError(path)
 
 
-def test_the_hash_is_the_builds(hasher) -> None:  # noqa: ANN001
+def test_the_hash_is_the_builds(hasher) -> None:
     # the installed extension was built from these sources, or from others (a stale build)
     assert re.fullmatch(r"\d+\.\d+\.\d+\+[0-9a-f]{12}", afsim.__build__)
     assert hasher() == hasher(), "the same sources, the same hash"
 
 
-def test_comments_doc_comments_and_layout_keep_the_hash(hasher) -> None:  # noqa: ANN001
+def test_comments_doc_comments_and_layout_keep_the_hash(hasher) -> None:
     base = hasher()
 
     def comment(src: Path) -> None:
@@ -97,7 +97,7 @@ def test_comments_doc_comments_and_layout_keep_the_hash(hasher) -> None:  # noqa
     assert hasher(layout) == base
 
 
-def test_unit_tests_keep_the_hash(hasher) -> None:  # noqa: ANN001
+def test_unit_tests_keep_the_hash(hasher) -> None:
     base = hasher()
 
     def inline_test(src: Path) -> None:
@@ -113,7 +113,7 @@ def test_unit_tests_keep_the_hash(hasher) -> None:  # noqa: ANN001
     assert hasher(tests_file) == base
 
 
-def test_code_that_computes_changes_the_hash(hasher) -> None:  # noqa: ANN001
+def test_code_that_computes_changes_the_hash(hasher) -> None:
     base = hasher()
 
     def code(src: Path) -> None:

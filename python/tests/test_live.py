@@ -16,10 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import DATA, afsim_cmd
 
 from afsim.live import netns
-
-from conftest import DATA, afsim_cmd
 
 SMALL = DATA / "live-small.toml"
 

@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 
 
-def _tool():  # noqa: ANN202 (a module)
+def _tool():
     spec = importlib.util.spec_from_file_location("readme_numbers", REPO / "tools" / "readme_numbers.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)

@@ -10,8 +10,10 @@ import math
 import re
 from pathlib import Path
 
-import afsim
 import pytest
+from conftest import afsim_cmd
+
+import afsim
 from afsim import reproduce
 from afsim.reproduce import core, giacomazzi, robustness, scoring
 from afsim.reproduce.claims import Checks, ClaimResult, Kind, Statement, gt
@@ -28,7 +30,6 @@ from afsim.reproduce.core import (
 )
 from afsim.reproduce.robustness import Unstated
 from afsim.reproduce.scoring import PaperValue, Tolerance, Verdict
-from conftest import afsim_cmd
 
 REPO = Path(__file__).resolve().parents[2]
 GIACOMAZZI = REPO / "scenarios" / "giacomazzi"
@@ -69,7 +70,7 @@ jitter = true
 """
 
 
-def fake_metrics(results) -> dict[str, float]:  # noqa: ANN001 (Results)
+def fake_metrics(results) -> dict[str, float]:
     """Module level, so the worker processes can import it by name."""
     f = results.flows.iloc[0]
     sent, lost = int(f["packets_sent"]), int(f["packets_dropped"])
@@ -482,7 +483,7 @@ def test_a_reproduction_with_a_store_resumes_without_redoing_a_run(tmp_path: Pat
     assert sum(not o.cached for o in more.outcomes) == 2, "the third seed of each point"
 
 
-def _terminal(rep) -> str:  # noqa: ANN001 (a Reproduction)
+def _terminal(rep) -> str:
     from rich.console import Console
 
     console = Console(record=True, width=400, color_system=None)
@@ -680,7 +681,7 @@ def test_only_rejects_an_unknown_experiment(tmp_path: Path) -> None:
 # variants that leave an experiment unchanged, extra figures and re-runs
 
 
-def _delay_per_seed(overrides, seed: int) -> dict[str, str]:  # noqa: ANN001 (a mapping)
+def _delay_per_seed(overrides, seed: int) -> dict[str, str]:
     return {"delay": f"{seed}ms"}
 
 
@@ -734,7 +735,7 @@ def test_a_variant_reads_the_experiments_it_leaves_unchanged_from_the_default(tm
     assert "unchanged" not in reproduce.to_json(rep)["variants"][0]
 
 
-def _extra(rep, out_dir: Path) -> dict[str, list[Path]]:  # noqa: ANN001 (a Reproduction)
+def _extra(rep, out_dir: Path) -> dict[str, list[Path]]:
     results = core.rerun(rep, "fake", {"rate": 2000})
     path = out_dir / "extra.txt"
     path.write_text(f"{results.flows['packets_sent'].iloc[0]}", encoding="utf-8")
@@ -762,7 +763,7 @@ def test_scenarios_are_found_by_folder_and_files(tmp_path: Path, monkeypatch: py
     monkeypatch.setenv("AFSIM_SCENARIOS", str(REPO / "scenarios"))
     assert core.find_scenarios_dir("laatu", ("sima.toml",), tmp_path) == REPO / "scenarios" / "laatu"
     monkeypatch.delenv("AFSIM_SCENARIOS")
-    with pytest.raises(FileNotFoundError, match="nope/x.toml"):
+    with pytest.raises(FileNotFoundError, match=r"nope/x\.toml"):
         core.find_scenarios_dir("nope", ("x.toml",), tmp_path)
 
 
@@ -797,7 +798,7 @@ def test_every_published_value_has_a_point_and_a_known_metric() -> None:
         assert v.metric in metrics.get(v.experiment, {"throughput_kbps", "ros_pct"}), v
 
 
-def _synthetic(paper: Paper, fill) -> Aggregates:  # noqa: ANN001 (value -> number)
+def _synthetic(paper: Paper, fill) -> Aggregates:
     """Aggregates whose every published metric is ``fill(value)``, with counts that resolve
     every probability (a billion trials)."""
     values, _ = scoring.load_paper_values(paper.data)

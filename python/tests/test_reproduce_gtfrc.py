@@ -13,16 +13,17 @@ import re
 import tomllib
 from pathlib import Path
 
-import afsim
 import pandas as pd
 import pytest
+from conftest import afsim_cmd
+from test_reproduce import FAKE_MODE, _fake_paper
+
+import afsim
 from afsim import reproduce
 from afsim.reproduce import core, gtfrc, scoring
 from afsim.reproduce.claims import Kind
 from afsim.reproduce.core import Aggregates, Mode, Point, Stat, View
 from afsim.reproduce.scoring import Verdict
-from conftest import afsim_cmd
-from test_reproduce import FAKE_MODE, _fake_paper
 
 REPO = Path(__file__).resolve().parents[2]
 GTFRC = REPO / "scenarios" / "gtfrc"
@@ -409,7 +410,7 @@ def _one_figure(rep: core.Reproduction, out: Path) -> dict[str, list[Path]]:
 def test_design_overrides_and_extra_figures_are_the_papers_hooks(tmp_path: Path) -> None:
     paper = dataclasses.replace(_fake_paper(tmp_path), design_overrides=_shifted,
                                 extra_figures=_one_figure, variants=())
-    exps, design = core.expand(paper, FAKE_MODE)
+    exps, _design = core.expand(paper, FAKE_MODE)
     robust = [e for e in exps if e.reading and e.reading.startswith("#")]
     assert robust and all(p.overrides["limit"] == "7" and "delay" in p.overrides
                           for e in robust for p in e.points)

@@ -11,15 +11,16 @@ import math
 import tomllib
 from pathlib import Path
 
-import afsim
 import pytest
+from conftest import afsim_cmd
+
+import afsim
 from afsim import reproduce
 from afsim.reproduce import core, laatu, scoring
 from afsim.reproduce.claims import Kind
 from afsim.reproduce.core import Aggregates, Stat, View
 from afsim.reproduce.laatu import mbr as laatu_mbr
 from afsim.reproduce.scoring import Verdict
-from conftest import afsim_cmd
 
 REPO = Path(__file__).resolve().parents[2]
 LAATU = REPO / "scenarios" / "laatu"
@@ -123,7 +124,7 @@ def test_the_null_model_gives_sima_its_nbr_up_to_what_dp4_leaves() -> None:
 # the claims on synthetic results
 
 
-def _synthetic(fill) -> Aggregates:  # noqa: ANN001 (value -> number)
+def _synthetic(fill) -> Aggregates:
     paper = _paper()
     values, _ = scoring.load_paper_values(paper.data)
     agg = Aggregates()

@@ -9,13 +9,14 @@ import json
 import tomllib
 from pathlib import Path
 
-import afsim
 import pytest
+from conftest import afsim_cmd
+
+import afsim
 from afsim import reproduce
 from afsim.reproduce import core, leung, scoring
 from afsim.reproduce.core import Aggregates, Stat, View
 from afsim.reproduce.scoring import Verdict
-from conftest import afsim_cmd
 
 REPO = Path(__file__).resolve().parents[2]
 LEUNG = REPO / "scenarios" / "leung"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
 from afsim import reproduce
 from afsim.reproduce.claims import ClaimResult, Kind, load_statements
 

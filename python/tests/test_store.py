@@ -9,12 +9,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import DATA
 
 import afsim
 from afsim.store import FORMAT, Store, StoreError, run_key
 from afsim.sweep import Task, execute
-
-from conftest import DATA
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +87,7 @@ def test_a_store_of_another_version_is_read_but_not_added_to(tmp_path: Path) -> 
     with sqlite3.connect(path / "catalog.sqlite") as db:
         db.execute("UPDATE meta SET value = '0.0.1' WHERE name = 'afsim_version'")
     Store.open(path, write=False).close()
-    with pytest.raises(StoreError, match="runs of afsim 0.0.1, and this is afsim"):
+    with pytest.raises(StoreError, match=r"runs of afsim 0\.0\.1, and this is afsim"):
         Store.open(path)
     with sqlite3.connect(path / "catalog.sqlite") as db:
         db.execute("UPDATE meta SET value = '99' WHERE name = 'format'")
@@ -201,7 +200,7 @@ def unrelated():
 '''
 
 
-def _load(tmp_path: Path, name: str, text: str):  # noqa: ANN202 (a module)
+def _load(tmp_path: Path, name: str, text: str):
     import importlib.util
 
     path = tmp_path / f"{name}.py"
@@ -222,7 +221,7 @@ def _load(tmp_path: Path, name: str, text: str):  # noqa: ANN202 (a module)
     (lambda t: t.replace("SCALE = 2.0", "SCALE = 3.0"), False),  # a constant they read
     (lambda t: t.replace('{"m": helper(1.0)}', '{"m": helper(2.0)}'), False),
 ])
-def test_the_code_hash_follows_the_metrics_code_not_its_comments(tmp_path: Path, edit, same: bool) -> None:  # noqa: ANN001
+def test_the_code_hash_follows_the_metrics_code_not_its_comments(tmp_path: Path, edit, same: bool) -> None:
     from afsim.codehash import fingerprint
 
     a = _load(tmp_path, "fp_a", _METRICS_V1)
@@ -237,18 +236,18 @@ def test_the_code_version_holds_the_default_metrics_code_and_the_key_holds_it() 
     from afsim.store import AFSIM_VERSION, CODE_VERSION
     from afsim.store.metrics import default_metrics
 
-    assert AFSIM_VERSION == afsim.__build__
-    assert CODE_VERSION == f"{AFSIM_VERSION}.py{fingerprint([default_metrics])}"
+    assert afsim.__build__ == AFSIM_VERSION
+    assert f"{AFSIM_VERSION}.py{fingerprint([default_metrics])}" == CODE_VERSION
     a = afsim.load_scenario(DATA / "tiny.toml")
     assert run_key(a.resolved(), 1) == run_key(a.resolved(), 1, CODE_VERSION)
     assert run_key(a.resolved(), 1) != run_key(a.resolved(), 1, AFSIM_VERSION)
 
 
-def double_throughput(results):  # noqa: ANN001, ANN201 (a sweep's reducer, by name)
+def double_throughput(results):
     return {"double": 2.0 * float(results.flows["throughput_kbps"].sum())}
 
 
-def triple_throughput(results):  # noqa: ANN001, ANN201
+def triple_throughput(results):
     return {"triple": 3.0 * float(results.flows["throughput_kbps"].sum())}
 
 

@@ -317,7 +317,7 @@ def one(sim: str, seed: int, duration_s: float, split_s: float | None, lt: bool,
         if split_s is not None:
             m["steady"] = interval(go(split_s), m, split_s, duration_s)
         return {"sim": sim, "seed": seed, "ok": True, "metrics": m}
-    except Exception as e:  # noqa: BLE001 - recorded and reported; the other runs go on
+    except Exception as e:
         return {"sim": sim, "seed": seed, "ok": False, "error": str(e)}
 
 
@@ -476,7 +476,7 @@ def markdown(res: dict[str, Any]) -> str:
               f"| bottleneck drops | {ns['bottleneck_drops']} | {af['bottleneck_drops']} |",
               f"| packets received, per flow | {min(ns['received'])}–{max(ns['received'])} | "
               f"{min(af['received'])}–{max(af['received'])} ({same} flow by flow) |", ""]
-    for name, c in res["configs"].items():
+    for _name, c in res["configs"].items():
         s = c["summary"]
         lt = "on (ns-2.35's default)" if c["limited_transmit"] else "off"
         L += [f"#### Limited transmit {lt}: 0–{res['duration_s']:g} s, {over}", ""]
@@ -508,7 +508,7 @@ def markdown(res: dict[str, Any]) -> str:
           f"({res['machine']}).", ""]
     L += ["### What matches", "", prose(WHAT_MATCHES, res).strip(), ""]
     L += ["### Differences larger than a few percent, explained", ""]
-    for name, c in res["configs"].items():
+    for _name, c in res["configs"].items():
         fl = flagged(c["summary"])
         if fl:
             lt = "on" if c["limited_transmit"] else "off"

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-import diffserv as ds  # noqa: E402  (the DiffServ cross-check: network, metrics, summaries)
+import diffserv as ds
 
 TOML = ds.REPO / "scenarios" / "validation" / "diffserv-rio-ecn.toml"
 OUT_JSON = HERE / "diffserv-ecn-results.json"

@@ -235,7 +235,7 @@ def one(sim: str, cfg: Config, seed: int, duration_s: float, lt: bool,
             # there (same seed): the difference of the two is the interval [split_s, end]
             m["steady"] = interval(fn(cfg, seed, split_s, lt), m, split_s, duration_s)
         return {"sim": sim, "config": cfg.name, "seed": seed, "ok": True, "metrics": m}
-    except Exception as e:  # noqa: BLE001 - recorded, reported, and the other runs go on
+    except Exception as e:
         return {"sim": sim, "config": cfg.name, "seed": seed, "ok": False, "error": str(e)}
 
 

@@ -223,7 +223,7 @@ def one(sim: str, cfg: Config, seed: int) -> dict[str, Any]:
         else:
             m = run_afsim(cfg, seed)
         return {"sim": sim, "config": cfg.name, "seed": seed, "ok": True, "metrics": m}
-    except Exception as e:  # noqa: BLE001 - recorded and reported; the other runs go on
+    except Exception as e:
         return {"sim": sim, "config": cfg.name, "seed": seed, "ok": False, "error": str(e)}
 
 

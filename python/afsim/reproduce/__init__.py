@@ -67,7 +67,7 @@ PAPERS = {"giacomazzi": "afsim.reproduce.giacomazzi", "laatu": "afsim.reproduce.
           "leung": "afsim.reproduce.leung", "gtfrc": "afsim.reproduce.gtfrc"}
 
 
-def paper_module(name: str):  # noqa: ANN201 (a module)
+def paper_module(name: str):
     """The module of a paper; KeyError (listing the papers) for an unknown name."""
     if name not in PAPERS:
         raise KeyError(f"no reproduction of {name!r}; the papers are: {', '.join(PAPERS)}")

@@ -728,5 +728,16 @@ def terminal_runs_line(rep: Reproduction) -> str:
             f"in all · {rep.jobs} worker(s)")
 
 
-__all__ = ["fmt_number", "fmt_stat", "fmt_value", "headline", "print_summary", "render_figures",
-           "render_markdown", "to_json", "write_outputs", "Score", "Kind"]
+__all__ = [
+    "Kind",
+    "Score",
+    "fmt_number",
+    "fmt_stat",
+    "fmt_value",
+    "headline",
+    "print_summary",
+    "render_figures",
+    "render_markdown",
+    "to_json",
+    "write_outputs",
+]

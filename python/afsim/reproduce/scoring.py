@@ -212,7 +212,7 @@ class Score:
 
     @classmethod
     def of(cls, comps: Sequence[Comparison]) -> Score:
-        count = {v: 0 for v in Verdict}
+        count = dict.fromkeys(Verdict, 0)
         for c in comps:
             count[c.verdict] += 1
         return cls(count[Verdict.MATCH], count[Verdict.MISS], count[Verdict.UNRESOLVED],

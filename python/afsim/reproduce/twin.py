@@ -234,7 +234,7 @@ def collect(paper: HasTwin, mode: Mode, experiments: Sequence[Experiment], *, so
         col.process_seconds += float(rec.get("process_s", 0.0))
         try:
             m = e.metrics(twin.results(rec))  # type: ignore[arg-type]
-        except Exception as exc:  # noqa: BLE001 (a metric ns-2 cannot feed is reported, not raised)
+        except Exception as exc:
             col.failed.append(f"{e.id} point {pi}: {type(exc).__name__}: {exc}")
             continue
         per_point.setdefault((e.id, pi), []).append({k: float(v) for k, v in m.items()})

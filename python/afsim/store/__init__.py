@@ -492,5 +492,16 @@ def _test_kill_point(step: int) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-__all__ = ["AFSIM_VERSION", "CODE_VERSION", "FORMAT", "KILL_AT_ENV", "RunRecord", "Store", "StoreBusy",
-           "StoreError", "TABLES", "params_text", "run_key"]
+__all__ = [
+    "AFSIM_VERSION",
+    "CODE_VERSION",
+    "FORMAT",
+    "KILL_AT_ENV",
+    "TABLES",
+    "RunRecord",
+    "Store",
+    "StoreBusy",
+    "StoreError",
+    "params_text",
+    "run_key",
+]

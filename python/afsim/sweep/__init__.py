@@ -72,8 +72,19 @@ from afsim.sweep.worker import Reducer, RunFailed, Task, default_metrics, run_ta
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Outcome", "Reducer", "RunFailed", "SweepError", "Task", "default_metrics",
-           "execute", "grid_points", "parse_grid", "sweep"]
+__all__ = [
+    "Outcome",
+    "Reducer",
+    "RunFailed",
+    "SweepError",
+    "Task",
+    "default_metrics",
+    "execute",
+    "grid_points",
+    "parse_grid",
+    "run_task",
+    "sweep",
+]
 
 
 class SweepError(Exception):

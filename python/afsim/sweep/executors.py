@@ -48,7 +48,7 @@ def _settle(finished: Finished, key: str, task: Task, result: Callable[[], RunRe
     except RunFailed as e:
         finished(key, e)
         return False
-    except Exception as e:  # noqa: BLE001 (whatever a run raised fails that run only)
+    except Exception as e:
         kind = "worker" if type(e).__name__ == "KilledWorker" else "error"
         why = ("the Dask workers running it died too often" if kind == "worker"
                else f"{type(e).__name__}: {e}")

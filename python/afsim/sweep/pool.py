@@ -205,7 +205,7 @@ def _worker_main(conn: Connection, parent: int) -> None:
             outcome: tuple[str, Any] = ("ok", run_task(task, key, reducer, tables))
         except RunFailed as e:
             outcome = ("failed", e)
-        except Exception as e:  # noqa: BLE001 (a bug in one run fails that run only)
+        except Exception as e:
             outcome = ("failed", RunFailed("error", f"{type(e).__name__}: {e} "
                                                     f"({task.describe()})"))
         try:

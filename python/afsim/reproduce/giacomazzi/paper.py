@@ -462,8 +462,7 @@ def ns2_results(raw: dict[str, Any]) -> Any:
 
 
 TWIN = Twin("giacomazzi.tcl", ns2_args, ns2_results, NS2_DESCRIPTION,
-            absent={e: NOT_IN_NS2 for e in ("table2", "table3", "appendix_a", "appendix_b",
-                                             "appendix_c", "b1")})
+            absent=dict.fromkeys(("table2", "table3", "appendix_a", "appendix_b", "appendix_c", "b1"), NOT_IN_NS2))
 
 
 VARIANTS = (

@@ -58,7 +58,6 @@ from afsim.reproduce.gtfrc.paper import (
 
 __all__ = [
     "BOTTLENECK_KBPS",
-    "Bin",
     "CITATION",
     "DATA",
     "EVALUATE",
@@ -68,7 +67,6 @@ __all__ = [
     "PANEL",
     "PANELS",
     "PAPER_ID",
-    "Panel",
     "QUICK",
     "SAME_THR",
     "SERIES_TIMES",
@@ -79,6 +77,8 @@ __all__ = [
     "TWIN",
     "UNSTATED",
     "VARIANTS",
+    "Bin",
+    "Panel",
     "access_delay_ms",
     "design_overrides",
     "experiments",

@@ -102,7 +102,7 @@ def _plain_series(view: View, panel: Panel, flow: str, metric: str) -> list[tupl
     return rows
 
 
-def _mark_paper(ax, panel: Panel, values, colours: Sequence[str]) -> None:  # noqa: ANN001 (matplotlib)
+def _mark_paper(ax, panel: Panel, values, colours: Sequence[str]) -> None:
     """The paper's stated values for this panel: a time as a vertical line, a rate as a band
     (its tolerance), an average as a marker at 100 s."""
     names = [f.name for f in panel.flows]
