@@ -282,7 +282,7 @@ def time_series(table: pd.DataFrame, by: str, y: str, *, title: str, ylabel: str
     return fig
 
 
-#: Axis labels of the default metrics (``afsim.sweep.worker.default_metrics``).
+#: Axis labels of the default metrics (``afsim.store.metrics.default_metrics``).
 LABELS = {
     "throughput_kbps_total": "total throughput (kb/s)",
     "goodput_kbps_total": "total TCP goodput (kb/s)",
