@@ -1,4 +1,5 @@
-# afsim: `make test` installs what the tests need and runs the whole suite (Rust and Python).
+# afsim: `make test` installs what the tests need and runs the whole suite (Rust and Python);
+# `make lint` checks the code without running it (import cycles, clippy, rustfmt).
 #
 # The package is installed normally (not editable), which builds the extension in release
 # mode: the Python tests run scenarios, so speed matters. The binding crate (afsim-py) is left
@@ -12,7 +13,7 @@ PYTHON ?= python3
 INSTALL = $(PYTHON) -m pip install --progress-bar off '.[test]' && \
 	{ if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi; }
 
-.PHONY: test install run bench deps
+.PHONY: test install run bench deps lint
 
 # Debian package:the command it installs
 DEBS = chromium:chromium tshark:tshark ns2:ns
@@ -24,6 +25,14 @@ test:
 
 install:
 	$(INSTALL)
+
+# `make lint`: no import cycle in afsim-core (tools/import_cycles.py; the Python package's
+# cycles are still being removed, hence --rust-only), clippy with every warning an error, and
+# rustfmt's formatting. .ci/run runs it before the tests.
+lint:
+	$(PYTHON) tools/import_cycles.py --rust-only
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo fmt --all -- --check
 
 deps:
 	@missing=""; for pc in $(DEBS); do command -v $${pc#*:} >/dev/null 2>&1 || missing="$$missing $${pc%%:*}"; done; \

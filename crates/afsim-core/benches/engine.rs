@@ -9,7 +9,9 @@ use afsim_core::{run, SimDuration, SimTime};
 
 /// 50 CBR sources -> r1 -> r2 -> r3 -> sink: four hops, bottleneck r1-r2 at 45 Mb/s loaded 89%.
 fn udp_reference(secs: u64) -> Spec {
-    let q = QueueSpec::DropTail { limit: Limit::Packets(100) };
+    let q = QueueSpec::DropTail {
+        limit: Limit::Packets(100),
+    };
     let link = |a, b, rate_bps, ms| LinkSpec {
         a,
         b,
@@ -21,11 +23,22 @@ fn udp_reference(secs: u64) -> Spec {
         loss_ab: None,
         loss_ba: None,
     };
-    let mut nodes: Vec<NodeSpec> = ["r1", "r2", "r3", "sink"].iter().map(|n| NodeSpec { name: n.to_string() }).collect();
-    let mut links = vec![link(0, 1, 45_000_000, 10), link(1, 2, 100_000_000, 5), link(2, 3, 100_000_000, 1)];
+    let mut nodes: Vec<NodeSpec> = ["r1", "r2", "r3", "sink"]
+        .iter()
+        .map(|n| NodeSpec {
+            name: n.to_string(),
+        })
+        .collect();
+    let mut links = vec![
+        link(0, 1, 45_000_000, 10),
+        link(1, 2, 100_000_000, 5),
+        link(2, 3, 100_000_000, 1),
+    ];
     let mut flows = vec![];
     for i in 0..50 {
-        nodes.push(NodeSpec { name: format!("src{i}") });
+        nodes.push(NodeSpec {
+            name: format!("src{i}"),
+        });
         links.push(link(4 + i, 0, 100_000_000, 1));
         flows.push(FlowSpec {
             name: format!("cbr{i}"),
@@ -46,7 +59,10 @@ fn udp_reference(secs: u64) -> Spec {
     Spec {
         name: "udp-reference".into(),
         seed: 1,
-        stop: Stop { duration: Some(SimDuration::from_secs(secs)), ..Default::default() },
+        stop: Stop {
+            duration: Some(SimDuration::from_secs(secs)),
+            ..Default::default()
+        },
         warmup: SimDuration::ZERO,
         nodes,
         links,

@@ -56,7 +56,9 @@ fn wheel(n: u64, law: Law) -> (f64, u64) {
     let mut check = 0u64;
     for _ in 0..HOLDS {
         let (t, ev) = q.pop().expect("n > 0");
-        let Event::Arrive { port } = ev else { unreachable!() };
+        let Event::Arrive { port } = ev else {
+            unreachable!()
+        };
         check = check.wrapping_mul(31).wrapping_add(t.0 ^ u64::from(port));
         q.schedule(SimTime(t.0 + rng.delay(law)), ev);
     }
@@ -87,8 +89,12 @@ fn main() {
         println!("{law:?} delays: ns per hold");
         println!("{:>8} {:>8} {:>8}", "pending", "wheel", "heap");
         for n in [10, 100, 1_000, 10_000, 100_000] {
-            let (w, cw) = (0..3).map(|_| wheel(n, law)).fold((f64::MAX, 0), |a, b| (a.0.min(b.0), b.1));
-            let (h, ch) = (0..3).map(|_| heap(n, law)).fold((f64::MAX, 0), |a, b| (a.0.min(b.0), b.1));
+            let (w, cw) = (0..3)
+                .map(|_| wheel(n, law))
+                .fold((f64::MAX, 0), |a, b| (a.0.min(b.0), b.1));
+            let (h, ch) = (0..3)
+                .map(|_| heap(n, law))
+                .fold((f64::MAX, 0), |a, b| (a.0.min(b.0), b.1));
             assert_eq!(cw, ch, "the wheel and the heap disagree ({law:?}, n = {n})");
             println!("{n:>8} {w:>8.1} {h:>8.1}");
         }

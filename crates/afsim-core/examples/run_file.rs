@@ -5,10 +5,15 @@
 use std::time::Instant;
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: run_file SCENARIO.toml [key=value ...]");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: run_file SCENARIO.toml [key=value ...]");
     let overrides: Vec<(String, String)> = std::env::args()
         .skip(2)
-        .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .filter_map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
         .collect();
     let spec = afsim_core::load_file(std::path::Path::new(&path), &overrides).unwrap_or_else(|e| {
         eprintln!("{e}");
@@ -26,7 +31,11 @@ fn main() {
             std::process::exit(1)
         });
     }
-    let bottleneck = r.queues.iter().max_by(|a, b| a.utilization.total_cmp(&b.utilization)).expect("a queue");
+    let bottleneck = r
+        .queues
+        .iter()
+        .max_by(|a, b| a.utilization.total_cmp(&b.utilization))
+        .expect("a queue");
     println!(
         "{}: {} events, {} packet-hops, {:.3} s wall, {:.2} M bottleneck pkts/s ({})",
         r.scenario,

@@ -1,48 +1,52 @@
 //! # afsim-core: a packet-level simulator of DiffServ Assured Forwarding networks
 //!
-//! The layers, in the order a packet meets them. Each is a folder; each model is a file named
-//! after what it models, with its source cited in a "read this first" header.
+//! The layers, bottom up: each imports only those listed before it (`python3
+//! tools/import_cycles.py --rust-only --layers` prints the graph from the source, and fails on
+//! any import cycle). Each is a folder; each model is a file named after what it models, with
+//! its source cited in a "read this first" header. A model owns its configuration type; the
+//! scenario's `Spec` is made of them.
 //!
 //! - **Time** (`sim::time`): simulated time is an integer count of nanoseconds (`SimTime`,
-//!   `SimDuration`). Models never read a clock; `now` is passed in.
-//! - **Event queue** (`sim::event`): events keyed by (time, sequence number); ties leave in the
-//!   order they were scheduled. Random numbers come from one seeded stream per component
-//!   (`sim::rng`), derived from the run seed and the component's name.
-//! - **Packet** (`net::packet`): IPv4-like fields (addresses, protocol, DSCP, ECN, size) plus a
-//!   transport header, stored in a pool and moved by index.
-//! - **Link** (`net::framing`, `world`): full-duplex point-to-point; each direction is a *port*
-//!   with a rate, a propagation delay, a framing model (plain, fixed overhead, ATM cell tax,
-//!   AAL5), an output queue and optionally random (Bernoulli) loss (`net::loss`). Routing
-//!   (`net::routing`) is destination-based: shortest paths by hop count, overridden by explicit
-//!   routes, checked loop-free. A port may be captured (`net::pcap`): its departures written as
-//!   a pcap file with real IPv4/TCP/UDP headers.
-//! - **Queue** (`queue`): the output discipline of a port, a variant of `queue::AnyQueue`:
-//!   drop-tail, RED (as ns-2), RIO (coupled, decoupled), WRED (up to 8 precedences), each RED
-//!   kind optionally ECN-marking by tail, front or random position or OUT first
-//!   (`queue::ecn_mark`), class schedulers (strict priority, DRR, WRR) over inner queues, and
-//!   the SIMA core node (`queue::sima`: real-time and non-real-time buffers behind the allowed
-//!   drop precedence, real time first).
-//! - **Edge** (`edge`): DiffServ at the network's border: code points and the domain's colour
-//!   table (`edge::dscp`), meters (token bucket, srTCM, trTCM, TSW2CM/TSW3CM, Giacomazzi's
-//!   enhanced token bucket and its Congestion Signaling Algorithm), the SIMA access node's
-//!   marker (`edge::sima`: a drop precedence 0..7 from the measured momentary bit rate against
-//!   the nominal bit rate), and the conditioner that puts a classifier, a meter and per-colour
-//!   actions on a node's input line (`edge::conditioner`).
+//!   `SimDuration`). Models never read a clock; `now` is passed in. **Event queue**
+//!   (`sim::event`): events keyed by (time, sequence number); ties leave in the order they were
+//!   scheduled. Random numbers come from one seeded stream per component (`sim::rng`), derived
+//!   from the run seed and the component's name.
+//! - **Parameters** (`param`): `ParamError`, what every model's `validate()` returns.
+//! - **Network** (`net`): the packet (`net::packet`: IPv4-like fields plus a transport header,
+//!   stored in a pool and moved by index; TCP's flag bits), its DS field (`net::dscp`: code
+//!   points, the domain's colour table, SIMA's classes), links — full-duplex point-to-point,
+//!   each direction a *port* (built in `world`) with a rate, a propagation delay, a framing
+//!   model (`net::framing`: plain, fixed overhead, ATM cell tax, AAL5) and optionally random
+//!   (Bernoulli) loss (`net::loss`) — routing (`net::routing`: destination-based, shortest
+//!   paths by hop count, overridden by explicit routes, checked loop-free) and pcap capture of
+//!   a port's departures (`net::pcap`).
+//! - **Queue** (`queue`): the output discipline of a port, a variant of `queue::AnyQueue` built
+//!   from a `queue::QueueSpec`: drop-tail, RED (as ns-2), RIO (coupled, decoupled), WRED (up to
+//!   8 precedences), each RED kind optionally ECN-marking by tail, front or random position or
+//!   OUT first (`queue::ecn_mark`), class schedulers (strict priority, DRR, WRR) over inner
+//!   queues, and the SIMA core node (`queue::sima`).
+//! - **Edge** (`edge`): DiffServ at the network's border: meters (token bucket, srTCM, trTCM,
+//!   TSW2CM/TSW3CM, Giacomazzi's enhanced token bucket and its Congestion Signaling
+//!   Algorithm), the SIMA access node's marker (`edge::sima`), and the conditioner that puts a
+//!   classifier, a meter and per-colour actions on a node's input line (`edge::conditioner`).
+//!   It uses `queue` for `DropReason` only.
+//! - **Metrics** (`metrics`): per-flow counters, fairness indices (Jain, FIEB), and the packet
+//!   conservation check every run ends with (sent = delivered + dropped + in flight).
 //! - **Transport** (`transport`): the agents at the hosts that create and consume packets: UDP
 //!   constant bit rate, TCP (Reno, NewReno, SACK, ECN, Leung & Muppala's Throughput Sustaining
-//!   Scheme), TFRC (RFC 5348) and gTFRC, each a
-//!   variant of `transport::AnyAgent`.
-//! - **Metrics** (`metrics`): per-flow and per-queue counters, fairness indices (Jain, FIEB),
-//!   and the packet conservation check every run ends with (sent = delivered + dropped + in
-//!   flight).
+//!   Scheme; the RFC and ns-2 rule sets as presets, `transport::tcp::sender`), TFRC (RFC 5348)
+//!   and gTFRC, each a variant of `transport::AnyAgent`.
 //! - **Scenario** (`scenario`): the TOML file format, its units, parameters and groups, its
 //!   file/line/field errors, and the resolved `Spec`.
-//! - **World** (`world`): builds nodes, ports, agents and tables from a `Spec` and runs the
-//!   event loop; `report` turns the final counters into the run's results.
+//! - **Report** (`report`): the results of a run, serializable.
+//! - **World** (`world`): builds nodes, ports, agents and tables from a `Spec`
+//!   (`world/build.rs`), runs the event loop (`world/run.rs`) and assembles the `Report`
+//!   (`world/report.rs`).
 
 pub mod edge;
 pub mod metrics;
 pub mod net;
+pub mod param;
 pub mod queue;
 pub mod report;
 pub mod scenario;

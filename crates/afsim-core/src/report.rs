@@ -352,24 +352,8 @@ pub struct QueueRow {
     pub link_losses: u64,
 }
 
-/// The packet conservation identity of the whole run:
-/// `sent = delivered + dropped + in_flight`, and `in_flight` equals what a walk over every
-/// queue, transmitter and link finds.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Conservation {
-    pub sent: u64,
-    pub delivered: u64,
-    /// Drops by place ("queue r1->r2", "node r1") and reason.
-    pub dropped: std::collections::BTreeMap<String, std::collections::BTreeMap<String, u64>>,
-    pub dropped_total: u64,
-    /// Packets alive in the pool at the end.
-    pub in_flight: u64,
-    /// Packets found by walking queues, transmitters and links at the end.
-    pub in_flight_walked: u64,
-    pub holds: bool,
-    /// Human-readable form of the identity with the numbers filled in.
-    pub identity: String,
-}
+/// The packet conservation identity of the whole run (`metrics::conservation` computes it).
+pub use crate::metrics::conservation::Conservation;
 
 /// Engine counts (simulated, hence deterministic).
 #[derive(Clone, Debug, Serialize, PartialEq)]

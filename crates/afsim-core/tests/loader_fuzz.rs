@@ -45,31 +45,114 @@ impl Rng {
 const BYTES: &[u8] = b"\"'[]{}=,.#\n\t $_-+0123456789abcdefghijklmnopqrstuvwxyzABMGKip/\\\x00\x7f";
 
 const NUMBERS: &[&str] = &[
-    "0", "1", "2", "3", "7", "10", "64", "255", "65535", "65536", "4097", "5000", "-1", "-0", "1_000",
-    "9223372036854775807", "-9223372036854775808", "4294967296", "1.5", "0.0", "-2.5", "1e300", "nan",
-    "inf", "true", "false", "1979-05-27", "[]", "[1, 2]", "{}", "{ kind = \"fixed\" }",
+    "0",
+    "1",
+    "2",
+    "3",
+    "7",
+    "10",
+    "64",
+    "255",
+    "65535",
+    "65536",
+    "4097",
+    "5000",
+    "-1",
+    "-0",
+    "1_000",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "4294967296",
+    "1.5",
+    "0.0",
+    "-2.5",
+    "1e300",
+    "nan",
+    "inf",
+    "true",
+    "false",
+    "1979-05-27",
+    "[]",
+    "[1, 2]",
+    "{}",
+    "{ kind = \"fixed\" }",
 ];
 
 const UNITS: &[&str] = &[
-    "", "bps", "b/s", "kbps", "Kbps", "Mbps", "Mb/s", "Gbps", "MBps", "mbps", "ns", "us", "µs", "μs",
-    "ms", "s", "min", "m", "B", "KB", "kB", "KiB", "MB", "MiB", "GB", "GiB", "b", "pkt", "p", "packets",
-    "x", " ms", "  Mbps",
+    "", "bps", "b/s", "kbps", "Kbps", "Mbps", "Mb/s", "Gbps", "MBps", "mbps", "ns", "us", "µs",
+    "μs", "ms", "s", "min", "m", "B", "KB", "kB", "KiB", "MB", "MiB", "GB", "GiB", "b", "pkt", "p",
+    "packets", "x", " ms", "  Mbps",
 ];
 
 const STRINGS: &[&str] = &[
-    "\"\"", "\"$\"", "\"$$\"", "\"$n_af\"", "\"$t\"", "\"$nope\"", "\"${d}ms\"", "\"${nope}\"", "\"${\"",
-    "\"src\"", "\"src0\"", "\"r1\"", "\"dst\"", "\"g\"", "\"cbr\"", "\"tcp\"", "\"ppp\"", "\"aal5\"",
-    "\"aal5_llc\"", "\"atm_cell_tax\"", "\"fixed\"", "\"plain\"", "\"droptail\"", "\"red\"",
-    "[\"src\", \"r1\"]", "[\"r1\", \"r1\"]", "[\"a\"]", "[\"src0\", \"r1\", \"r3\"]", "[1, 2]", "\"µµ\"",
-    "{ kind = \"droptail\", limit = \"0pkt\" }", "{ limit = \"1B\" }", "{ kind = \"fixed\", overhead = \"12B\" }",
-    "'literal'", "\"\"\"multi\nline\"\"\"", "\"1_000.000_1Mbps\"", "\"0.1Mbps\"", "\"18446744073709551616B\"",
+    "\"\"",
+    "\"$\"",
+    "\"$$\"",
+    "\"$n_af\"",
+    "\"$t\"",
+    "\"$nope\"",
+    "\"${d}ms\"",
+    "\"${nope}\"",
+    "\"${\"",
+    "\"src\"",
+    "\"src0\"",
+    "\"r1\"",
+    "\"dst\"",
+    "\"g\"",
+    "\"cbr\"",
+    "\"tcp\"",
+    "\"ppp\"",
+    "\"aal5\"",
+    "\"aal5_llc\"",
+    "\"atm_cell_tax\"",
+    "\"fixed\"",
+    "\"plain\"",
+    "\"droptail\"",
+    "\"red\"",
+    "[\"src\", \"r1\"]",
+    "[\"r1\", \"r1\"]",
+    "[\"a\"]",
+    "[\"src0\", \"r1\", \"r3\"]",
+    "[1, 2]",
+    "\"µµ\"",
+    "{ kind = \"droptail\", limit = \"0pkt\" }",
+    "{ limit = \"1B\" }",
+    "{ kind = \"fixed\", overhead = \"12B\" }",
+    "'literal'",
+    "\"\"\"multi\nline\"\"\"",
+    "\"1_000.000_1Mbps\"",
+    "\"0.1Mbps\"",
+    "\"18446744073709551616B\"",
 ];
 
 const TOKENS: &[&str] = &[
-    "[scenario]\n", "[params]\n", "[[node]]\n", "[[link]]\n", "[[route]]\n", "[[flow]]\n", "[nodes]\n",
-    "name = \"x\"\n", "count = 3\n", "duration = \"1s\"\n", "until_transfers_complete = true\n",
-    "packets = 5\n", "x = 1\n", "[link.queue]\n", "limit = \"5p\"\n", "\"", "=", "[", "]", "{", "}", "$",
-    "${", "\n", "#", ".", "\r\n",
+    "[scenario]\n",
+    "[params]\n",
+    "[[node]]\n",
+    "[[link]]\n",
+    "[[route]]\n",
+    "[[flow]]\n",
+    "[nodes]\n",
+    "name = \"x\"\n",
+    "count = 3\n",
+    "duration = \"1s\"\n",
+    "until_transfers_complete = true\n",
+    "packets = 5\n",
+    "x = 1\n",
+    "[link.queue]\n",
+    "limit = \"5p\"\n",
+    "\"",
+    "=",
+    "[",
+    "]",
+    "{",
+    "}",
+    "$",
+    "${",
+    "\n",
+    "#",
+    ".",
+    "\r\n",
 ];
 
 fn corpus() -> Vec<(String, String)> {
@@ -78,7 +161,12 @@ fn corpus() -> Vec<(String, String)> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
         .collect();
     files.sort();
     assert!(!files.is_empty());
@@ -94,7 +182,9 @@ fn random_value(rng: &mut Rng) -> String {
         0 => rng.pick(NUMBERS).to_string(),
         1 => rng.pick(STRINGS).to_string(),
         _ => {
-            let n = *rng.pick(&["0", "1", "10", "1.5", "0.001", "30.792", "-3", "1_0", "1__0", ".5", "5.", ""]);
+            let n = *rng.pick(&[
+                "0", "1", "10", "1.5", "0.001", "30.792", "-3", "1_0", "1__0", ".5", "5.", "",
+            ]);
             format!("\"{n}{}\"", rng.pick(UNITS))
         }
     }
@@ -164,15 +254,37 @@ fn mutate(rng: &mut Rng, text: &str, files: &[(String, String)]) -> String {
 }
 
 fn random_overrides(rng: &mut Rng) -> Vec<(String, String)> {
-    let keys = ["n_af", "t", "d", "access_rate", "bottleneck", "n", "unit", "lim", "rate", "nope"];
-    let values = ["0", "1", "3", "-1", "2.5", "true", "10s", "0s", "2Mbps", "\"7\"", "$x", "", "ms", "{", "x y"];
-    (0..rng.below(3)).map(|_| (rng.pick(&keys).to_string(), rng.pick(&values).to_string())).collect()
+    let keys = [
+        "n_af",
+        "t",
+        "d",
+        "access_rate",
+        "bottleneck",
+        "n",
+        "unit",
+        "lim",
+        "rate",
+        "nope",
+    ];
+    let values = [
+        "0", "1", "3", "-1", "2.5", "true", "10s", "0s", "2Mbps", "\"7\"", "$x", "", "ms", "{",
+        "x y",
+    ];
+    (0..rng.below(3))
+        .map(|_| (rng.pick(&keys).to_string(), rng.pick(&values).to_string()))
+        .collect()
 }
 
 #[test]
 fn mutated_scenarios_never_panic_and_every_error_has_a_position() {
-    let iters: usize = std::env::var("AFSIM_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
-    let seed: u64 = std::env::var("AFSIM_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed_afc0_ffee);
+    let iters: usize = std::env::var("AFSIM_FUZZ_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    let seed: u64 = std::env::var("AFSIM_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x5eed_afc0_ffee);
     let files = corpus();
     // Spread the seed's bits (splitmix64's constant) so nearby seeds give unrelated streams.
     let mut rng = Rng((seed ^ 0x9e37_79b9_7f4a_7c15).wrapping_mul(0xbf58_476d_1ce4_e5b9) | 1);
@@ -186,7 +298,11 @@ fn mutated_scenarios_never_panic_and_every_error_has_a_position() {
         for _ in 0..rounds {
             text = mutate(&mut rng, &text, &files);
         }
-        let overrides = if rng.chance(15) { random_overrides(&mut rng) } else { Vec::new() };
+        let overrides = if rng.chance(15) {
+            random_overrides(&mut rng)
+        } else {
+            Vec::new()
+        };
         let result = catch_unwind(AssertUnwindSafe(|| load_str(&text, name, &overrides)));
         let result = match result {
             Ok(r) => r,
@@ -195,7 +311,10 @@ fn mutated_scenarios_never_panic_and_every_error_has_a_position() {
         match result {
             Ok(spec) => {
                 ok += 1;
-                assert!(spec.check().is_ok(), "iteration {iter}: spec fails check:\n{text}");
+                assert!(
+                    spec.check().is_ok(),
+                    "iteration {iter}: spec fails check:\n{text}"
+                );
             }
             Err(e) => {
                 assert!(
@@ -203,9 +322,16 @@ fn mutated_scenarios_never_panic_and_every_error_has_a_position() {
                     "iteration {iter}: error without a position: {e}\n--- input ---\n{text}"
                 );
                 let line_count = text.split('\n').count();
-                assert!(e.line <= line_count, "iteration {iter}: line {} past the end: {e}\n{text}", e.line);
+                assert!(
+                    e.line <= line_count,
+                    "iteration {iter}: line {} past the end: {e}\n{text}",
+                    e.line
+                );
                 assert_eq!(e.file, *name);
-                assert!(!e.message.is_empty(), "iteration {iter}: empty message: {e:?}");
+                assert!(
+                    !e.message.is_empty(),
+                    "iteration {iter}: empty message: {e:?}"
+                );
                 if e.message.starts_with("invalid TOML") {
                     syntax += 1;
                 } else {
@@ -220,7 +346,10 @@ fn mutated_scenarios_never_panic_and_every_error_has_a_position() {
     );
     // The mutations must reach past the TOML parser, or this test proves little.
     if iters >= 1000 {
-        assert!(semantic > iters / 5, "only {semantic} scenario errors in {iters} inputs");
+        assert!(
+            semantic > iters / 5,
+            "only {semantic} scenario errors in {iters} inputs"
+        );
         assert!(ok > iters / 50, "only {ok} inputs loaded in {iters}");
     }
 }

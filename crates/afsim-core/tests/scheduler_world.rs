@@ -5,7 +5,8 @@
 use afsim_core::edge::dscp::{ColourTable, BE, EF};
 use afsim_core::queue::scheduler::{Policy, Service};
 use afsim_core::scenario::spec::{
-    AppSpec, CbrSpec, ClassSpec, FlowSpec, Framing, Limit, LinkSpec, NodeSpec, QueueSpec, SchedulerSpec, Spec, Stop,
+    AppSpec, CbrSpec, ClassSpec, FlowSpec, Framing, Limit, LinkSpec, NodeSpec, QueueSpec,
+    SchedulerSpec, Spec, Stop,
 };
 use afsim_core::{run, SimDuration, SimTime};
 
@@ -33,7 +34,9 @@ fn class(name: &str, dscp: &[u8], default: bool) -> ClassSpec {
         dscp: dscp.to_vec(),
         default,
         service: Service::Priority,
-        queue: QueueSpec::DropTail { limit: Limit::Packets(20) },
+        queue: QueueSpec::DropTail {
+            limit: Limit::Packets(20),
+        },
     }
 }
 
@@ -47,7 +50,10 @@ fn priority_link_spec() -> Spec {
     Spec {
         name: "priority".into(),
         seed: 1,
-        stop: Stop { duration: Some(SimDuration::from_secs(10)), ..Default::default() },
+        stop: Stop {
+            duration: Some(SimDuration::from_secs(10)),
+            ..Default::default()
+        },
         warmup: SimDuration::from_secs(1),
         nodes: vec![NodeSpec { name: "a".into() }, NodeSpec { name: "b".into() }],
         links: vec![LinkSpec {
@@ -57,7 +63,9 @@ fn priority_link_spec() -> Spec {
             delay: SimDuration::from_millis(5),
             framing: Framing::Plain,
             queue_ab: scheduler,
-            queue_ba: QueueSpec::DropTail { limit: Limit::Packets(50) },
+            queue_ba: QueueSpec::DropTail {
+                limit: Limit::Packets(50),
+            },
             loss_ab: None,
             loss_ba: None,
         }],
@@ -79,13 +87,27 @@ fn strict_priority_protects_ef_and_best_effort_absorbs_the_overload() {
     let (ef, be) = (&r.flows[0], &r.flows[1]);
     assert_eq!(ef.packets_dropped, 0, "EF loses nothing");
     assert_eq!(ef.packets_sent, ef.packets_delivered + ef.packets_in_flight);
-    assert!((ef.throughput_kbps - 400.0).abs() < 5.0, "EF gets its rate: {}", ef.throughput_kbps);
+    assert!(
+        (ef.throughput_kbps - 400.0).abs() < 5.0,
+        "EF gets its rate: {}",
+        ef.throughput_kbps
+    );
     // best effort gets what EF leaves of the link
-    assert!(be.packets_dropped * 10 > be.packets_sent * 3, "about 40 % of BE is lost: {be:?}");
-    assert!((be.throughput_kbps - 600.0).abs() < 15.0, "BE gets the rest: {}", be.throughput_kbps);
+    assert!(
+        be.packets_dropped * 10 > be.packets_sent * 3,
+        "about 40 % of BE is lost: {be:?}"
+    );
+    assert!(
+        (be.throughput_kbps - 600.0).abs() < 15.0,
+        "BE gets the rest: {}",
+        be.throughput_kbps
+    );
     let q = r.queues.iter().find(|q| q.name == "a->b").unwrap();
     assert_eq!(q.discipline, "scheduler");
-    assert_eq!(q.drops_total, be.packets_dropped, "every queue drop is best effort's");
+    assert_eq!(
+        q.drops_total, be.packets_dropped,
+        "every queue drop is best effort's"
+    );
     assert!(q.utilization > 0.99);
     // an EF packet waits at most for the BE packet on the wire (8 ms) and the EF packets ahead
     // of it; with 5 ms propagation and 1.6 ms of its own transmission, well under 15 ms

@@ -65,7 +65,10 @@ extern "C" fn on_signal(_: libc::c_int) {
 
 /// `CLOCK_MONOTONIC` in nanoseconds (the clock Python's `time.monotonic_ns` reads).
 pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: a valid timespec pointer
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -119,13 +122,27 @@ const SIOCETHTOOL: libc::c_ulong = 0x8946;
 /// `ethtool -K iface tx off sg off tso off gso off gro off`); returns those that failed.
 pub fn disable_offloads(fd: libc::c_int, iface: &str) -> Vec<String> {
     // legacy ethtool "set" commands (linux/ethtool.h)
-    const CMDS: &[(u32, &str)] =
-        &[(0x1f, "tso"), (0x24, "gso"), (0x2b, "gro"), (0x19, "sg"), (0x17, "tx-checksum"), (0x15, "rx-checksum")];
+    const CMDS: &[(u32, &str)] = &[
+        (0x1f, "tso"),
+        (0x24, "gso"),
+        (0x2b, "gro"),
+        (0x19, "sg"),
+        (0x17, "tx-checksum"),
+        (0x15, "rx-checksum"),
+    ];
     let mut failed = Vec::new();
     for &(cmd, name) in CMDS {
         let mut v = EthtoolValue { cmd, data: 0 };
-        let mut ifr = IfreqData { name: [0; libc::IFNAMSIZ], data: &mut v as *mut _ as *mut libc::c_void, _pad: [0; 16] };
-        for (d, s) in ifr.name.iter_mut().zip(iface.bytes().take(libc::IFNAMSIZ - 1)) {
+        let mut ifr = IfreqData {
+            name: [0; libc::IFNAMSIZ],
+            data: &mut v as *mut _ as *mut libc::c_void,
+            _pad: [0; 16],
+        };
+        for (d, s) in ifr
+            .name
+            .iter_mut()
+            .zip(iface.bytes().take(libc::IFNAMSIZ - 1))
+        {
             *d = s as libc::c_char;
         }
         // SAFETY: ifr points at a live ethtool_value for the duration of the call
@@ -141,35 +158,72 @@ fn open_socket(iface: &str, rcvbuf: i32) -> Result<Sock, String> {
     let proto = (libc::ETH_P_ALL as u16).to_be() as libc::c_int;
     // SAFETY: plain syscalls on values we own
     unsafe {
-        let fd = libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, proto);
+        let fd = libc::socket(
+            libc::AF_PACKET,
+            libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+            proto,
+        );
         if fd < 0 {
             return Err(format!("socket(AF_PACKET) for {iface}: {}", errno()));
         }
-        let sock = Sock { fd, stats: SocketStats { iface: iface.to_string(), ..Default::default() } };
+        let sock = Sock {
+            fd,
+            stats: SocketStats {
+                iface: iface.to_string(),
+                ..Default::default()
+            },
+        };
         let cname = CString::new(iface).map_err(|_| format!("bad interface name {iface:?}"))?;
         let ifindex = libc::if_nametoindex(cname.as_ptr());
         if ifindex == 0 {
-            return Err(format!("no interface {iface} in the forwarder's namespace: {}", errno()));
+            return Err(format!(
+                "no interface {iface} in the forwarder's namespace: {}",
+                errno()
+            ));
         }
         let one: libc::c_int = 1;
         const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
-        if libc::setsockopt(fd, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &one as *const _ as *const _, 4) < 0 {
+        if libc::setsockopt(
+            fd,
+            libc::SOL_PACKET,
+            PACKET_IGNORE_OUTGOING,
+            &one as *const _ as *const _,
+            4,
+        ) < 0
+        {
             return Err(format!("PACKET_IGNORE_OUTGOING on {iface}: {}", errno()));
         }
         // force: beyond rmem_max as root (CAP_NET_ADMIN)
-        libc::setsockopt(fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &rcvbuf as *const _ as *const _, 4);
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUFFORCE,
+            &rcvbuf as *const _ as *const _,
+            4,
+        );
         let mut sll: libc::sockaddr_ll = std::mem::zeroed();
         sll.sll_family = libc::AF_PACKET as u16;
         sll.sll_protocol = proto as u16;
         sll.sll_ifindex = ifindex as i32;
-        if libc::bind(fd, &sll as *const _ as *const libc::sockaddr, std::mem::size_of::<libc::sockaddr_ll>() as u32) < 0 {
+        if libc::bind(
+            fd,
+            &sll as *const _ as *const libc::sockaddr,
+            std::mem::size_of::<libc::sockaddr_ll>() as u32,
+        ) < 0
+        {
             return Err(format!("bind to {iface}: {}", errno()));
         }
         let mut sock = sock;
         sock.stats.offloads_left_on = disable_offloads(fd, iface);
         // frames that arrived before the run starts are stale: drop them
         let mut buf = [0u8; 2048];
-        while libc::recv(fd, buf.as_mut_ptr() as *mut _, buf.len(), libc::MSG_DONTWAIT) > 0 {}
+        while libc::recv(
+            fd,
+            buf.as_mut_ptr() as *mut _,
+            buf.len(),
+            libc::MSG_DONTWAIT,
+        ) > 0
+        {}
         Ok(sock)
     }
 }
@@ -180,11 +234,23 @@ fn kernel_stats(s: &mut Sock) {
         packets: u32,
         drops: u32,
     }
-    let mut st = TpacketStats { packets: 0, drops: 0 };
+    let mut st = TpacketStats {
+        packets: 0,
+        drops: 0,
+    };
     let mut len = std::mem::size_of::<TpacketStats>() as libc::socklen_t;
     const PACKET_STATISTICS: libc::c_int = 6;
     // SAFETY: st is a tpacket_stats-sized buffer
-    if unsafe { libc::getsockopt(s.fd, libc::SOL_PACKET, PACKET_STATISTICS, &mut st as *mut _ as *mut _, &mut len) } == 0 {
+    if unsafe {
+        libc::getsockopt(
+            s.fd,
+            libc::SOL_PACKET,
+            PACKET_STATISTICS,
+            &mut st as *mut _ as *mut _,
+            &mut len,
+        )
+    } == 0
+    {
         // (reading resets the kernel's counters: accumulate)
         s.stats.kernel_packets += u64::from(st.packets);
         s.stats.kernel_drops += u64::from(st.drops);
@@ -227,8 +293,13 @@ impl Forwarder {
         if cfg.ifaces.len() != cfg.hosts.len() {
             return Err("one interface per host".into());
         }
-        let fabric = Fabric::build(spec, cfg.hosts.clone(), &cfg.flows).map_err(|e| e.to_string())?;
-        let socks = cfg.ifaces.iter().map(|i| open_socket(i, cfg.rcvbuf)).collect::<Result<Vec<_>, _>>()?;
+        let fabric =
+            Fabric::build(spec, cfg.hosts.clone(), &cfg.flows).map_err(|e| e.to_string())?;
+        let socks = cfg
+            .ifaces
+            .iter()
+            .map(|i| open_socket(i, cfg.rcvbuf))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Forwarder { fabric, socks, cfg })
     }
 
@@ -248,7 +319,9 @@ impl Forwarder {
         STOP.store(false, Ordering::Relaxed);
         let mut realtime = false;
         if self.cfg.realtime {
-            let p = libc::sched_param { sched_priority: self.cfg.realtime_priority };
+            let p = libc::sched_param {
+                sched_priority: self.cfg.realtime_priority,
+            };
             // SAFETY: valid sched_param; this thread only
             realtime = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } == 0;
         }
@@ -256,8 +329,15 @@ impl Forwarder {
         let wall0 = monotonic_ns();
         let end = SimTime(self.cfg.duration_ns);
         let clock = || SimTime(monotonic_ns().saturating_sub(t0_ns));
-        let mut pfds: Vec<libc::pollfd> =
-            self.socks.iter().map(|s| libc::pollfd { fd: s.fd, events: libc::POLLIN, revents: 0 }).collect();
+        let mut pfds: Vec<libc::pollfd> = self
+            .socks
+            .iter()
+            .map(|s| libc::pollfd {
+                fd: s.fd,
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
         let mut buf = vec![0u8; 65536];
         let (mut turns, mut sleeps) = (0u64, 0u64);
         // wait for the start instant
@@ -267,7 +347,10 @@ impl Forwarder {
                 break;
             }
             let d = t0_ns - now;
-            let ts = libc::timespec { tv_sec: (d / 1_000_000_000) as i64, tv_nsec: (d % 1_000_000_000) as i64 };
+            let ts = libc::timespec {
+                tv_sec: (d / 1_000_000_000) as i64,
+                tv_nsec: (d % 1_000_000_000) as i64,
+            };
             // SAFETY: valid timespec
             unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, 0, &ts, std::ptr::null_mut()) };
         }
@@ -276,7 +359,8 @@ impl Forwarder {
         let mut send_errors = vec![0u64; socks.len()];
         let mut emit = |h: usize, f: &[u8]| {
             // SAFETY: sending our buffer on our socket
-            let r = unsafe { libc::send(fds[h], f.as_ptr() as *const _, f.len(), libc::MSG_DONTWAIT) };
+            let r =
+                unsafe { libc::send(fds[h], f.as_ptr() as *const _, f.len(), libc::MSG_DONTWAIT) };
             if r < 0 {
                 send_errors[h] += 1;
             }
@@ -292,7 +376,14 @@ impl Forwarder {
             for (h, s) in socks.iter().enumerate() {
                 for _ in 0..32 {
                     // SAFETY: our buffer, our socket
-                    let n = unsafe { libc::recv(s.fd, buf.as_mut_ptr() as *mut _, buf.len(), libc::MSG_DONTWAIT) };
+                    let n = unsafe {
+                        libc::recv(
+                            s.fd,
+                            buf.as_mut_ptr() as *mut _,
+                            buf.len(),
+                            libc::MSG_DONTWAIT,
+                        )
+                    };
                     if n <= 0 {
                         break;
                     }
@@ -317,10 +408,20 @@ impl Forwarder {
                 continue;
             }
             let wait = (wait - cfg.spin_ns).min(100_000_000);
-            let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as i64, tv_nsec: (wait % 1_000_000_000) as i64 };
+            let ts = libc::timespec {
+                tv_sec: (wait / 1_000_000_000) as i64,
+                tv_nsec: (wait % 1_000_000_000) as i64,
+            };
             sleeps += 1;
             // SAFETY: pfds is a valid array of pollfd
-            unsafe { libc::ppoll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, &ts, std::ptr::null()) };
+            unsafe {
+                libc::ppoll(
+                    pfds.as_mut_ptr(),
+                    pfds.len() as libc::nfds_t,
+                    &ts,
+                    std::ptr::null(),
+                )
+            };
         }
         let stopped_by_signal = STOP.load(Ordering::Relaxed);
         let wall1 = monotonic_ns();
@@ -349,7 +450,11 @@ impl Forwarder {
 }
 
 /// The fabric's counters as JSON (also used by the tests with made-up time).
-pub fn report_json(fabric: &mut Fabric, stats: Option<&DriverStats>, end_ns: u64) -> serde_json::Value {
+pub fn report_json(
+    fabric: &mut Fabric,
+    stats: Option<&DriverStats>,
+    end_ns: u64,
+) -> serde_json::Value {
     let end = SimTime(end_ns);
     let warmup = fabric.spec().warmup;
     let span = end.saturating_since(SimTime::ZERO + warmup).as_secs_f64();

@@ -111,7 +111,12 @@ pub struct Lateness {
 
 impl Default for Lateness {
     fn default() -> Self {
-        Lateness { buckets: vec![0; 20_001], count: 0, max_ns: 0, sum_ns: 0 }
+        Lateness {
+            buckets: vec![0; 20_001],
+            count: 0,
+            max_ns: 0,
+            sum_ns: 0,
+        }
     }
 }
 
@@ -186,16 +191,27 @@ impl std::fmt::Display for Unsupported {
 
 impl Fabric {
     /// Builds the models of `spec`'s links and conditioners, as `World::build` does.
-    pub fn build(spec: &Spec, hosts: Vec<Host>, flow_matches: &[FlowMatch]) -> Result<Fabric, Unsupported> {
-        spec.check().map_err(|e| Unsupported(format!("invalid scenario: {e}")))?;
+    pub fn build(
+        spec: &Spec,
+        hosts: Vec<Host>,
+        flow_matches: &[FlowMatch],
+    ) -> Result<Fabric, Unsupported> {
+        spec.check()
+            .map_err(|e| Unsupported(format!("invalid scenario: {e}")))?;
         if !spec.csas.is_empty() {
-            return Err(Unsupported("[[csa]] is not supported live (its control packets have no wire format yet)".into()));
+            return Err(Unsupported(
+                "[[csa]] is not supported live (its control packets have no wire format yet)"
+                    .into(),
+            ));
         }
         let seed = spec.seed;
         let node_name = |i: usize| spec.nodes[i].name.as_str();
         let mut ports = Vec::with_capacity(2 * spec.links.len());
         for l in &spec.links {
-            for (from, to, q, loss) in [(l.a, l.b, &l.queue_ab, l.loss_ab), (l.b, l.a, &l.queue_ba, l.loss_ba)] {
+            for (from, to, q, loss) in [
+                (l.a, l.b, &l.queue_ab, l.loss_ab),
+                (l.b, l.a, &l.queue_ba, l.loss_ba),
+            ] {
                 let name = format!("{}->{}", node_name(from), node_name(to));
                 ports.push(Port {
                     loss: loss.map(|m| Loss::new(m, rng::stream(seed, &format!("link/{name}")))),
@@ -228,7 +244,13 @@ impl Fabric {
         for (c, cs) in spec.conditioners.iter().enumerate() {
             let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
             // one more flow slot: packets of no scenario flow
-            conditioners.push(Conditioner::new(cs, n_flows + 1, &spec.colours, stream, SimTime::ZERO + spec.warmup));
+            conditioners.push(Conditioner::new(
+                cs,
+                n_flows + 1,
+                &spec.colours,
+                stream,
+                SimTime::ZERO + spec.warmup,
+            ));
             for (i, p) in ports.iter().enumerate() {
                 if p.to as usize == cs.node && cs.from.is_none_or(|f| f == p.from as usize) {
                     ingress[i].push(c as u32);
@@ -253,7 +275,10 @@ impl Fabric {
         let mut reverse = HashMap::new();
         for m in flow_matches {
             if m.flow as usize >= n_flows {
-                return Err(Unsupported(format!("flow match for flow {} of {n_flows}", m.flow)));
+                return Err(Unsupported(format!(
+                    "flow match for flow {} of {n_flows}",
+                    m.flow
+                )));
             }
             forward.insert((m.protocol, m.src_ip, m.dst_ip, m.port), m.flow);
             reverse.insert((m.protocol, m.dst_ip, m.src_ip, m.port), m.flow);
@@ -314,14 +339,21 @@ impl Fabric {
             self.counters.oversize += 1;
             return;
         }
-        let (Some(&src), Some(&dst)) = (self.node_of_ip.get(&ip.src), self.node_of_ip.get(&ip.dst)) else {
+        let (Some(&src), Some(&dst)) = (self.node_of_ip.get(&ip.src), self.node_of_ip.get(&ip.dst))
+        else {
             self.counters.ignored_unknown_address += 1;
             return;
         };
         let other = (self.flows.len() - 1) as u32;
-        let (flow, rev) = if let Some(&f) = self.forward.get(&(ip.protocol, ip.src, ip.dst, ip.dst_port)) {
+        let (flow, rev) = if let Some(&f) =
+            self.forward
+                .get(&(ip.protocol, ip.src, ip.dst, ip.dst_port))
+        {
             (f, false)
-        } else if let Some(&f) = self.reverse.get(&(ip.protocol, ip.src, ip.dst, ip.src_port)) {
+        } else if let Some(&f) = self
+            .reverse
+            .get(&(ip.protocol, ip.src, ip.dst, ip.src_port))
+        {
             (f, true)
         } else {
             self.counters.other_packets += 1;
@@ -343,12 +375,17 @@ impl Fabric {
             dst_agent: 0,
             rev,
             created: now,
-            th: TransportHeader { src_port: ip.src_port, dst_port: ip.dst_port, ..Default::default() },
+            th: TransportHeader {
+                src_port: ip.src_port,
+                dst_port: ip.dst_port,
+                ..Default::default()
+            },
             ..Default::default()
         });
         let slot = id as usize;
         if self.frames.len() <= slot {
-            self.frames.resize_with(slot + 1, || Vec::with_capacity(1514));
+            self.frames
+                .resize_with(slot + 1, || Vec::with_capacity(1514));
         }
         let f = &mut self.frames[slot];
         f.clear();
@@ -400,7 +437,14 @@ impl Fabric {
         }
     }
 
-    fn receive_at(&mut self, node: u32, id: PacketId, via: u32, late_ns: u64, emit: &mut dyn FnMut(usize, &[u8])) {
+    fn receive_at(
+        &mut self,
+        node: u32,
+        id: PacketId,
+        via: u32,
+        late_ns: u64,
+        emit: &mut dyn FnMut(usize, &[u8]),
+    ) {
         let dst = self.pool.get(id).dst;
         if dst == node {
             let h = self.host_of_node[node as usize];
@@ -409,7 +453,12 @@ impl Fabric {
                 let pkt = *self.pool.get(id);
                 let host = &self.hosts[h as usize];
                 let f = &mut self.frames[id as usize];
-                frame::rewrite(f, host.mac, host.router_mac, (pkt.dscp << 2) | pkt.ecn as u8);
+                frame::rewrite(
+                    f,
+                    host.mac,
+                    host.router_mac,
+                    (pkt.dscp << 2) | pkt.ecn as u8,
+                );
                 emit(h as usize, f);
                 self.counters.frames_out += 1;
                 self.pool.free(id);
@@ -435,7 +484,11 @@ impl Fabric {
             self.drop_packet(id);
             return;
         }
-        let conditioned = if via == LOCAL { !self.local[node as usize].is_empty() } else { !self.ingress[via as usize].is_empty() };
+        let conditioned = if via == LOCAL {
+            !self.local[node as usize].is_empty()
+        } else {
+            !self.ingress[via as usize].is_empty()
+        };
         if conditioned && !self.condition(node, id, via) {
             return;
         }
@@ -443,9 +496,17 @@ impl Fabric {
     }
 
     fn condition(&mut self, node: u32, id: PacketId, via: u32) -> bool {
-        let n = if via == LOCAL { self.local[node as usize].len() } else { self.ingress[via as usize].len() };
+        let n = if via == LOCAL {
+            self.local[node as usize].len()
+        } else {
+            self.ingress[via as usize].len()
+        };
         for k in 0..n {
-            let c = if via == LOCAL { self.local[node as usize][k] } else { self.ingress[via as usize][k] } as usize;
+            let c = if via == LOCAL {
+                self.local[node as usize][k]
+            } else {
+                self.ingress[via as usize][k]
+            } as usize;
             match self.conditioners[c].offer(self.now, id, &mut self.pool) {
                 Outcome::NotMatched => continue,
                 Outcome::Forward => return true,
@@ -486,7 +547,9 @@ impl Fabric {
                     self.cond_drops[c][reason.index()] += 1;
                     self.drop_packet(id);
                 }
-                Outcome::NotMatched | Outcome::Held => unreachable!("a released packet is forwarded or dropped"),
+                Outcome::NotMatched | Outcome::Held => {
+                    unreachable!("a released packet is forwarded or dropped")
+                }
             }
         }
         self.schedule_wake(c);
@@ -522,7 +585,8 @@ impl Fabric {
                         self.start_tx(port);
                     } else {
                         p.tx_pending = true;
-                        self.events.schedule(p.busy_until, Event::TxDone { port: port as u32 });
+                        self.events
+                            .schedule(p.busy_until, Event::TxDone { port: port as u32 });
                     }
                 }
             }
@@ -544,7 +608,8 @@ impl Fabric {
             let p = &mut self.ports[port];
             if p.queue.len_packets() > 0 {
                 p.tx_pending = true;
-                self.events.schedule(p.busy_until, Event::TxDone { port: port as u32 });
+                self.events
+                    .schedule(p.busy_until, Event::TxDone { port: port as u32 });
             }
         }
     }
@@ -553,7 +618,9 @@ impl Fabric {
         let now = self.now;
         let p = &mut self.ports[port];
         p.stats.before_change(now, p.queue.len_packets());
-        let Some(id) = p.queue.dequeue(now, &mut self.pool) else { return };
+        let Some(id) = p.queue.dequeue(now, &mut self.pool) else {
+            return;
+        };
         let pkt = self.pool.get(id);
         let size = pkt.size;
         p.stats.levels[usize::from(self.colours.level(pkt.dscp))].departures += 1;
@@ -565,7 +632,8 @@ impl Fabric {
         p.queue.tx_ends(p.busy_until);
         let at = p.busy_until + p.delay;
         if p.line.is_empty() {
-            self.events.schedule(at, Event::Arrive { port: port as u32 });
+            self.events
+                .schedule(at, Event::Arrive { port: port as u32 });
         }
         p.line.push_back((at, id));
     }
@@ -591,8 +659,11 @@ impl Fabric {
     pub fn other_drops(&self) -> BTreeMap<String, BTreeMap<String, u64>> {
         let mut out = BTreeMap::new();
         let mut put = |place: String, d: &[u64; N_DROP_REASONS]| {
-            let m: BTreeMap<String, u64> =
-                DropReason::ALL.iter().filter(|r| d[r.index()] > 0).map(|r| (r.name().to_string(), d[r.index()])).collect();
+            let m: BTreeMap<String, u64> = DropReason::ALL
+                .iter()
+                .filter(|r| d[r.index()] > 0)
+                .map(|r| (r.name().to_string(), d[r.index()]))
+                .collect();
             if !m.is_empty() {
                 out.insert(place, m);
             }
@@ -608,16 +679,27 @@ impl Fabric {
 
     /// The queue, colour and conditioner rows of afsim's report, from the live counters, over
     /// `[0, now]` (`span_s`: the measured interval, after the warm-up).
-    pub fn rows(&mut self, now: SimTime, span_s: f64) -> (Vec<QueueRow>, Vec<ColourRow>, Vec<ConditionerRow>) {
+    pub fn rows(
+        &mut self,
+        now: SimTime,
+        span_s: f64,
+    ) -> (Vec<QueueRow>, Vec<ColourRow>, Vec<ConditionerRow>) {
         let mut queues = Vec::new();
         let mut colours = Vec::new();
         for p in &mut self.ports {
             let len = p.queue.len_packets();
             p.stats.before_change(now, len);
             let s = &p.stats;
-            let drops: BTreeMap<String, u64> =
-                DropReason::QUEUE.iter().map(|r| (r.name().to_string(), s.drops[r.index()])).collect();
-            let sum_levels = |f: &dyn Fn(usize) -> Option<u64>| (0..MAX_LEVELS).map(f).reduce(|a, b| Some(a? + b?)).flatten();
+            let drops: BTreeMap<String, u64> = DropReason::QUEUE
+                .iter()
+                .map(|r| (r.name().to_string(), s.drops[r.index()]))
+                .collect();
+            let sum_levels = |f: &dyn Fn(usize) -> Option<u64>| {
+                (0..MAX_LEVELS)
+                    .map(f)
+                    .reduce(|a, b| Some(a? + b?))
+                    .flatten()
+            };
             queues.push(QueueRow {
                 name: p.name.clone(),
                 node: self.spec.nodes[p.from as usize].name.clone(),
@@ -634,8 +716,16 @@ impl Fabric {
                 drops,
                 len_packets_end: len as u64,
                 max_len_packets: s.max_len_packets,
-                mean_len_packets: if now.0 > 0 { s.len_integral as f64 / now.0 as f64 } else { 0.0 },
-                utilization: if now.0 > 0 { p.busy_ns.min(now.0) as f64 / now.0 as f64 } else { 0.0 },
+                mean_len_packets: if now.0 > 0 {
+                    s.len_integral as f64 / now.0 as f64
+                } else {
+                    0.0
+                },
+                utilization: if now.0 > 0 {
+                    p.busy_ns.min(now.0) as f64 / now.0 as f64
+                } else {
+                    0.0
+                },
                 link_losses: p.link_losses,
             });
             let mut queued = [0u64; MAX_LEVELS];
@@ -665,7 +755,11 @@ impl Fabric {
         let mut conds = Vec::new();
         for cond in &self.conditioners {
             let m = cond.marker_stats();
-            let conformant_kbps = if span_s > 0.0 { cond.stats.green_bytes_measured as f64 * 8.0 / span_s / 1e3 } else { 0.0 };
+            let conformant_kbps = if span_s > 0.0 {
+                cond.stats.green_bytes_measured as f64 * 8.0 / span_s / 1e3
+            } else {
+                0.0
+            };
             conds.push(ConditionerRow {
                 name: cond.name.clone(),
                 node: self.spec.nodes[cond.node as usize].name.clone(),
@@ -695,7 +789,11 @@ impl Fabric {
     /// conditioner that meters it alone, if any (as `World::af_fields`).
     pub fn contract(&self, flow: usize, span_s: f64) -> Option<(f64, f64)> {
         let c = self.conditioners.iter().find(|c| c.meters_alone(flow))?;
-        let conformant = if span_s > 0.0 { c.green_by_flow[flow] as f64 * 8.0 / span_s / 1e3 } else { 0.0 };
+        let conformant = if span_s > 0.0 {
+            c.green_by_flow[flow] as f64 * 8.0 / span_s / 1e3
+        } else {
+            0.0
+        };
         Some((c.committed_rate_bps() as f64 / 1e3, conformant))
     }
 }

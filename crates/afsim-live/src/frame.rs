@@ -83,7 +83,15 @@ pub fn rewrite(f: &mut [u8], dst_mac: [u8; 6], src_mac: [u8; 6], tos: u8) {
 }
 
 #[cfg(test)]
-pub(crate) fn test_frame(src: [u8; 4], dst: [u8; 4], protocol: u8, sport: u16, dport: u16, ip_len: u16, tos: u8) -> Vec<u8> {
+pub(crate) fn test_frame(
+    src: [u8; 4],
+    dst: [u8; 4],
+    protocol: u8,
+    sport: u16,
+    dport: u16,
+    ip_len: u16,
+    tos: u8,
+) -> Vec<u8> {
     let mut f = vec![0u8; ETH_HLEN + usize::from(ip_len)];
     f[12..14].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
     let ip = &mut f[ETH_HLEN..];
@@ -109,12 +117,18 @@ mod tests {
     fn parse_and_rewrite_keep_a_valid_checksum() {
         let mut f = test_frame([10, 0, 0, 2], [10, 0, 1, 2], 6, 40000, 5001, 1000, 0x28);
         let ip = parse(&f).unwrap();
-        assert_eq!((ip.tos, ip.total_len, ip.protocol, ip.src_port, ip.dst_port), (0x28, 1000, 6, 40000, 5001));
+        assert_eq!(
+            (ip.tos, ip.total_len, ip.protocol, ip.src_port, ip.dst_port),
+            (0x28, 1000, 6, 40000, 5001)
+        );
         rewrite(&mut f, [2; 6], [4; 6], (12 << 2) | 3);
         assert_eq!(&f[0..6], &[2; 6]);
         assert_eq!(f[ETH_HLEN + 1], (12 << 2) | 3);
         // the checksum over the whole header, its own field included, folds to 0xffff
-        let mut sum: u32 = f[ETH_HLEN..ETH_HLEN + 20].chunks(2).map(|p| u32::from(u16::from_be_bytes([p[0], p[1]]))).sum();
+        let mut sum: u32 = f[ETH_HLEN..ETH_HLEN + 20]
+            .chunks(2)
+            .map(|p| u32::from(u16::from_be_bytes([p[0], p[1]])))
+            .sum();
         while sum >> 16 != 0 {
             sum = (sum & 0xffff) + (sum >> 16);
         }

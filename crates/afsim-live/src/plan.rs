@@ -13,7 +13,9 @@ use serde_json::{json, Value};
 /// The plan as JSON, or why the scenario cannot run live.
 pub fn plan(spec: &Spec) -> Result<Value, String> {
     if !spec.csas.is_empty() {
-        return Err("[[csa]] is not supported live (its control packets have no wire format yet)".into());
+        return Err(
+            "[[csa]] is not supported live (its control packets have no wire format yet)".into(),
+        );
     }
     let n = spec.nodes.len();
     let mut is_host = vec![false; n];
@@ -22,9 +24,18 @@ pub fn plan(spec: &Spec) -> Result<Value, String> {
         is_host[f.dst] = true;
     }
     for (i, node) in spec.nodes.iter().enumerate().filter(|(i, _)| is_host[*i]) {
-        let links: Vec<usize> = spec.links.iter().filter(|l| l.a == i || l.b == i).map(|l| if l.a == i { l.b } else { l.a }).collect();
+        let links: Vec<usize> = spec
+            .links
+            .iter()
+            .filter(|l| l.a == i || l.b == i)
+            .map(|l| if l.a == i { l.b } else { l.a })
+            .collect();
         if links.len() != 1 {
-            return Err(format!("host '{}' has {} links; live, a host (a flow's end) has exactly one", node.name, links.len()));
+            return Err(format!(
+                "host '{}' has {} links; live, a host (a flow's end) has exactly one",
+                node.name,
+                links.len()
+            ));
         }
         if is_host[links[0]] {
             return Err(format!(
@@ -33,7 +44,12 @@ pub fn plan(spec: &Spec) -> Result<Value, String> {
             ));
         }
     }
-    let nodes: Vec<Value> = spec.nodes.iter().enumerate().map(|(i, nd)| json!({"name": nd.name, "host": is_host[i]})).collect();
+    let nodes: Vec<Value> = spec
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, nd)| json!({"name": nd.name, "host": is_host[i]}))
+        .collect();
     let links: Vec<Value> = spec
         .links
         .iter()
@@ -41,7 +57,8 @@ pub fn plan(spec: &Spec) -> Result<Value, String> {
         .collect();
     let mut flows = Vec::new();
     for f in &spec.flows {
-        let mut v = json!({"name": f.name, "group": f.group, "src": f.src, "dst": f.dst, "dscp": f.dscp});
+        let mut v =
+            json!({"name": f.name, "group": f.group, "src": f.src, "dst": f.dst, "dscp": f.dscp});
         let o = v.as_object_mut().expect("object");
         match &f.app {
             AppSpec::Tcp(p) => {
@@ -63,7 +80,12 @@ pub fn plan(spec: &Spec) -> Result<Value, String> {
                 o.insert("max_packets".into(), json!(c.max_packets));
                 o.insert("jitter".into(), json!(c.jitter));
             }
-            AppSpec::Tfrc(_) => return Err(format!("flow '{}': TFRC has no Linux implementation; it cannot run live", f.name)),
+            AppSpec::Tfrc(_) => {
+                return Err(format!(
+                    "flow '{}': TFRC has no Linux implementation; it cannot run live",
+                    f.name
+                ))
+            }
         }
         flows.push(v);
     }

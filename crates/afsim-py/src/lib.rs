@@ -66,7 +66,9 @@ fn scenario_error(py: Python<'_>, e: &CoreScenarioError) -> PyErr {
 fn run_error(py: Python<'_>, spec: &Spec, e: RunError, pending: Option<PyErr>) -> PyErr {
     match e {
         // A capture file that cannot be created or written: its own place in the file.
-        RunError::Spec(afsim_core::scenario::spec::SpecError::Capture(place)) => scenario_error(py, &place),
+        RunError::Spec(afsim_core::scenario::spec::SpecError::Capture(place)) => {
+            scenario_error(py, &place)
+        }
         RunError::Capture(place) => scenario_error(py, &place),
         // A spec that passed the loader but not the world builder's structural check: still the
         // user's input, so a ScenarioError, named after the scenario (no file position known).
@@ -167,7 +169,8 @@ impl Scenario {
     #[pyo3(signature = (port, path, origin="--capture"))]
     fn with_capture(&self, port: &str, path: PathBuf, origin: &str) -> PyResult<Scenario> {
         let mut spec = self.spec.clone();
-        spec.add_capture(port, path, origin).map_err(PyValueError::new_err)?;
+        spec.add_capture(port, path, origin)
+            .map_err(PyValueError::new_err)?;
         Ok(Scenario { spec })
     }
     /// Ports whose queues this scenario samples over time (`[[monitor]]` and `with_monitor`),
@@ -175,7 +178,11 @@ impl Scenario {
     #[getter]
     fn monitors(&self) -> Vec<(String, f64)> {
         let names = self.spec.port_names();
-        self.spec.monitors.iter().map(|m| (names[m.port].clone(), m.interval.as_secs_f64())).collect()
+        self.spec
+            .monitors
+            .iter()
+            .map(|m| (names[m.port].clone(), m.interval.as_secs_f64()))
+            .collect()
     }
     /// The same scenario also sampling the queue of port `port` (`from->to`) every `interval`
     /// (a time with its unit, like "1ms"). ValueError for an unknown or already monitored port
@@ -185,7 +192,8 @@ impl Scenario {
         let ns = afsim_core::scenario::units::parse_time_ns(interval)
             .map_err(|e| PyValueError::new_err(format!("interval {interval:?}: {e}")))?;
         let mut spec = self.spec.clone();
-        spec.add_monitor(port, afsim_core::sim::time::SimDuration(ns)).map_err(PyValueError::new_err)?;
+        spec.add_monitor(port, afsim_core::sim::time::SimDuration(ns))
+            .map_err(PyValueError::new_err)?;
         Ok(Scenario { spec })
     }
     /// The same scenario without packet captures (sweeps run many copies at once).
@@ -338,7 +346,10 @@ impl RunResult {
             d.set_item("ssthresh", PyArray1::from_slice(py, &t.ssthresh))?;
             d.set_item("srtt", PyArray1::from_slice(py, &t.srtt))?;
             d.set_item("rto", PyArray1::from_slice(py, &t.rto))?;
-            d.set_item("bytes_in_flight", PyArray1::from_slice(py, &t.bytes_in_flight))?;
+            d.set_item(
+                "bytes_in_flight",
+                PyArray1::from_slice(py, &t.bytes_in_flight),
+            )?;
             out.set_item(flow, d)?;
         }
         Ok(out)
@@ -364,8 +375,14 @@ impl RunResult {
         let out = PyDict::new(py);
         for (name, points) in &self.report.alpha_traces {
             let d = PyDict::new(py);
-            d.set_item("time_s", PyArray1::from_vec(py, points.iter().map(|p| p.0).collect()))?;
-            d.set_item("alpha", PyArray1::from_vec(py, points.iter().map(|p| p.1).collect()))?;
+            d.set_item(
+                "time_s",
+                PyArray1::from_vec(py, points.iter().map(|p| p.0).collect()),
+            )?;
+            d.set_item(
+                "alpha",
+                PyArray1::from_vec(py, points.iter().map(|p| p.1).collect()),
+            )?;
             out.set_item(name, d)?;
         }
         Ok(out)
@@ -394,7 +411,10 @@ impl RunResult {
         for (name, t) in &self.report.dp_traces {
             let d = PyDict::new(py);
             d.set_item("time_s", PyArray1::from_slice(py, &t.time_s))?;
-            let flows = t.flow.iter().map(|&f| names.get(f as usize).copied().unwrap_or("?"));
+            let flows = t
+                .flow
+                .iter()
+                .map(|&f| names.get(f as usize).copied().unwrap_or("?"));
             d.set_item("flow", PyList::new(py, flows)?)?;
             d.set_item("dp", PyArray1::from_slice(py, &t.dp))?;
             d.set_item("mbr_bps", PyArray1::from_slice(py, &t.mbr_bps))?;
@@ -453,7 +473,10 @@ macro_rules! column {
             stringify!($field),
             PyArray1::from_vec(
                 $dict.py(),
-                $rows.iter().map(|r| r.$field.map_or(f64::NAN, |v| v as f64)).collect(),
+                $rows
+                    .iter()
+                    .map(|r| r.$field.map_or(f64::NAN, |v| v as f64))
+                    .collect(),
             ),
         )?
     };
@@ -491,7 +514,10 @@ fn flow_columns<'py>(py: Python<'py>, rows: &[FlowRow]) -> PyResult<Bound<'py, P
     column!(d, rows, num completed);
     column!(d, rows, opt completion_time_s);
     column!(d, rows, opt mean_delay_s);
-    d.set_item("dscp", PyArray1::from_vec(py, rows.iter().map(|r| u64::from(r.dscp)).collect()))?;
+    d.set_item(
+        "dscp",
+        PyArray1::from_vec(py, rows.iter().map(|r| u64::from(r.dscp)).collect()),
+    )?;
     column!(d, rows, opt goodput_kbps);
     column!(d, rows, optu goodput_bytes);
     column!(d, rows, optu retransmitted_packets);
@@ -514,7 +540,10 @@ fn flow_columns<'py>(py: Python<'py>, rows: &[FlowRow]) -> PyResult<Bound<'py, P
     column!(d, rows, opt excess_kbps);
     // the flattened SIMA drop-precedence counts, dp0_packets … dp7_packets
     for dp in 0..8 {
-        let counts = rows.iter().map(|r| r.dp.get(dp).map_or(f64::NAN, |v| v as f64)).collect();
+        let counts = rows
+            .iter()
+            .map(|r| r.dp.get(dp).map_or(f64::NAN, |v| v as f64))
+            .collect();
         d.set_item(format!("dp{dp}_packets"), PyArray1::from_vec(py, counts))?;
     }
     Ok(d)
@@ -564,7 +593,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // the version and a hash of the simulator's sources (build.rs): runs of different model
     // code never share a results-store key, even at the same version
-    m.add("__build__", concat!(env!("CARGO_PKG_VERSION"), "+", env!("AFSIM_SOURCE_HASH")))?;
+    m.add(
+        "__build__",
+        concat!(env!("CARGO_PKG_VERSION"), "+", env!("AFSIM_SOURCE_HASH")),
+    )?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("ConservationError", py.get_type::<ConservationError>())?;
     m.add_class::<Scenario>()?;

@@ -11,7 +11,9 @@ use crate::Scenario;
 /// ValueError if it cannot run live.
 #[pyfunction]
 pub fn live_plan(scenario: &Scenario) -> PyResult<String> {
-    afsim_live::plan::plan(&scenario.spec).map(|v| v.to_string()).map_err(PyValueError::new_err)
+    afsim_live::plan::plan(&scenario.spec)
+        .map(|v| v.to_string())
+        .map_err(PyValueError::new_err)
 }
 
 /// The live forwarder, sockets open: `run(t0_ns)` forwards and returns the results (JSON).
@@ -27,10 +29,11 @@ impl LiveForwarder {
     /// (hosts, ifaces, flows, duration_ns, …) in this process's network namespace.
     #[new]
     fn new(scenario: &Scenario, config_json: &str) -> PyResult<Self> {
-        let cfg: afsim_live::driver::Config =
-            serde_json::from_str(config_json).map_err(|e| PyValueError::new_err(format!("live config: {e}")))?;
+        let cfg: afsim_live::driver::Config = serde_json::from_str(config_json)
+            .map_err(|e| PyValueError::new_err(format!("live config: {e}")))?;
         let duration_ns = cfg.duration_ns;
-        let inner = afsim_live::driver::Forwarder::open(&scenario.spec, cfg).map_err(PyOSError::new_err)?;
+        let inner =
+            afsim_live::driver::Forwarder::open(&scenario.spec, cfg).map_err(PyOSError::new_err)?;
         Ok(LiveForwarder { inner, duration_ns })
     }
 
@@ -41,7 +44,9 @@ impl LiveForwarder {
         py.detach(move || {
             let stats = inner.run(t0_ns);
             let end = if stats.stopped_by_signal {
-                afsim_live::driver::monotonic_ns().saturating_sub(t0_ns).min(duration_ns)
+                afsim_live::driver::monotonic_ns()
+                    .saturating_sub(t0_ns)
+                    .min(duration_ns)
             } else {
                 duration_ns
             };

@@ -18,7 +18,6 @@
 
 use std::collections::VecDeque;
 
-use super::dscp::{self, Colour, ColourTable};
 use super::enhanced_token_bucket::{Decision, EnhancedTokenBucket};
 use super::sima;
 use super::srtcm::Srtcm;
@@ -26,9 +25,9 @@ use super::token_bucket::TokenBucket;
 use super::trtcm::Trtcm;
 use super::tsw::{Tsw2cm, Tsw3cm};
 use super::{MarkerStats, PerColourAction};
+use crate::net::dscp::{self, Colour, ColourTable};
 use crate::net::packet::{Packet, PacketId, Pool};
 use crate::queue::DropReason;
-use crate::scenario::spec::{ClassifierSpec, ConditionerSpec, MeterSpec};
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
 
@@ -69,7 +68,10 @@ impl Meter {
             Meter::Tsw2cm(m) => m.mark(now, size, rng),
             Meter::Tsw3cm(m) => m.mark(now, size, rng),
             // the conditioner offers a packet only once `decide` said it need not wait
-            Meter::Etb(m) => m.serve(now, size).colour().expect("served only when a token is there"),
+            Meter::Etb(m) => m
+                .serve(now, size)
+                .colour()
+                .expect("served only when a token is there"),
             // (the conditioner marks SIMA packets itself, in `apply`)
             Meter::Sima(m) => sima::colour(m.mark(now, size).dp),
         }
@@ -140,7 +142,10 @@ impl Classifier {
             src: spec.src.map(|s| s as u32),
             dst: spec.dst.map(|d| d as u32),
             protocol: spec.protocol,
-            dscp_mask: spec.dscp.iter().fold(0u64, |m, &d| m | 1u64 << (d & dscp::MAX_DSCP)),
+            dscp_mask: spec
+                .dscp
+                .iter()
+                .fold(0u64, |m, &d| m | 1u64 << (d & dscp::MAX_DSCP)),
         }
     }
 
@@ -232,7 +237,13 @@ pub struct DpTrace {
 }
 
 impl Conditioner {
-    pub fn new(spec: &ConditionerSpec, n_flows: usize, colours: &ColourTable, rng: Rng, warmup: SimTime) -> Self {
+    pub fn new(
+        spec: &ConditionerSpec,
+        n_flows: usize,
+        colours: &ColourTable,
+        rng: Rng,
+        warmup: SimTime,
+    ) -> Self {
         let sima = match spec.meter {
             MeterSpec::Sima(p) => Some(p),
             _ => None,
@@ -241,15 +252,27 @@ impl Conditioner {
         let shaping = spec.actions.contains(&PerColourAction::Shape)
             || matches!(spec.meter, MeterSpec::EnhancedTokenBucket(_));
         debug_assert!(
-            !shaping || matches!(spec.meter, MeterSpec::TokenBucket(_) | MeterSpec::EnhancedTokenBucket(_)),
+            !shaping
+                || matches!(
+                    spec.meter,
+                    MeterSpec::TokenBucket(_) | MeterSpec::EnhancedTokenBucket(_)
+                ),
             "shaping needs a token bucket meter (the loader checks this)"
         );
         Conditioner {
             name: spec.name.clone(),
             node: spec.node as u32,
             classifier: Classifier::new(&spec.classifier, n_flows),
-            meters: if spec.per_flow { Vec::new() } else { vec![Meter::new(&spec.meter, SimTime::ZERO)] },
-            slot: if spec.per_flow { vec![u32::MAX; n_flows] } else { Vec::new() },
+            meters: if spec.per_flow {
+                Vec::new()
+            } else {
+                vec![Meter::new(&spec.meter, SimTime::ZERO)]
+            },
+            slot: if spec.per_flow {
+                vec![u32::MAX; n_flows]
+            } else {
+                Vec::new()
+            },
             meter_spec: spec.meter.clone(),
             per_flow: spec.per_flow,
             actions: spec.actions,
@@ -265,7 +288,11 @@ impl Conditioner {
             seen: vec![false; n_flows],
             flows_seen: 0,
             is_sima: sima.is_some(),
-            dp_by_flow: if sima.is_some() { vec![[0; sima::LEVELS]; n_flows] } else { Vec::new() },
+            dp_by_flow: if sima.is_some() {
+                vec![[0; sima::LEVELS]; n_flows]
+            } else {
+                Vec::new()
+            },
             dp_trace: sima.filter(|p| p.trace).map(|_| DpTrace::default()),
         }
     }
@@ -360,7 +387,11 @@ impl Conditioner {
             self.green_by_flow[p.flow as usize] += u64::from(p.size);
         }
         // a SIMA marker has no actions: the code point it wrote is the outcome
-        let action = if self.is_sima { PerColourAction::Keep } else { self.actions[colour.index()] };
+        let action = if self.is_sima {
+            PerColourAction::Keep
+        } else {
+            self.actions[colour.index()]
+        };
         match action {
             PerColourAction::Keep => {}
             PerColourAction::Mark(d) => p.dscp = d,
@@ -382,7 +413,11 @@ impl Conditioner {
     pub fn next_release(&self, now: SimTime, pool: &Pool) -> Option<SimTime> {
         let &head = self.held.front()?;
         let p = pool.get(head);
-        let m = if self.per_flow { self.slot[p.flow as usize] as usize } else { 0 };
+        let m = if self.per_flow {
+            self.slot[p.flow as usize] as usize
+        } else {
+            0
+        };
         match &self.meters[m] {
             // a packet bigger than the bucket never conforms: release it to be metered anyway
             Meter::TokenBucket(tb) => Some(tb.next_conformant(now, p.size).unwrap_or(now).max(now)),
@@ -416,7 +451,13 @@ impl Conditioner {
 
     /// α of the (first) enhanced token bucket, if any.
     pub fn alpha(&self) -> Option<f64> {
-        self.meters.iter().find_map(|m| if let Meter::Etb(e) = m { Some(e.alpha()) } else { None })
+        self.meters.iter().find_map(|m| {
+            if let Meter::Etb(e) = m {
+                Some(e.alpha())
+            } else {
+                None
+            }
+        })
     }
 
     /// Packets held now.
@@ -491,7 +532,8 @@ impl Conditioner {
         }
         for m in &self.meters {
             if let Meter::Sima(s) = m {
-                s.check().map_err(|e| format!("conditioner {}: {e}", self.name))?;
+                s.check()
+                    .map_err(|e| format!("conditioner {}: {e}", self.name))?;
             }
         }
         if let Some((packets, _)) = self.dp_totals() {
@@ -508,174 +550,56 @@ impl Conditioner {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::edge::token_bucket::{Depth, Params};
-    use crate::sim::rng::stream;
+// ---- The configuration a scenario gives (`scenario::spec` names these types too).
 
-    fn tb(rate_bps: u64, depth_bytes: u64) -> MeterSpec {
-        MeterSpec::TokenBucket(Params { rate_bps, depth: Depth::Bytes(depth_bytes) })
-    }
-
-    fn spec(meter: MeterSpec, actions: [PerColourAction; 3], buffer: u32) -> ConditionerSpec {
-        ConditionerSpec {
-            name: "c".into(),
-            node: 0,
-            from: None,
-            classifier: ClassifierSpec::default(),
-            meter,
-            per_flow: false,
-            actions,
-            buffer_packets: buffer,
-        }
-    }
-
-    fn conditioner(s: &ConditionerSpec) -> Conditioner {
-        Conditioner::new(s, 4, &ColourTable::rfc2597(), stream(1, "c"), SimTime::ZERO)
-    }
-
-    fn pkt(pool: &mut Pool, flow: u32, size: u32, dscp: u8) -> PacketId {
-        pool.alloc(Packet { flow, size, dscp, ..Default::default() })
-    }
-
-    const AF: [PerColourAction; 3] =
-        [PerColourAction::Mark(dscp::AF11), PerColourAction::Mark(dscp::AF12), PerColourAction::Drop];
-
-    #[test]
-    fn in_profile_packets_are_marked_green_and_the_excess_is_re_marked() {
-        // 1000 B/s, depth 1000 B: the first packet takes the bucket, the second finds it empty
-        let s = spec(tb(8_000, 1_000), AF, 0);
-        let mut c = conditioner(&s);
-        let mut pool = Pool::new();
-        let a = pkt(&mut pool, 0, 1000, 0);
-        let b = pkt(&mut pool, 0, 1000, 0);
-        assert_eq!(c.offer(SimTime::ZERO, a, &mut pool), Outcome::Forward);
-        assert_eq!(c.offer(SimTime::ZERO, b, &mut pool), Outcome::Forward);
-        assert_eq!(pool.get(a).dscp, dscp::AF11);
-        assert_eq!(pool.get(b).dscp, dscp::AF12);
-        assert!(c.check().is_ok());
-    }
-
-    #[test]
-    fn downgrade_rewrites_to_best_effort_and_drop_polices() {
-        let actions = [PerColourAction::Keep, PerColourAction::DowngradeToBestEffort, PerColourAction::Drop];
-        let mut c = conditioner(&spec(tb(8_000, 1_000), actions, 0));
-        let mut pool = Pool::new();
-        let a = pkt(&mut pool, 0, 1000, dscp::AF11);
-        let b = pkt(&mut pool, 0, 1000, dscp::AF11);
-        c.offer(SimTime::ZERO, a, &mut pool);
-        c.offer(SimTime::ZERO, b, &mut pool);
-        assert_eq!(pool.get(a).dscp, dscp::AF11, "keep");
-        assert_eq!(pool.get(b).dscp, dscp::BE, "downgraded");
-        let policer = [PerColourAction::Keep, PerColourAction::Drop, PerColourAction::Drop];
-        let mut c = conditioner(&spec(tb(8_000, 1_000), policer, 0));
-        c.offer(SimTime::ZERO, a, &mut pool);
-        assert_eq!(c.offer(SimTime::ZERO, b, &mut pool), Outcome::Drop(DropReason::Policed));
-        assert_eq!(c.stats.dropped_policed, 1);
-        assert!(c.check().is_ok());
-    }
-
-    #[test]
-    fn the_classifier_selects_by_flow_and_code_point() {
-        let mut s = spec(tb(8_000, 1_000), AF, 0);
-        s.classifier.flows = vec![1];
-        s.classifier.dscp = vec![dscp::BE];
-        let mut c = conditioner(&s);
-        let mut pool = Pool::new();
-        let other_flow = pkt(&mut pool, 0, 100, dscp::BE);
-        let other_dscp = pkt(&mut pool, 1, 100, dscp::EF);
-        let selected = pkt(&mut pool, 1, 100, dscp::BE);
-        assert_eq!(c.offer(SimTime::ZERO, other_flow, &mut pool), Outcome::NotMatched);
-        assert_eq!(c.offer(SimTime::ZERO, other_dscp, &mut pool), Outcome::NotMatched);
-        assert_eq!(c.offer(SimTime::ZERO, selected, &mut pool), Outcome::Forward);
-        assert_eq!(c.stats.matched, 1);
-    }
-
-    #[test]
-    fn a_shaper_holds_excess_packets_until_tokens_arrive_and_keeps_their_order() {
-        // 8000 b/s = 1 byte per ms; depth 1000 B: the first packet passes, the next two wait
-        let shape = [PerColourAction::Keep, PerColourAction::Shape, PerColourAction::Shape];
-        let mut c = conditioner(&spec(tb(8_000, 1_000), shape, 10));
-        let mut pool = Pool::new();
-        let ids: Vec<_> = (0..3).map(|_| pkt(&mut pool, 0, 1000, 0)).collect();
-        assert_eq!(c.offer(SimTime::ZERO, ids[0], &mut pool), Outcome::Forward);
-        assert_eq!(c.offer(SimTime::ZERO, ids[1], &mut pool), Outcome::Held);
-        assert_eq!(c.offer(SimTime::ZERO, ids[2], &mut pool), Outcome::Held);
-        let t1 = c.next_release(SimTime::ZERO, &pool).unwrap();
-        assert_eq!(t1, SimTime::from_nanos(1_000_000_000), "1000 bytes of tokens take 1 s");
-        assert_eq!(c.release(SimTime::from_nanos(999_999_999), &mut pool), None, "not before");
-        assert_eq!(c.release(t1, &mut pool), Some((ids[1], Outcome::Forward)));
-        assert_eq!(c.next_release(t1, &pool), Some(SimTime::from_nanos(2_000_000_000)));
-        assert!(c.check().is_ok());
-    }
-
-    #[test]
-    fn a_full_shaper_buffer_drops_the_arrival() {
-        let shape = [PerColourAction::Keep, PerColourAction::Shape, PerColourAction::Shape];
-        let mut c = conditioner(&spec(tb(8_000, 1_000), shape, 1));
-        let mut pool = Pool::new();
-        let ids: Vec<_> = (0..3).map(|_| pkt(&mut pool, 0, 1000, 0)).collect();
-        c.offer(SimTime::ZERO, ids[0], &mut pool);
-        assert_eq!(c.offer(SimTime::ZERO, ids[1], &mut pool), Outcome::Held);
-        assert_eq!(c.offer(SimTime::ZERO, ids[2], &mut pool), Outcome::Drop(DropReason::EdgeBuffer));
-        assert!(c.check().is_ok());
-    }
-
-    fn sima_meter(trace: bool) -> MeterSpec {
-        use crate::edge::sima::{Estimator, Params, ServiceClass};
-        let estimator = Estimator::Slots { capacity_bps: 10_000_000, slot_bytes: 53, alpha: 0.01 };
-        MeterSpec::Sima(Params { nbr_bps: 1_000_000, class: ServiceClass::Rt, estimator, trace })
-    }
-
-    #[test]
-    fn a_sima_meter_writes_the_drop_precedence_into_the_code_point_and_counts_it_per_flow() {
-        // a hand-built spec with actions: a SIMA marker ignores them
-        let mut c = conditioner(&spec(sima_meter(true), AF, 0));
-        let mut pool = Pool::new();
-        // flow 1: one 1250 B packet every 10 ms = 1 Mb/s, the NBR: DP 4, except the first
-        // packet, before which nothing was measured (ρ is what it adds itself: MBR 0, DP 6)
-        for i in 0..50u64 {
-            let id = pkt(&mut pool, 1, 1250, dscp::BE);
-            assert_eq!(c.offer(SimTime::from_nanos(i * 10_000_000), id, &mut pool), Outcome::Forward);
-            let dp = if i == 0 { 6 } else { 4 };
-            assert_eq!(pool.get(id).dscp, dscp::sima(true, dp), "packet {i}");
-        }
-        assert_eq!(c.dp_by_flow[1], [0, 0, 0, 0, 49, 0, 1, 0]);
-        // flow 2 shares the aggregate meter: twice the rate, so both get DP 3 after a while
-        let mut last = 0;
-        for i in 0..200u64 {
-            let t = 500_000_000 + i * 5_000_000;
-            let id = pkt(&mut pool, 1 + (i % 2) as u32, 1250, dscp::BE);
-            c.offer(SimTime::from_nanos(t), id, &mut pool);
-            last = pool.get(id).dscp;
-        }
-        assert_eq!(last, dscp::sima(true, 3));
-        let (packets, _) = c.dp_totals().unwrap();
-        assert_eq!(packets.iter().sum::<u64>(), 250);
-        assert_eq!(c.dp_by_flow[2].iter().sum::<u64>(), 100);
-        let m = c.marker_stats();
-        assert_eq!(m.packets[0], packets[4..].iter().sum::<u64>(), "green is DP 4 and above");
-        let t = c.take_dp_trace().unwrap();
-        assert_eq!((t.time_s.len(), t.flow[0], t.dp[0], t.dp[1]), (250, 1, 6, 4));
-        assert!((t.mbr_bps[49] / 1e6 - 1.0).abs() < 1e-9, "CBR at the NBR is measured exactly");
-        assert!(c.check().is_ok());
-        assert_eq!(c.committed_rate_bps(), 1_000_000);
-        assert_eq!(c.meter_kind(), "sima");
-    }
-
-    #[test]
-    fn per_flow_meters_give_each_flow_its_own_bucket() {
-        let mut s = spec(tb(8_000, 1_000), AF, 0);
-        s.per_flow = true;
-        let mut c = conditioner(&s);
-        let mut pool = Pool::new();
-        let a = pkt(&mut pool, 0, 1000, 0);
-        let b = pkt(&mut pool, 1, 1000, 0);
-        c.offer(SimTime::ZERO, a, &mut pool);
-        c.offer(SimTime::ZERO, b, &mut pool);
-        assert_eq!(pool.get(a).dscp, dscp::AF11);
-        assert_eq!(pool.get(b).dscp, dscp::AF11, "flow 1 has its own full bucket");
-        assert_eq!(c.marker_stats().packets, [2, 0, 0]);
-    }
+/// An edge conditioner (RFC 2475 §2.3.3): at `node`, packets arriving over the link from
+/// `from` (or, with `from = None`, every packet arriving at or sent from `node`) that the
+/// classifier selects are metered, and each colour's action is applied.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConditionerSpec {
+    pub name: String,
+    pub node: usize,
+    /// The neighbour whose link is this conditioner's input line (Giacomazzi: "a conditioner
+    /// for each input line").
+    pub from: Option<usize>,
+    pub classifier: ClassifierSpec,
+    pub meter: MeterSpec,
+    /// One meter per flow (each with the same parameters) instead of one for the aggregate.
+    pub per_flow: bool,
+    /// What to do with green, yellow and red packets (indexed by `Colour::index()`).
+    pub actions: [crate::edge::PerColourAction; 3],
+    /// Packets a shaping conditioner may hold (used when an action is `Shape`).
+    pub buffer_packets: u32,
 }
+
+/// Which packets a conditioner takes: every listed criterion must hold; an empty list or
+/// `None` matches anything (RFC 2475 §2.3.1 multi-field and behaviour-aggregate classifiers).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClassifierSpec {
+    /// Flow indices (from flow or flow-group names).
+    pub flows: Vec<usize>,
+    pub src: Option<usize>,
+    pub dst: Option<usize>,
+    pub protocol: Option<u8>,
+    /// Code points (behaviour aggregate).
+    pub dscp: Vec<u8>,
+}
+
+/// The meter of a conditioner, with its source's parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MeterSpec {
+    TokenBucket(crate::edge::token_bucket::Params),
+    Srtcm(crate::edge::srtcm::Params),
+    Trtcm(crate::edge::trtcm::Params),
+    Tsw2cm(crate::edge::tsw::Tsw2cmParams),
+    Tsw3cm(crate::edge::tsw::Tsw3cmParams),
+    /// Giacomazzi et al.'s enhanced token bucket (Fig. 5); its input buffer is the
+    /// conditioner's holding FIFO, of `Params::buffer_packets`.
+    EnhancedTokenBucket(crate::edge::enhanced_token_bucket::Params),
+    /// The SIMA access node's marker (`edge::sima`): it writes a drop precedence into every
+    /// packet's code point and has no per-colour actions.
+    Sima(crate::edge::sima::Params),
+}
+
+#[cfg(test)]
+mod tests;

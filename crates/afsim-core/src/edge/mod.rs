@@ -26,7 +26,6 @@
 
 pub mod conditioner;
 pub mod csa;
-pub mod dscp;
 pub mod enhanced_token_bucket;
 pub mod sima;
 pub mod srtcm;
@@ -34,7 +33,8 @@ pub mod token_bucket;
 pub mod trtcm;
 pub mod tsw;
 
-use std::fmt;
+pub use crate::net::dscp;
+pub use crate::param::ParamError;
 
 use dscp::Colour;
 
@@ -61,9 +61,10 @@ impl PerColourAction {
     /// A `Mark` must name a 6-bit code point.
     pub fn validate(&self, field: &'static str) -> Result<(), ParamError> {
         match *self {
-            PerColourAction::Mark(d) if d > dscp::MAX_DSCP => {
-                Err(ParamError::new(field, format!("DSCP {d} is not a 6-bit code point (0..=63)")))
-            }
+            PerColourAction::Mark(d) if d > dscp::MAX_DSCP => Err(ParamError::new(
+                field,
+                format!("DSCP {d} is not a 6-bit code point (0..=63)"),
+            )),
             PerColourAction::Keep
             | PerColourAction::Mark(_)
             | PerColourAction::DowngradeToBestEffort
@@ -72,30 +73,6 @@ impl PerColourAction {
         }
     }
 }
-
-/// A parameter that fails validation: which field, and why. Shared by the edge models, the
-/// AQM queues (`queue::red`, `rio`, `wred`), link loss (`net::loss`) and TFRC
-/// (`transport::tfrc`), so the scenario loader maps one error type to its file/line/field
-/// message.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ParamError {
-    pub field: &'static str,
-    pub message: String,
-}
-
-impl ParamError {
-    pub fn new(field: &'static str, message: impl Into<String>) -> Self {
-        ParamError { field, message: message.into() }
-    }
-}
-
-impl fmt::Display for ParamError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.message)
-    }
-}
-
-impl std::error::Error for ParamError {}
 
 /// Packets and bytes a marker has coloured, by colour (index `Colour::index()`).
 ///
@@ -154,6 +131,9 @@ mod tests {
         assert_eq!(s.bytes, [100, 0, 100]);
         assert!(s.check().is_ok());
         s.offered_packets += 1;
-        assert!(s.check().is_err(), "a packet counted as offered but never coloured");
+        assert!(
+            s.check().is_err(),
+            "a packet counted as offered but never coloured"
+        );
     }
 }

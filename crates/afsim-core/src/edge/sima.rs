@@ -49,8 +49,9 @@
 //! buffering (Laatu et al.'s border nodes also have core functions: that is a `queue::sima`
 //! on their output ports).
 
-use crate::edge::dscp::{self, Colour};
-use crate::edge::{tsw, MarkerStats, ParamError};
+use crate::edge::{tsw, MarkerStats};
+use crate::net::dscp::{self, Colour};
+use crate::param::ParamError;
 use crate::sim::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -58,43 +59,13 @@ use std::collections::VecDeque;
 pub const NBR_MIN_BPS: u64 = 8;
 pub const NBR_MAX_BPS: u64 = 320_000_000_000_000;
 /// Drop precedences a packet can carry (0 ..= 7); the formula gives 0 ..= 6.
-pub const LEVELS: usize = 8;
+pub const LEVELS: usize = dscp::SIMA_LEVELS;
 /// The highest drop precedence equation (1) gives (7 is reserved, SIMA draft §4.1).
 pub const DP_FORMULA_MAX: u8 = 6;
 /// Drop precedences from here up are "green" in reports: at or near the NBR (see the header).
 pub const DP_IN_PROFILE: u8 = 4;
 
-/// The SIMA service class (DRT draft §2: class 1 non-real time, class 2 real time).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ServiceClass {
-    /// Non-real time, the default (DRT draft §3).
-    #[default]
-    Nrt,
-    Rt,
-}
-
-impl ServiceClass {
-    pub fn name(self) -> &'static str {
-        match self {
-            ServiceClass::Nrt => "nrt",
-            ServiceClass::Rt => "rt",
-        }
-    }
-
-    /// 0 for NRT, 1 for RT (index of per-class arrays).
-    #[inline]
-    pub fn index(self) -> usize {
-        match self {
-            ServiceClass::Nrt => 0,
-            ServiceClass::Rt => 1,
-        }
-    }
-
-    #[inline]
-    pub fn is_rt(self) -> bool {
-        self == ServiceClass::Rt
-    }
-}
+pub use crate::net::dscp::ServiceClass;
 
 /// Equation (1): the drop precedence of a packet whose flow measures `mbr_bps` against
 /// `nbr_bps` (> 0). MBR = 0 (no traffic yet) gives 6. `log2(r)` is the paper's `ln r/ln 2`.
@@ -192,12 +163,22 @@ impl Params {
             ));
         }
         match self.estimator {
-            Estimator::Slots { capacity_bps, slot_bytes, alpha } => {
+            Estimator::Slots {
+                capacity_bps,
+                slot_bytes,
+                alpha,
+            } => {
                 if capacity_bps == 0 {
-                    return Err(ParamError::new("capacity", "the interface capacity must be positive"));
+                    return Err(ParamError::new(
+                        "capacity",
+                        "the interface capacity must be positive",
+                    ));
                 }
                 if slot_bytes == 0 {
-                    return Err(ParamError::new("slot", "a time slot must be at least 1 byte long"));
+                    return Err(ParamError::new(
+                        "slot",
+                        "a time slot must be at least 1 byte long",
+                    ));
                 }
                 if !(alpha > 0.0 && alpha < 1.0) {
                     return Err(ParamError::new(
@@ -208,7 +189,10 @@ impl Params {
             }
             Estimator::Tsw { window } | Estimator::Window { window } => {
                 if window.as_nanos() == 0 {
-                    return Err(ParamError::new("window", "the averaging window must be positive"));
+                    return Err(ParamError::new(
+                        "window",
+                        "the averaging window must be positive",
+                    ));
                 }
             }
         }
@@ -266,7 +250,11 @@ impl Marker {
     pub fn new(params: Params, now: SimTime) -> Self {
         debug_assert!(params.validate().is_ok());
         let state = match params.estimator {
-            Estimator::Slots { capacity_bps, slot_bytes, alpha } => State::Slots {
+            Estimator::Slots {
+                capacity_bps,
+                slot_bytes,
+                alpha,
+            } => State::Slots {
                 rho: 0.0,
                 ln_keep: (-alpha).ln_1p(),
                 alpha,
@@ -275,12 +263,22 @@ impl Marker {
                 slots_per_ns: capacity_bps as f64 / (8.0 * f64::from(slot_bytes) * 1e9),
                 last: None,
             },
-            Estimator::Tsw { window } => State::Tsw(tsw::Estimator::new(window, params.nbr_bps as f64, now)),
-            Estimator::Window { window } => {
-                State::Window { win_ns: window.as_nanos(), arrivals: VecDeque::new(), bytes: 0 }
+            Estimator::Tsw { window } => {
+                State::Tsw(tsw::Estimator::new(window, params.nbr_bps as f64, now))
             }
+            Estimator::Window { window } => State::Window {
+                win_ns: window.as_nanos(),
+                arrivals: VecDeque::new(),
+                bytes: 0,
+            },
         };
-        Marker { params, state, stats: MarkerStats::default(), dp_packets: [0; LEVELS], dp_bytes: [0; LEVELS] }
+        Marker {
+            params,
+            state,
+            stats: MarkerStats::default(),
+            dp_packets: [0; LEVELS],
+            dp_bytes: [0; LEVELS],
+        }
     }
 
     pub fn params(&self) -> &Params {
@@ -293,7 +291,11 @@ impl Marker {
         let nbr = self.params.nbr_bps as f64;
         match &mut self.state {
             State::Tsw(e) => e.update(now, size),
-            State::Window { win_ns, arrivals, bytes } => {
+            State::Window {
+                win_ns,
+                arrivals,
+                bytes,
+            } => {
                 // the window (now − W, now]: what arrived W or more ago has left it
                 let t = now.as_nanos();
                 while let Some(&(at, b)) = arrivals.front() {
@@ -307,7 +309,15 @@ impl Marker {
                 *bytes += u64::from(size);
                 *bytes as f64 * 8.0 * 1e9 / *win_ns as f64
             }
-            State::Slots { rho, ln_keep, alpha, capacity_bps, slot_bytes, slots_per_ns, last } => {
+            State::Slots {
+                rho,
+                ln_keep,
+                alpha,
+                capacity_bps,
+                slot_bytes,
+                slots_per_ns,
+                last,
+            } => {
                 // the packet as u cells back to back (see the header)
                 let u = f64::from(size) / *slot_bytes;
                 // N: slots since the previous packet; the first packet's as if the flow had
@@ -373,7 +383,16 @@ mod tests {
     const NBR: f64 = 1_000_000.0;
 
     fn slots(capacity_bps: u64, slot_bytes: u32, alpha: f64) -> Params {
-        Params { nbr_bps: 1_000_000, class: ServiceClass::Nrt, estimator: Estimator::Slots { capacity_bps, slot_bytes, alpha }, trace: false }
+        Params {
+            nbr_bps: 1_000_000,
+            class: ServiceClass::Nrt,
+            estimator: Estimator::Slots {
+                capacity_bps,
+                slot_bytes,
+                alpha,
+            },
+            trace: false,
+        }
     }
 
     /// `r` just above and just below `r0`.
@@ -385,21 +404,25 @@ mod tests {
     fn drop_precedence_follows_equation_one_by_hand() {
         // x = 4.5 − log2(MBR/NBR), worked out by hand for ratios that are powers of two
         let cases: [(f64, f64, u8); 11] = [
-            (1.0, 4.5, 4),       // at the NBR: DP 4 (SIMA draft §4.1)
+            (1.0, 4.5, 4), // at the NBR: DP 4 (SIMA draft §4.1)
             (2.0, 3.5, 3),
             (4.0, 2.5, 2),
             (8.0, 1.5, 1),
             (16.0, 0.5, 0),
-            (32.0, -0.5, 0),     // bound: x ≤ 0
+            (32.0, -0.5, 0), // bound: x ≤ 0
             (0.5, 5.5, 5),
-            (0.25, 6.5, 6),      // bound: x ≥ 6
+            (0.25, 6.5, 6), // bound: x ≥ 6
             (1.0 / 1024.0, 14.5, 6),
             (1024.0, -5.5, 0),
             (0.0, f64::INFINITY, 6), // nothing measured yet
         ];
         for (ratio, x, dp) in cases {
             assert_eq!(4.5 - ratio.log2(), x, "ratio {ratio}");
-            assert_eq!(drop_precedence(ratio * NBR, NBR), dp, "ratio {ratio} (x = {x})");
+            assert_eq!(
+                drop_precedence(ratio * NBR, NBR),
+                dp,
+                "ratio {ratio} (x = {x})"
+            );
         }
     }
 
@@ -408,21 +431,44 @@ mod tests {
         // x = k at MBR/NBR = 2^(4.5 − k): just below the ratio x is above k, just above it below
         for k in 1..=5 {
             let (above, below) = around(2f64.powf(4.5 - f64::from(k)));
-            assert_eq!(drop_precedence(below * NBR, NBR), k as u8, "x slightly above {k}");
-            assert_eq!(drop_precedence(above * NBR, NBR), k as u8 - 1, "x slightly below {k}");
+            assert_eq!(
+                drop_precedence(below * NBR, NBR),
+                k as u8,
+                "x slightly above {k}"
+            );
+            assert_eq!(
+                drop_precedence(above * NBR, NBR),
+                k as u8 - 1,
+                "x slightly below {k}"
+            );
         }
         // the bounds: x ≥ 6 is 6 (ratio ≤ 2^-1.5 = 0.354), x ≤ 0 is 0 (ratio ≥ 2^4.5 = 22.6)
         let (above, below) = around(2f64.powf(-1.5));
-        assert_eq!((drop_precedence(below * NBR, NBR), drop_precedence(above * NBR, NBR)), (6, 5));
+        assert_eq!(
+            (
+                drop_precedence(below * NBR, NBR),
+                drop_precedence(above * NBR, NBR)
+            ),
+            (6, 5)
+        );
         let (above, below) = around(2f64.powf(4.5));
-        assert_eq!((drop_precedence(below * NBR, NBR), drop_precedence(above * NBR, NBR)), (0, 0));
+        assert_eq!(
+            (
+                drop_precedence(below * NBR, NBR),
+                drop_precedence(above * NBR, NBR)
+            ),
+            (0, 0)
+        );
         let (_, below) = around(2f64.powf(3.5));
         assert_eq!(drop_precedence(below * NBR, NBR), 1);
         // the formula never gives the reserved 7, nor anything for NBR's scale alone
         for e in -40..=40 {
             let r = 2f64.powf(f64::from(e) / 4.0);
             assert!(drop_precedence(r * 8.0, 8.0) <= DP_FORMULA_MAX);
-            assert_eq!(drop_precedence(r * 8.0, 8.0), drop_precedence(r * 3.2e14, 3.2e14));
+            assert_eq!(
+                drop_precedence(r * 8.0, 8.0),
+                drop_precedence(r * 3.2e14, 3.2e14)
+            );
         }
     }
 
@@ -449,7 +495,10 @@ mod tests {
             for i in 0..2000u64 {
                 mbr = m.measure(SimTime::from_nanos(i * 4_000_000), 1000);
             }
-            assert!((mbr / 2e6 - 1.0).abs() < 1e-9, "slot {slot}, alpha {alpha}: {mbr}");
+            assert!(
+                (mbr / 2e6 - 1.0).abs() < 1e-9,
+                "slot {slot}, alpha {alpha}: {mbr}"
+            );
         }
     }
 
@@ -460,14 +509,26 @@ mod tests {
         let mut m = Marker::new(slots(1_000_000, 100, alpha), SimTime::ZERO);
         // a slot is 100 B at 1 Mb/s = 0.8 ms; the first packet's N is its spacing at NBR (1 Mb/s):
         // 1 slot; then arrivals 2, 3 and 5 slots apart
-        let arrivals = [(0u64, 1.0), (1_600_000, 2.0), (4_000_000, 3.0), (8_000_000, 5.0)];
+        let arrivals = [
+            (0u64, 1.0),
+            (1_600_000, 2.0),
+            (4_000_000, 3.0),
+            (8_000_000, 5.0),
+        ];
         let mut rho = 0.0;
         for (j, (t, n)) in arrivals.into_iter().enumerate() {
             let mbr = m.measure(SimTime::from_nanos(t), 100);
             rho = alpha + rho * (1.0f64 - alpha).powf(n);
             // the first: ρ = α, ln(1 − α/ρ) = ln 0: no rate measured yet
-            let want = if j == 0 { 0.0 } else { c * (1.0f64 - alpha).ln() / (1.0 - alpha / rho).ln() };
-            assert!((mbr - want).abs() <= 1e-9 * want.max(1.0), "packet {j}: {mbr} vs {want}");
+            let want = if j == 0 {
+                0.0
+            } else {
+                c * (1.0f64 - alpha).ln() / (1.0 - alpha / rho).ln()
+            };
+            assert!(
+                (mbr - want).abs() <= 1e-9 * want.max(1.0),
+                "packet {j}: {mbr} vs {want}"
+            );
         }
     }
 
@@ -486,9 +547,18 @@ mod tests {
         // tenth of C, and 10/α = 200); a short spacing leaves ρ = what it added: MBR 0, DP 6
         let mut m = Marker::new(slots(10_000_000, 53, 0.05), SimTime::ZERO);
         let first = m.mark(SimTime::ZERO, 1500);
-        assert!((first.mbr_bps - NBR).abs() < 1e-6 && first.dp == 4, "{first:?}");
+        assert!(
+            (first.mbr_bps - NBR).abs() < 1e-6 && first.dp == 4,
+            "{first:?}"
+        );
         let mut fast = Marker::new(slots(1_100_000, 1500, 0.01), SimTime::ZERO);
-        assert_eq!(fast.mark(SimTime::ZERO, 1500), Mark { dp: 6, mbr_bps: 0.0 });
+        assert_eq!(
+            fast.mark(SimTime::ZERO, 1500),
+            Mark {
+                dp: 6,
+                mbr_bps: 0.0
+            }
+        );
     }
 
     #[test]
@@ -513,7 +583,12 @@ mod tests {
 
     #[test]
     fn the_tsw_estimator_starts_at_nbr_and_follows_the_rate() {
-        let p = Params { estimator: Estimator::Tsw { window: SimDuration::from_millis(100) }, ..slots(1, 1, 0.5) };
+        let p = Params {
+            estimator: Estimator::Tsw {
+                window: SimDuration::from_millis(100),
+            },
+            ..slots(1, 1, 0.5)
+        };
         let mut m = Marker::new(p, SimTime::ZERO);
         // a packet right at the start adds its bits to a window believed to hold NBR's
         let first = m.measure(SimTime::ZERO, 1000);
@@ -529,8 +604,14 @@ mod tests {
     #[test]
     fn the_averaging_time_is_the_drafts_time_constant() {
         // eq. (4) with K = 20000 B at 10 Mb/s: K/5 = 4000 B = 3.2 ms; 1 MB: 160 ms
-        assert_eq!(averaging_time(10_000_000, 20_000), SimDuration::from_micros(3_200));
-        assert_eq!(averaging_time(10_000_000, 1_000_000), SimDuration::from_millis(160));
+        assert_eq!(
+            averaging_time(10_000_000, 20_000),
+            SimDuration::from_micros(3_200)
+        );
+        assert_eq!(
+            averaging_time(10_000_000, 1_000_000),
+            SimDuration::from_millis(160)
+        );
         // the EWMA's own time constant, 1/α slots of slot × 8 / C seconds, whatever the slot
         for slot in [1u32, 53, 1500] {
             let alpha = alpha_from_buffer(slot, 20_000);
@@ -540,7 +621,12 @@ mod tests {
     }
 
     fn window(ms: u64) -> Params {
-        Params { estimator: Estimator::Window { window: SimDuration::from_millis(ms) }, ..slots(1, 1, 0.5) }
+        Params {
+            estimator: Estimator::Window {
+                window: SimDuration::from_millis(ms),
+            },
+            ..slots(1, 1, 0.5)
+        }
     }
 
     #[test]
@@ -556,7 +642,10 @@ mod tests {
         let t = 499 * 4_000_000 + 100_000_000;
         assert_eq!(m.measure(SimTime::from_nanos(t), 1000), 1000.0 * 8.0 / 0.1);
         // just under a window later the previous one still counts
-        assert_eq!(m.measure(SimTime::from_nanos(t + 99_999_999), 1000), 2000.0 * 8.0 / 0.1);
+        assert_eq!(
+            m.measure(SimTime::from_nanos(t + 99_999_999), 1000),
+            2000.0 * 8.0 / 0.1
+        );
     }
 
     #[test]
@@ -567,25 +656,44 @@ mod tests {
         // (12 kb/s: DP 6)
         let nbr = 1_200_000;
         let tau = averaging_time(10_000_000, 20_000);
-        let w = Params { nbr_bps: nbr, estimator: Estimator::Window { window: tau }, ..slots(1, 1, 0.5) };
-        let e = Params { nbr_bps: nbr, ..slots(10_000_000, 53, alpha_from_buffer(53, 20_000)) };
+        let w = Params {
+            nbr_bps: nbr,
+            estimator: Estimator::Window { window: tau },
+            ..slots(1, 1, 0.5)
+        };
+        let e = Params {
+            nbr_bps: nbr,
+            ..slots(10_000_000, 53, alpha_from_buffer(53, 20_000))
+        };
         let (mut mw, mut me) = (Marker::new(w, SimTime::ZERO), Marker::new(e, SimTime::ZERO));
         for m in [&mut mw, &mut me] {
             m.mark(SimTime::ZERO, 1488);
         }
         let later = SimTime::from_nanos(1_000_000_000);
         let (a, b) = (mw.mark(later, 1488), me.mark(later, 1488));
-        assert!((a.mbr_bps - 1488.0 * 8.0 / 0.0032).abs() < 1e-6 && a.dp == 2, "{a:?}");
-        assert!((b.mbr_bps - 1488.0 * 8.0).abs() < 1e-6 && b.dp == 6, "{b:?}");
+        assert!(
+            (a.mbr_bps - 1488.0 * 8.0 / 0.0032).abs() < 1e-6 && a.dp == 2,
+            "{a:?}"
+        );
+        assert!(
+            (b.mbr_bps - 1488.0 * 8.0).abs() < 1e-6 && b.dp == 6,
+            "{b:?}"
+        );
         assert_eq!((Estimator::Window { window: tau }).name(), "window");
     }
 
     #[test]
     fn code_points_carry_the_class() {
         let mut p = slots(10_000_000, 53, 0.01);
-        assert_eq!(Marker::new(p, SimTime::ZERO).code_point(4), dscp::sima(false, 4));
+        assert_eq!(
+            Marker::new(p, SimTime::ZERO).code_point(4),
+            dscp::sima(false, 4)
+        );
         p.class = ServiceClass::Rt;
-        assert_eq!(Marker::new(p, SimTime::ZERO).code_point(4), dscp::sima(true, 4));
+        assert_eq!(
+            Marker::new(p, SimTime::ZERO).code_point(4),
+            dscp::sima(true, 4)
+        );
     }
 
     #[test]
@@ -595,17 +703,43 @@ mod tests {
         let field = |p: Params| p.validate().unwrap_err().field;
         assert_eq!(field(Params { nbr_bps: 0, ..ok }), "nbr");
         assert_eq!(field(Params { nbr_bps: 7, ..ok }), "nbr");
-        assert!(Params { nbr_bps: NBR_MIN_BPS, ..ok }.validate().is_ok());
-        assert!(Params { nbr_bps: NBR_MAX_BPS, ..ok }.validate().is_ok());
-        assert_eq!(field(Params { nbr_bps: NBR_MAX_BPS + 1, ..ok }), "nbr");
+        assert!(Params {
+            nbr_bps: NBR_MIN_BPS,
+            ..ok
+        }
+        .validate()
+        .is_ok());
+        assert!(Params {
+            nbr_bps: NBR_MAX_BPS,
+            ..ok
+        }
+        .validate()
+        .is_ok());
+        assert_eq!(
+            field(Params {
+                nbr_bps: NBR_MAX_BPS + 1,
+                ..ok
+            }),
+            "nbr"
+        );
         assert_eq!(field(slots(0, 53, 0.01)), "capacity");
         assert_eq!(field(slots(10, 0, 0.01)), "slot");
         for alpha in [0.0, 1.0, -0.1, f64::NAN, 2.0] {
             assert_eq!(field(slots(10, 53, alpha)), "alpha", "{alpha}");
         }
-        let tsw = Params { estimator: Estimator::Tsw { window: SimDuration::ZERO }, ..ok };
+        let tsw = Params {
+            estimator: Estimator::Tsw {
+                window: SimDuration::ZERO,
+            },
+            ..ok
+        };
         assert_eq!(field(tsw), "window");
-        let sliding = Params { estimator: Estimator::Window { window: SimDuration::ZERO }, ..ok };
+        let sliding = Params {
+            estimator: Estimator::Window {
+                window: SimDuration::ZERO,
+            },
+            ..ok
+        };
         assert_eq!(field(sliding), "window");
     }
 }

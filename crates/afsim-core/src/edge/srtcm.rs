@@ -18,9 +18,10 @@
 //! caller), and the RFC's recommendation that non-zero burst sizes be at least an MTU (a
 //! scenario choice, not checked here).
 
-use crate::edge::dscp::Colour;
 use crate::edge::token_bucket::{nanobits, Bucket};
-use crate::edge::{MarkerStats, ParamError};
+use crate::edge::MarkerStats;
+use crate::net::dscp::Colour;
+use crate::param::ParamError;
 use crate::sim::time::SimTime;
 
 /// RFC 2697 §2 modes.
@@ -46,11 +47,17 @@ pub struct Params {
 impl Params {
     pub fn validate(&self) -> Result<(), ParamError> {
         if self.cir_bps == 0 {
-            return Err(ParamError::new("cir", "the committed information rate must be positive"));
+            return Err(ParamError::new(
+                "cir",
+                "the committed information rate must be positive",
+            ));
         }
         // RFC 2697 §2: CBS and EBS are configured so that at least one of them is above 0.
         if self.cbs_bytes == 0 && self.ebs_bytes == 0 {
-            return Err(ParamError::new("cbs", "CBS and EBS cannot both be 0 (RFC 2697 §2)"));
+            return Err(ParamError::new(
+                "cbs",
+                "CBS and EBS cannot both be 0 (RFC 2697 §2)",
+            ));
         }
         Ok(())
     }
@@ -148,12 +155,23 @@ mod tests {
 
     /// CIR 1000 B/s, CBS 1000 B, EBS 2000 B.
     fn srtcm(mode: Mode) -> Srtcm {
-        Srtcm::new(Params { cir_bps: 8_000, cbs_bytes: 1_000, ebs_bytes: 2_000, mode }, SimTime::ZERO)
+        Srtcm::new(
+            Params {
+                cir_bps: 8_000,
+                cbs_bytes: 1_000,
+                ebs_bytes: 2_000,
+                mode,
+            },
+            SimTime::ZERO,
+        )
     }
 
     /// (C, E) in bytes; the tests only reach whole-byte states.
     fn buckets(m: &Srtcm) -> (u128, u128) {
-        (m.committed_tokens() / nanobits(1), m.excess_tokens() / nanobits(1))
+        (
+            m.committed_tokens() / nanobits(1),
+            m.excess_tokens() / nanobits(1),
+        )
     }
 
     #[test]
@@ -211,10 +229,19 @@ mod tests {
 
     #[test]
     fn zero_cbs_sends_every_token_to_e() {
-        let p = Params { cir_bps: 8_000, cbs_bytes: 0, ebs_bytes: 1_000, mode: Mode::ColourBlind };
+        let p = Params {
+            cir_bps: 8_000,
+            cbs_bytes: 0,
+            ebs_bytes: 1_000,
+            mode: Mode::ColourBlind,
+        };
         let mut m = Srtcm::new(p, SimTime::ZERO);
         assert_eq!(m.mark(t(0), 1_000, Colour::Green), Colour::Yellow);
-        assert_eq!(m.mark(t(500), 500, Colour::Green), Colour::Yellow, "500 ms refilled E by 500 B");
+        assert_eq!(
+            m.mark(t(500), 500, Colour::Green),
+            Colour::Yellow,
+            "500 ms refilled E by 500 B"
+        );
         assert_eq!(m.mark(t(500), 1, Colour::Green), Colour::Red);
     }
 
@@ -223,7 +250,11 @@ mod tests {
         let mut m = srtcm(Mode::ColourAware);
         assert_eq!(m.mark(t(0), 600, Colour::Green), Colour::Green);
         assert_eq!(buckets(&m), (400, 2_000));
-        assert_eq!(m.mark(t(0), 600, Colour::Green), Colour::Yellow, "C short: E serves it");
+        assert_eq!(
+            m.mark(t(0), 600, Colour::Green),
+            Colour::Yellow,
+            "C short: E serves it"
+        );
         assert_eq!(buckets(&m), (400, 1_400));
     }
 
@@ -231,7 +262,11 @@ mod tests {
     fn colour_aware_yellow_never_takes_c_tokens() {
         let mut m = srtcm(Mode::ColourAware);
         assert_eq!(m.mark(t(0), 500, Colour::Yellow), Colour::Yellow);
-        assert_eq!(buckets(&m), (1_000, 1_500), "C untouched although it held enough");
+        assert_eq!(
+            buckets(&m),
+            (1_000, 1_500),
+            "C untouched although it held enough"
+        );
     }
 
     #[test]
@@ -257,9 +292,20 @@ mod tests {
 
     #[test]
     fn validate_requires_a_rate_and_one_nonzero_burst() {
-        let ok = Params { cir_bps: 1, cbs_bytes: 0, ebs_bytes: 1, mode: Mode::ColourBlind };
+        let ok = Params {
+            cir_bps: 1,
+            cbs_bytes: 0,
+            ebs_bytes: 1,
+            mode: Mode::ColourBlind,
+        };
         assert!(ok.validate().is_ok());
-        assert_eq!(Params { cir_bps: 0, ..ok }.validate().unwrap_err().field, "cir");
-        assert_eq!(Params { ebs_bytes: 0, ..ok }.validate().unwrap_err().field, "cbs");
+        assert_eq!(
+            Params { cir_bps: 0, ..ok }.validate().unwrap_err().field,
+            "cir"
+        );
+        assert_eq!(
+            Params { ebs_bytes: 0, ..ok }.validate().unwrap_err().field,
+            "cbs"
+        );
     }
 }

@@ -20,8 +20,9 @@
 //! (its own file, built on `Bucket`), shaping queues (the caller holds packets; this file only
 //! answers when one conforms), packet-size-dependent costs in packet mode.
 
-use crate::edge::dscp::Colour;
-use crate::edge::{MarkerStats, ParamError};
+use crate::edge::MarkerStats;
+use crate::net::dscp::Colour;
+use crate::param::ParamError;
 use crate::sim::time::{SimDuration, SimTime};
 
 /// Nanobits per bit: a rate in bit/s accrues this many nanobits per second, i.e. `rate_bps`
@@ -48,14 +49,23 @@ pub struct Bucket {
 impl Bucket {
     /// A bucket holding `capacity` nanobits at `now` (buckets start full).
     pub fn full(rate_bps: u64, capacity: u128, now: SimTime) -> Self {
-        Bucket { rate_bps, capacity, tokens: capacity, last: now }
+        Bucket {
+            rate_bps,
+            capacity,
+            tokens: capacity,
+            last: now,
+        }
     }
 
     /// Adds the tokens accrued since the last update (rate × elapsed ns, exact), capped at the
     /// capacity; returns the part that did not fit (srTCM pours it into its E bucket).
     #[inline]
     pub fn refill(&mut self, now: SimTime) -> u128 {
-        debug_assert!(now >= self.last, "token bucket refilled at {now}, earlier than {}", self.last);
+        debug_assert!(
+            now >= self.last,
+            "token bucket refilled at {now}, earlier than {}",
+            self.last
+        );
         let elapsed = u128::from(now.saturating_since(self.last).as_nanos());
         self.last = self.last.max(now);
         self.add(u128::from(self.rate_bps) * elapsed)
@@ -159,10 +169,13 @@ impl Params {
         }
         match self.depth {
             Depth::Bytes(0) => Err(ParamError::new("depth", "bucket depth must be positive")),
-            Depth::Packets { tokens: 0, .. } => Err(ParamError::new("depth", "bucket depth must be positive")),
-            Depth::Packets { token_bytes: 0, .. } => {
-                Err(ParamError::new("token_bytes", "the nominal packet size of a token must be positive"))
+            Depth::Packets { tokens: 0, .. } => {
+                Err(ParamError::new("depth", "bucket depth must be positive"))
             }
+            Depth::Packets { token_bytes: 0, .. } => Err(ParamError::new(
+                "token_bytes",
+                "the nominal packet size of a token must be positive",
+            )),
             Depth::Bytes(_) | Depth::Packets { .. } => Ok(()),
         }
     }
@@ -171,7 +184,10 @@ impl Params {
     pub fn capacity(&self) -> u128 {
         match self.depth {
             Depth::Bytes(b) => nanobits(b),
-            Depth::Packets { tokens, token_bytes } => u128::from(tokens) * nanobits(u64::from(token_bytes)),
+            Depth::Packets {
+                tokens,
+                token_bytes,
+            } => u128::from(tokens) * nanobits(u64::from(token_bytes)),
         }
     }
 
@@ -218,7 +234,11 @@ impl TokenBucket {
     pub fn mark(&mut self, now: SimTime, size: u32) -> Colour {
         self.bucket.refill(now);
         // Conformant if the bucket holds the packet's cost; it takes it (RFC 2697 §3 rule).
-        let colour = if self.bucket.take(self.params.cost(size)) { Colour::IN } else { Colour::OUT };
+        let colour = if self.bucket.take(self.params.cost(size)) {
+            Colour::IN
+        } else {
+            Colour::OUT
+        };
         self.stats.record(colour, size);
         colour
     }
@@ -255,7 +275,13 @@ mod tests {
 
     /// 8000 bit/s = 1000 bytes/s, depth 1500 bytes.
     fn kb_per_s_bucket() -> TokenBucket {
-        TokenBucket::new(Params { rate_bps: 8_000, depth: Depth::Bytes(1_500) }, SimTime::ZERO)
+        TokenBucket::new(
+            Params {
+                rate_bps: 8_000,
+                depth: Depth::Bytes(1_500),
+            },
+            SimTime::ZERO,
+        )
     }
 
     #[test]
@@ -276,7 +302,11 @@ mod tests {
         let mut tb = kb_per_s_bucket();
         tb.mark(at_ms(0), 1_000);
         assert_eq!(tb.mark(at_ms(0), 1_000), Colour::OUT);
-        assert_eq!(tb.bucket().tokens(), nanobits(500), "an OUT packet leaves the tokens alone");
+        assert_eq!(
+            tb.bucket().tokens(),
+            nanobits(500),
+            "an OUT packet leaves the tokens alone"
+        );
     }
 
     #[test]
@@ -295,7 +325,11 @@ mod tests {
         assert_eq!(tb.bucket().tokens(), 0);
         tb.mark(at_ms(10_000), 0); // ten seconds would add 10 000 B
         assert_eq!(tb.bucket().tokens(), nanobits(1_500));
-        assert_eq!(tb.mark(at_ms(10_000), 1_501), Colour::OUT, "deeper than the bucket never conforms");
+        assert_eq!(
+            tb.mark(at_ms(10_000), 1_501),
+            Colour::OUT,
+            "deeper than the bucket never conforms"
+        );
     }
 
     #[test]
@@ -311,18 +345,36 @@ mod tests {
         }
         whole.refill(SimTime(t));
         assert_eq!(split.tokens(), whole.tokens());
-        assert_eq!(whole.tokens(), 3 * u128::from(t), "R bit/s accrues R nanobits per ns");
+        assert_eq!(
+            whole.tokens(),
+            3 * u128::from(t),
+            "R bit/s accrues R nanobits per ns"
+        );
     }
 
     #[test]
     fn packet_mode_charges_one_token_per_packet_whatever_its_size() {
         // r = 8000 bit/s with L = 1000 B: one token per second; depth 2 tokens.
-        let p = Params { rate_bps: 8_000, depth: Depth::Packets { tokens: 2, token_bytes: 1_000 } };
+        let p = Params {
+            rate_bps: 8_000,
+            depth: Depth::Packets {
+                tokens: 2,
+                token_bytes: 1_000,
+            },
+        };
         let mut tb = TokenBucket::new(p, SimTime::ZERO);
         assert_eq!(tb.mark(at_ms(0), 40), Colour::IN);
-        assert_eq!(tb.mark(at_ms(0), 1_500), Colour::IN, "a big packet still costs one token");
+        assert_eq!(
+            tb.mark(at_ms(0), 1_500),
+            Colour::IN,
+            "a big packet still costs one token"
+        );
         assert_eq!(tb.mark(at_ms(0), 40), Colour::OUT);
-        assert_eq!(tb.mark(at_ms(999), 40), Colour::OUT, "the next token is whole at 1 s");
+        assert_eq!(
+            tb.mark(at_ms(999), 40),
+            Colour::OUT,
+            "the next token is whole at 1 s"
+        );
         assert_eq!(tb.mark(at_ms(1_000), 40), Colour::IN);
     }
 
@@ -341,8 +393,16 @@ mod tests {
         tb.mark(at_ms(0), 1_500); // empty
                                   // 600 B at 1000 B/s: 600 ms.
         assert_eq!(tb.next_conformant(at_ms(0), 600), Some(at_ms(600)));
-        assert_eq!(tb.next_conformant(at_ms(200), 600), Some(at_ms(600)), "asking later does not move it");
-        assert_eq!(tb.next_conformant(at_ms(700), 600), Some(at_ms(700)), "already conformant: now");
+        assert_eq!(
+            tb.next_conformant(at_ms(200), 600),
+            Some(at_ms(600)),
+            "asking later does not move it"
+        );
+        assert_eq!(
+            tb.next_conformant(at_ms(700), 600),
+            Some(at_ms(700)),
+            "already conformant: now"
+        );
         assert_eq!(tb.next_conformant(at_ms(0), 1_501), None, "never fits");
         assert_eq!(tb.mark(at_ms(600), 600), Colour::IN);
     }
@@ -350,7 +410,13 @@ mod tests {
     #[test]
     fn shaper_release_time_rounds_up_to_a_whole_nanosecond() {
         // 3 bit/s, one byte = 8 bits: 8/3 s = 2 666 666 666.67 ns.
-        let mut tb = TokenBucket::new(Params { rate_bps: 3, depth: Depth::Bytes(1) }, SimTime::ZERO);
+        let mut tb = TokenBucket::new(
+            Params {
+                rate_bps: 3,
+                depth: Depth::Bytes(1),
+            },
+            SimTime::ZERO,
+        );
         assert_eq!(tb.mark(SimTime::ZERO, 1), Colour::IN);
         let t = tb.next_conformant(SimTime::ZERO, 1).unwrap();
         assert_eq!(t, SimTime(2_666_666_667));
@@ -387,11 +453,32 @@ mod tests {
 
     #[test]
     fn validate_rejects_zero_rate_and_empty_buckets() {
-        let ok = Params { rate_bps: 1, depth: Depth::Bytes(1) };
+        let ok = Params {
+            rate_bps: 1,
+            depth: Depth::Bytes(1),
+        };
         assert!(ok.validate().is_ok());
-        assert_eq!(Params { rate_bps: 0, ..ok }.validate().unwrap_err().field, "rate");
-        assert_eq!(Params { depth: Depth::Bytes(0), ..ok }.validate().unwrap_err().field, "depth");
-        let no_l = Params { depth: Depth::Packets { tokens: 1, token_bytes: 0 }, ..ok };
+        assert_eq!(
+            Params { rate_bps: 0, ..ok }.validate().unwrap_err().field,
+            "rate"
+        );
+        assert_eq!(
+            Params {
+                depth: Depth::Bytes(0),
+                ..ok
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "depth"
+        );
+        let no_l = Params {
+            depth: Depth::Packets {
+                tokens: 1,
+                token_bytes: 0,
+            },
+            ..ok
+        };
         assert_eq!(no_l.validate().unwrap_err().field, "token_bytes");
     }
 }

@@ -13,9 +13,10 @@
 //! Not modelled: the action taken on each colour (`edge::PerColourAction`), the RFC's advice
 //! that bursts be at least an MTU.
 
-use crate::edge::dscp::Colour;
 use crate::edge::token_bucket::{nanobits, Bucket};
-use crate::edge::{MarkerStats, ParamError};
+use crate::edge::MarkerStats;
+use crate::net::dscp::Colour;
+use crate::param::ParamError;
 use crate::sim::time::SimTime;
 
 pub use crate::edge::srtcm::Mode;
@@ -36,21 +37,33 @@ pub struct Params {
 impl Params {
     pub fn validate(&self) -> Result<(), ParamError> {
         if self.cir_bps == 0 {
-            return Err(ParamError::new("cir", "the committed information rate must be positive"));
+            return Err(ParamError::new(
+                "cir",
+                "the committed information rate must be positive",
+            ));
         }
         // RFC 2698 §2: "The PIR must be equal to or greater than the CIR".
         if self.pir_bps < self.cir_bps {
             return Err(ParamError::new(
                 "pir",
-                format!("PIR {} bit/s is below CIR {} bit/s (RFC 2698 §2)", self.pir_bps, self.cir_bps),
+                format!(
+                    "PIR {} bit/s is below CIR {} bit/s (RFC 2698 §2)",
+                    self.pir_bps, self.cir_bps
+                ),
             ));
         }
         // RFC 2698 §2: PBS and CBS are both configured above 0.
         if self.pbs_bytes == 0 {
-            return Err(ParamError::new("pbs", "the peak burst size must be above 0 (RFC 2698 §2)"));
+            return Err(ParamError::new(
+                "pbs",
+                "the peak burst size must be above 0 (RFC 2698 §2)",
+            ));
         }
         if self.cbs_bytes == 0 {
-            return Err(ParamError::new("cbs", "the committed burst size must be above 0 (RFC 2698 §2)"));
+            return Err(ParamError::new(
+                "cbs",
+                "the committed burst size must be above 0 (RFC 2698 §2)",
+            ));
         }
         Ok(())
     }
@@ -131,13 +144,22 @@ mod tests {
 
     /// PIR 2000 B/s, PBS 2000 B; CIR 1000 B/s, CBS 1000 B.
     fn trtcm(mode: Mode) -> Trtcm {
-        let p = Params { pir_bps: 16_000, pbs_bytes: 2_000, cir_bps: 8_000, cbs_bytes: 1_000, mode };
+        let p = Params {
+            pir_bps: 16_000,
+            pbs_bytes: 2_000,
+            cir_bps: 8_000,
+            cbs_bytes: 1_000,
+            mode,
+        };
         Trtcm::new(p, SimTime::ZERO)
     }
 
     /// (P, C) in whole bytes.
     fn buckets(m: &Trtcm) -> (u128, u128) {
-        (m.peak_tokens() / nanobits(1), m.committed_tokens() / nanobits(1))
+        (
+            m.peak_tokens() / nanobits(1),
+            m.committed_tokens() / nanobits(1),
+        )
     }
 
     #[test]
@@ -175,7 +197,13 @@ mod tests {
 
     #[test]
     fn packet_above_the_peak_bucket_is_red_even_with_c_full() {
-        let p = Params { pir_bps: 8_000, pbs_bytes: 500, cir_bps: 8_000, cbs_bytes: 1_000, mode: Mode::ColourBlind };
+        let p = Params {
+            pir_bps: 8_000,
+            pbs_bytes: 500,
+            cir_bps: 8_000,
+            cbs_bytes: 1_000,
+            mode: Mode::ColourBlind,
+        };
         let mut m = Trtcm::new(p, SimTime::ZERO);
         assert_eq!(m.mark(t(0), 600, Colour::Green), Colour::Red);
         assert_eq!(buckets(&m), (500, 1_000));
@@ -192,7 +220,11 @@ mod tests {
     fn colour_aware_yellow_takes_only_p() {
         let mut m = trtcm(Mode::ColourAware);
         assert_eq!(m.mark(t(0), 100, Colour::Yellow), Colour::Yellow);
-        assert_eq!(buckets(&m), (1_900, 1_000), "C untouched although it held enough");
+        assert_eq!(
+            buckets(&m),
+            (1_900, 1_000),
+            "C untouched although it held enough"
+        );
     }
 
     #[test]
@@ -207,19 +239,50 @@ mod tests {
         let mut aware = trtcm(Mode::ColourAware);
         let mut blind = trtcm(Mode::ColourBlind);
         for (ms, size) in [(0, 800), (0, 800), (0, 500), (250, 450), (250, 450)] {
-            assert_eq!(aware.mark(t(ms), size, Colour::Green), blind.mark(t(ms), size, Colour::Green));
+            assert_eq!(
+                aware.mark(t(ms), size, Colour::Green),
+                blind.mark(t(ms), size, Colour::Green)
+            );
             assert_eq!(buckets(&aware), buckets(&blind));
         }
     }
 
     #[test]
     fn validate_rejects_pir_below_cir_and_empty_bursts() {
-        let ok = Params { pir_bps: 2, pbs_bytes: 1, cir_bps: 1, cbs_bytes: 1, mode: Mode::ColourBlind };
+        let ok = Params {
+            pir_bps: 2,
+            pbs_bytes: 1,
+            cir_bps: 1,
+            cbs_bytes: 1,
+            mode: Mode::ColourBlind,
+        };
         assert!(ok.validate().is_ok());
-        assert!(Params { pir_bps: 1, ..ok }.validate().is_ok(), "PIR = CIR is allowed");
-        assert_eq!(Params { pir_bps: 0, cir_bps: 1, ..ok }.validate().unwrap_err().field, "pir");
-        assert_eq!(Params { pbs_bytes: 0, ..ok }.validate().unwrap_err().field, "pbs");
-        assert_eq!(Params { cbs_bytes: 0, ..ok }.validate().unwrap_err().field, "cbs");
-        assert_eq!(Params { cir_bps: 0, ..ok }.validate().unwrap_err().field, "cir");
+        assert!(
+            Params { pir_bps: 1, ..ok }.validate().is_ok(),
+            "PIR = CIR is allowed"
+        );
+        assert_eq!(
+            Params {
+                pir_bps: 0,
+                cir_bps: 1,
+                ..ok
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "pir"
+        );
+        assert_eq!(
+            Params { pbs_bytes: 0, ..ok }.validate().unwrap_err().field,
+            "pbs"
+        );
+        assert_eq!(
+            Params { cbs_bytes: 0, ..ok }.validate().unwrap_err().field,
+            "cbs"
+        );
+        assert_eq!(
+            Params { cir_bps: 0, ..ok }.validate().unwrap_err().field,
+            "cir"
+        );
     }
 }

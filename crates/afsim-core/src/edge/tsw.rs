@@ -19,8 +19,9 @@
 //! Not modelled: colour-aware operation (RFC 2859 meters uncoloured streams), the RFC's
 //! discussion of choosing win_length (a scenario choice).
 
-use crate::edge::dscp::Colour;
-use crate::edge::{MarkerStats, ParamError};
+use crate::edge::MarkerStats;
+use crate::net::dscp::Colour;
+use crate::param::ParamError;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 
@@ -36,7 +37,11 @@ impl Estimator {
     /// RFC 2859 initialisation: AVG_RATE starts at `initial_rate_bps` (the RFC uses CTR) and
     /// T_FRONT at `now` (the RFC's 0).
     pub fn new(win_length: SimDuration, initial_rate_bps: f64, now: SimTime) -> Self {
-        Estimator { win_ns: win_length.as_nanos(), avg_rate_bps: initial_rate_bps, t_front: now }
+        Estimator {
+            win_ns: win_length.as_nanos(),
+            avg_rate_bps: initial_rate_bps,
+            t_front: now,
+        }
     }
 
     /// Updates the estimate with a packet of `size` bytes arriving at `now`; returns it.
@@ -66,7 +71,10 @@ impl Estimator {
 
 fn validate_window(win_length: SimDuration) -> Result<(), ParamError> {
     if win_length.as_nanos() == 0 {
-        return Err(ParamError::new("win_length", "the averaging window must be positive"));
+        return Err(ParamError::new(
+            "win_length",
+            "the averaging window must be positive",
+        ));
     }
     Ok(())
 }
@@ -83,7 +91,10 @@ pub struct Tsw2cmParams {
 impl Tsw2cmParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         if self.target_bps == 0 {
-            return Err(ParamError::new("target", "the target rate must be positive"));
+            return Err(ParamError::new(
+                "target",
+                "the target rate must be positive",
+            ));
         }
         validate_window(self.win_length)
     }
@@ -117,7 +128,11 @@ impl Tsw2cm {
         let target = self.params.target_bps as f64;
         // Clark & Fang §3.3: at or below the target everything is IN; above it a packet is OUT
         // with probability (avg - target) / avg, so that about the excess is marked OUT.
-        let colour = if avg > target && rng.uniform() < (avg - target) / avg { Colour::OUT } else { Colour::IN };
+        let colour = if avg > target && rng.uniform() < (avg - target) / avg {
+            Colour::OUT
+        } else {
+            Colour::IN
+        };
         self.stats.record(colour, size);
         colour
     }
@@ -136,12 +151,18 @@ pub struct Tsw3cmParams {
 impl Tsw3cmParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         if self.ctr_bps == 0 {
-            return Err(ParamError::new("ctr", "the committed target rate must be positive"));
+            return Err(ParamError::new(
+                "ctr",
+                "the committed target rate must be positive",
+            ));
         }
         if self.ptr_bps < self.ctr_bps {
             return Err(ParamError::new(
                 "ptr",
-                format!("PTR {} bit/s is below CTR {} bit/s", self.ptr_bps, self.ctr_bps),
+                format!(
+                    "PTR {} bit/s is below CTR {} bit/s",
+                    self.ptr_bps, self.ctr_bps
+                ),
             ));
         }
         validate_window(self.win_length)
@@ -248,7 +269,10 @@ mod tests {
     #[test]
     fn tsw2cm_marks_everything_in_at_or_below_target_without_drawing() {
         let mut m = Tsw2cm::new(
-            Tsw2cmParams { target_bps: 4_000_000, win_length: SimDuration::from_millis(100) },
+            Tsw2cmParams {
+                target_bps: 4_000_000,
+                win_length: SimDuration::from_millis(100),
+            },
             SimTime::ZERO,
         );
         let mut rng = stream(1, "edge/tsw2");
@@ -257,18 +281,27 @@ mod tests {
             assert_eq!(m.mark(SimTime(i * 4 * MS), 1_000, &mut rng), Colour::IN);
             // 2 Mbit/s
         }
-        assert_eq!(rng.next_u64(), before, "no number drawn while under the target");
+        assert_eq!(
+            rng.next_u64(),
+            before,
+            "no number drawn while under the target"
+        );
     }
 
     fn fractions(stats: &MarkerStats) -> [f64; 3] {
-        stats.packets.map(|p| p as f64 / stats.offered_packets as f64)
+        stats
+            .packets
+            .map(|p| p as f64 / stats.offered_packets as f64)
     }
 
     #[test]
     fn tsw2cm_marks_the_excess_fraction_out() {
         // 4 Mbit/s offered against a 1 Mbit/s target: (4 - 1)/4 = 75 % OUT.
         let mut m = Tsw2cm::new(
-            Tsw2cmParams { target_bps: 1_000_000, win_length: SimDuration::from_millis(500) },
+            Tsw2cmParams {
+                target_bps: 1_000_000,
+                win_length: SimDuration::from_millis(500),
+            },
             SimTime::ZERO,
         );
         let mut rng = stream(7, "edge/tsw2");
@@ -284,7 +317,11 @@ mod tests {
     #[test]
     fn tsw3cm_between_ctr_and_ptr_marks_yellow_but_never_red() {
         // 4 Mbit/s, CTR 2, PTR 8: yellow (4 - 2)/4 = 50 %.
-        let p = Tsw3cmParams { ctr_bps: 2_000_000, ptr_bps: 8_000_000, win_length: SimDuration::from_millis(500) };
+        let p = Tsw3cmParams {
+            ctr_bps: 2_000_000,
+            ptr_bps: 8_000_000,
+            win_length: SimDuration::from_millis(500),
+        };
         let mut m = Tsw3cm::new(p, SimTime::ZERO);
         let mut rng = stream(11, "edge/tsw3");
         for i in 1..=40_000 {
@@ -298,7 +335,11 @@ mod tests {
     #[test]
     fn tsw3cm_above_ptr_splits_red_yellow_green_by_the_rfc_probabilities() {
         // 4 Mbit/s, CTR 1, PTR 2: red (4-2)/4 = 50 %, yellow (2-1)/4 = 25 %, green 25 %.
-        let p = Tsw3cmParams { ctr_bps: 1_000_000, ptr_bps: 2_000_000, win_length: SimDuration::from_millis(500) };
+        let p = Tsw3cmParams {
+            ctr_bps: 1_000_000,
+            ptr_bps: 2_000_000,
+            win_length: SimDuration::from_millis(500),
+        };
         let mut m = Tsw3cm::new(p, SimTime::ZERO);
         let mut rng = stream(13, "edge/tsw3");
         for i in 1..=40_000 {
@@ -312,23 +353,57 @@ mod tests {
 
     #[test]
     fn same_seed_gives_the_same_colours() {
-        let p = Tsw3cmParams { ctr_bps: 1_000_000, ptr_bps: 2_000_000, win_length: SimDuration::from_millis(500) };
+        let p = Tsw3cmParams {
+            ctr_bps: 1_000_000,
+            ptr_bps: 2_000_000,
+            win_length: SimDuration::from_millis(500),
+        };
         let run = || {
             let mut m = Tsw3cm::new(p, SimTime::ZERO);
             let mut rng = stream(3, "edge/tsw3");
-            (1..=500).map(|i| m.mark(SimTime(i * 2 * MS), 1_000, &mut rng)).collect::<Vec<_>>()
+            (1..=500)
+                .map(|i| m.mark(SimTime(i * 2 * MS), 1_000, &mut rng))
+                .collect::<Vec<_>>()
         };
         assert_eq!(run(), run());
     }
 
     #[test]
     fn validate_rejects_zero_rates_ptr_below_ctr_and_empty_window() {
-        let ok = Tsw3cmParams { ctr_bps: 1, ptr_bps: 1, win_length: SimDuration::from_millis(1) };
+        let ok = Tsw3cmParams {
+            ctr_bps: 1,
+            ptr_bps: 1,
+            win_length: SimDuration::from_millis(1),
+        };
         assert!(ok.validate().is_ok());
-        assert_eq!(Tsw3cmParams { ctr_bps: 0, ..ok }.validate().unwrap_err().field, "ctr");
-        assert_eq!(Tsw3cmParams { ctr_bps: 2, ..ok }.validate().unwrap_err().field, "ptr");
-        assert_eq!(Tsw3cmParams { win_length: SimDuration::ZERO, ..ok }.validate().unwrap_err().field, "win_length");
-        let two = Tsw2cmParams { target_bps: 0, win_length: SimDuration::from_millis(1) };
+        assert_eq!(
+            Tsw3cmParams { ctr_bps: 0, ..ok }
+                .validate()
+                .unwrap_err()
+                .field,
+            "ctr"
+        );
+        assert_eq!(
+            Tsw3cmParams { ctr_bps: 2, ..ok }
+                .validate()
+                .unwrap_err()
+                .field,
+            "ptr"
+        );
+        assert_eq!(
+            Tsw3cmParams {
+                win_length: SimDuration::ZERO,
+                ..ok
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "win_length"
+        );
+        let two = Tsw2cmParams {
+            target_bps: 0,
+            win_length: SimDuration::from_millis(1),
+        };
         assert_eq!(two.validate().unwrap_err().field, "target");
     }
 }

@@ -8,8 +8,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::report::Conservation;
-
 /// The counts the identity is made of.
 pub struct Counts {
     pub sent: u64,
@@ -42,7 +40,9 @@ pub fn check(c: Counts) -> Conservation {
         ));
     }
     for q in &c.broken_queues {
-        identity.push_str(&format!("; queue {q}: arrivals ≠ departures + drops + length"));
+        identity.push_str(&format!(
+            "; queue {q}: arrivals ≠ departures + drops + length"
+        ));
     }
     Conservation {
         sent: c.sent,
@@ -56,21 +56,53 @@ pub fn check(c: Counts) -> Conservation {
     }
 }
 
+/// The packet conservation identity of the whole run:
+/// `sent = delivered + dropped + in_flight`, and `in_flight` equals what a walk over every
+/// queue, transmitter and link finds.
+#[derive(Clone, Debug, serde::Serialize, PartialEq)]
+pub struct Conservation {
+    pub sent: u64,
+    pub delivered: u64,
+    /// Drops by place ("queue r1->r2", "node r1") and reason.
+    pub dropped: std::collections::BTreeMap<String, std::collections::BTreeMap<String, u64>>,
+    pub dropped_total: u64,
+    /// Packets alive in the pool at the end.
+    pub in_flight: u64,
+    /// Packets found by walking queues, transmitters and links at the end.
+    pub in_flight_walked: u64,
+    pub holds: bool,
+    /// Human-readable form of the identity with the numbers filled in.
+    pub identity: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn counts(sent: u64, delivered: u64, dropped: u64, live: u64, walked: u64) -> Counts {
         let mut d = BTreeMap::new();
-        d.insert("queue a->b".to_string(), BTreeMap::from([("overflow".to_string(), dropped)]));
-        Counts { sent, delivered, dropped: d, in_flight: live, in_flight_walked: walked, broken_queues: vec![] }
+        d.insert(
+            "queue a->b".to_string(),
+            BTreeMap::from([("overflow".to_string(), dropped)]),
+        );
+        Counts {
+            sent,
+            delivered,
+            dropped: d,
+            in_flight: live,
+            in_flight_walked: walked,
+            broken_queues: vec![],
+        }
     }
 
     #[test]
     fn balanced_counts_hold() {
         let c = check(counts(10, 7, 2, 1, 1));
         assert!(c.holds, "{}", c.identity);
-        assert_eq!(c.identity, "sent = delivered + dropped + in flight: 10 = 7 + 2 + 1");
+        assert_eq!(
+            c.identity,
+            "sent = delivered + dropped + in flight: 10 = 7 + 2 + 1"
+        );
     }
 
     #[test]

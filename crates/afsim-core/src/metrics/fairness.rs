@@ -29,7 +29,11 @@ pub fn median(x: &[f64]) -> Option<f64> {
     let mut v = x.to_vec();
     v.sort_by(f64::total_cmp);
     let m = v.len() / 2;
-    Some(if v.len() % 2 == 1 { v[m] } else { (v[m - 1] + v[m]) / 2.0 })
+    Some(if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    })
 }
 
 #[cfg(test)]

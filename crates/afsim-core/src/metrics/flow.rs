@@ -70,7 +70,10 @@ mod tests {
 
     #[test]
     fn only_deliveries_after_warmup_are_measured() {
-        let mut f = FlowStats { packets_sent: 2, ..Default::default() };
+        let mut f = FlowStats {
+            packets_sent: 2,
+            ..Default::default()
+        };
         let warm = SimTime(1_000);
         f.delivered(SimTime(500), 100, SimTime(0), warm);
         f.delivered(SimTime(1_500), 100, SimTime(1_000), warm);
@@ -82,7 +85,11 @@ mod tests {
 
     #[test]
     fn a_finite_transfer_completes_when_the_last_packet_is_accounted_for() {
-        let mut f = FlowStats { packets_sent: 2, source_done: true, ..Default::default() };
+        let mut f = FlowStats {
+            packets_sent: 2,
+            source_done: true,
+            ..Default::default()
+        };
         f.delivered(SimTime(10), 100, SimTime(0), SimTime(0));
         assert!(!f.check_complete(SimTime(10)));
         f.packets_dropped += 1;

@@ -41,7 +41,10 @@ pub struct QueueSeries {
 impl QueueSeries {
     pub fn new(interval_ns: u64) -> Self {
         assert!(interval_ns > 0, "a sampling interval must be positive");
-        QueueSeries { interval_ns, ..QueueSeries::default() }
+        QueueSeries {
+            interval_ns,
+            ..QueueSeries::default()
+        }
     }
 
     /// Writes every grid instant up to and including `now` with `state`, the state that held
@@ -72,7 +75,12 @@ mod tests {
     use super::*;
 
     fn state(n: u32) -> QueueState {
-        QueueState { len_packets: n, len_bytes: 100 * u64::from(n), avg: f64::from(n) / 2.0, avg_in: f64::NAN }
+        QueueState {
+            len_packets: n,
+            len_bytes: 100 * u64::from(n),
+            avg: f64::from(n) / 2.0,
+            avg_in: f64::NAN,
+        }
     }
 
     #[test]

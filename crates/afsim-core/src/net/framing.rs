@@ -16,7 +16,21 @@
 //!
 //! Not modelled: bit stuffing, inter-frame gaps, physical-layer (E3 G.751/G.832) overhead.
 
-use crate::scenario::spec::Framing;
+/// How an IP packet of `size` bytes becomes bits on the wire.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Framing {
+    /// The IP packet alone.
+    Plain,
+    /// A fixed per-packet overhead in bytes (PPP-like HDLC framing: flag, address, control,
+    /// protocol, FCS).
+    Fixed { overhead_bytes: u32 },
+    /// ATM cell tax as the Giacomazzi paper applies it: every 48 payload bytes cost 53 on the
+    /// wire, without AAL5 trailer or padding (34 Mb/s E3 nets 30.792 Mb/s at the IP level).
+    AtmCellTax,
+    /// ATM AAL5 exactly (RFC 2684 / ITU-T I.363.5): packet + optional 8-byte LLC/SNAP header +
+    /// 8-byte AAL5 trailer, padded up to whole 48-byte cell payloads, 53 bytes per cell.
+    Aal5 { llc_snap: bool },
+}
 
 impl Framing {
     /// Bits on the wire for an IP packet of `size` bytes, as the fraction `(num, den)`.
@@ -65,7 +79,11 @@ pub struct TxClock {
 impl TxClock {
     pub fn new(framing: Framing, rate_bps: u64) -> Self {
         assert!(rate_bps > 0, "a link rate must be positive");
-        TxClock { framing, rate_bps, rem: 0 }
+        TxClock {
+            framing,
+            rate_bps,
+            rem: 0,
+        }
     }
 
     /// Nanoseconds to transmit the next packet of `size` bytes.
@@ -111,11 +129,17 @@ mod tests {
     #[test]
     fn aal5_pads_to_whole_cells() {
         // 576 + 8 trailer = 584 B -> 13 cells (12 would hold 576)
-        assert_eq!(Framing::Aal5 { llc_snap: false }.wire_bits(576), (13 * 53 * 8, 1));
+        assert_eq!(
+            Framing::Aal5 { llc_snap: false }.wire_bits(576),
+            (13 * 53 * 8, 1)
+        );
         // 40 + 8 = 48 B -> exactly 1 cell
         assert_eq!(Framing::Aal5 { llc_snap: false }.wire_bits(40), (53 * 8, 1));
         // with LLC/SNAP: 40 + 16 = 56 -> 2 cells
-        assert_eq!(Framing::Aal5 { llc_snap: true }.wire_bits(40), (2 * 53 * 8, 1));
+        assert_eq!(
+            Framing::Aal5 { llc_snap: true }.wire_bits(40),
+            (2 * 53 * 8, 1)
+        );
     }
 
     #[test]

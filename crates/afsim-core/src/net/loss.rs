@@ -23,10 +23,13 @@ pub enum Model {
 
 impl Model {
     /// Checks the parameters once, before a run: `p` is a probability.
-    pub fn validate(&self) -> Result<(), crate::edge::ParamError> {
+    pub fn validate(&self) -> Result<(), crate::param::ParamError> {
         match *self {
             Model::Bernoulli { p } if !(0.0..=1.0).contains(&p) => {
-                Err(crate::edge::ParamError::new("p", format!("a loss probability is in [0, 1], found {p}")))
+                Err(crate::param::ParamError::new(
+                    "p",
+                    format!("a loss probability is in [0, 1], found {p}"),
+                ))
             }
             Model::Bernoulli { .. } => Ok(()),
         }
@@ -90,7 +93,11 @@ mod tests {
     #[test]
     fn a_probability_outside_the_unit_interval_is_refused() {
         for p in [-0.1, 1.5, f64::NAN] {
-            assert_eq!(Model::Bernoulli { p }.validate().unwrap_err().field, "p", "{p}");
+            assert_eq!(
+                Model::Bernoulli { p }.validate().unwrap_err().field,
+                "p",
+                "{p}"
+            );
         }
         assert!(Model::Bernoulli { p: 0.5 }.validate().is_ok());
     }

@@ -171,6 +171,24 @@ impl Pool {
     }
 }
 
+/// TCP header flags as bits of `TransportHeader::flags` (RFC 793 §3.1, RFC 3168 §6.1 for ECE
+/// and CWR).
+pub mod tcp_flags {
+    pub const FIN: u16 = 0x001;
+    pub const SYN: u16 = 0x002;
+    pub const RST: u16 = 0x004;
+    pub const PSH: u16 = 0x008;
+    pub const ACK: u16 = 0x010;
+    pub const URG: u16 = 0x020;
+    /// ECN-Echo (RFC 3168 §6.1).
+    pub const ECE: u16 = 0x040;
+    /// Congestion Window Reduced (RFC 3168 §6.1).
+    pub const CWR: u16 = 0x080;
+    /// Not a header flag: the SACK-permitted option of a SYN or SYN-ACK (RFC 2018 §2), carried
+    /// as a bit above the eight flags.
+    pub const SACK_PERMITTED: u16 = 0x100;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,12 +196,21 @@ mod tests {
     #[test]
     fn freed_slots_are_reused_and_live_count_tracks() {
         let mut pool = Pool::new();
-        let a = pool.alloc(Packet { size: 100, ..Default::default() });
-        let b = pool.alloc(Packet { size: 200, ..Default::default() });
+        let a = pool.alloc(Packet {
+            size: 100,
+            ..Default::default()
+        });
+        let b = pool.alloc(Packet {
+            size: 200,
+            ..Default::default()
+        });
         assert_eq!(pool.live(), 2);
         pool.free(a);
         assert_eq!(pool.live(), 1);
-        let c = pool.alloc(Packet { size: 300, ..Default::default() });
+        let c = pool.alloc(Packet {
+            size: 300,
+            ..Default::default()
+        });
         assert_eq!(c, a, "slot reused");
         assert_eq!(pool.get(c).size, 300);
         assert_eq!(pool.get(b).size, 200);

@@ -41,9 +41,9 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use crate::net::packet::tcp_flags as flags;
 use crate::net::packet::{proto, Packet};
 use crate::sim::time::SimTime;
-use crate::transport::tcp::flags;
 
 /// `Port::capture` of a port that is not captured.
 pub const NONE: u32 = u32::MAX;
@@ -98,7 +98,11 @@ fn fold(mut acc: u32) -> u16 {
 /// Writes the headers of `pkt` into `out`; returns (bytes written, the packet's IP length).
 pub fn encode(pkt: &Packet, out: &mut [u8; MAX_HEADER]) -> (usize, u32) {
     let (src, dst) = (address(pkt.src), address(pkt.dst));
-    let (sport, dport) = if pkt.rev { (SINK_PORT, source_port(pkt.flow)) } else { (source_port(pkt.flow), SINK_PORT) };
+    let (sport, dport) = if pkt.rev {
+        (SINK_PORT, source_port(pkt.flow))
+    } else {
+        (source_port(pkt.flow), SINK_PORT)
+    };
     let (l4, total) = match pkt.protocol {
         proto::TCP => {
             let th = &pkt.th;
@@ -207,7 +211,12 @@ impl Writer {
         h[16..20].copy_from_slice(&SNAPLEN.to_le_bytes());
         h[20..24].copy_from_slice(&LINKTYPE_RAW.to_le_bytes());
         out.write_all(&h)?;
-        Ok(Writer { out, buf: [0; MAX_HEADER], error: None, packets: 0 })
+        Ok(Writer {
+            out,
+            buf: [0; MAX_HEADER],
+            error: None,
+            packets: 0,
+        })
     }
 
     /// Records `pkt` leaving at `now`.
@@ -221,7 +230,10 @@ impl Writer {
         rec[4..8].copy_from_slice(&((now.0 % 1_000_000_000) as u32).to_le_bytes());
         rec[8..12].copy_from_slice(&(incl as u32).to_le_bytes());
         rec[12..16].copy_from_slice(&orig.to_le_bytes());
-        let r = self.out.write_all(&rec).and_then(|()| self.out.write_all(&self.buf[..incl]));
+        let r = self
+            .out
+            .write_all(&rec)
+            .and_then(|()| self.out.write_all(&self.buf[..incl]));
         match r {
             Ok(()) => self.packets += 1,
             Err(e) => self.error = Some(e),
@@ -251,7 +263,12 @@ mod tests {
             ecn: Ecn::Ect0,
             size: payload + 40,
             flow: 3,
-            th: TransportHeader { seq, payload, flags: flags::ACK | flags::CWR, ..Default::default() },
+            th: TransportHeader {
+                seq,
+                payload,
+                flags: flags::ACK | flags::CWR,
+                ..Default::default()
+            },
             ..Default::default()
         }
     }
@@ -284,7 +301,11 @@ mod tests {
     fn an_ipv4_header_has_length_ttl_protocol_addresses_and_a_valid_checksum() {
         let mut b = [0u8; MAX_HEADER];
         let (incl, orig) = encode(&tcp_data(0, 960), &mut b);
-        assert_eq!((incl, orig), (40, 1000), "headers only; the IP length is the packet's");
+        assert_eq!(
+            (incl, orig),
+            (40, 1000),
+            "headers only; the IP length is the packet's"
+        );
         assert_eq!(&b[..2], &[0x45, 42], "version 4, IHL 5; AF11 + ECT(0)");
         assert_eq!(u16::from_be_bytes([b[2], b[3]]), 1000);
         assert_eq!(&b[6..10], &[0x40, 0, 64, 6], "DF, TTL 64, TCP");
@@ -296,10 +317,18 @@ mod tests {
     fn tcp_sequence_numbers_are_one_plus_the_byte_offset() {
         let mut b = [0u8; MAX_HEADER];
         encode(&tcp_data(96_000, 960), &mut b);
-        assert_eq!(u16::from_be_bytes([b[20], b[21]]), 10_003, "source side: 10000 + flow");
+        assert_eq!(
+            u16::from_be_bytes([b[20], b[21]]),
+            10_003,
+            "source side: 10000 + flow"
+        );
         assert_eq!(u16::from_be_bytes([b[22], b[23]]), SINK_PORT);
         assert_eq!(u32::from_be_bytes([b[24], b[25], b[26], b[27]]), 96_001);
-        assert_eq!(u32::from_be_bytes([b[28], b[29], b[30], b[31]]), 1, "the receiver sends no data");
+        assert_eq!(
+            u32::from_be_bytes([b[28], b[29], b[30], b[31]]),
+            1,
+            "the receiver sends no data"
+        );
         assert_eq!(b[32], 5 << 4, "no options: 20-byte header");
         assert_eq!(b[33], 0x90, "ACK | CWR");
     }
@@ -319,7 +348,11 @@ mod tests {
             size: 40 + 16,
             flow: 3,
             rev: true,
-            th: TransportHeader { ack: 1000, flags: flags::ACK | flags::ECE, ..Default::default() },
+            th: TransportHeader {
+                ack: 1000,
+                flags: flags::ACK | flags::ECE,
+                ..Default::default()
+            },
             ..Default::default()
         };
         p.th.sack[0] = (3000, 4000);
@@ -328,13 +361,20 @@ mod tests {
         let mut b = [0u8; MAX_HEADER];
         let (incl, orig) = encode(&p, &mut b);
         assert_eq!((incl, orig), (20 + 20 + 4 + 16, 60));
-        assert_eq!(u16::from_be_bytes([b[20], b[21]]), SINK_PORT, "the ACK leaves the sink side");
+        assert_eq!(
+            u16::from_be_bytes([b[20], b[21]]),
+            SINK_PORT,
+            "the ACK leaves the sink side"
+        );
         assert_eq!(u32::from_be_bytes([b[28], b[29], b[30], b[31]]), 1001);
         assert_eq!(b[32] >> 4, 10, "40-byte TCP header");
         assert_eq!(b[33], 0x50, "ACK | ECE");
         assert_eq!(&b[40..44], &[1, 1, 5, 18]);
         let block = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-        assert_eq!([block(44), block(48), block(52), block(56)], [3001, 4001, 5001, 6001]);
+        assert_eq!(
+            [block(44), block(48), block(52), block(56)],
+            [3001, 4001, 5001, 6001]
+        );
     }
 
     #[test]
@@ -342,14 +382,20 @@ mod tests {
         let p = Packet {
             protocol: proto::TCP,
             size: 40,
-            th: TransportHeader { flags: flags::SYN | flags::ECE | flags::CWR | flags::SACK_PERMITTED, ..Default::default() },
+            th: TransportHeader {
+                flags: flags::SYN | flags::ECE | flags::CWR | flags::SACK_PERMITTED,
+                ..Default::default()
+            },
             ..Default::default()
         };
         let mut b = [0u8; MAX_HEADER];
         let (incl, orig) = encode(&p, &mut b);
         assert_eq!((incl, orig), (44, 44));
         assert_eq!(u32::from_be_bytes([b[24], b[25], b[26], b[27]]), 0);
-        assert_eq!(b[33], 0xC2, "SYN | ECE | CWR; the SACK-permitted bit is an option, not a flag");
+        assert_eq!(
+            b[33], 0xC2,
+            "SYN | ECE | CWR; the SACK-permitted bit is an option, not a flag"
+        );
         assert_eq!(&b[40..44], &[1, 1, 4, 2]);
     }
 
@@ -368,7 +414,14 @@ mod tests {
 
     #[test]
     fn a_udp_header_has_ports_length_and_a_valid_checksum() {
-        let p = Packet { src: 1, dst: 4, protocol: proto::UDP, size: 576, flow: 0, ..Default::default() };
+        let p = Packet {
+            src: 1,
+            dst: 4,
+            protocol: proto::UDP,
+            size: 576,
+            flow: 0,
+            ..Default::default()
+        };
         let mut b = [0u8; MAX_HEADER];
         let (incl, orig) = encode(&p, &mut b);
         assert_eq!((incl, orig), (28, 576));
@@ -384,7 +437,11 @@ mod tests {
 
     #[test]
     fn a_packet_smaller_than_its_headers_is_recorded_at_header_size() {
-        let p = Packet { protocol: proto::UDP, size: 1, ..Default::default() };
+        let p = Packet {
+            protocol: proto::UDP,
+            size: 1,
+            ..Default::default()
+        };
         let mut b = [0u8; MAX_HEADER];
         assert_eq!(encode(&p, &mut b), (28, 28));
         assert_eq!(u16::from_be_bytes([b[24], b[25]]), 8);
@@ -403,7 +460,11 @@ mod tests {
         assert_eq!(&bytes[20..24], &101u32.to_le_bytes());
         assert_eq!(&bytes[24..28], &1u32.to_le_bytes(), "seconds");
         assert_eq!(&bytes[28..32], &500_000_123u32.to_le_bytes(), "nanoseconds");
-        assert_eq!(&bytes[32..40], &[40, 0, 0, 0, 0xE8, 3, 0, 0], "incl 40, orig 1000");
+        assert_eq!(
+            &bytes[32..40],
+            &[40, 0, 0, 0, 0xE8, 3, 0, 0],
+            "incl 40, orig 1000"
+        );
         assert_eq!(bytes.len(), 24 + 16 + 40);
         assert_eq!(w.packets, 1);
         std::fs::remove_dir_all(&dir).ok();

@@ -37,17 +37,28 @@ pub enum RouteError {
     /// `route[route].path` is shorter than two nodes.
     TooShort { route: usize },
     /// `route[route].path` visits node `from` twice on its way to `to`: a forwarding loop.
-    Loop { route: usize, from: usize, to: usize },
+    Loop {
+        route: usize,
+        from: usize,
+        to: usize,
+    },
 }
 
 impl std::fmt::Display for RouteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RouteError::NotAdjacent { hop, .. } => {
-                write!(f, "no link joins hop {} and hop {} of the path", hop, hop + 1)
+                write!(
+                    f,
+                    "no link joins hop {} and hop {} of the path",
+                    hop,
+                    hop + 1
+                )
             }
             RouteError::TooShort { .. } => write!(f, "a route path needs at least two nodes"),
-            RouteError::Loop { .. } => write!(f, "the path visits a node twice (a forwarding loop)"),
+            RouteError::Loop { .. } => {
+                write!(f, "the path visits a node twice (a forwarding loop)")
+            }
         }
     }
 }
@@ -55,7 +66,11 @@ impl std::fmt::Display for RouteError {
 impl Tables {
     /// Builds tables for `n` nodes joined by `links` (pairs of node indices), with explicit
     /// `routes` (node paths) applied in order.
-    pub fn compute(n: usize, links: &[(usize, usize)], routes: &[&[usize]]) -> Result<Tables, RouteError> {
+    pub fn compute(
+        n: usize,
+        links: &[(usize, usize)],
+        routes: &[&[usize]],
+    ) -> Result<Tables, RouteError> {
         // adjacency: for each node, (neighbour, port) in link order
         let mut adj: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
         for (i, &(a, b)) in links.iter().enumerate() {
@@ -97,7 +112,11 @@ impl Tables {
             let dst = *path.last().unwrap();
             for (i, &u) in path.iter().enumerate() {
                 if path[..i].contains(&u) {
-                    return Err(RouteError::Loop { route: r, from: u, to: dst });
+                    return Err(RouteError::Loop {
+                        route: r,
+                        from: u,
+                        to: dst,
+                    });
                 }
             }
             for hop in 0..path.len() - 1 {
@@ -193,7 +212,11 @@ mod tests {
         let path = [0usize, 1, 4, 2, 1, 0];
         assert_eq!(
             Tables::compute(5, &links, &[&path]).unwrap_err(),
-            RouteError::Loop { route: 0, from: 1, to: 0 }
+            RouteError::Loop {
+                route: 0,
+                from: 1,
+                to: 0
+            }
         );
     }
 

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use crate::net::packet::{PacketId, Pool};
 use crate::queue::DropReason;
-use crate::scenario::spec::Limit;
+use crate::queue::Limit;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
 
@@ -27,11 +27,21 @@ impl DropTail {
             Limit::Packets(n) => (n as usize).min(1 << 16),
             Limit::Bytes(_) => 64,
         };
-        DropTail { limit, fifo: VecDeque::with_capacity(cap), bytes: 0 }
+        DropTail {
+            limit,
+            fifo: VecDeque::with_capacity(cap),
+            bytes: 0,
+        }
     }
 
     #[inline]
-    pub fn enqueue(&mut self, _now: SimTime, id: PacketId, pool: &mut Pool, _rng: &mut Rng) -> Result<(), DropReason> {
+    pub fn enqueue(
+        &mut self,
+        _now: SimTime,
+        id: PacketId,
+        pool: &mut Pool,
+        _rng: &mut Rng,
+    ) -> Result<(), DropReason> {
         let size = u64::from(pool.get(id).size);
         let fits = match self.limit {
             Limit::Packets(n) => self.fifo.len() < n as usize,
@@ -75,7 +85,10 @@ mod tests {
     use crate::sim::rng::stream;
 
     fn pkt(pool: &mut Pool, size: u32) -> PacketId {
-        pool.alloc(Packet { size, ..Default::default() })
+        pool.alloc(Packet {
+            size,
+            ..Default::default()
+        })
     }
 
     #[test]
@@ -84,10 +97,17 @@ mod tests {
         let mut rng = stream(1, "q");
         let mut q = DropTail::new(Limit::Packets(2));
         let t = SimTime::ZERO;
-        let (a, b, c) = (pkt(&mut pool, 100), pkt(&mut pool, 100), pkt(&mut pool, 100));
+        let (a, b, c) = (
+            pkt(&mut pool, 100),
+            pkt(&mut pool, 100),
+            pkt(&mut pool, 100),
+        );
         assert_eq!(q.enqueue(t, a, &mut pool, &mut rng), Ok(()));
         assert_eq!(q.enqueue(t, b, &mut pool, &mut rng), Ok(()));
-        assert_eq!(q.enqueue(t, c, &mut pool, &mut rng), Err(DropReason::Overflow));
+        assert_eq!(
+            q.enqueue(t, c, &mut pool, &mut rng),
+            Err(DropReason::Overflow)
+        );
         assert_eq!(q.dequeue(t, &mut pool), Some(a), "first in, first out");
         assert_eq!(q.len_bytes(), 100);
     }
@@ -102,8 +122,14 @@ mod tests {
         let small = pkt(&mut pool, 100);
         let one_more = pkt(&mut pool, 1);
         assert!(q.enqueue(t, big, &mut pool, &mut rng).is_ok());
-        assert!(q.enqueue(t, small, &mut pool, &mut rng).is_ok(), "exactly at the limit fits");
-        assert_eq!(q.enqueue(t, one_more, &mut pool, &mut rng), Err(DropReason::Overflow));
+        assert!(
+            q.enqueue(t, small, &mut pool, &mut rng).is_ok(),
+            "exactly at the limit fits"
+        );
+        assert_eq!(
+            q.enqueue(t, one_more, &mut pool, &mut rng),
+            Err(DropReason::Overflow)
+        );
         assert_eq!(q.len_packets(), 2);
     }
 }

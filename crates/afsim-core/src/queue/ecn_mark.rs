@@ -66,9 +66,18 @@ pub struct Strategy {
 
 impl Strategy {
     /// Plain mark-tail, the ECN behaviour of ns-2 RED (`setbit_`).
-    pub const MARK_TAIL: Strategy = Strategy { position: Position::Tail, out_first: false };
-    pub const MARK_FRONT: Strategy = Strategy { position: Position::Front, out_first: false };
-    pub const MARK_RANDOM: Strategy = Strategy { position: Position::Random, out_first: false };
+    pub const MARK_TAIL: Strategy = Strategy {
+        position: Position::Tail,
+        out_first: false,
+    };
+    pub const MARK_FRONT: Strategy = Strategy {
+        position: Position::Front,
+        out_first: false,
+    };
+    pub const MARK_RANDOM: Strategy = Strategy {
+        position: Position::Random,
+        out_first: false,
+    };
 }
 
 /// The outcome of a congestion signal.
@@ -118,8 +127,13 @@ pub fn choose(
     }
     // Table 5: select from the OUT queue while it is not empty, else from the IN queue —
     // i.e. from the candidates of the highest rank present.
-    let target = (0..n).map(|i| rank(candidate(fifo, arriving, i))).max().expect("n >= 1");
-    let mut of_target = (0..n).map(|i| candidate(fifo, arriving, i)).filter(|&id| rank(id) == target);
+    let target = (0..n)
+        .map(|i| rank(candidate(fifo, arriving, i)))
+        .max()
+        .expect("n >= 1");
+    let mut of_target = (0..n)
+        .map(|i| candidate(fifo, arriving, i))
+        .filter(|&id| rank(id) == target);
     match strategy.position {
         // "Packet at the tail of OUT queue is marked".
         Position::Tail => of_target.last().expect("target rank is present"),
@@ -127,7 +141,9 @@ pub fn choose(
         Position::Front => of_target.next().expect("target rank is present"),
         // "Packet is selected at random to mark from the OUT queue".
         Position::Random => {
-            let m = (0..n).filter(|&i| rank(candidate(fifo, arriving, i)) == target).count();
+            let m = (0..n)
+                .filter(|&i| rank(candidate(fifo, arriving, i)) == target)
+                .count();
             let k = pick_index(m, rng);
             of_target.nth(k).expect("k < m")
         }
@@ -176,9 +192,21 @@ mod tests {
         let mut pool = Pool::new();
         let fifo = dscps
             .iter()
-            .map(|&d| pool.alloc(Packet { dscp: d, ecn: Ecn::Ect0, size: 1000, ..Default::default() }))
+            .map(|&d| {
+                pool.alloc(Packet {
+                    dscp: d,
+                    ecn: Ecn::Ect0,
+                    size: 1000,
+                    ..Default::default()
+                })
+            })
             .collect();
-        let a = pool.alloc(Packet { dscp: arriving, ecn: Ecn::Ect0, size: 1000, ..Default::default() });
+        let a = pool.alloc(Packet {
+            dscp: arriving,
+            ecn: Ecn::Ect0,
+            size: 1000,
+            ..Default::default()
+        });
         (pool, fifo, a)
     }
 
@@ -186,7 +214,12 @@ mod tests {
         u8::from(p.dscp == OUT)
     }
 
-    fn mark(s: Strategy, dscps: &[u8], arriving: u8, seed: u64) -> (Pool, VecDeque<PacketId>, PacketId, Signal) {
+    fn mark(
+        s: Strategy,
+        dscps: &[u8],
+        arriving: u8,
+        seed: u64,
+    ) -> (Pool, VecDeque<PacketId>, PacketId, Signal) {
         let (mut pool, fifo, a) = queue_of(dscps, arriving);
         let mut rng = stream(seed, "queue/ecn");
         let sig = signal(s, &fifo, a, &mut pool, out_rank, &mut rng);
@@ -198,7 +231,10 @@ mod tests {
         let (pool, fifo, a, sig) = mark(Strategy::MARK_TAIL, &[IN, IN, IN], IN, 1);
         assert_eq!(sig, Signal::Marked(a));
         assert_eq!(pool.get(a).ecn, Ecn::Ce);
-        assert!(fifo.iter().all(|&id| pool.get(id).ecn == Ecn::Ect0), "queued packets untouched");
+        assert!(
+            fifo.iter().all(|&id| pool.get(id).ecn == Ecn::Ect0),
+            "queued packets untouched"
+        );
     }
 
     #[test]
@@ -236,7 +272,9 @@ mod tests {
         let picks = |seed| {
             let (_, fifo, a) = queue_of(&[IN; 20], IN);
             let mut rng = stream(seed, "queue/ecn");
-            (0..50).map(|_| choose(Strategy::MARK_RANDOM, &fifo, a, |_| 0, &mut rng)).collect::<Vec<_>>()
+            (0..50)
+                .map(|_| choose(Strategy::MARK_RANDOM, &fifo, a, |_| 0, &mut rng))
+                .collect::<Vec<_>>()
         };
         assert_eq!(picks(9), picks(9));
         assert_ne!(picks(9), picks(10));
@@ -249,7 +287,16 @@ mod tests {
         let next = rng.clone().next_u64();
         for pos in [Position::Tail, Position::Front] {
             for out_first in [false, true] {
-                choose(Strategy { position: pos, out_first }, &fifo, a, |_| 0, &mut rng);
+                choose(
+                    Strategy {
+                        position: pos,
+                        out_first,
+                    },
+                    &fifo,
+                    a,
+                    |_| 0,
+                    &mut rng,
+                );
             }
         }
         assert_eq!(rng.next_u64(), next);
@@ -257,7 +304,10 @@ mod tests {
 
     #[test]
     fn out_scheme_tail_marks_the_last_queued_out_packet_when_an_in_packet_arrives() {
-        let s = Strategy { position: Position::Tail, out_first: true };
+        let s = Strategy {
+            position: Position::Tail,
+            out_first: true,
+        };
         let (pool, fifo, a, sig) = mark(s, &[IN, OUT, IN, OUT, IN], IN, 1);
         assert_eq!(sig, Signal::Marked(fifo[3]));
         assert_eq!(pool.get(a).ecn, Ecn::Ect0);
@@ -265,21 +315,30 @@ mod tests {
 
     #[test]
     fn out_scheme_tail_marks_the_arrival_when_it_is_out() {
-        let s = Strategy { position: Position::Tail, out_first: true };
+        let s = Strategy {
+            position: Position::Tail,
+            out_first: true,
+        };
         let (_, _, a, sig) = mark(s, &[IN, OUT, IN], OUT, 1);
         assert_eq!(sig, Signal::Marked(a));
     }
 
     #[test]
     fn out_scheme_front_marks_the_first_out_packet() {
-        let s = Strategy { position: Position::Front, out_first: true };
+        let s = Strategy {
+            position: Position::Front,
+            out_first: true,
+        };
         let (_, fifo, _, sig) = mark(s, &[IN, IN, OUT, IN, OUT], IN, 1);
         assert_eq!(sig, Signal::Marked(fifo[2]));
     }
 
     #[test]
     fn out_scheme_random_only_ever_picks_out_packets_while_one_is_queued() {
-        let s = Strategy { position: Position::Random, out_first: true };
+        let s = Strategy {
+            position: Position::Random,
+            out_first: true,
+        };
         let (pool, fifo, a) = queue_of(&[IN, OUT, IN, IN, OUT, IN, OUT], IN);
         let mut rng = stream(3, "queue/ecn");
         let mut seen = std::collections::BTreeSet::new();
@@ -294,23 +353,50 @@ mod tests {
     #[test]
     fn out_scheme_falls_back_to_in_packets_when_no_out_is_queued() {
         let queued = [IN, IN, IN];
-        let tail = mark(Strategy { position: Position::Tail, out_first: true }, &queued, IN, 1);
-        assert_eq!(tail.3, Signal::Marked(tail.2), "tail of the IN queue: the arrival");
-        let front = mark(Strategy { position: Position::Front, out_first: true }, &queued, IN, 1);
+        let tail = mark(
+            Strategy {
+                position: Position::Tail,
+                out_first: true,
+            },
+            &queued,
+            IN,
+            1,
+        );
+        assert_eq!(
+            tail.3,
+            Signal::Marked(tail.2),
+            "tail of the IN queue: the arrival"
+        );
+        let front = mark(
+            Strategy {
+                position: Position::Front,
+                out_first: true,
+            },
+            &queued,
+            IN,
+            1,
+        );
         assert_eq!(front.3, Signal::Marked(front.1[0]), "head of the IN queue");
         let (pool, fifo, a) = queue_of(&queued, IN);
         let mut rng = stream(4, "queue/ecn");
         let mut seen = std::collections::BTreeSet::new();
         for _ in 0..2_000 {
             seen.insert(choose(
-                Strategy { position: Position::Random, out_first: true },
+                Strategy {
+                    position: Position::Random,
+                    out_first: true,
+                },
                 &fifo,
                 a,
                 |id| out_rank(pool.get(id)),
                 &mut rng,
             ));
         }
-        assert_eq!(seen.len(), 4, "random over all IN packets, the arrival included");
+        assert_eq!(
+            seen.len(),
+            4,
+            "random over all IN packets, the arrival included"
+        );
     }
 
     #[test]
@@ -318,8 +404,15 @@ mod tests {
         let (pool, fifo, a) = queue_of(&[10, 14, 12, 14, 12], 12);
         let mut rng = stream(1, "queue/ecn");
         let level = |id: PacketId| (pool.get(id).dscp - 10) / 2;
-        let s = Strategy { position: Position::Front, out_first: true };
-        assert_eq!(choose(s, &fifo, a, level, &mut rng), fifo[1], "first of the highest level (AF13)");
+        let s = Strategy {
+            position: Position::Front,
+            out_first: true,
+        };
+        assert_eq!(
+            choose(s, &fifo, a, level, &mut rng),
+            fifo[1],
+            "first of the highest level (AF13)"
+        );
     }
 
     #[test]
@@ -327,7 +420,14 @@ mod tests {
         let (mut pool, fifo, a) = queue_of(&[IN, IN], IN);
         pool.get_mut(fifo[0]).ecn = Ecn::NotEct;
         let mut rng = stream(1, "queue/ecn");
-        let sig = signal(Strategy::MARK_FRONT, &fifo, a, &mut pool, out_rank, &mut rng);
+        let sig = signal(
+            Strategy::MARK_FRONT,
+            &fifo,
+            a,
+            &mut pool,
+            out_rank,
+            &mut rng,
+        );
         assert_eq!(sig, Signal::NotEcnCapable(fifo[0]));
         assert_eq!(pool.get(fifo[0]).ecn, Ecn::NotEct);
     }
@@ -338,7 +438,10 @@ mod tests {
             let (mut pool, fifo, a) = queue_of(&[], IN);
             pool.get_mut(a).ecn = ecn;
             let mut rng = stream(1, "queue/ecn");
-            assert_eq!(signal(Strategy::MARK_TAIL, &fifo, a, &mut pool, out_rank, &mut rng), Signal::Marked(a));
+            assert_eq!(
+                signal(Strategy::MARK_TAIL, &fifo, a, &mut pool, out_rank, &mut rng),
+                Signal::Marked(a)
+            );
             assert_eq!(pool.get(a).ecn, Ecn::Ce);
         }
     }

@@ -23,11 +23,36 @@ pub mod scheduler;
 pub mod sima;
 pub mod wred;
 
+use crate::net::dscp::ColourTable;
 use crate::net::packet::{PacketId, Pool};
-use crate::edge::dscp::ColourTable;
-use crate::scenario::spec::QueueSpec;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
+
+/// A buffer limit, in packets or in bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Limit {
+    Packets(u32),
+    Bytes(u64),
+}
+
+/// An output queue discipline, as a scenario configures it (`scenario::spec` names it too). New
+/// disciplines are new variants. The link rate inside the
+/// RED-family parameters is filled in from the link when the world is built.
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueueSpec {
+    DropTail {
+        limit: Limit,
+    },
+    Red(crate::queue::red::Params),
+    Rio(crate::queue::rio::Params, crate::net::dscp::ColourTable),
+    Wred(crate::queue::wred::Params, crate::net::dscp::ColourTable),
+    /// Several classes, each with its own inner queue, served by a scheduler
+    /// (`queue::scheduler`).
+    Scheduler(scheduler::SchedulerSpec),
+    /// SIMA's core node: real-time and non-real-time buffers behind the allowed drop
+    /// precedence (`queue::sima`).
+    Sima(crate::queue::sima::Params),
+}
 
 /// Why a packet was dropped. The order of variants is the order of report columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -156,7 +181,13 @@ impl AnyQueue {
     /// Offers an arriving packet. `Ok` means the discipline now holds it; `Err` means the
     /// caller must drop it for the given reason.
     #[inline]
-    pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        pool: &mut Pool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
         match self {
             AnyQueue::DropTail(q) => q.enqueue(now, id, pool, rng),
             AnyQueue::Red(q) => q.enqueue(now, id, pool, rng),
@@ -309,7 +340,7 @@ pub struct QueueStats {
     pub drop_bytes: [u64; N_DROP_REASONS],
     pub max_len_packets: u64,
     /// The same counts by drop-precedence level (the domain's `ColourTable`).
-    pub levels: [LevelStats; crate::edge::dscp::MAX_LEVELS],
+    pub levels: [LevelStats; crate::net::dscp::MAX_LEVELS],
     /// Integral of the queue length in packets over time (packet·ns), for the time average.
     pub len_integral: u128,
     pub last_change: SimTime,

@@ -34,10 +34,10 @@
 
 use std::collections::VecDeque;
 
-use crate::edge::dscp;
-use crate::edge::sima::{ServiceClass, LEVELS};
-use crate::edge::ParamError;
+use crate::net::dscp;
+use crate::net::dscp::{ServiceClass, SIMA_LEVELS as LEVELS};
 use crate::net::packet::{PacketId, Pool};
+use crate::param::ParamError;
 use crate::queue::DropReason;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
@@ -106,7 +106,10 @@ impl Params {
     };
 
     pub fn validate(&self) -> Result<(), ParamError> {
-        for (field, limit) in [("rt_limit", self.rt_limit_bytes), ("nrt_limit", self.nrt_limit_bytes)] {
+        for (field, limit) in [
+            ("rt_limit", self.rt_limit_bytes),
+            ("nrt_limit", self.nrt_limit_bytes),
+        ] {
             // the smallest IP packet is a 20-byte header
             if limit < 20 {
                 return Err(ParamError::new(
@@ -115,9 +118,15 @@ impl Params {
                 ));
             }
         }
-        for (field, w) in [("rt_weight", self.rt_weight), ("nrt_weight", self.nrt_weight)] {
+        for (field, w) in [
+            ("rt_weight", self.rt_weight),
+            ("nrt_weight", self.nrt_weight),
+        ] {
             if !(w > 0.0 && w <= 1.0) {
-                return Err(ParamError::new(field, format!("{field} = {w}: an EWMA weight must be in (0, 1]")));
+                return Err(ParamError::new(
+                    field,
+                    format!("{field} = {w}: an EWMA weight must be in (0, 1]"),
+                ));
             }
         }
         if !(self.dpa_slope.is_finite() && self.dpa_slope > 0.0) {
@@ -142,7 +151,9 @@ impl Params {
     /// DP_a for the combined occupancy `x`: ⌊a + b·x⌋ clamped to 0..=8.
     #[inline]
     pub fn allowed(&self, x: f64) -> u8 {
-        (self.dpa_offset + self.dpa_slope * x).floor().clamp(0.0, LEVELS as f64) as u8
+        (self.dpa_offset + self.dpa_slope * x)
+            .floor()
+            .clamp(0.0, LEVELS as f64) as u8
     }
 }
 
@@ -236,7 +247,13 @@ impl Sima {
     }
 
     #[inline]
-    pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, _rng: &mut Rng) -> Result<(), DropReason> {
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        pool: &mut Pool,
+        _rng: &mut Rng,
+    ) -> Result<(), DropReason> {
         let (size, (class, dp)) = {
             let p = pool.get(id);
             (p.size, classify(p.dscp))
@@ -317,7 +334,10 @@ impl Sima {
                 counts[usize::from(classify(pool.get(id).dscp).1)] += 1;
             }
         }
-        for (c, class) in [ServiceClass::Nrt, ServiceClass::Rt].into_iter().enumerate() {
+        for (c, class) in [ServiceClass::Nrt, ServiceClass::Rt]
+            .into_iter()
+            .enumerate()
+        {
             for (dp, s) in self.stats.dp[c].iter().enumerate() {
                 let out = s.departures + s.drops_below_dpa + s.drops_overflow + queued[c][dp];
                 if s.arrivals != out {
@@ -344,10 +364,21 @@ mod tests {
     use crate::sim::rng::stream;
 
     fn pkt(pool: &mut Pool, size: u32, rt: bool, dp: u8) -> PacketId {
-        pool.alloc(Packet { size, dscp: dscp::sima(rt, dp), ..Default::default() })
+        pool.alloc(Packet {
+            size,
+            dscp: dscp::sima(rt, dp),
+            ..Default::default()
+        })
     }
 
-    fn offer(q: &mut Sima, pool: &mut Pool, t: u64, size: u32, rt: bool, dp: u8) -> Result<(), DropReason> {
+    fn offer(
+        q: &mut Sima,
+        pool: &mut Pool,
+        t: u64,
+        size: u32,
+        rt: bool,
+        dp: u8,
+    ) -> Result<(), DropReason> {
         let id = pkt(pool, size, rt, dp);
         let r = q.enqueue(SimTime::from_nanos(t), id, pool, &mut stream(1, "q"));
         if r.is_err() {
@@ -359,13 +390,30 @@ mod tests {
     #[test]
     fn the_allowed_precedence_is_the_integer_part_of_a_plus_b_x_within_zero_to_eight() {
         let p = Params::LAATU;
-        let cases = [(0.0, 0), (0.124, 0), (0.125, 1), (0.5, 4), (0.62, 4), (0.625, 5), (0.999, 7), (1.0, 8), (1.7, 8)];
+        let cases = [
+            (0.0, 0),
+            (0.124, 0),
+            (0.125, 1),
+            (0.5, 4),
+            (0.62, 4),
+            (0.625, 5),
+            (0.999, 7),
+            (1.0, 8),
+            (1.7, 8),
+        ];
         for (x, dpa) in cases {
             assert_eq!(p.allowed(x), dpa, "x = {x}");
         }
-        let shifted = Params { dpa_offset: -2.0, dpa_slope: 12.0, ..p };
+        let shifted = Params {
+            dpa_offset: -2.0,
+            dpa_slope: 12.0,
+            ..p
+        };
         // ⌊−2 + 12·x⌋: 0 up to x = 0.25, then one level per 1/12
-        assert_eq!([0.1, 0.25, 0.5, 0.83, 0.84].map(|x| shifted.allowed(x)), [0, 1, 4, 7, 8]);
+        assert_eq!(
+            [0.1, 0.25, 0.5, 0.83, 0.84].map(|x| shifted.allowed(x)),
+            [0, 1, 4, 7, 8]
+        );
     }
 
     #[test]
@@ -379,7 +427,10 @@ mod tests {
     fn dpa_follows_the_averaged_occupancy_of_scripted_arrivals() {
         // Fill the NRT buffer with DP 7 packets (always admitted below DP_a = 8), then check
         // the average and DP_a against the EWMA computed by hand at each arrival.
-        let p = Params { nrt_weight: 0.1, ..Params::LAATU };
+        let p = Params {
+            nrt_weight: 0.1,
+            ..Params::LAATU
+        };
         let mut q = Sima::new(p);
         let mut pool = Pool::new();
         let mut avg = 0.0;
@@ -387,26 +438,38 @@ mod tests {
             // before the k-th arrival the buffer holds k packets of 1000 B out of 20000 B
             assert_eq!(offer(&mut q, &mut pool, k, 1000, false, 7), Ok(()));
             avg += 0.1 * (k as f64 * 1000.0 / 20_000.0 - avg);
-            assert!((q.avg_occupancy(ServiceClass::Nrt) - avg).abs() < 1e-12, "arrival {k}");
+            assert!(
+                (q.avg_occupancy(ServiceClass::Nrt) - avg).abs() < 1e-12,
+                "arrival {k}"
+            );
             assert_eq!(q.dpa(), (8.0 * avg).floor() as u8, "arrival {k}: avg {avg}");
         }
         // the RT average saw only an empty buffer
         assert_eq!(q.avg_occupancy(ServiceClass::Rt), 0.0);
         // with the max rule an RT backlog raises DP_a as much as an NRT one
-        let mut q = Sima::new(Params { rt_weight: 1.0, ..Params::LAATU });
+        let mut q = Sima::new(Params {
+            rt_weight: 1.0,
+            ..Params::LAATU
+        });
         for k in 0..5 {
             offer(&mut q, &mut pool, k, 1960, true, 7).unwrap();
         }
         // before the 5th arrival: 4 × 1960 B of 9800 B = 0.8: DP_a = 6
         assert_eq!(q.dpa(), 6);
-        assert_eq!(offer(&mut q, &mut pool, 5, 100, false, 5), Err(DropReason::Early));
+        assert_eq!(
+            offer(&mut q, &mut pool, 5, 100, false, 5),
+            Err(DropReason::Early)
+        );
         assert_eq!(q.dpa(), 8, "5 × 1960 B is the whole RT buffer");
     }
 
     #[test]
     fn packets_below_dpa_are_dropped_before_buffering_and_the_rest_admitted() {
         // weight 1: the average is the occupancy at the arrival. 10000 B of 20000 B: DP_a = 4
-        let mut q = Sima::new(Params { nrt_weight: 1.0, ..Params::LAATU });
+        let mut q = Sima::new(Params {
+            nrt_weight: 1.0,
+            ..Params::LAATU
+        });
         let mut pool = Pool::new();
         for k in 0..10 {
             offer(&mut q, &mut pool, k, 1000, false, 7).unwrap();
@@ -423,18 +486,36 @@ mod tests {
             }
         }
         let s = &q.stats.dp[0];
-        assert_eq!((s[3].drops_below_dpa, s[4].drops_below_dpa, s[4].arrivals), (1, 0, 1));
+        assert_eq!(
+            (s[3].drops_below_dpa, s[4].drops_below_dpa, s[4].arrivals),
+            (1, 0, 1)
+        );
         assert!(q.check(&pool).is_ok());
     }
 
     #[test]
     fn a_packet_that_does_not_fit_its_buffer_overflows_whatever_its_precedence() {
-        let mut q = Sima::new(Params { rt_limit_bytes: 3000, nrt_weight: 0.001, ..Params::LAATU });
+        let mut q = Sima::new(Params {
+            rt_limit_bytes: 3000,
+            nrt_weight: 0.001,
+            ..Params::LAATU
+        });
         let mut pool = Pool::new();
         assert_eq!(offer(&mut q, &mut pool, 0, 2000, true, 7), Ok(()));
-        assert_eq!(offer(&mut q, &mut pool, 0, 1000, true, 7), Ok(()), "exactly full fits");
-        assert_eq!(offer(&mut q, &mut pool, 0, 1, true, 7), Err(DropReason::Overflow));
-        assert_eq!(offer(&mut q, &mut pool, 0, 1500, false, 0), Ok(()), "the NRT buffer is separate");
+        assert_eq!(
+            offer(&mut q, &mut pool, 0, 1000, true, 7),
+            Ok(()),
+            "exactly full fits"
+        );
+        assert_eq!(
+            offer(&mut q, &mut pool, 0, 1, true, 7),
+            Err(DropReason::Overflow)
+        );
+        assert_eq!(
+            offer(&mut q, &mut pool, 0, 1500, false, 0),
+            Ok(()),
+            "the NRT buffer is separate"
+        );
         assert_eq!(q.stats.dp[1][7].drops_overflow, 1);
         assert!(q.check(&pool).is_ok());
     }
@@ -456,7 +537,10 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| q.dequeue(t, &mut pool)).collect();
         assert_eq!(order, [r1, r2, n1, n2], "RT first, each class FIFO");
         assert_eq!((q.len_packets(), q.len_bytes()), (0, 0));
-        assert_eq!((q.stats.dp[1][2].departures, q.stats.dp[0][6].departures), (2, 2));
+        assert_eq!(
+            (q.stats.dp[1][2].departures, q.stats.dp[0][6].departures),
+            (2, 2)
+        );
     }
 
     #[test]
@@ -468,7 +552,10 @@ mod tests {
 
     #[test]
     fn counters_conserve_packets_and_dpa_time_adds_up_to_the_run() {
-        let mut q = Sima::new(Params { nrt_weight: 0.2, ..Params::LAATU });
+        let mut q = Sima::new(Params {
+            nrt_weight: 0.2,
+            ..Params::LAATU
+        });
         let mut pool = Pool::new();
         let mut rng = stream(7, "traffic");
         let mut now = 0u64;
@@ -476,7 +563,14 @@ mod tests {
             now += 100_000 + (rng.uniform() * 200_000.0) as u64;
             let dp = (rng.uniform() * 8.0) as u8;
             let rt = rng.uniform() < 0.2;
-            let _ = offer(&mut q, &mut pool, now, 200 + (rng.uniform() * 1300.0) as u32, rt, dp);
+            let _ = offer(
+                &mut q,
+                &mut pool,
+                now,
+                200 + (rng.uniform() * 1300.0) as u32,
+                rt,
+                dp,
+            );
             if rng.uniform() < 0.45 {
                 if let Some(id) = q.dequeue(SimTime::from_nanos(now), &mut pool) {
                     pool.free(id);
@@ -485,7 +579,10 @@ mod tests {
         }
         assert!(q.check(&pool).is_ok(), "{:?}", q.check(&pool));
         let dropped: u64 = q.stats.dp.iter().flatten().map(|s| s.drops_below_dpa).sum();
-        assert!(dropped > 0 && q.dpa_max() > 0, "the workload must congest the queue");
+        assert!(
+            dropped > 0 && q.dpa_max() > 0,
+            "the workload must congest the queue"
+        );
         let end = SimTime::from_nanos(now + 1);
         assert_eq!(q.dpa_time(end).iter().sum::<u64>(), end.as_nanos());
         // a counter out of step is caught
@@ -498,19 +595,41 @@ mod tests {
         assert!(Params::LAATU.validate().is_ok());
         let field = |p: Params| p.validate().unwrap_err().field;
         let p = Params::LAATU;
-        assert_eq!(field(Params { rt_limit_bytes: 0, ..p }), "rt_limit");
-        assert_eq!(field(Params { nrt_limit_bytes: 19, ..p }), "nrt_limit");
+        assert_eq!(
+            field(Params {
+                rt_limit_bytes: 0,
+                ..p
+            }),
+            "rt_limit"
+        );
+        assert_eq!(
+            field(Params {
+                nrt_limit_bytes: 19,
+                ..p
+            }),
+            "nrt_limit"
+        );
         for w in [0.0, -0.5, 1.5, f64::NAN] {
             assert_eq!(field(Params { rt_weight: w, ..p }), "rt_weight");
             assert_eq!(field(Params { nrt_weight: w, ..p }), "nrt_weight");
         }
-        assert!(Params { nrt_weight: 1.0, ..p }.validate().is_ok());
+        assert!(Params {
+            nrt_weight: 1.0,
+            ..p
+        }
+        .validate()
+        .is_ok());
         for b in [0.0, -1.0, f64::INFINITY, f64::NAN] {
             assert_eq!(field(Params { dpa_slope: b, ..p }), "dpa_slope");
         }
         for a in [8.0, 100.0, f64::NAN] {
             assert_eq!(field(Params { dpa_offset: a, ..p }), "dpa_offset");
         }
-        assert!(Params { dpa_offset: -3.0, ..p }.validate().is_ok());
+        assert!(Params {
+            dpa_offset: -3.0,
+            ..p
+        }
+        .validate()
+        .is_ok());
     }
 }

@@ -25,10 +25,12 @@
 
 use std::collections::VecDeque;
 
-use crate::edge::dscp::{ColourTable, MAX_LEVELS};
-use crate::edge::ParamError;
+use crate::net::dscp::{ColourTable, MAX_LEVELS};
 use crate::net::packet::{PacketId, Pool};
-use crate::queue::red::{act, fits, Activity, Common, Curve, IdleClock, MarkTest, Measure, RedAverage, Spacing, Stats};
+use crate::param::ParamError;
+use crate::queue::red::{
+    act, fits, Activity, Common, Curve, IdleClock, MarkTest, Measure, RedAverage, Spacing, Stats,
+};
 use crate::queue::DropReason;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
@@ -79,8 +81,15 @@ impl Wred {
     pub fn new(params: Params, colours: ColourTable) -> Self {
         debug_assert!(params.validate().is_ok());
         let c = params.common;
-        let curves = params.curves.iter().map(|k| k.in_unit(c.measure, c.mean_pkt_size)).collect::<Vec<_>>();
-        let marks = c.mark[..curves.len()].iter().map(|m| m.map(|m| m.in_unit(c.measure, c.mean_pkt_size))).collect();
+        let curves = params
+            .curves
+            .iter()
+            .map(|k| k.in_unit(c.measure, c.mean_pkt_size))
+            .collect::<Vec<_>>();
+        let marks = c.mark[..curves.len()]
+            .iter()
+            .map(|m| m.map(|m| m.in_unit(c.measure, c.mean_pkt_size)))
+            .collect();
         let spacing = vec![Spacing::default(); curves.len()];
         let clock = IdleClock::new(&params.common);
         Wred {
@@ -109,7 +118,13 @@ impl Wred {
     }
 
     #[inline]
-    pub fn enqueue(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        pool: &mut Pool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
         let common = &self.params.common;
         let (size, level) = {
             let p = pool.get(id);
@@ -124,7 +139,8 @@ impl Wred {
         // average (plain RED, red.cc, updates it first), ECN-capable or not
         if !fits(common.limit, self.fifo.len(), self.bytes, size) {
             self.spacing[curve_ix].on_overflow(common.spacing);
-            self.stats.record(level, Err(DropReason::Overflow), false, None);
+            self.stats
+                .record(level, Err(DropReason::Overflow), false, None);
             return Err(DropReason::Overflow);
         }
         // dsredq.cc (wred): one average over the physical queue, whatever the arrival's level.
@@ -132,7 +148,8 @@ impl Wred {
         let avg = self.clock.update(&mut self.avg, q, m);
         // ... tested against the arrival's own precedence curve; dsredq.cc has no "never drop
         // with at most one packet queued" rule (red.cc has)
-        let verdict = self.spacing[curve_ix].decide(avg, &self.curves[curve_ix], common, true, size, rng);
+        let verdict =
+            self.spacing[curve_ix].decide(avg, &self.curves[curve_ix], common, true, size, rng);
         let mark = self.marks[curve_ix].as_ref().map(|curve| MarkTest {
             curve,
             spacing: &mut self.mark_spacing[curve_ix],
@@ -167,7 +184,8 @@ impl Wred {
         let id = self.fifo.pop_front()?;
         let p = pool.get(id);
         self.bytes -= u64::from(p.size);
-        self.stats.record_departure(usize::from(self.colours.level(p.dscp)));
+        self.stats
+            .record_departure(usize::from(self.colours.level(p.dscp)));
         if self.fifo.is_empty() {
             // dsredq.cc: idle from the dequeue that empties the queue.
             self.activity = Activity::idle(now);
@@ -195,7 +213,10 @@ impl Wred {
         self.stats.check()?;
         let queued = self.stats.total().queued;
         if queued != self.fifo.len() as u64 {
-            return Err(format!("counters say {queued} queued, the FIFO holds {}", self.fifo.len()));
+            return Err(format!(
+                "counters say {queued} queued, the FIFO holds {}",
+                self.fifo.len()
+            ));
         }
         Ok(())
     }
@@ -204,7 +225,7 @@ impl Wred {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::edge::dscp::{Class, Marking, AF11, AF12, AF13};
+    use crate::net::dscp::{Class, Marking, AF11, AF12, AF13};
     use crate::net::packet::{Ecn, Packet};
     use crate::queue::ecn_mark::{Position, Strategy};
     use crate::queue::red::testkit::{poisson, run, Discipline};
@@ -213,7 +234,13 @@ mod tests {
     use crate::sim::rng::stream;
 
     impl Discipline for Wred {
-        fn enq(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, rng: &mut Rng) -> Result<(), DropReason> {
+        fn enq(
+            &mut self,
+            now: SimTime,
+            id: PacketId,
+            pool: &mut Pool,
+            rng: &mut Rng,
+        ) -> Result<(), DropReason> {
             self.enqueue(now, id, pool, rng)
         }
         fn deq(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
@@ -230,7 +257,11 @@ mod tests {
         (0..n)
             .map(|k| {
                 let k = k as f64;
-                Curve { min_th: 40.0 - 4.0 * k, max_th: 60.0 - 4.0 * k, max_p: 0.1 }
+                Curve {
+                    min_th: 40.0 - 4.0 * k,
+                    max_th: 60.0 - 4.0 * k,
+                    max_p: 0.1,
+                }
             })
             .collect()
     }
@@ -243,22 +274,47 @@ mod tests {
 
     /// A table of `n` levels where DSCP 2k means level k.
     fn table(n: u8) -> ColourTable {
-        let mut t = ColourTable::new(n, Marking { class: Class::BestEffort, level: n - 1 }).unwrap();
+        let mut t = ColourTable::new(
+            n,
+            Marking {
+                class: Class::BestEffort,
+                level: n - 1,
+            },
+        )
+        .unwrap();
         for k in 0..n {
-            t.set(2 * k, Marking { class: Class::Local(0), level: k }).unwrap();
+            t.set(
+                2 * k,
+                Marking {
+                    class: Class::Local(0),
+                    level: k,
+                },
+            )
+            .unwrap();
         }
         t
     }
 
     fn pkt(pool: &mut Pool, dscp: u8) -> PacketId {
-        pool.alloc(Packet { size: 1_000, dscp, ecn: Ecn::Ect0, ..Default::default() })
+        pool.alloc(Packet {
+            size: 1_000,
+            dscp,
+            ecn: Ecn::Ect0,
+            ..Default::default()
+        })
     }
 
     #[test]
     fn every_level_updates_the_one_shared_average() {
         let mut c = common();
         c.w_q = 0.5;
-        let mut q = Wred::new(Params { curves: staggered(3), common: c }, ColourTable::rfc2597());
+        let mut q = Wred::new(
+            Params {
+                curves: staggered(3),
+                common: c,
+            },
+            ColourTable::rfc2597(),
+        );
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
         for (dscp, expect) in [(AF11, 0.0), (AF13, 0.5), (AF12, 1.25), (AF11, 2.125)] {
             let id = pkt(&mut pool, dscp);
@@ -275,9 +331,21 @@ mod tests {
         c.w_q = 1e-12;
         c.limit = Limit::Packets(5_000);
         let curves = vec![
-            Curve { min_th: 20.0, max_th: 40.0, max_p: 0.1 },
-            Curve { min_th: 10.0, max_th: 20.0, max_p: 0.5 },
-            Curve { min_th: 5.0, max_th: 10.0, max_p: 0.1 },
+            Curve {
+                min_th: 20.0,
+                max_th: 40.0,
+                max_p: 0.1,
+            },
+            Curve {
+                min_th: 10.0,
+                max_th: 20.0,
+                max_p: 0.5,
+            },
+            Curve {
+                min_th: 5.0,
+                max_th: 10.0,
+                max_p: 0.1,
+            },
         ];
         let mut q = Wred::new(Params { curves, common: c }, ColourTable::rfc2597());
         q.avg = RedAverage::starting_at(12.0);
@@ -302,8 +370,18 @@ mod tests {
     fn levels_beyond_the_last_curve_use_the_last_curve() {
         let mut c = common();
         c.w_q = 1.0;
-        let curves =
-            vec![Curve { min_th: 20.0, max_th: 40.0, max_p: 0.1 }, Curve { min_th: 2.0, max_th: 4.0, max_p: 0.1 }];
+        let curves = vec![
+            Curve {
+                min_th: 20.0,
+                max_th: 40.0,
+                max_p: 0.1,
+            },
+            Curve {
+                min_th: 2.0,
+                max_th: 4.0,
+                max_p: 0.1,
+            },
+        ];
         let mut q = Wred::new(Params { curves, common: c }, ColourTable::rfc2597());
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
         for _ in 0..5 {
@@ -311,26 +389,44 @@ mod tests {
             q.enqueue(SimTime::ZERO, id, &mut pool, &mut rng).unwrap();
         }
         let red = pkt(&mut pool, AF13);
-        assert_eq!(q.enqueue(SimTime::ZERO, red, &mut pool, &mut rng), Err(DropReason::Early));
-        assert_eq!(q.stats.levels[2].forced_drops, 1, "counted under the packet's own level");
+        assert_eq!(
+            q.enqueue(SimTime::ZERO, red, &mut pool, &mut rng),
+            Err(DropReason::Early)
+        );
+        assert_eq!(
+            q.stats.levels[2].forced_drops, 1,
+            "counted under the packet's own level"
+        );
     }
 
     fn loss_by_level(n: u8) -> Vec<f64> {
         let mut c = common();
         c.w_q = 0.02;
-        let mut q = Wred::new(Params { curves: staggered(n as usize), common: c }, table(n));
+        let mut q = Wred::new(
+            Params {
+                curves: staggered(n as usize),
+                common: c,
+            },
+            table(n),
+        );
         let dscps: Vec<u8> = (0..n).map(|k| 2 * k).collect();
         let arrivals = poisson(17, 60_000, 9.6e6, 1_000, &dscps);
         run(&mut q, &arrivals, 8_000_000, 5);
         q.check_conservation().unwrap();
-        q.stats.levels[..n as usize].iter().map(|l| l.drops() as f64 / l.arrivals as f64).collect()
+        q.stats.levels[..n as usize]
+            .iter()
+            .map(|l| l.drops() as f64 / l.arrivals as f64)
+            .collect()
     }
 
     #[test]
     fn loss_is_monotone_in_the_drop_precedence_level() {
         for n in [2u8, 3, 4, 8] {
             let loss = loss_by_level(n);
-            assert!(loss.windows(2).all(|w| w[0] <= w[1]), "{n} levels: {loss:?}");
+            assert!(
+                loss.windows(2).all(|w| w[0] <= w[1]),
+                "{n} levels: {loss:?}"
+            );
             assert!(loss[0] < loss[n as usize - 1], "{n} levels: {loss:?}");
         }
     }
@@ -339,7 +435,13 @@ mod tests {
     fn idle_period_starts_at_the_dequeue_that_empties_the_queue() {
         let mut c = common();
         c.w_q = 0.5;
-        let mut q = Wred::new(Params { curves: staggered(3), common: c }, ColourTable::rfc2597());
+        let mut q = Wred::new(
+            Params {
+                curves: staggered(3),
+                common: c,
+            },
+            ColourTable::rfc2597(),
+        );
         q.avg = RedAverage::starting_at(8.0);
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
         let a = pkt(&mut pool, AF11);
@@ -347,16 +449,30 @@ mod tests {
         q.dequeue(SimTime::ZERO, &mut pool);
         assert_eq!(q.activity, Activity::idle(SimTime::ZERO));
         let b = pkt(&mut pool, AF12);
-        q.enqueue(SimTime(3_500_000), b, &mut pool, &mut rng).unwrap();
-        assert!(close(q.avg(), 4.0 * 0.125 * 0.5), "3 slots of 1 ms: {}", q.avg());
+        q.enqueue(SimTime(3_500_000), b, &mut pool, &mut rng)
+            .unwrap();
+        assert!(
+            close(q.avg(), 4.0 * 0.125 * 0.5),
+            "3 slots of 1 ms: {}",
+            q.avg()
+        );
     }
 
     #[test]
     fn out_first_marking_picks_the_highest_level_queued() {
         let mut c = common();
         c.w_q = 1e-12;
-        c.ecn = Some(Strategy { position: Position::Front, out_first: true });
-        let mut q = Wred::new(Params { curves: staggered(3), common: c }, ColourTable::rfc2597());
+        c.ecn = Some(Strategy {
+            position: Position::Front,
+            out_first: true,
+        });
+        let mut q = Wred::new(
+            Params {
+                curves: staggered(3),
+                common: c,
+            },
+            ColourTable::rfc2597(),
+        );
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
         for d in [AF11, AF12, AF13, AF12, AF13] {
             let id = pkt(&mut pool, d);
@@ -380,9 +496,23 @@ mod tests {
         c.w_q = 1e-12;
         c.limit = Limit::Packets(5_000);
         c.ecn = Some(Strategy::MARK_TAIL);
-        c.mark[1] = Some(Curve { min_th: 20.0, max_th: 30.0, max_p: 0.1 });
-        c.mark[2] = Some(Curve { min_th: 10.0, max_th: 20.0, max_p: 0.1 });
-        let mut q = Wred::new(Params { curves: staggered(3), common: c }, ColourTable::rfc2597());
+        c.mark[1] = Some(Curve {
+            min_th: 20.0,
+            max_th: 30.0,
+            max_p: 0.1,
+        });
+        c.mark[2] = Some(Curve {
+            min_th: 10.0,
+            max_th: 20.0,
+            max_p: 0.1,
+        });
+        let mut q = Wred::new(
+            Params {
+                curves: staggered(3),
+                common: c,
+            },
+            ColourTable::rfc2597(),
+        );
         q.avg = RedAverage::starting_at(25.0);
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
         for _ in 0..1_000 {
@@ -393,7 +523,10 @@ mod tests {
         }
         let marks: Vec<u64> = q.stats.levels[..3].iter().map(|l| l.ecn_marks).collect();
         assert_eq!((marks[0], marks[2]), (0, 1_000), "{marks:?}");
-        assert!(marks[1] > 50 && marks[1] < 150, "about 1000 / 10.5: {marks:?}");
+        assert!(
+            marks[1] > 50 && marks[1] < 150,
+            "about 1000 / 10.5: {marks:?}"
+        );
         assert_eq!(q.stats.total().drops(), 0);
     }
 
@@ -404,8 +537,18 @@ mod tests {
         c.w_q = 1e-12;
         c.limit = Limit::Packets(5_000);
         c.ecn = Some(Strategy::MARK_TAIL);
-        c.mark[2] = Some(Curve { min_th: 10.0, max_th: 20.0, max_p: 0.1 });
-        let mut q = Wred::new(Params { curves: staggered(3), common: c }, ColourTable::rfc2597());
+        c.mark[2] = Some(Curve {
+            min_th: 10.0,
+            max_th: 20.0,
+            max_p: 0.1,
+        });
+        let mut q = Wred::new(
+            Params {
+                curves: staggered(3),
+                common: c,
+            },
+            ColourTable::rfc2597(),
+        );
         q.avg = RedAverage::starting_at(50.0);
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
         for _ in 0..1_000 {
@@ -425,8 +568,18 @@ mod tests {
         c.spacing = SpacingRule::Dsredq;
         c.ecn = Some(Strategy::MARK_TAIL);
         c.ecn_forced_mark = true;
-        let curves =
-            vec![Curve { min_th: 40.0, max_th: 60.0, max_p: 1.0 }, Curve { min_th: 20.0, max_th: 40.0, max_p: 1.0 }];
+        let curves = vec![
+            Curve {
+                min_th: 40.0,
+                max_th: 60.0,
+                max_p: 1.0,
+            },
+            Curve {
+                min_th: 20.0,
+                max_th: 40.0,
+                max_p: 1.0,
+            },
+        ];
         let mut q = Wred::new(Params { curves, common: c }, ColourTable::rfc2597());
         q.avg = RedAverage::starting_at(avg);
         q
@@ -440,7 +593,12 @@ mod tests {
     }
 
     fn offer(q: &mut Wred, pool: &mut Pool, rng: &mut Rng, dscp: u8, ecn: Ecn) -> Fate {
-        let id = pool.alloc(Packet { size: 1_000, dscp, ecn, ..Default::default() });
+        let id = pool.alloc(Packet {
+            size: 1_000,
+            dscp,
+            ecn,
+            ..Default::default()
+        });
         match q.enqueue(SimTime::ZERO, id, pool, rng) {
             Ok(()) if pool.get(id).ecn == Ecn::Ce => Fate::Mark,
             Ok(()) => Fate::Enqueue,
@@ -458,15 +616,38 @@ mod tests {
         q.spacing[1].old = true;
         q.spacing[1].count = 1;
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
-        let arrivals =
-            [(AF12, Ecn::Ect0), (AF11, Ecn::Ect0), (AF12, Ecn::Ect0), (AF12, Ecn::NotEct), (AF11, Ecn::NotEct)];
-        let fates: Vec<Fate> = arrivals.into_iter().map(|(d, e)| offer(&mut q, &mut pool, &mut rng, d, e)).collect();
-        assert_eq!(fates, [Fate::Mark, Fate::Enqueue, Fate::Mark, Fate::Drop(DropReason::Early), Fate::Enqueue]);
-        assert_eq!(q.spacing[1].count, 0, "dsredq.cc: edv_.count = 0 on PKT_MARKED as on PKT_EDROPPED");
+        let arrivals = [
+            (AF12, Ecn::Ect0),
+            (AF11, Ecn::Ect0),
+            (AF12, Ecn::Ect0),
+            (AF12, Ecn::NotEct),
+            (AF11, Ecn::NotEct),
+        ];
+        let fates: Vec<Fate> = arrivals
+            .into_iter()
+            .map(|(d, e)| offer(&mut q, &mut pool, &mut rng, d, e))
+            .collect();
+        assert_eq!(
+            fates,
+            [
+                Fate::Mark,
+                Fate::Enqueue,
+                Fate::Mark,
+                Fate::Drop(DropReason::Early),
+                Fate::Enqueue
+            ]
+        );
+        assert_eq!(
+            q.spacing[1].count, 0,
+            "dsredq.cc: edv_.count = 0 on PKT_MARKED as on PKT_EDROPPED"
+        );
         assert!(!q.spacing[0].old, "level 0 below its min_th: count −1");
         let (l0, l1) = (q.stats.levels[0], q.stats.levels[1]);
         assert_eq!((l0.ecn_marks, l0.drops(), l0.queued), (0, 0, 2));
-        assert_eq!((l1.ecn_marks, l1.early_drops, l1.forced_drops, l1.queued), (2, 1, 0, 2));
+        assert_eq!(
+            (l1.ecn_marks, l1.early_drops, l1.forced_drops, l1.queued),
+            (2, 1, 0, 2)
+        );
         q.check_conservation().unwrap();
     }
 
@@ -476,11 +657,23 @@ mod tests {
     fn dsred_ecn_above_a_levels_max_th_marks_ecn_capable_arrivals_and_drops_the_others() {
         let mut q = wred_dsred_ecn(50.0);
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
-        assert_eq!(offer(&mut q, &mut pool, &mut rng, AF12, Ecn::Ect0), Fate::Mark);
-        assert_eq!(offer(&mut q, &mut pool, &mut rng, AF12, Ecn::NotEct), Fate::Drop(DropReason::Early));
-        assert_eq!(offer(&mut q, &mut pool, &mut rng, AF12, Ecn::Ect1), Fate::Mark);
+        assert_eq!(
+            offer(&mut q, &mut pool, &mut rng, AF12, Ecn::Ect0),
+            Fate::Mark
+        );
+        assert_eq!(
+            offer(&mut q, &mut pool, &mut rng, AF12, Ecn::NotEct),
+            Fate::Drop(DropReason::Early)
+        );
+        assert_eq!(
+            offer(&mut q, &mut pool, &mut rng, AF12, Ecn::Ect1),
+            Fate::Mark
+        );
         let l = q.stats.levels[1];
-        assert_eq!((l.ecn_marks, l.early_drops, l.forced_drops, l.queued), (2, 1, 1, 2));
+        assert_eq!(
+            (l.ecn_marks, l.early_drops, l.forced_drops, l.queued),
+            (2, 1, 1, 2)
+        );
         assert_eq!((q.spacing[1].count, q.spacing[1].old), (0, true));
         q.check_conservation().unwrap();
     }
@@ -493,22 +686,55 @@ mod tests {
         q.params.common.limit = Limit::Packets(60);
         let (mut pool, mut rng) = (Pool::new(), stream(1, "q"));
         for _ in 0..60 {
-            assert_eq!(offer(&mut q, &mut pool, &mut rng, AF11, Ecn::Ect0), Fate::Enqueue);
+            assert_eq!(
+                offer(&mut q, &mut pool, &mut rng, AF11, Ecn::Ect0),
+                Fate::Enqueue
+            );
         }
         q.avg = RedAverage::starting_at(50.0);
         q.spacing[1].count = 4;
-        assert_eq!(offer(&mut q, &mut pool, &mut rng, AF12, Ecn::Ect0), Fate::Drop(DropReason::Overflow));
+        assert_eq!(
+            offer(&mut q, &mut pool, &mut rng, AF12, Ecn::Ect0),
+            Fate::Drop(DropReason::Overflow)
+        );
         assert_eq!((q.avg(), q.spacing[1].count), (50.0, 4));
-        assert_eq!((q.stats.levels[1].overflow_drops, q.stats.levels[1].ecn_marks), (1, 0));
+        assert_eq!(
+            (
+                q.stats.levels[1].overflow_drops,
+                q.stats.levels[1].ecn_marks
+            ),
+            (1, 0)
+        );
         q.check_conservation().unwrap();
     }
 
     #[test]
     fn validate_wants_one_to_eight_valid_curves_under_the_limit() {
-        let ok = Params { curves: staggered(3), common: common() };
+        let ok = Params {
+            curves: staggered(3),
+            common: common(),
+        };
         assert!(ok.validate().is_ok());
-        assert_eq!(Params { curves: vec![], ..ok.clone() }.validate().unwrap_err().field, "levels");
-        assert_eq!(Params { curves: staggered(9), ..ok.clone() }.validate().unwrap_err().field, "levels");
+        assert_eq!(
+            Params {
+                curves: vec![],
+                ..ok.clone()
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "levels"
+        );
+        assert_eq!(
+            Params {
+                curves: staggered(9),
+                ..ok.clone()
+            }
+            .validate()
+            .unwrap_err()
+            .field,
+            "levels"
+        );
         let mut bad = ok.clone();
         bad.curves[1].max_p = 0.0;
         assert_eq!(bad.validate().unwrap_err().field, "levels");

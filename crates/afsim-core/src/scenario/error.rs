@@ -33,18 +33,38 @@ pub struct ScenarioError {
 impl ScenarioError {
     /// A file that could not be read: no line or column to point at.
     pub fn read(file: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { file: file.into(), line: 0, column: 0, field: String::new(), message: message.into() }
+        ScenarioError {
+            file: file.into(),
+            line: 0,
+            column: 0,
+            field: String::new(),
+            message: message.into(),
+        }
     }
 }
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_place(f, &self.file, self.line, self.column, &self.field, &self.message)
+        write_place(
+            f,
+            &self.file,
+            self.line,
+            self.column,
+            &self.field,
+            &self.message,
+        )
     }
 }
 
 /// `file:line:column: field: message`, the field part left out when empty.
-fn write_place(f: &mut fmt::Formatter<'_>, file: &str, line: usize, column: usize, field: &str, message: &str) -> fmt::Result {
+fn write_place(
+    f: &mut fmt::Formatter<'_>,
+    file: &str,
+    line: usize,
+    column: usize,
+    field: &str,
+    message: &str,
+) -> fmt::Result {
     write!(f, "{file}:{line}:{column}: ")?;
     if !field.is_empty() {
         write!(f, "{field}: ")?;
@@ -70,7 +90,14 @@ pub struct Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_place(f, &self.file, self.line, self.column, &self.field, &self.message)
+        write_place(
+            f,
+            &self.file,
+            self.line,
+            self.column,
+            &self.field,
+            &self.message,
+        )
     }
 }
 
@@ -98,19 +125,31 @@ mod tests {
 
     #[test]
     fn display_omits_an_empty_field() {
-        assert_eq!(err("").to_string(), "dumbbell.toml:12:8: expected a rate with a unit, like '10Mbps'");
+        assert_eq!(
+            err("").to_string(),
+            "dumbbell.toml:12:8: expected a rate with a unit, like '10Mbps'"
+        );
     }
 
     #[test]
     fn a_read_error_has_line_and_column_zero() {
         let e = ScenarioError::read("missing.toml", "No such file or directory (os error 2)");
         assert_eq!((e.line, e.column), (0, 0));
-        assert_eq!(e.to_string(), "missing.toml:0:0: No such file or directory (os error 2)");
+        assert_eq!(
+            e.to_string(),
+            "missing.toml:0:0: No such file or directory (os error 2)"
+        );
     }
 
     #[test]
     fn a_warning_displays_like_an_error() {
-        let w = Warning { file: "d.toml".into(), line: 3, column: 1, field: "flow[0].start".into(), message: "late".into() };
+        let w = Warning {
+            file: "d.toml".into(),
+            line: 3,
+            column: 1,
+            field: "flow[0].start".into(),
+            message: "late".into(),
+        };
         assert_eq!(w.to_string(), "d.toml:3:1: flow[0].start: late");
     }
 

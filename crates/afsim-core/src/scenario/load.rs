@@ -15,7 +15,7 @@
 //! 4. everything that relates tables: names, groups, links, routes, flows, reachability
 //!    (`resolve`), again earliest first where records are independent; conditioners
 //!    (`conditioner::expand`), since they refer to links and flows, and then congestion
-//!    signalling algorithms (`conditioner::expand_csa`), which refer to conditioners and to a
+//!    signalling algorithms (`csa::expand_csa`), which refer to conditioners and to a
 //!    RIO queue;
 //! 5. `Spec::check`, which cannot fail on what the stages above accept.
 //!
@@ -26,13 +26,19 @@
 //! loader never panics on any input; tests/loader_fuzz.rs holds it to that.
 
 mod conditioner;
+mod csa;
+mod curve;
 mod diffserv;
 mod flow;
+mod link;
+mod meter;
+mod names;
 mod params;
 mod queue;
 mod raw;
 mod resolve;
 mod source;
+mod table;
 mod value;
 mod warn;
 
@@ -44,7 +50,11 @@ use toml_edit::ImDocument;
 /// Loads a scenario from its text. `file` names it in errors and gives the default scenario
 /// name: "dir/dumbbell.toml" → "dumbbell", "<builtin:dumbbell>" → "dumbbell".
 /// `overrides` are `--set name=value` pairs, applied in order.
-pub fn load_str(text: &str, file: &str, overrides: &[(String, String)]) -> Result<Spec, ScenarioError> {
+pub fn load_str(
+    text: &str,
+    file: &str,
+    overrides: &[(String, String)],
+) -> Result<Spec, ScenarioError> {
     let src = Source::new(file, text);
     load(&src, overrides).map_err(|f| src.error(f))
 }
@@ -61,7 +71,11 @@ pub fn load_file(path: &Path, overrides: &[(String, String)]) -> Result<Spec, Sc
             let bytes = e.into_bytes();
             let text = std::str::from_utf8(&bytes[..valid]).expect("valid_up_to is valid");
             let src = Source::new(&file, text);
-            Err(src.error(Fail::new(valid, "", "the file is not valid UTF-8 text (TOML files must be UTF-8)")))
+            Err(src.error(Fail::new(
+                valid,
+                "",
+                "the file is not valid UTF-8 text (TOML files must be UTF-8)",
+            )))
         }
     }
 }
@@ -69,7 +83,11 @@ pub fn load_file(path: &Path, overrides: &[(String, String)]) -> Result<Spec, Sc
 fn load(src: &Source, overrides: &[(String, String)]) -> Result<Spec, Fail> {
     let doc = ImDocument::parse(src.text).map_err(|e| {
         let message = e.message().trim().replace('\n', "; ");
-        let message = if message.is_empty() { "invalid TOML".to_string() } else { format!("invalid TOML: {message}") };
+        let message = if message.is_empty() {
+            "invalid TOML".to_string()
+        } else {
+            format!("invalid TOML: {message}")
+        };
         Fail::new(e.span().map_or(0, |s| s.start), "", message)
     })?;
     let root = doc.as_table();
@@ -105,7 +123,10 @@ mod tests {
     }
 
     fn load_set(text: &str, set: &[(&str, &str)]) -> Result<Spec, ScenarioError> {
-        let ov: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let ov: Vec<(String, String)> = set
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         load_str(text, "t.toml", &ov)
     }
 
@@ -159,15 +180,28 @@ start_step = "10ms"
     fn a_dumbbell_expands_groups_in_place_and_in_order() {
         let s = load(DUMBBELL).unwrap();
         let names: Vec<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
-        assert_eq!(names, ["src0", "src1", "src2", "r1", "r2", "dst0", "dst1", "dst2"]);
+        assert_eq!(
+            names,
+            ["src0", "src1", "src2", "r1", "r2", "dst0", "dst1", "dst2"]
+        );
         assert_eq!(s.links.len(), 7);
         assert_eq!((s.links[0].a, s.links[0].b), (0, 3));
         assert_eq!((s.links[2].a, s.links[2].b), (2, 3));
         assert_eq!((s.links[4].a, s.links[4].b), (4, 5));
         assert_eq!(s.links[0].rate_bps, 2_000_000);
         assert_eq!(s.links[3].framing, Framing::Aal5 { llc_snap: true });
-        assert_eq!(s.links[3].queue_ab, QueueSpec::DropTail { limit: Limit::Packets(20) });
-        assert_eq!(s.links[3].queue_ba, QueueSpec::DropTail { limit: Limit::Bytes(65_536) });
+        assert_eq!(
+            s.links[3].queue_ab,
+            QueueSpec::DropTail {
+                limit: Limit::Packets(20)
+            }
+        );
+        assert_eq!(
+            s.links[3].queue_ba,
+            QueueSpec::DropTail {
+                limit: Limit::Bytes(65_536)
+            }
+        );
         assert_eq!(s.name, "t");
         assert_eq!(s.seed, 1);
         assert_eq!(s.stop.duration, Some(SimDuration::from_secs(20)));
@@ -177,10 +211,22 @@ start_step = "10ms"
     #[test]
     fn flows_between_groups_pair_members_and_stagger_their_starts() {
         let s = load(DUMBBELL).unwrap();
-        let f: Vec<(&str, &str, usize, usize)> =
-            s.flows.iter().map(|f| (f.name.as_str(), f.group.as_str(), f.src, f.dst)).collect();
-        assert_eq!(f, [("af0", "af", 0, 5), ("af1", "af", 1, 6), ("af2", "af", 2, 7)]);
-        let AppSpec::Cbr(c) = &s.flows[2].app else { panic!("a cbr flow") };
+        let f: Vec<(&str, &str, usize, usize)> = s
+            .flows
+            .iter()
+            .map(|f| (f.name.as_str(), f.group.as_str(), f.src, f.dst))
+            .collect();
+        assert_eq!(
+            f,
+            [
+                ("af0", "af", 0, 5),
+                ("af1", "af", 1, 6),
+                ("af2", "af", 2, 7)
+            ]
+        );
+        let AppSpec::Cbr(c) = &s.flows[2].app else {
+            panic!("a cbr flow")
+        };
         assert_eq!(c.start, SimTime::from_nanos(20_000_000));
         assert_eq!(c.rate_bps, 500_000);
         assert_eq!(c.packet_size, 576);
@@ -204,7 +250,10 @@ start_step = "10ms"
                     [[flow]]\nname = \"x\"\nfrom = \"a\"\nto = \"b\"\nkind = \"cbr\"\nrate = \"1Mbps\"\npacket_size = \"1000B\"\npackets = 10\n";
         let s = load(base).unwrap();
         assert_eq!(s.flows.len(), 1);
-        assert_eq!((s.flows[0].name.as_str(), s.flows[0].group.as_str()), ("x", "x"));
+        assert_eq!(
+            (s.flows[0].name.as_str(), s.flows[0].group.as_str()),
+            ("x", "x")
+        );
         assert!(s.stop.transfers_complete);
         let s = load(&format!("{base}count = 3\n")).unwrap();
         let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();

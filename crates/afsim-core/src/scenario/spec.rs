@@ -6,7 +6,15 @@
 //! range, values positive, routes loop-free); `Spec::check` re-checks the structural part so a
 //! spec built by hand in a test fails as clearly as a file would.
 
-use crate::sim::time::{SimDuration, SimTime};
+use crate::sim::time::SimDuration;
+
+// The models' own configuration types, which a `Spec` is made of: each lives with the model
+// that reads it (the models never see the scenario layer), and is named here as before.
+pub use crate::edge::conditioner::{ClassifierSpec, ConditionerSpec, MeterSpec};
+pub use crate::net::framing::Framing;
+pub use crate::queue::scheduler::{ClassSpec, SchedulerError, SchedulerSpec};
+pub use crate::queue::{Limit, QueueSpec};
+pub use crate::transport::cbr::CbrSpec;
 
 /// A whole scenario, ready to build.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,7 +32,7 @@ pub struct Spec {
     pub routes: Vec<RouteSpec>,
     pub flows: Vec<FlowSpec>,
     /// The DiffServ domain: how code points map to drop precedence levels.
-    pub colours: crate::edge::dscp::ColourTable,
+    pub colours: crate::net::dscp::ColourTable,
     /// Edge conditioners (classifier, meter, per-colour actions), in file order.
     pub conditioners: Vec<ConditionerSpec>,
     /// Congestion Signaling Algorithms (Giacomazzi et al. §IV), in file order.
@@ -149,233 +157,6 @@ pub struct LinkSpec {
     pub loss_ba: Option<crate::net::loss::Model>,
 }
 
-/// How an IP packet of `size` bytes becomes bits on the wire.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Framing {
-    /// The IP packet alone.
-    Plain,
-    /// A fixed per-packet overhead in bytes (PPP-like HDLC framing: flag, address, control,
-    /// protocol, FCS).
-    Fixed { overhead_bytes: u32 },
-    /// ATM cell tax as the Giacomazzi paper applies it: every 48 payload bytes cost 53 on the
-    /// wire, without AAL5 trailer or padding (34 Mb/s E3 nets 30.792 Mb/s at the IP level).
-    AtmCellTax,
-    /// ATM AAL5 exactly (RFC 2684 / ITU-T I.363.5): packet + optional 8-byte LLC/SNAP header +
-    /// 8-byte AAL5 trailer, padded up to whole 48-byte cell payloads, 53 bytes per cell.
-    Aal5 { llc_snap: bool },
-}
-
-/// An output queue discipline. New disciplines are new variants. The link rate inside the
-/// RED-family parameters is filled in from the link when the world is built.
-#[derive(Clone, Debug, PartialEq)]
-pub enum QueueSpec {
-    DropTail { limit: Limit },
-    Red(crate::queue::red::Params),
-    Rio(crate::queue::rio::Params, crate::edge::dscp::ColourTable),
-    Wred(crate::queue::wred::Params, crate::edge::dscp::ColourTable),
-    /// Several classes, each with its own inner queue, served by a scheduler
-    /// (`queue::scheduler`).
-    Scheduler(SchedulerSpec),
-    /// SIMA's core node: real-time and non-real-time buffers behind the allowed drop
-    /// precedence (`queue::sima`).
-    Sima(crate::queue::sima::Params),
-}
-
-/// A scheduler across classes on one port (`queue::scheduler` has the model).
-///
-/// Strict priority above DRR/WRR is expressed per class: under `Policy::Drr` or `Policy::Wrr`
-/// a class whose service is `Service::Priority` is served before every shared class, so "EF
-/// first, DRR among the rest" is `policy = Drr` with EF's class `Priority` and the others
-/// `Quantum`. Under `Policy::Priority` every class is `Priority` and list order is priority
-/// order (first = highest).
-#[derive(Clone, Debug, PartialEq)]
-pub struct SchedulerSpec {
-    pub policy: crate::queue::scheduler::Policy,
-    /// The classes, highest priority first (the order also breaks ties in the round robin:
-    /// shared classes join it in the order they become backlogged).
-    pub classes: Vec<ClassSpec>,
-}
-
-/// One class of a scheduler.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClassSpec {
-    /// Unique within the scheduler (for reports and errors).
-    pub name: String,
-    /// Code points (RFC 2474 behaviour aggregate) that select this class; may be empty for the
-    /// default class.
-    pub dscp: Vec<u8>,
-    /// Packets whose code point no class lists come here. Exactly one class is the default
-    /// (RFC 2474 §3: unrecognised code points get the default behaviour).
-    pub default: bool,
-    pub service: crate::queue::scheduler::Service,
-    /// The class's own queue: drop-tail or a RED-family AQM (not a scheduler).
-    pub queue: QueueSpec,
-}
-
-/// What is wrong with a `SchedulerSpec`, and where.
-#[derive(Clone, Debug, PartialEq)]
-pub enum SchedulerError {
-    /// The scheduler as a whole (`field` is "classes").
-    Scheduler { field: &'static str, message: String },
-    /// A field of class `class` ("name", "dscp", "default", "priority", "quantum", "weight",
-    /// "queue").
-    Class { class: usize, field: &'static str, message: String },
-    /// Class `class`'s queue failed its own model's validation.
-    Queue { class: usize, error: crate::edge::ParamError },
-}
-
-impl std::fmt::Display for SchedulerError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SchedulerError::Scheduler { field, message } => write!(f, "{field}: {message}"),
-            SchedulerError::Class { class, field, message } => write!(f, "classes[{class}].{field}: {message}"),
-            SchedulerError::Queue { class, error } => write!(f, "classes[{class}].queue.{error}"),
-        }
-    }
-}
-
-impl std::error::Error for SchedulerError {}
-
-/// For callers that report one field and a message (the loader's queue errors).
-impl From<SchedulerError> for crate::edge::ParamError {
-    fn from(e: SchedulerError) -> Self {
-        match e {
-            SchedulerError::Scheduler { field, message } => crate::edge::ParamError::new(field, message),
-            SchedulerError::Class { class, field, message } => {
-                crate::edge::ParamError::new(field, format!("class {class}: {message}"))
-            }
-            SchedulerError::Queue { class, error } => {
-                crate::edge::ParamError::new(error.field, format!("queue of class {class}: {}", error.message))
-            }
-        }
-    }
-}
-
-impl SchedulerSpec {
-    /// Fills the link rate into the RED-family queues of the classes (as the loader does for a
-    /// port's own queue once the link's rate is known). Call before `validate`.
-    pub fn set_link_rate(&mut self, link_rate_bps: u64) {
-        for c in &mut self.classes {
-            match &mut c.queue {
-                QueueSpec::DropTail { .. } | QueueSpec::Sima(_) => {}
-                QueueSpec::Red(p) => p.common.link_rate_bps = link_rate_bps,
-                QueueSpec::Rio(p, _) => p.common.link_rate_bps = link_rate_bps,
-                QueueSpec::Wred(p, _) => p.common.link_rate_bps = link_rate_bps,
-                QueueSpec::Scheduler(s) => s.set_link_rate(link_rate_bps),
-            }
-        }
-    }
-
-    /// Everything `validate` checks except the inner queues' own parameters: at least one
-    /// class, names unique and non-empty, exactly one default, every non-default class lists a
-    /// code point, code points 6-bit and in one class only, services matching the policy with
-    /// positive quanta / weights, no nested scheduler. `queue::scheduler::Scheduler::new`
-    /// relies on this.
-    pub fn validate_classes(&self) -> Result<(), SchedulerError> {
-        let class_err =
-            |class: usize, field: &'static str, message: String| SchedulerError::Class { class, field, message };
-        if self.classes.is_empty() {
-            let message = "a scheduler needs at least one class".into();
-            return Err(SchedulerError::Scheduler { field: "classes", message });
-        }
-        let mut owner: [Option<usize>; 64] = [None; 64];
-        let mut names = std::collections::HashSet::new();
-        for (i, c) in self.classes.iter().enumerate() {
-            if c.name.is_empty() {
-                return Err(class_err(i, "name", "a class needs a name".into()));
-            }
-            if !names.insert(c.name.as_str()) {
-                return Err(class_err(i, "name", format!("two classes are named '{}'", c.name)));
-            }
-            if c.dscp.is_empty() && !c.default {
-                let message = format!(
-                    "class '{}' lists no code point and is not the default: it would never receive a packet",
-                    c.name
-                );
-                return Err(class_err(i, "dscp", message));
-            }
-            for &d in &c.dscp {
-                let Some(slot) = owner.get_mut(usize::from(d)) else {
-                    return Err(class_err(i, "dscp", format!("{d} is not a 6-bit code point (0..=63)")));
-                };
-                if let Some(j) = *slot {
-                    let other = &self.classes[j].name;
-                    let what = crate::edge::dscp::name(d).map_or_else(|| d.to_string(), str::to_string);
-                    return Err(class_err(i, "dscp", format!("{what} is already in class '{other}'")));
-                }
-                *slot = Some(i);
-            }
-            if let Some((field, message)) = service_mismatch(self.policy, c.service) {
-                return Err(class_err(i, field, message.into()));
-            }
-            if let QueueSpec::Scheduler(_) = c.queue {
-                return Err(class_err(i, "queue", "a class queue cannot itself be a scheduler".into()));
-            }
-            if let QueueSpec::Sima(_) = c.queue {
-                let message = "a class queue cannot be a SIMA queue, which schedules its own two classes".into();
-                return Err(class_err(i, "queue", message));
-            }
-        }
-        let defaults: Vec<usize> = (0..self.classes.len()).filter(|&i| self.classes[i].default).collect();
-        match defaults.as_slice() {
-            [_] => Ok(()),
-            [] => Err(SchedulerError::Scheduler {
-                field: "classes",
-                message: "no class is the default; mark exactly one with default = true".into(),
-            }),
-            [first, second, ..] => Err(class_err(
-                *second,
-                "default",
-                format!("class '{}' is already the default", self.classes[*first].name),
-            )),
-        }
-    }
-
-    /// `validate_classes`, then each class queue's own parameters (RED-family queues need
-    /// `set_link_rate` first).
-    pub fn validate(&self) -> Result<(), SchedulerError> {
-        self.validate_classes()?;
-        for (class, c) in self.classes.iter().enumerate() {
-            let checked = match &c.queue {
-                QueueSpec::DropTail { limit: Limit::Packets(0) | Limit::Bytes(0) } => {
-                    Err(crate::edge::ParamError::new("limit", "the buffer limit must be positive"))
-                }
-                QueueSpec::DropTail { .. } => Ok(()),
-                QueueSpec::Red(p) => p.validate(),
-                QueueSpec::Rio(p, _) => p.validate(),
-                QueueSpec::Wred(p, _) => p.validate(),
-                QueueSpec::Scheduler(_) | QueueSpec::Sima(_) => {
-                    unreachable!("validate_classes rejects schedulers and SIMA queues in classes")
-                }
-            };
-            checked.map_err(|error| SchedulerError::Queue { class, error })?;
-        }
-        Ok(())
-    }
-}
-
-/// Why a class's service does not fit the scheduler's policy: the field at fault and a message.
-fn service_mismatch(
-    policy: crate::queue::scheduler::Policy,
-    service: crate::queue::scheduler::Service,
-) -> Option<(&'static str, &'static str)> {
-    use crate::queue::scheduler::{Policy, Service};
-    match (policy, service) {
-        (Policy::Priority | Policy::Drr | Policy::Wrr, Service::Priority) => None,
-        (Policy::Drr, Service::Quantum(0)) => Some(("quantum", "a quantum must be greater than zero")),
-        (Policy::Wrr, Service::Weight(0)) => Some(("weight", "a weight must be greater than zero")),
-        (Policy::Drr, Service::Quantum(_)) | (Policy::Wrr, Service::Weight(_)) => None,
-        (Policy::Priority, Service::Quantum(_)) => {
-            Some(("quantum", "a quantum needs policy drr; strict priority serves classes in list order"))
-        }
-        (Policy::Priority, Service::Weight(_)) => {
-            Some(("weight", "a weight needs policy wrr; strict priority serves classes in list order"))
-        }
-        (Policy::Drr, Service::Weight(_)) => Some(("weight", "policy drr shares bytes: give this class a quantum")),
-        (Policy::Wrr, Service::Quantum(_)) => Some(("quantum", "policy wrr shares packets: give this class a weight")),
-    }
-}
-
 impl Spec {
     /// The port named `from->to` (node names, as the report names queues): the direction of
     /// the first link joining them, as `net::routing::port_of` numbers it.
@@ -399,21 +180,44 @@ impl Spec {
         let name = |i: usize| self.nodes[i].name.as_str();
         self.links
             .iter()
-            .flat_map(|l| [format!("{}->{}", name(l.a), name(l.b)), format!("{}->{}", name(l.b), name(l.a))])
+            .flat_map(|l| {
+                [
+                    format!("{}->{}", name(l.a), name(l.b)),
+                    format!("{}->{}", name(l.b), name(l.a)),
+                ]
+            })
             .collect()
     }
 
     /// Adds a capture of port `port` (named `from->to`) into `path`, as `afsim run --capture`
     /// asks; `origin` names the option in errors. Fails on an unknown or already captured port.
-    pub fn add_capture(&mut self, port: &str, path: std::path::PathBuf, origin: &str) -> Result<(), String> {
+    pub fn add_capture(
+        &mut self,
+        port: &str,
+        path: std::path::PathBuf,
+        origin: &str,
+    ) -> Result<(), String> {
         let Some(index) = self.port_index(port) else {
-            return Err(format!("no port '{port}'; the ports are: {}", self.port_names().join(", ")));
+            return Err(format!(
+                "no port '{port}'; the ports are: {}",
+                self.port_names().join(", ")
+            ));
         };
         if self.captures.iter().any(|c| c.port == index) {
             return Err(format!("port '{port}' is already captured"));
         }
-        let place = super::ScenarioError { file: origin.to_string(), line: 0, column: 0, field: String::new(), message: String::new() };
-        self.captures.push(CaptureSpec { port: index, path, place });
+        let place = super::ScenarioError {
+            file: origin.to_string(),
+            line: 0,
+            column: 0,
+            field: String::new(),
+            message: String::new(),
+        };
+        self.captures.push(CaptureSpec {
+            port: index,
+            path,
+            place,
+        });
         Ok(())
     }
 
@@ -422,24 +226,25 @@ impl Spec {
     /// zero interval.
     pub fn add_monitor(&mut self, port: &str, interval: SimDuration) -> Result<(), String> {
         let Some(index) = self.port_index(port) else {
-            return Err(format!("no port '{port}'; the ports are: {}", self.port_names().join(", ")));
+            return Err(format!(
+                "no port '{port}'; the ports are: {}",
+                self.port_names().join(", ")
+            ));
         };
         if interval.0 == 0 {
-            return Err(format!("the sampling interval of '{port}' must be positive"));
+            return Err(format!(
+                "the sampling interval of '{port}' must be positive"
+            ));
         }
         if self.monitors.iter().any(|m| m.port == index) {
             return Err(format!("port '{port}' is already monitored"));
         }
-        self.monitors.push(MonitorSpec { port: index, interval });
+        self.monitors.push(MonitorSpec {
+            port: index,
+            interval,
+        });
         Ok(())
     }
-}
-
-/// A buffer limit, in packets or in bytes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Limit {
-    Packets(u32),
-    Bytes(u64),
 }
 
 /// An explicit route: for packets addressed to `path.last()`, each node of the path forwards
@@ -476,82 +281,40 @@ pub enum AppSpec {
     Cbr(CbrSpec),
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct CbrSpec {
-    /// Application rate in bits per second, counting IP packet bytes.
-    pub rate_bps: u64,
-    /// IP packet size in bytes (headers included).
-    pub packet_size: u32,
-    pub start: SimTime,
-    pub stop: Option<SimTime>,
-    pub max_packets: Option<u64>,
-    /// ns-2's `random_` flag: each interval is scaled by a uniform factor in [0.5, 1.5) from the
-    /// flow's own random stream, keeping the mean rate.
-    pub jitter: bool,
-}
-
-/// An edge conditioner (RFC 2475 §2.3.3): at `node`, packets arriving over the link from
-/// `from` (or, with `from = None`, every packet arriving at or sent from `node`) that the
-/// classifier selects are metered, and each colour's action is applied.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ConditionerSpec {
-    pub name: String,
-    pub node: usize,
-    /// The neighbour whose link is this conditioner's input line (Giacomazzi: "a conditioner
-    /// for each input line").
-    pub from: Option<usize>,
-    pub classifier: ClassifierSpec,
-    pub meter: MeterSpec,
-    /// One meter per flow (each with the same parameters) instead of one for the aggregate.
-    pub per_flow: bool,
-    /// What to do with green, yellow and red packets (indexed by `Colour::index()`).
-    pub actions: [crate::edge::PerColourAction; 3],
-    /// Packets a shaping conditioner may hold (used when an action is `Shape`).
-    pub buffer_packets: u32,
-}
-
-/// Which packets a conditioner takes: every listed criterion must hold; an empty list or
-/// `None` matches anything (RFC 2475 §2.3.1 multi-field and behaviour-aggregate classifiers).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ClassifierSpec {
-    /// Flow indices (from flow or flow-group names).
-    pub flows: Vec<usize>,
-    pub src: Option<usize>,
-    pub dst: Option<usize>,
-    pub protocol: Option<u8>,
-    /// Code points (behaviour aggregate).
-    pub dscp: Vec<u8>,
-}
-
-/// The meter of a conditioner, with its source's parameters.
-#[derive(Clone, Debug, PartialEq)]
-pub enum MeterSpec {
-    TokenBucket(crate::edge::token_bucket::Params),
-    Srtcm(crate::edge::srtcm::Params),
-    Trtcm(crate::edge::trtcm::Params),
-    Tsw2cm(crate::edge::tsw::Tsw2cmParams),
-    Tsw3cm(crate::edge::tsw::Tsw3cmParams),
-    /// Giacomazzi et al.'s enhanced token bucket (Fig. 5); its input buffer is the
-    /// conditioner's holding FIFO, of `Params::buffer_packets`.
-    EnhancedTokenBucket(crate::edge::enhanced_token_bucket::Params),
-    /// The SIMA access node's marker (`edge::sima`): it writes a drop precedence into every
-    /// packet's code point and has no per-colour actions.
-    Sima(crate::edge::sima::Params),
-}
-
 /// A structural problem in a spec; the loader turns each into a file/line/field error.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SpecError {
     NoStopCondition,
-    NodeIndex { what: &'static str, index: usize, field: &'static str },
-    SelfLink { link: usize },
-    Zero { what: &'static str, index: usize, field: &'static str },
-    DuplicateName { what: &'static str, name: String },
+    NodeIndex {
+        what: &'static str,
+        index: usize,
+        field: &'static str,
+    },
+    SelfLink {
+        link: usize,
+    },
+    Zero {
+        what: &'static str,
+        index: usize,
+        field: &'static str,
+    },
+    DuplicateName {
+        what: &'static str,
+        name: String,
+    },
     Route(crate::net::routing::RouteError),
-    FlowIndex { conditioner: usize },
-    CsaTarget { csa: usize },
-    CsaQueue { csa: usize },
-    ShapeNeedsTokenBucket { conditioner: usize },
+    FlowIndex {
+        conditioner: usize,
+    },
+    CsaTarget {
+        csa: usize,
+    },
+    CsaQueue {
+        csa: usize,
+    },
+    ShapeNeedsTokenBucket {
+        conditioner: usize,
+    },
     /// A capture names no port, or its file cannot be created (with the place that asked).
     Capture(Box<super::ScenarioError>),
     /// A monitor names no port (its index) or has a zero interval.
@@ -605,7 +368,10 @@ impl Spec {
         for c in &self.captures {
             if c.port >= 2 * self.links.len() {
                 let message = format!("capture of port {}: no such port", c.port);
-                return Err(SpecError::Capture(Box::new(super::ScenarioError { message, ..c.place.clone() })));
+                return Err(SpecError::Capture(Box::new(super::ScenarioError {
+                    message,
+                    ..c.place.clone()
+                })));
             }
         }
         for m in &self.monitors {
@@ -616,52 +382,94 @@ impl Spec {
         let mut seen = std::collections::HashSet::new();
         for node in &self.nodes {
             if !seen.insert(node.name.as_str()) {
-                return Err(SpecError::DuplicateName { what: "node", name: node.name.clone() });
+                return Err(SpecError::DuplicateName {
+                    what: "node",
+                    name: node.name.clone(),
+                });
             }
         }
         for (i, l) in self.links.iter().enumerate() {
             if l.a >= n {
-                return Err(SpecError::NodeIndex { what: "link", index: i, field: "a" });
+                return Err(SpecError::NodeIndex {
+                    what: "link",
+                    index: i,
+                    field: "a",
+                });
             }
             if l.b >= n {
-                return Err(SpecError::NodeIndex { what: "link", index: i, field: "b" });
+                return Err(SpecError::NodeIndex {
+                    what: "link",
+                    index: i,
+                    field: "b",
+                });
             }
             if l.a == l.b {
                 return Err(SpecError::SelfLink { link: i });
             }
             if l.rate_bps == 0 {
-                return Err(SpecError::Zero { what: "link", index: i, field: "rate" });
+                return Err(SpecError::Zero {
+                    what: "link",
+                    index: i,
+                    field: "rate",
+                });
             }
         }
         let mut seen = std::collections::HashSet::new();
         for (i, f) in self.flows.iter().enumerate() {
             if f.src >= n {
-                return Err(SpecError::NodeIndex { what: "flow", index: i, field: "from" });
+                return Err(SpecError::NodeIndex {
+                    what: "flow",
+                    index: i,
+                    field: "from",
+                });
             }
             if f.dst >= n {
-                return Err(SpecError::NodeIndex { what: "flow", index: i, field: "to" });
+                return Err(SpecError::NodeIndex {
+                    what: "flow",
+                    index: i,
+                    field: "to",
+                });
             }
             if !seen.insert(f.name.as_str()) {
-                return Err(SpecError::DuplicateName { what: "flow", name: f.name.clone() });
+                return Err(SpecError::DuplicateName {
+                    what: "flow",
+                    name: f.name.clone(),
+                });
             }
             match &f.app {
                 AppSpec::Tcp(_) | AppSpec::Tfrc(_) => {}
                 AppSpec::Cbr(c) => {
                     if c.rate_bps == 0 {
-                        return Err(SpecError::Zero { what: "flow", index: i, field: "rate" });
+                        return Err(SpecError::Zero {
+                            what: "flow",
+                            index: i,
+                            field: "rate",
+                        });
                     }
                     if c.packet_size == 0 {
-                        return Err(SpecError::Zero { what: "flow", index: i, field: "packet_size" });
+                        return Err(SpecError::Zero {
+                            what: "flow",
+                            index: i,
+                            field: "packet_size",
+                        });
                     }
                 }
             }
         }
         for (i, c) in self.conditioners.iter().enumerate() {
             if c.node >= n {
-                return Err(SpecError::NodeIndex { what: "conditioner", index: i, field: "at" });
+                return Err(SpecError::NodeIndex {
+                    what: "conditioner",
+                    index: i,
+                    field: "at",
+                });
             }
             if c.from.is_some_and(|f| f >= n) {
-                return Err(SpecError::NodeIndex { what: "conditioner", index: i, field: "from" });
+                return Err(SpecError::NodeIndex {
+                    what: "conditioner",
+                    index: i,
+                    field: "from",
+                });
             }
             if c.classifier.flows.iter().any(|&f| f >= self.flows.len()) {
                 return Err(SpecError::FlowIndex { conditioner: i });
@@ -671,31 +479,58 @@ impl Spec {
                 return Err(SpecError::ShapeNeedsTokenBucket { conditioner: i });
             }
             if shaping && c.buffer_packets == 0 {
-                return Err(SpecError::Zero { what: "conditioner", index: i, field: "buffer" });
+                return Err(SpecError::Zero {
+                    what: "conditioner",
+                    index: i,
+                    field: "buffer",
+                });
             }
         }
         for (i, c) in self.csas.iter().enumerate() {
             if c.node >= n {
-                return Err(SpecError::NodeIndex { what: "csa", index: i, field: "at" });
+                return Err(SpecError::NodeIndex {
+                    what: "csa",
+                    index: i,
+                    field: "at",
+                });
             }
             if c.towards >= n {
-                return Err(SpecError::NodeIndex { what: "csa", index: i, field: "towards" });
+                return Err(SpecError::NodeIndex {
+                    what: "csa",
+                    index: i,
+                    field: "towards",
+                });
             }
             let is_etb = |&t: &usize| {
-                self.conditioners.get(t).is_some_and(|k| matches!(k.meter, MeterSpec::EnhancedTokenBucket(_)))
+                self.conditioners
+                    .get(t)
+                    .is_some_and(|k| matches!(k.meter, MeterSpec::EnhancedTokenBucket(_)))
             };
             if !c.targets.iter().all(is_etb) {
                 return Err(SpecError::CsaTarget { csa: i });
             }
-            let watched = self.links.iter().find(|l| (l.a, l.b) == (c.node, c.towards) || (l.b, l.a) == (c.node, c.towards));
-            let queue = watched.map(|l| if l.a == c.node { &l.queue_ab } else { &l.queue_ba });
+            let watched = self
+                .links
+                .iter()
+                .find(|l| (l.a, l.b) == (c.node, c.towards) || (l.b, l.a) == (c.node, c.towards));
+            let queue = watched.map(|l| {
+                if l.a == c.node {
+                    &l.queue_ab
+                } else {
+                    &l.queue_ba
+                }
+            });
             if !matches!(queue, Some(QueueSpec::Rio(..))) {
                 return Err(SpecError::CsaQueue { csa: i });
             }
         }
         for (i, r) in self.routes.iter().enumerate() {
             if r.path.iter().any(|&x| x >= n) {
-                return Err(SpecError::NodeIndex { what: "route", index: i, field: "path" });
+                return Err(SpecError::NodeIndex {
+                    what: "route",
+                    index: i,
+                    field: "path",
+                });
             }
         }
         Ok(())

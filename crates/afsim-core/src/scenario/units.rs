@@ -61,7 +61,9 @@ impl Quantity {
             Quantity::Rate => "bps, kbps, Mbps, Gbps (or b/s, kb/s, Mb/s, Gb/s)",
             Quantity::Time => "ns, us, µs, ms, s, min",
             Quantity::Size => "B, kB, KB, KiB, MB, MiB, GB, GiB",
-            Quantity::Limit | Quantity::Amount => "pkt, packets, p, or a size: B, KB, KiB, MB, MiB, GB, GiB",
+            Quantity::Limit | Quantity::Amount => {
+                "pkt, packets, p, or a size: B, KB, KiB, MB, MiB, GB, GiB"
+            }
         }
     }
 }
@@ -78,7 +80,11 @@ pub enum UnitError {
     /// A number with no unit after it.
     MissingUnit(Quantity),
     /// A unit that is not one of this quantity's units; `hint` suggests the likely intent.
-    UnknownUnit { quantity: Quantity, unit: String, hint: Option<String> },
+    UnknownUnit {
+        quantity: Quantity,
+        unit: String,
+        hint: Option<String>,
+    },
     /// A rate in bytes per second ("MBps").
     ByteRate { unit: String },
     /// The value is not a whole number of the base unit (bit/s, ns, byte, packet).
@@ -98,7 +104,11 @@ impl fmt::Display for UnitError {
             }
             UnitError::Negative(q) => write!(f, "a {} cannot be negative", q.noun()),
             UnitError::MissingUnit(q) => write!(f, "expected {}", q.expected()),
-            UnitError::UnknownUnit { quantity, unit, hint } => {
+            UnitError::UnknownUnit {
+                quantity,
+                unit,
+                hint,
+            } => {
                 write!(f, "unknown {} unit '{unit}'", quantity.noun())?;
                 if let Some(h) = hint {
                     write!(f, " ({h})")?;
@@ -119,7 +129,9 @@ impl fmt::Display for UnitError {
                 };
                 write!(f, "'{text}' is not a whole number of {base}")
             }
-            UnitError::TooLarge { quantity, text } => write!(f, "the {} '{text}' is too large", quantity.noun()),
+            UnitError::TooLarge { quantity, text } => {
+                write!(f, "the {} '{text}' is too large", quantity.noun())
+            }
             UnitError::ZeroRate => write!(f, "a rate must be at least 1bps"),
         }
     }
@@ -141,10 +153,16 @@ pub fn parse_rate_bps(text: &str) -> Result<u64, UnitError> {
             let stem = unit.strip_suffix("ps").or_else(|| unit.strip_suffix("/s"));
             if let Some(stem) = stem {
                 if stem.ends_with('B') && stem.len() <= 2 {
-                    return Err(UnitError::ByteRate { unit: unit.to_string() });
+                    return Err(UnitError::ByteRate {
+                        unit: unit.to_string(),
+                    });
                 }
             }
-            return Err(unknown(q, unit, &["bps", "b/s", "kbps", "kb/s", "Mbps", "Mb/s", "Gbps", "Gb/s"]));
+            return Err(unknown(
+                q,
+                unit,
+                &["bps", "b/s", "kbps", "kb/s", "Mbps", "Mb/s", "Gbps", "Gb/s"],
+            ));
         }
     };
     let v = num.scale(mult, q, text)?;
@@ -201,7 +219,10 @@ fn packets_or_bytes(text: &str, q: Quantity) -> Result<Limit, UnitError> {
     match unit {
         "pkt" | "pkts" | "p" | "packet" | "packets" => {
             let n = num.scale(1, q, text)?;
-            let n = u32::try_from(n).map_err(|_| UnitError::TooLarge { quantity: q, text: text.trim().to_string() })?;
+            let n = u32::try_from(n).map_err(|_| UnitError::TooLarge {
+                quantity: q,
+                text: text.trim().to_string(),
+            })?;
             Ok(Limit::Packets(n))
         }
         _ => match size_multiplier(unit) {
@@ -235,7 +256,11 @@ fn size_unit_error(q: Quantity, unit: &str) -> UnitError {
         if let Some(k) = known.iter().find(|k| k.eq_ignore_ascii_case(unit)) {
             hint += &format!("; did you mean '{k}'?");
         }
-        return UnitError::UnknownUnit { quantity: q, unit: unit.to_string(), hint: Some(hint) };
+        return UnitError::UnknownUnit {
+            quantity: q,
+            unit: unit.to_string(),
+            hint: Some(hint),
+        };
     }
     unknown(q, unit, &known)
 }
@@ -245,8 +270,14 @@ fn unknown(q: Quantity, unit: &str, known: &[&str]) -> UnitError {
     let hint = known
         .iter()
         .find(|k| k.eq_ignore_ascii_case(unit))
-        .map(|k| format!("did you mean '{k}'? case matters: m = milli, M = mega, b = bit, B = byte"));
-    UnitError::UnknownUnit { quantity: q, unit: unit.to_string(), hint }
+        .map(|k| {
+            format!("did you mean '{k}'? case matters: m = milli, M = mega, b = bit, B = byte")
+        });
+    UnitError::UnknownUnit {
+        quantity: q,
+        unit: unit.to_string(),
+        hint,
+    }
 }
 
 /// The digits of a non-negative decimal: integer part and fraction part, underscores removed,
@@ -260,13 +291,23 @@ struct Decimal {
 impl Decimal {
     /// `self × mult`, exactly, as a u64.
     fn scale(&self, mult: u64, q: Quantity, text: &str) -> Result<u64, UnitError> {
-        let too_large = || UnitError::TooLarge { quantity: q, text: text.trim().to_string() };
-        let inexact = || UnitError::Inexact { quantity: q, text: text.trim().to_string() };
+        let too_large = || UnitError::TooLarge {
+            quantity: q,
+            text: text.trim().to_string(),
+        };
+        let inexact = || UnitError::Inexact {
+            quantity: q,
+            text: text.trim().to_string(),
+        };
         // u64::MAX has 20 digits; anything longer overflows whatever the multiplier.
         if self.int.len() > 20 {
             return Err(too_large());
         }
-        let int: u128 = if self.int.is_empty() { 0 } else { self.int.parse().map_err(|_| too_large())? };
+        let int: u128 = if self.int.is_empty() {
+            0
+        } else {
+            self.int.parse().map_err(|_| too_large())?
+        };
         let whole = int * mult as u128;
         let part = if self.frac.is_empty() {
             0
@@ -308,8 +349,13 @@ fn split(text: &str, q: Quantity) -> Result<(Decimal, &str), UnitError> {
     if t.starts_with('-') {
         return Err(UnitError::Negative(q));
     }
-    let not_a_number = || UnitError::NotANumber { quantity: q, text: t.to_string() };
-    let end = t.find(|c: char| !(c.is_ascii_digit() || c == '_' || c == '.')).unwrap_or(t.len());
+    let not_a_number = || UnitError::NotANumber {
+        quantity: q,
+        text: t.to_string(),
+    };
+    let end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '_' || c == '.'))
+        .unwrap_or(t.len());
     let (number, rest) = t.split_at(end);
     if number.is_empty() {
         return Err(not_a_number());
@@ -391,14 +437,23 @@ mod tests {
     #[test]
     fn a_rate_that_is_not_a_whole_number_of_bits_per_second_is_rejected() {
         assert!(matches!(rate("1.5bps"), Err(UnitError::Inexact { .. })));
-        assert!(matches!(rate("0.0000001Mbps"), Err(UnitError::Inexact { .. })));
+        assert!(matches!(
+            rate("0.0000001Mbps"),
+            Err(UnitError::Inexact { .. })
+        ));
         assert!(matches!(rate("0.0001kbps"), Err(UnitError::Inexact { .. })));
     }
 
     #[test]
     fn inexact_messages_name_the_base_unit_in_the_plural() {
-        assert_eq!(rate("1.5bps").unwrap_err().to_string(), "'1.5bps' is not a whole number of bits per second");
-        assert_eq!(parse_limit("0.5p").unwrap_err().to_string(), "'0.5p' is not a whole number of packets or bytes");
+        assert_eq!(
+            rate("1.5bps").unwrap_err().to_string(),
+            "'1.5bps' is not a whole number of bits per second"
+        );
+        assert_eq!(
+            parse_limit("0.5p").unwrap_err().to_string(),
+            "'0.5p' is not a whole number of packets or bytes"
+        );
     }
 
     #[test]
@@ -419,12 +474,23 @@ mod tests {
 
     #[test]
     fn rate_prefixes_are_case_sensitive_with_a_did_you_mean() {
-        for (s, want) in [("1mbps", "Mbps"), ("1gbps", "Gbps"), ("1MBPS", "Mbps"), ("1BPS", "bps")] {
+        for (s, want) in [
+            ("1mbps", "Mbps"),
+            ("1gbps", "Gbps"),
+            ("1MBPS", "Mbps"),
+            ("1BPS", "bps"),
+        ] {
             let e = rate(s).unwrap_err();
-            assert!(e.to_string().contains(&format!("did you mean '{want}'")), "{s}: {e}");
+            assert!(
+                e.to_string().contains(&format!("did you mean '{want}'")),
+                "{s}: {e}"
+            );
         }
         let e = rate("1Tbps").unwrap_err();
-        assert!(matches!(e, UnitError::UnknownUnit { hint: None, .. }), "{e:?}");
+        assert!(
+            matches!(e, UnitError::UnknownUnit { hint: None, .. }),
+            "{e:?}"
+        );
         assert!(e.to_string().contains("the units are bps"), "{e}");
     }
 
@@ -437,7 +503,10 @@ mod tests {
         );
         assert_eq!(time("5"), Err(UnitError::MissingUnit(Quantity::Time)));
         assert_eq!(size("5 "), Err(UnitError::MissingUnit(Quantity::Size)));
-        assert_eq!(parse_limit("50"), Err(UnitError::MissingUnit(Quantity::Limit)));
+        assert_eq!(
+            parse_limit("50"),
+            Err(UnitError::MissingUnit(Quantity::Limit))
+        );
     }
 
     #[test]
@@ -455,16 +524,25 @@ mod tests {
         assert_eq!(size("1_500B"), Ok(1_500));
         assert_eq!(time("0.000_001s"), Ok(1_000));
         for s in ["_1bps", "1_bps", "1__0bps", "1._5Mbps", "1_.5Mbps"] {
-            assert!(matches!(rate(s), Err(UnitError::NotANumber { .. })), "{s}: {:?}", rate(s));
+            assert!(
+                matches!(rate(s), Err(UnitError::NotANumber { .. })),
+                "{s}: {:?}",
+                rate(s)
+            );
         }
     }
 
     #[test]
     fn malformed_numbers_are_rejected() {
-        for s in [".5ms", "5.ms", "1.2.3ms", "ms", "+5ms", "1e6ms", "one ms", "."] {
+        for s in [
+            ".5ms", "5.ms", "1.2.3ms", "ms", "+5ms", "1e6ms", "one ms", ".",
+        ] {
             let e = time(s).unwrap_err();
             assert!(
-                matches!(e, UnitError::NotANumber { .. } | UnitError::UnknownUnit { .. }),
+                matches!(
+                    e,
+                    UnitError::NotANumber { .. } | UnitError::UnknownUnit { .. }
+                ),
                 "{s}: {e:?}"
             );
         }
@@ -477,7 +555,10 @@ mod tests {
         assert_eq!(rate("-1Mbps"), Err(UnitError::Negative(Quantity::Rate)));
         assert_eq!(time("-0s"), Err(UnitError::Negative(Quantity::Time)));
         assert_eq!(size(" -5B"), Err(UnitError::Negative(Quantity::Size)));
-        assert_eq!(parse_limit("-5pkt"), Err(UnitError::Negative(Quantity::Limit)));
+        assert_eq!(
+            parse_limit("-5pkt"),
+            Err(UnitError::Negative(Quantity::Limit))
+        );
     }
 
     #[test]
@@ -505,8 +586,14 @@ mod tests {
         assert_eq!(time("0.1s"), Ok(100_000_000));
         assert_eq!(time("1.000000001s"), Ok(1_000_000_001));
         assert!(matches!(time("0.5ns"), Err(UnitError::Inexact { .. })));
-        assert!(matches!(time("1.0000000001s"), Err(UnitError::Inexact { .. })));
-        assert!(time("0.5ns").unwrap_err().to_string().contains("whole number of nanoseconds"));
+        assert!(matches!(
+            time("1.0000000001s"),
+            Err(UnitError::Inexact { .. })
+        ));
+        assert!(time("0.5ns")
+            .unwrap_err()
+            .to_string()
+            .contains("whole number of nanoseconds"));
     }
 
     #[test]
@@ -546,7 +633,10 @@ mod tests {
         assert_eq!(size("0.0000000037252902984619140625GiB"), Ok(4));
         assert!(matches!(size("1.5B"), Err(UnitError::Inexact { .. })));
         assert!(matches!(size("0.001KiB"), Err(UnitError::Inexact { .. })));
-        assert!(matches!(size("0.1111111111111111111111111111111111111111GiB"), Err(UnitError::Inexact { .. })));
+        assert!(matches!(
+            size("0.1111111111111111111111111111111111111111GiB"),
+            Err(UnitError::Inexact { .. })
+        ));
     }
 
     #[test]
@@ -562,22 +652,48 @@ mod tests {
     #[test]
     fn values_beyond_u64_are_too_large_not_wrapped() {
         assert_eq!(size("18446744073709551615B"), Ok(u64::MAX));
-        assert!(matches!(size("18446744073709551616B"), Err(UnitError::TooLarge { .. })));
-        assert!(matches!(size("18446744073709551615KB"), Err(UnitError::TooLarge { .. })));
-        assert!(matches!(rate("99999999999999999999999999Gbps"), Err(UnitError::TooLarge { .. })));
-        assert!(matches!(time("1000000000min"), Err(UnitError::TooLarge { .. })));
+        assert!(matches!(
+            size("18446744073709551616B"),
+            Err(UnitError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            size("18446744073709551615KB"),
+            Err(UnitError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            rate("99999999999999999999999999Gbps"),
+            Err(UnitError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            time("1000000000min"),
+            Err(UnitError::TooLarge { .. })
+        ));
         assert_eq!(time("00000000000000000000000000001s"), Ok(1_000_000_000));
     }
 
     #[test]
     fn limits_in_packets_accept_every_spelling() {
-        for s in ["50pkt", "50pkts", "50p", "50packet", "50packets", "50 packets", "5_0 p"] {
+        for s in [
+            "50pkt",
+            "50pkts",
+            "50p",
+            "50packet",
+            "50packets",
+            "50 packets",
+            "5_0 p",
+        ] {
             assert_eq!(parse_limit(s), Ok(Limit::Packets(50)), "{s}");
         }
         assert_eq!(parse_limit("0pkt"), Ok(Limit::Packets(0)));
         assert_eq!(parse_limit("4294967295pkt"), Ok(Limit::Packets(u32::MAX)));
-        assert!(matches!(parse_limit("4294967296pkt"), Err(UnitError::TooLarge { .. })));
-        assert!(matches!(parse_limit("1.5pkt"), Err(UnitError::Inexact { .. })));
+        assert!(matches!(
+            parse_limit("4294967296pkt"),
+            Err(UnitError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            parse_limit("1.5pkt"),
+            Err(UnitError::Inexact { .. })
+        ));
     }
 
     #[test]
@@ -588,8 +704,14 @@ mod tests {
             parse_amount("20").unwrap_err().to_string(),
             "expected a number of packets or a size, like '20pkt' or '64KB'"
         );
-        assert!(parse_amount("5 pk").unwrap_err().to_string().starts_with("unknown size unit 'pk'; the units are pkt"));
-        assert!(parse_amount("1.5p").unwrap_err().to_string().contains("whole number of packets or bytes"));
+        assert!(parse_amount("5 pk")
+            .unwrap_err()
+            .to_string()
+            .starts_with("unknown size unit 'pk'; the units are pkt"));
+        assert!(parse_amount("1.5p")
+            .unwrap_err()
+            .to_string()
+            .contains("whole number of packets or bytes"));
     }
 
     #[test]
@@ -600,7 +722,10 @@ mod tests {
         assert_eq!(parse_limit("1.5MB"), Ok(Limit::Bytes(1_500_000)));
         let e = parse_limit("50 pk").unwrap_err();
         assert!(e.to_string().contains("pkt"), "{e}");
-        assert!(e.to_string().starts_with("unknown queue limit unit 'pk'"), "{e}");
+        assert!(
+            e.to_string().starts_with("unknown queue limit unit 'pk'"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -609,9 +734,18 @@ mod tests {
             rate("5 furlongs").unwrap_err().to_string(),
             "unknown rate unit 'furlongs'; the units are bps, kbps, Mbps, Gbps (or b/s, kb/s, Mb/s, Gb/s)"
         );
-        assert_eq!(time("x").unwrap_err().to_string(), "expected a time with a unit, like '10ms', found 'x'");
-        assert_eq!(rate("-3Mbps").unwrap_err().to_string(), "a rate cannot be negative");
-        assert_eq!(rate("0bps").unwrap_err().to_string(), "a rate must be at least 1bps");
+        assert_eq!(
+            time("x").unwrap_err().to_string(),
+            "expected a time with a unit, like '10ms', found 'x'"
+        );
+        assert_eq!(
+            rate("-3Mbps").unwrap_err().to_string(),
+            "a rate cannot be negative"
+        );
+        assert_eq!(
+            rate("0bps").unwrap_err().to_string(),
+            "a rate must be at least 1bps"
+        );
         assert_eq!(
             size("1.5B").unwrap_err().to_string(),
             "'1.5B' is not a whole number of bytes"

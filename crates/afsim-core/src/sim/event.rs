@@ -196,7 +196,10 @@ impl EventQueue {
             free: NIL,
             slots: vec![[NIL, NIL]; MIN_SLOTS as usize],
             mask: MIN_SLOTS - 1,
-            bits0: vec![0; (MAX_SLOTS / 64) as usize].into_boxed_slice().try_into().expect("bits0"),
+            bits0: vec![0; (MAX_SLOTS / 64) as usize]
+                .into_boxed_slice()
+                .try_into()
+                .expect("bits0"),
             bits1: Box::new([0; (MAX_SLOTS / 4096) as usize]),
             bits2: 0,
             shift: INITIAL_SHIFT,
@@ -298,10 +301,18 @@ impl EventQueue {
             let n = self.free;
             let node = &mut self.nodes[n as usize];
             self.free = node.next;
-            *node = Node { key, event, next: NIL };
+            *node = Node {
+                key,
+                event,
+                next: NIL,
+            };
             n
         } else {
-            self.nodes.push(Node { key, event, next: NIL });
+            self.nodes.push(Node {
+                key,
+                event,
+                next: NIL,
+            });
             u32::try_from(self.nodes.len() - 1).expect("fewer than 2^32 pending events")
         };
         let i = slot as usize & (self.slots.len() - 1);
@@ -381,11 +392,19 @@ impl EventQueue {
             // the next non-empty word of bits0 in this group of 64, else in a later group, else
             // (round the ring) the first one
             let v = w >> 6;
-            let m1 = if w & 63 == 63 { 0 } else { self.bits1[v] & (!0u64 << ((w & 63) + 1)) };
+            let m1 = if w & 63 == 63 {
+                0
+            } else {
+                self.bits1[v] & (!0u64 << ((w & 63) + 1))
+            };
             let w2 = if m1 != 0 {
                 (v << 6) | m1.trailing_zeros() as usize
             } else {
-                let m2 = if v == 63 { 0 } else { self.bits2 & (!0u64 << (v + 1)) };
+                let m2 = if v == 63 {
+                    0
+                } else {
+                    self.bits2 & (!0u64 << (v + 1))
+                };
                 let s = if m2 != 0 { m2 } else { self.bits2 };
                 if s == 0 {
                     return NONE;
@@ -450,7 +469,9 @@ impl EventQueue {
         let size = self.mask + 1;
         let mut ring = size;
         if 2 * pending > size || 16 * pending < size {
-            ring = (4 * pending).next_power_of_two().clamp(MIN_SLOTS, MAX_SLOTS);
+            ring = (4 * pending)
+                .next_power_of_two()
+                .clamp(MIN_SLOTS, MAX_SLOTS);
         }
         // slots a fraction of the spacing wide...
         let by_spacing = (63 - spacing.max(1).leading_zeros()).saturating_sub(SPREAD_LOG2);
@@ -484,7 +505,10 @@ impl EventQueue {
             let mut n = self.slots[((first + k) & self.mask) as usize][0];
             while n != NIL {
                 let node = self.nodes[n as usize];
-                self.scratch.push(Entry { key: node.key, event: node.event });
+                self.scratch.push(Entry {
+                    key: node.key,
+                    event: node.event,
+                });
                 n = node.next;
             }
         }
@@ -522,245 +546,4 @@ impl EventQueue {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::cmp::Reverse;
-
-    #[test]
-    fn events_leave_in_time_order() {
-        let mut q = EventQueue::new();
-        q.schedule(SimTime(30), Event::TxDone { port: 3 });
-        q.schedule(SimTime(10), Event::TxDone { port: 1 });
-        q.schedule(SimTime(20), Event::TxDone { port: 2 });
-        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(t, _)| t.0).collect();
-        assert_eq!(order, vec![10, 20, 30]);
-    }
-
-    #[test]
-    fn ties_leave_first_in_first_out() {
-        let mut q = EventQueue::new();
-        for port in 0..100 {
-            q.schedule(SimTime(5), Event::Arrive { port });
-        }
-        for port in 0..100 {
-            assert_eq!(q.pop(), Some((SimTime(5), Event::Arrive { port })));
-        }
-        assert!(q.is_empty());
-    }
-
-    #[test]
-    fn fifo_ties_hold_when_interleaved_with_earlier_events() {
-        let mut q = EventQueue::new();
-        q.schedule(SimTime(7), Event::Timer { agent: 1, token: 0 });
-        q.schedule(SimTime(3), Event::Timer { agent: 9, token: 0 });
-        q.schedule(SimTime(7), Event::Timer { agent: 2, token: 0 });
-        assert_eq!(q.peek_time(), Some(SimTime(3)));
-        q.pop();
-        assert_eq!(q.pop().unwrap().1, Event::Timer { agent: 1, token: 0 });
-        assert_eq!(q.pop().unwrap().1, Event::Timer { agent: 2, token: 0 });
-    }
-
-    // ------------------------------------------------ differential tests against a binary heap
-
-    /// The tests' random numbers: the project's seeded stream (`sim::rng`).
-    struct Rng(crate::sim::rng::Rng);
-    impl Rng {
-        fn seeded(seed: u64) -> Self {
-            Rng(crate::sim::rng::stream(seed, "event-queue-test"))
-        }
-        fn next(&mut self) -> u64 {
-            self.0.next_u64()
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-        fn chance(&mut self, percent: u64) -> bool {
-            self.below(100) < percent
-        }
-    }
-
-    /// The queue under test and the reference it must match step by step: a binary heap on
-    /// (time, scheduling order), i.e. the queue this one replaced.
-    struct Pair {
-        q: EventQueue,
-        reference: BinaryHeap<Reverse<(u64, u64, u32)>>,
-        seq: u64,
-        now: u64,
-        popped: u64,
-    }
-
-    impl Pair {
-        fn new() -> Self {
-            Pair { q: EventQueue::new(), reference: BinaryHeap::new(), seq: 0, now: 0, popped: 0 }
-        }
-        fn schedule(&mut self, at: u64) {
-            let id = self.seq as u32;
-            self.q.schedule(SimTime(at), Event::Timer { agent: id, token: (self.seq >> 32) as u32 });
-            self.reference.push(Reverse((at, self.seq, id)));
-            self.seq += 1;
-        }
-        fn pop(&mut self) {
-            let want = self
-                .reference
-                .pop()
-                .map(|Reverse((t, seq, id))| (SimTime(t), Event::Timer { agent: id, token: (seq >> 32) as u32 }));
-            assert_eq!(self.q.pop(), want, "pop #{}", self.popped);
-            if let Some((t, _)) = want {
-                self.now = t.0;
-            }
-            self.popped += 1;
-            self.check();
-        }
-        fn check(&self) {
-            assert_eq!(self.q.peek_time(), self.reference.peek().map(|&Reverse((t, _, _))| SimTime(t)));
-            assert_eq!(self.q.len(), self.reference.len());
-            assert_eq!(self.q.is_empty(), self.reference.is_empty());
-        }
-        fn drain(&mut self) {
-            while !self.reference.is_empty() {
-                self.pop();
-            }
-            self.pop();
-            assert!(self.q.is_empty());
-        }
-    }
-
-    const NS: u64 = 1;
-    const US: u64 = 1_000;
-    const MS: u64 = 1_000_000;
-    const S: u64 = 1_000_000_000;
-
-    /// A delay drawn from a mixture of the time scales a run meets: ties, nanoseconds,
-    /// transmission times at 10 Mb/s to 10 Gb/s, propagation delays of 1 ms to 640 ms, timer
-    /// ticks, 60 s timers, hours; `scale` stretches the packet-level part, phase by phase.
-    fn delay(rng: &mut Rng, scale: u64) -> u64 {
-        match rng.below(100) {
-            0..=9 => 0,
-            10..=19 => rng.below(64) * NS,
-            20..=54 => (1 + rng.below(1000)) * scale / 10,
-            55..=69 => [83_200 * NS, 832 * US, 1_200 * NS][rng.below(3) as usize],
-            70..=84 => [MS, 20 * MS, 640 * MS][rng.below(3) as usize] + rng.below(3) * 83_200,
-            85..=92 => [10 * MS, 200 * MS, 500 * MS][rng.below(3) as usize] * (1 + rng.below(4)),
-            93..=97 => [3 * S, 60 * S][rng.below(2) as usize],
-            _ => 3600 * S + rng.below(7200 * S),
-        }
-    }
-
-    #[test]
-    fn random_schedules_match_a_binary_heap() {
-        for seed in 0..150 {
-            let mut rng = Rng::seeded(seed);
-            let mut p = Pair::new();
-            for _phase in 0..12 {
-                let scale = [1, 100, 10 * US, MS, 100 * MS][rng.below(5) as usize];
-                let push_percent = [30, 50, 50, 70][rng.below(4) as usize];
-                for _ in 0..400 {
-                    if rng.chance(push_percent) {
-                        let at = p.now + delay(&mut rng, scale);
-                        p.schedule(at);
-                        if rng.chance(5) {
-                            // a burst of ties, as when many flows start together
-                            for _ in 0..rng.below(50) {
-                                p.schedule(at);
-                            }
-                        }
-                    } else {
-                        p.pop();
-                    }
-                }
-            }
-            p.drain();
-        }
-    }
-
-    #[test]
-    fn long_gaps_and_an_empty_ring() {
-        for seed in 0..50 {
-            let mut rng = Rng::seeded(1000 + seed);
-            let mut p = Pair::new();
-            for _ in 0..200 {
-                // a lone far event, then a packet-scale burst after it
-                p.schedule(p.now + [60 * S, 3600 * S, 500 * MS, 7][rng.below(4) as usize]);
-                p.pop();
-                for _ in 0..rng.below(300) {
-                    p.schedule(p.now + rng.below(100 * US));
-                    if rng.chance(40) {
-                        p.pop();
-                    }
-                }
-                while p.reference.len() > rng.below(3) as usize {
-                    p.pop();
-                }
-            }
-            p.drain();
-        }
-    }
-
-    #[test]
-    fn growth_to_100k_pending_and_back() {
-        let mut rng = Rng::seeded(7);
-        let mut p = Pair::new();
-        // steady packet-level traffic mixed with timers
-        for _ in 0..20_000 {
-            p.schedule(p.now + delay(&mut rng, 10 * US));
-            p.pop();
-            p.schedule(p.now + delay(&mut rng, 10 * US));
-        }
-        // grow: a dense cluster of 100k events, partly out of order
-        while p.reference.len() < 100_000 {
-            p.schedule(p.now + rng.below(50 * MS));
-            if rng.chance(10) {
-                p.pop();
-            }
-        }
-        // shrink back, the remaining traffic at a different scale
-        while p.reference.len() > 100 {
-            p.pop();
-            if rng.chance(30) {
-                p.schedule(p.now + delay(&mut rng, MS));
-            }
-        }
-        for _ in 0..20_000 {
-            p.schedule(p.now + delay(&mut rng, 100 * NS));
-            p.pop();
-        }
-        p.drain();
-    }
-
-    #[test]
-    fn crowded_far_cluster_stays_exact() {
-        // widths tuned to a sparse head, then a dense out-of-order cluster within the horizon
-        let mut rng = Rng::seeded(11);
-        let mut p = Pair::new();
-        for _ in 0..3 * WINDOW {
-            p.schedule(p.now + 10 * MS);
-            p.pop();
-        }
-        for _ in 0..30_000 {
-            p.schedule(p.now + S + rng.below(S));
-        }
-        for _ in 0..WINDOW {
-            p.schedule(p.now + 10 * MS);
-            p.pop();
-        }
-        p.drain();
-    }
-
-    #[test]
-    fn scheduling_before_the_last_pop_stays_exact() {
-        // not done by a run, but by test harnesses that drain the queue and re-queue events
-        for seed in 0..30 {
-            let mut rng = Rng::seeded(500 + seed);
-            let mut p = Pair::new();
-            for _ in 0..2000 {
-                if rng.chance(55) {
-                    let at = if rng.chance(10) { rng.below(p.now + 1) } else { p.now + delay(&mut rng, US) };
-                    p.schedule(at);
-                } else {
-                    p.pop();
-                }
-            }
-            p.drain();
-        }
-    }
-}
+mod tests;

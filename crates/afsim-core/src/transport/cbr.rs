@@ -9,9 +9,8 @@
 //! Not modelled: UDP checksum, ports beyond the header fields.
 
 use crate::net::packet::{proto, Packet};
-use crate::scenario::spec::CbrSpec;
 use crate::sim::rng::Rng;
-use crate::sim::time::SimDuration;
+use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::Ctx;
 
 #[derive(Debug)]
@@ -29,11 +28,21 @@ pub struct Cbr {
 
 impl Cbr {
     pub fn new(flow: u32, src: u32, dst: u32, dst_agent: u32, spec: CbrSpec, rng: Rng) -> Self {
-        Cbr { flow, src, dst, dst_agent, spec, rng, sent: 0, rem: 0 }
+        Cbr {
+            flow,
+            src,
+            dst,
+            dst_agent,
+            spec,
+            rng,
+            sent: 0,
+            rem: 0,
+        }
     }
 
     pub fn start(&mut self, ctx: &mut Ctx) {
-        if self.spec.max_packets == Some(0) || self.spec.stop.is_some_and(|s| s <= self.spec.start) {
+        if self.spec.max_packets == Some(0) || self.spec.stop.is_some_and(|s| s <= self.spec.start)
+        {
             ctx.source_done();
             return;
         }
@@ -67,7 +76,10 @@ impl Cbr {
             size: self.spec.packet_size,
             flow: self.flow,
             dst_agent: self.dst_agent,
-            th: crate::net::packet::TransportHeader { seq, ..Default::default() },
+            th: crate::net::packet::TransportHeader {
+                seq,
+                ..Default::default()
+            },
             ..Default::default()
         });
         self.sent += 1;
@@ -86,4 +98,19 @@ impl Cbr {
     pub fn packets_sent(&self) -> u64 {
         self.sent
     }
+}
+
+/// A constant-bit-rate source's configuration (`scenario::spec::AppSpec::Cbr`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CbrSpec {
+    /// Application rate in bits per second, counting IP packet bytes.
+    pub rate_bps: u64,
+    /// IP packet size in bytes (headers included).
+    pub packet_size: u32,
+    pub start: SimTime,
+    pub stop: Option<SimTime>,
+    pub max_packets: Option<u64>,
+    /// ns-2's `random_` flag: each interval is scaled by a uniform factor in [0.5, 1.5) from the
+    /// flow's own random stream, keeping the mean rate.
+    pub jitter: bool,
 }

@@ -58,7 +58,13 @@ impl Ctx<'_> {
     #[inline]
     pub fn set_timer(&mut self, at: SimTime, token: u32) {
         debug_assert!(at >= self.now, "timer in the past");
-        self.events.schedule(at.max(self.now), Event::Timer { agent: self.me, token });
+        self.events.schedule(
+            at.max(self.now),
+            Event::Timer {
+                agent: self.me,
+                token,
+            },
+        );
     }
 
     /// The source has sent everything it will ever send: the flow is a finite transfer that

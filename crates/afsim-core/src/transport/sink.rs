@@ -14,7 +14,10 @@ pub struct Sink {
 
 impl Sink {
     pub fn new(flow: u32) -> Self {
-        Sink { flow, ..Default::default() }
+        Sink {
+            flow,
+            ..Default::default()
+        }
     }
 
     #[inline]

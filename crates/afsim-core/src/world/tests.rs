@@ -9,7 +9,9 @@ fn node(name: &str) -> NodeSpec {
 }
 
 fn link(a: usize, b: usize, rate_bps: u64, delay_ms: u64, limit: u32) -> LinkSpec {
-    let q = QueueSpec::DropTail { limit: Limit::Packets(limit) };
+    let q = QueueSpec::DropTail {
+        limit: Limit::Packets(limit),
+    };
     LinkSpec {
         a,
         b,
@@ -52,13 +54,16 @@ fn spec(nodes: &[&str], links: Vec<LinkSpec>, flows: Vec<FlowSpec>, secs: u64) -
     Spec {
         name: "test".into(),
         seed: 1,
-        stop: Stop { duration: Some(SimDuration::from_secs(secs)), ..Default::default() },
+        stop: Stop {
+            duration: Some(SimDuration::from_secs(secs)),
+            ..Default::default()
+        },
         warmup: SimDuration::ZERO,
         nodes: nodes.iter().map(|n| node(n)).collect(),
         links,
         routes: vec![],
         flows,
-        colours: crate::edge::dscp::ColourTable::rfc2597(),
+        colours: crate::net::dscp::ColourTable::rfc2597(),
         conditioners: vec![],
         csas: vec![],
         captures: vec![],
@@ -74,11 +79,19 @@ fn run_ok(s: &Spec) -> Report {
 #[test]
 fn cbr_over_one_link_delivers_every_packet_after_transmission_plus_propagation() {
     // 500 B every 4 ms; each takes 400 us on the wire + 5 ms propagation = 5.4 ms.
-    let s = spec(&["a", "b"], vec![link(0, 1, 10_000_000, 5, 50)], vec![cbr("f", 0, 1, 1_000_000, 500)], 1);
+    let s = spec(
+        &["a", "b"],
+        vec![link(0, 1, 10_000_000, 5, 50)],
+        vec![cbr("f", 0, 1, 1_000_000, 500)],
+        1,
+    );
     let r = run_ok(&s);
     let f = &r.flows[0];
     assert_eq!(f.packets_sent, 250, "t = 0, 4, ..., 996 ms");
-    assert_eq!(f.packets_delivered, 249, "the one sent at 996 ms arrives at 1001.4 ms");
+    assert_eq!(
+        f.packets_delivered, 249,
+        "the one sent at 996 ms arrives at 1001.4 ms"
+    );
     assert_eq!(f.packets_in_flight, 1);
     assert_eq!(f.first_delivery_s, Some(0.0054));
     assert!((f.mean_delay_s.unwrap() - 0.0054).abs() < 1e-12);
@@ -92,7 +105,12 @@ fn cbr_over_one_link_delivers_every_packet_after_transmission_plus_propagation()
 #[test]
 fn overload_fills_the_drop_tail_queue_and_every_drop_is_counted() {
     // 2 Mb/s offered into a 1 Mb/s link with a 10-packet buffer.
-    let s = spec(&["a", "b"], vec![link(0, 1, 1_000_000, 1, 10)], vec![cbr("f", 0, 1, 2_000_000, 1000)], 2);
+    let s = spec(
+        &["a", "b"],
+        vec![link(0, 1, 1_000_000, 1, 10)],
+        vec![cbr("f", 0, 1, 2_000_000, 1000)],
+        2,
+    );
     let r = run_ok(&s);
     let q = &r.queues[0];
     assert_eq!(q.name, "a->b");
@@ -100,7 +118,11 @@ fn overload_fills_the_drop_tail_queue_and_every_drop_is_counted() {
     assert_eq!(q.max_len_packets, 10);
     assert_eq!(q.arrivals, q.departures + q.drops_total + q.len_packets_end);
     // the link runs flat out: delivered ≈ 1 Mb/s
-    assert!((r.flows[0].throughput_kbps - 1000.0).abs() < 10.0, "{}", r.flows[0].throughput_kbps);
+    assert!(
+        (r.flows[0].throughput_kbps - 1000.0).abs() < 10.0,
+        "{}",
+        r.flows[0].throughput_kbps
+    );
     assert!(q.utilization > 0.99);
     assert!(r.conservation.holds);
     assert_eq!(r.conservation.dropped_total, q.drops_total);
@@ -111,7 +133,12 @@ fn e3_atm_link_carries_30_792_mbps_of_576_byte_packets() {
     // Giacomazzi et al.: 34 Mb/s E3 with ATM cell tax = 30.792 Mb/s at the IP level.
     let mut l = link(0, 1, 34_000_000, 1, 1000);
     l.framing = Framing::AtmCellTax;
-    let mut s = spec(&["a", "b"], vec![l], vec![cbr("f", 0, 1, 40_000_000, 576)], 3);
+    let mut s = spec(
+        &["a", "b"],
+        vec![l],
+        vec![cbr("f", 0, 1, 40_000_000, 576)],
+        3,
+    );
     s.warmup = SimDuration::from_secs(1);
     let r = run_ok(&s);
     let mbps = r.flows[0].throughput_kbps / 1e3;
@@ -123,18 +150,30 @@ fn packets_cross_several_hops_in_the_right_order() {
     // a - r1 - r2 - b: three hops, each 1 ms + 80 us for 100 B at 10 Mb/s.
     let s = spec(
         &["a", "r1", "r2", "b"],
-        vec![link(0, 1, 10_000_000, 1, 50), link(1, 2, 10_000_000, 1, 50), link(2, 3, 10_000_000, 1, 50)],
+        vec![
+            link(0, 1, 10_000_000, 1, 50),
+            link(1, 2, 10_000_000, 1, 50),
+            link(2, 3, 10_000_000, 1, 50),
+        ],
         vec![cbr("f", 0, 3, 80_000, 100)],
         1,
     );
     let r = run_ok(&s);
     assert!((r.flows[0].first_delivery_s.unwrap() - 3.0 * 0.00108).abs() < 1e-12);
-    assert_eq!(r.engine.packet_hops, 3 * r.flows[0].packets_delivered + r.conservation.in_flight_walked);
+    assert_eq!(
+        r.engine.packet_hops,
+        3 * r.flows[0].packets_delivered + r.conservation.in_flight_walked
+    );
 }
 
 #[test]
 fn a_queue_that_loses_packets_silently_fails_the_run() {
-    let s = spec(&["a", "b"], vec![link(0, 1, 10_000_000, 1, 50)], vec![cbr("f", 0, 1, 1_000_000, 500)], 1);
+    let s = spec(
+        &["a", "b"],
+        vec![link(0, 1, 10_000_000, 1, 50)],
+        vec![cbr("f", 0, 1, 1_000_000, 500)],
+        1,
+    );
     let mut w = World::build(&s).unwrap();
     w.replace_queue(0, AnyQueue::Leaky(DropTail::new(Limit::Packets(50)), 7, 0));
     w.run(None).unwrap();
@@ -148,16 +187,29 @@ fn a_queue_that_loses_packets_silently_fails_the_run() {
 
 #[test]
 fn unreachable_destination_is_dropped_at_the_node_and_counted() {
-    let s = spec(&["a", "b", "c"], vec![link(0, 1, 10_000_000, 1, 50)], vec![cbr("f", 0, 2, 100_000, 100)], 1);
+    let s = spec(
+        &["a", "b", "c"],
+        vec![link(0, 1, 10_000_000, 1, 50)],
+        vec![cbr("f", 0, 2, 100_000, 100)],
+        1,
+    );
     let r = run_ok(&s);
     assert_eq!(r.flows[0].packets_delivered, 0);
     assert_eq!(r.flows[0].packets_dropped, r.flows[0].packets_sent);
-    assert_eq!(r.conservation.dropped["node a"]["no_route"], r.flows[0].packets_sent);
+    assert_eq!(
+        r.conservation.dropped["node a"]["no_route"],
+        r.flows[0].packets_sent
+    );
 }
 
 #[test]
 fn max_packets_stops_the_run_when_that_many_are_generated() {
-    let mut s = spec(&["a", "b"], vec![link(0, 1, 10_000_000, 1, 50)], vec![cbr("f", 0, 1, 1_000_000, 500)], 100);
+    let mut s = spec(
+        &["a", "b"],
+        vec![link(0, 1, 10_000_000, 1, 50)],
+        vec![cbr("f", 0, 1, 1_000_000, 500)],
+        100,
+    );
     s.stop.max_packets = Some(1000);
     let r = run_ok(&s);
     assert_eq!(r.engine.packets_generated, 1000);
@@ -171,7 +223,12 @@ fn run_ends_when_every_finite_transfer_is_complete() {
     cbr_mut(&mut f1).max_packets = Some(10);
     let mut f2 = cbr("f2", 0, 1, 1_000_000, 500);
     cbr_mut(&mut f2).max_packets = Some(20);
-    let mut s = spec(&["a", "b"], vec![link(0, 1, 10_000_000, 5, 50)], vec![f1, f2], 100);
+    let mut s = spec(
+        &["a", "b"],
+        vec![link(0, 1, 10_000_000, 5, 50)],
+        vec![f1, f2],
+        100,
+    );
     s.stop.transfers_complete = true;
     let r = run_ok(&s);
     assert_eq!(r.stop_reason, "transfers_complete");
@@ -200,16 +257,34 @@ fn same_seed_gives_identical_reports_and_another_seed_changes_jittered_traffic()
 fn adding_a_flow_does_not_change_another_flows_random_stream() {
     let mut f = cbr("f", 0, 1, 1_000_000, 500);
     cbr_mut(&mut f).jitter = true;
-    let base = spec(&["a", "b"], vec![link(0, 1, 100_000_000, 1, 500)], vec![f.clone()], 2);
+    let base = spec(
+        &["a", "b"],
+        vec![link(0, 1, 100_000_000, 1, 500)],
+        vec![f.clone()],
+        2,
+    );
     let mut g = cbr("g", 0, 1, 1_000_000, 500);
     cbr_mut(&mut g).jitter = true;
-    let more = spec(&["a", "b"], vec![link(0, 1, 100_000_000, 1, 500)], vec![f, g], 2);
-    assert_eq!(run_ok(&base).flows[0].packets_sent, run_ok(&more).flows[0].packets_sent);
+    let more = spec(
+        &["a", "b"],
+        vec![link(0, 1, 100_000_000, 1, 500)],
+        vec![f, g],
+        2,
+    );
+    assert_eq!(
+        run_ok(&base).flows[0].packets_sent,
+        run_ok(&more).flows[0].packets_sent
+    );
 }
 
 #[test]
 fn memory_stays_flat_as_simulated_time_grows() {
-    let short = spec(&["a", "b"], vec![link(0, 1, 1_000_000, 10, 20)], vec![cbr("f", 0, 1, 2_000_000, 1000)], 2);
+    let short = spec(
+        &["a", "b"],
+        vec![link(0, 1, 1_000_000, 10, 20)],
+        vec![cbr("f", 0, 1, 2_000_000, 1000)],
+        2,
+    );
     let mut long = short.clone();
     long.stop.duration = Some(SimDuration::from_secs(20));
     let (a, b) = (run_ok(&short), run_ok(&long));
@@ -233,7 +308,11 @@ fn red_link(a: usize, b: usize, rate_bps: u64, min_th: f64, max_th: f64) -> Link
     use crate::queue::red::{Common, Curve, Params};
     let mut l = link(a, b, rate_bps, 5, 100);
     let params = Params {
-        curve: Curve { min_th, max_th, max_p: 0.1 },
+        curve: Curve {
+            min_th,
+            max_th,
+            max_p: 0.1,
+        },
         common: Common::new(0 /* filled from the link */, Limit::Packets(100)),
     };
     l.queue_ab = QueueSpec::Red(params);
@@ -249,7 +328,12 @@ fn red_bottleneck_drops_early_and_lower_max_th_drops_earlier() {
             cbr_mut(&mut f).jitter = true;
             flows.push(f);
         }
-        let s = spec(&["a", "b"], vec![red_link(0, 1, 1_000_000, 5.0, max_th)], flows, 20);
+        let s = spec(
+            &["a", "b"],
+            vec![red_link(0, 1, 1_000_000, 5.0, max_th)],
+            flows,
+            20,
+        );
         let r = run_ok(&s);
         assert_eq!(r.queues[0].discipline, "red");
         assert!(r.conservation.holds);
@@ -257,18 +341,32 @@ fn red_bottleneck_drops_early_and_lower_max_th_drops_earlier() {
     };
     let (low, high) = (early(15.0), early(60.0));
     assert!(low > 0 && high > 0);
-    assert!(low > high, "max_th 15: {low} early drops, max_th 60: {high}");
+    assert!(
+        low > high,
+        "max_th 15: {low} early drops, max_th 60: {high}"
+    );
 }
 
 fn tcp(name: &str, src: usize, dst: usize, params: crate::transport::tcp::Params) -> FlowSpec {
-    FlowSpec { name: name.into(), dscp: 0, group: name.into(), src, dst, app: AppSpec::Tcp(params) }
+    FlowSpec {
+        name: name.into(),
+        dscp: 0,
+        group: name.into(),
+        src,
+        dst,
+        app: AppSpec::Tcp(params),
+    }
 }
 
 /// a - r1 = r2 - b: 100 Mb/s access, 10 Mb/s 20 ms bottleneck.
 fn tcp_dumbbell(bottleneck: LinkSpec, flows: Vec<FlowSpec>, secs: u64) -> Spec {
     let mut s = spec(
         &["a", "r1", "r2", "b"],
-        vec![link(0, 1, 100_000_000, 1, 1000), bottleneck, link(2, 3, 100_000_000, 1, 1000)],
+        vec![
+            link(0, 1, 100_000_000, 1, 1000),
+            bottleneck,
+            link(2, 3, 100_000_000, 1, 1000),
+        ],
         flows,
         secs,
     );
@@ -279,7 +377,11 @@ fn tcp_dumbbell(bottleneck: LinkSpec, flows: Vec<FlowSpec>, secs: u64) -> Spec {
 #[test]
 fn one_tcp_flow_fills_the_bottleneck_and_every_packet_is_accounted_for() {
     use crate::transport::tcp::{Params, Variant};
-    let p = Params { variant: Variant::NewReno, max_window_bytes: 200 * 960, ..Params::default() };
+    let p = Params {
+        variant: Variant::NewReno,
+        max_window_bytes: 200 * 960,
+        ..Params::default()
+    };
     let s = tcp_dumbbell(link(1, 2, 10_000_000, 20, 50), vec![tcp("t", 0, 3, p)], 30);
     let r = run_ok(&s);
     let f = &r.flows[0];
@@ -287,17 +389,37 @@ fn one_tcp_flow_fills_the_bottleneck_and_every_packet_is_accounted_for() {
     // payload share of a 1000-byte packet is 960 bytes: 9.6 Mb/s of goodput at most
     let goodput = f.goodput_kbps.unwrap();
     assert!(goodput > 0.85 * 9600.0 && goodput <= 9600.0, "{goodput}");
-    assert!(f.fast_recoveries.unwrap() > 0, "the 50-packet buffer overflows in slow start");
-    assert_eq!(f.retransmitted_bytes.unwrap(), f.retransmitted_packets.unwrap() * 960, "full segments");
-    assert!(f.rtt_mean_s.unwrap() > 0.044, "at least the 44 ms propagation round trip");
-    assert!(r.queues.iter().find(|q| q.name == "r1->r2").unwrap().utilization > 0.9);
+    assert!(
+        f.fast_recoveries.unwrap() > 0,
+        "the 50-packet buffer overflows in slow start"
+    );
+    assert_eq!(
+        f.retransmitted_bytes.unwrap(),
+        f.retransmitted_packets.unwrap() * 960,
+        "full segments"
+    );
+    assert!(
+        f.rtt_mean_s.unwrap() > 0.044,
+        "at least the 44 ms propagation round trip"
+    );
+    assert!(
+        r.queues
+            .iter()
+            .find(|q| q.name == "r1->r2")
+            .unwrap()
+            .utilization
+            > 0.9
+    );
     assert!(r.conservation.holds, "{}", r.conservation.identity);
 }
 
 #[test]
 fn a_finite_tcp_transfer_completes_and_delivers_every_byte() {
     use crate::transport::tcp::Params;
-    let p = Params { transfer_bytes: Some(1_000_000), ..Params::default() };
+    let p = Params {
+        transfer_bytes: Some(1_000_000),
+        ..Params::default()
+    };
     let mut s = tcp_dumbbell(link(1, 2, 10_000_000, 20, 20), vec![tcp("t", 0, 3, p)], 60);
     s.warmup = SimDuration::ZERO;
     s.stop.transfers_complete = true;
@@ -317,7 +439,19 @@ fn ecn_capable_tcp_over_red_with_ecn_is_marked_instead_of_dropped() {
     if let QueueSpec::Red(p) = &mut bottleneck.queue_ab {
         p.common.ecn = Some(Strategy::MARK_TAIL);
     }
-    let flows = (0..4).map(|i| tcp(&format!("t{i}"), 0, 3, Params { ecn: true, ..Params::default() })).collect();
+    let flows = (0..4)
+        .map(|i| {
+            tcp(
+                &format!("t{i}"),
+                0,
+                3,
+                Params {
+                    ecn: true,
+                    ..Params::default()
+                },
+            )
+        })
+        .collect();
     let r = run_ok(&tcp_dumbbell(bottleneck, flows, 30));
     let reductions: u64 = r.flows.iter().map(|f| f.ecn_reductions.unwrap()).sum();
     let ce: u64 = r.flows.iter().map(|f| f.ce_received.unwrap()).sum();
@@ -325,19 +459,40 @@ fn ecn_capable_tcp_over_red_with_ecn_is_marked_instead_of_dropped() {
     assert!(reductions <= ce, "at most one reduction per mark");
     let q = r.queues.iter().find(|q| q.name == "r1->r2").unwrap();
     let marks = q.ecn_marks.expect("RED counts marks");
-    assert!(marks >= ce && marks <= ce + q.len_packets_end, "marks {marks}, received {ce}");
-    assert_eq!(r.queues.iter().find(|q| q.name == "a->r1").unwrap().ecn_marks, None, "drop-tail never marks");
+    assert!(
+        marks >= ce && marks <= ce + q.len_packets_end,
+        "marks {marks}, received {ce}"
+    );
+    assert_eq!(
+        r.queues
+            .iter()
+            .find(|q| q.name == "a->r1")
+            .unwrap()
+            .ecn_marks,
+        None,
+        "drop-tail never marks"
+    );
     assert!(r.conservation.holds);
 }
 
-fn token_bucket_conditioner(name: &str, node: usize, from: Option<usize>, rate_bps: u64, actions: [crate::edge::PerColourAction; 3], buffer: u32) -> ConditionerSpec {
+fn token_bucket_conditioner(
+    name: &str,
+    node: usize,
+    from: Option<usize>,
+    rate_bps: u64,
+    actions: [crate::edge::PerColourAction; 3],
+    buffer: u32,
+) -> ConditionerSpec {
     use crate::edge::token_bucket::{Depth, Params};
     ConditionerSpec {
         name: name.into(),
         node,
         from,
         classifier: ClassifierSpec::default(),
-        meter: MeterSpec::TokenBucket(Params { rate_bps, depth: Depth::Bytes(10_000) }),
+        meter: MeterSpec::TokenBucket(Params {
+            rate_bps,
+            depth: Depth::Bytes(10_000),
+        }),
         per_flow: false,
         actions,
         buffer_packets: buffer,
@@ -350,20 +505,28 @@ fn rio_link(a: usize, b: usize, rate_bps: u64) -> LinkSpec {
     let mut l = link(a, b, rate_bps, 5, 200);
     l.queue_ab = QueueSpec::Rio(
         Params {
-            in_curve: Curve { min_th: 40.0, max_th: 70.0, max_p: 0.02 },
-            out_curve: Curve { min_th: 10.0, max_th: 40.0, max_p: 0.2 },
+            in_curve: Curve {
+                min_th: 40.0,
+                max_th: 70.0,
+                max_p: 0.02,
+            },
+            out_curve: Curve {
+                min_th: 10.0,
+                max_th: 40.0,
+                max_p: 0.2,
+            },
             coupling: Coupling::Coupled,
             common: Common::new(0, Limit::Packets(200)),
         },
-        crate::edge::dscp::ColourTable::rfc2597(),
+        crate::net::dscp::ColourTable::rfc2597(),
     );
     l
 }
 
 #[test]
 fn edge_marking_into_rio_protects_in_profile_packets() {
-    use crate::edge::dscp::{AF11, AF12};
     use crate::edge::PerColourAction::Mark;
+    use crate::net::dscp::{AF11, AF12};
     // two sources at 1.5 Mb/s each, each metered at 1 Mb/s on its input line at r1, into a
     // 2.4 Mb/s RIO bottleneck: 2 Mb/s of IN fits, the OUT excess (1 Mb/s offered) does not
     let mut flows = vec![];
@@ -375,19 +538,34 @@ fn edge_marking_into_rio_protects_in_profile_packets() {
     }
     let mut s = spec(
         &["s0", "s1", "r1", "r2", "d"],
-        vec![link(0, 2, 10_000_000, 1, 100), link(1, 2, 10_000_000, 1, 100), rio_link(2, 3, 2_400_000), link(3, 4, 10_000_000, 1, 100)],
+        vec![
+            link(0, 2, 10_000_000, 1, 100),
+            link(1, 2, 10_000_000, 1, 100),
+            rio_link(2, 3, 2_400_000),
+            link(3, 4, 10_000_000, 1, 100),
+        ],
         flows,
         30,
     );
     s.warmup = SimDuration::from_secs(5);
     for i in 0..2 {
-        s.conditioners.push(token_bucket_conditioner(&format!("edge{i}"), 2, Some(i), 1_000_000, [Mark(AF11), Mark(AF12), Mark(AF12)], 0));
+        s.conditioners.push(token_bucket_conditioner(
+            &format!("edge{i}"),
+            2,
+            Some(i),
+            1_000_000,
+            [Mark(AF11), Mark(AF12), Mark(AF12)],
+            0,
+        ));
     }
     let r = run_ok(&s);
     let colours: Vec<_> = r.colours.iter().filter(|c| c.queue == "r1->r2").collect();
     let green = colours.iter().find(|c| c.colour == "green").unwrap();
     let yellow = colours.iter().find(|c| c.colour == "yellow").unwrap();
-    assert!(yellow.loss_ratio > 10.0 * green.loss_ratio.max(1e-4), "OUT dropped before IN: {colours:?}");
+    assert!(
+        yellow.loss_ratio > 10.0 * green.loss_ratio.max(1e-4),
+        "OUT dropped before IN: {colours:?}"
+    );
     for f in &r.flows {
         assert_eq!(f.contract_kbps, Some(1000.0));
         let ros = f.respect_of_service.unwrap();
@@ -403,14 +581,35 @@ fn edge_marking_into_rio_protects_in_profile_packets() {
 #[test]
 fn a_policer_drops_the_excess_at_the_edge() {
     use crate::edge::PerColourAction::{Drop, Keep};
-    let mut s = spec(&["a", "r", "b"], vec![link(0, 1, 10_000_000, 1, 100), link(1, 2, 10_000_000, 1, 100)], vec![cbr("f", 0, 2, 2_000_000, 500)], 10);
-    s.conditioners.push(token_bucket_conditioner("police", 1, Some(0), 1_000_000, [Keep, Drop, Drop], 0));
+    let mut s = spec(
+        &["a", "r", "b"],
+        vec![
+            link(0, 1, 10_000_000, 1, 100),
+            link(1, 2, 10_000_000, 1, 100),
+        ],
+        vec![cbr("f", 0, 2, 2_000_000, 500)],
+        10,
+    );
+    s.conditioners.push(token_bucket_conditioner(
+        "police",
+        1,
+        Some(0),
+        1_000_000,
+        [Keep, Drop, Drop],
+        0,
+    ));
     let r = run_ok(&s);
     let c = &r.conditioners[0];
     assert!(c.dropped_policed > 0);
-    assert_eq!(r.conservation.dropped["conditioner police"]["policed"], c.dropped_policed);
+    assert_eq!(
+        r.conservation.dropped["conditioner police"]["policed"],
+        c.dropped_policed
+    );
     let mbps = r.flows[0].throughput_kbps / 1e3;
-    assert!((mbps - 1.0).abs() < 0.02, "policed to the token rate: {mbps}");
+    assert!(
+        (mbps - 1.0).abs() < 0.02,
+        "policed to the token rate: {mbps}"
+    );
     assert!(r.conservation.holds);
 }
 
@@ -421,8 +620,23 @@ fn a_shaper_delays_the_excess_instead_of_dropping_it() {
     // the tail leaves late
     let mut f = cbr("f", 0, 2, 1_200_000, 500);
     cbr_mut(&mut f).stop = Some(SimTime::ZERO + SimDuration::from_secs(5));
-    let mut s = spec(&["a", "r", "b"], vec![link(0, 1, 10_000_000, 1, 100), link(1, 2, 10_000_000, 1, 100)], vec![f], 20);
-    s.conditioners.push(token_bucket_conditioner("shape", 1, None, 1_000_000, [Keep, Shape, Shape], 1000));
+    let mut s = spec(
+        &["a", "r", "b"],
+        vec![
+            link(0, 1, 10_000_000, 1, 100),
+            link(1, 2, 10_000_000, 1, 100),
+        ],
+        vec![f],
+        20,
+    );
+    s.conditioners.push(token_bucket_conditioner(
+        "shape",
+        1,
+        None,
+        1_000_000,
+        [Keep, Shape, Shape],
+        1000,
+    ));
     let r = run_ok(&s);
     let c = &r.conditioners[0];
     assert_eq!(c.dropped_buffer, 0);
@@ -437,18 +651,41 @@ fn a_shaper_delays_the_excess_instead_of_dropping_it() {
 #[test]
 fn a_traced_tcp_flow_reports_its_cwnd_series_and_an_untraced_one_does_not() {
     use crate::transport::tcp::Params;
-    let flows = vec![tcp("traced", 0, 3, Params { trace: true, ..Params::default() }), tcp("quiet", 0, 3, Params::default())];
+    let flows = vec![
+        tcp(
+            "traced",
+            0,
+            3,
+            Params {
+                trace: true,
+                ..Params::default()
+            },
+        ),
+        tcp("quiet", 0, 3, Params::default()),
+    ];
     let r = run_ok(&tcp_dumbbell(link(1, 2, 10_000_000, 20, 50), flows, 10));
     assert_eq!(r.traces.len(), 1);
     let (name, t) = &r.traces[0];
     assert_eq!(name, "traced");
     assert!(t.len() > 100);
     assert!(t.time_s.windows(2).all(|w| w[0] <= w[1]));
-    assert!(t.cwnd.iter().any(|&c| c > 10.0 * 960.0), "slow start opens the window");
-    assert!(!r.to_json().contains("bytes_in_flight"), "traces stay out of the JSON");
+    assert!(
+        t.cwnd.iter().any(|&c| c > 10.0 * 960.0),
+        "slow start opens the window"
+    );
+    assert!(
+        !r.to_json().contains("bytes_in_flight"),
+        "traces stay out of the JSON"
+    );
 }
 
-fn etb_conditioner(name: &str, node: usize, from: usize, rate_bps: u64, alpha: f64) -> ConditionerSpec {
+fn etb_conditioner(
+    name: &str,
+    node: usize,
+    from: usize,
+    rate_bps: u64,
+    alpha: f64,
+) -> ConditionerSpec {
     use crate::edge::enhanced_token_bucket::Params;
     use crate::edge::PerColourAction::{DowngradeToBestEffort, Keep, Mark};
     ConditionerSpec {
@@ -466,7 +703,7 @@ fn etb_conditioner(name: &str, node: usize, from: usize, rate_bps: u64, alpha: f
             clock: crate::edge::enhanced_token_bucket::TokenClock::Continuous,
         }),
         per_flow: false,
-        actions: [Mark(crate::edge::dscp::AF11), DowngradeToBestEffort, Keep],
+        actions: [Mark(crate::net::dscp::AF11), DowngradeToBestEffort, Keep],
         buffer_packets: 100,
     }
 }
@@ -478,7 +715,9 @@ fn etb_scenario(n: usize, bottleneck_bps: u64, alpha: f64) -> Spec {
     names.extend(["border", "core", "d"].map(String::from));
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let (border, core, d) = (n, n + 1, n + 2);
-    let mut links: Vec<LinkSpec> = (0..n).map(|i| link(i, border, 10_000_000, 1, 100)).collect();
+    let mut links: Vec<LinkSpec> = (0..n)
+        .map(|i| link(i, border, 10_000_000, 1, 100))
+        .collect();
     links.push(rio_link(border, core, bottleneck_bps));
     links.push(link(core, d, 100_000_000, 1, 100));
     let flows = (0..n)
@@ -490,7 +729,9 @@ fn etb_scenario(n: usize, bottleneck_bps: u64, alpha: f64) -> Spec {
         .collect();
     let mut s = spec(&refs, links, flows, 20);
     s.warmup = SimDuration::from_secs(5);
-    s.conditioners = (0..n).map(|i| etb_conditioner(&format!("etb{i}"), border, i, 1_000_000, alpha)).collect();
+    s.conditioners = (0..n)
+        .map(|i| etb_conditioner(&format!("etb{i}"), border, i, 1_000_000, alpha))
+        .collect();
     s
 }
 
@@ -500,15 +741,27 @@ fn the_enhanced_token_bucket_passes_r_conformant_and_alpha_r_downgraded() {
     // input buffer (Giacomazzi's P_inb)
     let r = run_ok(&etb_scenario(1, 10_000_000, 0.4));
     let f = &r.flows[0];
-    assert!((f.throughput_kbps - 1400.0).abs() < 15.0, "{}", f.throughput_kbps);
-    assert!((f.respect_of_service.unwrap() - 1.0).abs() < 0.01, "{:?}", f.respect_of_service);
+    assert!(
+        (f.throughput_kbps - 1400.0).abs() < 15.0,
+        "{}",
+        f.throughput_kbps
+    );
+    assert!(
+        (f.respect_of_service.unwrap() - 1.0).abs() < 0.01,
+        "{:?}",
+        f.respect_of_service
+    );
     let c = &r.conditioners[0];
     assert_eq!(c.meter, "enhanced_token_bucket");
     assert!(c.dropped_buffer > 0 && c.max_held == 100);
     assert!(r.conservation.holds, "{}", r.conservation.identity);
     // α = 0: exactly the token rate
     let r0 = run_ok(&etb_scenario(1, 10_000_000, 0.0));
-    assert!((r0.flows[0].throughput_kbps - 1000.0).abs() < 10.0, "{}", r0.flows[0].throughput_kbps);
+    assert!(
+        (r0.flows[0].throughput_kbps - 1000.0).abs() < 10.0,
+        "{}",
+        r0.flows[0].throughput_kbps
+    );
 }
 
 #[test]
@@ -524,19 +777,38 @@ fn periodic_token_clocks_release_the_sources_in_step_continuous_ones_do_not() {
             cbr_mut(f).start = SimTime(i as u64 * 7_000_000);
         }
         for c in &mut s.conditioners {
-            let MeterSpec::EnhancedTokenBucket(p) = &mut c.meter else { unreachable!() };
+            let MeterSpec::EnhancedTokenBucket(p) = &mut c.meter else {
+                unreachable!()
+            };
             p.clock = clock;
         }
         let r = run_ok(&s);
         assert!(r.conservation.holds, "{}", r.conservation.identity);
         for f in &r.flows {
-            assert!((f.throughput_kbps - 1000.0).abs() < 10.0, "{clock:?}: {}", f.throughput_kbps);
+            assert!(
+                (f.throughput_kbps - 1000.0).abs() < 10.0,
+                "{clock:?}: {}",
+                f.throughput_kbps
+            );
         }
-        r.queues.iter().find(|q| q.name == "border->core").unwrap().mean_len_packets
+        r.queues
+            .iter()
+            .find(|q| q.name == "border->core")
+            .unwrap()
+            .mean_len_packets
     };
-    let (continuous, periodic) = (mean_queue(TokenClock::Continuous), mean_queue(TokenClock::Periodic));
-    assert!(continuous < 1.5, "independent phases barely queue: {continuous}"); // 0.75 measured
-    assert!(periodic > 2.5, "in step, the ten packets of a token period queue together: {periodic}"); // 3.8
+    let (continuous, periodic) = (
+        mean_queue(TokenClock::Continuous),
+        mean_queue(TokenClock::Periodic),
+    );
+    assert!(
+        continuous < 1.5,
+        "independent phases barely queue: {continuous}"
+    ); // 0.75 measured
+    assert!(
+        periodic > 2.5,
+        "in step, the ten packets of a token period queue together: {periodic}"
+    ); // 3.8
 }
 
 fn csa(name: &str, node: usize, towards: usize, targets: Vec<usize>) -> CsaSpec {
@@ -547,7 +819,7 @@ fn csa(name: &str, node: usize, towards: usize, targets: Vec<usize>) -> CsaSpec 
         params: crate::edge::csa::Params::TABLE_1,
         targets,
         signal_bytes: 56,
-        signal_dscp: crate::edge::dscp::CS6,
+        signal_dscp: crate::net::dscp::CS6,
         scope: CsaScope::Shared,
         trace: true,
     }
@@ -564,12 +836,37 @@ fn a_local_csa_lowers_alpha_under_congestion_and_protects_in_profile_traffic() {
     assert_eq!(row.queue, "border->core");
     assert!(row.decreases > 0 && row.alpha_end < 0.4, "{row:?}");
     assert_eq!(row.signals_sent, 0, "local CSA: no control packets");
-    let ros = |r: &Report| r.flows.iter().map(|f| f.respect_of_service.unwrap()).sum::<f64>() / 3.0;
-    let in_loss = |r: &Report| r.colours.iter().find(|c| c.queue == "border->core" && c.level == 0).unwrap().loss_ratio;
-    assert!(in_loss(&adaptive) <= in_loss(&fixed), "IN loss: CSA {} vs fixed {}", in_loss(&adaptive), in_loss(&fixed));
+    let ros = |r: &Report| {
+        r.flows
+            .iter()
+            .map(|f| f.respect_of_service.unwrap())
+            .sum::<f64>()
+            / 3.0
+    };
+    let in_loss = |r: &Report| {
+        r.colours
+            .iter()
+            .find(|c| c.queue == "border->core" && c.level == 0)
+            .unwrap()
+            .loss_ratio
+    };
+    assert!(
+        in_loss(&adaptive) <= in_loss(&fixed),
+        "IN loss: CSA {} vs fixed {}",
+        in_loss(&adaptive),
+        in_loss(&fixed)
+    );
     assert!(ros(&adaptive) >= 0.98, "RoS with CSA {}", ros(&adaptive));
-    assert_eq!(adaptive.alpha_traces[0].1[0], (0.0, 0.4), "α starts at max_α");
-    assert!(adaptive.conservation.holds, "{}", adaptive.conservation.identity);
+    assert_eq!(
+        adaptive.alpha_traces[0].1[0],
+        (0.0, 0.4),
+        "α starts at max_α"
+    );
+    assert!(
+        adaptive.conservation.holds,
+        "{}",
+        adaptive.conservation.identity
+    );
 }
 
 #[test]
@@ -587,7 +884,9 @@ fn a_remote_csa_signals_alpha_to_the_border_router_in_control_packets() {
     assert!(row.decreases > 0 && row.signals_sent > 0, "{row:?}");
     let signals: Vec<_> = r.flows.iter().filter(|f| f.kind == "csa-signal").collect();
     assert_eq!(signals.len(), 3, "one control flow per border conditioner");
-    assert!(signals.iter().all(|f| f.packets_delivered > 0 && f.src == "core" && f.dst == "border"));
+    assert!(signals
+        .iter()
+        .all(|f| f.packets_delivered > 0 && f.src == "core" && f.dst == "border"));
     assert!(r.conservation.holds, "{}", r.conservation.identity);
 }
 
@@ -604,11 +903,24 @@ fn a_per_bucket_csa_runs_one_controller_per_bucket_on_its_own_out_packets() {
     let r = run_ok(&s);
     let names: Vec<_> = r.csas.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["border/etb0", "border/etb1", "border/etb2"]);
-    assert!(r.csas.iter().all(|c| c.scope == "per_bucket" && c.rules == "text"));
+    assert!(r
+        .csas
+        .iter()
+        .all(|c| c.scope == "per_bucket" && c.rules == "text"));
     let outs: Vec<u64> = r.csas.iter().map(|c| c.out_arrivals).collect();
     let yellow: u64 = r.conditioners.iter().map(|c| c.yellow_packets).sum();
-    assert_eq!(outs.iter().sum::<u64>(), yellow, "each downgraded packet counted by its own bucket's controller");
-    assert!(r.csas.iter().all(|c| c.decreases > 0 && c.alpha_mean < 0.4 && c.alpha_mean > 0.0), "{:?}", r.csas);
+    assert_eq!(
+        outs.iter().sum::<u64>(),
+        yellow,
+        "each downgraded packet counted by its own bucket's controller"
+    );
+    assert!(
+        r.csas
+            .iter()
+            .all(|c| c.decreases > 0 && c.alpha_mean < 0.4 && c.alpha_mean > 0.0),
+        "{:?}",
+        r.csas
+    );
     assert!(r.alpha_traces.is_empty(), "no trace unless asked for");
     assert!(r.conservation.holds, "{}", r.conservation.identity);
     // shared: one controller counting every OUT arrival
@@ -616,19 +928,41 @@ fn a_per_bucket_csa_runs_one_controller_per_bucket_on_its_own_out_packets() {
     s.csas.push(csa("border", 3, 4, vec![0, 1, 2]));
     let shared = run_ok(&s);
     assert_eq!(shared.csas.len(), 1);
-    assert_eq!(shared.csas[0].out_arrivals, shared.conditioners.iter().map(|c| c.yellow_packets).sum::<u64>());
+    assert_eq!(
+        shared.csas[0].out_arrivals,
+        shared
+            .conditioners
+            .iter()
+            .map(|c| c.yellow_packets)
+            .sum::<u64>()
+    );
 }
 
 #[test]
 fn max_data_packets_counts_what_the_sources_generate_not_acks() {
     // one TCP flow: data segments forward, ACKs back; the budget counts the data only
-    let mut s = spec(&["a", "b"], vec![link(0, 1, 10_000_000, 5, 100)], vec![tcp("t", 0, 1, crate::transport::tcp::Params::default())], 1000);
-    s.stop = Stop { max_data_packets: Some(5_000), ..Stop::default() };
+    let mut s = spec(
+        &["a", "b"],
+        vec![link(0, 1, 10_000_000, 5, 100)],
+        vec![tcp("t", 0, 1, crate::transport::tcp::Params::default())],
+        1000,
+    );
+    s.stop = Stop {
+        max_data_packets: Some(5_000),
+        ..Stop::default()
+    };
     let r = run_ok(&s);
     assert_eq!(r.stop_reason, "max_data_packets");
     assert_eq!(r.engine.data_packets_generated, 5_000);
-    assert_eq!(r.flows[0].packets_sent, 5_000, "every data packet is the flow's");
-    assert!(r.engine.packets_generated > 9_000, "ACKs are generated too: {}", r.engine.packets_generated);
+    assert_eq!(
+        r.flows[0].packets_sent, 5_000,
+        "every data packet is the flow's"
+    );
+    assert!(
+        r.engine.packets_generated > 9_000,
+        "ACKs are generated too: {}",
+        r.engine.packets_generated
+    );
     assert!(r.conservation.holds, "{}", r.conservation.identity);
 }
 
@@ -656,7 +990,10 @@ fn a_captured_port_writes_one_record_per_departure_and_others_pay_nothing() {
     assert_eq!(bytes.len(), 24 + 100 * (16 + 28));
     // the 100th packet leaves at 99 × 10 ms
     let last = &bytes[24 + 99 * 44..];
-    assert_eq!(u32::from_le_bytes(last[4..8].try_into().unwrap()), 990_000_000);
+    assert_eq!(
+        u32::from_le_bytes(last[4..8].try_into().unwrap()),
+        990_000_000
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -669,8 +1006,16 @@ fn a_capture_file_that_cannot_be_created_fails_the_build_at_its_place() {
         &[],
     )
     .unwrap();
-    spec.add_capture("b->a", "/proc/afsim-no-such-file/x.pcap".into(), "--capture").unwrap();
-    assert!(spec.add_capture("b->c", "y.pcap".into(), "--capture").unwrap_err().contains("no port 'b->c'; the ports are: a->b, b->a"));
+    spec.add_capture(
+        "b->a",
+        "/proc/afsim-no-such-file/x.pcap".into(),
+        "--capture",
+    )
+    .unwrap();
+    assert!(spec
+        .add_capture("b->c", "y.pcap".into(), "--capture")
+        .unwrap_err()
+        .contains("no port 'b->c'; the ports are: a->b, b->a"));
     match World::build(&spec) {
         Err(SpecError::Capture(e)) => {
             assert_eq!(e.file, "--capture");
@@ -685,7 +1030,12 @@ fn a_lossy_link_loses_about_p_of_its_packets_and_counts_each_one() {
     // 10 000 packets of 500 B at 1 Mb/s over a link that loses 5 %
     let mut l = link(0, 1, 10_000_000, 1, 50);
     l.loss_ab = Some(crate::net::loss::Model::Bernoulli { p: 0.05 });
-    let s = spec(&["a", "b"], vec![l], vec![cbr("f", 0, 1, 1_000_000, 500)], 40);
+    let s = spec(
+        &["a", "b"],
+        vec![l],
+        vec![cbr("f", 0, 1, 1_000_000, 500)],
+        40,
+    );
     let r = run_ok(&s);
     let q = &r.queues[0];
     let lost = q.link_losses;
@@ -694,10 +1044,16 @@ fn a_lossy_link_loses_about_p_of_its_packets_and_counts_each_one() {
     assert_eq!(q.drops_total, 0, "link losses are not the queue's drops");
     assert_eq!(q.departures, 10_000, "the lost packets were transmitted");
     assert_eq!(r.flows[0].packets_dropped, lost);
-    assert_eq!(r.flows[0].packets_delivered + lost + r.flows[0].packets_in_flight, 10_000);
+    assert_eq!(
+        r.flows[0].packets_delivered + lost + r.flows[0].packets_in_flight,
+        10_000
+    );
     assert_eq!(r.conservation.dropped["link a->b"]["link_loss"], lost);
     assert!(r.conservation.holds, "{}", r.conservation.identity);
-    assert_eq!(r.queues[1].link_losses, 0, "the reverse direction is not lossy");
+    assert_eq!(
+        r.queues[1].link_losses, 0,
+        "the reverse direction is not lossy"
+    );
 }
 
 #[test]
@@ -727,9 +1083,17 @@ fn a_tfrc_flow_runs_deterministically_and_reports_its_columns() {
         group: name.into(),
         src,
         dst,
-        app: AppSpec::Tfrc(crate::transport::tfrc::Params { trace: true, ..Default::default() }),
+        app: AppSpec::Tfrc(crate::transport::tfrc::Params {
+            trace: true,
+            ..Default::default()
+        }),
     };
-    let s = spec(&["a", "b"], vec![link(0, 1, 2_000_000, 20, 20)], vec![tfrc("v", 0, 1)], 30);
+    let s = spec(
+        &["a", "b"],
+        vec![link(0, 1, 2_000_000, 20, 20)],
+        vec![tfrc("v", 0, 1)],
+        30,
+    );
     let a = run_ok(&s);
     let b = run_ok(&s);
     assert_eq!(a.to_json(), b.to_json());
@@ -737,27 +1101,49 @@ fn a_tfrc_flow_runs_deterministically_and_reports_its_columns() {
     let f = &a.flows[0];
     assert_eq!(f.kind, "tfrc");
     // alone on a 2 Mb/s drop-tail bottleneck: it fills it and loses packets to the buffer
-    assert!(f.throughput_kbps > 1500.0 && f.throughput_kbps <= 2000.0, "{}", f.throughput_kbps);
+    assert!(
+        f.throughput_kbps > 1500.0 && f.throughput_kbps <= 2000.0,
+        "{}",
+        f.throughput_kbps
+    );
     assert!(f.loss_events.unwrap() > 0 && f.loss_event_rate.unwrap() > 0.0);
     let rtt = f.rtt_mean_s.unwrap();
     assert!(rtt > 0.04, "at least the 40 ms of propagation");
     let per_rtt = f.feedback_packets.unwrap() as f64 * rtt / 30.0;
-    assert!((0.9..1.15).contains(&per_rtt), "about one report per RTT: {per_rtt}");
+    assert!(
+        (0.9..1.15).contains(&per_rtt),
+        "about one report per RTT: {per_rtt}"
+    );
     assert!(f.x_kbps.unwrap() > 1000.0 && f.x_recv_kbps.is_some());
     assert_eq!(a.tfrc_traces.len(), 1);
     assert!(a.tfrc_traces[0].1.len() > 100);
-    assert!(f.goodput_kbps.is_none() && f.retransmitted_packets.is_none(), "TCP columns stay empty");
+    assert!(
+        f.goodput_kbps.is_none() && f.retransmitted_packets.is_none(),
+        "TCP columns stay empty"
+    );
 }
 
 #[test]
 fn a_monitored_queue_is_sampled_on_its_grid_and_the_run_is_unchanged() {
     use crate::transport::tcp::Params;
-    let flows = vec![tcp("a", 0, 3, Params::default()), tcp("b", 0, 3, Params::default())];
+    let flows = vec![
+        tcp("a", 0, 3, Params::default()),
+        tcp("b", 0, 3, Params::default()),
+    ];
     let plain = tcp_dumbbell(link(1, 2, 10_000_000, 20, 50), flows, 10);
     let mut watched = plain.clone();
-    watched.add_monitor("r1->r2", SimDuration::from_millis(1)).unwrap();
-    assert!(watched.add_monitor("r1->r2", SimDuration::from_millis(2)).is_err(), "one monitor per queue");
-    assert!(watched.add_monitor("r1->nowhere", SimDuration::from_millis(2)).is_err());
+    watched
+        .add_monitor("r1->r2", SimDuration::from_millis(1))
+        .unwrap();
+    assert!(
+        watched
+            .add_monitor("r1->r2", SimDuration::from_millis(2))
+            .is_err(),
+        "one monitor per queue"
+    );
+    assert!(watched
+        .add_monitor("r1->nowhere", SimDuration::from_millis(2))
+        .is_err());
     let (r0, r1) = (run_ok(&plain), run_ok(&watched));
     // sampling reads the queue and nothing else: the report is the same, byte for byte
     assert_eq!(r0.to_json(), r1.to_json());
@@ -769,10 +1155,23 @@ fn a_monitored_queue_is_sampled_on_its_grid_and_the_run_is_unchanged() {
     assert_eq!(s.len(), 10_001);
     assert!((s.time_s[10_000] - 10.0).abs() < 1e-9);
     let q = r1.queues.iter().find(|q| q.name == "r1->r2").unwrap();
-    assert!(s.len_packets.iter().all(|&n| u64::from(n) <= q.max_len_packets));
-    assert!(s.len_packets.iter().any(|&n| n >= 10), "two TCP flows fill a 50-packet drop-tail queue");
+    assert!(s
+        .len_packets
+        .iter()
+        .all(|&n| u64::from(n) <= q.max_len_packets));
+    assert!(
+        s.len_packets.iter().any(|&n| n >= 10),
+        "two TCP flows fill a 50-packet drop-tail queue"
+    );
     // the samples' mean estimates the time average the report integrates exactly
     let mean = s.len_packets.iter().map(|&n| f64::from(n)).sum::<f64>() / s.len() as f64;
-    assert!((mean - q.mean_len_packets).abs() < 0.05 * q.mean_len_packets.max(1.0), "{mean} vs {}", q.mean_len_packets);
-    assert!(s.avg.iter().all(|a| a.is_nan()), "drop-tail keeps no average");
+    assert!(
+        (mean - q.mean_len_packets).abs() < 0.05 * q.mean_len_packets.max(1.0),
+        "{mean} vs {}",
+        q.mean_len_packets
+    );
+    assert!(
+        s.avg.iter().all(|a| a.is_nan()),
+        "drop-tail keeps no average"
+    );
 }

@@ -54,10 +54,26 @@ dscp = "AF11"
     );
     let spec = afsim_core::load_str(&text, "t.toml", &[]).expect("scenario");
     let hosts = vec![
-        Host { node: 0, ip: A, mac: [2, 0, 0, 0, 0, 2], router_mac: [2, 0, 0, 0, 0, 1] },
-        Host { node: 2, ip: B, mac: [2, 0, 0, 0, 1, 2], router_mac: [2, 0, 0, 0, 1, 1] },
+        Host {
+            node: 0,
+            ip: A,
+            mac: [2, 0, 0, 0, 0, 2],
+            router_mac: [2, 0, 0, 0, 0, 1],
+        },
+        Host {
+            node: 2,
+            ip: B,
+            mac: [2, 0, 0, 0, 1, 2],
+            router_mac: [2, 0, 0, 0, 1, 1],
+        },
     ];
-    let flows = [FlowMatch { flow: 0, protocol: 17, src_ip: A, dst_ip: B, port: 5000 }];
+    let flows = [FlowMatch {
+        flow: 0,
+        protocol: 17,
+        src_ip: A,
+        dst_ip: B,
+        port: 5000,
+    }];
     Fabric::build(&spec, hosts, &flows).expect("fabric")
 }
 
@@ -87,7 +103,11 @@ fn one_packet_leaves_after_two_transmissions_and_two_delays_not_before() {
     let (h, fr) = &out[0];
     assert_eq!(*h, 1, "to host b");
     assert_eq!(&fr[0..6], &[2, 0, 0, 0, 1, 2], "addressed to b's interface");
-    assert_eq!(&fr[6..12], &[2, 0, 0, 0, 1, 1], "from the router side of b's link");
+    assert_eq!(
+        &fr[6..12],
+        &[2, 0, 0, 0, 1, 1],
+        "from the router side of b's link"
+    );
     assert_eq!(f.flows[0].packets_delivered, 1);
     assert_eq!(f.flows[0].last_delivery, Some(SimTime(due)));
     assert_eq!(f.lateness.max_ns, 0);
@@ -108,10 +128,15 @@ fn a_backlog_is_paced_at_the_link_rate_whatever_the_wake_up_pattern() {
         step = (step * 7919 + 104_729) % (3 * MS);
         now += step + 1;
         delivered += run_to(&mut f, now).len();
-        let expected = (0..200u64).filter(|k| (k + 2) * 800_000 + 10 * MS <= now).count();
+        let expected = (0..200u64)
+            .filter(|k| (k + 2) * 800_000 + 10 * MS <= now)
+            .count();
         assert_eq!(delivered, expected, "at {now} ns");
     }
-    assert_eq!(f.flows[0].last_delivery, Some(SimTime(201 * 800_000 + 10 * MS)));
+    assert_eq!(
+        f.flows[0].last_delivery,
+        Some(SimTime(201 * 800_000 + 10 * MS))
+    );
     // the rate delivered at the far end is exactly the link's: 199 gaps of 800 µs
     let first = f.flows[0].first_delivery.unwrap().0;
     let last = f.flows[0].last_delivery.unwrap().0;
@@ -170,7 +195,10 @@ fn the_conditioner_re_marks_the_excess_in_the_frames_themselves() {
     }
     let out = run_to(&mut f, 100 * MS);
     assert_eq!(out.len(), 6);
-    let dscps: Vec<u8> = out.iter().map(|(_, fr)| parse(fr).unwrap().tos >> 2).collect();
+    let dscps: Vec<u8> = out
+        .iter()
+        .map(|(_, fr)| parse(fr).unwrap().tos >> 2)
+        .collect();
     assert_eq!(dscps, vec![10, 10, 12, 12, 12, 12]);
     for (_, fr) in &out {
         let h = &fr[14..34];
@@ -188,7 +216,11 @@ fn what_is_not_a_scenario_hosts_ipv4_is_not_forwarded() {
     arp[12] = 0x08;
     arp[13] = 0x06;
     f.ingress(SimTime(0), 0, &arp);
-    f.ingress(SimTime(0), 0, &test_frame(A, [8, 8, 8, 8], 17, 1, 2, 100, 0));
+    f.ingress(
+        SimTime(0),
+        0,
+        &test_frame(A, [8, 8, 8, 8], 17, 1, 2, 100, 0),
+    );
     assert!(run_to(&mut f, 100 * MS).is_empty());
     assert_eq!(f.counters.ignored_not_ipv4, 1);
     assert_eq!(f.counters.ignored_unknown_address, 1);

@@ -16,8 +16,9 @@
 
 use super::params::Params;
 use super::source::{list, suggestion, Fail};
-use super::value::{Rec, Scalar, Val};
-use crate::edge::dscp::{self, Class, ColourTable, Marking, MAX_DSCP, MAX_LEVELS};
+use super::table::Rec;
+use super::value::{Scalar, Val};
+use crate::net::dscp::{self, Class, ColourTable, Marking, MAX_DSCP, MAX_LEVELS};
 
 pub(crate) const DIFFSERV_FIELDS: [&str; 2] = ["colours", "default_level"];
 const NAMED_TABLES: [&str; 2] = ["rfc2597", "sima"];
@@ -77,8 +78,9 @@ pub(crate) fn read_diffserv(rec: &Rec, params: &Params) -> Result<ColourTable, F
                                 format!("DSCP {n} is not a 6-bit code point (0..=63)"),
                             ))
                         }
-                        Err(_) => dscp::parse(g.key)
-                            .map_err(|_| Fail::new(g.key_at, t.path_of(g.key), unknown_code_point(g.key)))?,
+                        Err(_) => dscp::parse(g.key).map_err(|_| {
+                            Fail::new(g.key_at, t.path_of(g.key), unknown_code_point(g.key))
+                        })?,
                     };
                     if entries.iter().any(|&(e, _)| e == d) {
                         let name = dscp::name(d).map_or(String::new(), |n| format!(" ({n})"));
@@ -122,16 +124,34 @@ pub(crate) fn read_diffserv(rec: &Rec, params: &Params) -> Result<ColourTable, F
                 "default_level applies to a colours table of your own, like colours = {{ AF11 = 0, AF12 = 1 }}; {why}"
             )));
         }
-        return Ok(if named == Some("sima") { ColourTable::sima() } else { ColourTable::rfc2597() });
+        return Ok(if named == Some("sima") {
+            ColourTable::sima()
+        } else {
+            ColourTable::rfc2597()
+        });
     };
     let highest = entries.iter().map(|&(_, l)| l).max().unwrap_or(0);
     let default = default_level.as_ref().map_or(highest, |(l, _)| *l);
     let levels = highest.max(default) + 1;
     let spots = rec.spots();
-    let mut table = ColourTable::new(levels, Marking { class: Class::BestEffort, level: default })
-        .map_err(|e| spots.fail("default_level", &e.message))?;
+    let mut table = ColourTable::new(
+        levels,
+        Marking {
+            class: Class::BestEffort,
+            level: default,
+        },
+    )
+    .map_err(|e| spots.fail("default_level", &e.message))?;
     for (d, level) in entries {
-        table.set(d, Marking { class: class_of(d), level }).map_err(|e| spots.fail("colours", &e.message))?;
+        table
+            .set(
+                d,
+                Marking {
+                    class: class_of(d),
+                    level,
+                },
+            )
+            .map_err(|e| spots.fail("colours", &e.message))?;
     }
     Ok(table)
 }
@@ -155,7 +175,12 @@ mod tests {
     #[test]
     fn unknown_names_get_a_suggestion_and_the_list() {
         let m = unknown_code_point("AF14");
-        assert!(m.starts_with("unknown code point 'AF14' (did you mean 'AF11'?); the code points are BE, CS0"), "{m}");
+        assert!(
+            m.starts_with(
+                "unknown code point 'AF14' (did you mean 'AF11'?); the code points are BE, CS0"
+            ),
+            "{m}"
+        );
         assert!(m.ends_with("EF, NRT0, NRT1, NRT2, NRT3, NRT4, NRT5, NRT6, NRT7, RT0, RT1, RT2, RT3, RT4, RT5, RT6, RT7, or an integer 0..=63"), "{m}");
     }
 }

@@ -10,30 +10,83 @@
 //! are `resolve`'s.
 
 use super::diffserv::code_point;
+use super::names::{Named, MAX_FLOWS};
 use super::params::Params;
-use super::raw::{Named, MAX_FLOWS};
 use super::source::{list, suggestion, Fail};
-use super::value::{Rec, Scalar, Val};
+use super::table::Rec;
+use super::value::{Scalar, Val};
 use crate::scenario::spec::Limit;
-use crate::scenario::units::{parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
+use crate::scenario::units::{
+    parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity,
+};
 use crate::sim::time::SimDuration;
 use crate::transport::tcp::{self, Variant, HEADER_BYTES};
 use crate::transport::tfrc::{self, InitialRate};
 
 const FLOW_KINDS: [&str; 3] = ["cbr", "tcp", "tfrc"];
 const CBR_FIELDS: [&str; 13] = [
-    "name", "from", "to", "count", "kind", "dscp", "rate", "packet_size", "start", "start_step", "stop", "packets",
+    "name",
+    "from",
+    "to",
+    "count",
+    "kind",
+    "dscp",
+    "rate",
+    "packet_size",
+    "start",
+    "start_step",
+    "stop",
+    "packets",
     "jitter",
 ];
 const TCP_FIELDS: [&str; 26] = [
-    "name", "from", "to", "count", "kind", "dscp", "preset", "variant", "packet_size", "max_window", "initial_window",
-    "dupack_threshold", "limited_transmit", "tick", "initial_rto", "min_rto", "max_rto", "ecn", "handshake",
-    "delayed_ack", "delayed_ack_interval", "bytes", "start", "start_step", "trace", "target_rate",
+    "name",
+    "from",
+    "to",
+    "count",
+    "kind",
+    "dscp",
+    "preset",
+    "variant",
+    "packet_size",
+    "max_window",
+    "initial_window",
+    "dupack_threshold",
+    "limited_transmit",
+    "tick",
+    "initial_rto",
+    "min_rto",
+    "max_rto",
+    "ecn",
+    "handshake",
+    "delayed_ack",
+    "delayed_ack_interval",
+    "bytes",
+    "start",
+    "start_step",
+    "trace",
+    "target_rate",
 ];
 const TFRC_FIELDS: [&str; 19] = [
-    "name", "from", "to", "count", "kind", "dscp", "preset", "packet_size", "header_size", "feedback_size",
-    "initial_rate", "ndupack", "oscillation_prevention", "nofeedback_timer", "ecn", "target_rate", "start",
-    "start_step", "trace",
+    "name",
+    "from",
+    "to",
+    "count",
+    "kind",
+    "dscp",
+    "preset",
+    "packet_size",
+    "header_size",
+    "feedback_size",
+    "initial_rate",
+    "ndupack",
+    "oscillation_prevention",
+    "nofeedback_timer",
+    "ecn",
+    "target_rate",
+    "start",
+    "start_step",
+    "trace",
 ];
 /// TCP's presets: the RFCs, ns-2.35.
 const TCP_PRESETS: [&str; 2] = ["rfc", "ns2"];
@@ -91,7 +144,10 @@ pub(crate) struct RawCbr {
 /// Why a field of one kind of flow is not a field of this kind, when a hint helps.
 fn other_kinds_field(kind: &str, key: &str) -> Option<String> {
     let own = fields_of(kind);
-    let owners: Vec<&str> = FLOW_KINDS.into_iter().filter(|&k| k != kind && fields_of(k).contains(&key)).collect();
+    let owners: Vec<&str> = FLOW_KINDS
+        .into_iter()
+        .filter(|&k| k != kind && fields_of(k).contains(&key))
+        .collect();
     if own.contains(&key) || owners.is_empty() {
         return None;
     }
@@ -130,7 +186,11 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
         None => return Err(rec.missing("kind", "\"cbr\"")),
     };
     // The preset is the base every other field overrides, so it is read first.
-    let presets: &[&str] = if kind == "tcp" { &TCP_PRESETS } else { &TFRC_PRESETS };
+    let presets: &[&str] = if kind == "tcp" {
+        &TCP_PRESETS
+    } else {
+        &TFRC_PRESETS
+    };
     let preset = match fields.iter().find(|f| f.key == "preset" && kind != "cbr") {
         Some(f) => rec.val(params, f)?.choice(presets, "preset")?,
         None => "rfc",
@@ -140,8 +200,16 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
     let mut app = match kind.as_str() {
         "cbr" => Draft::Cbr(CbrDraft::default()),
         "tcp" => {
-            let p = if ns2 { tcp::Params::ns2() } else { tcp::Params::default() };
-            Draft::Tcp(TcpDraft { p, window: None, ack_interval: None })
+            let p = if ns2 {
+                tcp::Params::ns2()
+            } else {
+                tcp::Params::default()
+            };
+            Draft::Tcp(TcpDraft {
+                p,
+                window: None,
+                ack_interval: None,
+            })
         }
         _ => Draft::Tfrc(match preset {
             "ns2" => tfrc::Params::ns2(),
@@ -163,14 +231,31 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
         let v = rec.val(params, f)?;
         let time = || v.quantity(Quantity::Time, parse_time_ns).map(SimDuration);
         match f.key {
-            "name" => name = Some(Named { name: v.name()?, at: v.at }),
-            "from" => from = Some(Named { name: v.string()?, at: v.at }),
-            "to" => to = Some(Named { name: v.string()?, at: v.at }),
+            "name" => {
+                name = Some(Named {
+                    name: v.name()?,
+                    at: v.at,
+                })
+            }
+            "from" => {
+                from = Some(Named {
+                    name: v.string()?,
+                    at: v.at,
+                })
+            }
+            "to" => {
+                to = Some(Named {
+                    name: v.string()?,
+                    at: v.at,
+                })
+            }
             "count" => {
                 count = v.int_at_least(0)?;
                 count_at = v.at;
                 if count > MAX_FLOWS {
-                    return Err(v.fail(format!("a scenario can have at most {MAX_FLOWS} flows, found count = {count}")));
+                    return Err(v.fail(format!(
+                        "a scenario can have at most {MAX_FLOWS} flows, found count = {count}"
+                    )));
                 }
             }
             "kind" => {}
@@ -200,13 +285,30 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
             let spots = rec.spots();
             p.validate().map_err(|e| {
                 // headers no smaller than the packet: blame the size that was written
-                let field = if e.field == "header_size" && !spots.has("header_size") { "packet_size" } else { e.field };
+                let field = if e.field == "header_size" && !spots.has("header_size") {
+                    "packet_size"
+                } else {
+                    e.field
+                };
                 spots.fail(field, &e.message)
             })?;
             RawApp::Tfrc(p)
         }
     };
-    Ok(RawFlow { path: rec.path.clone(), name, from, to, count, count_at, dscp, start, start_at, start_step, step_at, app })
+    Ok(RawFlow {
+        path: rec.path.clone(),
+        name,
+        from,
+        to,
+        count,
+        count_at,
+        dscp,
+        start,
+        start_at,
+        start_step,
+        step_at,
+        app,
+    })
 }
 
 /// The fields of a flow's kind, as they are read.
@@ -221,7 +323,8 @@ enum Draft {
 /// states the range.
 fn tfrc_field(p: &mut tfrc::Params, key: &str, v: Val) -> Result<(), Fail> {
     let size = || {
-        v.quantity(Quantity::Size, parse_size_bytes).map(|b| u32::try_from(b).unwrap_or(u32::MAX))
+        v.quantity(Quantity::Size, parse_size_bytes)
+            .map(|b| u32::try_from(b).unwrap_or(u32::MAX))
     };
     match key {
         "preset" => {}
@@ -270,13 +373,15 @@ impl CbrDraft {
                     return Err(v.fail("packet_size must be at least 1B"));
                 }
                 if b > 65_535 {
-                    return Err(
-                        v.fail(format!("packet_size must be at most 65535B (the largest IP packet), found {b}B"))
-                    );
+                    return Err(v.fail(format!(
+                        "packet_size must be at most 65535B (the largest IP packet), found {b}B"
+                    )));
                 }
                 self.packet_size = Some(b as u32);
             }
-            "stop" => self.stop = Some((SimDuration(v.quantity(Quantity::Time, parse_time_ns)?), v)),
+            "stop" => {
+                self.stop = Some((SimDuration(v.quantity(Quantity::Time, parse_time_ns)?), v))
+            }
             "packets" => self.packets = Some(v.int_at_least(1)?),
             "jitter" => self.jitter = v.boolean()?,
             other => unreachable!("'{other}' is not a cbr field of CBR_FIELDS"),
@@ -286,13 +391,23 @@ impl CbrDraft {
 
     fn finish(self, rec: &Rec, start: SimDuration) -> Result<RawCbr, Fail> {
         let rate_bps = self.rate.ok_or_else(|| rec.missing("rate", "\"1Mbps\""))?;
-        let packet_size = self.packet_size.ok_or_else(|| rec.missing("packet_size", "\"576B\""))?;
+        let packet_size = self
+            .packet_size
+            .ok_or_else(|| rec.missing("packet_size", "\"576B\""))?;
         let stop = match self.stop {
-            Some((t, v)) if t <= start => return Err(v.fail(format!("stop ({t}) must be after start ({start})"))),
+            Some((t, v)) if t <= start => {
+                return Err(v.fail(format!("stop ({t}) must be after start ({start})")))
+            }
             Some((t, v)) => Some((t, v.at)),
             None => None,
         };
-        Ok(RawCbr { rate_bps, packet_size, stop, packets: self.packets, jitter: self.jitter })
+        Ok(RawCbr {
+            rate_bps,
+            packet_size,
+            stop,
+            packets: self.packets,
+            jitter: self.jitter,
+        })
     }
 }
 
@@ -317,7 +432,8 @@ impl TcpDraft {
             }
             // Sizes out of range are left to validate(), which states the range.
             "packet_size" => {
-                p.packet_size = u32::try_from(v.quantity(Quantity::Size, parse_size_bytes)?).unwrap_or(u32::MAX)
+                p.packet_size =
+                    u32::try_from(v.quantity(Quantity::Size, parse_size_bytes)?).unwrap_or(u32::MAX)
             }
             "max_window" => self.window = Some(v.quantity(Quantity::Amount, parse_amount)?),
             "initial_window" => p.initial_window_segments = int()?,
@@ -370,7 +486,8 @@ impl TcpDraft {
                 return Err(v.fail("delayed_ack_interval applies only with delayed_ack = true"));
             }
         }
-        p.validate().map_err(|e| rec.spots().fail(e.field, &e.message))?;
+        p.validate()
+            .map_err(|e| rec.spots().fail(e.field, &e.message))?;
         Ok(p)
     }
 }
@@ -386,15 +503,29 @@ mod tests {
             m.starts_with("'rate' is a field of cbr flows, not of tcp flows; the fields of a tcp flow are: name"),
             "{m}"
         );
-        assert!(other_kinds_field("tcp", "stop").unwrap().contains("until its 'bytes' are delivered"));
-        assert!(other_kinds_field("cbr", "bytes").unwrap().contains("write packets = 1000"));
+        assert!(other_kinds_field("tcp", "stop")
+            .unwrap()
+            .contains("until its 'bytes' are delivered"));
+        assert!(other_kinds_field("cbr", "bytes")
+            .unwrap()
+            .contains("write packets = 1000"));
         assert_eq!(other_kinds_field("cbr", "colour"), None);
         assert_eq!(other_kinds_field("cbr", "name"), None);
     }
 
     #[test]
     fn the_field_lists_share_the_common_fields() {
-        for f in ["name", "from", "to", "count", "kind", "dscp", "packet_size", "start", "start_step"] {
+        for f in [
+            "name",
+            "from",
+            "to",
+            "count",
+            "kind",
+            "dscp",
+            "packet_size",
+            "start",
+            "start_step",
+        ] {
             assert!(FLOW_KINDS.iter().all(|k| fields_of(k).contains(&f)), "{f}");
         }
     }
@@ -402,10 +533,15 @@ mod tests {
     #[test]
     fn a_field_of_several_other_kinds_names_them_all() {
         let m = other_kinds_field("cbr", "preset").unwrap();
-        assert!(m.starts_with("'preset' is a field of tcp and tfrc flows, not of cbr flows;"), "{m}");
+        assert!(
+            m.starts_with("'preset' is a field of tcp and tfrc flows, not of cbr flows;"),
+            "{m}"
+        );
         let m = other_kinds_field("tfrc", "rate").unwrap();
         assert!(m.contains("target_rate sets gTFRC's floor"), "{m}");
-        assert!(other_kinds_field("tfrc", "bytes").unwrap().contains("always has data"));
+        assert!(other_kinds_field("tfrc", "bytes")
+            .unwrap()
+            .contains("always has data"));
         assert_eq!(other_kinds_field("tfrc", "ecn"), None);
     }
 }

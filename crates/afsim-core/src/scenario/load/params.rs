@@ -66,7 +66,10 @@ impl Params {
                 return Err(Fail::new(
                     table_at,
                     "params",
-                    format!("expected a [params] table of name = value, found {}", Scalar::of_item(item).describe()),
+                    format!(
+                        "expected a [params] table of name = value, found {}",
+                        Scalar::of_item(item).describe()
+                    ),
                 ));
             };
             for (name, item) in t.iter() {
@@ -86,7 +89,13 @@ impl Params {
                     other => Scalar::of_item(other),
                 };
                 check_param_value(&value).map_err(|m| Fail::new(at, &field, m))?;
-                defs.push(Param { name: name.to_string(), value, at, set_by: None, used: Cell::new(false) });
+                defs.push(Param {
+                    name: name.to_string(),
+                    value,
+                    at,
+                    set_by: None,
+                    used: Cell::new(false),
+                });
             }
         }
         let mut params = Params { list: defs };
@@ -142,17 +151,32 @@ impl Params {
     pub fn resolve(&self, v: &Value, at: usize, field: &str) -> Result<Val, Fail> {
         let at = v.span().map_or(at, |s| s.start);
         let Value::String(s) = v else {
-            return Ok(Val { s: Scalar::of_value(v), at, field: field.to_string(), note: None });
+            return Ok(Val {
+                s: Scalar::of_value(v),
+                at,
+                field: field.to_string(),
+                note: None,
+            });
         };
         let text: &str = s.value();
         if let Some(name) = text.strip_prefix('$') {
             if is_param_name(name) {
                 let p = self.lookup(name, at, field)?;
-                return Ok(Val { s: p.value.clone(), at, field: field.to_string(), note: Some(p.describe()) });
+                return Ok(Val {
+                    s: p.value.clone(),
+                    at,
+                    field: field.to_string(),
+                    note: Some(p.describe()),
+                });
             }
         }
         if !text.contains('$') {
-            return Ok(Val { s: Scalar::Str(text.to_string()), at, field: field.to_string(), note: None });
+            return Ok(Val {
+                s: Scalar::Str(text.to_string()),
+                at,
+                field: field.to_string(),
+                note: None,
+            });
         }
         let mut out = String::with_capacity(text.len());
         let mut used = Vec::new();
@@ -165,23 +189,40 @@ impl Params {
                 rest = r;
             } else if let Some(r) = rest.strip_prefix("${") {
                 let Some(end) = r.find('}') else {
-                    return Err(Fail::new(at, field, format!("'${{' without a closing '}}' in \"{text}\"; {DOLLAR_HELP}")));
+                    return Err(Fail::new(
+                        at,
+                        field,
+                        format!("'${{' without a closing '}}' in \"{text}\"; {DOLLAR_HELP}"),
+                    ));
                 };
                 let name = &r[..end];
                 if !is_param_name(name) {
-                    return Err(Fail::new(at, field, format!("'${{{name}}}' is not a parameter reference; {DOLLAR_HELP}")));
+                    return Err(Fail::new(
+                        at,
+                        field,
+                        format!("'${{{name}}}' is not a parameter reference; {DOLLAR_HELP}"),
+                    ));
                 }
                 let p = self.lookup(name, at, field)?;
                 out.push_str(&p.value.text());
                 used.push(p.describe());
                 rest = &r[end + 1..];
             } else {
-                return Err(Fail::new(at, field, format!("unexpected '$' in \"{text}\"; {DOLLAR_HELP}")));
+                return Err(Fail::new(
+                    at,
+                    field,
+                    format!("unexpected '$' in \"{text}\"; {DOLLAR_HELP}"),
+                ));
             }
         }
         out.push_str(rest);
         let note = (!used.is_empty()).then(|| used.join(", "));
-        Ok(Val { s: Scalar::Str(out), at, field: field.to_string(), note })
+        Ok(Val {
+            s: Scalar::Str(out),
+            at,
+            field: field.to_string(),
+            note,
+        })
     }
 
     /// The first parameter nothing referred to.
@@ -190,7 +231,10 @@ impl Params {
             Some(p) => Err(Fail::new(
                 p.at,
                 format!("params.{}", p.name),
-                format!("parameter '{}' is never used; refer to it as \"${}\" or remove it", p.name, p.name),
+                format!(
+                    "parameter '{}' is never used; refer to it as \"${}\" or remove it",
+                    p.name, p.name
+                ),
             )),
             None => Ok(()),
         }
@@ -230,7 +274,10 @@ mod tests {
 
     fn params(text: &str, overrides: &[(&str, &str)]) -> Result<Params, Fail> {
         let doc = ImDocument::parse(text).unwrap();
-        let ov: Vec<(String, String)> = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let ov: Vec<(String, String)> = overrides
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         Params::read(doc.as_table(), &ov)
     }
 
@@ -251,10 +298,22 @@ mod tests {
     #[test]
     fn interpolation_inserts_the_parameter_text() {
         let p = params("[params]\nd = 5\nh = \"src\"\nf = 1.5", &[]).unwrap();
-        assert_eq!(resolve(&p, "\"${d}ms\"").unwrap(), Scalar::Str("5ms".into()));
-        assert_eq!(resolve(&p, "\"${h}${d}\"").unwrap(), Scalar::Str("src5".into()));
-        assert_eq!(resolve(&p, "\"${f} ms\"").unwrap(), Scalar::Str("1.5 ms".into()));
-        assert_eq!(resolve(&p, "\"cost $$${d}\"").unwrap(), Scalar::Str("cost $5".into()));
+        assert_eq!(
+            resolve(&p, "\"${d}ms\"").unwrap(),
+            Scalar::Str("5ms".into())
+        );
+        assert_eq!(
+            resolve(&p, "\"${h}${d}\"").unwrap(),
+            Scalar::Str("src5".into())
+        );
+        assert_eq!(
+            resolve(&p, "\"${f} ms\"").unwrap(),
+            Scalar::Str("1.5 ms".into())
+        );
+        assert_eq!(
+            resolve(&p, "\"cost $$${d}\"").unwrap(),
+            Scalar::Str("cost $5".into())
+        );
     }
 
     #[test]
@@ -269,17 +328,37 @@ mod tests {
     fn an_undefined_reference_is_an_error_with_a_suggestion() {
         let p = params("[params]\nn_af = 10", &[]).unwrap();
         let e = resolve(&p, "\"$n_aff\"").unwrap_err();
-        assert!(e.message.contains("undefined parameter 'n_aff' (did you mean 'n_af'?)"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("undefined parameter 'n_aff' (did you mean 'n_af'?)"),
+            "{}",
+            e.message
+        );
         let e = resolve(&p, "\"${x}ms\"").unwrap_err();
-        assert!(e.message.contains("undefined parameter 'x'"), "{}", e.message);
+        assert!(
+            e.message.contains("undefined parameter 'x'"),
+            "{}",
+            e.message
+        );
         let none = params("", &[]).unwrap();
-        assert!(resolve(&none, "\"$x\"").unwrap_err().message.contains("no [params]"));
+        assert!(resolve(&none, "\"$x\"")
+            .unwrap_err()
+            .message
+            .contains("no [params]"));
     }
 
     #[test]
     fn a_stray_dollar_is_an_error() {
         let p = params("[params]\nn = 1", &[]).unwrap();
-        for s in ["\"$\"", "\"$5\"", "\"a$n\"", "\"${n\"", "\"${}\"", "\"${n m}\"", "\"$n \""] {
+        for s in [
+            "\"$\"",
+            "\"$5\"",
+            "\"a$n\"",
+            "\"${n\"",
+            "\"${}\"",
+            "\"${n m}\"",
+            "\"$n \"",
+        ] {
             assert!(resolve(&p, s).is_err(), "{s}");
         }
     }
@@ -299,7 +378,14 @@ mod tests {
     fn overrides_are_typed_like_toml_scalars() {
         let p = params(
             "[params]\na = 1\nb = 1\nc = 1\nd = 1\ne = 1\nf = 1",
-            &[("a", "10"), ("b", "2.5"), ("c", "false"), ("d", "2Mbps"), ("e", "\"10\""), ("f", "1_000")],
+            &[
+                ("a", "10"),
+                ("b", "2.5"),
+                ("c", "false"),
+                ("d", "2Mbps"),
+                ("e", "\"10\""),
+                ("f", "1_000"),
+            ],
         )
         .unwrap();
         assert_eq!(resolve(&p, "\"$a\"").unwrap(), Scalar::Int(10));
@@ -318,9 +404,17 @@ mod tests {
 
     #[test]
     fn an_override_of_an_unknown_parameter_points_at_the_params_table() {
-        let e = params("# x\n[params]\nrate = 1", &[("rat", "2")]).err().unwrap();
+        let e = params("# x\n[params]\nrate = 1", &[("rat", "2")])
+            .err()
+            .unwrap();
         assert_eq!((e.at, e.field.as_str()), (4, "--set rat"));
-        assert!(e.message.contains("unknown parameter 'rat' (did you mean 'rate'?); the parameters are: rate"), "{}", e.message);
+        assert!(
+            e.message.contains(
+                "unknown parameter 'rat' (did you mean 'rate'?); the parameters are: rate"
+            ),
+            "{}",
+            e.message
+        );
         let e = params("", &[("x", "2")]).err().unwrap();
         assert_eq!(e.at, 0);
         assert!(e.message.contains("no [params]"));

@@ -44,41 +44,89 @@
 //! without a queue gets drop-tail of 50 packets. A scheduler has no defaults for `policy`, a
 //! class's `name`, or its `quantum` (drr) or `weight` (wrr).
 
+use super::curve::{
+    curve_fail, curve_of, marking_curve, read_curve, set_marks, threshold, DropCurve,
+};
 use super::diffserv::code_point;
 use super::params::Params;
 use super::source::{list, suggestion, Fail};
-use super::value::{Field, Rec, Scalar, Spots, Val};
-use crate::edge::dscp::{ColourTable, MAX_LEVELS};
-use crate::edge::ParamError;
+use super::table::{Field, Rec, Spots};
+use super::value::Val;
+use crate::net::dscp::{ColourTable, MAX_LEVELS};
+use crate::param::ParamError;
 use crate::queue::ecn_mark::{Position, Strategy};
 use crate::queue::red::{self, Common, Curve, Measure, SpacingRule};
+use crate::queue::scheduler::{ClassSpec, SchedulerError, SchedulerSpec};
 use crate::queue::scheduler::{Policy, Service};
 use crate::queue::{rio, sima, wred};
-use crate::scenario::spec::{ClassSpec, Limit, QueueSpec, SchedulerError, SchedulerSpec};
+use crate::queue::{Limit, QueueSpec};
 use crate::scenario::units::{parse_limit, parse_size_bytes, Quantity};
 
 pub(crate) const QUEUE_KINDS: [&str; 6] = ["droptail", "red", "rio", "wred", "scheduler", "sima"];
 const DROPTAIL_FIELDS: [&str; 2] = ["kind", "limit"];
 const RED_FIELDS: [&str; 14] = [
-    "kind", "limit", "min_th", "max_th", "max_p", "mark", "w_q", "gentle", "wait", "measure", "byte_mode",
-    "mean_packet_size", "ecn", "ecn_forced",
+    "kind",
+    "limit",
+    "min_th",
+    "max_th",
+    "max_p",
+    "mark",
+    "w_q",
+    "gentle",
+    "wait",
+    "measure",
+    "byte_mode",
+    "mean_packet_size",
+    "ecn",
+    "ecn_forced",
 ];
 const RIO_FIELDS: [&str; 15] = [
-    "kind", "limit", "in", "out", "coupling", "w_q", "gentle", "wait", "measure", "byte_mode", "mean_packet_size",
-    "ecn", "out_first", "spacing", "ecn_forced",
+    "kind",
+    "limit",
+    "in",
+    "out",
+    "coupling",
+    "w_q",
+    "gentle",
+    "wait",
+    "measure",
+    "byte_mode",
+    "mean_packet_size",
+    "ecn",
+    "out_first",
+    "spacing",
+    "ecn_forced",
 ];
 const WRED_FIELDS: [&str; 13] = [
-    "kind", "limit", "levels", "w_q", "gentle", "wait", "measure", "byte_mode", "mean_packet_size", "ecn",
-    "out_first", "spacing", "ecn_forced",
+    "kind",
+    "limit",
+    "levels",
+    "w_q",
+    "gentle",
+    "wait",
+    "measure",
+    "byte_mode",
+    "mean_packet_size",
+    "ecn",
+    "out_first",
+    "spacing",
+    "ecn_forced",
 ];
 const SCHEDULER_FIELDS: [&str; 3] = ["kind", "policy", "classes"];
-const SIMA_FIELDS: [&str; 8] =
-    ["kind", "rt_limit", "nrt_limit", "rt_weight", "nrt_weight", "occupancy", "dpa_offset", "dpa_slope"];
-const CLASS_FIELDS: [&str; 7] = ["name", "dscp", "default", "priority", "quantum", "weight", "queue"];
+const SIMA_FIELDS: [&str; 8] = [
+    "kind",
+    "rt_limit",
+    "nrt_limit",
+    "rt_weight",
+    "nrt_weight",
+    "occupancy",
+    "dpa_offset",
+    "dpa_slope",
+];
+const CLASS_FIELDS: [&str; 7] = [
+    "name", "dscp", "default", "priority", "quantum", "weight", "queue",
+];
 const POLICIES: [&str; 3] = ["priority", "drr", "wrr"];
-const CURVE_FIELDS: [&str; 3] = ["min_th", "max_th", "max_p"];
-/// A drop curve's fields: a curve's, and its marking curve.
-const DROP_CURVE_FIELDS: [&str; 4] = ["min_th", "max_th", "max_p", "mark"];
 const MEASURES: [&str; 2] = ["packets", "bytes"];
 const ECN_CHOICES: [&str; 4] = ["none", "tail", "front", "random"];
 const COUPLINGS: [&str; 2] = ["coupled", "decoupled"];
@@ -121,7 +169,11 @@ struct ClassSpots {
 
 impl QueueDraft {
     pub fn droptail(limit: Limit) -> Self {
-        QueueDraft { spec: QueueSpec::DropTail { limit }, spots: None, classes: Vec::new() }
+        QueueDraft {
+            spec: QueueSpec::DropTail { limit },
+            spots: None,
+            classes: Vec::new(),
+        }
     }
 
     /// The queue of a link of `link_rate_bps`, checked by its model.
@@ -160,10 +212,16 @@ impl QueueDraft {
     /// A `SchedulerSpec::validate` error at the field it names: of the scheduler table, of
     /// class `i` (`classes[i].quantum`), or of class `i`'s queue (`classes[i].queue.limit`).
     fn scheduler_fail(&self, e: &SchedulerError) -> Fail {
-        let Some(spots) = &self.spots else { return Fail::new(0, "", e.to_string()) };
+        let Some(spots) = &self.spots else {
+            return Fail::new(0, "", e.to_string());
+        };
         match e {
             SchedulerError::Scheduler { field, message } => spots.fail(field, message),
-            SchedulerError::Class { class, field, message } => match self.classes.get(*class) {
+            SchedulerError::Class {
+                class,
+                field,
+                message,
+            } => match self.classes.get(*class) {
                 Some(c) => c.table.fail(field, message),
                 None => spots.fail("classes", &e.to_string()),
             },
@@ -182,24 +240,23 @@ fn common_fail(spots: &Spots, e: &ParamError) -> Fail {
         "mean_pkt_size" => spots.fail("mean_packet_size", &e.message),
         "limit" if !spots.has("limit") => spots.fail(
             "limit",
-            &format!("{}: the default limit is 50pkt, so give this queue a limit of at least max_th", e.message),
+            &format!(
+                "{}: the default limit is 50pkt, so give this queue a limit of at least max_th",
+                e.message
+            ),
         ),
         field => spots.fail(field, &e.message),
     }
 }
 
-/// A `Curve::validate` error at the threshold its message names, else at the curve's table.
-fn curve_fail(spots: &Spots, e: &ParamError) -> Fail {
-    let first = e.message.split(' ').next().unwrap_or("");
-    match CURVE_FIELDS.iter().find(|f| **f == first) {
-        Some(f) => spots.fail(f, &e.message),
-        None => Fail::new(spots.at, spots.path.clone(), e.message.clone()),
-    }
-}
-
 /// `queue = { kind = "droptail", limit = "50pkt" }`, the RED family and schedulers; `kind`
 /// defaults to drop-tail.
-pub(crate) fn read_queue(rec: &Rec, f: &Field, params: &Params, colours: &ColourTable) -> Result<QueueDraft, Fail> {
+pub(crate) fn read_queue(
+    rec: &Rec,
+    f: &Field,
+    params: &Params,
+    colours: &ColourTable,
+) -> Result<QueueDraft, Fail> {
     read_any_queue(rec, f, params, colours, false)
 }
 
@@ -271,14 +328,21 @@ fn read_any_queue(
                 continue;
             }
             "levels" => {
-                let recs =
-                    t.sub_array(g, "an array of curves, like [{ min_th = 20, max_th = 40, max_p = 0.02 }, ...]")?;
+                let recs = t.sub_array(
+                    g,
+                    "an array of curves, like [{ min_th = 20, max_th = 40, max_p = 0.02 }, ...]",
+                )?;
                 let n = recs.len();
                 let fail = |m: String| Fail::new(g.at, t.path_of("levels"), m);
                 if n == 0 || n > MAX_LEVELS {
-                    return Err(fail(format!("WRED takes 1 to {MAX_LEVELS} levels, found {n}")));
+                    return Err(fail(format!(
+                        "WRED takes 1 to {MAX_LEVELS} levels, found {n}"
+                    )));
                 }
-                let curves = recs.iter().map(|r| curve_of(r, params, true)).collect::<Result<Vec<_>, _>>()?;
+                let curves = recs
+                    .iter()
+                    .map(|r| curve_of(r, params, true))
+                    .collect::<Result<Vec<_>, _>>()?;
                 // Levels beyond the colour table's never receive a packet.
                 if n > usize::from(colours.levels()) {
                     return Err(fail(format!(
@@ -305,7 +369,9 @@ fn read_any_queue(
                 // A queue that holds nothing drops every packet that finds the link busy:
                 // almost surely a typo, never a model.
                 match limit {
-                    Limit::Packets(0) => return Err(v.fail("a queue limit must be at least 1 packet")),
+                    Limit::Packets(0) => {
+                        return Err(v.fail("a queue limit must be at least 1 packet"))
+                    }
                     Limit::Bytes(0) => return Err(v.fail("a queue limit must be at least 1 byte")),
                     _ => {}
                 }
@@ -355,7 +421,12 @@ fn read_any_queue(
             }
             "out_first" => out_first = Some((v.boolean()?, v)),
             // ns-2 red.cc drops beyond max_th; ns-2 dsredq.cc marks there too
-            "ecn_forced" => ecn_forced = Some((v.choice(&["drop", "mark"], "ecn_forced value")? == "mark", v)),
+            "ecn_forced" => {
+                ecn_forced = Some((
+                    v.choice(&["drop", "mark"], "ecn_forced value")? == "mark",
+                    v,
+                ))
+            }
             other => unreachable!("'{other}' is in a queue field list but not read"),
         }
     }
@@ -372,7 +443,10 @@ fn read_any_queue(
         Some((b, _)) => b,
         None => false,
     };
-    common.ecn = position.map(|position| Strategy { position, out_first });
+    common.ecn = position.map(|position| Strategy {
+        position,
+        out_first,
+    });
     common.ecn_forced_mark = match ecn_forced {
         Some((true, v)) if position.is_none() => {
             return Err(v.fail(
@@ -391,33 +465,58 @@ fn read_any_queue(
             let min_th = min_th.ok_or_else(|| t.missing("min_th", "5"))?;
             let max_th = max_th.ok_or_else(|| t.missing("max_th", "15"))?;
             let max_p = max_p.ok_or_else(|| t.missing("max_p", "0.1"))?;
-            let curve = Curve { min_th, max_th, max_p };
-            curve.validate("thresholds").map_err(|e| curve_fail(&spots, &e))?;
+            let curve = Curve {
+                min_th,
+                max_th,
+                max_p,
+            };
+            curve
+                .validate("thresholds")
+                .map_err(|e| curve_fail(&spots, &e))?;
             set_marks(&mut common, vec![red_mark])?;
             QueueSpec::Red(red::Params { curve, common })
         }
         "rio" => {
-            let in_curve = in_curve.ok_or_else(|| t.missing("in", "{ min_th = 40, max_th = 70, max_p = 0.02 }"))?;
-            let out_curve = out_curve.ok_or_else(|| t.missing("out", "{ min_th = 10, max_th = 30, max_p = 0.2 }"))?;
+            let in_curve = in_curve
+                .ok_or_else(|| t.missing("in", "{ min_th = 40, max_th = 70, max_p = 0.02 }"))?;
+            let out_curve = out_curve
+                .ok_or_else(|| t.missing("out", "{ min_th = 10, max_th = 30, max_p = 0.2 }"))?;
             set_marks(&mut common, vec![in_curve.mark, out_curve.mark])?;
             QueueSpec::Rio(
-                rio::Params { in_curve: in_curve.curve, out_curve: out_curve.curve, coupling, common },
+                rio::Params {
+                    in_curve: in_curve.curve,
+                    out_curve: out_curve.curve,
+                    coupling,
+                    common,
+                },
                 colours.clone(),
             )
         }
         _ => {
-            let levels = levels.ok_or_else(|| t.missing("levels", "[{ min_th = 20, max_th = 40, max_p = 0.02 }]"))?;
-            let (curves, marks): (Vec<Curve>, Vec<_>) = levels.into_iter().map(|c| (c.curve, c.mark)).unzip();
+            let levels = levels.ok_or_else(|| {
+                t.missing("levels", "[{ min_th = 20, max_th = 40, max_p = 0.02 }]")
+            })?;
+            let (curves, marks): (Vec<Curve>, Vec<_>) =
+                levels.into_iter().map(|c| (c.curve, c.mark)).unzip();
             set_marks(&mut common, marks)?;
             QueueSpec::Wred(wred::Params { curves, common }, colours.clone())
         }
     };
-    Ok(QueueDraft { spec, spots: Some(spots), classes: Vec::new() })
+    Ok(QueueDraft {
+        spec,
+        spots: Some(spots),
+        classes: Vec::new(),
+    })
 }
 
 /// `queue = { kind = "scheduler", policy = "drr", classes = [{ ... }, ...] }`: `t` is the queue
 /// table, `fields` its fields, `kind` among them.
-fn read_scheduler(t: &Rec, fields: &[Field], params: &Params, colours: &ColourTable) -> Result<QueueDraft, Fail> {
+fn read_scheduler(
+    t: &Rec,
+    fields: &[Field],
+    params: &Params,
+    colours: &ColourTable,
+) -> Result<QueueDraft, Fail> {
     // The policy decides which service fields a class takes, so it is read before the classes.
     let policy = match fields.iter().find(|g| g.key == "policy") {
         Some(g) => policy_of(&t.val(params, g)?)?,
@@ -432,7 +531,10 @@ fn read_scheduler(t: &Rec, fields: &[Field], params: &Params, colours: &ColourTa
                     g,
                     "an array of classes, like [{ name = \"ef\", dscp = [\"EF\"] }, { name = \"be\", default = true }]",
                 )?;
-                let read = recs.iter().map(|r| read_class(r, policy, params, colours)).collect::<Result<Vec<_>, _>>()?;
+                let read = recs
+                    .iter()
+                    .map(|r| read_class(r, policy, params, colours))
+                    .collect::<Result<Vec<_>, _>>()?;
                 classes = Some(read);
             }
             _ => return Err(wrong_kind(t, g, "scheduler")),
@@ -479,7 +581,10 @@ fn read_sima(t: &Rec, fields: &[Field], params: &Params) -> Result<QueueDraft, F
             "occupancy" => {
                 let names = sima::Occupancy::ALL.map(sima::Occupancy::name);
                 let name = v.choice(&names, "occupancy rule")?;
-                p.occupancy = *sima::Occupancy::ALL.iter().find(|o| o.name() == name).expect("a listed rule");
+                p.occupancy = *sima::Occupancy::ALL
+                    .iter()
+                    .find(|o| o.name() == name)
+                    .expect("a listed rule");
             }
             "dpa_offset" => p.dpa_offset = v.number()?,
             "dpa_slope" => p.dpa_slope = v.number()?,
@@ -488,7 +593,11 @@ fn read_sima(t: &Rec, fields: &[Field], params: &Params) -> Result<QueueDraft, F
     }
     let spots = t.spots();
     p.validate().map_err(|e| spots.fail(e.field, &e.message))?;
-    Ok(QueueDraft { spec: QueueSpec::Sima(p), spots: Some(spots), classes: Vec::new() })
+    Ok(QueueDraft {
+        spec: QueueSpec::Sima(p),
+        spots: Some(spots),
+        classes: Vec::new(),
+    })
 }
 
 /// `policy = "priority" | "drr" | "wrr"`.
@@ -560,8 +669,9 @@ fn read_class(
                     "quantum" => {
                         // Zero is left to validate().
                         let b = v.quantity(Quantity::Size, parse_size_bytes)?;
-                        let q = u32::try_from(b)
-                            .map_err(|_| v.fail(format!("a quantum must be below 4GiB, found {b}B")))?;
+                        let q = u32::try_from(b).map_err(|_| {
+                            v.fail(format!("a quantum must be below 4GiB, found {b}B"))
+                        })?;
                         Service::Quantum(q)
                     }
                     _ => Service::Weight(v.int_in(0, u64::from(u32::MAX))? as u32),
@@ -605,14 +715,35 @@ fn read_class(
     };
     let (queue, queue_spots) = match queue {
         Some(d) => (d.spec, d.spots),
-        None => (QueueSpec::DropTail { limit: DEFAULT_LIMIT }, None),
+        None => (
+            QueueSpec::DropTail {
+                limit: DEFAULT_LIMIT,
+            },
+            None,
+        ),
     };
-    Ok((ClassSpec { name, dscp, default, service, queue }, ClassSpots { table: r.spots(), queue: queue_spots }))
+    Ok((
+        ClassSpec {
+            name,
+            dscp,
+            default,
+            service,
+            queue,
+        },
+        ClassSpots {
+            table: r.spots(),
+            queue: queue_spots,
+        },
+    ))
 }
 
 /// A field of another kind of queue, or of none.
 fn wrong_kind(t: &Rec, g: &Field, kind: &str) -> Fail {
-    let owners: Vec<&str> = QUEUE_KINDS.iter().copied().filter(|k| fields_of(k).contains(&g.key)).collect();
+    let owners: Vec<&str> = QUEUE_KINDS
+        .iter()
+        .copied()
+        .filter(|k| fields_of(k).contains(&g.key))
+        .collect();
     let own = fields_of(kind);
     if owners.is_empty() {
         return t.unknown(g, own);
@@ -640,118 +771,5 @@ fn wrong_kind(t: &Rec, g: &Field, kind: &str) -> Fail {
     )
 }
 
-/// A threshold: a plain number of packets.
-fn threshold(v: &Val) -> Result<f64, Fail> {
-    match &v.s {
-        Scalar::Str(_) => {
-            Err(v.fail(format!("thresholds are plain numbers of packets, like 5 or 2.5, found {}", v.s.describe())))
-        }
-        _ => v.number(),
-    }
-}
-
-/// A drop curve as read, with its marking curve and the error to give if the queue has no ECN.
-struct DropCurve {
-    curve: Curve,
-    mark: Option<(Curve, Fail)>,
-}
-
-/// `common.mark` from the marking curves, in the order of the drop curves; they need ECN.
-fn set_marks(common: &mut Common, marks: Vec<Option<(Curve, Fail)>>) -> Result<(), Fail> {
-    for (i, m) in marks.into_iter().enumerate() {
-        if let Some((curve, no_ecn)) = m {
-            if common.ecn.is_none() {
-                return Err(no_ecn);
-            }
-            common.mark[i] = Some(curve);
-        }
-    }
-    Ok(())
-}
-
-/// `mark = { min_th = 5, max_th = 15, max_p = 0.1 }` in table `t`: the curve, and the error
-/// to give at `mark` if the queue has no ECN.
-fn marking_curve(t: &Rec, g: &Field, params: &Params) -> Result<(Curve, Fail), Fail> {
-    let c = read_curve(t, g, params, false)?;
-    let no_ecn = Fail::new(
-        g.key_at,
-        t.path_of(g.key),
-        "mark thresholds need ecn: a marking curve puts ECN marks on packets, so give the queue ecn = \"tail\", \
-         \"front\" or \"random\"",
-    );
-    Ok((c.curve, no_ecn))
-}
-
-/// `in = { min_th = 40, max_th = 70, max_p = 0.02 }`; with `drop`, a drop curve, which may
-/// carry a marking curve.
-fn read_curve(t: &Rec, g: &Field, params: &Params, drop: bool) -> Result<DropCurve, Fail> {
-    let r =
-        Rec::of_item(g.item, g.at, t.path_of(g.key), g.key, "a table like { min_th = 5, max_th = 15, max_p = 0.1 }")?;
-    curve_of(&r, params, drop)
-}
-
-/// A RED curve table, checked by `Curve::validate`; with `drop`, a drop curve, which may carry
-/// a marking curve (`mark`).
-fn curve_of(r: &Rec, params: &Params, drop: bool) -> Result<DropCurve, Fail> {
-    let mut c = [None; 3];
-    let mut mark = None;
-    let known: &[&str] = if drop { &DROP_CURVE_FIELDS } else { &CURVE_FIELDS };
-    for g in r.fields() {
-        if drop && g.key == "mark" {
-            mark = Some(marking_curve(r, &g, params)?);
-            continue;
-        }
-        let v = r.val(params, &g)?;
-        match g.key {
-            "min_th" => c[0] = Some(threshold(&v)?),
-            "max_th" => c[1] = Some(threshold(&v)?),
-            "max_p" => c[2] = Some(v.number()?),
-            key => {
-                let nested = if key == "mark" { " (a marking curve has no marking curve of its own)" } else { "" };
-                return Err(Fail::new(
-                    g.key_at,
-                    r.path_of(key),
-                    format!(
-                        "unknown field '{key}' in {}{}{nested}; a curve has the fields: {}",
-                        r.title,
-                        suggestion(key, known.iter().copied()),
-                        list(known.iter().copied())
-                    ),
-                ));
-            }
-        }
-    }
-    let [min_th, max_th, max_p] = c;
-    let curve = Curve {
-        min_th: min_th.ok_or_else(|| r.missing("min_th", "5"))?,
-        max_th: max_th.ok_or_else(|| r.missing("max_th", "15"))?,
-        max_p: max_p.ok_or_else(|| r.missing("max_p", "0.1"))?,
-    };
-    curve.validate("thresholds").map_err(|e| curve_fail(&r.spots(), &e))?;
-    Ok(DropCurve { curve, mark })
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_kind_knows_kind_and_limit_and_only_rio_and_wred_take_out_first() {
-        for k in QUEUE_KINDS {
-            // A scheduler's limits are its classes' queues'; a SIMA queue has one per class.
-            let limit = fields_of(k).contains(&"limit");
-            assert!(fields_of(k).contains(&"kind") && limit == !matches!(k, "scheduler" | "sima"), "{k}");
-        }
-        let with: Vec<&str> = QUEUE_KINDS.iter().copied().filter(|k| fields_of(k).contains(&"out_first")).collect();
-        assert_eq!(with, ["rio", "wred"]);
-    }
-
-    #[test]
-    fn curve_errors_point_at_the_threshold_they_name() {
-        let spots = Spots::for_test(10, "q", &[("min_th", 20), ("max_p", 30)]);
-        let e = curve_fail(&spots, &ParamError::new("thresholds", "max_p 2 must be in (0, 1]"));
-        assert_eq!((e.at, e.field.as_str()), (30, "q.max_p"));
-        let e = curve_fail(&spots, &ParamError::new("thresholds", "thresholds and max_p must be finite numbers"));
-        assert_eq!((e.at, e.field.as_str()), (10, "q"));
-    }
-}
+mod tests;

@@ -11,28 +11,33 @@
 //! Everything that needs more than one table (names, group sizes, routes, reachability) is
 //! `resolve`'s job.
 
-use super::conditioner::{read_conditioner, read_csa, RawConditioner, RawCsa};
+use super::conditioner::{read_conditioner, RawConditioner};
+use super::csa::{read_csa, RawCsa};
 use super::diffserv::read_diffserv;
 use super::flow::{read_flow, RawFlow};
+use super::link::{read_link, RawLink};
+use super::names::{Named, MAX_NODES};
 use super::params::Params;
-use super::queue::{read_queue, DEFAULT_LIMIT};
 use super::source::{Fail, First};
-use super::value::{Field, Rec, Scalar};
-use crate::edge::dscp::ColourTable;
-use crate::net::loss::Model as LossModel;
-use crate::scenario::spec::{Framing, QueueSpec};
-use crate::scenario::units::{parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
+use super::table::Rec;
+use crate::net::dscp::ColourTable;
+use crate::scenario::units::{parse_time_ns, Quantity};
 use crate::sim::time::SimDuration;
 use toml_edit::{Item, Table};
 
-/// Most nodes a scenario may have: forwarding tables hold one entry per (node, destination)
-/// pair, so memory grows as n².
-pub(crate) const MAX_NODES: u64 = 4096;
-/// Most flows a scenario may have after expansion.
-pub(crate) const MAX_FLOWS: u64 = 1_000_000;
-
-pub(crate) const TABLES: [&str; 11] =
-    ["scenario", "params", "node", "link", "route", "flow", "diffserv", "conditioner", "csa", "capture", "monitor"];
+pub(crate) const TABLES: [&str; 11] = [
+    "scenario",
+    "params",
+    "node",
+    "link",
+    "route",
+    "flow",
+    "diffserv",
+    "conditioner",
+    "csa",
+    "capture",
+    "monitor",
+];
 const SCENARIO_FIELDS: [&str; 8] = [
     "name",
     "description",
@@ -44,27 +49,11 @@ const SCENARIO_FIELDS: [&str; 8] = [
     "warmup",
 ];
 const NODE_FIELDS: [&str; 2] = ["name", "count"];
-const LINK_FIELDS: [&str; 8] =
-    ["between", "rate", "delay", "framing", "queue", "reverse_queue", "loss", "reverse_loss"];
-const LOSS_KINDS: [&str; 1] = ["bernoulli"];
 const ROUTE_FIELDS: [&str; 1] = ["path"];
 const CAPTURE_FIELDS: [&str; 2] = ["port", "file"];
 const MONITOR_FIELDS: [&str; 2] = ["queue", "interval"];
 /// A monitor's sampling interval when it names none.
 pub(crate) const DEFAULT_MONITOR_INTERVAL: SimDuration = SimDuration(10_000_000);
-const FRAMINGS: [&str; 5] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc"];
-const FRAMING_KINDS: [&str; 6] = ["plain", "ppp", "atm_cell_tax", "aal5", "aal5_llc", "fixed"];
-
-/// ns-2's default queue limit (`Queue set limit_ 50`, packets), used when a link says nothing.
-pub(crate) const DEFAULT_QUEUE: QueueSpec = QueueSpec::DropTail { limit: DEFAULT_LIMIT };
-
-/// A name as written, with its position.
-#[derive(Clone, Debug)]
-pub(crate) struct Named {
-    pub name: String,
-    pub at: usize,
-}
-
 #[derive(Debug)]
 pub(crate) struct RawScenario {
     /// The `[scenario]` table's position, or 0 when there is none.
@@ -85,30 +74,6 @@ pub(crate) struct RawNode {
     pub name: Named,
     /// `Some` for a group: its size and the position of `count`.
     pub count: Option<(u64, usize)>,
-}
-
-#[derive(Debug)]
-pub(crate) struct RawLink {
-    pub path: String,
-    pub between: [Named; 2],
-    pub between_at: usize,
-    pub rate_bps: u64,
-    pub delay: SimDuration,
-    pub framing: Framing,
-    pub queue_ab: QueueSpec,
-    pub queue_ba: QueueSpec,
-    /// Where each direction's queue kind was written (a→b, b→a), for errors about the kind
-    /// found after expansion (a CSA needs a RIO queue).
-    pub queue_kind: [Spot; 2],
-    /// Random loss on each direction (a→b, b→a).
-    pub loss: [Option<LossModel>; 2],
-}
-
-/// A position and the field path to report there.
-#[derive(Clone, Debug)]
-pub(crate) struct Spot {
-    pub at: usize,
-    pub field: String,
 }
 
 #[derive(Debug)]
@@ -179,7 +144,13 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
     // it is wrong, that is the error, rather than what a queue would make of a stand-in table.
     if let Some((key, item)) = root.get_key_value("diffserv") {
         let key_at = key.span().map_or(0, |s| s.start);
-        let rec = Rec::of_item(item, key_at, "diffserv".into(), "[diffserv]", "a [diffserv] table")?;
+        let rec = Rec::of_item(
+            item,
+            key_at,
+            "diffserv".into(),
+            "[diffserv]",
+            "a [diffserv] table",
+        )?;
         raw.colours = read_diffserv(&rec, params)?;
     }
     for (key, item) in root.iter() {
@@ -187,20 +158,32 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
         match key {
             "params" | "diffserv" => {}
             "scenario" => {
-                let rec = Rec::of_item(item, key_at, "scenario".into(), "[scenario]", "a [scenario] table");
+                let rec = Rec::of_item(
+                    item,
+                    key_at,
+                    "scenario".into(),
+                    "[scenario]",
+                    "a [scenario] table",
+                );
                 if let Some(s) = first.take(rec.and_then(|r| read_scenario(&r, params))) {
                     raw.scenario = s;
                 }
             }
             "node" | "link" | "route" | "flow" | "conditioner" | "csa" | "capture" | "monitor" => {
-                let Some(recs) = first.take(Rec::array(item, key_at, key)) else { continue };
+                let Some(recs) = first.take(Rec::array(item, key_at, key)) else {
+                    continue;
+                };
                 for r in &recs {
                     match key {
                         "node" => raw.nodes.extend(first.take(read_node(r, params))),
-                        "link" => raw.links.extend(first.take(read_link(r, params, &raw.colours))),
+                        "link" => raw
+                            .links
+                            .extend(first.take(read_link(r, params, &raw.colours))),
                         "route" => raw.routes.extend(first.take(read_route(r, params))),
                         "flow" => raw.flows.extend(first.take(read_flow(r, params))),
-                        "conditioner" => raw.conditioners.extend(first.take(read_conditioner(r, params))),
+                        "conditioner" => raw
+                            .conditioners
+                            .extend(first.take(read_conditioner(r, params))),
                         "capture" => raw.captures.extend(first.take(read_capture(r, params))),
                         "monitor" => raw.monitors.extend(first.take(read_monitor(r, params))),
                         _ => raw.csas.extend(first.take(read_csa(r, params))),
@@ -212,7 +195,11 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
     }
     first.finish()?;
     let s = &raw.scenario;
-    if s.duration.is_none() && s.max_packets.is_none() && s.max_data_packets.is_none() && !s.until_transfers_complete {
+    if s.duration.is_none()
+        && s.max_packets.is_none()
+        && s.max_data_packets.is_none()
+        && !s.until_transfers_complete
+    {
         return Err(Fail::new(
             s.at,
             "scenario",
@@ -224,10 +211,24 @@ pub(crate) fn read(root: &Table, params: &Params) -> Result<Raw, Fail> {
 
 fn unknown_table(key: &str, item: &Item, key_at: usize) -> Fail {
     if SCENARIO_FIELDS.contains(&key) {
-        return Fail::new(key_at, key, format!("'{key}' belongs in the [scenario] table"));
+        return Fail::new(
+            key_at,
+            key,
+            format!("'{key}' belongs in the [scenario] table"),
+        );
     }
-    let shown = |t: &str| if matches!(t, "scenario" | "params" | "diffserv") { format!("[{t}]") } else { format!("[[{t}]]") };
-    let kind = if item.is_table_like() || item.is_array_of_tables() { "table" } else { "top-level field" };
+    let shown = |t: &str| {
+        if matches!(t, "scenario" | "params" | "diffserv") {
+            format!("[{t}]")
+        } else {
+            format!("[[{t}]]")
+        }
+    };
+    let kind = if item.is_table_like() || item.is_array_of_tables() {
+        "table"
+    } else {
+        "top-level field"
+    };
     let hint = match super::source::did_you_mean(key, TABLES) {
         Some(t) => format!(" (did you mean {}?)", shown(t)),
         None => String::new(),
@@ -237,7 +238,11 @@ fn unknown_table(key: &str, item: &Item, key_at: usize) -> Fail {
         key,
         format!(
             "unknown {kind} '{key}'{hint}; the tables are: {}",
-            TABLES.iter().map(|t| shown(t)).collect::<Vec<_>>().join(", ")
+            TABLES
+                .iter()
+                .map(|t| shown(t))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     )
 }
@@ -292,7 +297,10 @@ fn read_scenario(rec: &Rec, params: &Params) -> Result<RawScenario, Fail> {
     // Statistics are taken over [warmup, duration]: an empty interval measures nothing.
     if let (Some(d), Some(w)) = (s.duration, &warmup_at) {
         if s.warmup >= d {
-            return Err(w.fail(format!("warmup ({}) must be shorter than duration ({d})", s.warmup)));
+            return Err(w.fail(format!(
+                "warmup ({}) must be shorter than duration ({d})",
+                s.warmup
+            )));
         }
     }
     Ok(s)
@@ -305,13 +313,18 @@ fn read_node(rec: &Rec, params: &Params) -> Result<RawNode, Fail> {
         match f.key {
             "name" => {
                 let v = rec.val(params, &f)?;
-                name = Some(Named { name: v.name()?, at: v.at });
+                name = Some(Named {
+                    name: v.name()?,
+                    at: v.at,
+                });
             }
             "count" => {
                 let v = rec.val(params, &f)?;
                 let n = v.int_at_least(0)?;
                 if n > MAX_NODES {
-                    return Err(v.fail(format!("a scenario can have at most {MAX_NODES} nodes, found count = {n}")));
+                    return Err(v.fail(format!(
+                        "a scenario can have at most {MAX_NODES} nodes, found count = {n}"
+                    )));
                 }
                 count = Some((n, v.at));
             }
@@ -319,157 +332,11 @@ fn read_node(rec: &Rec, params: &Params) -> Result<RawNode, Fail> {
         }
     }
     let name = name.ok_or_else(|| rec.missing("name", "\"r1\""))?;
-    Ok(RawNode { path: rec.path.clone(), name, count })
-}
-
-fn read_link(rec: &Rec, params: &Params, colours: &ColourTable) -> Result<RawLink, Fail> {
-    let mut between = None;
-    let mut rate = None;
-    let mut delay = None;
-    let mut framing = Framing::Plain;
-    let mut queue = None;
-    let mut reverse = None;
-    // A link without queues has drop-tail ones: an error about their kind points at the link.
-    let mut kind_ab = Spot { at: rec.at, field: rec.path_of("queue") };
-    let mut kind_ba = None;
-    let mut loss = [None, None];
-    for f in rec.fields() {
-        match f.key {
-            "between" => {
-                let ends = rec.strings(params, &f, "two node names, like [\"a\", \"b\"]")?;
-                let [a, b]: [(String, usize); 2] = ends.try_into().map_err(|e: Vec<_>| {
-                    Fail::new(
-                        f.at,
-                        rec.path_of("between"),
-                        format!("expected two node names, like [\"a\", \"b\"], found {}", e.len()),
-                    )
-                })?;
-                between = Some(([Named { name: a.0, at: a.1 }, Named { name: b.0, at: b.1 }], f.at));
-            }
-            "rate" => rate = Some(rec.val(params, &f)?.quantity(Quantity::Rate, parse_rate_bps)?),
-            "delay" => delay = Some(SimDuration(rec.val(params, &f)?.quantity(Quantity::Time, parse_time_ns)?)),
-            "framing" => framing = read_framing(rec, &f, params)?,
-            "queue" => {
-                queue = Some(read_queue(rec, &f, params, colours)?);
-                kind_ab = kind_spot(rec, &f);
-            }
-            "reverse_queue" => {
-                reverse = Some(read_queue(rec, &f, params, colours)?);
-                kind_ba = Some(kind_spot(rec, &f));
-            }
-            "loss" => loss[0] = Some(read_loss(rec, &f, params)?),
-            "reverse_loss" => loss[1] = Some(read_loss(rec, &f, params)?),
-            _ => return Err(rec.unknown(&f, &LINK_FIELDS)),
-        }
-    }
-    let (between, between_at) = between.ok_or_else(|| rec.missing("between", "[\"a\", \"b\"]"))?;
-    let rate_bps = rate.ok_or_else(|| rec.missing("rate", "\"10Mbps\""))?;
-    let delay = delay.ok_or_else(|| rec.missing("delay", "\"1ms\""))?;
-    // RED-family queues are checked once the link's rate, part of their parameters, is known.
-    let queue_ab = match &queue {
-        Some(q) => q.finish(rate_bps)?,
-        None => DEFAULT_QUEUE,
-    };
-    // The reverse direction copies the forward queue unless it is given its own.
-    let queue_ba = match &reverse {
-        Some(q) => q.finish(rate_bps)?,
-        None => queue_ab.clone(),
-    };
-    let queue_kind = [kind_ab.clone(), kind_ba.unwrap_or(kind_ab)];
-    let path = rec.path.clone();
-    Ok(RawLink { path, between, between_at, rate_bps, delay, framing, queue_ab, queue_ba, queue_kind, loss })
-}
-
-/// `loss = 0.01` (a Bernoulli probability) or `loss = { kind = "bernoulli", p = 0.01 }`.
-fn read_loss(rec: &Rec, f: &Field, params: &Params) -> Result<LossModel, Fail> {
-    if f.item.is_table_like() {
-        let t = Rec::of_item(f.item, f.at, rec.path_of(f.key), f.key, "a table")?;
-        let (mut kind, mut p) = (None, None);
-        for g in t.fields() {
-            let v = t.val(params, &g)?;
-            match g.key {
-                "kind" => kind = Some(v.choice(&LOSS_KINDS, "loss model")?),
-                "p" => p = Some(v.number()?),
-                _ => return Err(t.unknown(&g, &["kind", "p"])),
-            }
-        }
-        kind.ok_or_else(|| t.missing("kind", "\"bernoulli\""))?;
-        let model = LossModel::Bernoulli { p: p.ok_or_else(|| t.missing("p", "0.01"))? };
-        model.validate().map_err(|e| t.spots().fail(e.field, &e.message))?;
-        return Ok(model);
-    }
-    let v = rec.val(params, f)?;
-    let p = v.number().map_err(|_| {
-        v.fail(format!(
-            "expected a loss probability like 0.01, or a table like {{ kind = \"bernoulli\", p = 0.01 }}, found {}",
-            v.s.describe()
-        ))
-    })?;
-    let model = LossModel::Bernoulli { p };
-    model.validate().map_err(|e| v.fail(e.message))?;
-    Ok(model)
-}
-
-/// Where a queue table's `kind` is written, or the table itself when `kind` is left at its
-/// default (drop-tail). Only called once `read_queue` has accepted the table.
-fn kind_spot(rec: &Rec, f: &Field) -> Spot {
-    let path = rec.path_of(f.key);
-    let field = format!("{path}.kind");
-    match Rec::of_item(f.item, f.at, path, f.key, "a table") {
-        Ok(t) => match t.fields().iter().find(|g| g.key == "kind") {
-            Some(g) => Spot { at: g.at, field },
-            None => Spot { at: t.at, field },
-        },
-        Err(_) => Spot { at: f.at, field },
-    }
-}
-
-fn framing_of(kind: &str) -> Option<Framing> {
-    Some(match kind {
-        "plain" => Framing::Plain,
-        // RFC 1662 HDLC-like framing: flag, address, control, 2-byte protocol, 2-byte FCS, flag.
-        "ppp" => Framing::Fixed { overhead_bytes: 8 },
-        "atm_cell_tax" => Framing::AtmCellTax,
-        "aal5" => Framing::Aal5 { llc_snap: false },
-        "aal5_llc" => Framing::Aal5 { llc_snap: true },
-        _ => return None,
+    Ok(RawNode {
+        path: rec.path.clone(),
+        name,
+        count,
     })
-}
-
-/// `framing = "ppp"` or `framing = { kind = "fixed", overhead = "12B" }`.
-fn read_framing(rec: &Rec, f: &Field, params: &Params) -> Result<Framing, Fail> {
-    if f.item.is_table_like() {
-        let t = Rec::of_item(f.item, f.at, rec.path_of(f.key), "framing", "a table")?;
-        let mut kind = None;
-        let mut overhead = None;
-        for g in t.fields() {
-            let v = t.val(params, &g)?;
-            match g.key {
-                "kind" => kind = Some((v.choice(&FRAMING_KINDS, "framing kind")?, v)),
-                "overhead" => {
-                    let bytes = v.quantity(Quantity::Size, parse_size_bytes)?;
-                    let bytes = u32::try_from(bytes).map_err(|_| v.fail("a framing overhead must be below 4GiB"))?;
-                    overhead = Some((bytes, v));
-                }
-                _ => return Err(t.unknown(&g, &["kind", "overhead"])),
-            }
-        }
-        let (kind, kind_val) = kind.ok_or_else(|| t.missing("kind", "\"fixed\""))?;
-        return match (kind, overhead) {
-            ("fixed", Some((overhead_bytes, _))) => Ok(Framing::Fixed { overhead_bytes }),
-            ("fixed", None) => Err(t.missing("overhead", "\"12B\"")),
-            (_, Some((_, v))) => Err(v.fail(format!("overhead applies only to kind = \"fixed\", not to \"{kind}\""))),
-            (k, None) => framing_of(k).ok_or_else(|| kind_val.fail("unreachable framing kind")),
-        };
-    }
-    let v = rec.val(params, f)?;
-    if let Scalar::Str(s) = &v.s {
-        if s == "fixed" {
-            return Err(v.fail("a fixed framing needs its overhead: write framing = { kind = \"fixed\", overhead = \"12B\" }"));
-        }
-    }
-    let kind = v.choice(&FRAMINGS, "framing")?;
-    Ok(framing_of(kind).expect("every listed framing has a model"))
 }
 
 fn read_route(rec: &Rec, params: &Params) -> Result<RawRoute, Fail> {
@@ -477,23 +344,37 @@ fn read_route(rec: &Rec, params: &Params) -> Result<RawRoute, Fail> {
     for f in rec.fields() {
         match f.key {
             "path" => {
-                let nodes = rec.strings(params, &f, "an array of node names, like [\"a\", \"r1\", \"b\"]")?;
+                let nodes = rec.strings(
+                    params,
+                    &f,
+                    "an array of node names, like [\"a\", \"r1\", \"b\"]",
+                )?;
                 // routing::RouteError::TooShort, checked here so it is reported in file order.
                 if nodes.len() < 2 {
                     return Err(Fail::new(
                         f.at,
                         rec.path_of("path"),
-                        format!("a route path needs at least two nodes, found {}", nodes.len()),
+                        format!(
+                            "a route path needs at least two nodes, found {}",
+                            nodes.len()
+                        ),
                     ));
                 }
-                let nodes = nodes.into_iter().map(|(name, at)| Named { name, at }).collect();
+                let nodes = nodes
+                    .into_iter()
+                    .map(|(name, at)| Named { name, at })
+                    .collect();
                 path = Some((nodes, f.at));
             }
             _ => return Err(rec.unknown(&f, &ROUTE_FIELDS)),
         }
     }
     let (path, path_at) = path.ok_or_else(|| rec.missing("path", "[\"a\", \"r1\", \"b\"]"))?;
-    Ok(RawRoute { path_field: rec.path_of("path"), path_at, path })
+    Ok(RawRoute {
+        path_field: rec.path_of("path"),
+        path_at,
+        path,
+    })
 }
 
 /// `[[capture]]`: `port = "r1->r2"`, `file = "r1-r2.pcap"`. The file's directory must exist
@@ -506,7 +387,10 @@ fn read_capture(rec: &Rec, params: &Params) -> Result<RawCapture, Fail> {
             "port" => {
                 let name = v.string()?;
                 if !name.contains("->") {
-                    return Err(v.fail(format!("{} is not a port: name one as \"from->to\", like \"r1->r2\"", v.s.repr())));
+                    return Err(v.fail(format!(
+                        "{} is not a port: name one as \"from->to\", like \"r1->r2\"",
+                        v.s.repr()
+                    )));
                 }
                 port = Some(Named { name, at: v.at });
             }
@@ -522,7 +406,11 @@ fn read_capture(rec: &Rec, params: &Params) -> Result<RawCapture, Fail> {
     }
     let port = port.ok_or_else(|| rec.missing("port", "\"r1->r2\""))?;
     let file = file.ok_or_else(|| rec.missing("file", "\"r1-r2.pcap\""))?;
-    Ok(RawCapture { path: rec.path.clone(), port, file })
+    Ok(RawCapture {
+        path: rec.path.clone(),
+        port,
+        file,
+    })
 }
 
 /// `[[monitor]]`: `queue = "r1->r2"`, `interval = "1ms"` (default 10 ms).
@@ -544,7 +432,9 @@ fn read_monitor(rec: &Rec, params: &Params) -> Result<RawMonitor, Fail> {
             "interval" => {
                 let ns = v.quantity(Quantity::Time, parse_time_ns)?;
                 if ns == 0 {
-                    return Err(v.fail("the sampling interval must be greater than zero".to_string()));
+                    return Err(
+                        v.fail("the sampling interval must be greater than zero".to_string())
+                    );
                 }
                 interval = SimDuration(ns);
             }
@@ -552,7 +442,11 @@ fn read_monitor(rec: &Rec, params: &Params) -> Result<RawMonitor, Fail> {
         }
     }
     let port = port.ok_or_else(|| rec.missing("queue", "\"r1->r2\""))?;
-    Ok(RawMonitor { path: rec.path.clone(), port, interval })
+    Ok(RawMonitor {
+        path: rec.path.clone(),
+        port,
+        interval,
+    })
 }
 
 /// Why a file could not be created at `path` (without creating it), if it surely could not:
@@ -564,9 +458,15 @@ pub fn unwritable_file(path: &std::path::Path) -> Option<String> {
     if path.is_dir() {
         return Some(format!("'{}' is a directory, not a file", path.display()));
     }
-    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
     if !parent.exists() {
-        return Some(format!("the directory '{}' does not exist", parent.display()));
+        return Some(format!(
+            "the directory '{}' does not exist",
+            parent.display()
+        ));
     }
     if !parent.is_dir() {
         return Some(format!("'{}' is not a directory", parent.display()));
@@ -576,8 +476,10 @@ pub fn unwritable_file(path: &std::path::Path) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::link::DEFAULT_QUEUE;
     use super::*;
     use crate::scenario::spec::Limit;
+    use crate::scenario::spec::{Framing, QueueSpec};
     use toml_edit::ImDocument;
 
     fn read_text(text: &str) -> Result<Raw, Fail> {
@@ -605,13 +507,20 @@ mod tests {
             let text = format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"0ms\"\nframing = \"{name}\"");
             assert_eq!(read_text(&text).unwrap().links[0].framing, want, "{name}");
             let text = format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"0ms\"\nframing = {{ kind = \"{name}\" }}");
-            assert_eq!(read_text(&text).unwrap().links[0].framing, want, "{name} as a table");
+            assert_eq!(
+                read_text(&text).unwrap().links[0].framing,
+                want,
+                "{name} as a table"
+            );
         }
     }
 
     #[test]
     fn a_link_without_queues_gets_ns2s_50_packet_droptail_both_ways() {
-        let r = read_text(&format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"")).unwrap();
+        let r = read_text(&format!(
+            "{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"1ms\""
+        ))
+        .unwrap();
         assert_eq!(r.links[0].queue_ab, DEFAULT_QUEUE);
         assert_eq!(r.links[0].queue_ba, DEFAULT_QUEUE);
     }
@@ -620,22 +529,41 @@ mod tests {
     fn the_reverse_queue_copies_the_forward_queue_unless_given() {
         let base = format!("{STOP}[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\nqueue = {{ limit = \"10KB\" }}\n");
         let r = read_text(&base).unwrap();
-        assert_eq!(r.links[0].queue_ba, QueueSpec::DropTail { limit: Limit::Bytes(10_000) });
+        assert_eq!(
+            r.links[0].queue_ba,
+            QueueSpec::DropTail {
+                limit: Limit::Bytes(10_000)
+            }
+        );
         let r = read_text(&format!("{base}[link.reverse_queue]\nlimit = \"7p\"\n")).unwrap();
-        assert_eq!(r.links[0].queue_ab, QueueSpec::DropTail { limit: Limit::Bytes(10_000) });
-        assert_eq!(r.links[0].queue_ba, QueueSpec::DropTail { limit: Limit::Packets(7) });
+        assert_eq!(
+            r.links[0].queue_ab,
+            QueueSpec::DropTail {
+                limit: Limit::Bytes(10_000)
+            }
+        );
+        assert_eq!(
+            r.links[0].queue_ba,
+            QueueSpec::DropTail {
+                limit: Limit::Packets(7)
+            }
+        );
     }
 
     #[test]
     fn records_may_also_be_written_as_arrays_of_inline_tables() {
-        let r = read_text(&format!("node = [{{ name = \"a\" }}, {{ name = \"b\", count = 2 }}]\n{STOP}")).unwrap();
+        let r = read_text(&format!(
+            "node = [{{ name = \"a\" }}, {{ name = \"b\", count = 2 }}]\n{STOP}"
+        ))
+        .unwrap();
         assert_eq!(r.nodes.len(), 2);
         assert_eq!(r.nodes[1].count.map(|c| c.0), Some(2));
     }
 
     #[test]
     fn of_two_bad_records_the_earlier_one_is_reported() {
-        let text = format!("{STOP}[[node]]\nname = \"ok\"\n[[link]]\nbetween = 3\n[[node]]\nname = 5\n");
+        let text =
+            format!("{STOP}[[node]]\nname = \"ok\"\n[[link]]\nbetween = 3\n[[node]]\nname = 5\n");
         let e = read_text(&text).unwrap_err();
         assert_eq!(e.field, "link[0].between");
     }
@@ -654,7 +582,12 @@ mod tests {
         let e = read_text("duration = \"1s\"\n").unwrap_err();
         assert_eq!(e.message, "'duration' belongs in the [scenario] table");
         let e = read_text(&format!("{STOP}[[nodes]]\nname = \"a\"\n")).unwrap_err();
-        assert!(e.message.contains("unknown table 'nodes' (did you mean [[node]]?)"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("unknown table 'nodes' (did you mean [[node]]?)"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

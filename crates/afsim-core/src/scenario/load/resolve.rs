@@ -11,85 +11,23 @@
 //! arrive is an error, not a silent zero. A flow name refers to the flow indices it made (a
 //! group's name to all of them), which is how conditioners' classifiers name flows; a
 //! conditioner name likewise refers to the conditioners it made, which is how CSAs name their
-//! targets. CSAs come last (`conditioner::expand_csa`, then `settle_alphas`), and a CSA's
+//! targets. CSAs come last (`csa::expand_csa`, then `settle_alphas`), and a CSA's
 //! control packets must be able to reach every target at another node.
 
-use super::conditioner::{self, CsaWorld, RawConditioner};
+use super::conditioner::{self, RawConditioner};
+use super::csa::{self, CsaWorld};
 use super::flow::{RawApp, RawFlow};
-use super::raw::{Named, Raw, RawCapture, RawLink, RawMonitor, RawRoute, MAX_FLOWS, MAX_NODES};
-use super::warn;
+use super::link::RawLink;
+use super::names::{pair_up, size_mismatch, Def, Names, Ref, MAX_FLOWS, MAX_NODES};
+use super::raw::{Raw, RawCapture, RawMonitor, RawRoute};
 use super::source::{suggestion, Fail, First, Source};
+use super::warn;
 use crate::net::routing::{RouteError, Tables};
 use crate::scenario::spec::{
     AppSpec, CaptureSpec, CbrSpec, FlowSpec, LinkSpec, MonitorSpec, NodeSpec, RouteSpec, Spec, Stop,
 };
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::{tcp, tfrc};
-use std::collections::HashMap;
-
-/// What a name refers to.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Ref {
-    Node(usize),
-    Group { first: usize, len: usize },
-}
-
-impl Ref {
-    pub(super) fn members(self) -> std::ops::Range<usize> {
-        match self {
-            Ref::Node(i) => i..i + 1,
-            Ref::Group { first, len } => first..first + len,
-        }
-    }
-}
-
-/// A defined name: what it is and where it was defined, for collision messages.
-pub(super) struct Def {
-    pub r: Ref,
-    /// "node 'r1'", "group 'src'", "node 'src1' of group 'src'".
-    pub what: String,
-    /// "node[3], line 12".
-    pub origin: String,
-}
-
-/// One namespace of names (nodes and node groups, flows and flow groups, or conditioners).
-/// A flow's `Ref` holds flow indices, a node's node indices.
-pub(super) struct Names<'s> {
-    src: &'s Source<'s>,
-    map: HashMap<String, Def>,
-    /// Definition order, for suggestions that do not depend on hashing.
-    order: Vec<String>,
-}
-
-impl<'s> Names<'s> {
-    pub(super) fn new(src: &'s Source<'s>) -> Self {
-        Names { src, map: HashMap::new(), order: Vec::new() }
-    }
-
-    /// Defines `name`; if it is taken, the error is `on_clash(existing)`.
-    pub(super) fn define(&mut self, name: &str, def: Def, on_clash: impl FnOnce(&Def) -> Fail) -> Result<(), Fail> {
-        if let Some(old) = self.map.get(name) {
-            return Err(on_clash(old));
-        }
-        self.map.insert(name.to_string(), def);
-        self.order.push(name.to_string());
-        Ok(())
-    }
-
-    pub(super) fn get(&self, n: &Named, field: &str, what: &str) -> Result<&Def, Fail> {
-        self.map.get(&n.name).ok_or_else(|| {
-            Fail::new(
-                n.at,
-                field,
-                format!("unknown {what} '{}'{}", n.name, suggestion(&n.name, self.order.iter().map(String::as_str))),
-            )
-        })
-    }
-
-    pub(super) fn origin(&self, path: &str, at: usize) -> String {
-        format!("{path}, line {}", self.src.line(at))
-    }
-}
 
 /// Builds the spec from checked records. `default_name` is used when `[scenario]` has none.
 pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, Fail> {
@@ -113,7 +51,9 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
     // The [[flow]] each expanded flow came from, for errors found after expansion.
     let mut flow_origin: Vec<&RawFlow> = Vec::new();
     for f in &raw.flows {
-        if let Some(mut fs) = first.take(expand_flow(f, &names, &mut flow_names, &nodes, flows.len())) {
+        if let Some(mut fs) =
+            first.take(expand_flow(f, &names, &mut flow_names, &nodes, flows.len()))
+        {
             flow_origin.extend((0..fs.len()).map(|_| f));
             flows.append(&mut fs);
         }
@@ -125,7 +65,15 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
     let mut cond_names = Names::new(src);
     let mut cond_origin: Vec<&RawConditioner> = Vec::new();
     for c in &raw.conditioners {
-        let made = conditioner::expand(c, &names, &flow_names, &mut cond_names, &nodes, &links, conditioners.len());
+        let made = conditioner::expand(
+            c,
+            &names,
+            &flow_names,
+            &mut cond_names,
+            &nodes,
+            &links,
+            conditioners.len(),
+        );
         if let Some(mut cs) = first.take(made) {
             cond_origin.extend((0..cs.len()).map(|_| c));
             conditioners.append(&mut cs);
@@ -145,20 +93,28 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         conditioners: &conditioners,
     };
     for c in &raw.csas {
-        if let Some(made) = first.take(conditioner::expand_csa(c, &world, &mut csa_names, csas.len())) {
+        if let Some(made) = first.take(csa::expand_csa(c, &world, &mut csa_names, csas.len())) {
             csas.extend(made.into_iter().map(|m| (m, c)));
         }
     }
     first.finish()?;
-    conditioner::settle_alphas(&mut conditioners, &cond_origin, &csas, &csa_names)?;
+    csa::settle_alphas(&mut conditioners, &cond_origin, &csas, &csa_names)?;
 
     // routing: explicit routes over shortest paths; NotAdjacent / TooShort / Loop → errors.
     let pairs: Vec<(usize, usize)> = links.iter().map(|l: &LinkSpec| (l.a, l.b)).collect();
-    let paths: Vec<&[usize]> = routes.iter().map(|r: &RouteSpec| r.path.as_slice()).collect();
-    let tables = Tables::compute(nodes.len(), &pairs, &paths).map_err(|e| route_error(e, &raw.routes, &nodes))?;
+    let paths: Vec<&[usize]> = routes
+        .iter()
+        .map(|r: &RouteSpec| r.path.as_slice())
+        .collect();
+    let tables = Tables::compute(nodes.len(), &pairs, &paths)
+        .map_err(|e| route_error(e, &raw.routes, &nodes))?;
     for (f, spec) in flow_origin.iter().zip(&flows) {
         if !tables.reaches(&pairs, spec.src, spec.dst) {
-            let how = if routes.is_empty() { "no chain of links joins them" } else { "no chain of links and routes leads there" };
+            let how = if routes.is_empty() {
+                "no chain of links joins them"
+            } else {
+                "no chain of links and routes leads there"
+            };
             return Err(Fail::new(
                 f.to.at,
                 format!("{}.to", f.path),
@@ -170,7 +126,11 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         }
     }
     // A remote CSA (at an internal router) signals α to its targets in control packets.
-    let how = if routes.is_empty() { "no chain of links joins them" } else { "no chain of links and routes leads there" };
+    let how = if routes.is_empty() {
+        "no chain of links joins them"
+    } else {
+        "no chain of links and routes leads there"
+    };
     for (made, c) in &csas {
         for (&m, &i) in made.spec.targets.iter().zip(&made.via) {
             let (from, to) = (made.spec.node, conditioners[m].node);
@@ -193,7 +153,12 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         AppSpec::Tcp(t) => t.transfer_bytes.is_some(),
         AppSpec::Tfrc(_) => false,
     });
-    if s.until_transfers_complete && s.duration.is_none() && s.max_packets.is_none() && s.max_data_packets.is_none() && !finite {
+    if s.until_transfers_complete
+        && s.duration.is_none()
+        && s.max_packets.is_none()
+        && s.max_data_packets.is_none()
+        && !finite
+    {
         return Err(Fail::new(
             s.until_at,
             "scenario.until_transfers_complete",
@@ -224,16 +189,25 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
     };
     spec.captures = resolve_captures(&raw.captures, &spec, src)?;
     spec.monitors = resolve_monitors(&raw.monitors, &spec)?;
-    let origins = warn::Origins { flows: &flow_origin, links: &link_origin, conditioners: &cond_origin };
+    let origins = warn::Origins {
+        flows: &flow_origin,
+        links: &link_origin,
+        conditioners: &cond_origin,
+    };
     spec.warnings = warn::find(&spec, &origins, src, &tables);
     // The last line of defence: everything it checks was reported above with a position.
-    spec.check().map_err(|e| Fail::new(0, "", format!("internal check failed: {e}")))?;
+    spec.check()
+        .map_err(|e| Fail::new(0, "", format!("internal check failed: {e}")))?;
     Ok(spec)
 }
 
 /// `[[capture]]` ports resolved (`from->to`, as queues are named), one capture per port and
 /// per file.
-fn resolve_captures(raw: &[RawCapture], spec: &Spec, src: &Source) -> Result<Vec<CaptureSpec>, Fail> {
+fn resolve_captures(
+    raw: &[RawCapture],
+    spec: &Spec,
+    src: &Source,
+) -> Result<Vec<CaptureSpec>, Fail> {
     let mut out: Vec<CaptureSpec> = Vec::with_capacity(raw.len());
     for (i, c) in raw.iter().enumerate() {
         let field = format!("{}.port", c.path);
@@ -249,8 +223,15 @@ fn resolve_captures(raw: &[RawCapture], spec: &Spec, src: &Source) -> Result<Vec
                 ),
             ));
         };
-        if let Some(j) = raw[..i].iter().position(|d| spec.port_index(&d.port.name) == Some(port)) {
-            return Err(Fail::new(c.port.at, field, format!("port '{}' is already captured by capture[{j}]", c.port.name)));
+        if let Some(j) = raw[..i]
+            .iter()
+            .position(|d| spec.port_index(&d.port.name) == Some(port))
+        {
+            return Err(Fail::new(
+                c.port.at,
+                field,
+                format!("port '{}' is already captured by capture[{j}]", c.port.name),
+            ));
         }
         if let Some(j) = raw[..i].iter().position(|d| d.file.name == c.file.name) {
             return Err(Fail::new(
@@ -260,7 +241,11 @@ fn resolve_captures(raw: &[RawCapture], spec: &Spec, src: &Source) -> Result<Vec
             ));
         }
         let place = src.error(Fail::new(c.file.at, format!("{}.file", c.path), ""));
-        out.push(CaptureSpec { port, path: c.file.name.clone().into(), place });
+        out.push(CaptureSpec {
+            port,
+            path: c.file.name.clone().into(),
+            place,
+        });
     }
     Ok(out)
 }
@@ -283,9 +268,16 @@ fn resolve_monitors(raw: &[RawMonitor], spec: &Spec) -> Result<Vec<MonitorSpec>,
             ));
         };
         if let Some(j) = out.iter().position(|d| d.port == port) {
-            return Err(Fail::new(m.port.at, field, format!("queue '{}' is already sampled by monitor[{j}]", m.port.name)));
+            return Err(Fail::new(
+                m.port.at,
+                field,
+                format!("queue '{}' is already sampled by monitor[{j}]", m.port.name),
+            ));
         }
-        out.push(MonitorSpec { port, interval: m.interval });
+        out.push(MonitorSpec {
+            port,
+            interval: m.interval,
+        });
     }
     Ok(out)
 }
@@ -300,12 +292,19 @@ fn expand_nodes<'s>(raw: &Raw, src: &'s Source<'s>) -> Result<(Vec<NodeSpec>, Na
             Fail::new(
                 n.name.at,
                 format!("{}.name", n.path),
-                format!("the name '{name}' is already taken by {} ({})", old.what, old.origin),
+                format!(
+                    "the name '{name}' is already taken by {} ({})",
+                    old.what, old.origin
+                ),
             )
         };
         match n.count {
             None => {
-                let def = Def { r: Ref::Node(nodes.len()), what: format!("node '{name}'"), origin };
+                let def = Def {
+                    r: Ref::Node(nodes.len()),
+                    what: format!("node '{name}'"),
+                    origin,
+                };
                 names.define(name, def, taken)?;
                 nodes.push(NodeSpec { name: name.clone() });
             }
@@ -319,7 +318,11 @@ fn expand_nodes<'s>(raw: &Raw, src: &'s Source<'s>) -> Result<(Vec<NodeSpec>, Na
                 }
                 let first = nodes.len();
                 let len = k as usize;
-                let def = Def { r: Ref::Group { first, len }, what: format!("group '{name}'"), origin: origin.clone() };
+                let def = Def {
+                    r: Ref::Group { first, len },
+                    what: format!("group '{name}'"),
+                    origin: origin.clone(),
+                };
                 names.define(name, def, taken)?;
                 for i in 0..len {
                     let member = format!("{name}{i}");
@@ -346,29 +349,21 @@ fn expand_nodes<'s>(raw: &Raw, src: &'s Source<'s>) -> Result<(Vec<NodeSpec>, Na
     Ok((nodes, names))
 }
 
-/// Pairs of nodes from two references: one with one, a group member by member with one node,
-/// or two groups of the same size member i with member i.
-pub(super) fn pair_up(a: Ref, b: Ref) -> Result<Vec<(usize, usize)>, (usize, usize)> {
-    match (a, b) {
-        (Ref::Group { len: ka, .. }, Ref::Group { len: kb, .. }) if ka != kb => Err((ka, kb)),
-        (Ref::Group { .. }, Ref::Group { .. }) => Ok(a.members().zip(b.members()).collect()),
-        _ => Ok(a.members().flat_map(|x| b.members().map(move |y| (x, y))).collect()),
-    }
-}
-
-pub(super) fn size_mismatch(a: &Named, b: &Named, sizes: (usize, usize), what: &str) -> String {
-    format!(
-        "'{}' is a group of {} nodes and '{}' a group of {}: {what} between two groups pairs their members one to one, so the groups must be the same size",
-        a.name, sizes.0, b.name, sizes.1
-    )
-}
-
 fn expand_link(l: &RawLink, names: &Names, nodes: &[NodeSpec]) -> Result<Vec<LinkSpec>, Fail> {
     let [a, b] = &l.between;
-    let ra = names.get(a, &format!("{}.between[0]", l.path), "node or group")?.r;
-    let rb = names.get(b, &format!("{}.between[1]", l.path), "node or group")?.r;
-    let pairs = pair_up(ra, rb)
-        .map_err(|s| Fail::new(l.between_at, format!("{}.between", l.path), size_mismatch(a, b, s, "a link")))?;
+    let ra = names
+        .get(a, &format!("{}.between[0]", l.path), "node or group")?
+        .r;
+    let rb = names
+        .get(b, &format!("{}.between[1]", l.path), "node or group")?
+        .r;
+    let pairs = pair_up(ra, rb).map_err(|s| {
+        Fail::new(
+            l.between_at,
+            format!("{}.between", l.path),
+            size_mismatch(a, b, s, "a link"),
+        )
+    })?;
     let mut out = Vec::with_capacity(pairs.len());
     for (x, y) in pairs {
         if x == y {
@@ -403,7 +398,10 @@ fn resolve_route(r: &RawRoute, names: &Names) -> Result<RouteSpec, Fail> {
                     return Err(Fail::new(
                         n.at,
                         field,
-                        format!("'{}' appears twice in this path: a route cannot visit a node twice", n.name),
+                        format!(
+                            "'{}' appears twice in this path: a route cannot visit a node twice",
+                            n.name
+                        ),
                     ));
                 }
                 path.push(x);
@@ -435,18 +433,35 @@ fn route_error(e: RouteError, routes: &[RawRoute], nodes: &[NodeSpec]) -> Fail {
             Fail::new(
                 v.at,
                 format!("{}[{}]", r.path_field, hop + 1),
-                format!("no link joins '{}' and '{}' (hops {hop} and {} of the path)", u.name, v.name, hop + 1),
+                format!(
+                    "no link joins '{}' and '{}' (hops {hop} and {} of the path)",
+                    u.name,
+                    v.name,
+                    hop + 1
+                ),
             )
         }
         RouteError::Loop { route, from, .. } => {
             // resolve_route rejects a repeated node first; this maps routing's own check.
             let r = &routes[route];
-            let again = r.path.iter().enumerate().filter(|(_, n)| n.name == nodes[from].name).nth(1);
+            let again = r
+                .path
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.name == nodes[from].name)
+                .nth(1);
             let (at, field) = match again {
                 Some((i, n)) => (n.at, format!("{}[{i}]", r.path_field)),
                 None => (r.path_at, r.path_field.clone()),
             };
-            Fail::new(at, field, format!("'{}' appears twice in this path: a route cannot visit a node twice", nodes[from].name))
+            Fail::new(
+                at,
+                field,
+                format!(
+                    "'{}' appears twice in this path: a route cannot visit a node twice",
+                    nodes[from].name
+                ),
+            )
         }
     }
 }
@@ -462,47 +477,103 @@ fn expand_flow(
     let to = names.get(&f.to, &format!("{}.to", f.path), "node or group")?;
     let to_field = format!("{}.to", f.path);
     if f.from.name == f.to.name {
-        return Err(Fail::new(f.to.at, to_field, format!("a flow cannot go from '{}' to itself", f.to.name)));
+        return Err(Fail::new(
+            f.to.at,
+            to_field,
+            format!("a flow cannot go from '{}' to itself", f.to.name),
+        ));
     }
-    let pairs = pair_up(from.r, to.r).map_err(|s| Fail::new(f.to.at, &to_field, size_mismatch(&f.from, &f.to, s, "a flow")))?;
+    let pairs = pair_up(from.r, to.r).map_err(|s| {
+        Fail::new(
+            f.to.at,
+            &to_field,
+            size_mismatch(&f.from, &f.to, s, "a flow"),
+        )
+    })?;
     if let Some(&(x, _)) = pairs.iter().find(|(x, y)| x == y) {
-        return Err(Fail::new(f.to.at, to_field, format!("a flow cannot go from '{}' to itself", nodes[x].name)));
+        return Err(Fail::new(
+            f.to.at,
+            to_field,
+            format!("a flow cannot go from '{}' to itself", nodes[x].name),
+        ));
     }
     let total = pairs.len() as u64 * f.count;
     if before as u64 + total > MAX_FLOWS {
         return Err(Fail::new(
             f.count_at,
             format!("{}.count", f.path),
-            format!("a scenario can have at most {MAX_FLOWS} flows; this [[flow]] would make {}", before as u64 + total),
+            format!(
+                "a scenario can have at most {MAX_FLOWS} flows; this [[flow]] would make {}",
+                before as u64 + total
+            ),
         ));
     }
     let group = &f.name.name;
-    let grouped = matches!(from.r, Ref::Group { .. }) || matches!(to.r, Ref::Group { .. }) || f.count > 1;
+    let grouped =
+        matches!(from.r, Ref::Group { .. }) || matches!(to.r, Ref::Group { .. }) || f.count > 1;
     let name_field = format!("{}.name", f.path);
     let origin = flow_names.origin(&f.path, f.name.at);
     let clash = |name: &str, old: &Def| {
-        let made = if name == group { String::new() } else { format!("group '{group}' names its flow '{name}', but ") };
-        let msg = format!("{made}the flow name '{name}' is already taken by {} ({})", old.what, old.origin);
+        let made = if name == group {
+            String::new()
+        } else {
+            format!("group '{group}' names its flow '{name}', but ")
+        };
+        let msg = format!(
+            "{made}the flow name '{name}' is already taken by {} ({})",
+            old.what, old.origin
+        );
         Fail::new(f.name.at, &name_field, msg)
     };
     // The group name is reserved even when it expands to nothing or to suffixed names.
-    let what = if grouped { format!("flow group '{group}'") } else { format!("flow '{group}'") };
+    let what = if grouped {
+        format!("flow group '{group}'")
+    } else {
+        format!("flow '{group}'")
+    };
     // A flow name refers to the flow indices it made: all of a group's, or the one flow's.
-    let r = Ref::Group { first: before, len: total as usize };
-    flow_names.define(group, Def { r, what, origin: origin.clone() }, |old| clash(group, old))?;
+    let r = Ref::Group {
+        first: before,
+        len: total as usize,
+    };
+    flow_names.define(
+        group,
+        Def {
+            r,
+            what,
+            origin: origin.clone(),
+        },
+        |old| clash(group, old),
+    )?;
     let mut out = Vec::with_capacity(total as usize);
     for (x, y) in pairs {
         for _ in 0..f.count {
             let i = out.len();
-            let name = if grouped { format!("{group}{i}") } else { group.clone() };
+            let name = if grouped {
+                format!("{group}{i}")
+            } else {
+                group.clone()
+            };
             if grouped {
-                let def = Def { r: Ref::Node(before + i), what: format!("flow '{name}' of group '{group}'"), origin: origin.clone() };
+                let def = Def {
+                    r: Ref::Node(before + i),
+                    what: format!("flow '{name}' of group '{group}'"),
+                    origin: origin.clone(),
+                };
                 flow_names.define(&name, def, |old| clash(&name, old))?;
             }
             // Flow i of the group starts start_step after flow i-1.
-            let offset = f.start_step.0.checked_mul(i as u64).and_then(|o| o.checked_add(f.start.0));
+            let offset = f
+                .start_step
+                .0
+                .checked_mul(i as u64)
+                .and_then(|o| o.checked_add(f.start.0));
             let Some(start) = offset else {
-                return Err(Fail::new(f.step_at, format!("{}.start_step", f.path), "start + i × start_step overflows"));
+                return Err(Fail::new(
+                    f.step_at,
+                    format!("{}.start_step", f.path),
+                    "start + i × start_step overflows",
+                ));
             };
             let app = match &f.app {
                 RawApp::Cbr(c) => {
@@ -527,10 +598,23 @@ fn expand_flow(
                         jitter: c.jitter,
                     })
                 }
-                RawApp::Tcp(p) => AppSpec::Tcp(tcp::Params { start: SimTime(start), ..*p }),
-                RawApp::Tfrc(p) => AppSpec::Tfrc(tfrc::Params { start: SimTime(start), ..*p }),
+                RawApp::Tcp(p) => AppSpec::Tcp(tcp::Params {
+                    start: SimTime(start),
+                    ..*p
+                }),
+                RawApp::Tfrc(p) => AppSpec::Tfrc(tfrc::Params {
+                    start: SimTime(start),
+                    ..*p
+                }),
             };
-            out.push(FlowSpec { name, dscp: f.dscp, group: group.clone(), src: x, dst: y, app });
+            out.push(FlowSpec {
+                name,
+                dscp: f.dscp,
+                group: group.clone(),
+                src: x,
+                dst: y,
+                app,
+            });
         }
     }
     Ok(out)
@@ -547,7 +631,10 @@ mod tests {
 
     #[test]
     fn a_group_and_a_node_pair_every_member_with_the_node_in_either_order() {
-        assert_eq!(pair_up(group(0, 3), Ref::Node(9)), Ok(vec![(0, 9), (1, 9), (2, 9)]));
+        assert_eq!(
+            pair_up(group(0, 3), Ref::Node(9)),
+            Ok(vec![(0, 9), (1, 9), (2, 9)])
+        );
         assert_eq!(pair_up(Ref::Node(9), group(0, 2)), Ok(vec![(9, 0), (9, 1)]));
         assert_eq!(pair_up(Ref::Node(1), Ref::Node(2)), Ok(vec![(1, 2)]));
     }
@@ -568,7 +655,10 @@ mod tests {
 
     fn flows(extra: &str) -> Vec<(String, String, usize, usize)> {
         let s = load_str(&format!("{NET}{extra}"), "t.toml", &[]).unwrap();
-        s.flows.into_iter().map(|f| (f.name, f.group, f.src, f.dst)).collect()
+        s.flows
+            .into_iter()
+            .map(|f| (f.name, f.group, f.src, f.dst))
+            .collect()
     }
 
     fn flow(from: &str, to: &str, count: u32) -> String {
@@ -584,19 +674,28 @@ mod tests {
         let want = [("f0", 0, 2), ("f1", 0, 2), ("f2", 1, 2), ("f3", 1, 2)];
         assert_eq!(got.len(), 4);
         for ((name, group, src, dst), (wn, ws, wd)) in got.iter().zip(want) {
-            assert_eq!((name.as_str(), group.as_str(), *src, *dst), (wn, "f", ws, wd));
+            assert_eq!(
+                (name.as_str(), group.as_str(), *src, *dst),
+                (wn, "f", ws, wd)
+            );
         }
     }
 
     #[test]
     fn a_flow_between_two_single_nodes_keeps_its_exact_name() {
-        assert_eq!(flows(&flow("s0", "d1", 1)), [("f".to_string(), "f".to_string(), 0, 4)]);
+        assert_eq!(
+            flows(&flow("s0", "d1", 1)),
+            [("f".to_string(), "f".to_string(), 0, 4)]
+        );
     }
 
     #[test]
     fn a_flow_from_a_node_to_a_group_is_suffixed() {
         let got = flows(&flow("r", "d", 1));
-        assert_eq!(got.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), ["f0", "f1"]);
+        assert_eq!(
+            got.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+            ["f0", "f1"]
+        );
     }
 
     #[test]

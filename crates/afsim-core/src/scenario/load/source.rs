@@ -19,7 +19,11 @@ impl<'a> Source<'a> {
     pub fn new(file: &'a str, text: &'a str) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Source { file, text, line_starts }
+        Source {
+            file,
+            text,
+            line_starts,
+        }
     }
 
     /// 1-based line and character column of byte offset `at` (clamped into the text).
@@ -40,7 +44,13 @@ impl<'a> Source<'a> {
 
     pub fn error(&self, f: Fail) -> ScenarioError {
         let (line, column) = self.line_col(f.at);
-        ScenarioError { file: self.file.to_string(), line, column, field: f.field, message: f.message }
+        ScenarioError {
+            file: self.file.to_string(),
+            line,
+            column,
+            field: f.field,
+            message: f.message,
+        }
     }
 }
 
@@ -54,7 +64,11 @@ pub(crate) struct Fail {
 
 impl Fail {
     pub fn new(at: usize, field: impl Into<String>, message: impl Into<String>) -> Self {
-        Fail { at, field: field.into(), message: message.into() }
+        Fail {
+            at,
+            field: field.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -96,7 +110,10 @@ pub(crate) fn list<'s>(items: impl IntoIterator<Item = &'s str>) -> String {
 
 /// The candidate closest to `word` if it is a plausible typo of it (edit distance at most one
 /// per three letters; only a change of case for shorter words); ties go to the first candidate.
-pub(crate) fn did_you_mean<'s>(word: &str, candidates: impl IntoIterator<Item = &'s str>) -> Option<&'s str> {
+pub(crate) fn did_you_mean<'s>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'s str>,
+) -> Option<&'s str> {
     // One- and two-letter names are too short for a typo to be told from another name.
     let len = word.chars().count();
     let budget = if len < 3 { 0 } else { (len / 3).max(1) };

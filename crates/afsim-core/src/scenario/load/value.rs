@@ -7,10 +7,9 @@
 //! When the value came from a parameter, the error says so, since the text the user sees at
 //! that position is only `"$name"`.
 
-use super::params::Params;
 use super::source::{list, suggestion, Fail};
 use crate::scenario::units::{Quantity, UnitError};
-use toml_edit::{Item, TableLike, Value};
+use toml_edit::{Item, Value};
 
 /// A value as the loader sees it once parameters are substituted.
 #[derive(Clone, Debug, PartialEq)]
@@ -144,7 +143,11 @@ impl Val {
 
     /// An integer of at least `min` (0 or 1 here).
     pub fn int_at_least(&self, min: u64) -> Result<u64, Fail> {
-        let expected = if min == 0 { "a non-negative integer" } else { "a positive integer" };
+        let expected = if min == 0 {
+            "a non-negative integer"
+        } else {
+            "a positive integer"
+        };
         match self.s {
             Scalar::Int(i) if i >= 0 && i as u64 >= min => Ok(i as u64),
             Scalar::Int(i) => Err(self.fail(format!("expected {expected}, found {i}"))),
@@ -156,7 +159,9 @@ impl Val {
     pub fn int_in(&self, min: u64, max: u64) -> Result<u64, Fail> {
         let n = self.int_at_least(min)?;
         if n > max {
-            return Err(self.fail(format!("expected an integer from {min} to {max}, found {n}")));
+            return Err(self.fail(format!(
+                "expected an integer from {min} to {max}, found {n}"
+            )));
         }
         Ok(n)
     }
@@ -166,13 +171,19 @@ impl Val {
         match self.s {
             Scalar::Int(i) => Ok(i as f64),
             Scalar::Float(f) if f.is_finite() => Ok(f),
-            Scalar::Float(_) => Err(self.fail(format!("expected a finite number, found {}", self.s.repr()))),
+            Scalar::Float(_) => {
+                Err(self.fail(format!("expected a finite number, found {}", self.s.repr())))
+            }
             _ => Err(self.wrong("a number")),
         }
     }
 
     /// A quantity with a unit, read by one of `units`' parsers.
-    pub fn quantity<T>(&self, q: Quantity, parse: fn(&str) -> Result<T, UnitError>) -> Result<T, Fail> {
+    pub fn quantity<T>(
+        &self,
+        q: Quantity,
+        parse: fn(&str) -> Result<T, UnitError>,
+    ) -> Result<T, Fail> {
         match &self.s {
             Scalar::Str(s) => parse(s).map_err(|e| self.fail(e.to_string())),
             Scalar::Int(_) | Scalar::Float(_) => Err(self.fail(format!(
@@ -198,226 +209,18 @@ impl Val {
     }
 }
 
-/// One field of a table, in file order.
-pub(crate) struct Field<'a> {
-    pub key: &'a str,
-    pub item: &'a Item,
-    pub key_at: usize,
-    /// The value's own position (its first byte), or the key's if the value has no span.
-    pub at: usize,
-}
-
-/// A table (standard or inline) being read, with its position and path.
-pub(crate) struct Rec<'a> {
-    pub t: &'a dyn TableLike,
-    /// Where the table starts: its `[header]`, or its `{` when inline.
-    pub at: usize,
-    /// Field path prefix: `link[2]`, `link[2].queue`, `scenario`.
-    pub path: String,
-    /// How the user writes this table in messages: `[[link]]`, `queue`.
-    pub title: String,
-}
-
-impl<'a> Rec<'a> {
-    /// The table in `item`, or a wrong-type error naming `expected`.
-    pub fn of_item(item: &'a Item, at: usize, path: String, title: &str, expected: &str) -> Result<Rec<'a>, Fail> {
-        let at = item.span().map_or(at, |s| s.start);
-        match item.as_table_like() {
-            Some(t) => Ok(Rec { t, at, path, title: title.to_string() }),
-            None => Err(Fail::new(at, path, format!("expected {expected}, found {}", Scalar::of_item(item).describe()))),
-        }
-    }
-
-    /// The records of an array of tables `[[node]]`, also written `node = [{...}, {...}]`.
-    pub fn array(item: &'a Item, key_at: usize, key: &str) -> Result<Vec<Rec<'a>>, Fail> {
-        let title = format!("[[{key}]]");
-        let expected = format!("{title} tables");
-        match item {
-            Item::ArrayOfTables(a) => Ok(a
-                .iter()
-                .enumerate()
-                .map(|(i, t)| Rec {
-                    t,
-                    at: t.span().map_or(key_at, |s| s.start),
-                    path: format!("{key}[{i}]"),
-                    title: title.clone(),
-                })
-                .collect()),
-            Item::Value(Value::Array(a)) => a
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let at = v.span().map_or(key_at, |s| s.start);
-                    match v {
-                        Value::InlineTable(t) => Ok(Rec { t, at, path: format!("{key}[{i}]"), title: title.clone() }),
-                        other => Err(Fail::new(
-                            at,
-                            format!("{key}[{i}]"),
-                            format!("expected a table, found {}", Scalar::of_value(other).describe()),
-                        )),
-                    }
-                })
-                .collect(),
-            other => {
-                let at = other.span().map_or(key_at, |s| s.start);
-                Err(Fail::new(
-                    at,
-                    key,
-                    format!("expected {expected} (write [[{key}]], with double brackets), found {}", Scalar::of_item(other).describe()),
-                ))
-            }
-        }
-    }
-
-    pub fn fields(&self) -> Vec<Field<'a>> {
-        let t: &'a dyn TableLike = self.t;
-        t.iter()
-            .map(|(key, item)| {
-                let key_at = t.get_key_value(key).and_then(|(k, _)| k.span()).map_or(self.at, |s| s.start);
-                let at = item.span().map_or(key_at, |s| s.start);
-                Field { key, item, key_at, at }
-            })
-            .collect()
-    }
-
-    pub fn path_of(&self, key: &str) -> String {
-        format!("{}.{key}", self.path)
-    }
-
-    /// "unknown field 'x' in [[link]]; the fields are: ...".
-    pub fn unknown(&self, f: &Field, known: &[&str]) -> Fail {
-        Fail::new(
-            f.key_at,
-            self.path_of(f.key),
-            format!(
-                "unknown field '{}' in {}{}; the fields are: {}",
-                f.key,
-                self.title,
-                suggestion(f.key, known.iter().copied()),
-                list(known.iter().copied())
-            ),
-        )
-    }
-
-    /// A required field that is absent: the error points at the table.
-    pub fn missing(&self, key: &str, example: &str) -> Fail {
-        Fail::new(
-            self.at,
-            self.path_of(key),
-            format!("{} lacks the required field '{key}' (for example {key} = {example})", self.title),
-        )
-    }
-
-    /// The value of field `f`, parameters substituted.
-    pub fn val(&self, params: &Params, f: &Field) -> Result<Val, Fail> {
-        let field = self.path_of(f.key);
-        match f.item {
-            Item::Value(v) => params.resolve(v, f.at, &field),
-            other => Ok(Val { s: Scalar::of_item(other), at: f.at, field, note: None }),
-        }
-    }
-
-    /// The records of an array of tables inside this one (`levels = [{...}, {...}]` or
-    /// `[[link.queue.levels]]`), with paths `{path}.{key}[i]`.
-    pub fn sub_array(&self, f: &Field<'a>, expected: &str) -> Result<Vec<Rec<'a>>, Fail> {
-        let path = self.path_of(f.key);
-        let rec = |t: &'a dyn TableLike, at: usize, i: usize| Rec { t, at, path: format!("{path}[{i}]"), title: format!("{}[{i}]", f.key) };
-        match f.item {
-            Item::ArrayOfTables(a) => {
-                Ok(a.iter().enumerate().map(|(i, t)| rec(t, t.span().map_or(f.at, |s| s.start), i)).collect())
-            }
-            Item::Value(Value::Array(a)) => a
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let at = v.span().map_or(f.at, |s| s.start);
-                    match v {
-                        Value::InlineTable(t) => Ok(rec(t, at, i)),
-                        other => Err(Fail::new(
-                            at,
-                            format!("{path}[{i}]"),
-                            format!("expected a table, found {}", Scalar::of_value(other).describe()),
-                        )),
-                    }
-                })
-                .collect(),
-            other => Err(Fail::new(f.at, path, format!("expected {expected}, found {}", Scalar::of_item(other).describe()))),
-        }
-    }
-
-    /// Where each field of this table was written (see `Spots`).
-    pub fn spots(&self) -> Spots {
-        Spots { at: self.at, path: self.path.clone(), fields: self.fields().iter().map(|f| (f.key.to_string(), f.at)).collect() }
-    }
-
-    /// A field holding one value or an array of them (`flows = "af"`, `flows = ["af", "be"]`),
-    /// each with its own position and path (`match.flows[1]`).
-    pub fn vals(&self, params: &Params, f: &Field) -> Result<Vec<Val>, Fail> {
-        let field = self.path_of(f.key);
-        match f.item {
-            Item::Value(Value::Array(a)) => {
-                a.iter().enumerate().map(|(i, v)| params.resolve(v, f.at, &format!("{field}[{i}]"))).collect()
-            }
-            _ => Ok(vec![self.val(params, f)?]),
-        }
-    }
-
-    /// A field holding an array of strings (node names): each with its position.
-    pub fn strings(&self, params: &Params, f: &Field, expected: &str) -> Result<Vec<(String, usize)>, Fail> {
-        let field = self.path_of(f.key);
-        let Item::Value(Value::Array(a)) = f.item else {
-            return Err(Fail::new(
-                f.at,
-                field,
-                format!("expected {expected}, found {}", Scalar::of_item(f.item).describe()),
-            ));
-        };
-        a.iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let val = params.resolve(v, f.at, &format!("{field}[{i}]"))?;
-                Ok((val.string()?, val.at))
-            })
-            .collect()
-    }
-}
-
-/// Where the fields of one table were written, so that a model's `validate()` error — which
-/// names a field but knows nothing of files — points at that field's value, or at the table
-/// when the field was left at its default.
-#[derive(Clone, Debug)]
-pub(crate) struct Spots {
-    pub at: usize,
-    pub path: String,
-    fields: Vec<(String, usize)>,
-}
-
-impl Spots {
-    #[cfg(test)]
-    pub fn for_test(at: usize, path: &str, fields: &[(&str, usize)]) -> Spots {
-        Spots { at, path: path.to_string(), fields: fields.iter().map(|&(k, a)| (k.to_string(), a)).collect() }
-    }
-
-    /// Whether `field` was written.
-    pub fn has(&self, field: &str) -> bool {
-        self.fields.iter().any(|(k, _)| k == field)
-    }
-
-    /// An error about `field` of this table. A model message that starts with "must" ("must be
-    /// positive") gets the field's name in front, so it reads as a sentence.
-    pub fn fail(&self, field: &str, message: &str) -> Fail {
-        let at = self.fields.iter().find(|(k, _)| k == field).map_or(self.at, |&(_, at)| at);
-        let message = if message.starts_with("must ") { format!("{field} {message}") } else { message.to_string() };
-        Fail::new(at, format!("{}.{field}", self.path), message)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::table::Spots;
     use super::*;
 
     fn val(s: Scalar) -> Val {
-        Val { s, at: 3, field: "f".into(), note: None }
+        Val {
+            s,
+            at: 3,
+            field: "f".into(),
+            note: None,
+        }
     }
 
     #[test]
@@ -433,7 +236,10 @@ mod tests {
     #[test]
     fn wrong_types_say_what_was_expected_and_what_was_found() {
         let e = val(Scalar::Str("10".into())).int_at_least(0).unwrap_err();
-        assert_eq!(e.message, "expected a non-negative integer, found the string \"10\"");
+        assert_eq!(
+            e.message,
+            "expected a non-negative integer, found the string \"10\""
+        );
         let e = val(Scalar::Int(-2)).int_at_least(0).unwrap_err();
         assert_eq!(e.message, "expected a non-negative integer, found -2");
         let e = val(Scalar::Int(0)).int_at_least(1).unwrap_err();
@@ -446,8 +252,15 @@ mod tests {
     #[test]
     fn a_bare_number_for_a_quantity_asks_for_a_unit() {
         use crate::scenario::units::parse_rate_bps;
-        let e = val(Scalar::Int(10)).quantity(Quantity::Rate, parse_rate_bps).unwrap_err();
-        assert!(e.message.starts_with("expected a rate with a unit, like '10Mbps'"), "{}", e.message);
+        let e = val(Scalar::Int(10))
+            .quantity(Quantity::Rate, parse_rate_bps)
+            .unwrap_err();
+        assert!(
+            e.message
+                .starts_with("expected a rate with a unit, like '10Mbps'"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
@@ -455,33 +268,65 @@ mod tests {
         let mut v = val(Scalar::Str("x".into()));
         v.note = Some("parameter 'n' = \"x\"".into());
         let e = v.int_at_least(0).unwrap_err();
-        assert!(e.message.ends_with("(from parameter 'n' = \"x\")"), "{}", e.message);
+        assert!(
+            e.message.ends_with("(from parameter 'n' = \"x\")"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
     fn choices_list_the_alternatives_and_suggest_the_closest() {
-        let e = val(Scalar::Str("ppp2".into())).choice(&["plain", "ppp"], "framing").unwrap_err();
-        assert_eq!(e.message, "unknown framing 'ppp2' (did you mean 'ppp'?); the framings are: plain, ppp");
-        assert_eq!(val(Scalar::Str("ppp".into())).choice(&["plain", "ppp"], "framing").unwrap(), "ppp");
+        let e = val(Scalar::Str("ppp2".into()))
+            .choice(&["plain", "ppp"], "framing")
+            .unwrap_err();
+        assert_eq!(
+            e.message,
+            "unknown framing 'ppp2' (did you mean 'ppp'?); the framings are: plain, ppp"
+        );
+        assert_eq!(
+            val(Scalar::Str("ppp".into()))
+                .choice(&["plain", "ppp"], "framing")
+                .unwrap(),
+            "ppp"
+        );
     }
 
     #[test]
     fn narrow_integers_and_plain_numbers_say_their_range() {
         assert_eq!(val(Scalar::Int(7)).int_in(0, 7).unwrap(), 7);
-        assert_eq!(val(Scalar::Int(8)).int_in(0, 7).unwrap_err().message, "expected an integer from 0 to 7, found 8");
+        assert_eq!(
+            val(Scalar::Int(8)).int_in(0, 7).unwrap_err().message,
+            "expected an integer from 0 to 7, found 8"
+        );
         assert_eq!(val(Scalar::Int(2)).number().unwrap(), 2.0);
         assert_eq!(val(Scalar::Float(0.5)).number().unwrap(), 0.5);
-        assert_eq!(val(Scalar::Float(f64::INFINITY)).number().unwrap_err().message, "expected a finite number, found inf");
-        assert_eq!(val(Scalar::Str("5".into())).number().unwrap_err().message, "expected a number, found the string \"5\"");
+        assert_eq!(
+            val(Scalar::Float(f64::INFINITY))
+                .number()
+                .unwrap_err()
+                .message,
+            "expected a finite number, found inf"
+        );
+        assert_eq!(
+            val(Scalar::Str("5".into())).number().unwrap_err().message,
+            "expected a number, found the string \"5\""
+        );
     }
 
     #[test]
     fn a_model_error_points_at_its_field_or_else_at_the_table() {
         let spots = Spots::for_test(4, "link[0].queue", &[("w_q", 20)]);
         let e = spots.fail("w_q", "w_q 0 must be in (0, 1]");
-        assert_eq!((e.at, e.field.as_str(), e.message.as_str()), (20, "link[0].queue.w_q", "w_q 0 must be in (0, 1]"));
+        assert_eq!(
+            (e.at, e.field.as_str(), e.message.as_str()),
+            (20, "link[0].queue.w_q", "w_q 0 must be in (0, 1]")
+        );
         let e = spots.fail("limit", "must be positive");
-        assert_eq!((e.at, e.field.as_str(), e.message.as_str()), (4, "link[0].queue.limit", "limit must be positive"));
+        assert_eq!(
+            (e.at, e.field.as_str(), e.message.as_str()),
+            (4, "link[0].queue.limit", "limit must be positive")
+        );
         assert!(spots.has("w_q") && !spots.has("limit"));
     }
 

@@ -19,7 +19,7 @@
 
 use super::conditioner::RawConditioner;
 use super::flow::RawFlow;
-use super::raw::RawLink;
+use super::link::RawLink;
 use super::source::{Fail, Source};
 use crate::net::routing::{far_end, Tables, NO_ROUTE};
 use crate::scenario::spec::{AppSpec, Limit, MeterSpec, QueueSpec, Spec};
@@ -43,7 +43,13 @@ pub(super) fn find(spec: &Spec, origins: &Origins, src: &Source, tables: &Tables
     out.into_iter()
         .map(|f| {
             let e = src.error(f);
-            Warning { file: e.file, line: e.line, column: e.column, field: e.field, message: e.message }
+            Warning {
+                file: e.file,
+                line: e.line,
+                column: e.column,
+                field: e.field,
+                message: e.message,
+            }
         })
         .collect()
 }
@@ -53,7 +59,11 @@ fn packet_sizes(f: &AppSpec) -> (u32, u32) {
     match f {
         AppSpec::Cbr(c) => (c.packet_size, 0),
         AppSpec::Tcp(p) => {
-            let sack = if p.variant == tcp::Variant::Sack { SACK_BLOCK_BYTES * MAX_SACK_BLOCKS as u32 } else { 0 };
+            let sack = if p.variant == tcp::Variant::Sack {
+                SACK_BLOCK_BYTES * MAX_SACK_BLOCKS as u32
+            } else {
+                0
+            };
             (p.packet_size, HEADER_BYTES + sack)
         }
         AppSpec::Tfrc(p) => (p.packet_size, p.feedback_size),
@@ -61,7 +71,9 @@ fn packet_sizes(f: &AppSpec) -> (u32, u32) {
 }
 
 fn late_flows(spec: &Spec, origins: &Origins, out: &mut Vec<Fail>) {
-    let Some(duration) = spec.stop.duration else { return };
+    let Some(duration) = spec.stop.duration else {
+        return;
+    };
     let end = crate::sim::time::SimTime::ZERO + duration;
     for (f, raw) in spec.flows.iter().zip(origins.flows) {
         let start = match &f.app {
@@ -72,7 +84,11 @@ fn late_flows(spec: &Spec, origins: &Origins, out: &mut Vec<Fail>) {
         if start >= end {
             // the first member starts in time: the step pushed this one out
             let by_step = raw.start < duration;
-            let (at, field) = if by_step { (raw.step_at, "start_step") } else { (raw.start_at, "start") };
+            let (at, field) = if by_step {
+                (raw.step_at, "start_step")
+            } else {
+                (raw.start_at, "start")
+            };
             out.push(Fail::new(
                 at,
                 format!("{}.{field}", raw.path),
@@ -96,13 +112,18 @@ fn committed_bucket(m: &MeterSpec) -> Option<(u64, &'static str)> {
         },
         MeterSpec::Srtcm(p) => Some((p.cbs_bytes, "cbs")),
         MeterSpec::Trtcm(p) => Some((p.cbs_bytes, "cbs")),
-        MeterSpec::Tsw2cm(_) | MeterSpec::Tsw3cm(_) | MeterSpec::EnhancedTokenBucket(_) | MeterSpec::Sima(_) => None,
+        MeterSpec::Tsw2cm(_)
+        | MeterSpec::Tsw3cm(_)
+        | MeterSpec::EnhancedTokenBucket(_)
+        | MeterSpec::Sima(_) => None,
     }
 }
 
 fn shallow_buckets(spec: &Spec, origins: &Origins, out: &mut Vec<Fail>) {
     for (c, raw) in spec.conditioners.iter().zip(origins.conditioners) {
-        let Some((depth, field)) = committed_bucket(&c.meter) else { continue };
+        let Some((depth, field)) = committed_bucket(&c.meter) else {
+            continue;
+        };
         let k = &c.classifier;
         // the flows whose data packets this classifier takes (forward direction)
         let metered = spec.flows.iter().enumerate().filter(|(i, f)| {
@@ -149,7 +170,11 @@ fn byte_limit(q: &QueueSpec, dscp: u8) -> Option<u64> {
             crate::edge::sima::ServiceClass::Nrt => Limit::Bytes(p.nrt_limit_bytes),
         },
         QueueSpec::Scheduler(s) => {
-            let class = s.classes.iter().find(|c| c.dscp.contains(&dscp)).or_else(|| s.classes.iter().find(|c| c.default))?;
+            let class = s
+                .classes
+                .iter()
+                .find(|c| c.dscp.contains(&dscp))
+                .or_else(|| s.classes.iter().find(|c| c.default))?;
             return byte_limit(&class.queue, dscp);
         }
     };
@@ -176,7 +201,11 @@ fn small_queues(spec: &Spec, origins: &Origins, tables: &Tables, out: &mut Vec<F
                     break;
                 }
                 let link = &spec.links[port as usize / 2];
-                let q = if port.is_multiple_of(2) { &link.queue_ab } else { &link.queue_ba };
+                let q = if port.is_multiple_of(2) {
+                    &link.queue_ab
+                } else {
+                    &link.queue_ba
+                };
                 if let Some(limit) = byte_limit(q, f.dscp) {
                     let slot = &mut worst[port as usize];
                     if u64::from(size) > limit && slot.is_none_or(|(s, _, _)| size > s) {
@@ -192,7 +221,9 @@ fn small_queues(spec: &Spec, origins: &Origins, tables: &Tables, out: &mut Vec<F
     }
     let names = spec.port_names();
     for (port, w) in worst.iter().enumerate() {
-        let Some((size, flow, limit)) = w else { continue };
+        let Some((size, flow, limit)) = w else {
+            continue;
+        };
         let spot = &origins.links[port / 2].queue_kind[port % 2];
         // the spot is the queue's kind (or the link, for a default queue): name the queue
         let field = spot.field.strip_suffix(".kind").unwrap_or(&spot.field);
@@ -232,15 +263,28 @@ mod tests {
     fn a_flow_starting_at_or_after_the_end_is_warned_about_at_its_start() {
         let w = warnings(&format!("{CBR}start = \"1s\"\n"));
         assert_eq!(w.len(), 1, "{w:?}");
-        assert!(w[0].starts_with("w.toml:18:9: flow[0].start: flow 'f' starts at 1s, not before the run ends (1s)"), "{}", w[0]);
+        assert!(
+            w[0].starts_with(
+                "w.toml:18:9: flow[0].start: flow 'f' starts at 1s, not before the run ends (1s)"
+            ),
+            "{}",
+            w[0]
+        );
         assert!(warnings(&format!("{CBR}start = \"999ms\"\n")).is_empty());
     }
 
     #[test]
     fn a_group_member_pushed_past_the_end_by_start_step_points_at_start_step() {
-        let w = warnings(&CBR.replace("name = \"f\"\n", "name = \"f\"\ncount = 3\nstart_step = \"600ms\"\n"));
+        let w = warnings(&CBR.replace(
+            "name = \"f\"\n",
+            "name = \"f\"\ncount = 3\nstart_step = \"600ms\"\n",
+        ));
         assert_eq!(w.len(), 1, "flow f2 starts at 1.2 s: {w:?}");
-        assert!(w[0].contains("flow[0].start_step: flow 'f2' starts at 1200ms"), "{}", w[0]);
+        assert!(
+            w[0].contains("flow[0].start_step: flow 'f2' starts at 1200ms"),
+            "{}",
+            w[0]
+        );
     }
 
     #[test]
@@ -255,7 +299,10 @@ mod tests {
 
     #[test]
     fn a_byte_limit_below_a_crossing_packet_is_warned_about_at_the_queue() {
-        let small = NET.replace("delay = \"1ms\"\n", "delay = \"1ms\"\nqueue = { kind = \"droptail\", limit = \"999B\" }\n");
+        let small = NET.replace(
+            "delay = \"1ms\"\n",
+            "delay = \"1ms\"\nqueue = { kind = \"droptail\", limit = \"999B\" }\n",
+        );
         let s = load_str(&format!("{small}{CBR}"), "w.toml", &[]).unwrap();
         let w: Vec<String> = s.warnings.iter().map(|w| w.to_string()).collect();
         // a->b carries the CBR packets; b->a (a copy of the queue) carries nothing
@@ -263,6 +310,10 @@ mod tests {
         assert!(w[0].contains("link[0].queue: queue a->b: its limit of 999 B is less than one 1000-byte packet of flow 'f'"), "{}", w[0]);
         let tcp = "[[flow]]\nname = \"t\"\nfrom = \"a\"\nto = \"b\"\nkind = \"tcp\"\npacket_size = \"500B\"\n";
         let s = load_str(&format!("{small}{tcp}"), "w.toml", &[]).unwrap();
-        assert!(s.warnings.is_empty(), "500-byte segments and 40-byte ACKs fit: {:?}", s.warnings);
+        assert!(
+            s.warnings.is_empty(),
+            "500-byte segments and 40-byte ACKs fit: {:?}",
+            s.warnings
+        );
     }
 }

@@ -57,23 +57,8 @@ pub const SACK_BLOCK_BYTES: u32 = 8;
 /// `maxSackBlocks_` 3).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
-/// TCP header flags as bits of `TransportHeader::flags` (RFC 793 §3.1, RFC 3168 §6.1 for ECE
-/// and CWR).
-pub mod flags {
-    pub const FIN: u16 = 0x001;
-    pub const SYN: u16 = 0x002;
-    pub const RST: u16 = 0x004;
-    pub const PSH: u16 = 0x008;
-    pub const ACK: u16 = 0x010;
-    pub const URG: u16 = 0x020;
-    /// ECN-Echo (RFC 3168 §6.1).
-    pub const ECE: u16 = 0x040;
-    /// Congestion Window Reduced (RFC 3168 §6.1).
-    pub const CWR: u16 = 0x080;
-    /// Not a header flag: the SACK-permitted option of a SYN or SYN-ACK (RFC 2018 §2), carried
-    /// as a bit above the eight flags.
-    pub const SACK_PERMITTED: u16 = 0x100;
-}
+/// TCP header flags: they are the packet's (`net::packet::tcp_flags`), named here as TCP's.
+pub use crate::net::packet::tcp_flags as flags;
 
 /// Which loss recovery the sender runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,7 +99,10 @@ pub struct ParamError {
 
 impl ParamError {
     fn new(field: &'static str, message: impl Into<String>) -> Self {
-        ParamError { field, message: message.into() }
+        ParamError {
+            field,
+            message: message.into(),
+        }
     }
 }
 
@@ -239,20 +227,32 @@ impl Params {
         if self.packet_size <= HEADER_BYTES || self.packet_size > 65_535 {
             return Err(ParamError::new(
                 "packet_size",
-                format!("a data segment must be {}..=65535 bytes (40 of them headers)", HEADER_BYTES + 1),
+                format!(
+                    "a data segment must be {}..=65535 bytes (40 of them headers)",
+                    HEADER_BYTES + 1
+                ),
             ));
         }
         if self.max_window_bytes < u64::from(self.mss()) {
-            return Err(ParamError::new("max_window", "the window must hold at least one full segment"));
+            return Err(ParamError::new(
+                "max_window",
+                "the window must hold at least one full segment",
+            ));
         }
         if self.initial_window_segments == 0 {
-            return Err(ParamError::new("initial_window", "the initial window must be at least one segment"));
+            return Err(ParamError::new(
+                "initial_window",
+                "the initial window must be at least one segment",
+            ));
         }
         if self.dupack_threshold == 0 {
             return Err(ParamError::new("dupack_threshold", "must be at least 1"));
         }
         if self.tick == SimDuration::ZERO {
-            return Err(ParamError::new("tick", "the clock granularity must be positive"));
+            return Err(ParamError::new(
+                "tick",
+                "the clock granularity must be positive",
+            ));
         }
         if self.initial_rto == SimDuration::ZERO {
             return Err(ParamError::new("initial_rto", "must be positive"));
@@ -264,14 +264,20 @@ impl Params {
             return Err(ParamError::new("max_rto", "must be positive"));
         }
         if self.target_rate_bps == Some(0) {
-            return Err(ParamError::new("target_rate", "a target rate must be positive (\"none\" for plain TCP)"));
+            return Err(ParamError::new(
+                "target_rate",
+                "a target rate must be positive (\"none\" for plain TCP)",
+            ));
         }
         // RFC 1122 §4.2.3.2: the delay MUST be less than 0.5 s; RFC 5681 §4.2: within 500 ms.
         if self.delayed_ack
             && (self.delayed_ack_interval == SimDuration::ZERO
                 || self.delayed_ack_interval > SimDuration::from_millis(500))
         {
-            return Err(ParamError::new("delayed_ack_interval", "must be in (0, 500 ms] (RFC 1122 §4.2.3.2)"));
+            return Err(ParamError::new(
+                "delayed_ack_interval",
+                "must be in (0, 500 ms] (RFC 1122 §4.2.3.2)",
+            ));
         }
         Ok(())
     }

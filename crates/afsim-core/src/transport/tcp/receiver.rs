@@ -28,7 +28,9 @@
 use crate::net::packet::{proto, Ecn, Packet, TransportHeader};
 use crate::sim::rng::Rng;
 use crate::sim::time::SimDuration;
-use crate::transport::tcp::{flags, Params, ReceiverStats, HEADER_BYTES, MAX_SACK_BLOCKS, SACK_BLOCK_BYTES};
+use crate::transport::tcp::{
+    flags, Params, ReceiverStats, HEADER_BYTES, MAX_SACK_BLOCKS, SACK_BLOCK_BYTES,
+};
 use crate::transport::Ctx;
 
 /// Whether the connection is set up, and what it agreed.
@@ -103,7 +105,14 @@ impl Receiver {
     /// The receiver of flow `flow` from `src_node` (the sender's node) to `dst_node` (this
     /// receiver's node); `peer_agent` is the sender's agent id. The random stream is unused
     /// (the receiver draws nothing) and taken for symmetry with `Sender::new`.
-    pub fn new(flow: u32, src_node: u32, dst_node: u32, peer_agent: u32, params: &Params, _rng: Rng) -> Receiver {
+    pub fn new(
+        flow: u32,
+        src_node: u32,
+        dst_node: u32,
+        peer_agent: u32,
+        params: &Params,
+        _rng: Rng,
+    ) -> Receiver {
         let wants_sack = params.variant == crate::transport::tcp::Variant::Sack;
         Receiver {
             flow,
@@ -113,7 +122,14 @@ impl Receiver {
             wants_ecn: params.ecn,
             wants_sack,
             // without a handshake ECN and SACK are taken as agreed (ns-2 one-way TCP)
-            conn: if params.handshake { Conn::Listen } else { Conn::Open { ecn: params.ecn, sack: wants_sack } },
+            conn: if params.handshake {
+                Conn::Listen
+            } else {
+                Conn::Open {
+                    ecn: params.ecn,
+                    sack: wants_sack,
+                }
+            },
             rcv_nxt: 0,
             ooo: Vec::new(),
             reported: [(0, 0); MAX_SACK_BLOCKS],
@@ -171,7 +187,8 @@ impl Receiver {
     /// RFC 793 §3.4 and RFC 3168 §6.1.1: answer a SYN with a SYN-ACK; an "ECN-setup SYN"
     /// (ECE and CWR) gets an "ECN-setup SYN-ACK" (ECE only) if this end wants ECN.
     fn on_syn(&mut self, p: &Packet, ctx: &mut Ctx) {
-        let ecn = self.wants_ecn && p.th.flags & (flags::ECE | flags::CWR) == flags::ECE | flags::CWR;
+        let ecn =
+            self.wants_ecn && p.th.flags & (flags::ECE | flags::CWR) == flags::ECE | flags::CWR;
         // RFC 2018 §2: SACK only if both ends sent SACK-permitted
         let sack = self.wants_sack && p.th.flags & flags::SACK_PERMITTED != 0;
         if self.conn == Conn::Listen {
@@ -189,7 +206,9 @@ impl Receiver {
     }
 
     fn on_data(&mut self, p: &Packet, ctx: &mut Ctx) {
-        let Conn::Open { ecn, .. } = self.conn else { return };
+        let Conn::Open { ecn, .. } = self.conn else {
+            return;
+        };
         self.stats.segments_received += 1;
         if p.ecn == Ecn::Ce {
             self.stats.ce_received += 1;
@@ -282,7 +301,9 @@ impl Receiver {
 
     /// Sends the cumulative ACK, with SACK blocks and ECE as the connection agreed.
     fn send_ack(&mut self, trigger: Option<u64>, ctx: &mut Ctx) {
-        let Conn::Open { sack, .. } = self.conn else { return };
+        let Conn::Open { sack, .. } = self.conn else {
+            return;
+        };
         let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
         let mut n = 0;
         if sack && !self.ooo.is_empty() {
@@ -315,7 +336,11 @@ impl Receiver {
     }
 
     fn emit(&mut self, ack: u64, f: u16, blocks: &[(u64, u64)], ctx: &mut Ctx) {
-        let mut th = TransportHeader { ack, flags: f, ..Default::default() };
+        let mut th = TransportHeader {
+            ack,
+            flags: f,
+            ..Default::default()
+        };
         th.sack[..blocks.len()].copy_from_slice(blocks);
         th.sack_len = blocks.len() as u8;
         ctx.send(Packet {
@@ -398,7 +423,10 @@ mod tests {
         deliver(&mut h, &mut r, 0, seg(0));
         let out = deliver(&mut h, &mut r, 1, seg(2));
         assert_eq!(acks(&out), vec![MSS], "a duplicate ACK");
-        assert!(blocks(&out[0]).is_empty(), "no SACK blocks without the SACK variant");
+        assert!(
+            blocks(&out[0]).is_empty(),
+            "no SACK blocks without the SACK variant"
+        );
         assert_eq!(r.stats().goodput_bytes, MSS);
         assert_eq!(r.stats().out_of_order_segments, 1);
     }
@@ -414,13 +442,20 @@ mod tests {
         let out = deliver(&mut h, &mut r, 10, seg(1));
         assert_eq!(acks(&out), vec![4 * MSS]);
         assert_eq!(r.out_of_order(), &[segs(5, 6)]);
-        assert_eq!(r.stats().goodput_bytes, 4 * MSS, "goodput counts in-order bytes only");
+        assert_eq!(
+            r.stats().goodput_bytes,
+            4 * MSS,
+            "goodput counts in-order bytes only"
+        );
     }
 
     #[test]
     fn a_duplicate_segment_is_counted_and_acked_at_once() {
         let mut h = Host::new();
-        let mut r = receiver(Params { delayed_ack: true, ..Params::default() });
+        let mut r = receiver(Params {
+            delayed_ack: true,
+            ..Params::default()
+        });
         deliver(&mut h, &mut r, 0, seg(0));
         deliver(&mut h, &mut r, 1, seg(1));
         let out = deliver(&mut h, &mut r, 2, seg(0));
@@ -432,26 +467,40 @@ mod tests {
     #[test]
     fn the_first_sack_block_holds_the_segment_that_triggered_the_ack() {
         let mut h = Host::new();
-        let mut r = receiver(Params { variant: Variant::Sack, ..Params::default() });
+        let mut r = receiver(Params {
+            variant: Variant::Sack,
+            ..Params::default()
+        });
         deliver(&mut h, &mut r, 0, seg(0));
         let out = deliver(&mut h, &mut r, 1, seg(2));
         assert_eq!(blocks(&out[0]), vec![segs(2, 3)]);
         assert_eq!(out[0].size, 48, "40 + 8 bytes per block (ns-2)");
         let out = deliver(&mut h, &mut r, 2, seg(3));
-        assert_eq!(blocks(&out[0]), vec![segs(2, 4)], "the block grows, it is not repeated");
+        assert_eq!(
+            blocks(&out[0]),
+            vec![segs(2, 4)],
+            "the block grows, it is not repeated"
+        );
     }
 
     #[test]
     fn sack_blocks_list_the_most_recent_first_up_to_three() {
         let mut h = Host::new();
-        let mut r = receiver(Params { variant: Variant::Sack, ..Params::default() });
+        let mut r = receiver(Params {
+            variant: Variant::Sack,
+            ..Params::default()
+        });
         deliver(&mut h, &mut r, 0, seg(0));
         deliver(&mut h, &mut r, 1, seg(2));
         deliver(&mut h, &mut r, 2, seg(4));
         let out = deliver(&mut h, &mut r, 3, seg(6));
         assert_eq!(blocks(&out[0]), vec![segs(6, 7), segs(4, 5), segs(2, 3)]);
         let out = deliver(&mut h, &mut r, 4, seg(8));
-        assert_eq!(blocks(&out[0]), vec![segs(8, 9), segs(6, 7), segs(4, 5)], "three at most");
+        assert_eq!(
+            blocks(&out[0]),
+            vec![segs(8, 9), segs(6, 7), segs(4, 5)],
+            "three at most"
+        );
         assert_eq!(out[0].size, 40 + 24);
         // a segment joining an older block brings it to the front
         let out = deliver(&mut h, &mut r, 5, seg(3));
@@ -461,13 +510,20 @@ mod tests {
     #[test]
     fn a_hole_filling_ack_repeats_the_remaining_blocks() {
         let mut h = Host::new();
-        let mut r = receiver(Params { variant: Variant::Sack, ..Params::default() });
+        let mut r = receiver(Params {
+            variant: Variant::Sack,
+            ..Params::default()
+        });
         for k in [0, 2, 4] {
             deliver(&mut h, &mut r, k, seg(k));
         }
         let out = deliver(&mut h, &mut r, 5, seg(1));
         assert_eq!(acks(&out), vec![3 * MSS]);
-        assert_eq!(blocks(&out[0]), vec![segs(4, 5)], "no trigger block: the segment advanced the ACK");
+        assert_eq!(
+            blocks(&out[0]),
+            vec![segs(4, 5)],
+            "no trigger block: the segment advanced the ACK"
+        );
         let out = deliver(&mut h, &mut r, 6, seg(3));
         assert_eq!(acks(&out), vec![5 * MSS]);
         assert!(blocks(&out[0]).is_empty());
@@ -476,7 +532,10 @@ mod tests {
     #[test]
     fn delayed_acks_acknowledge_every_second_segment() {
         let mut h = Host::new();
-        let mut r = receiver(Params { delayed_ack: true, ..Params::default() });
+        let mut r = receiver(Params {
+            delayed_ack: true,
+            ..Params::default()
+        });
         let mut sent = vec![];
         for k in 0..6 {
             sent.extend(deliver(&mut h, &mut r, k, seg(k)));
@@ -487,10 +546,17 @@ mod tests {
     #[test]
     fn a_lone_segment_is_acked_when_the_delayed_ack_timer_runs_out() {
         let mut h = Host::new();
-        let mut r = receiver(Params { delayed_ack: true, ..Params::default() });
+        let mut r = receiver(Params {
+            delayed_ack: true,
+            ..Params::default()
+        });
         assert!(deliver(&mut h, &mut r, 0, seg(0)).is_empty(), "held");
         let (at, token) = h.next_timer(RECEIVER).expect("timer armed");
-        assert_eq!(at.as_nanos(), 100_000_000, "ns-2 DelAckSink interval_ 100 ms");
+        assert_eq!(
+            at.as_nanos(),
+            100_000_000,
+            "ns-2 DelAckSink interval_ 100 ms"
+        );
         let out = h.call_at(at, RECEIVER, |ctx| r.on_timer(token, ctx));
         assert_eq!(acks(&out), vec![MSS]);
     }
@@ -498,22 +564,38 @@ mod tests {
     #[test]
     fn a_stale_delayed_ack_timer_sends_nothing() {
         let mut h = Host::new();
-        let mut r = receiver(Params { delayed_ack: true, ..Params::default() });
+        let mut r = receiver(Params {
+            delayed_ack: true,
+            ..Params::default()
+        });
         deliver(&mut h, &mut r, 0, seg(0));
         let (at, token) = h.next_timer(RECEIVER).unwrap();
         deliver(&mut h, &mut r, 1, seg(1)); // the second segment sends the ACK
-        assert!(h.call_at(at, RECEIVER, |ctx| r.on_timer(token, ctx)).is_empty());
+        assert!(h
+            .call_at(at, RECEIVER, |ctx| r.on_timer(token, ctx))
+            .is_empty());
     }
 
     #[test]
     fn with_delayed_acks_an_out_of_order_segment_is_acked_at_once() {
         let mut h = Host::new();
-        let mut r = receiver(Params { delayed_ack: true, ..Params::default() });
+        let mut r = receiver(Params {
+            delayed_ack: true,
+            ..Params::default()
+        });
         deliver(&mut h, &mut r, 0, seg(0)); // held
         let out = deliver(&mut h, &mut r, 1, seg(2));
-        assert_eq!(acks(&out), vec![MSS], "the held ACK goes out as the duplicate ACK");
+        assert_eq!(
+            acks(&out),
+            vec![MSS],
+            "the held ACK goes out as the duplicate ACK"
+        );
         let out = deliver(&mut h, &mut r, 2, seg(1));
-        assert_eq!(acks(&out), vec![3 * MSS], "a hole-filling segment is acked at once");
+        assert_eq!(
+            acks(&out),
+            vec![3 * MSS],
+            "a hole-filling segment is acked at once"
+        );
     }
 
     #[test]
@@ -523,17 +605,29 @@ mod tests {
         let ece = |out: &[Packet]| out[0].th.flags & flags::ECE != 0;
         for (ns2_compat, echoed) in [(true, true), (false, false)] {
             let mut h = Host::new();
-            let mut r = receiver(Params { ecn: true, ns2_compat, ..Params::default() });
+            let mut r = receiver(Params {
+                ecn: true,
+                ns2_compat,
+                ..Params::default()
+            });
             let mut first = seg(0);
             first.th.flags |= flags::ECE;
             assert_eq!(ece(&deliver(&mut h, &mut r, 0, first)), echoed);
             let mut next = seg(1);
             next.ecn = Ecn::Ect0;
-            assert!(!ece(&deliver(&mut h, &mut r, 1, next)), "once: the echo state is untouched");
+            assert!(
+                !ece(&deliver(&mut h, &mut r, 1, next)),
+                "once: the echo state is untouched"
+            );
         }
         // with delayed ACKs the ACK that covers the held segment carries it
         let mut h = Host::new();
-        let mut r = receiver(Params { ecn: true, ns2_compat: true, delayed_ack: true, ..Params::default() });
+        let mut r = receiver(Params {
+            ecn: true,
+            ns2_compat: true,
+            delayed_ack: true,
+            ..Params::default()
+        });
         let mut first = seg(0);
         first.th.flags |= flags::ECE;
         assert!(deliver(&mut h, &mut r, 0, first).is_empty(), "held");
@@ -543,7 +637,10 @@ mod tests {
     #[test]
     fn after_ce_every_ack_carries_ece_until_a_cwr_segment_arrives() {
         let mut h = Host::new();
-        let mut r = receiver(Params { ecn: true, ..Params::default() });
+        let mut r = receiver(Params {
+            ecn: true,
+            ..Params::default()
+        });
         let ece = |out: &[Packet]| out[0].th.flags & flags::ECE != 0;
         assert!(!ece(&deliver(&mut h, &mut r, 0, seg(0))));
         let mut marked = seg(1);
@@ -557,7 +654,10 @@ mod tests {
         let mut both = seg(5);
         both.th.flags |= flags::CWR;
         both.ecn = Ecn::Ce;
-        assert!(ece(&deliver(&mut h, &mut r, 5, both)), "a new CE on the CWR segment restarts it");
+        assert!(
+            ece(&deliver(&mut h, &mut r, 5, both)),
+            "a new CE on the CWR segment restarts it"
+        );
         assert_eq!(r.stats().ce_received, 2);
     }
 
@@ -573,13 +673,30 @@ mod tests {
 
     #[test]
     fn a_syn_gets_a_syn_ack_agreeing_to_what_both_ends_want() {
-        let p = Params { handshake: true, ecn: true, variant: Variant::Sack, ..Params::default() };
+        let p = Params {
+            handshake: true,
+            ecn: true,
+            variant: Variant::Sack,
+            ..Params::default()
+        };
         let mut h = Host::new();
         let mut r = receiver(p);
-        assert!(deliver(&mut h, &mut r, 0, seg(0)).is_empty(), "no data before the handshake");
-        let out = deliver(&mut h, &mut r, 1, syn(flags::ECE | flags::CWR | flags::SACK_PERMITTED));
+        assert!(
+            deliver(&mut h, &mut r, 0, seg(0)).is_empty(),
+            "no data before the handshake"
+        );
+        let out = deliver(
+            &mut h,
+            &mut r,
+            1,
+            syn(flags::ECE | flags::CWR | flags::SACK_PERMITTED),
+        );
         let f = out[0].th.flags;
-        assert_eq!(f, flags::SYN | flags::ACK | flags::ECE | flags::SACK_PERMITTED, "RFC 3168 §6.1.1");
+        assert_eq!(
+            f,
+            flags::SYN | flags::ACK | flags::ECE | flags::SACK_PERMITTED,
+            "RFC 3168 §6.1.1"
+        );
         assert_eq!(out[0].ecn, Ecn::NotEct);
         assert_eq!(out[0].size, 40);
         // a SYN that does not ask for ECN or SACK gets neither
@@ -597,7 +714,10 @@ mod tests {
     #[test]
     fn a_repeated_syn_gets_another_syn_ack() {
         let mut h = Host::new();
-        let mut r = receiver(Params { handshake: true, ..Params::default() });
+        let mut r = receiver(Params {
+            handshake: true,
+            ..Params::default()
+        });
         assert_eq!(deliver(&mut h, &mut r, 0, syn(0)).len(), 1);
         assert_eq!(deliver(&mut h, &mut r, 1, syn(0)).len(), 1);
         assert_eq!(r.stats().acks_sent, 2);

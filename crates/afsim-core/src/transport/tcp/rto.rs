@@ -178,7 +178,11 @@ mod tests {
 
     /// An estimator with the given tick and minimum RTO, clock phase zero.
     fn rto(tick_ms: u64, min_ms: u64) -> Rto {
-        let p = Params { tick: ms(tick_ms), min_rto: ms(min_ms), ..Params::default() };
+        let p = Params {
+            tick: ms(tick_ms),
+            min_rto: ms(min_ms),
+            ..Params::default()
+        };
         Rto::new(&p, 0)
     }
 
@@ -187,7 +191,11 @@ mod tests {
         let r = rto(10, 200);
         assert_eq!(r.timeout(), SimDuration::from_secs(1), "RFC 6298 §2.1");
         let ns2 = Rto::new(&Params::ns2(), 0);
-        assert_eq!(ns2.timeout(), SimDuration::from_secs(3), "ns-2.35 rtxcur_init_");
+        assert_eq!(
+            ns2.timeout(),
+            SimDuration::from_secs(3),
+            "ns-2.35 rtxcur_init_"
+        );
         assert!(!r.has_sample());
     }
 
@@ -208,14 +216,21 @@ mod tests {
         r.sample(at(0), at(100)); // 10 ticks: srtt8 80, rttvar4 20
         r.sample(at(1000), at(1180)); // 18 ticks: delta 8 → srtt8 88; |8| − 5 = 3 → rttvar4 23
         assert_eq!(r.srtt(), ms(110), "srtt8 88 → 11 ticks");
-        assert_eq!(r.rttvar(), SimDuration::from_micros(57_500), "23 quarter-ticks");
+        assert_eq!(
+            r.rttvar(),
+            SimDuration::from_micros(57_500),
+            "23 quarter-ticks"
+        );
         // (88 + 23·8) >> 3 = 34 ticks
         assert_eq!(r.timeout(), ms(340));
     }
 
     #[test]
     fn with_a_500ms_tick_every_rto_is_a_whole_number_of_ticks() {
-        let p = Params { tick: ms(500), ..Params::default() };
+        let p = Params {
+            tick: ms(500),
+            ..Params::default()
+        };
         let mut r = Rto::new(&p, 0);
         let mut t = 0;
         for rtt in [130, 700, 260, 1400, 90, 520, 610] {
@@ -230,7 +245,10 @@ mod tests {
     #[test]
     fn a_measurement_counts_tick_boundaries_crossed() {
         // sent 100 ms into a 500 ms tick: a 450 ms round trip crosses one boundary
-        let p = Params { tick: ms(500), ..Params::default() };
+        let p = Params {
+            tick: ms(500),
+            ..Params::default()
+        };
         let mut r = Rto::new(&p, 0);
         r.sample(at(100), at(550));
         assert_eq!(r.last_sample_ticks(), 1);
@@ -257,7 +275,11 @@ mod tests {
         r.sample(at(0), at(100)); // base 300 ms, below the 1 s minimum
         assert_eq!(r.timeout(), SimDuration::from_secs(1));
         r.back_off();
-        assert_eq!(r.timeout(), SimDuration::from_secs(2), "2 · max(300 ms, 1 s), not max(600 ms, 1 s)");
+        assert_eq!(
+            r.timeout(),
+            SimDuration::from_secs(2),
+            "2 · max(300 ms, 1 s), not max(600 ms, 1 s)"
+        );
     }
 
     #[test]
@@ -284,14 +306,23 @@ mod tests {
         assert!(!r.has_sample(), "backoff 16 > 8 clears SRTT");
         r.end_backoff();
         r.sample(at(10_000), at(10_400));
-        assert_eq!(r.srtt(), ms(400), "re-initialised as a first sample (RFC 6298 §2.2)");
+        assert_eq!(
+            r.srtt(),
+            ms(400),
+            "re-initialised as a first sample (RFC 6298 §2.2)"
+        );
         assert_eq!(r.rttvar(), ms(200));
     }
 
     #[test]
     fn the_rto_is_never_below_two_ticks() {
         // an initial RTO of 100 ms on a 500 ms clock is raised to two ticks (ns-2 rtt_timeout)
-        let p = Params { tick: ms(500), min_rto: SimDuration::ZERO, initial_rto: ms(100), ..Params::default() };
+        let p = Params {
+            tick: ms(500),
+            min_rto: SimDuration::ZERO,
+            initial_rto: ms(100),
+            ..Params::default()
+        };
         let mut r = Rto::new(&p, 0);
         assert_eq!(r.timeout(), SimDuration::from_secs(1));
         // the smallest sample, one tick, gives SRTT 1 + 4·RTTVAR 2 = 3 ticks
@@ -307,7 +338,11 @@ mod tests {
             r.sample(at(i * 1000), at(i * 1000 + 100));
         }
         assert_eq!(r.srtt(), ms(100));
-        assert_eq!(r.timeout(), ms(130), "(80 + 3·8) >> 3 = 13 ticks ≥ SRTT + G");
+        assert_eq!(
+            r.timeout(),
+            ms(130),
+            "(80 + 3·8) >> 3 = 13 ticks ≥ SRTT + G"
+        );
     }
 
     #[test]

@@ -110,7 +110,10 @@ impl Scoreboard {
 
     /// SACKed bytes in `[from, to)`.
     pub fn sacked_between(&self, from: u64, to: u64) -> u64 {
-        self.ranges.iter().map(|&(s, e)| e.min(to).saturating_sub(s.max(from))).sum()
+        self.ranges
+            .iter()
+            .map(|&(s, e)| e.min(to).saturating_sub(s.max(from)))
+            .sum()
     }
 
     /// One past the highest SACKed byte.
@@ -121,7 +124,10 @@ impl Scoreboard {
     /// The end of the SACKed range holding `seq`, if `seq` is SACKed.
     pub fn sacked_until(&self, seq: u64) -> Option<u64> {
         let i = self.ranges.partition_point(|&(_, e)| e <= seq);
-        self.ranges.get(i).filter(|&&(s, _)| s <= seq).map(|&(_, e)| e)
+        self.ranges
+            .get(i)
+            .filter(|&&(s, _)| s <= seq)
+            .map(|&(_, e)| e)
     }
 
     /// The first byte at or above `from` that is not SACKed and has SACKed data above it
@@ -213,11 +219,18 @@ impl Scoreboard {
         let top = self.highest_sacked().unwrap_or(m.high_ack);
         let from = m.high_ack.max(m.high_rxt);
         // the first un-SACKed segment above HighRxt and below the highest SACKed byte
-        let first = self.holes(from, m.high_data).next().filter(|&(s, _)| s < top);
+        let first = self
+            .holes(from, m.high_data)
+            .next()
+            .filter(|&(s, _)| s < top);
         if let Some((s, e)) = first {
             // (1) ... and lost: retransmit it
             if s < lost {
-                return NextSeg::Retransmit { start: s, len: (e - s).min(m.mss), rescue: false };
+                return NextSeg::Retransmit {
+                    start: s,
+                    len: (e - s).min(m.mss),
+                    rescue: false,
+                };
             }
         }
         // (2) new data
@@ -226,14 +239,22 @@ impl Scoreboard {
         }
         // (3) an un-SACKed segment that meets (1.a) and (1.b) but is not (yet) lost
         if let Some((s, e)) = first {
-            return NextSeg::Retransmit { start: s, len: (e - s).min(m.mss), rescue: false };
+            return NextSeg::Retransmit {
+                start: s,
+                len: (e - s).min(m.mss),
+                rescue: false,
+            };
         }
         // (4) rescue retransmission, once per recovery: the segment holding the highest
         // outstanding un-SACKed byte
         if !matches!(m.rescue_rxt, Some(r) if m.high_ack <= r) {
             if let Some((s, e)) = self.holes(m.high_ack, m.high_data).last() {
                 let start = s.max(e.saturating_sub(m.mss));
-                return NextSeg::Retransmit { start, len: e - start, rescue: true };
+                return NextSeg::Retransmit {
+                    start,
+                    len: e - start,
+                    rescue: true,
+                };
             }
         }
         NextSeg::Nothing
@@ -270,11 +291,19 @@ mod tests {
     fn update_merges_touching_blocks_and_counts_only_new_bytes() {
         let mut sb = Scoreboard::new();
         assert_eq!(sb.update(0, &[(2000, 3000)]), 1000);
-        assert_eq!(sb.update(0, &[(3000, 4000), (2000, 3000)]), 1000, "a repeated block adds nothing");
+        assert_eq!(
+            sb.update(0, &[(3000, 4000), (2000, 3000)]),
+            1000,
+            "a repeated block adds nothing"
+        );
         assert_eq!(sb.ranges(), &[(2000, 4000)]);
         assert_eq!(sb.update(0, &[(6000, 7000), (1000, 2500)]), 2000);
         assert_eq!(sb.ranges(), &[(1000, 4000), (6000, 7000)]);
-        assert_eq!(sb.update(0, &[(3500, 6500)]), 2000, "a block bridging two ranges merges them");
+        assert_eq!(
+            sb.update(0, &[(3500, 6500)]),
+            2000,
+            "a block bridging two ranges merges them"
+        );
         assert_eq!(sb.ranges(), &[(1000, 7000)]);
     }
 
@@ -282,7 +311,11 @@ mod tests {
     fn the_next_hole_is_the_first_unsacked_byte_with_sacked_data_above_it() {
         let sb = board(0, &[2, 3, 6]);
         assert_eq!(sb.next_hole(0), Some(0));
-        assert_eq!(sb.next_hole(2 * MSS), Some(4 * MSS), "from inside a SACKed range: its end");
+        assert_eq!(
+            sb.next_hole(2 * MSS),
+            Some(4 * MSS),
+            "from inside a SACKed range: its end"
+        );
         assert_eq!(sb.next_hole(5 * MSS), Some(5 * MSS));
         assert_eq!(sb.next_hole(6 * MSS), None, "nothing SACKed above 7");
         assert_eq!(Scoreboard::new().next_hole(0), None);
@@ -295,7 +328,11 @@ mod tests {
         assert_eq!(sb.ranges(), &[(3500, 4000), (6000, 7000)]);
         sb.update(7000, &[]);
         assert!(sb.is_empty());
-        assert_eq!(sb.update(7000, &[(5000, 6000)]), 0, "blocks below the ACK are ignored");
+        assert_eq!(
+            sb.update(7000, &[(5000, 6000)]),
+            0,
+            "blocks below the ACK are ignored"
+        );
     }
 
     #[test]
@@ -327,7 +364,10 @@ mod tests {
         assert_eq!(h, vec![(0, 2000), (4000, 6000), (7000, 8000)]);
         let h: Vec<_> = sb.holes(2500, 6500).collect();
         assert_eq!(h, vec![(4000, 6000)]);
-        assert_eq!(Scoreboard::new().holes(0, 3000).collect::<Vec<_>>(), vec![(0, 3000)]);
+        assert_eq!(
+            Scoreboard::new().holes(0, 3000).collect::<Vec<_>>(),
+            vec![(0, 3000)]
+        );
         assert_eq!(sb.holes(5000, 5000).count(), 0);
         assert_eq!(sb.sacked_between(0, 8000), 3000);
         assert_eq!(sb.sacked_between(2500, 6500), 2000);
@@ -348,15 +388,32 @@ mod tests {
     fn next_seg_retransmits_the_first_lost_hole_above_high_rxt() {
         let sb = board(0, &[2, 3, 4]);
         let mut m = marks(0, 10);
-        assert_eq!(sb.next_seg(&m, true), NextSeg::Retransmit { start: 0, len: 1000, rescue: false });
+        assert_eq!(
+            sb.next_seg(&m, true),
+            NextSeg::Retransmit {
+                start: 0,
+                len: 1000,
+                rescue: false
+            }
+        );
         m.high_rxt = 1000;
-        assert_eq!(sb.next_seg(&m, true), NextSeg::Retransmit { start: 1000, len: 1000, rescue: false });
+        assert_eq!(
+            sb.next_seg(&m, true),
+            NextSeg::Retransmit {
+                start: 1000,
+                len: 1000,
+                rescue: false
+            }
+        );
     }
 
     #[test]
     fn next_seg_sends_new_data_when_no_hole_is_lost() {
         let sb = board(0, &[2, 3, 4]);
-        let m = Marks { high_rxt: 2000, ..marks(0, 10) };
+        let m = Marks {
+            high_rxt: 2000,
+            ..marks(0, 10)
+        };
         assert_eq!(sb.next_seg(&m, true), NextSeg::NewData);
     }
 
@@ -364,18 +421,43 @@ mod tests {
     fn next_seg_retransmits_a_hole_not_yet_lost_when_there_is_no_new_data() {
         // rule (3): segment 5 is un-SACKed below the highest SACKed byte but not lost
         let sb = board(0, &[2, 3, 4, 6]);
-        let m = Marks { high_rxt: 2000, ..marks(0, 8) };
-        assert_eq!(sb.next_seg(&m, false), NextSeg::Retransmit { start: 5000, len: 1000, rescue: false });
+        let m = Marks {
+            high_rxt: 2000,
+            ..marks(0, 8)
+        };
+        assert_eq!(
+            sb.next_seg(&m, false),
+            NextSeg::Retransmit {
+                start: 5000,
+                len: 1000,
+                rescue: false
+            }
+        );
     }
 
     #[test]
     fn next_seg_makes_one_rescue_retransmission_of_the_highest_unsacked_segment() {
         // rule (4): no lost hole, no new data, no hole below the top SACK: the tail [7, 8)
         let sb = board(0, &[2, 3, 4, 5, 6]);
-        let mut m = Marks { high_rxt: 2000, high_ack: 0, ..marks(0, 8) };
+        let mut m = Marks {
+            high_rxt: 2000,
+            high_ack: 0,
+            ..marks(0, 8)
+        };
         m.rescue_rxt = None;
-        assert_eq!(sb.next_seg(&m, false), NextSeg::Retransmit { start: 7000, len: 1000, rescue: true });
+        assert_eq!(
+            sb.next_seg(&m, false),
+            NextSeg::Retransmit {
+                start: 7000,
+                len: 1000,
+                rescue: true
+            }
+        );
         m.rescue_rxt = Some(8000);
-        assert_eq!(sb.next_seg(&m, false), NextSeg::Nothing, "one rescue per recovery");
+        assert_eq!(
+            sb.next_seg(&m, false),
+            NextSeg::Nothing,
+            "one rescue per recovery"
+        );
     }
 }

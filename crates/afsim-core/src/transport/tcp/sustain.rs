@@ -54,7 +54,12 @@ use crate::sim::time::SimDuration;
 
 /// The floor, in segments of the connection: `target_bps × srtt / (8 × packet_size)`, capped
 /// at `max_segments`; zero without a target or before the first RTT sample (`srtt` zero).
-pub fn floor_segments(target_bps: Option<u64>, srtt: SimDuration, packet_size: u32, max_segments: f64) -> f64 {
+pub fn floor_segments(
+    target_bps: Option<u64>,
+    srtt: SimDuration,
+    packet_size: u32,
+    max_segments: f64,
+) -> f64 {
     match target_bps {
         Some(r) if srtt > SimDuration::ZERO && packet_size > 0 => {
             // Leung & Muppala §5.1: SendingRate = CongestionWindow / RTT, solved for the window
@@ -85,10 +90,18 @@ mod tests {
     fn the_floor_is_target_times_srtt_over_the_packet_size_capped_at_the_window() {
         // 4 Mb/s × 100 ms / 8000 bit = 50 packets
         assert_eq!(floor_segments(Some(4_000_000), ms(100), 1000, 100.0), 50.0);
-        assert_eq!(floor_segments(Some(4_000_000), ms(100), 1000, 20.0), 20.0, "the advertised window caps it");
+        assert_eq!(
+            floor_segments(Some(4_000_000), ms(100), 1000, 20.0),
+            20.0,
+            "the advertised window caps it"
+        );
         assert_eq!(floor_segments(Some(1_000_000), ms(130), 1000, 100.0), 16.25);
         assert_eq!(floor_segments(None, ms(100), 1000, 100.0), 0.0);
-        assert_eq!(floor_segments(Some(4_000_000), SimDuration::ZERO, 1000, 100.0), 0.0, "no RTT sample yet");
+        assert_eq!(
+            floor_segments(Some(4_000_000), SimDuration::ZERO, 1000, 100.0),
+            0.0,
+            "no RTT sample yet"
+        );
     }
 
     // ------------------------------------------------------------ the sender, step by step
@@ -98,7 +111,10 @@ mod tests {
     /// 100 ms). With 1000-byte packets a target of `k` × 80 kb/s is then a floor of `k`
     /// segments.
     fn sender_at(p: Params, w: u32, ssthresh: f64) -> Fx {
-        let p = Params { max_window_bytes: 100 * MSS, ..p };
+        let p = Params {
+            max_window_bytes: 100 * MSS,
+            ..p
+        };
         let (mut fx, out) = Fx::with_window(p, w, ssthresh);
         assert_eq!(out.len(), w as usize);
         fx.s.sample_rtt(SimTime::ZERO, at_ms(100));
@@ -116,7 +132,11 @@ mod tests {
     }
 
     fn with(variant: Variant, target_rate_bps: Option<u64>) -> Params {
-        Params { variant, target_rate_bps, ..Params::default() }
+        Params {
+            variant,
+            target_rate_bps,
+            ..Params::default()
+        }
     }
 
     #[test]
@@ -140,7 +160,11 @@ mod tests {
 
     #[test]
     fn ns2_mode_floors_the_halved_window_too() {
-        let p = Params { target_rate_bps: target(12), variant: Variant::Reno, ..Params::ns2() };
+        let p = Params {
+            target_rate_bps: target(12),
+            variant: Variant::Reno,
+            ..Params::ns2()
+        };
         let mut fx = sender_at(p, 16, 40.0);
         // ns-2 allows no fast retransmit before segment 0 is acknowledged (`recover_` starts
         // at 0); its ACK alone leaves cwnd at the initial window, 16 (`delay_growth_`)
@@ -159,7 +183,11 @@ mod tests {
         fx.deliver(ack(0, 0, &sacks(3)));
         let out = fx.deliver(ack(0, 0, &sacks(4)));
         assert_eq!(segs(&out), vec![0], "segment 0 retransmitted");
-        assert_eq!((fx.cwnd(), fx.ssthresh()), (12.0, 12.0), "RFC 6675 (4.2) cwnd = ssthresh, floored");
+        assert_eq!(
+            (fx.cwnd(), fx.ssthresh()),
+            (12.0, 12.0),
+            "RFC 6675 (4.2) cwnd = ssthresh, floored"
+        );
     }
 
     #[test]
@@ -171,10 +199,20 @@ mod tests {
 
     #[test]
     fn an_ecn_echo_cuts_no_lower_than_the_floor_once_per_window() {
-        let p = Params { ecn: true, ..with(Variant::NewReno, target(12)) };
+        let p = Params {
+            ecn: true,
+            ..with(Variant::NewReno, target(12))
+        };
         let mut fx = sender_at(p, 16, 40.0);
-        assert!(fx.deliver(ack(MSS, flags::ECE, &[])).is_empty(), "cwnd 12 < 15 outstanding");
-        assert_eq!((fx.cwnd(), fx.ssthresh()), (12.0, 12.0), "16/2 = 8 raised to the floor");
+        assert!(
+            fx.deliver(ack(MSS, flags::ECE, &[])).is_empty(),
+            "cwnd 12 < 15 outstanding"
+        );
+        assert_eq!(
+            (fx.cwnd(), fx.ssthresh()),
+            (12.0, 12.0),
+            "16/2 = 8 raised to the floor"
+        );
         assert_eq!(fx.s.stats().ecn_reductions, 1);
         // RFC 3168 §6.1.2: more ECE from the same window cause no reduction, floored or not
         fx.deliver(ack(2 * MSS, flags::ECE, &[]));
@@ -202,25 +240,41 @@ mod tests {
     fn slow_start_is_not_floored() {
         // a fresh connection with a 40-segment floor starts from one segment and grows by one
         // per ACK: no jump to 40
-        let p = Params { max_window_bytes: 100 * MSS, ..with(Variant::NewReno, target(40)) };
+        let p = Params {
+            max_window_bytes: 100 * MSS,
+            ..with(Variant::NewReno, target(40))
+        };
         let mut s = Sender::new(0, 0, 1, 1, &p, crate::sim::rng::stream(1, "s"));
         let mut h = Host::new();
         h.call_at(SimTime::ZERO, SENDER, |ctx| s.start(ctx));
         let (t, token) = h.next_timer(SENDER).unwrap();
-        assert_eq!(segs(&h.call_at(t, SENDER, |ctx| s.on_timer(token, ctx))), vec![0]);
+        assert_eq!(
+            segs(&h.call_at(t, SENDER, |ctx| s.on_timer(token, ctx))),
+            vec![0]
+        );
         let a = ack(MSS, 0, &[]);
-        assert_eq!(segs(&h.call_at(at_ms(100), SENDER, |ctx| s.on_packet(&a, ctx))), vec![1, 2]);
+        assert_eq!(
+            segs(&h.call_at(at_ms(100), SENDER, |ctx| s.on_packet(&a, ctx))),
+            vec![1, 2]
+        );
         assert_eq!(s.cwnd_bytes(), 2.0 * MSS as f64);
         // below the floor after a reduction (ssthresh 10 < 40 would not be), slow start too:
         let mut fx = sender_at(with(Variant::NewReno, target(10)), 4, 40.0);
         fx.ack(1);
-        assert_eq!(fx.cwnd(), 5.0, "cwnd 4 < floor 10 grows by one, not to the floor");
+        assert_eq!(
+            fx.cwnd(),
+            5.0,
+            "cwnd 4 < floor 10 grows by one, not to the floor"
+        );
     }
 
     #[test]
     fn before_the_first_rtt_sample_there_is_no_floor() {
         // segments 0..4 sent at once; no ACK: the timeout comes before any sample
-        let p = Params { initial_window_segments: 4, ..with(Variant::NewReno, target(40)) };
+        let p = Params {
+            initial_window_segments: 4,
+            ..with(Variant::NewReno, target(40))
+        };
         let mut s = Sender::new(0, 0, 1, 1, &p, crate::sim::rng::stream(1, "s"));
         let mut h = Host::new();
         h.call_at(SimTime::ZERO, SENDER, |ctx| s.start(ctx));
@@ -249,7 +303,11 @@ mod tests {
         assert!(srtt >= ms(180) && srtt <= ms(210), "{srtt}");
         fx.at(6000).dupacks(0, 3);
         let floor = 10.0 * srtt.as_secs_f64() / 0.1;
-        assert!((fx.ssthresh() - floor).abs() < 1e-9, "floor 10 × SRTT/100 ms = {floor}: {}", fx.ssthresh());
+        assert!(
+            (fx.ssthresh() - floor).abs() < 1e-9,
+            "floor 10 × SRTT/100 ms = {floor}: {}",
+            fx.ssthresh()
+        );
         // and when the RTT falls back, so does the floor
         let mut fx = sender_at(with(Variant::NewReno, target(10)), 14, 60.0);
         for i in 1..=40 {
@@ -278,9 +336,19 @@ mod tests {
         // = 12 segments per RTT ≈ 0.9 Mb/s of payload; the floor holds 3 Mb/s of IP
         // packets, 2.88 Mb/s of payload
         for v in Variant::ALL {
-            let base = Params { max_window_bytes: 200 * MSS, ..with(v, None) };
+            let base = Params {
+                max_window_bytes: 200 * MSS,
+                ..with(v, None)
+            };
             let plain = goodput_mbps(&base, 100, 40.0);
-            let sustained = goodput_mbps(&Params { target_rate_bps: Some(3_000_000), ..base }, 100, 40.0);
+            let sustained = goodput_mbps(
+                &Params {
+                    target_rate_bps: Some(3_000_000),
+                    ..base
+                },
+                100,
+                40.0,
+            );
             assert!(plain < 2.0, "{v:?}: plain {plain}");
             assert!(sustained >= 2.88 * 0.97, "{v:?}: sustained {sustained}");
         }
@@ -328,7 +396,8 @@ target_rate = "{target}"
             )
         };
         let goodput = |preset: &str, target: &str| {
-            let spec = crate::scenario::load::load_str(&toml(preset, target), "lossy.toml", &[]).unwrap();
+            let spec =
+                crate::scenario::load::load_str(&toml(preset, target), "lossy.toml", &[]).unwrap();
             let r = crate::world::run(&spec, None).unwrap();
             assert!(r.conservation.holds, "{}", r.conservation.identity);
             r.flows[0].goodput_kbps.unwrap()
@@ -340,7 +409,10 @@ target_rate = "{target}"
             // the floor holds the sending rate at the target; the link loses 1 % of it and
             // 40 of every 1000 bytes are headers
             let payload = 4000.0 * 0.96 * (1.0 - 0.01);
-            assert!(sustained >= payload * 0.98, "{preset}: sustained {sustained} kb/s of goodput");
+            assert!(
+                sustained >= payload * 0.98,
+                "{preset}: sustained {sustained} kb/s of goodput"
+            );
         }
     }
 }

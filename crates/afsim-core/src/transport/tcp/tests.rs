@@ -94,7 +94,9 @@ pub(crate) mod harness {
             let mut found = None;
             while let Some((t, ev)) = self.events.pop() {
                 match ev {
-                    Event::Timer { agent, token } if agent == me && found.is_none() => found = Some((t, token)),
+                    Event::Timer { agent, token } if agent == me && found.is_none() => {
+                        found = Some((t, token))
+                    }
                     _ => others.push((t, ev)),
                 }
             }
@@ -129,7 +131,11 @@ pub(crate) mod harness {
             protocol: proto::TCP,
             size: len + 40,
             dst_agent: RECEIVER,
-            th: TransportHeader { seq, payload: len, ..Default::default() },
+            th: TransportHeader {
+                seq,
+                payload: len,
+                ..Default::default()
+            },
             ..Default::default()
         }
     }
@@ -143,7 +149,11 @@ pub(crate) mod harness {
 
     /// An ACK to the sender: cumulative `ack`, extra flags, SACK blocks.
     pub fn ack(ack: u64, extra: u16, sacks: &[(u64, u64)]) -> Packet {
-        let mut th = TransportHeader { ack, flags: flags::ACK | extra, ..Default::default() };
+        let mut th = TransportHeader {
+            ack,
+            flags: flags::ACK | extra,
+            ..Default::default()
+        };
         th.sack[..sacks.len()].copy_from_slice(sacks);
         th.sack_len = sacks.len() as u8;
         Packet {
@@ -238,8 +248,16 @@ pub(crate) mod harness {
     impl Net {
         /// A path with round-trip propagation `rtt_ms` and a forward bottleneck of `rate_bps`.
         pub fn new(p: &Params, rtt_ms: u64, rate_bps: u64) -> Net {
-            let sender = Sender::new(0, SRC_NODE, DST_NODE, RECEIVER, p, rng::stream(1, "flow/tcp"));
-            let receiver = Receiver::new(0, SRC_NODE, DST_NODE, SENDER, p, rng::stream(1, "flow/tcp"));
+            let sender = Sender::new(
+                0,
+                SRC_NODE,
+                DST_NODE,
+                RECEIVER,
+                p,
+                rng::stream(1, "flow/tcp"),
+            );
+            let receiver =
+                Receiver::new(0, SRC_NODE, DST_NODE, SENDER, p, rng::stream(1, "flow/tcp"));
             Net {
                 host: Host::new(),
                 now: SimTime::ZERO,
@@ -287,8 +305,11 @@ pub(crate) mod harness {
                     self.push(self.now + self.delay, p);
                     continue;
                 }
-                let kind =
-                    if self.sent.iter().any(|s| s.seq == p.th.seq) { SentKind::Retransmission } else { SentKind::New };
+                let kind = if self.sent.iter().any(|s| s.seq == p.th.seq) {
+                    SentKind::Retransmission
+                } else {
+                    SentKind::New
+                };
                 let dropped = match self.drop_seqs.iter().position(|&s| s == p.th.seq) {
                     Some(i) => {
                         self.drop_seqs.remove(i);
@@ -371,7 +392,9 @@ pub(crate) mod harness {
                     }
                     out
                 } else {
-                    self.host.flow.delivered(t, p.size, p.created, SimTime::ZERO);
+                    self.host
+                        .flow
+                        .delivered(t, p.size, p.created, SimTime::ZERO);
                     let r = &mut self.receiver;
                     self.host.call_at(t, RECEIVER, |ctx| r.on_packet(&p, ctx))
                 };
@@ -385,7 +408,11 @@ pub(crate) mod harness {
         }
 
         pub fn retransmissions(&self) -> Vec<Sent> {
-            self.sent.iter().filter(|s| s.kind == SentKind::Retransmission).copied().collect()
+            self.sent
+                .iter()
+                .filter(|s| s.kind == SentKind::Retransmission)
+                .copied()
+                .collect()
         }
 
         /// The first time the cumulative ACK at the sender reached `ack`.
@@ -418,7 +445,10 @@ fn net(p: &Params) -> Net {
 }
 
 fn with(variant: Variant) -> Params {
-    Params { variant, ..Params::default() }
+    Params {
+        variant,
+        ..Params::default()
+    }
 }
 
 #[test]
@@ -434,15 +464,33 @@ fn one_loss_is_repaired_by_fast_retransmit_without_a_timeout() {
         assert_eq!(rtx.len(), 1, "{v:?}: only the lost segment is resent");
         assert_eq!(rtx[0].seq, 40 * MSS);
         // the window was 20 segments (the advertised window): ssthresh = 20/2
-        let cut = n.after_ack.iter().position(|a| a.ssthresh < 20.0 * MSS as f64).unwrap();
+        let cut = n
+            .after_ack
+            .iter()
+            .position(|a| a.ssthresh < 20.0 * MSS as f64)
+            .unwrap();
         assert_eq!(n.after_ack[cut].ssthresh, 10.0 * MSS as f64, "{v:?}");
-        let exit = cut + n.after_ack[cut..].iter().position(|a| a.ack > 40 * MSS).unwrap();
-        let peak = n.after_ack[cut..exit].iter().map(|a| a.cwnd).fold(0.0, f64::max);
+        let exit = cut
+            + n.after_ack[cut..]
+                .iter()
+                .position(|a| a.ack > 40 * MSS)
+                .unwrap();
+        let peak = n.after_ack[cut..exit]
+            .iter()
+            .map(|a| a.cwnd)
+            .fold(0.0, f64::max);
         let exit = n.after_ack[exit];
         if v == Variant::Sack {
-            assert_eq!(peak, 10.0 * MSS as f64, "RFC 6675: no inflation, pipe does the counting");
+            assert_eq!(
+                peak,
+                10.0 * MSS as f64,
+                "RFC 6675: no inflation, pipe does the counting"
+            );
         } else {
-            assert!(peak > 20.0 * MSS as f64, "{v:?}: cwnd inflated by the duplicate ACKs");
+            assert!(
+                peak > 20.0 * MSS as f64,
+                "{v:?}: cwnd inflated by the duplicate ACKs"
+            );
         }
         assert_eq!(exit.cwnd, 10.0 * MSS as f64, "{v:?}: deflated to ssthresh");
         assert_eq!(n.receiver.stats().goodput_bytes, n.receiver.rcv_nxt());
@@ -461,7 +509,10 @@ struct Burst {
 /// Slow start to ssthresh 16, congestion avoidance, then segments 60.. (cwnd ≈ 17) lost.
 fn burst(p: Params, drops: u64) -> Burst {
     const FIRST: u64 = 60;
-    let p = Params { max_window_bytes: 40 * MSS, ..p };
+    let p = Params {
+        max_window_bytes: 40 * MSS,
+        ..p
+    };
     let mut n = Net::new(&p, RTT_MS, RATE_BPS);
     n.sender.set_window(1.0, 16.0);
     n.drop_seqs = (FIRST..FIRST + drops).map(|k| k * MSS).collect();
@@ -481,14 +532,24 @@ fn burst(p: Params, drops: u64) -> Burst {
 fn fall_floyd_reno_needs_a_timeout_for_three_or_more_losses_in_a_window() {
     let reno = with(Variant::Reno);
     let two = burst(reno, 2);
-    assert_eq!((two.timeouts, two.fast_recoveries), (0, 2), "two drops: the window is halved twice");
+    assert_eq!(
+        (two.timeouts, two.fast_recoveries),
+        (0, 2),
+        "two drops: the window is halved twice"
+    );
     for drops in [3, 4] {
         let b = burst(reno, drops);
         assert!(b.timeouts >= 1, "{drops} drops: {b:?}");
-        assert!(b.recovery_rtts > 10.0, "{drops} drops: the timeout costs a second: {b:?}");
+        assert!(
+            b.recovery_rtts > 10.0,
+            "{drops} drops: the timeout costs a second: {b:?}"
+        );
     }
     // ns-2's Reno (bugFix_) refuses the second fast retransmit: already two drops time out
-    let ns2 = Params { variant: Variant::Reno, ..Params::ns2() };
+    let ns2 = Params {
+        variant: Variant::Reno,
+        ..Params::ns2()
+    };
     assert!(burst(ns2, 2).timeouts >= 1);
 }
 
@@ -496,9 +557,16 @@ fn fall_floyd_reno_needs_a_timeout_for_three_or_more_losses_in_a_window() {
 fn fall_floyd_newreno_repairs_one_loss_per_round_trip_without_a_timeout() {
     for drops in [2, 3, 4] {
         let b = burst(with(Variant::NewReno), drops);
-        assert_eq!((b.timeouts, b.fast_recoveries), (0, 1), "{drops} drops: {b:?}");
+        assert_eq!(
+            (b.timeouts, b.fast_recoveries),
+            (0, 1),
+            "{drops} drops: {b:?}"
+        );
         let rtts = b.recovery_rtts;
-        assert!(rtts > drops as f64 - 0.5 && rtts < drops as f64 + 0.5, "{drops} drops in {rtts:.2} RTTs");
+        assert!(
+            rtts > drops as f64 - 0.5 && rtts < drops as f64 + 0.5,
+            "{drops} drops in {rtts:.2} RTTs"
+        );
     }
 }
 
@@ -506,20 +574,35 @@ fn fall_floyd_newreno_repairs_one_loss_per_round_trip_without_a_timeout() {
 fn fall_floyd_sack_repairs_all_losses_in_about_one_round_trip() {
     for drops in [2, 3, 4] {
         let b = burst(with(Variant::Sack), drops);
-        assert_eq!((b.timeouts, b.fast_recoveries), (0, 1), "{drops} drops: {b:?}");
-        assert!(b.recovery_rtts < 1.5, "{drops} drops in {:.2} RTTs", b.recovery_rtts);
+        assert_eq!(
+            (b.timeouts, b.fast_recoveries),
+            (0, 1),
+            "{drops} drops: {b:?}"
+        );
+        assert!(
+            b.recovery_rtts < 1.5,
+            "{drops} drops in {:.2} RTTs",
+            b.recovery_rtts
+        );
     }
 }
 
 #[test]
 fn a_segment_lost_again_and_again_is_resent_after_1_2_and_4_seconds() {
-    let p = Params { transfer_bytes: Some(MSS), ..Params::default() };
+    let p = Params {
+        transfer_bytes: Some(MSS),
+        ..Params::default()
+    };
     let mut n = Net::new(&p, RTT_MS, RATE_BPS);
     n.drop_seqs = vec![0, 0, 0];
     n.start();
     n.run_until(at_s(20.0));
     let times: Vec<f64> = n.sends_of(0).iter().map(|s| s.t.as_secs_f64()).collect();
-    assert_eq!(times, vec![0.0, 1.0, 3.0, 7.0], "RTO 1 s doubling (RFC 6298 §5.5)");
+    assert_eq!(
+        times,
+        vec![0.0, 1.0, 3.0, 7.0],
+        "RTO 1 s doubling (RFC 6298 §5.5)"
+    );
     assert!(n.sender.is_complete());
     assert_eq!(n.sender.stats().timeouts, 3);
     assert_eq!(n.sender.stats().rtt_samples, 0, "Karn");
@@ -528,9 +611,21 @@ fn a_segment_lost_again_and_again_is_resent_after_1_2_and_4_seconds() {
 #[test]
 fn with_a_500ms_tick_every_rto_is_a_whole_number_of_ticks() {
     // Giacomazzi et al.: 500 ms timer granularity
-    let p = Params { tick: SimDuration::from_millis(500), trace: true, ..Params::default() };
+    let p = Params {
+        tick: SimDuration::from_millis(500),
+        trace: true,
+        ..Params::default()
+    };
     let mut n = Net::new(&p, RTT_MS, RATE_BPS);
-    n.drop_seqs = vec![40 * MSS, 41 * MSS, 42 * MSS, 43 * MSS, 44 * MSS, 120 * MSS, 120 * MSS];
+    n.drop_seqs = vec![
+        40 * MSS,
+        41 * MSS,
+        42 * MSS,
+        43 * MSS,
+        44 * MSS,
+        120 * MSS,
+        120 * MSS,
+    ];
     n.start();
     n.run_until(at_s(20.0));
     let t = n.sender.trace().unwrap();
@@ -545,16 +640,25 @@ fn with_a_500ms_tick_every_rto_is_a_whole_number_of_ticks() {
 
 #[test]
 fn delayed_acks_acknowledge_every_second_segment() {
-    let base = Params { transfer_bytes: Some(200 * MSS), ..Params::default() };
+    let base = Params {
+        transfer_bytes: Some(200 * MSS),
+        ..Params::default()
+    };
     let mut plain = net(&base);
     plain.run_until(at_s(30.0));
-    let mut delayed = net(&Params { delayed_ack: true, ..base });
+    let mut delayed = net(&Params {
+        delayed_ack: true,
+        ..base
+    });
     delayed.run_until(at_s(30.0));
     assert_eq!(plain.receiver.stats().acks_sent, 200);
     let acks = delayed.receiver.stats().acks_sent;
     assert!((100..=110).contains(&acks), "{acks} ACKs for 200 segments");
     // ACK-clocked growth is slower: the transfer takes longer
-    let (a, b) = (plain.sender.stats().completion_time_s.unwrap(), delayed.sender.stats().completion_time_s.unwrap());
+    let (a, b) = (
+        plain.sender.stats().completion_time_s.unwrap(),
+        delayed.sender.stats().completion_time_s.unwrap(),
+    );
     assert!(b > a, "{b} vs {a}");
     // the first segment waits for the delayed-ACK timer: its ACK leaves at 50 ms + 100 ms
     let (t, first) = delayed.acks[0];
@@ -564,25 +668,59 @@ fn delayed_acks_acknowledge_every_second_segment() {
 
 #[test]
 fn an_ecn_mark_is_echoed_until_the_sender_says_it_cut_its_window() {
-    let p = Params { ecn: true, ..Params::default() };
+    let p = Params {
+        ecn: true,
+        ..Params::default()
+    };
     let mut n = Net::new(&p, RTT_MS, RATE_BPS);
     n.mark_seqs = vec![40 * MSS];
     n.start();
     n.run_until(at_s(3.0));
     let st = n.sender.stats();
-    assert_eq!((st.ecn_reductions, st.timeouts, st.fast_recoveries, st.retransmitted_segments), (1, 0, 0, 0));
+    assert_eq!(
+        (
+            st.ecn_reductions,
+            st.timeouts,
+            st.fast_recoveries,
+            st.retransmitted_segments
+        ),
+        (1, 0, 0, 0)
+    );
     // the receiver echoes from the marked segment until the CWR segment arrives
-    let ece: Vec<bool> = n.acks.iter().map(|(_, a)| a.th.flags & flags::ECE != 0).collect();
+    let ece: Vec<bool> = n
+        .acks
+        .iter()
+        .map(|(_, a)| a.th.flags & flags::ECE != 0)
+        .collect();
     let first = ece.iter().position(|&e| e).unwrap();
     let last = ece.iter().rposition(|&e| e).unwrap();
-    assert!(ece[first..=last].iter().all(|&e| e), "one contiguous run of ECE");
-    assert_eq!(n.acks[first].1.th.ack, 41 * MSS, "the ACK of the marked segment");
-    let cwr: Vec<_> = n.sent.iter().filter(|s| s.flags & flags::CWR != 0).collect();
+    assert!(
+        ece[first..=last].iter().all(|&e| e),
+        "one contiguous run of ECE"
+    );
+    assert_eq!(
+        n.acks[first].1.th.ack,
+        41 * MSS,
+        "the ACK of the marked segment"
+    );
+    let cwr: Vec<_> = n
+        .sent
+        .iter()
+        .filter(|s| s.flags & flags::CWR != 0)
+        .collect();
     assert_eq!(cwr.len(), 1, "CWR on one segment");
-    assert_eq!(n.acks[last + 1].1.th.ack, cwr[0].seq + MSS, "echo stops at the CWR segment's ACK");
+    assert_eq!(
+        n.acks[last + 1].1.th.ack,
+        cwr[0].seq + MSS,
+        "echo stops at the CWR segment's ACK"
+    );
     assert!(n.sent.iter().all(|s| s.ecn != Ecn::NotEct));
     // the sender halved once: ssthresh = 20/2
-    let cut = n.after_ack.iter().find(|a| a.flags & flags::ECE != 0).unwrap();
+    let cut = n
+        .after_ack
+        .iter()
+        .find(|a| a.flags & flags::ECE != 0)
+        .unwrap();
     assert_eq!(cut.ssthresh, 10.0 * MSS as f64);
     assert_eq!(cut.cwnd, 10.0 * MSS as f64);
 }
@@ -593,13 +731,23 @@ fn the_handshake_delays_the_first_data_segment_by_one_round_trip() {
     off.run_until(at_s(1.0));
     assert_eq!(off.sent[0].t, SimTime::ZERO);
     assert!(off.syns.is_empty());
-    let mut on = net(&Params { handshake: true, ..Params::default() });
+    let mut on = net(&Params {
+        handshake: true,
+        ..Params::default()
+    });
     on.run_until(at_s(1.0));
     assert_eq!(on.syns, vec![SimTime::ZERO]);
     assert_eq!(on.sent[0].t, at_s(0.1), "after the SYN-ACK");
     assert!(on.sent.iter().all(|s| s.flags & flags::ACK != 0));
     // a lost SYN costs the initial RTO
-    let mut lost = Net::new(&Params { handshake: true, ..Params::default() }, RTT_MS, RATE_BPS);
+    let mut lost = Net::new(
+        &Params {
+            handshake: true,
+            ..Params::default()
+        },
+        RTT_MS,
+        RATE_BPS,
+    );
     lost.drop_syns = 1;
     lost.start();
     lost.run_until(at_s(2.0));
@@ -611,17 +759,28 @@ fn the_handshake_delays_the_first_data_segment_by_one_round_trip() {
 fn a_finite_transfer_completes_when_its_last_byte_is_acknowledged() {
     for v in Variant::ALL {
         let bytes = 100_000;
-        let p = Params { transfer_bytes: Some(bytes), variant: v, ..Params::default() };
+        let p = Params {
+            transfer_bytes: Some(bytes),
+            variant: v,
+            ..Params::default()
+        };
         let mut n = Net::new(&p, RTT_MS, RATE_BPS);
         n.drop_seqs = vec![30 * MSS, 33 * MSS, 104 * MSS - MSS];
         n.start();
         n.run_until(at_s(60.0));
         assert!(n.sender.is_complete(), "{v:?}");
         let st = n.sender.stats();
-        assert_eq!(st.bytes_sent - st.retransmitted_bytes, bytes, "{v:?}: every byte sent once, plus resends");
+        assert_eq!(
+            st.bytes_sent - st.retransmitted_bytes,
+            bytes,
+            "{v:?}: every byte sent once, plus resends"
+        );
         assert_eq!(n.receiver.stats().goodput_bytes, bytes);
         let done = st.completion_time_s.unwrap();
-        assert_eq!(n.host.flow.completed_at.map(|t| t.as_secs_f64()), Some(done));
+        assert_eq!(
+            n.host.flow.completed_at.map(|t| t.as_secs_f64()),
+            Some(done)
+        );
         assert!(n.host.flow.source_done);
         assert_eq!(n.acked_at(bytes).map(|t| t.as_secs_f64()), Some(done));
         // nothing is sent after completion
@@ -642,7 +801,12 @@ fn a_lost_ack_is_covered_by_the_next_cumulative_ack() {
 #[test]
 fn the_same_parameters_give_the_same_run() {
     let run = || {
-        let p = Params { variant: Variant::Sack, ecn: true, trace: true, ..Params::default() };
+        let p = Params {
+            variant: Variant::Sack,
+            ecn: true,
+            trace: true,
+            ..Params::default()
+        };
         let mut n = Net::new(&p, RTT_MS, RATE_BPS);
         n.drop_seqs = vec![50 * MSS, 52 * MSS];
         n.mark_seqs = vec![90 * MSS];
@@ -660,7 +824,14 @@ fn the_engine_reaches_both_ends_through_any_agent() {
     use crate::transport::AnyAgent;
     use harness::{Host, RECEIVER, SENDER};
     let p = Params::default();
-    let mut s = AnyAgent::TcpSender(Box::new(Sender::new(3, 0, 1, RECEIVER, &p, rng::stream(1, "a"))));
+    let mut s = AnyAgent::TcpSender(Box::new(Sender::new(
+        3,
+        0,
+        1,
+        RECEIVER,
+        &p,
+        rng::stream(1, "a"),
+    )));
     let mut r = AnyAgent::TcpReceiver(Receiver::new(3, 0, 1, SENDER, &p, rng::stream(1, "b")));
     assert_eq!((s.flow(), r.flow()), (3, 3));
     let mut h = Host::new();

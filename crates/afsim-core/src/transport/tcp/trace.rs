@@ -14,7 +14,14 @@
 use crate::sim::time::SimTime;
 
 /// Column names, in order.
-pub const FIELDS: [&str; 6] = ["time_s", "cwnd", "ssthresh", "srtt", "rto", "bytes_in_flight"];
+pub const FIELDS: [&str; 6] = [
+    "time_s",
+    "cwnd",
+    "ssthresh",
+    "srtt",
+    "rto",
+    "bytes_in_flight",
+];
 
 /// The sender's state at one instant.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,7 +79,13 @@ mod tests {
     use crate::sim::time::SimDuration;
 
     fn point(cwnd: f64) -> Point {
-        Point { cwnd, ssthresh: 20_000.0, srtt: 0.1, rto: 1.0, bytes_in_flight: 960 }
+        Point {
+            cwnd,
+            ssthresh: 20_000.0,
+            srtt: 0.1,
+            rto: 1.0,
+            bytes_in_flight: 960,
+        }
     }
 
     #[test]

@@ -24,7 +24,8 @@ pub const NS2_MAX_RATE: f64 = 25_000_000.0;
 /// RFC 5348 §3.1 with any t_RTO and b: bytes per second. `p` must be positive.
 pub fn x_bps(s: f64, r: f64, p: f64, t_rto: f64, b: f64) -> f64 {
     debug_assert!(p > 0.0);
-    s / (r * (2.0 * b * p / 3.0).sqrt() + t_rto * (3.0 * (3.0 * b * p / 8.0).sqrt() * p * (1.0 + 32.0 * p * p)))
+    s / (r * (2.0 * b * p / 3.0).sqrt()
+        + t_rto * (3.0 * (3.0 * b * p / 8.0).sqrt() * p * (1.0 + 32.0 * p * p)))
 }
 
 /// RFC 5348 §3.1 as the RFC's sender uses it: t_RTO = 4R, b = 1.
@@ -111,7 +112,11 @@ mod tests {
         //   p·(1 + 32p²) = 0.01 × 1.0032 = 0.010032
         //   4R × 0.183712 × 0.010032 = 0.4 × 0.00184300 = 0.000737198
         //   X = 1000 / (0.00816497 + 0.000737198) = 1000 / 0.00890217 = 112 332 B/s
-        assert!(close(x_rfc(1000.0, 0.1, 0.01), 112_332.2, 1e-5), "{}", x_rfc(1000.0, 0.1, 0.01));
+        assert!(
+            close(x_rfc(1000.0, 0.1, 0.01), 112_332.2, 1e-5),
+            "{}",
+            x_rfc(1000.0, 0.1, 0.01)
+        );
     }
 
     #[test]
@@ -148,9 +153,16 @@ mod tests {
         let (s, r, p) = (1000.0_f64, 0.1_f64, 0.3_f64);
         let by_hand = s / (r * (2.0 * p / 3.0).sqrt() + 1.0 * 0.4 * p * (1.0 + 32.0 * p * p));
         assert!(close(x_ns2(p, r, 0.4, s, 1.0), by_hand, 1e-12));
-        assert!(x_ns2(p, r, 0.4, s, 1.0) > x_bps(s, r, p, 0.4, 1.0), "the cap raises the rate");
+        assert!(
+            x_ns2(p, r, 0.4, s, 1.0) > x_bps(s, r, p, 0.4, 1.0),
+            "the cap raises the rate"
+        );
         // below the cap it is the RFC equation with ns-2's tzero
-        assert!(close(x_ns2(0.01, 0.1, 0.4, 1000.0, 1.0), x_rfc(1000.0, 0.1, 0.01), 1e-12));
+        assert!(close(
+            x_ns2(0.01, 0.1, 0.4, 1000.0, 1.0),
+            x_rfc(1000.0, 0.1, 0.01),
+            1e-12
+        ));
         assert_eq!(x_ns2(0.0, 0.1, 0.4, 1000.0, 1.0), NS2_MAX_RATE);
         assert_eq!(x_ns2(1e-9, 0.0001, 0.0, 1000.0, 1.0), NS2_MAX_RATE);
     }
@@ -162,7 +174,11 @@ mod tests {
             let back = p_for_rate_rfc(1460.0, 0.08, x);
             assert!(close(back, p, 1e-9), "p {p} came back as {back}");
         }
-        assert_eq!(p_for_rate_rfc(1000.0, 0.1, 1.0), 1.0, "a rate below x(1) gives 1");
+        assert_eq!(
+            p_for_rate_rfc(1000.0, 0.1, 1.0),
+            1.0,
+            "a rate below x(1) gives 1"
+        );
     }
 
     #[test]
@@ -171,7 +187,10 @@ mod tests {
         for target in [1e4, 5e4, 2e5] {
             let p = p_for_rate_ns2(target, r, t0, s, 1.0);
             let x = x_ns2(p, r, t0, s, 1.0);
-            assert!(x > 0.95 * target && x < 1.05 * target, "target {target}: p {p} gives {x}");
+            assert!(
+                x > 0.95 * target && x < 1.05 * target,
+                "target {target}: p {p} gives {x}"
+            );
         }
         // the first probe, p = 0.5, is accepted when it is within 5 %
         let x_half = x_ns2(0.5, r, t0, s, 1.0);

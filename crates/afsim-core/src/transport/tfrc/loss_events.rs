@@ -119,7 +119,14 @@ impl Detector {
     /// A data packet arrives: `seq` and `ts` (its send time) from its header, `rtt` the R and
     /// `round` the sender round the receiver now holds (updated from this packet if it is new),
     /// `marked` if it came CE-marked.
-    pub fn on_data(&mut self, seq: u64, ts: SimTime, rtt: SimDuration, round: u32, marked: bool) -> Arrival {
+    pub fn on_data(
+        &mut self,
+        seq: u64,
+        ts: SimTime,
+        rtt: SimDuration,
+        round: u32,
+        marked: bool,
+    ) -> Arrival {
         self.began.clear();
         let seen = Seen { seq, ts };
         let mut arrival = Arrival::default();
@@ -135,7 +142,13 @@ impl Detector {
                 }
                 if seq > h.seq + 1 {
                     // the packet that reveals the gap is the first of the later packets
-                    self.holes.push_back(Hole { first: h.seq + 1, last: seq - 1, before: h, after: seen, later: 1 });
+                    self.holes.push_back(Hole {
+                        first: h.seq + 1,
+                        last: seq - 1,
+                        before: h,
+                        after: seen,
+                        later: 1,
+                    });
                     arrival.gap = true;
                 }
                 self.highest = Some(seen);
@@ -162,15 +175,28 @@ impl Detector {
     /// A late packet: if it is missing from a hole, the hole splits around it (it is a later
     /// packet for the part below it). Returns whether it filled a hole.
     fn fill(&mut self, seen: Seen) -> bool {
-        let Some(i) = self.holes.iter().position(|h| h.first <= seen.seq && seen.seq <= h.last) else {
+        let Some(i) = self
+            .holes
+            .iter()
+            .position(|h| h.first <= seen.seq && seen.seq <= h.last)
+        else {
             return false;
         };
         for hole in self.holes.iter_mut().take(i) {
             hole.later += 1;
         }
         let hole = self.holes.remove(i).expect("found above");
-        let upper = (seen.seq < hole.last).then_some(Hole { first: seen.seq + 1, before: seen, ..hole });
-        let lower = (hole.first < seen.seq).then_some(Hole { last: seen.seq - 1, after: seen, later: hole.later + 1, ..hole });
+        let upper = (seen.seq < hole.last).then_some(Hole {
+            first: seen.seq + 1,
+            before: seen,
+            ..hole
+        });
+        let lower = (hole.first < seen.seq).then_some(Hole {
+            last: seen.seq - 1,
+            after: seen,
+            later: hole.later + 1,
+            ..hole
+        });
         for part in [upper, lower].into_iter().flatten() {
             self.holes.insert(i, part);
         }
@@ -231,9 +257,17 @@ mod tests {
     fn a_missing_packet_is_lost_at_the_third_later_packet() {
         let mut d = rfc();
         assert_eq!(deliver(&mut d, [0, 1, 2, 3, 4]), Vec::<u64>::new());
-        assert_eq!(deliver(&mut d, [6, 7]), Vec::<u64>::new(), "two later packets: not yet lost");
+        assert_eq!(
+            deliver(&mut d, [6, 7]),
+            Vec::<u64>::new(),
+            "two later packets: not yet lost"
+        );
         assert_eq!(d.lost, 0);
-        assert_eq!(deliver(&mut d, [8]), vec![5], "the third later packet declares 5 lost");
+        assert_eq!(
+            deliver(&mut d, [8]),
+            vec![5],
+            "the third later packet declares 5 lost"
+        );
         assert_eq!((d.lost, d.events), (1, 1));
     }
 
@@ -275,7 +309,13 @@ mod tests {
         d.on_data(2, ts(2), R, 0, false);
         d.on_data(5, SimTime::from_nanos(200_000_000), R, 0, false);
         for s in [6, 7] {
-            d.on_data(s, SimTime::from_nanos(200_000_000 + (s - 5) * 10_000_000), R, 0, false);
+            d.on_data(
+                s,
+                SimTime::from_nanos(200_000_000 + (s - 5) * 10_000_000),
+                R,
+                0,
+                false,
+            );
         }
         assert_eq!(d.began(), &[3]);
         assert_eq!(d.lost, 2);
@@ -283,7 +323,10 @@ mod tests {
             first: 3,
             last: 4,
             before: Seen { seq: 2, ts: ts(2) },
-            after: Seen { seq: 5, ts: SimTime::from_nanos(200_000_000) },
+            after: Seen {
+                seq: 5,
+                ts: SimTime::from_nanos(200_000_000),
+            },
             later: 3,
         };
         assert_eq!(hole.send_time(3), SimTime::from_nanos(80_000_000));
@@ -298,7 +341,11 @@ mod tests {
         assert_eq!(d.began(), &[3]);
         assert_eq!((d.lost, d.events), (0, 1));
         d.on_data(4, ts(4), R, 0, true);
-        assert_eq!(d.began(), &[] as &[u64], "a second mark within R joins the event");
+        assert_eq!(
+            d.began(),
+            &[] as &[u64],
+            "a second mark within R joins the event"
+        );
     }
 
     #[test]

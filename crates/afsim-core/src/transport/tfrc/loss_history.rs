@@ -115,13 +115,19 @@ impl LossHistory {
 
     /// I_0 when `s_max` is the highest sequence number received.
     pub fn open_interval(&self, s_max: u64) -> f64 {
-        self.open_from.map_or(0.0, |from| (s_max + 1).saturating_sub(from) as f64)
+        self.open_from
+            .map_or(0.0, |from| (s_max + 1).saturating_sub(from) as f64)
     }
 
     /// The average of the closed intervals with their DF_i: I_tot1 / W_tot1.
     fn closed_mean(&self) -> f64 {
         let (mut sum, mut weight) = (0.0, 0.0);
-        for ((w, df), interval) in WEIGHTS.iter().zip(&self.discount).zip(&self.closed).take(self.k) {
+        for ((w, df), interval) in WEIGHTS
+            .iter()
+            .zip(&self.discount)
+            .zip(&self.closed)
+            .take(self.k)
+        {
             sum += w * df * interval;
             weight += w * df;
         }
@@ -154,7 +160,11 @@ impl LossHistory {
             Rules::Rfc5348 => (self.discount_factor(i0), self.k.saturating_sub(1)),
             Rules::Ns2 | Rules::Ns2_28 => {
                 // `mult_factor_` only ever falls within an interval, and returns to 1 at events
-                let ratio = if i0 > 0.0 { 2.0 * self.closed_mean() / i0 } else { f64::INFINITY };
+                let ratio = if i0 > 0.0 {
+                    2.0 * self.closed_mean() / i0
+                } else {
+                    f64::INFINITY
+                };
                 if ratio < 1.0 {
                     self.ns2_factor = ratio.max(MIN_DISCOUNT);
                 }
@@ -164,7 +174,12 @@ impl LossHistory {
         };
         // I_0 with w_0, then I_1 ... I_last with w_1 ... w_last, discounted
         let (mut i_tot0, mut w_tot0) = (WEIGHTS[0] * i0, WEIGHTS[0]);
-        for ((w, df_i), interval) in WEIGHTS[1..].iter().zip(&self.discount).zip(&self.closed).take(last) {
+        for ((w, df_i), interval) in WEIGHTS[1..]
+            .iter()
+            .zip(&self.discount)
+            .zip(&self.closed)
+            .take(last)
+        {
             let w = w * df_i * df;
             i_tot0 += w * interval;
             w_tot0 += w;
@@ -264,7 +279,10 @@ mod tests {
             at += len;
             h.begin_event(at);
         }
-        assert_eq!(h.closed(), &[10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0]);
+        assert_eq!(
+            h.closed(),
+            &[10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0]
+        );
         // I_0 = 5: I_tot0 = 5 + 10 + 20 + 30 + 0.8 × 40 + 0.6 × 50 + 0.4 × 60 + 0.2 × 70 = 165
         //   W_tot = 6: 27.5; I_tot1 = 10 + 20 + 30 + 40 + 0.8 × 50 + 0.6 × 60 + 0.4 × 70
         //   + 0.2 × 80 = 220: 36.667; p = 6 / 220
@@ -281,7 +299,10 @@ mod tests {
         let mut h = LossHistory::new(Rules::Rfc5348);
         h.start(250.0, 500);
         assert!(close(h.p(599), 1.0 / 250.0), "I_0 = 100 < I_1");
-        assert!(close(h.p(899), 1.0 / 400.0), "I_0 = 400 > I_1; 400 < 2 × 250: no discount");
+        assert!(
+            close(h.p(899), 1.0 / 400.0),
+            "I_0 = 400 > I_1; 400 < 2 × 250: no discount"
+        );
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub(crate) mod test_util {
     }
 }
 
-use crate::edge::ParamError;
+use crate::param::ParamError;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::Ctx;
 
@@ -218,7 +218,12 @@ impl Params {
     /// ns-2.35's `Agent/TFRC` / `Agent/TFRCSink` (ns-default.tcl): the `Ns2` rules, a loss at
     /// the first later packet (`numPkts_ 1`) and the sqrt(RTT) spacing (`ca_ 1`).
     pub fn ns2() -> Self {
-        Params { rules: Rules::Ns2, ndupack: 1, oscillation_prevention: true, ..Params::default() }
+        Params {
+            rules: Rules::Ns2,
+            ndupack: 1,
+            oscillation_prevention: true,
+            ..Params::default()
+        }
     }
 
     /// ns-2.28's `Agent/TFRC` / `Agent/TFRCSink` (ns-2.28 ns-default.tcl lines 1018–1089): the
@@ -226,7 +231,11 @@ impl Params {
     /// `TfrcAgent::sendpkt` (tfrc.cc lines 537–559) sends `packetSize_` bytes, so s is the
     /// whole packet (2.35 adds `headersize_` 32 when `useHeaders_`, tfrc.cc lines 596–598).
     pub fn ns2_28() -> Self {
-        Params { rules: Rules::Ns2_28, header_bytes: 0, ..Params::ns2() }
+        Params {
+            rules: Rules::Ns2_28,
+            header_bytes: 0,
+            ..Params::ns2()
+        }
     }
 
     /// The segment size s of the equation, bytes.
@@ -242,7 +251,10 @@ impl Params {
     /// Checks the parameters once, before a run.
     pub fn validate(&self) -> Result<(), ParamError> {
         if self.packet_size > 65_535 {
-            return Err(ParamError::new("packet_size", "an IP packet is at most 65535 bytes"));
+            return Err(ParamError::new(
+                "packet_size",
+                "an IP packet is at most 65535 bytes",
+            ));
         }
         if self.header_bytes >= self.packet_size {
             return Err(ParamError::new(
@@ -254,13 +266,22 @@ impl Params {
             ));
         }
         if !(20..=65_535).contains(&self.feedback_size) {
-            return Err(ParamError::new("feedback_size", "a feedback packet is an IP packet of 20..=65535 bytes"));
+            return Err(ParamError::new(
+                "feedback_size",
+                "a feedback packet is an IP packet of 20..=65535 bytes",
+            ));
         }
         if self.ndupack == 0 {
-            return Err(ParamError::new("ndupack", "must be at least 1: a packet is lost once a later one arrived"));
+            return Err(ParamError::new(
+                "ndupack",
+                "must be at least 1: a packet is lost once a later one arrived",
+            ));
         }
         if self.target_rate_bps == Some(0) {
-            return Err(ParamError::new("target_rate", "a gTFRC target rate must be above 0 bit/s"));
+            return Err(ParamError::new(
+                "target_rate",
+                "a gTFRC target rate must be above 0 bit/s",
+            ));
         }
         Ok(())
     }
@@ -315,7 +336,12 @@ pub(crate) const TIMER_KIND_BITS: u32 = 2;
 impl Timer {
     pub(crate) fn new(kind: u32) -> Timer {
         debug_assert!(kind < 1 << TIMER_KIND_BITS);
-        Timer { kind, deadline: None, pending: None, generation: 0 }
+        Timer {
+            kind,
+            deadline: None,
+            pending: None,
+            generation: 0,
+        }
     }
 
     /// Which timer a token belongs to.
@@ -397,14 +423,23 @@ mod param_tests {
         let p = Params::default();
         assert!(p.validate().is_ok());
         assert_eq!(p.segment_size(), 968);
-        assert_eq!((p.rules, p.ndupack, p.oscillation_prevention), (Rules::Rfc5348, 3, false));
+        assert_eq!(
+            (p.rules, p.ndupack, p.oscillation_prevention),
+            (Rules::Rfc5348, 3, false)
+        );
         let n = Params::ns2();
         assert!(n.validate().is_ok());
-        assert_eq!((n.rules, n.ndupack, n.oscillation_prevention), (Rules::Ns2, 1, true));
+        assert_eq!(
+            (n.rules, n.ndupack, n.oscillation_prevention),
+            (Rules::Ns2, 1, true)
+        );
         // ns-2.28: ns-2.35's receiver settings, no header bytes on the wire
         let o = Params::ns2_28();
         assert!(o.validate().is_ok());
-        assert_eq!((o.rules, o.ndupack, o.oscillation_prevention), (Rules::Ns2_28, 1, true));
+        assert_eq!(
+            (o.rules, o.ndupack, o.oscillation_prevention),
+            (Rules::Ns2_28, 1, true)
+        );
         assert_eq!((n.segment_size(), o.segment_size()), (968, 1000));
         assert!(o.rules.ns2_sink() && n.rules.ns2_sink() && !p.rules.ns2_sink());
     }
@@ -433,7 +468,10 @@ mod param_tests {
 
     #[test]
     fn the_target_rate_is_in_the_unit_of_x() {
-        let p = Params { target_rate_bps: Some(800_000), ..Params::default() };
+        let p = Params {
+            target_rate_bps: Some(800_000),
+            ..Params::default()
+        };
         assert_eq!(p.target_bytes_per_s(), Some(100_000.0));
     }
 

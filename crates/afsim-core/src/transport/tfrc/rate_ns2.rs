@@ -51,7 +51,52 @@ pub enum Release {
     V2_28,
 }
 
+/// Where the two releases' `TfrcAgent` differ, in the order a connection meets them (the
+/// line numbers are tfrc.cc's; `slowstart` has a function per release, `slowstart_2_35` and
+/// `slowstart_2_28`).
 impl Release {
+    /// `recv()`: whether this report's X_recv sets `maxrate` (2·X_recv).
+    fn report_sets_maxrate(self, round: u32) -> bool {
+        match self {
+            // 2.35 l.343: `round_id > 1 && rate_since_last_report > 0`
+            Release::V2_35 => round > 1,
+            // 2.28 l.323: `rate_since_last_report > 0`, the first report included
+            Release::V2_28 => true,
+        }
+    }
+
+    /// `reduce_rate_on_no_feedback()`: whether the no-feedback timer ends slow start.
+    fn nofeedback_ends_slow_start(self) -> bool {
+        match self {
+            // 2.35 l.617–621 keeps slow start (a bug fix of 2006-09-26)
+            Release::V2_35 => false,
+            // 2.28 l.563 sets RATE_DECREASE whatever the phase, so the next report goes to
+            // `increase_rate` or `decrease_rate` as after a loss
+            Release::V2_28 => true,
+        }
+    }
+
+    /// `nextpkt()`: the send timer's interval for `next` seconds, if it is set at all.
+    fn timer_interval(self, next: f64) -> Option<f64> {
+        match self {
+            // 2.35 l.285–286: an interval at or below SMALLFLOAT is rescheduled at SMALLFLOAT
+            Release::V2_35 => Some(next.max(SMALL)),
+            // 2.28 l.265–266: only `if (next > SMALLFLOAT)` sets the timer
+            Release::V2_28 => (next > SMALL).then_some(next),
+        }
+    }
+
+    /// `increase_rate()`: whether `idleFix_`'s data-limited floor (the initial rate before
+    /// 1.5 R) exists.
+    fn idle_fix(self) -> bool {
+        match self {
+            // 2.35 l.527–531
+            Release::V2_35 => true,
+            // ns-2.28 has no `idleFix_`: the floor is s/R (2.28 l.507)
+            Release::V2_28 => false,
+        }
+    }
+
     /// `maxHeavyRounds_`: reports for which `decrease_rate` lets the rate stay above
     /// max(2·X_recv, s/R). ns-2.35 ns-default.tcl l.1155: 0; tcl 2.28 l.1035: 1 (changed
     /// 2007-03-29).
@@ -116,7 +161,12 @@ pub struct Control {
 }
 
 impl Control {
-    pub fn new(s: f64, initial: InitialRate, oscillation_prevention: bool, target: Option<f64>) -> Control {
+    pub fn new(
+        s: f64,
+        initial: InitialRate,
+        oscillation_prevention: bool,
+        target: Option<f64>,
+    ) -> Control {
         let init_packets = match initial {
             // tfrc.cc `rfc3390()`: by packet size
             InitialRate::Rfc5348 if s <= 1095.0 => 4.0,
@@ -203,12 +253,7 @@ impl Control {
     pub fn on_feedback(&mut self, now: SimTime, r_sample: f64, x_recv: f64, p: f64) -> Action {
         self.round += 1;
         self.urgent = false;
-        let counts = match self.release {
-            // 2.35 l.343: `round_id > 1 && rate_since_last_report > 0`
-            Release::V2_35 => self.round > 1,
-            // 2.28 l.323: `rate_since_last_report > 0`, the first report included
-            Release::V2_28 => true,
-        };
+        let counts = self.release.report_sets_maxrate(self.round);
         if counts && x_recv > 0.0 {
             self.ss_maxrate = 2.0 * x_recv;
             self.maxrate = 2.0 * x_recv;
@@ -244,45 +289,46 @@ impl Control {
         } else {
             self.decrease(now);
         }
-        Action { send_now, nofeedback_in }
+        Action {
+            send_now,
+            nofeedback_in,
+        }
     }
 
     /// `reduce_rate_on_no_feedback()` for a sender that is never idle.
     pub fn on_nofeedback(&mut self) -> Action {
-        // 2.35 l.617–621 keeps slow start (a bug fix of 2006-09-26); 2.28 l.563 sets
-        // RATE_DECREASE whatever the phase, so the next report goes to `increase_rate` or
-        // `decrease_rate` as after a loss
-        if self.phase != Phase::SlowStart || self.release == Release::V2_28 {
+        // slow start may survive the timer (`Release::nofeedback_ends_slow_start`)
+        if self.phase != Phase::SlowStart || self.release.nofeedback_ends_slow_start() {
             self.phase = Phase::RateDecrease;
         }
         self.rate *= 0.5;
         self.urgent = true;
         self.round += 1;
         let nofeedback_in = (2.0 * self.rtt).max(2.0 * self.s / self.rate);
-        Action { send_now: true, nofeedback_in }
+        Action {
+            send_now: true,
+            nofeedback_in,
+        }
     }
 
     /// `nextpkt()`'s interval until the next packet, seconds (it also advances the gradual
     /// slow-start rate); `None` when the rate is too small to schedule (ns-2 then stops).
     pub fn next_interval(&mut self) -> Option<f64> {
-        let xrate = if self.round > 2 && self.phase == Phase::SlowStart && self.oldrate + SMALL < self.rate {
-            self.oldrate += self.delta;
-            self.oldrate
-        } else if self.oscillation_prevention {
-            self.rate * self.spacing
-        } else {
-            self.rate
-        };
+        let xrate =
+            if self.round > 2 && self.phase == Phase::SlowStart && self.oldrate + SMALL < self.rate
+            {
+                self.oldrate += self.delta;
+                self.oldrate
+            } else if self.oscillation_prevention {
+                self.rate * self.spacing
+            } else {
+                self.rate
+            };
         if xrate <= SMALL {
             return None;
         }
         let next = self.s / xrate;
-        match self.release {
-            // 2.35 l.285–286: an interval at or below SMALLFLOAT is rescheduled at SMALLFLOAT
-            Release::V2_35 => Some(next.max(SMALL)),
-            // 2.28 l.265–266: only `if (next > SMALLFLOAT)` sets the timer
-            Release::V2_28 => (next > SMALL).then_some(next),
-        }
+        self.release.timer_interval(next)
     }
 
     /// `update_rtt(tao, now)` with `r_sample` = now − tao.
@@ -303,7 +349,8 @@ impl Control {
             self.t_srtt = t_rtt << SRTT_BITS;
             self.t_rttvar = t_rtt << (RTTVAR_BITS - 1);
         }
-        let ticks = ((self.t_rttvar << (RTTVAR_EXP + (SRTT_BITS - RTTVAR_BITS))) + self.t_srtt) >> SRTT_BITS;
+        let ticks = ((self.t_rttvar << (RTTVAR_EXP + (SRTT_BITS - RTTVAR_BITS))) + self.t_srtt)
+            >> SRTT_BITS;
         // `minrto_` 0: no floor
         self.tzero = ticks as f64 * TICK;
         if self.rtt > 0.0 {
@@ -395,7 +442,9 @@ impl Control {
                 self.last_change = now;
             } else if self.rate < self.ss_maxrate && since_change > self.rtt {
                 self.oldrate = self.rate;
-                self.rate = (SSMULT * self.rate).min(self.ss_maxrate).max(self.s / self.rtt);
+                self.rate = (SSMULT * self.rate)
+                    .min(self.ss_maxrate)
+                    .max(self.s / self.rtt);
                 self.delta = (self.rate - self.oldrate) / (self.rate * self.rtt / self.s);
                 self.last_change = now;
             } else if self.rate > self.ss_maxrate {
@@ -418,9 +467,8 @@ impl Control {
     fn increase(&mut self, now: SimTime) {
         let mult = (secs(now.saturating_since(self.last_change)) / self.rtt).min(2.0);
         self.rate += self.s / self.rtt * mult;
-        // `idleFix_`'s data-limited case again holds only before 1.5 R (2.35 l.527–531); ns-2.28
-        // has no `idleFix_`: the floor is s/R (2.28 l.507)
-        let floor = if self.release == Release::V2_35 && secs(now - SimTime::ZERO) < 1.5 * self.rtt {
+        // `idleFix_`'s data-limited case again holds only before 1.5 R (`Release::idle_fix`)
+        let floor = if self.release.idle_fix() && secs(now - SimTime::ZERO) < 1.5 * self.rtt {
             self.init_packets * self.s / self.rtt
         } else {
             self.s / self.rtt
@@ -452,306 +500,4 @@ impl Control {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::test_util::{self, at_ms};
-    use super::*;
-
-    const S: f64 = 1000.0;
-
-    fn close(a: f64, b: f64) -> bool {
-        test_util::close(a, b, 1e-9)
-    }
-
-    fn sender() -> Control {
-        Control::new(S, InitialRate::Rfc5348, false, None)
-    }
-
-    #[test]
-    fn the_sender_starts_at_300_bytes_per_second() {
-        let c = sender();
-        let (send, nofeedback) = c.start_intervals();
-        assert!(close(send, 1000.0 / 300.0));
-        assert!(close(nofeedback, 2000.0 / 300.0));
-        assert!(c.urgent());
-    }
-
-    #[test]
-    fn the_first_report_sets_the_rfc3390_rate_and_sends_at_once() {
-        let mut c = sender();
-        let a = c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
-        assert!(a.send_now);
-        assert!(close(c.x(), 4.0 * S / 0.1), "4 packets per RTT for s ≤ 1095");
-        // no-feedback timer: max(2R, 2s/rate) with the rate before this report (300 B/s)
-        assert!(close(a.nofeedback_in, 2000.0 / 300.0));
-        assert!(!c.urgent());
-        assert_eq!(Control::new(1460.0, InitialRate::Rfc5348, false, None).init_packets, 3.0);
-        assert_eq!(Control::new(2500.0, InitialRate::Rfc5348, false, None).init_packets, 2.0);
-        assert_eq!(Control::new(S, InitialRate::Rfc3448, false, None).init_packets, 1.0);
-    }
-
-    #[test]
-    fn the_timeout_counts_ticks_of_100_ms() {
-        let mut c = sender();
-        c.on_feedback(at_ms(100), 0.14, 300.0, 0.0);
-        // t_rtt = ⌊1.4 + 0.5⌋ = 1 tick; SRTT = 8, RTTVAR = 2 (×4): t_RTO = (2·8 + 8) >> 3 = 3
-        // ticks = 0.3 s
-        assert!(close(c.tzero(), 0.3));
-        assert!(close(c.rtt(), 0.14));
-        c.on_feedback(at_ms(300), 0.36, 300.0, 0.0);
-        // t_rtt = 4; delta = 4 − 1 = 3: SRTT = 11; |3| − (2 >> 2 = 0) = 3: RTTVAR = 5;
-        // t_RTO = (5·8 + 11) >> 3 = 6 ticks; R = 0.95 × 0.14 + 0.05 × 0.36 = 0.151
-        assert!(close(c.tzero(), 0.6));
-        assert!(close(c.rtt(), 0.151));
-    }
-
-    #[test]
-    fn slow_start_doubles_once_per_rtt_up_to_twice_x_recv() {
-        let mut c = sender();
-        c.on_feedback(at_ms(100), 0.1, 300.0, 0.0); // round 1: 40 000
-        c.on_feedback(at_ms(200), 0.1, 30_000.0, 0.0); // round 2 keeps the initial rate
-        assert!(close(c.x(), 40_000.0));
-        c.on_feedback(at_ms(350), 0.1, 40_000.0, 0.0); // 250 ms > R after the last change
-        assert!(close(c.x(), 80_000.0), "doubled, under 2 × 40 000");
-        c.on_feedback(at_ms(400), 0.1, 60_000.0, 0.0);
-        assert!(close(c.x(), 80_000.0), "only 50 ms after the last change");
-        c.on_feedback(at_ms(500), 0.1, 50_000.0, 0.0);
-        assert!(close(c.x(), 100_000.0), "2 × 80 000 capped at 2 × X_recv");
-        c.on_feedback(at_ms(550), 0.1, 30_000.0, 0.0);
-        assert!(close(c.x(), 30_000.0), "above 2 × X_recv = 60 000: X_recv");
-    }
-
-    #[test]
-    fn a_loss_in_slow_start_sets_the_equation_rate_without_the_receive_limit() {
-        let mut c = sender();
-        c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
-        c.on_feedback(at_ms(200), 0.1, 30_000.0, 0.0);
-        let a = c.on_feedback(at_ms(300), 0.1, 1_000.0, 0.001);
-        assert!(!a.send_now);
-        assert_eq!(c.phase(), Phase::OutOfSlowStart);
-        // the equation with ns-2's tzero (0.3 s after three 100 ms samples), not 2 × X_recv
-        assert!(close(c.x(), x_ns2(0.001, 0.1, c.tzero(), S, 1.0)));
-        assert!(c.x() > 2_000.0);
-    }
-
-    #[test]
-    fn congestion_avoidance_climbs_by_one_packet_per_rtt() {
-        let mut c = sender();
-        c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
-        c.on_feedback(at_ms(200), 0.1, 30_000.0, 0.0);
-        c.on_feedback(at_ms(300), 0.1, 30_000.0, 0.02);
-        let r0 = c.x();
-        // the equation allows more now (less loss): + s/R × (time since the last change)/R,
-        // at most 2 s/R; leaving slow start changed nothing, so the last change was at 200 ms
-        c.on_feedback(at_ms(400), 0.1, 100_000.0, 0.005);
-        assert_eq!(c.phase(), Phase::CongestionAvoidance);
-        assert!(close(c.x(), r0 + 20_000.0));
-        c.on_feedback(at_ms(450), 0.1, 100_000.0, 0.005);
-        assert!(close(c.x(), r0 + 25_000.0), "50 ms: half a packet per RTT");
-        c.on_feedback(at_ms(850), 0.1, 100_000.0, 0.005);
-        assert!(close(c.x(), r0 + 45_000.0), "400 ms: capped at 2 s/R");
-        // more loss: down to the equation's rate at once
-        c.on_feedback(at_ms(900), 0.1, 100_000.0, 0.05);
-        assert_eq!(c.phase(), Phase::RateDecrease);
-        assert!(close(c.x(), x_ns2(0.05, c.rtt(), c.tzero(), S, 1.0)));
-    }
-
-    #[test]
-    fn the_nofeedback_timer_halves_the_rate_and_sends() {
-        let mut c = sender();
-        c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
-        let a = c.on_nofeedback();
-        assert!(a.send_now && c.urgent());
-        assert!(close(c.x(), 20_000.0));
-        assert_eq!(c.phase(), Phase::SlowStart, "halving keeps slow start");
-        assert_eq!(c.round(), 2);
-        assert!(close(a.nofeedback_in, 0.2), "max(2R, 2s/rate) = max(0.2, 0.1)");
-    }
-
-    #[test]
-    fn gtfrc_sends_at_the_target_when_the_equation_is_below_it() {
-        let target = 50_000.0;
-        let mut c = Control::new(S, InitialRate::Rfc5348, false, Some(target));
-        c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
-        c.on_feedback(at_ms(200), 0.1, 30_000.0, 0.0);
-        c.on_feedback(at_ms(300), 0.1, 30_000.0, 0.05); // leaves slow start: no target yet
-        assert!(c.x() < target);
-        c.on_feedback(at_ms(400), 0.1, 30_000.0, 0.05);
-        assert!(close(c.x(), target), "Fig. 1: rcvrate ≤ gtfrc_ → rate = gtfrc_");
-        assert_eq!(c.phase(), Phase::CongestionAvoidance);
-        // with the equation above the target, the plain rules apply (here the climb of s/R)
-        c.on_feedback(at_ms(500), 0.1, 100_000.0, 0.001);
-        assert!(close(c.x(), target + 10_000.0));
-    }
-
-    #[test]
-    fn slow_increase_reaches_a_new_rate_packet_by_packet() {
-        let mut c = sender();
-        c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
-        c.on_feedback(at_ms(200), 0.1, 30_000.0, 0.0);
-        c.on_feedback(at_ms(350), 0.1, 40_000.0, 0.0); // 40 000 → 80 000, delta = 40 000 / 8
-        let first = c.next_interval().unwrap();
-        assert!(close(first, S / 45_000.0));
-        let second = c.next_interval().unwrap();
-        assert!(close(second, S / 50_000.0));
-    }
-
-    // ---- ns-2.28 against ns-2.35: each difference, same inputs, different outcome
-
-    fn both() -> [Control; 2] {
-        [sender(), sender().with_release(Release::V2_28)]
-    }
-
-    /// A sender in slow start after its first report (R = 100 ms), then placed at `rate`, with
-    /// `oldrate` the rate reached before the last change, `round` reports so far and its last
-    /// change at `last_change_ms`.
-    fn in_slow_start(release: Release, rate: f64, oldrate: f64, round: u32, last_change_ms: u64) -> Control {
-        let mut c = sender().with_release(release);
-        c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
-        c.rate = rate;
-        c.oldrate = oldrate;
-        c.delta = 0.0;
-        c.round = round - 1;
-        c.last_change = at_ms(last_change_ms);
-        c
-    }
-
-    #[test]
-    fn ns2_28_takes_maxrate_from_the_first_report_too() {
-        // 2.28 l.323 against 2.35 l.343. No branch reads maxrate before the next report
-        // replaces it (the first report goes to slowstart's first-report branch), so this
-        // shows the state only.
-        let [mut v35, mut v28] = both();
-        v35.on_feedback(at_ms(100), 0.1, 5_000.0, 0.0);
-        v28.on_feedback(at_ms(100), 0.1, 5_000.0, 0.0);
-        assert_eq!((v35.ss_maxrate, v35.maxrate), (0.0, 0.0));
-        assert_eq!((v28.ss_maxrate, v28.maxrate), (10_000.0, 10_000.0));
-        assert!(close(v35.x(), v28.x()), "both set the initial rate");
-    }
-
-    #[test]
-    fn ns2_28_doubles_at_the_second_report_where_2_35_keeps_the_initial_rate() {
-        let [mut v35, mut v28] = both();
-        for c in [&mut v35, &mut v28] {
-            c.on_feedback(at_ms(100), 0.1, 300.0, 0.0); // round 1: 4 s/R = 40 000
-            c.on_feedback(at_ms(250), 0.1, 50_000.0, 0.0); // round 2, 2·X_recv = 100 000
-        }
-        assert!(close(v35.x(), 40_000.0), "2.35 l.469: the second report keeps the initial rate");
-        assert!(close(v28.x(), 80_000.0), "2.28 l.458–463: doubled, below 2·X_recv");
-    }
-
-    #[test]
-    fn above_twice_x_recv_ns2_28_caps_at_twice_x_recv_where_2_35_halves_to_x_recv() {
-        // the rate before the last change (80 000) was below 2·X_recv = 90 000
-        let mut v35 = in_slow_start(Release::V2_35, 100_000.0, 80_000.0, 5, 300);
-        let mut v28 = in_slow_start(Release::V2_28, 100_000.0, 80_000.0, 5, 300);
-        v35.on_feedback(at_ms(350), 0.1, 45_000.0, 0.0);
-        v28.on_feedback(at_ms(350), 0.1, 45_000.0, 0.0);
-        assert!(close(v35.x(), 45_000.0), "2.35 l.497–501: X_recv");
-        assert!(close(v28.x(), 90_000.0), "2.28 l.470–477: 2·X_recv");
-        // 2.28 halves only when the rate reached before the last change is above it too
-        let mut v28 = in_slow_start(Release::V2_28, 100_000.0, 100_000.0, 5, 300);
-        v28.on_feedback(at_ms(350), 0.1, 45_000.0, 0.0);
-        assert!(close(v28.x(), 45_000.0), "2.28 l.464–469");
-        // and at the second report it does not cap (2·X_recv does not yet reflect slow start)
-        let mut v28 = in_slow_start(Release::V2_28, 100_000.0, 80_000.0, 2, 300);
-        v28.on_feedback(at_ms(350), 0.1, 45_000.0, 0.0);
-        assert!(close(v28.x(), 100_000.0), "2.28 l.470: round_id > 2; l.480: not an RTT since");
-    }
-
-    #[test]
-    fn a_twice_x_recv_one_rounding_below_the_rate_halves_it_in_2_35_only() {
-        // docs/validation.md, "Slow start beside a short-RTT flow": ns-2.35's 2·X_recv came a
-        // rounding below the rate it had set, and halved it
-        let rate = 250_000.0;
-        let x_recv = rate / 2.0 * (1.0 - f64::EPSILON);
-        assert!(2.0 * x_recv < rate);
-        let mut v35 = in_slow_start(Release::V2_35, rate, 214_224.51, 6, 300);
-        let mut v28 = in_slow_start(Release::V2_28, rate, 214_224.51, 6, 300);
-        v35.on_feedback(at_ms(344), 0.1, x_recv, 0.0);
-        v28.on_feedback(at_ms(344), 0.1, x_recv, 0.0);
-        assert!(close(v35.x(), rate / 2.0));
-        assert!(close(v28.x(), rate), "capped at 2·X_recv, a rounding below the rate");
-    }
-
-    #[test]
-    fn with_nothing_received_ns2_28_moves_to_one_packet_per_rtt_gradually() {
-        // both set s/R (2.35 l.503–509, 2.28 l.487–495); 2.35's δ is 0, so the packet spacing
-        // stays at the old rate, 2.28's δ reaches s/R in one packet here
-        let mut v35 = in_slow_start(Release::V2_35, 5_000.0, 5_000.0, 5, 300);
-        let mut v28 = in_slow_start(Release::V2_28, 5_000.0, 5_000.0, 5, 300);
-        v35.on_feedback(at_ms(350), 0.1, 0.0, 0.0);
-        v28.on_feedback(at_ms(350), 0.1, 0.0, 0.0);
-        assert!(close(v35.x(), 10_000.0) && close(v28.x(), 10_000.0));
-        assert!(close(v35.next_interval().unwrap(), S / 5_000.0));
-        assert!(close(v28.next_interval().unwrap(), S / 10_000.0));
-    }
-
-    #[test]
-    fn a_nofeedback_expiry_ends_slow_start_in_ns2_28_only() {
-        let [mut v35, mut v28] = both();
-        for c in [&mut v35, &mut v28] {
-            c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
-            c.on_feedback(at_ms(200), 0.1, 20_000.0, 0.0);
-            c.on_feedback(at_ms(350), 0.1, 40_000.0, 0.0);
-            assert!(close(c.x(), 80_000.0), "both at 2·X_recv");
-            c.on_nofeedback();
-            assert!(close(c.x(), 40_000.0), "both halve");
-        }
-        assert_eq!(v35.phase(), Phase::SlowStart, "2.35 l.617–621");
-        assert_eq!(v28.phase(), Phase::RateDecrease, "2.28 l.563");
-        // the next report, with no loss: 2.35 doubles in slow start and sends at once; 2.28
-        // climbs by at most 2 s/R (`increase_rate`) and waits for its send timer
-        let a35 = v35.on_feedback(at_ms(600), 0.1, 100_000.0, 0.0);
-        let a28 = v28.on_feedback(at_ms(600), 0.1, 100_000.0, 0.0);
-        assert!(close(v35.x(), 80_000.0) && a35.send_now);
-        assert_eq!(v28.phase(), Phase::CongestionAvoidance);
-        assert!(close(v28.x(), 40_000.0 + 2.0 * S / 0.1) && !a28.send_now);
-    }
-
-    #[test]
-    fn ns2_28_lets_the_rate_exceed_twice_x_recv_for_one_report() {
-        // `maxHeavyRounds_`: 1 in ns-2.28 (tcl 2.28 l.1035), 0 in 2.35 (ns-default.tcl l.1155)
-        let [mut v35, mut v28] = both();
-        for c in [&mut v35, &mut v28] {
-            c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
-            c.on_feedback(at_ms(200), 0.1, 30_000.0, 0.0);
-            c.on_feedback(at_ms(300), 0.1, 30_000.0, 0.001); // out of slow start
-        }
-        let rcv = |c: &Control| x_ns2(0.002, c.rtt(), c.tzero(), S, 1.0);
-        let high = v35.x();
-        assert!(rcv(&v35) < high && rcv(&v35) > 2.0 * 5_000.0, "a decrease above 2·X_recv");
-        v35.on_feedback(at_ms(400), 0.1, 5_000.0, 0.002);
-        v28.on_feedback(at_ms(400), 0.1, 5_000.0, 0.002);
-        assert!(close(v35.x(), 10_000.0), "capped at once");
-        assert!(close(v28.x(), rcv(&v28)), "one report above the cap");
-        v28.on_feedback(at_ms(500), 0.1, 5_000.0, 0.002);
-        assert!(close(v28.x(), 10_000.0), "capped at the second");
-    }
-
-    #[test]
-    fn ns2_28_has_no_idle_fix_floor_in_increase_rate() {
-        // within 1.5 R of time 0, 2.35's `increase_rate` floor is the initial rate (l.527–531,
-        // `lastlimited_` 0); 2.28's is s/R (l.507)
-        let [mut v35, mut v28] = both();
-        for c in [&mut v35, &mut v28] {
-            c.on_feedback(at_ms(100), 0.1, 300.0, 0.0);
-            c.on_feedback(at_ms(110), 0.1, 1_000.0, 0.001); // leaves slow start
-            c.on_feedback(at_ms(140), 0.1, 1_000.0, 0.0001); // 140 ms < 1.5 R: increase
-        }
-        assert_eq!(v28.phase(), Phase::CongestionAvoidance);
-        assert!(close(v35.x(), 4.0 * S / 0.1), "max(2·X_recv, 4 s/R)");
-        assert!(close(v28.x(), S / 0.1), "max(2·X_recv, s/R)");
-    }
-
-    #[test]
-    fn ns2_28_leaves_the_send_timer_unset_below_smallfloat() {
-        // an interval at or below SMALLFLOAT: 2.35 reschedules at SMALLFLOAT (l.285–286),
-        // 2.28 sets no timer (l.265–266)
-        let [mut v35, mut v28] = both();
-        v35.on_feedback(at_ms(100), 1e-12, 300.0, 0.0);
-        v28.on_feedback(at_ms(100), 1e-12, 300.0, 0.0);
-        assert!(S / v35.x() < SMALL);
-        assert_eq!(v35.next_interval(), Some(SMALL));
-        assert_eq!(v28.next_interval(), None);
-    }
-}
+mod tests;

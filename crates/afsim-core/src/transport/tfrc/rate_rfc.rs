@@ -69,7 +69,13 @@ pub struct Control {
 
 impl Control {
     /// §4.2: a sender of segment size `s` bytes starting at `start`.
-    pub fn new(s: f64, initial: InitialRate, oscillation_prevention: bool, target: Option<f64>, start: SimTime) -> Control {
+    pub fn new(
+        s: f64,
+        initial: InitialRate,
+        oscillation_prevention: bool,
+        target: Option<f64>,
+        start: SimTime,
+    ) -> Control {
         let mut set = [(0.0, SimTime::ZERO); SET_CAPACITY];
         set[0] = (f64::INFINITY, start);
         Control {
@@ -143,7 +149,11 @@ impl Control {
         self.recompute(now);
         // step 5 (§4.5)
         let root = r_sample.sqrt();
-        self.r_sqmean = if self.r_sample > 0.0 { Q2 * self.r_sqmean + (1.0 - Q2) * root } else { root };
+        self.r_sqmean = if self.r_sample > 0.0 {
+            Q2 * self.r_sqmean + (1.0 - Q2) * root
+        } else {
+            root
+        };
         self.r_sample = r_sample;
         rto
     }
@@ -156,7 +166,11 @@ impl Control {
             Some(_) if self.p == 0.0 => self.x = (self.x / 2.0).max(floor),
             Some(_) => {
                 let x_recv = self.set_max();
-                let limit = if self.x_bps > 2.0 * x_recv { x_recv } else { self.x_bps / 2.0 };
+                let limit = if self.x_bps > 2.0 * x_recv {
+                    x_recv
+                } else {
+                    self.x_bps / 2.0
+                };
                 self.update_limits(now, limit);
             }
         }
@@ -185,7 +199,9 @@ impl Control {
                 self.x = self.x.max(target);
             }
         } else if self.tld.is_none_or(|t| secs(now.saturating_since(t)) >= r) {
-            self.x = (2.0 * self.x).min(self.recv_limit).max(self.initial_rate(r));
+            self.x = (2.0 * self.x)
+                .min(self.recv_limit)
+                .max(self.initial_rate(r));
             self.tld = Some(now);
         }
     }
@@ -211,7 +227,10 @@ impl Control {
     }
 
     fn set_max(&self) -> f64 {
-        self.set[..self.set_len].iter().map(|&(v, _)| v).fold(0.0, f64::max)
+        self.set[..self.set_len]
+            .iter()
+            .map(|&(v, _)| v)
+            .fold(0.0, f64::max)
     }
 }
 
@@ -259,7 +278,10 @@ mod tests {
         let mut c = sender();
         c.on_feedback(at_ms(100), 0.1, 0.0, 0.0); // 40 000
         c.on_feedback(at_ms(150), 0.1, 20_000.0, 0.0);
-        assert!(close(c.x(), 40_000.0), "50 ms after the last doubling: unchanged");
+        assert!(
+            close(c.x(), 40_000.0),
+            "50 ms after the last doubling: unchanged"
+        );
         c.on_feedback(at_ms(200), 0.1, 40_000.0, 0.0);
         assert!(close(c.x(), 80_000.0), "an RTT later: doubled");
     }
@@ -286,7 +308,10 @@ mod tests {
         assert!(close(c.x(), 80_000.0));
         assert!(!c.in_slow_start());
         c.on_feedback(at_ms(500), 0.1, 70_000.0, 0.01);
-        assert!(close(c.x(), x_rfc(S, 0.1, 0.01)), "recv_limit 140 000: the equation's rate");
+        assert!(
+            close(c.x(), x_rfc(S, 0.1, 0.01)),
+            "recv_limit 140 000: the equation's rate"
+        );
         c.on_feedback(at_ms(600), 0.1, 70_000.0, 0.05);
         assert!(close(c.x(), x_rfc(S, 0.1, 0.05)), "more loss, lower rate");
     }
@@ -369,11 +394,17 @@ mod tests {
     fn oscillation_prevention_spaces_packets_by_the_rtt_ratio() {
         let mut c = Control::new(S, InitialRate::Rfc5348, true, None, SimTime::ZERO);
         c.on_feedback(at_ms(100), 0.1, 0.0, 0.0);
-        assert!(close(c.interval(), S / c.x()), "R_sqmean = sqrt(R_sample) at first");
+        assert!(
+            close(c.interval(), S / c.x()),
+            "R_sqmean = sqrt(R_sample) at first"
+        );
         c.on_feedback(at_ms(300), 0.4, 40_000.0, 0.0);
         // R_sqmean = 0.9 × sqrt(0.1) + 0.1 × sqrt(0.4) = 0.347850; X_inst = X × 0.347850 / 0.632456
         let sq = 0.9 * 0.1f64.sqrt() + 0.1 * 0.4f64.sqrt();
         assert!(close(c.interval(), S / (c.x() * sq / 0.4f64.sqrt())));
-        assert!(c.interval() > S / c.x(), "a queue building up slows the packets down");
+        assert!(
+            c.interval() > S / c.x(),
+            "a queue building up slows the packets down"
+        );
     }
 }

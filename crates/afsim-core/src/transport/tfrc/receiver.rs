@@ -18,6 +18,10 @@
 //!   R of the latest one, over R (1 packet/s before any R), times s; the first loss is
 //!   `adjust_history`: p for the synthetic interval from `b_to_p` with the sender's t_RTO,
 //!   reported at once.
+//! - Files: `receiver/rfc.rs` is RFC 5348's receiver behaviour, `receiver/ns2.rs` ns-2's
+//!   (both ns-2 presets), each read from start to end; this file holds what they share and
+//!   dispatches on `Params::rules` at five points (the feedback timer, which packets X_recv
+//!   counts, what a data packet triggers, X_recv, the timer after a report).
 //! - A feedback packet is `feedback_size` bytes (ns-2 `packetSize_ 40`), best effort, with
 //!   `TfrcHeader::Feedback`: the timestamp of the latest new data packet and the time it spent
 //!   here, X_recv and p.
@@ -27,13 +31,15 @@
 
 use std::collections::VecDeque;
 
-use super::equation::{p_for_rate_ns2, p_for_rate_rfc};
-use super::loss_events::{Arrival, Detector};
+use super::loss_events::Detector;
 use super::loss_history::LossHistory;
-use super::{secs, Params, ReceiverStats, Rules, Timer};
+use super::{Params, ReceiverStats, Rules, Timer};
 use crate::net::packet::{proto, Ecn, Packet, TfrcHeader, TransportHeader};
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::Ctx;
+
+mod ns2;
+mod rfc;
 
 /// The feedback timer's kind (low bits of its tokens).
 const FEEDBACK: u32 = 1;
@@ -73,7 +79,14 @@ pub struct Receiver {
 impl Receiver {
     /// The receiver of flow `flow` at `node`, answering the sender agent `peer_agent` at
     /// `sender_node`; p is averaged over the reports sent from `measure_from` on.
-    pub fn new(flow: u32, node: u32, sender_node: u32, peer_agent: u32, params: &Params, measure_from: SimTime) -> Receiver {
+    pub fn new(
+        flow: u32,
+        node: u32,
+        sender_node: u32,
+        peer_agent: u32,
+        params: &Params,
+        measure_from: SimTime,
+    ) -> Receiver {
         Receiver {
             flow,
             node,
@@ -130,7 +143,10 @@ impl Receiver {
         match self.p.rules {
             // §6.2: a report if data arrived since the last one; the timer runs on
             Rules::Rfc5348 => {
-                if self.last.is_some_and(|(_, arrival)| self.last_report.is_none_or(|r| arrival > r)) {
+                if self
+                    .last
+                    .is_some_and(|(_, arrival)| self.last_report.is_none_or(|r| arrival > r))
+                {
                     self.send_feedback(None, ctx);
                 } else if self.rtt > SimDuration::ZERO {
                     self.timer.arm(ctx.now + self.rtt, ctx);
@@ -141,7 +157,16 @@ impl Receiver {
     }
 
     pub fn on_packet(&mut self, pkt: &Packet, ctx: &mut Ctx) {
-        let TfrcHeader::Data { timestamp, rtt, rto, round, urgent } = pkt.tfrc else { return };
+        let TfrcHeader::Data {
+            timestamp,
+            rtt,
+            rto,
+            round,
+            urgent,
+        } = pkt.tfrc
+        else {
+            return;
+        };
         if pkt.rev {
             return;
         }
@@ -175,7 +200,9 @@ impl Receiver {
             }
         }
         self.since_report += 1;
-        let arrival = self.detector.on_data(seq, timestamp, self.rtt, self.round, marked);
+        let arrival = self
+            .detector
+            .on_data(seq, timestamp, self.rtt, self.round, marked);
         self.stats.loss_events = self.detector.events;
         self.stats.packets_lost = self.detector.lost;
         match self.p.rules {
@@ -187,146 +214,14 @@ impl Receiver {
         }
     }
 
-    // ---------------------------------------------------------------- RFC 5348
-
-    fn after_data_rfc(&mut self, ctx: &mut Ctx) {
-        let now = ctx.now;
-        if self.last_report.is_none() {
-            // §6.3: the first packet is answered at once (p = 0, X_recv = 0)
-            self.send_feedback(None, ctx);
-            return;
-        }
-        if !self.detector.began().is_empty() {
-            let synthetic = (!self.history.has_loss()).then(|| self.synthetic_interval(now));
-            let mut began = self.detector.began().iter();
-            if let (Some(i1), Some(&first)) = (synthetic, began.clone().next()) {
-                self.history.start(i1, first);
-                began.next();
-            }
-            for &seq in began {
-                self.history.begin_event(seq);
-            }
-            let s_max = self.detector.highest().expect("a packet arrived");
-            // §6.1 step 3: p went up: report now
-            if self.history.p(s_max) > self.p_last {
-                self.send_feedback(None, ctx);
-                return;
-            }
-        }
-        if self.rtt == SimDuration::ZERO {
-            self.send_feedback(None, ctx);
-        } else if self.timer.deadline().is_none() {
-            self.timer.arm(now + self.rtt, ctx);
-        }
-    }
-
-    /// §6.3.1: the interval that would give X_recv by the equation.
-    fn synthetic_interval(&mut self, now: SimTime) -> f64 {
-        let x_target = self.x_recv_rfc(now);
-        let r = secs(self.rtt);
-        if r > 0.0 && x_target > 0.0 {
-            1.0 / p_for_rate_rfc(self.s, r, x_target)
-        } else {
-            self.stats.packets_received as f64
-        }
-    }
-
-    /// §6.2: bytes (of s) per second received within the last R_m (or since the first packet
-    /// if that is shorter; since the last report while R_m is unknown).
-    fn x_recv_rfc(&mut self, now: SimTime) -> f64 {
-        let window = if self.rtt > SimDuration::ZERO {
-            self.rtt.min(now.saturating_since(self.first_arrival.unwrap_or(now)))
-        } else {
-            self.last_report.map_or(SimDuration::ZERO, |r| now.saturating_since(r))
-        };
-        let since = SimTime(now.0.saturating_sub(window.0));
-        while self.recent.front().is_some_and(|&t| t < since) {
-            self.recent.pop_front();
-        }
-        if window == SimDuration::ZERO {
-            return 0.0;
-        }
-        self.recent.len() as f64 * self.s / secs(window)
-    }
-
-    // ---------------------------------------------------------------- ns-2
-
-    fn after_data_ns2(&mut self, a: Arrival, above: bool, urgent: bool, marked: bool, timestamp: SimTime, ctx: &mut Ctx) {
-        let now = ctx.now;
-        let mut report = a.new && urgent;
-        let mut given_p = None;
-        let mut absorbed = false;
-        if above {
-            let ecn_event = marked && self.detector.began().last().is_some();
-            if !self.loss_seen && (a.gap || ecn_event) {
-                // `adjust_history`: the first loss becomes a synthetic interval
-                self.loss_seen = true;
-                absorbed = true;
-                report = true;
-                let x = self.x_recv_ns2(now);
-                let p = p_for_rate_ns2(x, secs(self.rtt), secs(self.rto), self.s, 1.0);
-                self.history.start((1.0 / p).trunc(), self.history.ns2_counted_to());
-                self.detector.restart_event(timestamp, self.round);
-                given_p = Some(p);
-            }
-            let since_report = now.saturating_since(self.last_report.unwrap_or(SimTime::ZERO));
-            if secs(self.rtt) > 1e-7 && since_report >= self.rtt {
-                report = true;
-            }
-        }
-        if !self.detector.began().is_empty() {
-            report = true;
-            if !absorbed && self.history.has_loss() {
-                for &seq in self.detector.began() {
-                    self.history.begin_event(seq);
-                }
-            }
-        }
-        if report {
-            self.nextpkt_ns2(given_p, ctx);
-        }
-    }
-
-    /// `nextpkt(p)`: a report, then the 1.5·R timer.
-    fn nextpkt_ns2(&mut self, p: Option<f64>, ctx: &mut Ctx) {
-        // `sendpkt`: only if new data arrived since the last report
-        let arrival = self.last.map_or(SimTime::ZERO, |(_, a)| a);
-        if arrival >= self.last_report.unwrap_or(SimTime::ZERO) {
-            self.send_feedback(p, ctx);
-        }
-        if self.rtt > SimDuration::ZERO {
-            let wait = SimDuration(self.rtt.0 + self.rtt.0 / 2);
-            self.timer.arm(ctx.now + wait, ctx);
-        }
-    }
-
-    /// `est_thput() × psize`: bytes (of s) per second.
-    fn x_recv_ns2(&mut self, now: SimTime) -> f64 {
-        let r = secs(self.rtt);
-        let since = now.saturating_since(self.last_report.unwrap_or(SimTime::ZERO));
-        let packets_per_s = if r > 0.0 && secs(since) >= r {
-            self.since_report as f64 / secs(since)
-        } else if r > 0.0 {
-            // unmarked packets that arrived within R of the latest arrival
-            let latest = self.last.map_or(now, |(_, a)| a);
-            let recent = self.recent.iter().rev().take_while(|&&t| t + self.rtt > latest).count();
-            if recent > 0 {
-                recent as f64 / r
-            } else {
-                1.0
-            }
-        } else {
-            1.0
-        };
-        packets_per_s * self.s
-    }
-
     // ---------------------------------------------------------------- feedback
 
     /// Sends a report with p (`given_p`, or the history's now) and X_recv.
     fn send_feedback(&mut self, given_p: Option<f64>, ctx: &mut Ctx) {
         let now = ctx.now;
-        let Some((echo, arrival)) = self.last else { return };
+        let Some((echo, arrival)) = self.last else {
+            return;
+        };
         let s_max = self.detector.highest().expect("data arrived");
         let p = given_p.unwrap_or_else(|| self.history.p(s_max));
         let x_recv = match self.p.rules {
@@ -341,8 +236,16 @@ impl Receiver {
             flow: self.flow,
             dst_agent: self.peer,
             rev: true,
-            th: TransportHeader { ack: s_max, ..Default::default() },
-            tfrc: TfrcHeader::Feedback { echo, delay: now.saturating_since(arrival), x_recv, p },
+            th: TransportHeader {
+                ack: s_max,
+                ..Default::default()
+            },
+            tfrc: TfrcHeader::Feedback {
+                echo,
+                delay: now.saturating_since(arrival),
+                x_recv,
+                p,
+            },
             ..Default::default()
         });
         self.stats.feedback_sent += 1;

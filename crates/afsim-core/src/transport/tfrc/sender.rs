@@ -71,14 +71,32 @@ pub struct Sender {
 impl Sender {
     /// The sender of flow `flow` from `src_node` to `dst_node`; `peer_agent` is the receiver's
     /// agent id; X and X_recv are averaged from `measure_from` on.
-    pub fn new(flow: u32, src_node: u32, dst_node: u32, peer_agent: u32, params: &Params, measure_from: SimTime) -> Sender {
+    pub fn new(
+        flow: u32,
+        src_node: u32,
+        dst_node: u32,
+        peer_agent: u32,
+        params: &Params,
+        measure_from: SimTime,
+    ) -> Sender {
         debug_assert!(params.validate().is_ok());
         let p = *params;
         let s = f64::from(p.segment_size());
         let target = p.target_bytes_per_s();
         let control = match p.rules {
-            Rules::Rfc5348 => Control::Rfc(rate_rfc::Control::new(s, p.initial_rate, p.oscillation_prevention, target, p.start)),
-            Rules::Ns2 => Control::Ns2(rate_ns2::Control::new(s, p.initial_rate, p.oscillation_prevention, target)),
+            Rules::Rfc5348 => Control::Rfc(rate_rfc::Control::new(
+                s,
+                p.initial_rate,
+                p.oscillation_prevention,
+                target,
+                p.start,
+            )),
+            Rules::Ns2 => Control::Ns2(rate_ns2::Control::new(
+                s,
+                p.initial_rate,
+                p.oscillation_prevention,
+                target,
+            )),
             Rules::Ns2_28 => Control::Ns2(
                 rate_ns2::Control::new(s, p.initial_rate, p.oscillation_prevention, target)
                     .with_release(rate_ns2::Release::V2_28),
@@ -157,7 +175,8 @@ impl Sender {
     /// Time average of X over [measure_from, now], kb/s; `None` for an empty interval.
     pub fn x_mean_kbps(&self, now: SimTime) -> Option<f64> {
         let span = secs(now.saturating_since(self.measure_from));
-        (span > 0.0).then(|| (self.x_area + self.x() * self.measured_secs(self.x_since, now)) / span * 8e-3)
+        (span > 0.0)
+            .then(|| (self.x_area + self.x() * self.measured_secs(self.x_since, now)) / span * 8e-3)
     }
 
     /// Mean X_recv of the feedback received in the measured interval, kb/s.
@@ -197,7 +216,15 @@ impl Sender {
     }
 
     pub fn on_packet(&mut self, pkt: &Packet, ctx: &mut Ctx) {
-        let TfrcHeader::Feedback { echo, delay, x_recv, p } = pkt.tfrc else { return };
+        let TfrcHeader::Feedback {
+            echo,
+            delay,
+            x_recv,
+            p,
+        } = pkt.tfrc
+        else {
+            return;
+        };
         if !pkt.rev || !self.started {
             return;
         }
@@ -304,7 +331,12 @@ impl Sender {
                 let r = c.rtt().unwrap_or(0.0);
                 (duration(r), duration(4.0 * r), 0, false)
             }
-            Control::Ns2(c) => (duration(c.rtt()), duration(c.tzero()), c.round(), c.urgent()),
+            Control::Ns2(c) => (
+                duration(c.rtt()),
+                duration(c.tzero()),
+                c.round(),
+                c.urgent(),
+            ),
         };
     }
 
@@ -318,8 +350,18 @@ impl Sender {
             size: self.p.packet_size,
             flow: self.flow,
             dst_agent: self.peer,
-            th: TransportHeader { seq: self.seq, payload: self.s as u32, ..Default::default() },
-            tfrc: TfrcHeader::Data { timestamp: ctx.now, rtt, rto, round, urgent },
+            th: TransportHeader {
+                seq: self.seq,
+                payload: self.s as u32,
+                ..Default::default()
+            },
+            tfrc: TfrcHeader::Data {
+                timestamp: ctx.now,
+                rtt,
+                rto,
+                round,
+                urgent,
+            },
             ..Default::default()
         });
         self.seq += 1;

@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 
 use super::equation::x_rfc;
 use super::receiver::Receiver;
-use super::test_util::{at_ms, close};
 use super::sender::Sender;
+use super::test_util::{at_ms, close};
 use super::{Params, Rules};
 use crate::metrics::flow::FlowStats;
 use crate::net::packet::{Ecn, Packet, PacketId, Pool, TfrcHeader};
@@ -117,7 +117,10 @@ impl Net {
             if wire == Some(next) {
                 let (_, p) = self.wire.pop_front().expect("peeked");
                 if p.rev {
-                    if let TfrcHeader::Feedback { x_recv, p: loss, .. } = p.tfrc {
+                    if let TfrcHeader::Feedback {
+                        x_recv, p: loss, ..
+                    } = p.tfrc
+                    {
                         self.feedback.push((self.now, x_recv, loss));
                     }
                     self.call(SENDER, |s, _, ctx| s.on_packet(&p, ctx));
@@ -126,7 +129,9 @@ impl Net {
                 }
             } else {
                 let (_, ev) = self.events.pop().expect("peeked");
-                let Event::Timer { agent, token } = ev else { panic!("only timers here") };
+                let Event::Timer { agent, token } = ev else {
+                    panic!("only timers here")
+                };
                 if agent == SENDER {
                     self.call(SENDER, |s, _, ctx| s.on_timer(token, ctx));
                 } else {
@@ -143,7 +148,10 @@ impl Net {
 
     /// Sequence numbers sent in [from, to) ms.
     fn sent_between(&self, from: u64, to: u64) -> usize {
-        self.sent.iter().filter(|&&(t, _)| t >= at_ms(from) && t < at_ms(to)).count()
+        self.sent
+            .iter()
+            .filter(|&&(t, _)| t >= at_ms(from) && t < at_ms(to))
+            .count()
     }
 }
 
@@ -155,14 +163,22 @@ fn the_first_packet_is_answered_and_the_first_feedback_sets_w_init_over_r() {
     let mut n = Net::new(&Params::default(), 50);
     n.start();
     n.run_ms(99);
-    assert_eq!(n.sent, vec![(SimTime::ZERO, 0)], "one packet per second before any feedback");
+    assert_eq!(
+        n.sent,
+        vec![(SimTime::ZERO, 0)],
+        "one packet per second before any feedback"
+    );
     n.run_ms(101);
     // the receiver answered packet 0 at 50 ms (p = 0, X_recv = 0); at 100 ms R = 0.1 s and
     // X = W_init/R = min(4s, max(2s, 4380)) / 0.1 = 3872 / 0.1 = 38 720 B/s
     assert_eq!(n.feedback.len(), 1);
     assert_eq!((n.feedback[0].1, n.feedback[0].2), (0.0, 0.0));
     assert!(close(n.sender.x(), 38_720.0, 1e-9), "{}", n.sender.x());
-    assert_eq!(n.sent.len(), 2, "the overdue second packet leaves at once, at 100 ms");
+    assert_eq!(
+        n.sent.len(),
+        2,
+        "the overdue second packet leaves at once, at 100 ms"
+    );
     assert_eq!(n.sent[1].0, at_ms(100));
     // then s/X = 25 ms apart
     n.run_ms(200);
@@ -174,8 +190,15 @@ fn the_receiver_reports_once_per_rtt_in_steady_sending() {
     let mut n = Net::new(&Params::default(), 50);
     n.start();
     n.run_ms(3000);
-    let in_second = n.feedback.iter().filter(|&&(t, ..)| t >= at_ms(2000) && t < at_ms(3000)).count();
-    assert!((9..=11).contains(&in_second), "{in_second} reports in one second at R = 100 ms");
+    let in_second = n
+        .feedback
+        .iter()
+        .filter(|&&(t, ..)| t >= at_ms(2000) && t < at_ms(3000))
+        .count();
+    assert!(
+        (9..=11).contains(&in_second),
+        "{in_second} reports in one second at R = 100 ms"
+    );
     assert_eq!(n.receiver.stats().loss_events, 0);
     assert!(n.sender.in_slow_start());
 }
@@ -183,13 +206,24 @@ fn the_receiver_reports_once_per_rtt_in_steady_sending() {
 #[test]
 fn the_receiver_keeps_two_rtts_of_arrivals_whatever_the_run_length() {
     for p in [Params::default(), Params::ns2()] {
-        let mut n = Net::new(&Params { target_rate_bps: Some(2_000_000), ..p }, 50);
+        let mut n = Net::new(
+            &Params {
+                target_rate_bps: Some(2_000_000),
+                ..p
+            },
+            50,
+        );
         n.lose = (1..400).map(|k| 37 * k).collect();
         n.start();
         n.run_ms(30_000);
         let per_2r = n.sent_between(29_800, 30_000);
         assert!(n.sent.len() > 5_000, "{}", n.sent.len());
-        assert!(n.receiver.kept_arrivals() <= per_2r + 2, "{:?}: {} kept, {per_2r} sent in 2R", p.rules, n.receiver.kept_arrivals());
+        assert!(
+            n.receiver.kept_arrivals() <= per_2r + 2,
+            "{:?}: {} kept, {per_2r} sent in 2R",
+            p.rules,
+            n.receiver.kept_arrivals()
+        );
     }
 }
 
@@ -200,9 +234,23 @@ fn slow_start_doubles_per_rtt_within_twice_the_receive_rate() {
     n.run_ms(1000);
     // with no loss and no bottleneck, X doubles each RTT but never beyond 2 × X_recv of the
     // last two RTTs once the initial Infinity has gone
-    let max_recv = n.feedback.iter().rev().take(3).map(|f| f.1).fold(0.0, f64::max);
-    assert!(n.sender.x() <= 2.0 * max_recv * (1.0 + 1e-9), "{} > 2 × {max_recv}", n.sender.x());
-    assert!(n.sender.x() > 16.0 * 38_720.0, "several doublings in a second: {}", n.sender.x());
+    let max_recv = n
+        .feedback
+        .iter()
+        .rev()
+        .take(3)
+        .map(|f| f.1)
+        .fold(0.0, f64::max);
+    assert!(
+        n.sender.x() <= 2.0 * max_recv * (1.0 + 1e-9),
+        "{} > 2 × {max_recv}",
+        n.sender.x()
+    );
+    assert!(
+        n.sender.x() > 16.0 * 38_720.0,
+        "several doublings in a second: {}",
+        n.sender.x()
+    );
 }
 
 #[test]
@@ -216,9 +264,22 @@ fn a_lost_packet_is_a_loss_event_after_three_more_and_ends_slow_start() {
     // p went from 0 to 1/I_1 (the synthetic interval): reported at once, so the sender left
     // slow start one delay after packet 43 reached the receiver
     assert!(!n.sender.in_slow_start());
-    let first_p = n.feedback.iter().find(|f| f.2 > 0.0).expect("a report with p > 0");
-    let t43 = n.sent.iter().find(|&&(_, s)| s == 43).expect("43 was sent").0;
-    assert_eq!(first_p.0, t43 + SimDuration::from_millis(100), "reported when 43 arrived");
+    let first_p = n
+        .feedback
+        .iter()
+        .find(|f| f.2 > 0.0)
+        .expect("a report with p > 0");
+    let t43 = n
+        .sent
+        .iter()
+        .find(|&&(_, s)| s == 43)
+        .expect("43 was sent")
+        .0;
+    assert_eq!(
+        first_p.0,
+        t43 + SimDuration::from_millis(100),
+        "reported when 43 arrived"
+    );
 }
 
 #[test]
@@ -227,17 +288,36 @@ fn two_losses_within_one_rtt_are_one_event_and_two_a_second_apart_are_two() {
     n.lose = vec![40, 41, 45];
     n.start();
     n.run_ms(2000);
-    assert_eq!((n.receiver.stats().packets_lost, n.receiver.stats().loss_events), (3, 1));
+    assert_eq!(
+        (
+            n.receiver.stats().packets_lost,
+            n.receiver.stats().loss_events
+        ),
+        (3, 1)
+    );
     let mut m = Net::new(&Params::default(), 50);
     m.start();
     m.run_ms(1000);
-    let seq_at = |net: &Net, ms: u64| net.sent.iter().rev().find(|&&(t, _)| t <= at_ms(ms)).map(|&(_, s)| s).unwrap();
+    let seq_at = |net: &Net, ms: u64| {
+        net.sent
+            .iter()
+            .rev()
+            .find(|&&(t, _)| t <= at_ms(ms))
+            .map(|&(_, s)| s)
+            .unwrap()
+    };
     let first = seq_at(&m, 1000) + 10;
     m.lose = vec![first];
     m.run_ms(2000);
     m.lose.push(seq_at(&m, 2000) + 10);
     m.run_ms(4000);
-    assert_eq!((m.receiver.stats().packets_lost, m.receiver.stats().loss_events), (2, 2));
+    assert_eq!(
+        (
+            m.receiver.stats().packets_lost,
+            m.receiver.stats().loss_events
+        ),
+        (2, 2)
+    );
 }
 
 #[test]
@@ -254,9 +334,16 @@ fn without_feedback_the_rate_halves_at_each_expiry() {
     let deadline = n.sender.nofeedback_deadline().expect("armed");
     n.run_until(deadline + SimDuration::from_nanos(1));
     assert_eq!(n.sender.stats().nofeedback_expiries, 1);
-    assert!(n.sender.x() <= x0 / 2.0 * (1.0 + 1e-9), "{} > {x0} / 2", n.sender.x());
+    assert!(
+        n.sender.x() <= x0 / 2.0 * (1.0 + 1e-9),
+        "{} > {x0} / 2",
+        n.sender.x()
+    );
     let deadline2 = n.sender.nofeedback_deadline().expect("re-armed");
-    assert_eq!(deadline2, deadline + super::duration((4.0 * r).max(2.0 * S / n.sender.x())));
+    assert_eq!(
+        deadline2,
+        deadline + super::duration((4.0 * r).max(2.0 * S / n.sender.x()))
+    );
     n.run_until(deadline2 + SimDuration::from_nanos(1));
     assert_eq!(n.sender.stats().nofeedback_expiries, 2);
 }
@@ -264,7 +351,11 @@ fn without_feedback_the_rate_halves_at_each_expiry() {
 #[test]
 fn gtfrc_keeps_the_rate_at_the_target_through_heavy_loss() {
     let target_bps = 400_000;
-    let p = Params { target_rate_bps: Some(target_bps), trace: true, ..Params::default() };
+    let p = Params {
+        target_rate_bps: Some(target_bps),
+        trace: true,
+        ..Params::default()
+    };
     let mut n = Net::new(&p, 50);
     // every tenth packet from 100 on: p around 0.1, where the equation allows ~70 kb/s here
     n.lose = (10..200).map(|k| 10 * k).collect();
@@ -275,18 +366,35 @@ fn gtfrc_keeps_the_rate_at_the_target_through_heavy_loss() {
     let left = t.p.iter().position(|&p| p > 0.0).expect("left slow start");
     assert!(*t.p.last().unwrap() > 0.05, "p = {}", t.p.last().unwrap());
     let target_kbps = target_bps as f64 / 1e3;
-    assert!(t.x_kbps[left..].iter().all(|&x| x >= target_kbps - 1e-9), "{:?}", &t.x_kbps[left..]);
+    assert!(
+        t.x_kbps[left..].iter().all(|&x| x >= target_kbps - 1e-9),
+        "{:?}",
+        &t.x_kbps[left..]
+    );
     // plain TFRC under the same losses falls far below it
-    let mut plain = Net::new(&Params { trace: true, ..Params::default() }, 50);
+    let mut plain = Net::new(
+        &Params {
+            trace: true,
+            ..Params::default()
+        },
+        50,
+    );
     plain.lose = n.lose.clone();
     plain.start();
     plain.run_ms(6000);
-    assert!(plain.sender.x() * 8e-3 < target_kbps / 2.0, "{}", plain.sender.x());
+    assert!(
+        plain.sender.x() * 8e-3 < target_kbps / 2.0,
+        "{}",
+        plain.sender.x()
+    );
 }
 
 #[test]
 fn ecn_marks_count_as_loss_events_without_losing_packets() {
-    let p = Params { ecn: true, ..Params::default() };
+    let p = Params {
+        ecn: true,
+        ..Params::default()
+    };
     let mut n = Net::new(&p, 50);
     n.mark = vec![40, 41];
     n.start();
@@ -313,24 +421,52 @@ fn ns2_reports_a_gap_as_a_loss_at_the_next_packet() {
     n.lose = vec![40];
     n.start();
     n.run_ms(2000);
-    assert_eq!((n.receiver.stats().packets_lost, n.receiver.stats().loss_events), (1, 1));
-    let first_p = n.feedback.iter().find(|f| f.2 > 0.0).expect("a report with p > 0");
-    let t41 = n.sent.iter().find(|&&(_, s)| s == 41).expect("41 was sent").0;
-    assert_eq!(first_p.0, t41 + SimDuration::from_millis(100), "reported when 41 arrived");
+    assert_eq!(
+        (
+            n.receiver.stats().packets_lost,
+            n.receiver.stats().loss_events
+        ),
+        (1, 1)
+    );
+    let first_p = n
+        .feedback
+        .iter()
+        .find(|f| f.2 > 0.0)
+        .expect("a report with p > 0");
+    let t41 = n
+        .sent
+        .iter()
+        .find(|&&(_, s)| s == 41)
+        .expect("41 was sent")
+        .0;
+    assert_eq!(
+        first_p.0,
+        t41 + SimDuration::from_millis(100),
+        "reported when 41 arrived"
+    );
     assert!(!n.sender.in_slow_start());
 }
 
 #[test]
 fn ns2_28_runs_end_to_end_with_ns2s_receiver_and_parts_from_ns2_in_slow_start() {
     // same segment size for both (ns2_28's own default has no header bytes)
-    let p28 = Params { header_bytes: 32, ..Params::ns2_28() };
+    let p28 = Params {
+        header_bytes: 32,
+        ..Params::ns2_28()
+    };
     let (mut a, mut b) = (Net::new(&Params::ns2(), 50), Net::new(&p28, 50));
     for n in [&mut a, &mut b] {
         n.lose = vec![40];
         n.start();
         n.run_ms(2000);
         // the receiver's rules are ns-2.35's for both: the one gap is one loss and one event
-        assert_eq!((n.receiver.stats().packets_lost, n.receiver.stats().loss_events), (1, 1));
+        assert_eq!(
+            (
+                n.receiver.stats().packets_lost,
+                n.receiver.stats().loss_events
+            ),
+            (1, 1)
+        );
         assert!(!n.sender.in_slow_start());
     }
     // the same four reports (one every 100 ms: X_recv 1, 10, 40, 40 packets/s × s). At the
@@ -340,9 +476,18 @@ fn ns2_28_runs_end_to_end_with_ns2s_receiver_and_parts_from_ns2_in_slow_start() 
     // report, so it sets 2·X_recv (2.28 l.478–485), and the fifth report already sees more
     assert_eq!(a.feedback[..4], b.feedback[..4]);
     let (xa, xb) = (a.feedback[4].1, b.feedback[4].1);
-    assert!(close(xa, 40.0 * S, 1e-9) && close(xb, 60.0 * S, 1e-9), "fifth X_recv: ns2 {xa}, ns2_28 {xb}");
+    assert!(
+        close(xa, 40.0 * S, 1e-9) && close(xb, 60.0 * S, 1e-9),
+        "fifth X_recv: ns2 {xa}, ns2_28 {xb}"
+    );
     // and 2.28 reaches the loss (packet 40) sooner
-    let first_loss = |n: &Net| n.feedback.iter().find(|f| f.2 > 0.0).expect("a loss report").0;
+    let first_loss = |n: &Net| {
+        n.feedback
+            .iter()
+            .find(|f| f.2 > 0.0)
+            .expect("a loss report")
+            .0
+    };
     assert!(first_loss(&b) < first_loss(&a));
 }
 
@@ -366,7 +511,13 @@ fn bernoulli_run(rules: Rules, p: f64, seconds: u64) -> (f64, f64, f64, f64, u64
     let f = &report.flows[0];
     let events = f.loss_events.unwrap();
     let per_packet = events as f64 / f.packets_delivered as f64;
-    (f.x_kbps.unwrap(), per_packet, f.loss_event_rate.unwrap(), f.rtt_mean_s.unwrap(), events)
+    (
+        f.x_kbps.unwrap(),
+        per_packet,
+        f.loss_event_rate.unwrap(),
+        f.rtt_mean_s.unwrap(),
+        events,
+    )
 }
 
 #[test]
@@ -374,12 +525,21 @@ fn alone_with_bernoulli_loss_tfrc_sends_at_the_equations_rate() {
     // RFC 5348 §3.1 at the flow's loss event rate (loss events per packet, as the receiver
     // detected them) and the RTT the sender measured: within 10 % for packet loss rates from
     // 0.1 % to 10 %
-    for (p, seconds) in [(0.001, 1500), (0.003, 800), (0.01, 400), (0.03, 300), (0.1, 300)] {
+    for (p, seconds) in [
+        (0.001, 1500),
+        (0.003, 800),
+        (0.01, 400),
+        (0.03, 300),
+        (0.1, 300),
+    ] {
         let (x_kbps, p_event, p_reported, rtt, events) = bernoulli_run(Rules::Rfc5348, p, seconds);
         assert!(events > 150, "p = {p}: only {events} loss events");
         let eq_kbps = x_rfc(S, rtt, p_event) * 8e-3;
         eprintln!("p = {p}: X̄ {x_kbps:.1} kb/s, equation {eq_kbps:.1} kb/s at p = {p_event:.5} (reported {p_reported:.5}), R = {rtt:.4}, {events} events");
         assert!(close(x_kbps, eq_kbps, 0.10), "p = {p}: X̄ {x_kbps:.1} kb/s, equation {eq_kbps:.1} kb/s at p = {p_event:.5}, R = {rtt:.4}");
-        assert!(p_event <= p * 1.1, "a loss event holds one or more losses: {p_event} > {p}");
+        assert!(
+            p_event <= p * 1.1,
+            "a loss event holds one or more losses: {p_event} > {p}"
+        );
     }
 }

@@ -71,8 +71,17 @@ mod tests {
     fn a_row_is_recorded_only_when_something_changes() {
         let mut t = Trace::new();
         let at = |ms| SimTime::ZERO + SimDuration::from_millis(ms);
-        let a = Point { x_kbps: 8.0, x_recv_kbps: 0.0, p: 0.0, rtt_s: 0.0 };
-        let b = Point { x_kbps: 320.0, rtt_s: 0.1, ..a };
+        let a = Point {
+            x_kbps: 8.0,
+            x_recv_kbps: 0.0,
+            p: 0.0,
+            rtt_s: 0.0,
+        };
+        let b = Point {
+            x_kbps: 320.0,
+            rtt_s: 0.1,
+            ..a
+        };
         t.record(at(0), a);
         t.record(at(50), a);
         t.record(at(100), b);

@@ -20,7 +20,7 @@
 
 use std::fmt;
 
-use crate::edge::ParamError;
+use crate::param::ParamError;
 
 /// The largest 6-bit code point.
 pub const MAX_DSCP: u8 = 63;
@@ -80,6 +80,41 @@ pub const fn sima_decode(dscp: u8) -> Option<(bool, u8)> {
         Some((dscp & 0b100 != 0, dscp >> 3))
     } else {
         None
+    }
+}
+
+/// SIMA drop precedences a packet can carry (0 ..= 7), `edge::sima::LEVELS`.
+pub const SIMA_LEVELS: usize = 8;
+
+/// The SIMA service class (DRT draft §2: class 1 non-real time, class 2 real time).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ServiceClass {
+    /// Non-real time, the default (DRT draft §3).
+    #[default]
+    Nrt,
+    Rt,
+}
+
+impl ServiceClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            ServiceClass::Nrt => "nrt",
+            ServiceClass::Rt => "rt",
+        }
+    }
+
+    /// 0 for NRT, 1 for RT (index of per-class arrays).
+    #[inline]
+    pub fn index(self) -> usize {
+        match self {
+            ServiceClass::Nrt => 0,
+            ServiceClass::Rt => 1,
+        }
+    }
+
+    #[inline]
+    pub fn is_rt(self) -> bool {
+        self == ServiceClass::Rt
     }
 }
 
@@ -278,15 +313,26 @@ impl ColourTable {
     /// `default`.
     pub fn new(levels: u8, default: Marking) -> Result<Self, ParamError> {
         if levels == 0 || levels as usize > MAX_LEVELS {
-            return Err(ParamError::new("levels", format!("{levels} levels; a table has 1..={MAX_LEVELS}")));
+            return Err(ParamError::new(
+                "levels",
+                format!("{levels} levels; a table has 1..={MAX_LEVELS}"),
+            ));
         }
         if default.level >= levels {
             return Err(ParamError::new(
                 "default",
-                format!("default level {} is not below the table's {levels} levels", default.level),
+                format!(
+                    "default level {} is not below the table's {levels} levels",
+                    default.level
+                ),
             ));
         }
-        Ok(ColourTable { levels, default, entries: [None; 64], naming: LevelNames::Colours })
+        Ok(ColourTable {
+            levels,
+            default,
+            entries: [None; 64],
+            naming: LevelNames::Colours,
+        })
     }
 
     /// The RFC 2597 table with three levels:
@@ -297,16 +343,28 @@ impl ColourTable {
     ///   traffic dropped first, as non-conformant traffic downgraded to best effort is in
     ///   Giacomazzi et al. (RIO treats it as OUT).
     pub fn rfc2597() -> Self {
-        let be = Marking { class: Class::BestEffort, level: 2 };
+        let be = Marking {
+            class: Class::BestEffort,
+            level: 2,
+        };
         let mut t = ColourTable::new(3, be).expect("3 levels is valid");
         for class in 1..=4u8 {
             for prec in 1..=3u8 {
-                t.entries[af(class, prec) as usize] = Some(Marking { class: Class::Af(class), level: prec - 1 });
+                t.entries[af(class, prec) as usize] = Some(Marking {
+                    class: Class::Af(class),
+                    level: prec - 1,
+                });
             }
         }
-        t.entries[EF as usize] = Some(Marking { class: Class::Ef, level: 0 });
+        t.entries[EF as usize] = Some(Marking {
+            class: Class::Ef,
+            level: 0,
+        });
         for n in 1..=7u8 {
-            t.entries[(8 * n) as usize] = Some(Marking { class: Class::ClassSelector(n), level: 0 });
+            t.entries[(8 * n) as usize] = Some(Marking {
+                class: Class::ClassSelector(n),
+                level: 0,
+            });
         }
         t.entries[BE as usize] = Some(be);
         t
@@ -318,11 +376,20 @@ impl ColourTable {
     /// DP 0 (the DRT draft §3: "The default DRT class is non-real-time"; the SIMA draft §11:
     /// the lowest category "always get priority 0"). Reports name its levels "DP n".
     pub fn sima() -> Self {
-        let default = Marking { class: SIMA_NRT, level: 7 };
+        let default = Marking {
+            class: SIMA_NRT,
+            level: 7,
+        };
         let mut t = ColourTable::new(8, default).expect("8 levels is valid");
         for dp in 0..8u8 {
-            t.entries[sima(false, dp) as usize] = Some(Marking { class: SIMA_NRT, level: 7 - dp });
-            t.entries[sima(true, dp) as usize] = Some(Marking { class: SIMA_RT, level: 7 - dp });
+            t.entries[sima(false, dp) as usize] = Some(Marking {
+                class: SIMA_NRT,
+                level: 7 - dp,
+            });
+            t.entries[sima(true, dp) as usize] = Some(Marking {
+                class: SIMA_RT,
+                level: 7 - dp,
+            });
         }
         t.naming = LevelNames::SimaDp;
         t
@@ -341,12 +408,18 @@ impl ColourTable {
     /// Sets what `dscp` means in this domain.
     pub fn set(&mut self, dscp: u8, marking: Marking) -> Result<(), ParamError> {
         if dscp > MAX_DSCP {
-            return Err(ParamError::new("dscp", format!("{dscp} is not a 6-bit code point (0..=63)")));
+            return Err(ParamError::new(
+                "dscp",
+                format!("{dscp} is not a 6-bit code point (0..=63)"),
+            ));
         }
         if marking.level >= self.levels {
             return Err(ParamError::new(
                 "level",
-                format!("level {} for DSCP {dscp}: the table has levels 0..{}", marking.level, self.levels),
+                format!(
+                    "level {} for DSCP {dscp}: the table has levels 0..{}",
+                    marking.level, self.levels
+                ),
             ));
         }
         self.entries[dscp as usize] = Some(marking);
@@ -361,7 +434,11 @@ impl ColourTable {
     /// What `dscp` means here (the default for unset or out-of-range code points).
     #[inline]
     pub fn lookup(&self, dscp: u8) -> Marking {
-        self.entries.get(dscp as usize).copied().flatten().unwrap_or(self.default)
+        self.entries
+            .get(dscp as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(self.default)
     }
 
     /// The drop-precedence level of `dscp`.
@@ -399,7 +476,10 @@ mod tests {
 
     #[test]
     fn class_selectors_are_xxx000_and_ef_is_101110() {
-        for (n, cs) in [CS0, CS1, CS2, CS3, CS4, CS5, CS6, CS7].into_iter().enumerate() {
+        for (n, cs) in [CS0, CS1, CS2, CS3, CS4, CS5, CS6, CS7]
+            .into_iter()
+            .enumerate()
+        {
             assert_eq!(cs, (n as u8) << 3);
         }
         assert_eq!(EF, 0b101110);
@@ -442,9 +522,21 @@ mod tests {
             assert_eq!(t.colour(af(class, 3)), Colour::Red);
             assert_eq!(t.lookup(af(class, 2)).class, Class::Af(class));
         }
-        assert_eq!(t.lookup(EF), Marking { class: Class::Ef, level: 0 });
+        assert_eq!(
+            t.lookup(EF),
+            Marking {
+                class: Class::Ef,
+                level: 0
+            }
+        );
         assert_eq!(t.lookup(CS6).class, Class::ClassSelector(6));
-        assert_eq!(t.lookup(BE), Marking { class: Class::BestEffort, level: 2 });
+        assert_eq!(
+            t.lookup(BE),
+            Marking {
+                class: Class::BestEffort,
+                level: 2
+            }
+        );
     }
 
     #[test]
@@ -452,26 +544,62 @@ mod tests {
         let t = ColourTable::rfc2597();
         assert_eq!(t.lookup(1), t.lookup(BE));
         assert_eq!(t.lookup(63), t.lookup(BE));
-        assert_eq!(t.lookup(200), t.lookup(BE), "out-of-range values never panic");
+        assert_eq!(
+            t.lookup(200),
+            t.lookup(BE),
+            "out-of-range values never panic"
+        );
     }
 
     #[test]
     fn a_domain_can_define_eight_levels() {
-        let mut t = ColourTable::new(8, Marking { class: Class::BestEffort, level: 7 }).unwrap();
+        let mut t = ColourTable::new(
+            8,
+            Marking {
+                class: Class::BestEffort,
+                level: 7,
+            },
+        )
+        .unwrap();
         for dp in 0..8u8 {
-            t.set(dp * 2, Marking { class: Class::Local(1), level: dp }).unwrap();
+            t.set(
+                dp * 2,
+                Marking {
+                    class: Class::Local(1),
+                    level: dp,
+                },
+            )
+            .unwrap();
         }
         assert_eq!(t.level(6), 3);
         assert_eq!(t.level(14), 7);
         assert_eq!(t.level(1), 7, "unset code points take the default");
         assert_eq!(t.colour(14), Colour::Red);
-        assert!(t.set(3, Marking { class: Class::Local(1), level: 8 }).is_err());
-        assert!(t.set(64, Marking { class: Class::Local(1), level: 0 }).is_err());
+        assert!(t
+            .set(
+                3,
+                Marking {
+                    class: Class::Local(1),
+                    level: 8
+                }
+            )
+            .is_err());
+        assert!(t
+            .set(
+                64,
+                Marking {
+                    class: Class::Local(1),
+                    level: 0
+                }
+            )
+            .is_err());
     }
 
     #[test]
     fn sima_code_points_are_pool_two_with_the_drop_precedence_in_the_precedence_bits() {
-        let all: Vec<u8> = (0..8).flat_map(|dp| [sima(false, dp), sima(true, dp)]).collect();
+        let all: Vec<u8> = (0..8)
+            .flat_map(|dp| [sima(false, dp), sima(true, dp)])
+            .collect();
         assert_eq!(all.len(), 16);
         for &d in &all {
             assert_eq!(d & 0b11, 0b11, "RFC 2474 §6 pool 2 is xxxx11: {d}");
@@ -481,7 +609,10 @@ mod tests {
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), 16, "sixteen distinct code points");
-        assert_eq!([sima(false, 0), sima(false, 4), sima(false, 7)], [3, 35, 59]);
+        assert_eq!(
+            [sima(false, 0), sima(false, 4), sima(false, 7)],
+            [3, 35, 59]
+        );
         assert_eq!([sima(true, 0), sima(true, 4), sima(true, 7)], [7, 39, 63]);
         for dp in 0..8 {
             assert_eq!(sima_decode(sima(false, dp)), Some((false, dp)));
@@ -499,19 +630,43 @@ mod tests {
         let t = ColourTable::sima();
         assert_eq!(t.levels(), 8);
         for dp in 0..8u8 {
-            assert_eq!(t.lookup(sima(false, dp)), Marking { class: SIMA_NRT, level: 7 - dp });
-            assert_eq!(t.lookup(sima(true, dp)), Marking { class: SIMA_RT, level: 7 - dp });
+            assert_eq!(
+                t.lookup(sima(false, dp)),
+                Marking {
+                    class: SIMA_NRT,
+                    level: 7 - dp
+                }
+            );
+            assert_eq!(
+                t.lookup(sima(true, dp)),
+                Marking {
+                    class: SIMA_RT,
+                    level: 7 - dp
+                }
+            );
             assert_eq!(t.level_name(7 - dp), format!("DP {dp}"));
         }
-        assert_eq!(t.lookup(BE), Marking { class: SIMA_NRT, level: 7 });
+        assert_eq!(
+            t.lookup(BE),
+            Marking {
+                class: SIMA_NRT,
+                level: 7
+            }
+        );
         assert_eq!(t.lookup(AF11), t.lookup(BE));
         let rfc = ColourTable::rfc2597();
-        assert_eq!([rfc.level_name(0), rfc.level_name(2), rfc.level_name(5)], ["green", "red", "level 5"]);
+        assert_eq!(
+            [rfc.level_name(0), rfc.level_name(2), rfc.level_name(5)],
+            ["green", "red", "level 5"]
+        );
     }
 
     #[test]
     fn table_sizes_outside_one_to_eight_levels_are_rejected() {
-        let be = Marking { class: Class::BestEffort, level: 0 };
+        let be = Marking {
+            class: Class::BestEffort,
+            level: 0,
+        };
         assert!(ColourTable::new(0, be).is_err());
         assert!(ColourTable::new(9, be).is_err());
         assert!(ColourTable::new(2, Marking { level: 2, ..be }).is_err());

@@ -1,0 +1,285 @@
+//! Building a `World` from a `Spec`: nodes, ports (queue, transmitter, propagation line,
+//! loss), routing tables, conditioners, CSAs, agents with their random streams, captures and
+//! monitors. The event loop is `run`, the results `report`.
+
+use std::collections::VecDeque;
+
+use crate::edge::conditioner::Conditioner;
+use crate::edge::csa::Csa;
+use crate::metrics::flow::FlowStats;
+use crate::metrics::series::QueueSeries;
+use crate::net::framing::TxClock;
+use crate::net::loss::Loss;
+use crate::net::packet::Pool;
+use crate::net::pcap;
+use crate::net::routing::Tables;
+use crate::queue::{AnyQueue, QueueStats, N_DROP_REASONS};
+use crate::scenario::spec::CsaScope;
+use crate::scenario::spec::{AppSpec, SpecError};
+use crate::scenario::Spec;
+use crate::sim::event::{Event, EventQueue};
+use crate::sim::rng::{self};
+use crate::sim::time::SimTime;
+use crate::transport::{cbr::Cbr, sink::Sink, tcp, tfrc, AnyAgent};
+
+/// `receive`'s `via` for packets an agent sent from the node itself.
+use super::{CsaRun, CtlRun, Port, World};
+
+impl World {
+    /// Builds the world a spec describes. Agents are started (their first timers armed) here.
+    pub fn build(spec: &Spec) -> Result<World, SpecError> {
+        spec.check()?;
+        let seed = spec.seed;
+        let node_name = |i: usize| spec.nodes[i].name.as_str();
+        let mut ports = Vec::with_capacity(2 * spec.links.len());
+        for l in &spec.links {
+            for (from, to, q, loss) in [
+                (l.a, l.b, &l.queue_ab, l.loss_ab),
+                (l.b, l.a, &l.queue_ba, l.loss_ba),
+            ] {
+                let name = format!("{}->{}", node_name(from), node_name(to));
+                ports.push(Port {
+                    loss: loss.map(|m| Loss::new(m, rng::stream(seed, &format!("link/{name}")))),
+                    link_losses: 0,
+                    rng: rng::stream(seed, &format!("queue/{name}")),
+                    name,
+                    from: from as u32,
+                    to: to as u32,
+                    rate_bps: l.rate_bps,
+                    delay: l.delay,
+                    clock: TxClock::new(l.framing, l.rate_bps),
+                    queue: AnyQueue::from_spec(q, l.rate_bps),
+                    stats: QueueStats::default(),
+                    busy_until: SimTime::ZERO,
+                    tx_pending: false,
+                    line: VecDeque::new(),
+                    busy_ns: 0,
+                    capture: pcap::NONE,
+                    series: None,
+                });
+            }
+        }
+        // capture files are created now, before anything runs
+        let mut captures = Vec::with_capacity(spec.captures.len());
+        for c in &spec.captures {
+            let writer = pcap::Writer::create(&c.path).map_err(|e| {
+                SpecError::Capture(Box::new(crate::ScenarioError {
+                    message: format!("cannot create the capture file '{}': {e}", c.path.display()),
+                    ..c.place.clone()
+                }))
+            })?;
+            ports[c.port].capture = captures.len() as u32;
+            captures.push(writer);
+        }
+        for m in &spec.monitors {
+            ports[m.port].series = Some(Box::new(QueueSeries::new(m.interval.0)));
+        }
+        let links: Vec<(usize, usize)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
+        let routes: Vec<&[usize]> = spec.routes.iter().map(|r| r.path.as_slice()).collect();
+        let tables =
+            Tables::compute(spec.nodes.len(), &links, &routes).map_err(SpecError::Route)?;
+
+        let mut agents = Vec::with_capacity(2 * spec.flows.len());
+        let mut agent_node = Vec::with_capacity(2 * spec.flows.len());
+        let mut finite = Vec::with_capacity(spec.flows.len());
+        for (i, f) in spec.flows.iter().enumerate() {
+            let flow = i as u32;
+            let (source_id, sink_id) = (2 * flow, 2 * flow + 1);
+            let stream = rng::stream(seed, &format!("flow/{}", f.name));
+            let (src, dst) = (f.src as u32, f.dst as u32);
+            match &f.app {
+                AppSpec::Cbr(c) => {
+                    finite.push(c.max_packets.is_some());
+                    agents.push(AnyAgent::Cbr(Cbr::new(
+                        flow,
+                        src,
+                        dst,
+                        sink_id,
+                        c.clone(),
+                        stream,
+                    )));
+                    agents.push(AnyAgent::Sink(Sink::new(flow)));
+                }
+                AppSpec::Tcp(p) => {
+                    finite.push(p.transfer_bytes.is_some());
+                    let receiver_stream = rng::stream(seed, &format!("flow/{}/receiver", f.name));
+                    agents.push(AnyAgent::TcpSender(Box::new(tcp::sender::Sender::new(
+                        flow, src, dst, sink_id, p, stream,
+                    ))));
+                    agents.push(AnyAgent::TcpReceiver(tcp::receiver::Receiver::new(
+                        flow,
+                        src,
+                        dst,
+                        source_id,
+                        p,
+                        receiver_stream,
+                    )));
+                }
+                AppSpec::Tfrc(p) => {
+                    finite.push(false);
+                    let from = SimTime::ZERO + spec.warmup;
+                    agents.push(AnyAgent::TfrcSender(Box::new(tfrc::sender::Sender::new(
+                        flow, src, dst, sink_id, p, from,
+                    ))));
+                    agents.push(AnyAgent::TfrcReceiver(Box::new(
+                        tfrc::receiver::Receiver::new(flow, dst, src, source_id, p, from),
+                    )));
+                }
+            }
+            debug_assert_eq!(agents.len() as u32, sink_id + 1);
+            agent_node.push(f.src as u32);
+            agent_node.push(f.dst as u32);
+        }
+        let finite_total = finite.iter().filter(|&&x| x).count();
+
+        // conditioners on input lines: the ports whose far end is the conditioner's node
+        let mut ingress: Vec<Vec<u32>> = vec![Vec::new(); ports.len()];
+        let mut local: Vec<Vec<u32>> = vec![Vec::new(); spec.nodes.len()];
+        let mut conditioners = Vec::with_capacity(spec.conditioners.len());
+        for (c, cs) in spec.conditioners.iter().enumerate() {
+            let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
+            // per-flow arrays also cover the CSA control-packet pseudo-flows
+            let n_all = spec.flows.len() + spec.csas.iter().map(|c| c.targets.len()).sum::<usize>();
+            conditioners.push(Conditioner::new(
+                cs,
+                n_all,
+                &spec.colours,
+                stream,
+                SimTime::ZERO + spec.warmup,
+            ));
+            for (i, p) in ports.iter().enumerate() {
+                if p.to as usize == cs.node && cs.from.is_none_or(|f| f == p.from as usize) {
+                    ingress[i].push(c as u32);
+                }
+            }
+            if cs.from.is_none() {
+                local[cs.node].push(c as u32);
+            }
+        }
+
+        // CSAs: the watched port, and a control-packet pseudo-flow per remote target
+        let mut csas = Vec::with_capacity(spec.csas.len());
+        let mut port_csa = vec![u32::MAX; ports.len()];
+        let mut signal_flows = Vec::new();
+        for (k, cs) in spec.csas.iter().enumerate() {
+            let port = ports
+                .iter()
+                .position(|p| p.from as usize == cs.node && p.to as usize == cs.towards)
+                .ok_or(SpecError::NodeIndex {
+                    what: "csa",
+                    index: k,
+                    field: "towards",
+                })?;
+            port_csa[port] = k as u32;
+            let targets: Vec<(u32, u32)> = cs
+                .targets
+                .iter()
+                .map(|&c| {
+                    let at = spec.conditioners[c].node;
+                    if at == cs.node {
+                        (c as u32, u32::MAX)
+                    } else {
+                        let flow = (spec.flows.len() + signal_flows.len()) as u32;
+                        signal_flows.push((
+                            format!("csa/{}->{}", cs.name, spec.conditioners[c].name),
+                            cs.node as u32,
+                            at as u32,
+                        ));
+                        (c as u32, flow)
+                    }
+                })
+                .collect();
+            let n_ctls = match cs.scope {
+                CsaScope::Shared => 1,
+                CsaScope::PerBucket => targets.len(),
+            };
+            let mut ctl_of_cond = vec![u32::MAX; spec.conditioners.len()];
+            for (t, &(c, _)) in targets.iter().enumerate() {
+                ctl_of_cond[c as usize] = if cs.scope == CsaScope::Shared {
+                    0
+                } else {
+                    t as u32
+                };
+            }
+            csas.push(CsaRun {
+                name: cs.name.clone(),
+                node: cs.node as u32,
+                port: port as u32,
+                targets,
+                ctls: (0..n_ctls)
+                    .map(|_| CtlRun {
+                        csa: Csa::with_trace(cs.params, cs.trace),
+                        timer_at: None,
+                    })
+                    .collect(),
+                ctl_of_cond,
+                scope: cs.scope,
+                trace: cs.trace,
+                signal_bytes: cs.signal_bytes,
+                signal_dscp: cs.signal_dscp,
+            });
+        }
+        let n_flows = spec.flows.len() + signal_flows.len();
+        finite.resize(n_flows, false);
+
+        let mut world = World {
+            now: SimTime::ZERO,
+            events: EventQueue::new(),
+            pool: Pool::new(),
+            ports,
+            tables,
+            agents,
+            agent_node,
+            flows: vec![FlowStats::default(); n_flows],
+            completion_counted: vec![false; n_flows],
+            finite,
+            finite_total,
+            finite_done: 0,
+            outbox: Vec::with_capacity(16),
+            node_drops: vec![[0; N_DROP_REASONS]; spec.nodes.len()],
+            conditioners,
+            ingress,
+            local,
+            cond_drops: vec![[0; N_DROP_REASONS]; spec.conditioners.len()],
+            colours: spec.colours.clone(),
+            csas,
+            port_csa,
+            cond_alpha: vec![Vec::new(); spec.conditioners.len()],
+            flow_cond: vec![u32::MAX; n_flows],
+            signal_flows,
+            warmup: SimTime::ZERO + spec.warmup,
+            goodput_at_warmup: vec![0; spec.flows.len()],
+            generated: 0,
+            data_generated: 0,
+            delivered: 0,
+            dropped: 0,
+            events_done: 0,
+            hops: 0,
+            stop_reason: None,
+            captures,
+            spec: spec.clone(),
+        };
+        for a in 0..world.agents.len() as u32 {
+            world.call_agent(a, |agent, ctx| agent.start(ctx));
+        }
+        if world.warmup > SimTime::ZERO {
+            world.events.schedule(world.warmup, Event::Warmup);
+        }
+        // every CSA announces its starting α (max_α) to its buckets at time zero, directly:
+        // the paper's runs start uncongested with α at its ceiling
+        for k in 0..world.csas.len() {
+            let alpha = world.csas[k].ctls[0].csa.alpha();
+            for t in 0..world.csas[k].targets.len() {
+                let c = world.csas[k].targets[t].0;
+                world.announce_alpha(c as usize, k as u32, alpha);
+            }
+        }
+        Ok(world)
+    }
+
+    /// Replaces the discipline of one port (test doubles).
+    #[cfg(test)]
+    pub(crate) fn replace_queue(&mut self, port: usize, q: AnyQueue) {
+        self.ports[port].queue = q;
+    }
+}

@@ -1,0 +1,566 @@
+//! The run's results: a `Report` assembled from the world's counters at the end of the run
+//! (flows, queues, colours, conditioners, groups, CSAs, SIMA), and the conservation check
+//! over them.
+
+use std::collections::BTreeMap;
+
+use crate::metrics::flow::FlowStats;
+use crate::metrics::{conservation, fairness};
+use crate::net::dscp::MAX_LEVELS;
+use crate::queue::{AnyQueue, DropReason};
+use crate::report::{
+    ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow, QueueRow, Report,
+    SimaLevelRow, SimaQueueRow,
+};
+use crate::scenario::spec::AppSpec;
+use crate::scenario::spec::CsaScope;
+use crate::scenario::Spec;
+use crate::sim::time::SimTime;
+use crate::transport::{tfrc, AnyAgent};
+
+/// `receive`'s `via` for packets an agent sent from the node itself.
+use super::{StopReason, World};
+
+impl World {
+    /// The results, and the conservation check over them.
+    pub fn report(&mut self) -> Report {
+        // names of counters whose identity fails; any makes the run fail
+        let mut broken: Vec<String> = Vec::new();
+        let now = self.now;
+        let end_s = now.as_secs_f64();
+        let span = now.saturating_since(self.warmup).as_secs_f64();
+        let name = |i: u32| self.spec.nodes[i as usize].name.clone();
+        let mut flows: Vec<FlowRow> = self
+            .spec
+            .flows
+            .iter()
+            .zip(&self.flows)
+            .enumerate()
+            .map(|(i, (fs, st))| FlowRow {
+                name: fs.name.clone(),
+                group: fs.group.clone(),
+                kind: match fs.app {
+                    AppSpec::Cbr(_) => "cbr".into(),
+                    AppSpec::Tcp(ref p) => format!("tcp-{}", p.variant.name()),
+                    AppSpec::Tfrc(ref p) if p.target_rate_bps.is_some() => "gtfrc".into(),
+                    AppSpec::Tfrc(_) => "tfrc".into(),
+                },
+                src: name(fs.src as u32),
+                dst: name(fs.dst as u32),
+                finite: self.finite[i],
+                dscp: fs.dscp,
+                ..counter_fields(st, span, self.tfrc_fields(i, now, self.tcp_fields(i, span)))
+            })
+            .collect();
+        self.af_fields(&mut flows, span);
+        self.dp_fields(&mut flows);
+        let groups = group_rows(&self.spec, &flows);
+        // CSA control packets, one pseudo-flow per (CSA, remote conditioner)
+        for (k, (name, from, to)) in self.signal_flows.iter().enumerate() {
+            let st = &self.flows[self.spec.flows.len() + k];
+            flows.push(FlowRow {
+                name: name.clone(),
+                group: "csa-signals".into(),
+                kind: "csa-signal".into(),
+                src: self.spec.nodes[*from as usize].name.clone(),
+                dst: self.spec.nodes[*to as usize].name.clone(),
+                ..counter_fields(st, span, FlowRow::default())
+            });
+        }
+        let mut csas = Vec::with_capacity(self.csas.len());
+        let mut alpha_traces = Vec::with_capacity(self.csas.len());
+        for run in &self.csas {
+            for (t, ctl) in run.ctls.iter().enumerate() {
+                let csa = &ctl.csa;
+                let st = &csa.stats;
+                // one row per controller: the CSA's name, or "csa/bucket" per bucket
+                let (name, targets) = match run.scope {
+                    CsaScope::Shared => (run.name.clone(), &run.targets[..]),
+                    CsaScope::PerBucket => (
+                        format!(
+                            "{}/{}",
+                            run.name, self.spec.conditioners[run.targets[t].0 as usize].name
+                        ),
+                        &run.targets[t..t + 1],
+                    ),
+                };
+                if let Err(e) = st.check() {
+                    broken.push(format!("csa {name}: {e}"));
+                }
+                let (alpha_mean, floor_share) = csa.alpha_average(self.now);
+                csas.push(CsaRow {
+                    name: name.clone(),
+                    queue: self.ports[run.port as usize].name.clone(),
+                    scope: run.scope.name().into(),
+                    rules: csa.params().rules.name().into(),
+                    alpha_end: csa.alpha(),
+                    alpha_min: csa.alpha_lowest(),
+                    alpha_mean,
+                    alpha_floor_share: floor_share,
+                    out_arrivals: st.out_arrivals,
+                    congested_out_arrivals: st.congested_out_arrivals,
+                    periods: st.periods,
+                    eighth_arrivals: st.eighth_arrivals,
+                    decreases: st.decreases,
+                    suppressed: st.suppressed,
+                    at_floor: st.at_floor,
+                    t2_expiries: st.t2_expiries,
+                    increases: st.increases,
+                    held: st.held,
+                    signals_sent: targets
+                        .iter()
+                        .filter(|&&(_, f)| f != u32::MAX)
+                        .map(|&(_, f)| self.flows[f as usize].packets_sent)
+                        .sum(),
+                });
+                if run.trace {
+                    let trace: Vec<(f64, f64)> = std::iter::once((0.0, csa.params().max_alpha))
+                        .chain(csa.trace().iter().map(|&(t, a)| (t.as_secs_f64(), a)))
+                        .collect();
+                    alpha_traces.push((name, trace));
+                }
+            }
+        }
+
+        let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+        let mut queues = Vec::with_capacity(self.ports.len());
+        let mut colours = Vec::new();
+        let (mut sima_queues, mut sima_levels) = (Vec::new(), Vec::new());
+        for p in &mut self.ports {
+            if let AnyQueue::Sima(q) = &p.queue {
+                if let Err(e) = q.check(&self.pool) {
+                    broken.push(format!("{}: {e}", p.name));
+                }
+                let (row, levels) = sima_rows(&p.name, q, now);
+                sima_queues.push(row);
+                sima_levels.extend(levels);
+            }
+            let len = p.queue.len_packets();
+            p.sample(now);
+            p.stats.before_change(now, len);
+            let s = &p.stats;
+            let drops: BTreeMap<String, u64> = DropReason::QUEUE
+                .iter()
+                .map(|r| (r.name().to_string(), s.drops[r.index()]))
+                .collect();
+            if s.arrivals != s.departures + s.total_drops() + len as u64 {
+                broken.push(p.name.clone());
+            }
+            let nonzero: BTreeMap<String, u64> = drops
+                .iter()
+                .filter(|(_, &v)| v > 0)
+                .map(|(k, &v)| (k.clone(), v))
+                .collect();
+            if !nonzero.is_empty() {
+                dropped.insert(format!("queue {}", p.name), nonzero);
+            }
+            if p.link_losses > 0 {
+                let reason = DropReason::LinkLoss.name().to_string();
+                dropped.insert(
+                    format!("link {}", p.name),
+                    BTreeMap::from([(reason, p.link_losses)]),
+                );
+            }
+            queues.push(QueueRow {
+                name: p.name.clone(),
+                node: self.spec.nodes[p.from as usize].name.clone(),
+                to: self.spec.nodes[p.to as usize].name.clone(),
+                discipline: p.queue.kind().to_string(),
+                rate_bps: p.rate_bps,
+                arrivals: s.arrivals,
+                arrival_bytes: s.arrival_bytes,
+                departures: s.departures,
+                departure_bytes: s.departure_bytes,
+                drops_total: s.total_drops(),
+                drops_forced: sum_levels(|l| p.queue.forced_drops(l)),
+                ecn_marks: sum_levels(|l| p.queue.ecn_marks(l)),
+                drops,
+                len_packets_end: len as u64,
+                max_len_packets: s.max_len_packets,
+                mean_len_packets: if now.0 > 0 {
+                    s.len_integral as f64 / now.0 as f64
+                } else {
+                    0.0
+                },
+                utilization: if now.0 > 0 {
+                    p.busy_ns.min(now.0) as f64 / now.0 as f64
+                } else {
+                    0.0
+                },
+                link_losses: p.link_losses,
+            });
+            // per drop-precedence level, with the packets still queued counted by level
+            let mut queued = [0u64; MAX_LEVELS];
+            for id in p.queue.queued() {
+                queued[usize::from(self.colours.level(self.pool.get(id).dscp))] += 1;
+            }
+            for (level, l) in p.stats.levels.iter().enumerate() {
+                if l.arrivals == 0 {
+                    continue;
+                }
+                let (overflow, early) = (
+                    l.drops[DropReason::Overflow.index()],
+                    l.drops[DropReason::Early.index()],
+                );
+                let dropped: u64 = l.drops.iter().sum();
+                if l.arrivals != l.departures + dropped + queued[level] {
+                    broken.push(format!("{} level {level}", p.name));
+                }
+                colours.push(ColourRow {
+                    queue: p.name.clone(),
+                    level: level as u8,
+                    colour: self.colours.level_name(level as u8),
+                    arrivals: l.arrivals,
+                    departures: l.departures,
+                    drops_overflow: overflow,
+                    drops_early: early,
+                    drops_forced: p.queue.forced_drops(level),
+                    ecn_marks: p.queue.ecn_marks(level),
+                    queued_end: queued[level],
+                    loss_ratio: dropped as f64 / l.arrivals as f64,
+                });
+            }
+        }
+        let mut conditioners = Vec::with_capacity(self.conditioners.len());
+        for (c, cond) in self.conditioners.iter().enumerate() {
+            if let Err(e) = cond.check() {
+                broken.push(e);
+            }
+            let nonzero: BTreeMap<String, u64> = DropReason::ALL
+                .iter()
+                .filter(|r| self.cond_drops[c][r.index()] > 0)
+                .map(|r| (r.name().to_string(), self.cond_drops[c][r.index()]))
+                .collect();
+            if !nonzero.is_empty() {
+                dropped.insert(format!("conditioner {}", cond.name), nonzero);
+            }
+            let m = cond.marker_stats();
+            let conformant_kbps = if span > 0.0 {
+                cond.stats.green_bytes_measured as f64 * 8.0 / span / 1e3
+            } else {
+                0.0
+            };
+            conditioners.push(ConditionerRow {
+                name: cond.name.clone(),
+                node: self.spec.nodes[cond.node as usize].name.clone(),
+                meter: cond.meter_kind().to_string(),
+                committed_rate_bps: cond.committed_rate_bps(),
+                matched: cond.stats.matched,
+                green_packets: m.packets[0],
+                yellow_packets: m.packets[1],
+                red_packets: m.packets[2],
+                green_bytes: m.bytes[0],
+                yellow_bytes: m.bytes[1],
+                red_bytes: m.bytes[2],
+                forwarded: cond.stats.forwarded,
+                dropped_policed: cond.stats.dropped_policed,
+                dropped_buffer: cond.stats.dropped_buffer,
+                held_end: cond.held() as u64,
+                max_held: cond.stats.max_held,
+                conformant_kbps,
+                respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
+                dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),
+            });
+        }
+        for (i, d) in self.node_drops.iter().enumerate() {
+            let nonzero: BTreeMap<String, u64> = DropReason::ALL
+                .iter()
+                .filter(|r| d[r.index()] > 0)
+                .map(|r| (r.name().to_string(), d[r.index()]))
+                .collect();
+            if !nonzero.is_empty() {
+                dropped.insert(format!("node {}", self.spec.nodes[i].name), nonzero);
+            }
+        }
+        let mut conservation = conservation::check(conservation::Counts {
+            sent: self.generated,
+            delivered: self.delivered,
+            dropped,
+            in_flight: self.pool.live(),
+            in_flight_walked: self.walk_in_flight(),
+            broken_queues: broken,
+        });
+        // the engine's own drop counter must agree with the per-place counts
+        if conservation.dropped_total != self.dropped {
+            conservation.holds = false;
+            conservation.identity.push_str(&format!(
+                "; {} drops counted by place, {} by the engine",
+                conservation.dropped_total, self.dropped
+            ));
+        }
+        Report {
+            scenario: self.spec.name.clone(),
+            seed: self.spec.seed,
+            end_time_s: end_s,
+            stop_reason: self
+                .stop_reason
+                .map_or("not_run", StopReason::name)
+                .to_string(),
+            warmup_s: self.warmup.as_secs_f64(),
+            flows,
+            queues,
+            colours,
+            conditioners,
+            groups,
+            csas,
+            sima_queues,
+            sima_levels,
+            conservation,
+            traces: self.take_traces(),
+            tfrc_traces: self.take_tfrc_traces(),
+            alpha_traces,
+            queue_series: self
+                .ports
+                .iter_mut()
+                .filter_map(|p| p.series.take().map(|q| (p.name.clone(), *q)))
+                .collect(),
+            dp_traces: self
+                .conditioners
+                .iter_mut()
+                .filter_map(|c| c.take_dp_trace().map(|t| (c.name.clone(), t)))
+                .collect(),
+            warnings: self.spec.warnings.clone(),
+            engine: EngineCounts {
+                events: self.events_done,
+                packet_hops: self.hops,
+                packets_generated: self.generated,
+                data_packets_generated: self.data_generated,
+                pool_high_water: self.pool.capacity_used() as u64,
+            },
+        }
+    }
+
+    /// The TCP senders' traces, taken out of the senders (a second report has none).
+    fn take_traces(&mut self) -> Vec<(String, crate::transport::tcp::trace::Trace)> {
+        let mut out = Vec::new();
+        for (i, f) in self.spec.flows.iter().enumerate() {
+            if let AnyAgent::TcpSender(s) = &mut self.agents[2 * i] {
+                if let Some(t) = s.take_trace() {
+                    out.push((f.name.clone(), t));
+                }
+            }
+        }
+        out
+    }
+
+    /// The TFRC senders' traces, taken out of the senders.
+    fn take_tfrc_traces(&mut self) -> Vec<(String, tfrc::trace::Trace)> {
+        let mut out = Vec::new();
+        for (i, f) in self.spec.flows.iter().enumerate() {
+            if let AnyAgent::TfrcSender(s) = &mut self.agents[2 * i] {
+                if let Some(t) = s.take_trace() {
+                    out.push((f.name.clone(), t));
+                }
+            }
+        }
+        out
+    }
+
+    /// Fills each flow's contract, conformant rate, Respect of Service and excess, from the
+    /// conditioner that meters it alone (the first such, in file order).
+    fn af_fields(&self, flows: &mut [FlowRow], span_s: f64) {
+        for (i, row) in flows.iter_mut().enumerate() {
+            let Some(c) = self.conditioners.iter().find(|c| c.meters_alone(i)) else {
+                continue;
+            };
+            let contract = c.committed_rate_bps() as f64 / 1e3;
+            let conformant = if span_s > 0.0 {
+                c.green_by_flow[i] as f64 * 8.0 / span_s / 1e3
+            } else {
+                0.0
+            };
+            row.contract_kbps = Some(contract);
+            row.conformant_kbps = Some(conformant);
+            row.respect_of_service = Some(conformant / contract);
+            row.excess_kbps = Some(row.throughput_kbps - contract);
+        }
+    }
+
+    /// Fills each flow's packets by SIMA drop precedence, summed over the SIMA conditioners
+    /// that saw it (`None` if none did).
+    fn dp_fields(&self, flows: &mut [FlowRow]) {
+        for (i, row) in flows.iter_mut().enumerate() {
+            let mut total: Option<[u64; 8]> = None;
+            for c in self
+                .conditioners
+                .iter()
+                .filter(|c| c.is_sima() && c.seen[i])
+            {
+                let t = total.get_or_insert([0; 8]);
+                for (dp, n) in c.dp_by_flow[i].iter().enumerate() {
+                    t[dp] += n;
+                }
+            }
+            row.dp = DpCounts::new(total);
+        }
+    }
+
+    /// The TCP columns of flow `i`'s row (all `None` for other kinds); the rest of the row is
+    /// filled by the caller.
+    fn tcp_fields(&self, i: usize, span_s: f64) -> FlowRow {
+        let mut row = FlowRow::default();
+        if let (AnyAgent::TcpSender(s), AnyAgent::TcpReceiver(r)) =
+            (&self.agents[2 * i], &self.agents[2 * i + 1])
+        {
+            let (s, r) = (s.stats(), r.stats());
+            let measured = r.goodput_bytes - self.goodput_at_warmup[i];
+            row.goodput_kbps = Some(if span_s > 0.0 {
+                measured as f64 * 8.0 / span_s / 1e3
+            } else {
+                0.0
+            });
+            row.goodput_bytes = Some(r.goodput_bytes);
+            row.retransmitted_packets = Some(s.retransmitted_segments);
+            row.retransmitted_bytes = Some(s.retransmitted_bytes);
+            row.timeouts = Some(s.timeouts);
+            row.fast_recoveries = Some(s.fast_recoveries);
+            row.ecn_reductions = Some(s.ecn_reductions);
+            row.ce_received = Some(r.ce_received);
+            row.rtt_mean_s = (s.rtt_samples > 0).then_some(s.rtt_mean_s);
+            row.rtt_std_s = (s.rtt_samples > 0).then_some(s.rtt_std_s);
+        }
+        row
+    }
+}
+
+impl World {
+    /// The TFRC columns of flow `i`'s row at the end of the run (`now`), the rest from `rest`.
+    fn tfrc_fields(&self, i: usize, now: SimTime, rest: FlowRow) -> FlowRow {
+        let (AnyAgent::TfrcSender(s), AnyAgent::TfrcReceiver(r)) =
+            (&self.agents[2 * i], &self.agents[2 * i + 1])
+        else {
+            return rest;
+        };
+        let (ss, rs) = (s.stats(), r.stats());
+        FlowRow {
+            x_kbps: s.x_mean_kbps(now),
+            x_recv_kbps: s.x_recv_mean_kbps(),
+            loss_event_rate: (rs.p_reports > 0).then(|| rs.p_sum / rs.p_reports as f64),
+            loss_events: Some(rs.loss_events),
+            feedback_packets: Some(rs.feedback_sent),
+            nofeedback_expiries: Some(ss.nofeedback_expiries),
+            ce_received: Some(rs.ce_received),
+            rtt_mean_s: (ss.rtt_samples > 0).then_some(ss.rtt_mean_s),
+            rtt_std_s: (ss.rtt_samples > 0).then_some(ss.rtt_std_s),
+            ..rest
+        }
+    }
+}
+
+/// A flow row's counter columns from its `FlowStats` (throughput over a measured interval of
+/// `span_s` seconds), the other columns taken from `rest`.
+fn counter_fields(st: &FlowStats, span_s: f64, rest: FlowRow) -> FlowRow {
+    FlowRow {
+        packets_sent: st.packets_sent,
+        bytes_sent: st.bytes_sent,
+        packets_delivered: st.packets_delivered,
+        bytes_delivered: st.bytes_delivered,
+        packets_dropped: st.packets_dropped,
+        packets_in_flight: st.in_flight(),
+        throughput_kbps: if span_s > 0.0 {
+            st.bytes_measured as f64 * 8.0 / span_s / 1e3
+        } else {
+            0.0
+        },
+        first_delivery_s: st.first_delivery.map(SimTime::as_secs_f64),
+        last_delivery_s: st.last_delivery.map(SimTime::as_secs_f64),
+        completed: st.completed_at.is_some(),
+        completion_time_s: st.completed_at.map(SimTime::as_secs_f64),
+        mean_delay_s: (st.packets_delivered > 0)
+            .then(|| st.delay_sum_ns as f64 / st.packets_delivered as f64 * 1e-9),
+        ..rest
+    }
+}
+
+/// The report rows of a SIMA core queue at `now`: the queue's, and one per (class, drop
+/// precedence) that saw an arrival.
+fn sima_rows(
+    name: &str,
+    q: &crate::queue::sima::Sima,
+    now: SimTime,
+) -> (SimaQueueRow, Vec<SimaLevelRow>) {
+    use crate::edge::sima::ServiceClass;
+    let p = q.params();
+    let time = q.dpa_time(now);
+    let total = now.as_nanos().max(1) as f64;
+    let row = SimaQueueRow {
+        queue: name.to_string(),
+        rt_limit_bytes: p.rt_limit_bytes,
+        nrt_limit_bytes: p.nrt_limit_bytes,
+        rt_weight: p.rt_weight,
+        nrt_weight: p.nrt_weight,
+        occupancy: p.occupancy.name().to_string(),
+        dpa_offset: p.dpa_offset,
+        dpa_slope: p.dpa_slope,
+        avg_rt_end: q.avg_occupancy(ServiceClass::Rt),
+        avg_nrt_end: q.avg_occupancy(ServiceClass::Nrt),
+        dpa_end: q.dpa(),
+        dpa_max: q.dpa_max(),
+        dpa_mean: time
+            .iter()
+            .enumerate()
+            .map(|(v, &ns)| v as f64 * ns as f64)
+            .sum::<f64>()
+            / total,
+        dpa_time_share: time.iter().map(|&ns| ns as f64 / total).collect(),
+    };
+    let mut levels = Vec::new();
+    for class in [ServiceClass::Nrt, ServiceClass::Rt] {
+        for (dp, s) in q.stats.dp[class.index()].iter().enumerate() {
+            if s.arrivals == 0 {
+                continue;
+            }
+            let drops = s.drops_below_dpa + s.drops_overflow;
+            levels.push(SimaLevelRow {
+                queue: name.to_string(),
+                class: class.name().to_string(),
+                dp: dp as u8,
+                arrivals: s.arrivals,
+                departures: s.departures,
+                drops_below_dpa: s.drops_below_dpa,
+                drops_overflow: s.drops_overflow,
+                queued_end: s.arrivals.saturating_sub(s.departures + drops),
+                loss_ratio: drops as f64 / s.arrivals as f64,
+            });
+        }
+    }
+    (row, levels)
+}
+
+/// A per-level counter summed over every level; `None` if the discipline has no such counter.
+fn sum_levels(f: impl Fn(usize) -> Option<u64>) -> Option<u64> {
+    (0..MAX_LEVELS)
+        .map(f)
+        .reduce(|a, b| Some(a? + b?))
+        .flatten()
+}
+
+/// One row per flow group, in order of first appearance.
+fn group_rows(spec: &Spec, flows: &[FlowRow]) -> Vec<GroupRow> {
+    let mut order: Vec<&str> = Vec::new();
+    for f in &spec.flows {
+        if !order.contains(&f.group.as_str()) {
+            order.push(&f.group);
+        }
+    }
+    order
+        .into_iter()
+        .map(|g| {
+            let members: Vec<&FlowRow> = flows.iter().filter(|f| f.group == g).collect();
+            let tput: Vec<f64> = members.iter().map(|f| f.throughput_kbps).collect();
+            let contracts: Option<Vec<f64>> = members.iter().map(|f| f.contract_kbps).collect();
+            let goodput: Option<Vec<f64>> = members.iter().map(|f| f.goodput_kbps).collect();
+            GroupRow {
+                name: g.to_string(),
+                flows: members.len() as u64,
+                throughput_kbps_total: tput.iter().sum(),
+                throughput_kbps_min: tput.iter().copied().fold(f64::INFINITY, f64::min),
+                throughput_kbps_median: fairness::median(&tput).unwrap_or(0.0),
+                throughput_kbps_max: tput.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                jain: fairness::jain(&tput),
+                goodput_kbps_total: goodput.map(|g| g.iter().sum()),
+                fieb: contracts.and_then(|r| fairness::fieb(&tput, &r)),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,523 @@
+//! The event loop: events in (time, sequence) order dispatched to ports, nodes, conditioners,
+//! CSAs and agents, until a stop condition of the spec holds. Every exit of a packet from the
+//! path (delivery, or a drop with its place and reason) is counted here.
+
+use crate::edge::conditioner::Outcome;
+use crate::net::loss::Loss;
+use crate::net::packet::PacketId;
+use crate::net::packet::{proto, Packet, TransportHeader};
+use crate::net::pcap;
+use crate::net::routing::NO_ROUTE;
+use crate::queue::{AnyQueue, DropReason};
+use crate::scenario::spec::CsaScope;
+use crate::sim::event::Event;
+use crate::sim::time::{SimDuration, SimTime};
+use crate::transport::{AnyAgent, Ctx};
+
+/// `receive`'s `via` for packets an agent sent from the node itself.
+use super::{Progress, RunError, StopReason, World, CONTROL, LOCAL};
+
+impl World {
+    /// Runs the event loop until a stop condition of the spec is met.
+    pub fn run(
+        &mut self,
+        mut progress: Option<&mut dyn FnMut(&Progress) -> bool>,
+    ) -> Result<(), RunError> {
+        let end = self
+            .spec
+            .stop
+            .duration
+            .map_or(SimTime::MAX, |d| SimTime::ZERO + d);
+        let max_packets = self.spec.stop.max_packets.unwrap_or(u64::MAX);
+        let max_data = self.spec.stop.max_data_packets.unwrap_or(u64::MAX);
+        let until_transfers = self.spec.stop.transfers_complete && self.finite_total > 0;
+        let reason = loop {
+            if self.generated >= max_packets {
+                break StopReason::MaxPackets;
+            }
+            if self.data_generated >= max_data {
+                break StopReason::MaxDataPackets;
+            }
+            if until_transfers && self.finite_done == self.finite_total {
+                break StopReason::TransfersComplete;
+            }
+            let Some(t) = self.events.peek_time() else {
+                if end != SimTime::MAX {
+                    self.now = end;
+                }
+                break StopReason::NoEvents;
+            };
+            // the run covers [0, duration): an event at exactly `duration` does not happen
+            if t >= end {
+                self.now = end;
+                break StopReason::Duration;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.dispatch(ev);
+            self.events_done += 1;
+            if self.events_done & 0xFFFF == 0 {
+                if let Some(cb) = progress.as_mut() {
+                    let p = self.progress(end, max_packets, max_data);
+                    if !cb(&p) {
+                        return Err(RunError::Interrupted);
+                    }
+                }
+            }
+        };
+        self.stop_reason = Some(reason);
+        Ok(())
+    }
+
+    fn progress(&self, end: SimTime, max_packets: u64, max_data: u64) -> Progress {
+        let by_time = (end != SimTime::MAX).then(|| self.now.0 as f64 / end.0.max(1) as f64);
+        let by_packets =
+            (max_packets != u64::MAX).then(|| self.generated as f64 / max_packets as f64);
+        let by_data = (max_data != u64::MAX).then(|| self.data_generated as f64 / max_data as f64);
+        let fraction = [by_time, by_packets, by_data]
+            .into_iter()
+            .flatten()
+            .reduce(f64::max);
+        Progress {
+            sim_time_s: self.now.as_secs_f64(),
+            fraction,
+            events: self.events_done,
+            packet_hops: self.hops,
+        }
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone { port } => self.tx_done(port as usize),
+            Event::Arrive { port } => {
+                let p = &mut self.ports[port as usize];
+                let (at, id) = p.line.pop_front().expect("arrival with an empty line");
+                debug_assert_eq!(at, self.now);
+                if let Some(&(next, _)) = p.line.front() {
+                    self.events.schedule(next, Event::Arrive { port });
+                }
+                if p.loss.as_mut().is_some_and(Loss::lose) {
+                    p.link_losses += 1;
+                    self.drop_packet(id);
+                    return;
+                }
+                let node = p.to;
+                self.receive(node, id, port);
+            }
+            Event::Wake { cond } => self.wake(cond as usize),
+            Event::CsaTimer { csa, ctl } => self.csa_timer(csa as usize, ctl as usize),
+            Event::Timer { agent, token } => {
+                self.call_agent(agent, |a, ctx| a.on_timer(token, ctx))
+            }
+            Event::Warmup => {
+                for (flow, g) in self.goodput_at_warmup.iter_mut().enumerate() {
+                    if let AnyAgent::TcpReceiver(r) = &self.agents[2 * flow + 1] {
+                        *g = r.stats().goodput_bytes;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The transmitter of `port` is free and packets wait: the next one starts.
+    #[inline]
+    fn tx_done(&mut self, port: usize) {
+        let p = &mut self.ports[port];
+        p.tx_pending = false;
+        if p.queue.len_packets() > 0 {
+            self.start_tx(port);
+            let p = &mut self.ports[port];
+            if p.queue.len_packets() > 0 {
+                p.tx_pending = true;
+                self.events
+                    .schedule(p.busy_until, Event::TxDone { port: port as u32 });
+            }
+        }
+    }
+
+    /// Moves the next packet of `port`'s queue onto the wire; the transmitter must be free.
+    #[inline]
+    fn start_tx(&mut self, port: usize) {
+        let p = &mut self.ports[port];
+        debug_assert!(p.busy_until <= self.now);
+        p.sample(self.now);
+        p.stats.before_change(self.now, p.queue.len_packets());
+        let Some(id) = p.queue.dequeue(self.now, &mut self.pool) else {
+            return;
+        };
+        let pkt = self.pool.get(id);
+        let size = pkt.size;
+        p.stats.levels[usize::from(self.colours.level(pkt.dscp))].departures += 1;
+        p.stats.departures += 1;
+        p.stats.departure_bytes += u64::from(size);
+        let tx = p.clock.tx_ns(size);
+        p.busy_ns += tx;
+        p.busy_until = self.now + SimDuration(tx);
+        p.queue.tx_ends(p.busy_until);
+        let at = p.busy_until + p.delay;
+        if p.line.is_empty() {
+            self.events
+                .schedule(at, Event::Arrive { port: port as u32 });
+        }
+        p.line.push_back((at, id));
+        self.hops += 1;
+        let capture = p.capture;
+        if capture != pcap::NONE {
+            self.captures[capture as usize].write(self.now, self.pool.get(id));
+        }
+    }
+
+    /// A packet is at `node`, arrived over port `via` (or sent there by an agent: `LOCAL`):
+    /// deliver it if this is its destination, else condition it and forward it.
+    #[inline]
+    fn receive(&mut self, node: u32, id: PacketId, via: u32) {
+        let dst = self.pool.get(id).dst;
+        if dst == node {
+            let pkt = *self.pool.get(id);
+            self.pool.free(id);
+            self.delivered += 1;
+            let flow = pkt.flow as usize;
+            let f = &mut self.flows[flow];
+            if pkt.rev {
+                f.rev_delivered += 1;
+            } else {
+                f.delivered(self.now, pkt.size, pkt.created, self.warmup);
+            }
+            if pkt.dst_agent == CONTROL {
+                // a remote CSA's signal reaches its border router (Giacomazzi et al. §IV.A)
+                let alpha = f64::from_bits(pkt.th.ack);
+                self.announce_alpha(pkt.th.seq as usize, u32::from(pkt.th.src_port), alpha);
+                return;
+            }
+            self.call_agent(pkt.dst_agent, |a, ctx| a.on_packet(&pkt, ctx));
+            return;
+        }
+        let conditioned = if via == LOCAL {
+            !self.local[node as usize].is_empty()
+        } else {
+            !self.ingress[via as usize].is_empty()
+        };
+        if conditioned && !self.condition(node, id, via) {
+            return;
+        }
+        self.forward(node, id);
+    }
+
+    /// Hands a packet to the conditioners of its input (first match wins). Returns whether it
+    /// goes on now; if not, it was held or dropped.
+    fn condition(&mut self, node: u32, id: PacketId, via: u32) -> bool {
+        let n = if via == LOCAL {
+            self.local[node as usize].len()
+        } else {
+            self.ingress[via as usize].len()
+        };
+        for k in 0..n {
+            let c = if via == LOCAL {
+                self.local[node as usize][k]
+            } else {
+                self.ingress[via as usize][k]
+            } as usize;
+            let flow = self.pool.get(id).flow as usize;
+            match self.conditioners[c].offer(self.now, id, &mut self.pool) {
+                Outcome::NotMatched => continue,
+                Outcome::Forward => {
+                    self.flow_cond[flow] = c as u32;
+                    return true;
+                }
+                Outcome::Held => {
+                    self.flow_cond[flow] = c as u32;
+                    self.schedule_wake(c);
+                    return false;
+                }
+                Outcome::Drop(reason) => {
+                    self.cond_drops[c][reason.index()] += 1;
+                    self.drop_packet(id);
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Arms conditioner `c`'s wake-up for when its head-of-line packet may leave.
+    fn schedule_wake(&mut self, c: usize) {
+        let cond = &mut self.conditioners[c];
+        if let Some(t) = cond.next_release(self.now, &self.pool) {
+            if cond.wake_at != Some(t) {
+                cond.wake_at = Some(t);
+                self.events.schedule(t, Event::Wake { cond: c as u32 });
+            }
+        }
+    }
+
+    /// Conditioner `c` releases what conforms now, then re-arms.
+    fn wake(&mut self, c: usize) {
+        if self.conditioners[c].wake_at != Some(self.now) {
+            return; // superseded by a later wake-up
+        }
+        self.conditioners[c].wake_at = None;
+        let node = self.conditioners[c].node;
+        while let Some((id, outcome)) = self.conditioners[c].release(self.now, &mut self.pool) {
+            match outcome {
+                Outcome::Forward => self.forward(node, id),
+                Outcome::Drop(reason) => {
+                    self.cond_drops[c][reason.index()] += 1;
+                    self.drop_packet(id);
+                }
+                Outcome::NotMatched | Outcome::Held => {
+                    unreachable!("a released packet is forwarded or dropped")
+                }
+            }
+        }
+        self.schedule_wake(c);
+    }
+
+    /// Routes a packet out of `node`.
+    #[inline]
+    fn forward(&mut self, node: u32, id: PacketId) {
+        let dst = self.pool.get(id).dst;
+        let port = self.tables.next_port(node as usize, dst as usize);
+        if port == NO_ROUTE {
+            self.node_drops[node as usize][DropReason::NoRoute.index()] += 1;
+            self.drop_packet(id);
+            return;
+        }
+        self.enqueue(port as usize, id);
+    }
+
+    /// Offers a packet to a port's queue; starts the transmitter if it is idle.
+    #[inline]
+    fn enqueue(&mut self, port: usize, id: PacketId) {
+        let p = &mut self.ports[port];
+        let pkt = self.pool.get(id);
+        let size = u64::from(pkt.size);
+        let level = usize::from(self.colours.level(pkt.dscp));
+        let flow = pkt.flow as usize;
+        p.sample(self.now);
+        p.stats.before_change(self.now, p.queue.len_packets());
+        p.stats.arrivals += 1;
+        p.stats.arrival_bytes += size;
+        p.stats.levels[level].arrivals += 1;
+        match p.queue.enqueue(self.now, id, &mut self.pool, &mut p.rng) {
+            Ok(()) => {
+                let len = p.queue.len_packets() as u64;
+                if len > p.stats.max_len_packets {
+                    p.stats.max_len_packets = len;
+                }
+                // invariant: packets wait only behind a busy transmitter with a TxDone pending
+                if !p.tx_pending {
+                    if p.busy_until <= self.now {
+                        self.start_tx(port);
+                    } else {
+                        p.tx_pending = true;
+                        self.events
+                            .schedule(p.busy_until, Event::TxDone { port: port as u32 });
+                    }
+                }
+            }
+            Err(reason) => {
+                let r = reason.index();
+                p.stats.drops[r] += 1;
+                p.stats.drop_bytes[r] += size;
+                p.stats.levels[level].drops[r] += 1;
+                self.drop_packet(id);
+            }
+        }
+        // Giacomazzi et al.: the CSA counts OUT arrivals at its RIO buffer, accepted or not
+        let k = self.port_csa[port];
+        if k != u32::MAX && level != 0 {
+            self.csa_out_arrival(k as usize, flow);
+        }
+    }
+
+    /// An OUT packet of `flow` reached the buffer CSA `k` watches: its controller counts it
+    /// (a shared controller every OUT packet; a per-bucket one those its bucket marked).
+    fn csa_out_arrival(&mut self, k: usize, flow: usize) {
+        let run = &self.csas[k];
+        let ctl = match run.scope {
+            CsaScope::Shared => 0,
+            CsaScope::PerBucket => match self.flow_cond[flow] {
+                u32::MAX => return,
+                c => match run.ctl_of_cond[c as usize] {
+                    u32::MAX => return,
+                    t => t as usize,
+                },
+            },
+        };
+        let (congested, period) = match &self.ports[run.port as usize].queue {
+            AnyQueue::Rio(q) => (q.out_congested(), q.congestion_periods()),
+            _ => (false, 0),
+        };
+        let changed = self.csas[k].ctls[ctl]
+            .csa
+            .on_out_arrival(self.now, congested, period);
+        self.after_csa(k, ctl, changed);
+    }
+
+    /// A CSA controller's timer (T2) fires.
+    fn csa_timer(&mut self, k: usize, ctl: usize) {
+        if self.csas[k].ctls[ctl].timer_at != Some(self.now) {
+            return; // superseded
+        }
+        self.csas[k].ctls[ctl].timer_at = None;
+        let port = self.csas[k].port as usize;
+        // "when T2 expires …, if the RIO buffer is not congested": the average as an arrival
+        // now would find it, idle decay included
+        let congested = match &self.ports[port].queue {
+            AnyQueue::Rio(q) => q.out_congested_at(self.now),
+            _ => false,
+        };
+        let changed = self.csas[k].ctls[ctl].csa.on_t2_expiry(self.now, congested);
+        self.after_csa(k, ctl, changed);
+    }
+
+    /// After a controller call: spread a new α to the buckets it sets, and keep one timer event
+    /// at its deadline.
+    fn after_csa(&mut self, k: usize, ctl: usize, changed: Option<f64>) {
+        if let Some(alpha) = changed {
+            let targets = match self.csas[k].scope {
+                CsaScope::Shared => 0..self.csas[k].targets.len(),
+                CsaScope::PerBucket => ctl..ctl + 1,
+            };
+            for t in targets {
+                let (c, flow) = self.csas[k].targets[t];
+                if flow == u32::MAX {
+                    self.announce_alpha(c as usize, k as u32, alpha);
+                } else {
+                    self.send_signal(k, c, flow, alpha);
+                }
+            }
+        }
+        let run = &mut self.csas[k].ctls[ctl];
+        if let Some(t) = run.csa.next_deadline() {
+            if run.timer_at != Some(t) {
+                run.timer_at = Some(t);
+                self.events.schedule(
+                    t,
+                    Event::CsaTimer {
+                        csa: k as u32,
+                        ctl: ctl as u32,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Sends a control packet (ICMP-like, RFC 792) carrying α from CSA `k` to conditioner `c`.
+    fn send_signal(&mut self, k: usize, c: u32, flow: u32, alpha: f64) {
+        let run = &self.csas[k];
+        let (node, dst) = (run.node, self.conditioners[c as usize].node);
+        let id = self.pool.alloc(Packet {
+            src: node,
+            dst,
+            protocol: proto::ICMP,
+            dscp: run.signal_dscp,
+            size: run.signal_bytes,
+            flow,
+            dst_agent: CONTROL,
+            created: self.now,
+            th: TransportHeader {
+                src_port: k as u16,
+                seq: u64::from(c),
+                ack: alpha.to_bits(),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        self.generated += 1;
+        let f = &mut self.flows[flow as usize];
+        f.packets_sent += 1;
+        f.bytes_sent += u64::from(run.signal_bytes);
+        self.forward(node, id);
+    }
+
+    /// Conditioner `c` learns α from CSA `k`; its buckets run at the smallest α announced.
+    pub(super) fn announce_alpha(&mut self, c: usize, k: u32, alpha: f64) {
+        let sources = &mut self.cond_alpha[c];
+        match sources.iter_mut().find(|(s, _)| *s == k) {
+            Some(entry) => entry.1 = alpha,
+            None => sources.push((k, alpha)),
+        }
+        let effective = sources
+            .iter()
+            .map(|&(_, a)| a)
+            .fold(f64::INFINITY, f64::min);
+        if self.conditioners[c].set_alpha(self.now, effective) {
+            self.schedule_wake(c);
+        }
+    }
+
+    /// Frees a dropped packet and charges it to its flow (the place was counted by the caller).
+    fn drop_packet(&mut self, id: PacketId) {
+        let pkt = self.pool.get(id);
+        let flow = pkt.flow as usize;
+        let rev = pkt.rev;
+        self.pool.free(id);
+        self.dropped += 1;
+        if rev {
+            self.flows[flow].rev_dropped += 1;
+        } else {
+            self.flows[flow].packets_dropped += 1;
+            self.note_completion(flow);
+        }
+    }
+
+    #[inline]
+    fn note_completion(&mut self, flow: usize) {
+        if self.finite[flow] && !self.completion_counted[flow] {
+            let f = &mut self.flows[flow];
+            f.check_complete(self.now);
+            if f.completed_at.is_some() {
+                self.completion_counted[flow] = true;
+                self.finite_done += 1;
+            }
+        }
+    }
+
+    /// Runs one agent hook, then sends what it sent from its node.
+    #[inline]
+    pub(super) fn call_agent(&mut self, agent: u32, hook: impl FnOnce(&mut AnyAgent, &mut Ctx)) {
+        let a = agent as usize;
+        let flow = self.agents[a].flow() as usize;
+        let sent_before = self.flows[flow].packets_sent;
+        let mut outbox = std::mem::take(&mut self.outbox);
+        {
+            let mut ctx = Ctx {
+                now: self.now,
+                me: agent,
+                pool: &mut self.pool,
+                events: &mut self.events,
+                outbox: &mut outbox,
+                flow: &mut self.flows[flow],
+                generated: &mut self.generated,
+                dscp: self.spec.flows[flow].dscp,
+            };
+            hook(&mut self.agents[a], &mut ctx);
+        }
+        // forward packets are the source's: data (and a SYN); the sink's ACKs are reverse
+        self.data_generated += self.flows[flow].packets_sent - sent_before;
+        let node = self.agent_node[a];
+        for &id in &outbox {
+            self.receive(node, id, LOCAL);
+        }
+        outbox.clear();
+        self.outbox = outbox;
+        self.note_completion(flow);
+    }
+
+    /// Packets found in queues, transmitters and on the wire.
+    pub(super) fn walk_in_flight(&self) -> u64 {
+        let ports: u64 = self
+            .ports
+            .iter()
+            .map(|p| p.queue.len_packets() as u64 + p.line.len() as u64)
+            .sum();
+        ports
+            + self
+                .conditioners
+                .iter()
+                .map(|c| c.held() as u64)
+                .sum::<u64>()
+    }
+}
