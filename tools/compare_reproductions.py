@@ -1,7 +1,7 @@
 """Compares two outputs of ``afsim reproduce`` (two --out folders) for identity, leaving out
 what differs between any two invocations: wall and engine times (``wall_seconds``,
-``engine_seconds*``, each run's ``wall_s``, the times in report.md's "runs:" line) and the
-figures' creation dates.
+``engine_seconds*``, each run's ``wall_s``, the times in report.md's "runs:" lines) and the
+figures' creation dates and per-process element ids.
 
     python3 tools/compare_reproductions.py /tmp/before-leung /tmp/after-leung
 
@@ -39,7 +39,7 @@ def normalised(path: Path) -> str | bytes:
         return json.dumps(_drop_times(json.loads(path.read_text(encoding="utf-8"))), sort_keys=True, indent=1)
     if path.suffix == ".md":
         text = path.read_text(encoding="utf-8")
-        text = re.sub(r"in [\d.,]+ (?:s|min|h) of wall time", "in … of wall time", text)
+        text = re.sub(r"(in|took) [\d.,]+ (?:s|min|h) of wall time", r"\1 … of wall time", text)
         return re.sub(r"took [\d.,]+ (?:s|min|h) of engine time", "took … of engine time", text)
     if path.suffix == ".csv":
         rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
@@ -48,7 +48,11 @@ def normalised(path: Path) -> str | bytes:
             rows = [r[:k] + r[k + 1:] for r in rows]
         return "\n".join(",".join(r) for r in rows)
     if path.suffix == ".svg":
-        return re.sub(r"<dc:date>[^<]*</dc:date>", "", path.read_text(encoding="utf-8"))
+        text = re.sub(r"<dc:date>[^<]*</dc:date>", "", path.read_text(encoding="utf-8"))
+        # matplotlib names clip paths (p…) and markers (m…) by a hash salted per process: number them in
+        # order of appearance instead
+        names: dict[str, str] = {}
+        return re.sub(r"\b([mp][0-9a-f]{10})\b", lambda m: names.setdefault(m.group(1), f"p{len(names)}"), text)
     return path.read_bytes()
 
 

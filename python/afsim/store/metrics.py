@@ -50,7 +50,7 @@ def default_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
                  if f.get("mean_delay_s") is not None]
     n = sum(k for k, _ in delivered)
     m["mean_delay_s"] = math.fsum(k * d for k, d in delivered) / n if n else math.nan
-    m["jain"] = jain(tput)
+    m["jain"] = jain(tput, exact_sums=True)
     for col in ("retransmitted_packets", "timeouts"):
         vals = [f[col] for f in flows if f.get(col) is not None]
         if vals:
