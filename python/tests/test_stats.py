@@ -46,6 +46,9 @@ def test_jain_and_fieb_are_the_cores_on_every_golden_report() -> None:
                 checked += 1
     assert checked >= 10
     assert math.isnan(jain([])) and math.isnan(jain([0.0, 0.0])) and jain([5.0, 0, 0, 0]) == 0.25
+    xs = [0.1 * k + 1e-9 * k * k for k in range(1, 40)]
+    assert jain(xs, exact_sums=True) == pytest.approx(jain(xs), rel=1e-14)
+    assert jain(xs, exact_sums=True) == math.fsum(xs) ** 2 / (len(xs) * math.fsum(x * x for x in xs))
 
 
 def test_a_stat_has_the_sample_sd_and_the_student_t_interval() -> None:
