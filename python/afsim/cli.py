@@ -158,6 +158,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="busy-wait the last US microseconds before each deadline instead of "
                         "sleeping (less lateness, more CPU; default 0)")
     live_p.add_argument("--out", type=Path, metavar="DIR", help="also write summary.json to DIR")
+    live_p.add_argument(
+        "--capture", action="append", default=[], metavar="PORT[=FILE]",
+        help="write the frames that leave PORT (a link direction, 'r1->r2') to a pcap file, as "
+        "afsim run --capture (default FILE: r1-r2.pcap, in --out if given): whole IP packets, "
+        "wall-clock time stamps; repeatable")
+    live_p.add_argument(
+        "--queue-trace", action="store_true",
+        help="write every arrival at a RED, WRED or RIO queue (time, length, average, fate) to "
+        "queue-trace.csv in --out (needs --out)")
     live_p.add_argument("--format", choices=("table", "json"), default="table")
     live_p.add_argument("--cleanup", action="store_true",
                         help="remove the namespaces and links runs killed with SIGKILL left "
@@ -300,6 +309,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="the ns-2 column (papers with an ns-2 twin: leung, gtfrc, giacomazzi): 'committed' "
         "reads the ns-2 runs committed with afsim (default); 'run' runs the missing ones with "
         "ns-2 2.35 (apt-get install ns2), kept in the store; 'off' leaves the column out",
+    )
+    repro_p.add_argument(
+        "--live", choices=("committed", "run", "off"), default="committed",
+        help="the live column (papers with one: laatu): 'committed' reads the afsim live runs "
+        "committed with afsim (default); 'run' runs the missing ones now with afsim live (root, "
+        "wall time: about 35 min for laatu), kept in the store; 'off' leaves the column out",
+    )
+    repro_p.add_argument(
+        "--live-save", action="store_true",
+        help="with --live run: write the live runs used over the committed ones shipped with "
+        "afsim (afsim/reproduce/data/live/PAPER.json.gz; for afsim's developers)",
     )
     repro_p.add_argument(
         "--ns2-save", action="store_true",
@@ -454,9 +474,15 @@ def cmd_live(args: argparse.Namespace) -> int:
         path = scenario_path(args.file)
         if args.out is not None:
             check_out_dir(args.out, "--out")
+        if args.queue_trace and args.out is None:
+            raise UsageError("--queue-trace writes queue-trace.csv in --out: add --out DIR")
+        captures = [_capture_arg(c, args.out) for c in args.capture]
+        if args.out is not None and (captures or args.queue_trace):
+            prepare_out_dir(args.out, "--out")
         log = (lambda m: print(f"afsim live: {m}", file=sys.stderr)) if sys.stderr.isatty() else None
         summary = live(path, dict(args.overrides), args.seed, args.cc, log=log,
-                       realtime=args.realtime, spin_us=args.spin_us)
+                       realtime=args.realtime, spin_us=args.spin_us, captures=captures,
+                       queue_trace=args.out / "queue-trace.csv" if args.queue_trace else None)
     except LivePermissionError as e:
         _error(str(e))
         return EXIT_USAGE
@@ -473,6 +499,12 @@ def cmd_live(args: argparse.Namespace) -> int:
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "summary.json").write_text(text + "\n")
+    if args.format == "table":
+        for c in summary["live"].get("captures", []):
+            print(f"captured {c['frames']} frames of {c['port']} to {c['path']}", file=sys.stderr)
+        qt = summary["live"].get("queue_trace")
+        if qt:
+            print(f"queue trace: {qt['rows']} arrivals to {qt['path']}", file=sys.stderr)
     return EXIT_OK if summary["conservation"]["holds"] else EXIT_CONSERVATION
 
 
@@ -617,6 +649,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             raise UsageError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
     if args.ns2_save and args.ns2 != "run":
         raise UsageError("--ns2-save writes the ns-2 runs of --ns2 run; add --ns2 run")
+    if args.live_save and args.live != "run":
+        raise UsageError("--live-save writes the live runs of --live run; add --live run")
     module = reproduce.paper_module(args.paper)
     try:
         paper = module.paper()
@@ -642,6 +676,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             jobs=args.jobs, only=args.only, show_progress=sys.stderr.isatty(),
             variants=not args.no_variants, robustness=not args.no_robustness,
             store=None if args.no_store else (args.store or out / "store"), ns2=args.ns2,
+            live=args.live,
         )
     except reproduce.RunFailed as e:
         _error(str(e))
@@ -653,6 +688,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             from afsim.reproduce.twin import save
 
             sys.stderr.write(f"afsim: ns-2 runs saved to {save(rep.ns2, rep.paper.id)}\n")
+    if rep.live is not None:
+        for message in rep.live.messages + rep.live.failed:
+            sys.stderr.write(f"afsim: live: {message}\n")
+        if args.live_save:
+            from afsim.reproduce.live import save as save_live
+
+            sys.stderr.write(f"afsim: live runs saved to {save_live(rep.live, rep.paper.id)}\n")
     written = reproduce.write_outputs(rep, out)
     if args.format == "json":
         import json

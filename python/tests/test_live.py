@@ -7,8 +7,10 @@ reason where it is missing; CI runs as root. Together they take about 20 s of wa
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,6 +23,7 @@ from conftest import DATA, afsim_cmd
 from afsim.live import netns
 
 SMALL = DATA / "live-small.toml"
+TRANSFER = DATA / "live-transfer.toml"
 
 
 def _privileged() -> str | None:
@@ -188,3 +191,122 @@ packet_size = "500B"
 """)
     with pytest.raises(ValueError, match="through a router"):
         _core.live_plan(s)
+
+
+@needs_root
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="needs tshark (apt-get install tshark)")
+def test_capture_holds_every_tcp_segment_that_left_the_link(tmp_path: Path) -> None:
+    before = _ours()
+    t_start = time.time()
+    p = afsim_cmd("live", SMALL, "--capture", "r1->r2", "--format", "json", "--out", tmp_path,
+                  timeout=60)
+    t_end = time.time()
+    assert p.returncode == 0, p.stderr
+    s = json.loads(p.stdout)
+    pcap = tmp_path / "r1-r2.pcap"  # afsim run's name for the port's file
+    (cap,) = s["live"]["captures"]
+    assert (cap["port"], Path(cap["path"]), cap["error"]) == ("r1->r2", pcap.resolve(), None)
+    q = {r["name"]: r for r in s["queues"]}["r1->r2"]
+    fields = subprocess.run(
+        ["tshark", "-r", str(pcap), "-n", "-T", "fields", "-E", "separator=,", "-e", "frame.time_epoch",
+         "-e", "ip.src", "-e", "ip.dst", "-e", "ip.len", "-e", "tcp.dstport", "-e", "tcp.len",
+         "-e", "ip.checksum.status"],
+        capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
+    rows = [line.split(",") for line in fields]
+    # one record per packet the model started transmitting on r1->r2, to the frame
+    assert len(rows) == q["departures"] == cap["frames"] > 1000
+    # each a TCP segment of the flow, src to dst, whole (the bytes the link carried)
+    assert {(r[1], r[2], r[4]) for r in rows} == {("10.200.0.2", "10.200.1.2", "5000")}
+    assert sum(int(r[3]) for r in rows) == q["departure_bytes"]
+    assert sum(int(r[5]) for r in rows) >= s["flows"][0]["goodput_bytes"]
+    # wall-clock time stamps, in order, within the run
+    stamps = [float(r[0]) for r in rows]
+    assert stamps == sorted(stamps)
+    assert t_start < stamps[0] and stamps[-1] < t_end
+    assert _ours() == before
+
+
+@needs_root
+def test_an_unknown_capture_port_exits_2_before_creating_anything(tmp_path: Path) -> None:
+    before = _ours()
+    p = afsim_cmd("live", SMALL, "--capture", "r1->r9", "--out", tmp_path, timeout=60)
+    assert p.returncode == 2
+    assert "--capture r1->r9: no port 'r1->r9'" in p.stderr and "r1->r2" in p.stderr
+    assert _ours() == before
+    p = afsim_cmd("live", SMALL, "--queue-trace", timeout=60)
+    assert p.returncode == 2 and "--out" in p.stderr
+
+
+@needs_root
+def test_a_transfer_run_stops_when_acknowledged_and_traces_the_red_queue(tmp_path: Path) -> None:
+    p = afsim_cmd("live", TRANSFER, "--queue-trace", "--format", "json", "--out", tmp_path,
+                  timeout=60)
+    assert p.returncode == 0, p.stderr
+    s = json.loads(p.stdout)
+    (flow,) = s["flows"]
+    assert flow["completed"] and flow["goodput_bytes"] == 2_000_000
+    # until_transfers_complete: the run ended with the transfer, not at its 20 s duration
+    assert s["stop_reason"] == "transfers_complete"
+    assert flow["completion_time_s"] <= s["end_time_s"] < flow["completion_time_s"] + 0.5
+    assert s["end_time_s"] < 15
+    # the queue trace: one row per arrival at the RED queue, its drops those of the report
+    queues = {r["name"]: r for r in s["queues"]}
+    q = queues["r1->r2"]
+    with open(tmp_path / "queue-trace.csv", newline="") as f:
+        every = list(csv.DictReader(f))
+    # the link's RED queues, both directions (the ACKs cross r2->r1), and no drop-tail one
+    assert {r["queue"] for r in every} == {"r1->r2", "r2->r1"}
+    assert s["live"]["queue_trace"]["rows"] == len(every)
+    assert sum(r["queue"] == "r2->r1" for r in every) == queues["r2->r1"]["arrivals"]
+    rows = [r for r in every if r["queue"] == "r1->r2"]
+    assert len(rows) == q["arrivals"]
+    assert sum(r["fate"] != "queued" for r in rows) == q["drops_total"]
+    assert sum(r["fate"] == "early" for r in rows) == q["drops"]["early"]
+    assert max(int(r["len_packets"]) for r in rows) == q["max_len_packets"]
+    assert 0 < max(float(r["avg"]) for r in rows) < 100
+
+
+def _pcap(path: Path, recs: list[tuple[float, bytes]]) -> None:
+    import struct
+
+    out = [struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 101)]
+    for t, ip in recs:
+        ns = round(t * 1e9)
+        out.append(struct.pack("<IIII", ns // 10**9, ns % 10**9, len(ip), len(ip)) + ip)
+    path.write_bytes(b"".join(out))
+
+
+def _seg(seq: int, ack: int, flags: int, payload: int, sport: int, dport: int) -> bytes:
+    import struct
+
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40 + payload, 0, 0x4000, 64, 6, 0,
+                     bytes([10, 200, 0, 2]), bytes([10, 200, 1, 2]))
+    return ip + struct.pack("!HHIIBBHHH", sport, dport, seq % 2**32, ack % 2**32, 5 << 4, flags, 65535, 0, 0) \
+        + b"\0" * payload
+
+
+def test_tcptrace_rtt_samples_acks_of_segments_sent_once(tmp_path: Path) -> None:
+    from afsim.live.tcptrace import sender_rtts
+
+    isn, port = 2**32 - 1500, 5003  # sequence numbers wrap past 2^32 after the first segment
+    data = [(1.000, _seg(isn, 0, 0x02, 0, 40000, port))]
+    # three 1000-byte segments at 1.1, 1.2, 1.3 s; the second is sent again at 1.5 s
+    for k, t in enumerate((1.1, 1.2, 1.3)):
+        data.append((t, _seg(isn + 1 + 1000 * k, 1, 0x10, 1000, 40000, port)))
+    data.append((1.5, _seg(isn + 1001, 1, 0x10, 1000, 40000, port)))
+    data.append((1.6, _seg(isn + 3001, 1, 0x10, 1000, 40000, 9999)))  # another connection
+    ack = lambda a: _seg(1, (isn + a) % 2**32, 0x10, 0, port, 40000)
+    acks = [(1.15, ack(1001)),   # segment 1, sent once: 0.05 s (+ 0.01 s to reach the sender)
+            (1.16, ack(1001)),   # a duplicate: no sample
+            (1.55, ack(3001)),   # covers segment 3 (once, 0.25 s) past the retransmitted 2
+            (1.56, ack(2001))]   # older than what was acknowledged: no sample
+    _pcap(tmp_path / "d.pcap", data)
+    _pcap(tmp_path / "a.pcap", acks)
+    r = sender_rtts(tmp_path / "d.pcap", tmp_path / "a.pcap", port, lambda n: 0.01)
+    assert r["rtt_samples"] == 2
+    assert r["rtt_mean_s"] == pytest.approx((0.06 + 0.26) / 2)
+    assert r["rtt_std_s"] == pytest.approx(0.10)
+    assert r["syn_s"] == pytest.approx(1.0)
+    # the retransmitted segment's own ACK gives none (Karn)
+    _pcap(tmp_path / "a2.pcap", [(1.55, ack(2001))])
+    assert sender_rtts(tmp_path / "d.pcap", tmp_path / "a2.pcap", port, lambda n: 0.0)["rtt_samples"] == 0

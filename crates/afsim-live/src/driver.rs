@@ -47,6 +47,9 @@ pub struct Config {
     pub realtime: bool,
     #[serde(default = "default_priority")]
     pub realtime_priority: i32,
+    /// Write the queue trace (`Fabric::enable_queue_trace`) to this CSV file at the end.
+    #[serde(default)]
+    pub queue_trace: Option<String>,
 }
 
 fn default_priority() -> i32 {
@@ -293,8 +296,11 @@ impl Forwarder {
         if cfg.ifaces.len() != cfg.hosts.len() {
             return Err("one interface per host".into());
         }
-        let fabric =
+        let mut fabric =
             Fabric::build(spec, cfg.hosts.clone(), &cfg.flows).map_err(|e| e.to_string())?;
+        if cfg.queue_trace.is_some() {
+            fabric.enable_queue_trace();
+        }
         let socks = cfg
             .ifaces
             .iter()
@@ -354,6 +360,16 @@ impl Forwarder {
             // SAFETY: valid timespec
             unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, 0, &ts, std::ptr::null_mut()) };
         }
+        // the wall clock of the run's time zero, for the captures' time stamps
+        let mut rt = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid timespec pointer
+        unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut rt) };
+        let realtime_now = rt.tv_sec as u64 * 1_000_000_000 + rt.tv_nsec as u64;
+        self.fabric
+            .set_wall_epoch((realtime_now + t0_ns).saturating_sub(monotonic_ns()));
         let Forwarder { fabric, socks, cfg } = self;
         let fds: Vec<libc::c_int> = socks.iter().map(|s| s.fd).collect();
         let mut send_errors = vec![0u64; socks.len()];
@@ -444,8 +460,27 @@ impl Forwarder {
 
     /// The run's results as JSON: the report's queue, colour and conditioner rows, the
     /// network's per-flow counters, and the forwarder's own measurements.
+    /// Flushes the captures and writes the queue trace first (their outcome is in the JSON:
+    /// `captures`, `queue_trace`).
     pub fn results(&mut self, stats: &DriverStats, end_ns: u64) -> serde_json::Value {
-        report_json(&mut self.fabric, Some(stats), end_ns)
+        let captures: Vec<serde_json::Value> = self
+            .fabric
+            .finish_captures()
+            .into_iter()
+            .map(|(port, path, frames, error)| serde_json::json!({"port": port, "path": path, "frames": frames, "error": error}))
+            .collect();
+        let trace = self.cfg.queue_trace.as_ref().map(|path| {
+            match self.fabric.write_queue_trace(std::path::Path::new(path)) {
+                Ok(rows) => serde_json::json!({"path": path, "rows": rows, "error": null}),
+                Err(e) => {
+                    serde_json::json!({"path": path, "rows": 0, "error": format!("{path}: {e}")})
+                }
+            }
+        });
+        let mut v = report_json(&mut self.fabric, Some(stats), end_ns);
+        v["captures"] = serde_json::Value::Array(captures);
+        v["queue_trace"] = trace.unwrap_or(serde_json::Value::Null);
+        v
     }
 }
 
@@ -497,6 +532,8 @@ pub fn report_json(
         "other_drops": fabric.other_drops(),
         "totals": {"sent": sent, "delivered": delivered, "dropped": dropped, "in_flight": inside,
                    "holds": sent == delivered + dropped + inside},
+        // the instant the run ended (its duration, or when it was stopped), s since time zero
+        "end_s": end_ns as f64 * 1e-9,
         "frames": fabric.counters,
         "lateness_us": {"count": lat.count, "p50": q(0.5), "p90": q(0.9), "p99": q(0.99), "p999": q(0.999),
                         "max": lat.max_ns as f64 / 1e3,

@@ -16,8 +16,13 @@
 //! The clock is the caller's: the live driver (`driver`) passes the wall clock's nanoseconds
 //! since the run's start; the tests pass made-up instants.
 //!
+//! Optional records (off unless asked for): the frames leaving captured ports (`capture`:
+//! the scenario's `[[capture]]`s and `afsim live --capture`, as `afsim run`'s), and a queue
+//! trace (`enable_queue_trace`: every arrival at a queue that keeps an average — RED, WRED,
+//! RIO — with the instantaneous length, the average after the arrival and its fate).
+//!
 //! Not here: CSAs (their control packets would need a wire format: a scenario with `[[csa]]`
-//! is refused), pcap capture, agents.
+//! is refused), agents.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -35,6 +40,7 @@ use afsim_core::sim::event::{Event, EventQueue};
 use afsim_core::sim::rng::{self, Rng};
 use afsim_core::sim::time::{SimDuration, SimTime};
 
+use crate::capture::Pcap;
 use crate::frame;
 
 const LOCAL: u32 = u32::MAX;
@@ -82,6 +88,34 @@ pub struct Port {
     pub busy_ns: u64,
     loss: Option<Loss>,
     pub link_losses: u64,
+    /// Index in `Fabric::captures`, if the port is captured.
+    capture: Option<usize>,
+}
+
+/// One arrival at a queue with an average (`Fabric::enable_queue_trace`).
+#[derive(Clone, Copy, Debug)]
+pub struct TraceRow {
+    pub t_ns: u64,
+    pub port: u32,
+    /// Packets in the queue after the arrival (the arrival included if it was queued).
+    pub len_packets: u32,
+    /// RED's and WRED's average, RIO's average of in-profile packets (its unit: packets or
+    /// bytes, as the queue measures).
+    pub avg: f64,
+    /// RIO's average of all packets (NaN for the others).
+    pub avg_total: f64,
+    /// 0 queued, else `DropReason::index() + 1`.
+    pub fate: u8,
+}
+
+/// The averages of a queue that keeps one: (avg, RIO's total average or NaN).
+fn averages(q: &AnyQueue) -> Option<(f64, f64)> {
+    match q {
+        AnyQueue::Red(r) => Some((r.avg(), f64::NAN)),
+        AnyQueue::Wred(w) => Some((w.avg(), f64::NAN)),
+        AnyQueue::Rio(r) => Some((r.avg_in(), r.avg_out())),
+        _ => None,
+    }
 }
 
 /// Frame-level counters of the forwarder (what never became a model packet, and what left).
@@ -177,6 +211,11 @@ pub struct Fabric {
     delivered: u64,
     dropped: u64,
     sent: u64,
+    /// Open pcap files (`capture`), and the wall clock (ns since 1970) of model time zero.
+    pub captures: Vec<Pcap>,
+    wall_epoch_ns: u64,
+    /// Arrivals at queues with an average, when asked for.
+    pub queue_trace: Option<Vec<TraceRow>>,
 }
 
 /// Why a scenario cannot run live.
@@ -229,8 +268,27 @@ impl Fabric {
                     tx_pending: false,
                     line: VecDeque::new(),
                     busy_ns: 0,
+                    capture: None,
                 });
             }
+        }
+        let mut captures = Vec::with_capacity(spec.captures.len());
+        for c in &spec.captures {
+            let Some(port) = ports.get_mut(c.port) else {
+                return Err(Unsupported(format!(
+                    "capture of port {}: no such port",
+                    c.port
+                )));
+            };
+            let pcap = Pcap::create(c.port, &c.path).map_err(|e| {
+                Unsupported(format!(
+                    "capture of {}: cannot create {}: {e}",
+                    port.name,
+                    c.path.display()
+                ))
+            })?;
+            port.capture = Some(captures.len());
+            captures.push(pcap);
         }
         let links: Vec<(usize, usize)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
         let routes: Vec<&[usize]> = spec.routes.iter().map(|r| r.path.as_slice()).collect();
@@ -308,6 +366,9 @@ impl Fabric {
             delivered: 0,
             dropped: 0,
             sent: 0,
+            captures,
+            wall_epoch_ns: 0,
+            queue_trace: None,
             spec: spec.clone(),
         })
     }
@@ -318,6 +379,65 @@ impl Fabric {
 
     pub fn hosts(&self) -> &[Host] {
         &self.hosts
+    }
+
+    /// The wall clock (`CLOCK_REALTIME`, ns since 1970) at model time zero: captures are
+    /// stamped with it plus the model instant.
+    pub fn set_wall_epoch(&mut self, ns: u64) {
+        self.wall_epoch_ns = ns;
+    }
+
+    /// Records every arrival at a RED, WRED or RIO queue from now on (`queue_trace`).
+    pub fn enable_queue_trace(&mut self) {
+        self.queue_trace.get_or_insert_with(Vec::new);
+    }
+
+    /// Writes the queue trace as CSV (`time_s,queue,len_packets,avg,avg_total,fate`); the
+    /// number of rows.
+    pub fn write_queue_trace(&self, path: &std::path::Path) -> std::io::Result<usize> {
+        use std::io::Write;
+        let rows = self.queue_trace.as_deref().unwrap_or(&[]);
+        let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+        writeln!(out, "time_s,queue,len_packets,avg,avg_total,fate")?;
+        for r in rows {
+            let fate = if r.fate == 0 {
+                "queued"
+            } else {
+                DropReason::ALL[usize::from(r.fate - 1)].name()
+            };
+            let total = if r.avg_total.is_nan() {
+                String::new()
+            } else {
+                format!("{:.6}", r.avg_total)
+            };
+            writeln!(
+                out,
+                "{:.9},{},{},{:.6},{},{}",
+                r.t_ns as f64 * 1e-9,
+                self.ports[r.port as usize].name,
+                r.len_packets,
+                r.avg,
+                total,
+                fate
+            )?;
+        }
+        out.flush()?;
+        Ok(rows.len())
+    }
+
+    /// Flushes every capture: (port name, path, frames written, error).
+    pub fn finish_captures(&mut self) -> Vec<(String, String, u64, Option<String>)> {
+        let mut out = Vec::new();
+        for c in &mut self.captures {
+            let err = c.finish().err();
+            out.push((
+                self.ports[c.port].name.clone(),
+                c.path.display().to_string(),
+                c.frames,
+                err,
+            ));
+        }
+        out
     }
 
     /// The instant of the next event, if any: the driver sleeps until then (or a frame).
@@ -576,7 +696,23 @@ impl Fabric {
         p.stats.arrivals += 1;
         p.stats.arrival_bytes += size;
         p.stats.levels[level].arrivals += 1;
-        match p.queue.enqueue(now, id, &mut self.pool, &mut p.rng) {
+        let result = p.queue.enqueue(now, id, &mut self.pool, &mut p.rng);
+        if let Some(trace) = self.queue_trace.as_mut() {
+            if let Some((avg, avg_total)) = averages(&p.queue) {
+                trace.push(TraceRow {
+                    t_ns: now.0,
+                    port: port as u32,
+                    len_packets: p.queue.len_packets() as u32,
+                    avg,
+                    avg_total,
+                    fate: match &result {
+                        Ok(()) => 0,
+                        Err(r) => r.index() as u8 + 1,
+                    },
+                });
+            }
+        }
+        match result {
             Ok(()) => {
                 let len = p.queue.len_packets() as u64;
                 p.stats.max_len_packets = p.stats.max_len_packets.max(len);
@@ -623,6 +759,10 @@ impl Fabric {
         };
         let pkt = self.pool.get(id);
         let size = pkt.size;
+        if let Some(c) = p.capture {
+            let tos = (pkt.dscp << 2) | pkt.ecn as u8;
+            self.captures[c].write(self.wall_epoch_ns + now.0, &self.frames[id as usize], tos);
+        }
         p.stats.levels[usize::from(self.colours.level(pkt.dscp))].departures += 1;
         p.stats.departures += 1;
         p.stats.departure_bytes += u64::from(size);

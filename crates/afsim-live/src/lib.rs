@@ -9,8 +9,10 @@
 //! - `frame`: the Ethernet/IPv4 fields read and rewritten.
 //! - `fabric`: the forwarding plane, clock-agnostic (`advance(now)`, `ingress(now, frame)`),
 //!   tested with made-up time.
+//! - `capture`: `--capture`'s pcap files (the simulator's format, real packets).
 //! - `driver` (Linux): AF_PACKET sockets and the wall-clock loop.
 
+pub mod capture;
 pub mod fabric;
 pub mod frame;
 pub mod plan;

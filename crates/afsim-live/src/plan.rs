@@ -93,6 +93,8 @@ pub fn plan(spec: &Spec) -> Result<Value, String> {
         "name": spec.name,
         "seed": spec.seed,
         "duration_s": spec.stop.duration.map(|d| d.as_secs_f64()),
+        // stop once every finite TCP transfer is acknowledged (`afsim live` watches its senders)
+        "until_transfers_complete": spec.stop.transfers_complete,
         "warmup_s": spec.warmup.as_secs_f64(),
         "nodes": nodes,
         "links": links,

@@ -21,8 +21,10 @@ def main() -> int:
     if cfg.get("seed") is not None:
         scenario = scenario.with_seed(cfg["seed"])
     try:
+        for port, path in cfg.get("captures", []):
+            scenario = scenario.with_capture(port, path, origin=f"--capture {port}")
         fwd = _core.LiveForwarder(scenario, json.dumps(cfg["forwarder"]))
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError) as e:  # a capture file that cannot be created among them
         print(json.dumps({"error": str(e)}), flush=True)
         return 1
     print("ready", flush=True)

@@ -7,6 +7,11 @@ off, ECN as the host's flows ask, the interface's offloads off), opens its liste
 from stdin, runs its roles (TCP or UDP senders and receivers, one thread each), and prints its
 results as one JSON line. TCP senders read TCP_INFO every 100 ms (RTT, cwnd) and at the
 measured interval's ends (bytes acknowledged, retransmissions).
+
+Stopping early (``until_transfers_complete``): a finite TCP sender prints ``done FLOW T`` the
+moment TCP_INFO shows every byte acknowledged (polled every millisecond; T in seconds since
+time zero); the orchestrator answers, once every transfer is done, with ``stop`` on stdin,
+which ends the run here at once (every role's end moves to now).
 """
 
 from __future__ import annotations
@@ -101,10 +106,22 @@ class Run:
 
     def sleep_until(self, t: float) -> None:
         while True:
-            d = t - mono()
+            d = min(t, self.end) - mono()
             if d <= 0:
                 return
-            time.sleep(d)
+            time.sleep(min(d, 0.05))
+
+    def stop_now(self) -> None:
+        self.end = min(self.end, mono())
+
+
+_print_lock = threading.Lock()
+
+
+def say(line: str) -> None:
+    with _print_lock:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
 
 
 def tcp_sender(run: Run, r: dict, out: dict) -> None:
@@ -113,6 +130,7 @@ def tcp_sender(run: Run, r: dict, out: dict) -> None:
     if mono() >= run.end:
         return
     s.settimeout(max(0.1, run.end - mono()))
+    out["connect_s"] = mono() - run.t0  # the SYN leaves now
     try:
         s.connect((r["peer"], r["port"]))
     except OSError as e:
@@ -163,9 +181,14 @@ def tcp_sender(run: Run, r: dict, out: dict) -> None:
     if total is not None and sent >= total:
         s.shutdown(socket.SHUT_WR)
         out["source_done_s"] = mono() - run.t0
-        # wait for the data to be acknowledged (or the run to end)
-        while mono() < run.end and tcp_info(s)["bytes_acked"] < total:
-            time.sleep(0.01)
+        # wait for the data to be acknowledged (or the run to end); Linux's bytes_acked counts
+        # the SYN's sequence number (1 once connected; the FIN adds another), so all the data
+        # is acknowledged at total + 1
+        while mono() < run.end and tcp_info(s)["bytes_acked"] < total + 1:
+            time.sleep(0.001)
+        if tcp_info(s)["bytes_acked"] >= total + 1:
+            out["acked_all_s"] = mono() - run.t0
+            say(f"done {r['flow']} {out['acked_all_s']:.6f}")
     stop.set()
     th.join()
     end = tcp_info(s)
@@ -231,11 +254,13 @@ def udp_sender(run: Run, r: dict, out: dict) -> None:
     interval = size * 8 / r["rate_bps"]
     rng = random.Random(r["seed"])
     t = run.t0 + r["start_s"]
-    stop = run.end if r.get("stop_s") is None else min(run.end, run.t0 + r["stop_s"])
+    stop = math.inf if r.get("stop_s") is None else run.t0 + r["stop_s"]
     limit = r.get("max_packets")
     n = errors = 0
-    while t < stop and (limit is None or n < limit):
+    while t < min(stop, run.end) and (limit is None or n < limit):
         run.sleep_until(t)
+        if mono() >= run.end:
+            break
         try:
             s.sendto(payload, (r["peer"], r["port"]))
             n += 1
@@ -320,8 +345,18 @@ def main() -> int:
                for r, o in zip(cfg["roles"], results)]
     for t in threads:
         t.start()
+
+    def listen() -> None:
+        # the orchestrator's "stop" (every transfer is done): end the run now
+        for cmd in sys.stdin:
+            if cmd.strip() == "stop":
+                run.stop_now()
+                return
+
+    threading.Thread(target=listen, daemon=True).start()
     for t in threads:
-        t.join(timeout=max(0.0, run.end - mono()) + 5.0)
+        while t.is_alive() and mono() < run.end + 5.0:
+            t.join(timeout=0.05)
     after = netstat()
     diff = {k: after.get(k, 0) - before.get(k, 0) for k in
             ("TCPTimeouts", "TCPSackRecovery", "TCPRenoRecovery", "TCPLossProbes")}

@@ -11,7 +11,11 @@ Read this first — a live run, in order:
 4. the forwarder process starts in the forwarder namespace (``afsim.live.forwarder``), one
    generator process per host namespace (``gen.py``); each prints ``ready``;
 5. the run's time zero (CLOCK_MONOTONIC, shared by every namespace) is sent to all of them;
-   they run for the scenario's duration and print their results;
+   they run for the scenario's duration and print their results — or, for a scenario with
+   ``until_transfers_complete``, until every finite TCP transfer is acknowledged: each sender
+   says ``done`` when TCP_INFO shows its last byte acknowledged, and once all have, the
+   generators are told ``stop`` and the forwarder gets SIGTERM (it ends its counters then:
+   ``end_time_s``, ``stop_reason = "transfers_complete"``);
 6. the results are joined into afsim's report shape (``summary``): the per-flow, per-queue,
    per-colour and per-conditioner rows, with every value measured live; what cannot be measured
    live is ``None`` and named in ``not_measured``.
@@ -25,6 +29,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -88,24 +93,61 @@ def _spawn(ns: str, argv: list[str]) -> subprocess.Popen:
         stderr=subprocess.PIPE, text=True, preexec_fn=_pdeathsig, start_new_session=True)
 
 
-def _read_line(p: subprocess.Popen, what: str, timeout: float) -> str:
-    import selectors
+class _Lines:
+    """A child's stdout, line by line, read by a thread of its own (so that lines already
+    buffered are never missed by a select); a generator's ``done FLOW T`` lines go to
+    ``done`` instead."""
 
-    sel = selectors.DefaultSelector()
-    sel.register(p.stdout, selectors.EVENT_READ)
-    if not sel.select(timeout):
-        raise LiveSetupError(f"{what} did not answer within {timeout:.0f} s")
-    line = p.stdout.readline()
-    if not line:
-        err = p.stderr.read() if p.poll() is not None else ""
-        raise LiveSetupError(f"{what} exited: {err.strip()[-2000:]}")
-    return line.strip()
+    def __init__(self, p: subprocess.Popen, done: queue.Queue | None = None) -> None:
+        self.p = p
+        self.lines: queue.Queue = queue.Queue()
+        self.done = done
+        self.error = ""
+        import threading
+
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            for line in self.p.stdout:
+                line = line.strip()
+                if self.done is not None and line.startswith("done "):
+                    _, flow, t = line.split()
+                    self.done.put((int(flow), float(t)))
+                    continue
+                self.lines.put(line)
+        except (OSError, ValueError) as e:
+            self.error = f"{type(e).__name__}: {e}"
+        self.lines.put(None)
+
+    def next(self, what: str, timeout: float) -> str:
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise LiveSetupError(f"{what} did not answer within {timeout:.0f} s") from None
+        if line is None:
+            self.lines.put(None)
+            try:
+                code = self.p.wait(timeout=2)
+                err = self.p.stderr.read()
+            except (subprocess.TimeoutExpired, OSError, ValueError):
+                code, err = None, ""
+            why = self.error or (f"exit status {code}" if code is not None else "still running")
+            raise LiveSetupError(f"{what} exited ({why}): {err.strip()[-2000:]}")
+        return line
 
 
 def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None = None,
          cc: list[str] | None = None, log: Any = None, realtime: bool = True,
-         spin_us: float = 0.0) -> dict:
-    """Runs ``path`` live; returns the summary (a dict in the report's shape)."""
+         spin_us: float = 0.0, captures: list[tuple[str, Path]] | None = None,
+         queue_trace: Path | None = None, until_complete: bool | None = None) -> dict:
+    """Runs ``path`` live; returns the summary (a dict in the report's shape).
+
+    ``captures``: (port ``from->to``, pcap file) pairs, as ``afsim run --capture``;
+    ``queue_trace``: a CSV file for every arrival at a RED/WRED/RIO queue (time, length,
+    average, fate); ``until_complete``: stop once every finite TCP transfer is acknowledged
+    (None: as the scenario's ``until_transfers_complete`` says). A bad port is a ValueError
+    naming it, raised before anything is created."""
     import afsim
     from afsim import _core
 
@@ -114,6 +156,12 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
     scenario = afsim.load_scenario(path, overrides=overrides)
     if seed is not None:
         scenario = scenario.with_seed(seed)
+    captures = [(port, Path(file).resolve()) for port, file in (captures or [])]
+    for port, file in captures:
+        try:
+            scenario = scenario.with_capture(port, file, origin=f"--capture {port}")
+        except ValueError as e:
+            raise ValueError(f"--capture {port}: {e}") from None
     try:
         plan = json.loads(_core.live_plan(scenario))
     except ValueError as e:
@@ -121,6 +169,11 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
     if plan["duration_s"] is None:
         raise LiveSetupError(f"{path}: a live run needs a duration ([scenario] duration)")
     ccs = parse_cc(cc or [], plan["flows"])
+    dur = plan["duration_s"]
+    finite = {i for i, f in enumerate(plan["flows"])
+              if f["kind"] == "tcp" and f.get("transfer_bytes") is not None and f["start_s"] < dur}
+    stop_early = bool(finite) and (plan.get("until_transfers_complete", False)
+                                   if until_complete is None else until_complete)
     prefix = netns.new_prefix()
     topo = Topology(prefix, plan)
     say = log or (lambda msg: None)
@@ -150,6 +203,7 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
             "scenario_path": str(Path(path).resolve()),
             "overrides": sorted(overrides.items()),
             "seed": seed,
+            "captures": [[port, str(file)] for port, file in captures],
             "forwarder": {
                 "hosts": [{"node": h["node"], "ip": _ip(h["ip"]), "mac": _mac(h["mac"]),
                            "router_mac": _mac(h["router_mac"])} for h in hosts],
@@ -159,6 +213,7 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
                 "stop_on_signals": True,
                 "realtime": realtime,
                 "spin_ns": int(spin_us * 1000),
+                "queue_trace": str(Path(queue_trace).resolve()) if queue_trace else None,
             },
         }
         fwd_file = Path(tmp.name) / "forwarder.json"
@@ -186,27 +241,60 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
             gens.append(_spawn(h["ns"], [sys.executable, "-S", str(Path(__file__).with_name("gen.py")),
                                          str(gfile)]))
         procs.extend(gens)
-        ready = _read_line(procs[0], "the forwarder", 60)
+        done: queue.Queue = queue.Queue()
+        fwd_lines = _Lines(procs[0])
+        gen_lines = [_Lines(g, done) for g in gens]
+        ready = fwd_lines.next("the forwarder", 60)
         if ready != "ready":
             raise LiveSetupError(f"the forwarder: {json.loads(ready).get('error', ready)}")
-        for h, g in zip(hosts, gens):
-            line = _read_line(g, f"the generator of {h['ns']}", 30)
+        for h, gl in zip(hosts, gen_lines):
+            line = gl.next(f"the generator of {h['ns']}", 30)
             if line != "ready":
                 raise LiveSetupError(f"the generator of {h['ns']}: {line}")
         t0 = time.monotonic_ns() + 200_000_000
         for p in procs:
             p.stdin.write(f"{t0}\n")
             p.stdin.flush()
-        say(f"running {plan['duration_s']:g} s live")
-        dur = plan["duration_s"]
-        fwd_out = json.loads(_read_line(procs[0], "the forwarder", dur + 30))
+        say(f"running {dur:g} s live" + (" at most (until the transfers complete)" if stop_early else ""))
+        completed: dict[int, float] = {}
+        stopped_early = False
+        if stop_early:
+            limit = t0 * 1e-9 + dur + 0.5
+            while len(completed) < len(finite) and time.monotonic() < limit:
+                try:
+                    flow, t = done.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+                completed[flow] = t
+            if len(completed) >= len(finite):
+                stopped_early = True
+                say("every transfer is complete: stopping")
+                for g in gens:
+                    try:
+                        g.stdin.write("stop\n")
+                        g.stdin.flush()
+                    except OSError:
+                        pass
+                if procs[0].poll() is None:
+                    procs[0].send_signal(signal.SIGTERM)
+        fwd_out = json.loads(fwd_lines.next("the forwarder", dur + 30))
         gen_out = []
-        for h, g in zip(hosts, gens):
-            gen_out.append(json.loads(_read_line(g, f"the generator of {h['ns']}", 30)))
+        for h, gl in zip(hosts, gen_lines):
+            gen_out.append(json.loads(gl.next(f"the generator of {h['ns']}", 30)))
         for p in procs:
             p.wait(timeout=10)
         summary = _summary(plan, ccs, fwd_out, gen_out, prefix, scenario, seed)
         summary["live"]["forwarder"]["spin_us"] = spin_us
+        if stopped_early:
+            summary["stop_reason"] = "transfers_complete"
+        summary["live"]["captures"] = fwd_out.get("captures", [])
+        summary["live"]["queue_trace"] = fwd_out.get("queue_trace")
+        for c in fwd_out.get("captures", []):
+            if c.get("error"):
+                summary["warnings"].append(f"capture of {c['port']}: {c['error']}")
+        qt = fwd_out.get("queue_trace")
+        if qt and qt.get("error"):
+            summary["warnings"].append(f"queue trace: {qt['error']}")
         return summary
     finally:
         for s, h in old.items():
@@ -251,7 +339,8 @@ def _warnings(plan: dict, rows: list[dict], fwd: dict) -> list[str]:
     """What makes a live run's numbers doubtful: sources that could not keep up (a starved
     generator), flows that failed, frames lost outside the models."""
     out = []
-    dur = plan["duration_s"]
+    # the run's end: its duration, or when its transfers completed
+    dur = fwd.get("end_s", plan["duration_s"])
     for f, row in zip(plan["flows"], rows):
         live = row["live"]
         for k in ("error", "receiver_error"):
@@ -284,7 +373,7 @@ def _summary(plan: dict, ccs: list[str], fwd: dict, gens: list[dict], prefix: st
              scenario: Any, seed: int | None) -> dict:
     """Joins the forwarder's and the generators' results into the report's shape."""
     nodes = plan["nodes"]
-    span = plan["duration_s"] - plan["warmup_s"]
+    span = fwd.get("end_s", plan["duration_s"]) - plan["warmup_s"]
     roles: dict[tuple[int, str], dict] = {}
     host_netstat: dict[int, dict] = {}
     senders_per_host: dict[int, int] = {}
@@ -326,7 +415,12 @@ def _summary(plan: dict, ccs: list[str], fwd: dict, gens: list[dict], prefix: st
             if "goodput_bytes" in r:
                 row["goodput_bytes"] = r["goodput_bytes"]
                 row["goodput_kbps"] = r["measured_bytes"] * 8 / span / 1e3 if span > 0 else 0.0
-            if "completion_time_s" in r:
+            # complete: the sender saw every byte acknowledged (the simulator's meaning), else
+            # (an older generator) the receiver read the end of the stream
+            if "acked_all_s" in s:
+                row["completed"] = True
+                row["completion_time_s"] = s["acked_all_s"]
+            elif "completion_time_s" in r:
                 row["completed"] = True
                 row["completion_time_s"] = r["completion_time_s"]
             for k in ("retransmitted_packets", "retransmitted_bytes", "rtt_mean_s", "rtt_std_s"):
@@ -337,7 +431,7 @@ def _summary(plan: dict, ccs: list[str], fwd: dict, gens: list[dict], prefix: st
                 row["timeouts"] = ns.get("TCPTimeouts")
                 row["fast_recoveries"] = ns.get("TCPSackRecovery", 0) + ns.get("TCPRenoRecovery", 0)
             for k in ("cwnd_mean_segments", "cwnd_end_segments", "min_rtt_s", "snd_mss", "segs_out",
-                      "delivered_ce", "error"):
+                      "delivered_ce", "error", "connect_s"):
                 if k in s:
                     extra[k] = s[k]
             if "error" in r:
@@ -366,7 +460,7 @@ def _summary(plan: dict, ccs: list[str], fwd: dict, gens: list[dict], prefix: st
         "scenario": plan["name"],
         "seed": scenario.seed,
         "mode": "live",
-        "end_time_s": plan["duration_s"],
+        "end_time_s": fwd.get("end_s", plan["duration_s"]),
         "stop_reason": "signal" if d["stopped_by_signal"] else "duration",
         "warmup_s": plan["warmup_s"],
         "flows": rows,

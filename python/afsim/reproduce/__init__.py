@@ -78,11 +78,12 @@ def run(name: str, *, quick: bool = False, jobs: int | None = None,
         only: Sequence[str] | None = None, budget: int | None = None,
         replications: int | None = None, scenarios_dir: Path | None = None,
         show_progress: bool = False, variants: bool = True, robustness: bool = True,
-        store: str | Path | None = None, ns2: str = "committed") -> Reproduction:
+        store: str | Path | None = None, ns2: str = "committed", live: str = "committed") -> Reproduction:
     """Runs a paper's reproduction: full mode (the paper's budget) or ``quick``; with a
     ``store`` folder, finished runs are kept and an interrupted run resumes; ``ns2``: where the
-    ns-2 column comes from (``"committed"``, ``"run"``, ``"off"``; ``afsim.reproduce.twin``)."""
+    ns-2 column comes from (``"committed"``, ``"run"``, ``"off"``; ``afsim.reproduce.twin``),
+    ``live`` the live column likewise (``afsim.reproduce.live``; papers with a live spec)."""
     mod = paper_module(name)
     return reproduce(mod.paper(scenarios_dir), mod.mode(quick, budget, replications),
                      jobs=jobs, only=only, show_progress=show_progress, variants=variants,
-                     robustness=robustness, store=store, ns2=ns2)
+                     robustness=robustness, store=store, ns2=ns2, live=live)

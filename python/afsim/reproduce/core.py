@@ -348,6 +348,9 @@ class Reproduction:
     store: Path | None = None
     #: The ns-2 column (``twin.collect``), if the paper has a twin and it was asked for.
     ns2: Column | None = None
+    #: The live column (``live.collect``: afsim live's runs), if the paper has one and it was
+    #: asked for.
+    live: Any = None
 
     @property
     def runs_from_store(self) -> int:
@@ -488,13 +491,15 @@ def evaluate_all(rep: Reproduction) -> ClaimVerdicts:
 def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
               only: Sequence[str] | None = None, show_progress: bool = False,
               variants: bool = True, robustness: bool = True,
-              store: str | Path | None = None, ns2: str = "committed") -> Reproduction:
+              store: str | Path | None = None, ns2: str = "committed",
+              live: str = "committed") -> Reproduction:
     """Runs a paper's experiments (``only`` those ids, if given), its variants and its
     robustness design in ``mode``, and judges them (``scoring.judge``). With ``store`` (a
     folder), finished runs are kept there and reused: an interrupted reproduction resumes.
     ``ns2`` is where the ns-2 column comes from: ``"committed"``, ``"run"`` or ``"off"``
-    (``twin``)."""
+    (``twin``); ``live`` where the live column comes from, likewise (``live``)."""
     import afsim
+    from afsim.reproduce import live as live_column
     from afsim.reproduce.twin import collect
 
     start = time.monotonic()
@@ -525,7 +530,10 @@ def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
         outcomes=outcomes, runs=runs, aggregates=aggregate(experiments, runs, outcomes),
         null=null_aggregates(paper, experiments), design=design_points,
         wall_seconds=time.monotonic() - start, afsim_version=afsim.__build__,
-        store=store_dir(store, tasks) if store is not None else None, ns2=column)
+        store=store_dir(store, tasks) if store is not None else None, ns2=column,
+        live=live_column.collect(paper, mode, experiments, source=live,
+                                 store=Path(store) if store is not None else None,
+                                 progress=show_progress))
     rep.verdicts = judge(rep)
     return rep
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afsim.reproduce import report_ns2
+from afsim.reproduce import report_live, report_ns2
 from afsim.reproduce.claims import ClaimResult, ClaimVerdict, Kind
 from afsim.reproduce.core import Experiment, Figure, Label, Reproduction, Stat
 from afsim.reproduce.fmt import fmt_number, fmt_stat, fmt_value, verdict_mark
@@ -89,6 +89,7 @@ def headline(rep: Reproduction) -> list[str]:
                  f"null model satisfies {hn} of {en}, and {both} of afsim's {h} are claims the "
                  f"null model satisfies too (not discriminating).")
     lines += report_ns2.headline_lines(rep)
+    lines += report_live.headline_lines(rep)
     for var in rep.paper.variants:
         if var.id in v.variants:
             lines.append(f"- Variant *{var.label}*: {variant_score_text(v, var.id)}.")
@@ -205,6 +206,7 @@ def render_markdown(rep: Reproduction, figures: Mapping[str, Sequence[Path]] | N
     if rep.paper.unstated:
         lines += _unstated_section(rep)
     lines += _tables_section(rep)
+    lines += report_live.section(rep)
     if figures:
         lines += ["## Figures", ""]
         for fid, paths in figures.items():
@@ -415,6 +417,7 @@ def to_json(rep: Reproduction) -> dict[str, Any]:
                         for r in ("afsim", "null", *(["ns2"] if v.ns2 is not None else []),
                                   *v.variants)},
         "ns2": report_ns2.to_json(rep),
+        "live": report_live.to_json(rep),
         # each variant beside the default on exactly the same published values and claims
         "variants_against_default": {vid: variant_scores(v, vid) for vid in v.variants},
         "statement_counts": v.claims.counts,

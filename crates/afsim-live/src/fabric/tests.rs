@@ -225,3 +225,155 @@ fn what_is_not_a_scenario_hosts_ipv4_is_not_forwarded() {
     assert_eq!(f.counters.ignored_not_ipv4, 1);
     assert_eq!(f.counters.ignored_unknown_address, 1);
 }
+
+fn temp_path(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("afsim-live-test-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn a_capture_holds_each_departing_packet_whole_with_its_new_ds_field_and_wall_time() {
+    // the marker re-marks 4 of 6 frames AF12; the capture of r->b holds all six as they left
+    // r (re-marked, checksum valid), stamped epoch + the instant each started transmission
+    let mut f = fabric(100, true);
+    let path = temp_path("r-b.pcap");
+    let mut spec = f.spec().clone();
+    spec.add_capture("r->b", path.clone(), "test")
+        .expect("port");
+    let hosts = f.hosts().to_vec();
+    let flows = [FlowMatch {
+        flow: 0,
+        protocol: 17,
+        src_ip: A,
+        dst_ip: B,
+        port: 5000,
+    }];
+    f = Fabric::build(&spec, hosts, &flows).expect("fabric");
+    f.set_wall_epoch(1_700_000_000_000_000_000);
+    for _ in 0..6 {
+        f.ingress(SimTime(0), 0, &udp(1000, 10 << 2));
+    }
+    assert_eq!(run_to(&mut f, 100 * MS).len(), 6);
+    let caps = f.finish_captures();
+    assert_eq!(caps.len(), 1);
+    assert_eq!(
+        (caps[0].0.as_str(), caps[0].2, caps[0].3.as_deref()),
+        ("r->b", 6, None)
+    );
+    let bytes = std::fs::read(&path).expect("pcap");
+    std::fs::remove_file(&path).ok();
+    assert_eq!(&bytes[..4], &0xA1B2_3C4Du32.to_le_bytes());
+    assert_eq!(
+        u32::from_le_bytes(bytes[20..24].try_into().unwrap()),
+        101,
+        "LINKTYPE_RAW"
+    );
+    let mut at = 24;
+    let mut dscps = Vec::new();
+    let mut stamps = Vec::new();
+    while at < bytes.len() {
+        let r = |k: usize| u32::from_le_bytes(bytes[at + k..at + k + 4].try_into().unwrap());
+        let (sec, ns, incl, orig) = (r(0), r(4), r(8) as usize, r(12));
+        assert_eq!((incl, orig), (1000, 1000), "the whole IP packet");
+        let ip = &bytes[at + 16..at + 16 + incl];
+        assert_eq!(
+            u16::from_be_bytes([ip[10], ip[11]]),
+            crate::frame::ipv4_checksum(&ip[..20])
+        );
+        dscps.push(ip[1] >> 2);
+        stamps.push(u64::from(sec) * 1_000_000_000 + u64::from(ns) - 1_700_000_000_000_000_000);
+        at += 16 + incl;
+    }
+    assert_eq!(dscps, vec![10, 10, 12, 12, 12, 12]);
+    // 1000 B at 10 Mb/s = 0.8 ms a packet; the first leaves r once it crossed a->r (0.8 ms + 5 ms)
+    let first = 5_800_000;
+    assert_eq!(
+        stamps,
+        (0..6).map(|k| first + k * 800_000).collect::<Vec<u64>>()
+    );
+}
+
+#[test]
+fn the_queue_trace_records_every_arrival_at_a_red_queue_with_its_average_and_fate() {
+    let text = r#"
+[scenario]
+name = "t"
+duration = "10s"
+[[node]]
+name = "a"
+[[node]]
+name = "r"
+[[node]]
+name = "b"
+[[link]]
+between = ["a", "r"]
+rate = "100Mbps"
+delay = "1ms"
+[[link]]
+between = ["r", "b"]
+rate = "1Mbps"
+delay = "1ms"
+queue = { kind = "red", limit = "20pkt", min_th = 2, max_th = 6, max_p = 0.1, w_q = 0.2 }
+[[flow]]
+name = "f"
+from = "a"
+to = "b"
+kind = "cbr"
+rate = "1Mbps"
+packet_size = "1000B"
+"#;
+    let spec = afsim_core::load_str(text, "t.toml", &[]).expect("scenario");
+    let hosts = vec![
+        Host {
+            node: 0,
+            ip: A,
+            mac: [2, 0, 0, 0, 0, 2],
+            router_mac: [2, 0, 0, 0, 0, 1],
+        },
+        Host {
+            node: 2,
+            ip: B,
+            mac: [2, 0, 0, 0, 1, 2],
+            router_mac: [2, 0, 0, 0, 1, 1],
+        },
+    ];
+    let flows = [FlowMatch {
+        flow: 0,
+        protocol: 17,
+        src_ip: A,
+        dst_ip: B,
+        port: 5000,
+    }];
+    let mut f = Fabric::build(&spec, hosts, &flows).expect("fabric");
+    f.enable_queue_trace();
+    for _ in 0..40 {
+        f.ingress(SimTime(0), 0, &udp(1000, 0));
+    }
+    run_to(&mut f, 2000 * MS);
+    let rows = f.queue_trace.clone().expect("trace");
+    let (queues, _, _) = f.rows(SimTime(2000 * MS), 2.0);
+    let red = queues.iter().find(|q| q.name == "r->b").unwrap();
+    assert_eq!(
+        rows.len() as u64,
+        red.arrivals,
+        "one row per arrival at the RED queue, none elsewhere"
+    );
+    let dropped = rows.iter().filter(|r| r.fate != 0).count() as u64;
+    assert_eq!(dropped, red.drops_total);
+    assert!(dropped > 0);
+    // the average is an EWMA of the lengths: it starts low and rises behind the queue
+    assert!(
+        rows[0].avg < 1.0 && rows.last().unwrap().avg > 2.0,
+        "{:?}",
+        &rows[..3]
+    );
+    assert!(rows.windows(2).all(|w| w[0].t_ns <= w[1].t_ns));
+    let path = temp_path("trace.csv");
+    assert_eq!(f.write_queue_trace(&path).unwrap(), rows.len());
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).ok();
+    assert!(text.starts_with("time_s,queue,len_packets,avg,avg_total,fate\n"));
+    assert_eq!(text.lines().count(), rows.len() + 1);
+    assert!(text
+        .lines()
+        .any(|l| l.ends_with(",early") || l.ends_with(",overflow")));
+}
