@@ -74,9 +74,10 @@ def _first_code_line(path: Path) -> str:
 
 
 def test_the_hash_is_the_builds(hasher) -> None:
-    # the installed extension was built from these sources, or from others (a stale build)
     assert re.fullmatch(r"\d+\.\d+\.\d+\+[0-9a-f]{12}", afsim.__build__)
     assert hasher() == hasher(), "the same sources, the same hash"
+    # the installed extension (``make test`` builds it from this checkout) carries this hash
+    assert afsim.__build__.endswith("+" + hasher()), "a stale build: reinstall (make install)"
 
 
 def test_comments_doc_comments_and_layout_keep_the_hash(hasher) -> None:
