@@ -1,5 +1,5 @@
 # afsim: `make test` installs what the tests need and runs the whole suite (Rust and Python);
-# `make lint` checks the code without running it (import cycles, clippy, rustfmt).
+# `make lint` checks the code without running it (import cycles, ruff, clippy, rustfmt).
 #
 # The package is installed normally (not editable), which builds the extension in release
 # mode: the Python tests run scenarios, so speed matters. The binding crate (afsim-py) is left
@@ -26,11 +26,15 @@ test:
 install:
 	$(INSTALL)
 
-# `make lint`: no import cycle in afsim-core (tools/import_cycles.py; the Python package's
-# cycles are still being removed, hence --rust-only), clippy with every warning an error, and
-# rustfmt's formatting. .ci/run runs it before the tests.
+# `make lint`: no import cycle in afsim-core or in the Python package (tools/import_cycles.py),
+# ruff over the Python code (its rules in pyproject.toml; installed here if missing, as the
+# test extras do), clippy with every warning an error, and rustfmt's formatting. .ci/run runs
+# it before the tests.
+RUFF = ruff>=0.6
 lint:
-	$(PYTHON) tools/import_cycles.py --rust-only
+	$(PYTHON) tools/import_cycles.py
+	$(PYTHON) -m ruff --version >/dev/null 2>&1 || $(PYTHON) -m pip install --progress-bar off '$(RUFF)'
+	$(PYTHON) -m ruff check python validation tools
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo fmt --all -- --check
 

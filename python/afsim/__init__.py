@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from afsim import _core
 from afsim._core import (
     ConservationError,
     RunResult,
@@ -26,7 +27,6 @@ from afsim._core import (
     __version__,
     load_scenario,
 )
-from afsim import _core
 from afsim.results import Results
 
 __all__ = [

@@ -15,9 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import afsim
-from afsim.cli import (EXIT_CONSERVATION, EXIT_OK, EXIT_RUNS_FAILED, EXIT_STORE_DAMAGED,
-                       UsageError, _console, _error, check_out_dir, prepare_out_dir,
-                       print_warnings, scenario_path)
+from afsim.cli_common import (
+    EXIT_CONSERVATION,
+    EXIT_OK,
+    EXIT_RUNS_FAILED,
+    EXIT_STORE_DAMAGED,
+    UsageError,
+    _console,
+    _error,
+    check_out_dir,
+    prepare_out_dir,
+    print_warnings,
+    scenario_path,
+)
 
 #: The metrics the sweep and results tables show, when the runs have them.
 MAIN_METRICS = ("throughput_kbps_total", "goodput_kbps_total", "loss_ratio", "mean_delay_s",

@@ -171,3 +171,21 @@ def format_mean_ci(mean: float, ci: float, digits: int = 2) -> str:
         decimals = min(decimals, 3 - math.floor(math.log10(abs(m))))
     decimals = max(0, decimals)
     return f"{m:.{decimals}f} \u00b1 {c:.{decimals}f}{_power(e)}"
+
+
+def jain(xs: Sequence[float], *, exact_sums: bool = False) -> float:
+    """Jain's fairness index (Σx)² / (n·Σx²) of ``xs``, as afsim-core's
+    ``metrics::fairness::jain`` (the report's groups table has it per group; this is for other
+    sets of flows): sums in order, as the core's; with ``exact_sums``, exactly rounded sums
+    (``math.fsum``), as the sweep's default metrics have always stored it (the two can differ
+    in the last digit). NaN for no value or squares that sum to zero."""
+    total = math.fsum if exact_sums else sum
+    sq = total(x * x for x in xs)
+    return total(xs) ** 2 / (len(xs) * sq) if len(xs) and sq > 0 else math.nan
+
+
+def fieb(p: Sequence[float], r: Sequence[float]) -> float:
+    """Leung and Muppala's Fairness Index on Excess Bandwidth: Jain's index of the excess
+    ``p[i] - r[i]`` of each throughput over its target (afsim-core's
+    ``metrics::fairness::fieb``; the groups table has it for a group with contracts)."""
+    return jain([a - b for a, b in zip(p, r, strict=True)])

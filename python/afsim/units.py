@@ -22,16 +22,16 @@ from dataclasses import dataclass
 from typing import Any
 
 _UNITS: dict[str, tuple[str, float]] = {
-    **{u: ("rate", 1.0) for u in ("bps", "b/s")},
-    **{u: ("rate", 1e3) for u in ("kbps", "kb/s", "Kbps", "Kb/s")},
-    **{u: ("rate", 1e6) for u in ("Mbps", "Mb/s")},
-    **{u: ("rate", 1e9) for u in ("Gbps", "Gb/s")},
+    **dict.fromkeys(("bps", "b/s"), ("rate", 1.0)),
+    **dict.fromkeys(("kbps", "kb/s", "Kbps", "Kb/s"), ("rate", 1000.0)),
+    **dict.fromkeys(("Mbps", "Mb/s"), ("rate", 1000000.0)),
+    **dict.fromkeys(("Gbps", "Gb/s"), ("rate", 1000000000.0)),
     "ns": ("time", 1e-9), "us": ("time", 1e-6), "\u00b5s": ("time", 1e-6),
     "\u03bcs": ("time", 1e-6), "ms": ("time", 1e-3), "s": ("time", 1.0), "min": ("time", 60.0),
     "B": ("size", 1.0), "kB": ("size", 1e3), "KB": ("size", 1e3), "KiB": ("size", 1024.0),
     "MB": ("size", 1e6), "MiB": ("size", 1024.0**2), "GB": ("size", 1e9),
     "GiB": ("size", 1024.0**3),
-    **{u: ("packets", 1.0) for u in ("pkt", "pkts", "packet", "packets", "p")},
+    **dict.fromkeys(("pkt", "pkts", "packet", "packets", "p"), ("packets", 1.0)),
 }
 _NUMBER = re.compile(r"^\s*(\d(?:_?\d)*(?:\.\d(?:_?\d)*)?)\s*(\S+)\s*$")
 
@@ -83,3 +83,27 @@ def display_unit(dimension: str, largest: float) -> tuple[float, str]:
         if largest >= factor:
             return factor, name
     return _DISPLAY[dimension][-1]
+
+
+def number_in(text: str, unit: str | None = None) -> float:
+    """``text`` ("1.6Mbps", "20ms", "12") as a number of ``unit`` ("kbps", "s"; None: a plain
+    number): the number itself when ``text`` is written in ``unit``, converted by the ratio of
+    the two units' factors when written in another unit of the same dimension. ValueError for
+    anything else (no number, an unknown unit, another dimension)."""
+    t = text.strip()
+    if not unit:
+        return float(t)
+    if unit not in _UNITS:
+        raise ValueError(f"unknown unit {unit!r}")
+    if t.endswith(unit):
+        try:
+            return float(t[: len(t) - len(unit)])
+        except ValueError:
+            pass
+    m = _NUMBER.match(t)
+    if m is None or m.group(2) not in _UNITS:
+        raise ValueError(f"not a number with a unit: {text!r}")
+    (dim, factor), (want, to) = _UNITS[m.group(2)], _UNITS[unit]
+    if dim != want:
+        raise ValueError(f"{text!r} is a {dim}, not a {want} (in {unit})")
+    return float(m.group(1).replace("_", "")) * (factor / to)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
+from conftest import afsim_cmd
+
 import afsim
 from afsim import bench
-
-from conftest import afsim_cmd
 
 
 def test_bench_scenarios_are_the_bench_folder() -> None:

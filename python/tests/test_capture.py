@@ -11,7 +11,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA, afsim_cmd
 
 TCP_ECN = DATA / "tcp_ecn.toml"

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import afsim_cmd
 
 import afsim
 from afsim import cli
 from afsim.results import OUTPUT_FILES
-
-from conftest import afsim_cmd
 
 FLOW_FIELDS = {
     "name", "src", "dst", "packets_sent", "packets_delivered", "packets_dropped",
@@ -51,9 +50,9 @@ def test_json_is_the_report_and_nothing_else(tiny: Path) -> None:
     assert p.returncode == 0, p.stderr
     report = json.loads(p.stdout)
     assert {"flows", "queues", "conservation", "engine"} <= set(report)
-    assert FLOW_FIELDS <= set(report["flows"][0])
-    assert QUEUE_FIELDS <= set(report["queues"][0])
-    assert CONSERVATION_FIELDS <= set(report["conservation"])
+    assert set(report["flows"][0]) >= FLOW_FIELDS
+    assert set(report["queues"][0]) >= QUEUE_FIELDS
+    assert set(report["conservation"]) >= CONSERVATION_FIELDS
     assert p.stdout == afsim.run(afsim.load_scenario(tiny)).summary_json + "\n"
 
 

@@ -16,13 +16,12 @@ from pathlib import Path
 
 import psutil
 import pytest
+from conftest import DATA, afsim_cmd
+from test_sweep import stored_count, sweep_args, wait_for
 
 from afsim.store import KILL_AT_ENV, Store
 from afsim.sweep import Task, execute
 from afsim.sweep.pool import MAX_ATTEMPTS, WORKER_KILL_ENV
-
-from conftest import DATA, afsim_cmd
-from test_sweep import stored_count, sweep_args, wait_for
 
 TINY = DATA / "tiny.toml"
 RATES = ("1Mbps", "2Mbps", "3Mbps")

@@ -2,13 +2,18 @@
 
 Whatever the text, loading either gives a Scenario or raises ScenarioError (with a place):
 never a panic, another exception, or a hang. Deterministic (derandomize=True), about 300
-examples in all. Inputs that once broke this are kept in data/fuzz/ and replayed first.
+examples in all. data/fuzz/ holds adversarial scenarios (and any input that once broke the
+loader), each with the place its error must name (``# expect: line N, field F``): each must
+be refused at that line and field, through the API and through ``afsim run`` (exit 2,
+``afsim: error: file:line:column: field: message``), never a crash.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,12 +41,43 @@ def check_loads_or_scenario_error(text: str) -> None:
         assert e.line >= 0 and e.column >= 0
         assert e.message
         return
-    assert scenario.n_nodes >= 0
+    # a scenario that loads is one afsim can run: nodes to run on, something that stops it
+    assert scenario.n_nodes >= 1, "a scenario without nodes loaded"
 
 
-def test_corpus_of_past_failures() -> None:
-    for path in CORPUS:  # empty while no input has ever broken the loader
-        check_loads_or_scenario_error(path.read_text(encoding="utf-8"))
+_EXPECT = re.compile(r"^# expect: line (\d+), field (\S+)$", re.M)
+
+
+def _expected(path: Path) -> tuple[int, str]:
+    m = _EXPECT.search(path.read_text(encoding="utf-8"))
+    assert m, f"{path.name}: no '# expect: line N, field F' line"
+    return int(m.group(1)), m.group(2)
+
+
+def test_the_corpus_is_there() -> None:
+    assert len(CORPUS) >= 12, "the adversarial scenarios of data/fuzz/"
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+def test_each_adversarial_scenario_is_refused_at_its_line_and_field(path: Path) -> None:
+    line, field = _expected(path)
+    with pytest.raises(afsim.ScenarioError) as info:
+        afsim.load_scenario(path)
+    e = info.value
+    assert (Path(e.file).name, e.line, e.field) == (path.name, line, field), e.message
+    assert e.column >= 1 and e.message
+    check_loads_or_scenario_error(path.read_text(encoding="utf-8"))  # as text, the same
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+def test_afsim_run_refuses_each_with_exit_2_and_its_place(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from afsim.cli import main
+
+    line, field = _expected(path)
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert re.search(rf"^afsim: error: \S*{re.escape(path.name)}:{line}:\d+: {re.escape(field)}: \S",
+                     err, re.M), err
 
 
 @settings(FUZZ, max_examples=100)

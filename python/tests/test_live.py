@@ -18,10 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import DATA, afsim_cmd
 
 from afsim.live import netns
-
-from conftest import DATA, afsim_cmd
 
 SMALL = DATA / "live-small.toml"
 TRANSFER = DATA / "live-transfer.toml"
@@ -296,7 +295,7 @@ def test_tcptrace_rtt_samples_acks_of_segments_sent_once(tmp_path: Path) -> None
         data.append((t, _seg(isn + 1 + 1000 * k, 1, 0x10, 1000, 40000, port)))
     data.append((1.5, _seg(isn + 1001, 1, 0x10, 1000, 40000, port)))
     data.append((1.6, _seg(isn + 3001, 1, 0x10, 1000, 40000, 9999)))  # another connection
-    ack = lambda a: _seg(1, (isn + a) % 2**32, 0x10, 0, port, 40000)  # noqa: E731
+    ack = lambda a: _seg(1, (isn + a) % 2**32, 0x10, 0, port, 40000)
     acks = [(1.15, ack(1001)),   # segment 1, sent once: 0.05 s (+ 0.01 s to reach the sender)
             (1.16, ack(1001)),   # a duplicate: no sample
             (1.55, ack(3001)),   # covers segment 3 (once, 0.25 s) past the retransmitted 2

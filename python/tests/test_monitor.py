@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import DATA, afsim_cmd
 
 import afsim
 from afsim.results import Results
-from conftest import DATA, afsim_cmd
 
 TCP_ECN = DATA / "tcp_ecn.toml"
 

@@ -59,7 +59,7 @@ def test_flows_table_turns_bytes_over_the_measured_interval_into_kbps() -> None:
 # What each paper's twin refuses, and the arguments it builds from the scenario's values
 
 
-def _exp(paper, eid: str):  # noqa: ANN001, ANN202
+def _exp(paper, eid: str):
     return next(e for e in paper.experiments if e.id == eid)
 
 
@@ -134,18 +134,18 @@ def test_giacomazzi_runs_only_the_frame_in_ns2_with_the_frames_values() -> None:
 
 
 def _fake_twin(tmp_path: Path) -> twin.Twin:
-    def args(e, ov, seed):  # noqa: ANN001, ANN202
+    def args(e, ov, seed):
         if ov.get("x") == "2":
             return twin.NotInNs2("x = 2 is not in ns-2")
         return [f"seed={seed}", f"x={ov.get('x')}"]
 
-    def results(raw):  # noqa: ANN001, ANN202
+    def results(raw):
         return ns2.Ns2Results(flows=ns2.flows_table(["f1"], 1.0, delivered_bytes=raw["delivered"]))
 
     return twin.Twin("leung.tcl", args, results, "a fake twin")
 
 
-def _metrics(results) -> dict[str, float]:  # noqa: ANN001
+def _metrics(results) -> dict[str, float]:
     return {"thr": float(results.flows["throughput_kbps"][0])}
 
 
@@ -158,7 +158,9 @@ def test_collect_reads_committed_runs_names_refused_points_and_says_what_is_miss
                    (Point({"x": 1}, {"x": "1"}), Point({"x": 2}, {"x": "2"}), Point({"x": 3}, {"x": "3"})),
                    _metrics)
     mode = Mode("full", 10, replications=2, budget_param="d")
-    paper = Paper("fake", "t", "c", (e,), (), (), tmp_path / "v.json", lambda e, p: {}, "", ns2=t)
+    paper = Paper(id="fake", title="t", citation="c", experiments=(e,), statements=(), figures=(),
+                  data=tmp_path / "v.json", null_model=lambda e, p: {}, null_description="",
+                  ns2=t)
     # committed: both seeds of x = 1, one of x = 3
     runs = {}
     for x, seed, b in (("1", 1, 1000), ("1", 2, 3000), ("3", 1, 500)):

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import DATA, afsim_cmd
 
 from afsim.report import Document, flow_bars, metric_vs_param, store_report
 from afsim.store import Store
 from afsim.sweep import sweep
-
-from conftest import DATA, afsim_cmd
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +209,7 @@ def test_bands_are_clipped_at_physical_bounds() -> None:
 
 
 def test_end_of_line_labels_do_not_collide() -> None:
-    points = pd.DataFrame({"n": [1, 2] * 4, "k": sum(([c, c] for c in "abcd"), []),
+    points = pd.DataFrame({"n": [1, 2] * 4, "k": [c for c in "abcd" for _ in range(2)],
                            "m.mean": [1.0, 2.0, 1.5, 2.01, 1.2, 2.02, 1.1, 1.99],
                            "m.ci95": [0.1] * 8})
     fig = metric_vs_param(points, "m", "n", "k")

@@ -1,4 +1,4 @@
-"""The Leung & Muppala reproduction (afsim/reproduce/leung.py): its statements quoted verbatim,
+"""The Leung & Muppala reproduction (afsim/reproduce/leung/): its statements quoted verbatim,
 its stated values and their points, the null model, the grid's overrides, the scenarios'
 unstated parameters, claims on synthetic results, a smoke run and the command line."""
 
@@ -6,69 +6,26 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import re
 import tomllib
 from pathlib import Path
 
 import pytest
+from conftest import afsim_cmd
 
 import afsim
 from afsim import reproduce
 from afsim.reproduce import core, leung, scoring
-from afsim.reproduce.claims import Kind
 from afsim.reproduce.core import Aggregates, Stat, View
 from afsim.reproduce.scoring import Verdict
 
-from conftest import afsim_cmd
-
 REPO = Path(__file__).resolve().parents[2]
 LEUNG = REPO / "scenarios" / "leung"
-PAPER_FILE = "004_93dd72aab70ef36b.txt"
 
 
-def _papers_dir() -> Path | None:
-    for d in (os.environ.get("AFSIM_PAPERS"), REPO.parent / "shared" / "papers"):
-        if d and (Path(d) / PAPER_FILE).is_file():
-            return Path(d)
-    return None
 
 
-def _norm(t: str) -> str:
-    """The paper's text and a quote, alike: LaTeX subscripts and markup dropped, whitespace one."""
-    t = t.replace("S₂-D₂", "S2-D2").replace("S_1-D_1", "S1-D1").replace("S₁", "S1")
-    t = re.sub(r"[$\\{}*_]", "", t)
-    t = re.sub(r"\s+", " ", t)
-    t = re.sub(r"(\w)- (\w)", r"\1-\2", t)  # "mark-" at a page break, "random" after it
-    return t.replace(" ,", ",").replace(" .", ".").strip()
 
 
-@pytest.mark.skipif(_papers_dir() is None, reason="the papers' text is not here (set AFSIM_PAPERS)")
-def test_every_quote_is_verbatim_in_the_paper() -> None:
-    papers = _papers_dir()
-    assert papers is not None
-    text = _norm((papers / PAPER_FILE).read_text(encoding="utf-8"))
-    for s in leung.STATEMENTS:
-        for part in s.quote.split(" … "):  # an ellipsis marks text the page layout interrupts
-            assert _norm(part) in text, (s.id, part)
-    doc = json.loads(leung.DATA.read_text(encoding="utf-8"))
-    for v in doc["values"]:
-        assert _norm(v["quote"]) in text, v["quote"]
-
-
-def test_the_statements_are_unique_classified_and_restate_claims_that_exist() -> None:
-    ids = [s.id for s in leung.STATEMENTS]
-    assert len(ids) == len(set(ids))
-    claims = {s.id for s in leung.STATEMENTS if s.kind is Kind.CLAIM}
-    for s in leung.STATEMENTS:
-        assert s.quote and s.where and s.test, s.id
-        if s.kind is Kind.RESTATEMENT:
-            assert s.restates in claims, s.id
-    kinds = {k: sum(1 for s in leung.STATEMENTS if s.kind is k) for k in Kind}
-    assert kinds[Kind.CLAIM] >= 25, "every checkable sentence, not an easy subset"
-    assert all(n > 0 for n in kinds.values())
-    # both sides of the paper's contradiction are claims of their own
-    assert {"f5-tail-best", "f9-similar", "f10-none-order"} <= claims
 
 
 def test_every_stated_value_has_one_point_and_a_metric_the_runs_give() -> None:

@@ -1,4 +1,4 @@
-"""The Laatu reproduction's live column (afsim/reproduce/live.py, live_laatu.py, report_live.py)
+"""The Laatu reproduction's live column (afsim/reproduce/live.py, laatu/live.py, report_live.py)
 read from the committed afsim live runs — no root needed: every point of Tables I–III has its
 runs, each found under its key and consistent with itself, the report shows the column beside
 the paper and afsim, and runs committed under another key are reported as stale, never used."""
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from afsim.reproduce import core, laatu, live, live_laatu, report_live
+from afsim.reproduce import core, laatu, live, report_live
+from afsim.reproduce.laatu import live as live_laatu
 from afsim.reproduce.report import render_markdown, to_json
 
 REPO = Path(__file__).resolve().parents[2]
@@ -119,7 +120,7 @@ def test_the_report_shows_the_live_column_beside_the_paper_and_afsim() -> None:
     assert cells[5].startswith(f"{stat.mean:,.2f}")
 
 
-def col_stat(rep: core.Reproduction, experiment: str, labels: dict, metric: str):  # noqa: ANN201
+def col_stat(rep: core.Reproduction, experiment: str, labels: dict, metric: str):
     s = rep.live.aggregates.stat(experiment, labels, metric)
     assert s is not None
     return s

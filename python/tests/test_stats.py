@@ -2,17 +2,53 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from afsim import reproduce
-from afsim.stats import Stat, aggregate, natural_key, t_quantile
+from afsim.stats import Stat, aggregate, fieb, jain, natural_key, t_quantile
+
+GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.json"))
 
 
-def test_the_reproductions_use_this_module() -> None:
-    assert reproduce.Stat is Stat and reproduce.t_quantile is t_quantile
+def test_a_reproduction_aggregates_its_replications_as_a_sweep_does() -> None:
+    from afsim.reproduce import core
+
+    e = core.Experiment("e", "e", Path("x.toml"), (core.Point({"rate": "2Mbps"}, {}),),
+                        core.prob)  # the metrics function is not called here
+    values = [10.0, 12.0, 17.0]
+    outcomes = [core.Outcome({"thr": v}, 1.0, "duration", 0.1, 1, 1, 1, 1) for v in values]
+    agg = core.aggregate([e], [("e", 0, s, s) for s in range(3)], outcomes)
+    mine = agg.stat("e", {"rate": "2Mbps"}, "thr")
+    theirs = aggregate(pd.DataFrame({"rate": ["2Mbps"] * 3, "thr": values}), ["rate"], ["thr"])
+    assert mine is not None
+    assert mine.mean == theirs["thr.mean"].iloc[0] == 13.0
+    assert mine.ci95 == pytest.approx(theirs["thr.ci95"].iloc[0])
+    assert mine.ci95 == pytest.approx(t_quantile(0.975, 2) * mine.std / math.sqrt(3))
+
+
+def test_jain_and_fieb_are_the_cores_on_every_golden_report() -> None:
+    checked = 0
+    for path in GOLDEN:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        for g in report["groups"]:
+            flows = [f for f in report["flows"] if f["group"] == g["name"]]
+            thr = [f["throughput_kbps"] for f in flows]
+            if g["jain"] is not None:
+                assert jain(thr) == pytest.approx(g["jain"], rel=1e-12), (path.name, g["name"])
+                checked += 1
+            if g["fieb"] is not None:
+                assert fieb(thr, [f["contract_kbps"] for f in flows]) == pytest.approx(
+                    g["fieb"], rel=1e-12), (path.name, g["name"])
+                checked += 1
+    assert checked >= 10
+    assert math.isnan(jain([])) and math.isnan(jain([0.0, 0.0])) and jain([5.0, 0, 0, 0]) == 0.25
+    xs = [0.1 * k + 1e-9 * k * k for k in range(1, 40)]
+    assert jain(xs, exact_sums=True) == pytest.approx(jain(xs), rel=1e-14)
+    assert jain(xs, exact_sums=True) == math.fsum(xs) ** 2 / (len(xs) * math.fsum(x * x for x in xs))
 
 
 def test_a_stat_has_the_sample_sd_and_the_student_t_interval() -> None:

@@ -9,12 +9,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import DATA
 
 import afsim
 from afsim.store import FORMAT, Store, StoreError, run_key
 from afsim.sweep import Task, execute
-
-from conftest import DATA
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +87,7 @@ def test_a_store_of_another_version_is_read_but_not_added_to(tmp_path: Path) -> 
     with sqlite3.connect(path / "catalog.sqlite") as db:
         db.execute("UPDATE meta SET value = '0.0.1' WHERE name = 'afsim_version'")
     Store.open(path, write=False).close()
-    with pytest.raises(StoreError, match="runs of afsim 0.0.1, and this is afsim"):
+    with pytest.raises(StoreError, match=r"runs of afsim 0\.0\.1, and this is afsim"):
         Store.open(path)
     with sqlite3.connect(path / "catalog.sqlite") as db:
         db.execute("UPDATE meta SET value = '99' WHERE name = 'format'")
@@ -178,3 +177,85 @@ def test_every_reader_snippet_of_the_docs_reads_a_store_whose_runs_differ(
         exec(compile(code.replace("STORE", str(uneven_store)), "docs/sweeps.md", "exec"), {})
         out = capsys.readouterr().out
         assert "100kbps" in out and "20Mbps" in out, (code, out)
+
+
+# ---------------------------------------------------------------------------------------------
+# What the key hashes: the code that computes stored values, not comments (afsim.codehash)
+
+_METRICS_V1 = '''
+SCALE = 2.0
+
+
+def helper(x):
+    return x * SCALE
+
+
+def metrics(results):
+    """The metrics."""
+    return {"m": helper(1.0)}
+
+
+def unrelated():
+    return 1
+'''
+
+
+def _load(tmp_path: Path, name: str, text: str):
+    import importlib.util
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize(("edit", "same"), [
+    (lambda t: t.replace("    return x * SCALE", "    # scaled\n    return x * SCALE  # by SCALE"), True),
+    (lambda t: t.replace('"""The metrics."""', '"""The metrics, documented better."""'), True),
+    (lambda t: t.replace("return 1", "return 2"), True),  # code the metrics never reach
+    (lambda t: t.replace("\n\ndef unrelated", "\n\n\n\ndef unrelated"), True),
+    (lambda t: t.replace("x * SCALE", "x * SCALE + 1"), False),  # a helper they call
+    (lambda t: t.replace("SCALE = 2.0", "SCALE = 3.0"), False),  # a constant they read
+    (lambda t: t.replace('{"m": helper(1.0)}', '{"m": helper(2.0)}'), False),
+])
+def test_the_code_hash_follows_the_metrics_code_not_its_comments(tmp_path: Path, edit, same: bool) -> None:
+    from afsim.codehash import fingerprint
+
+    a = _load(tmp_path, "fp_a", _METRICS_V1)
+    b = _load(tmp_path, "fp_b", edit(_METRICS_V1).replace("fp_b", "fp_a"))
+    # the same qualified names, so that only the code differs
+    b.metrics.__module__ = b.helper.__module__ = "fp_a"
+    assert (fingerprint([a.metrics]) == fingerprint([b.metrics])) is same
+
+
+def test_the_code_version_holds_the_default_metrics_code_and_the_key_holds_it() -> None:
+    from afsim.codehash import fingerprint
+    from afsim.store import AFSIM_VERSION, CODE_VERSION
+    from afsim.store.metrics import default_metrics
+
+    assert afsim.__build__ == AFSIM_VERSION
+    assert f"{AFSIM_VERSION}.py{fingerprint([default_metrics])}" == CODE_VERSION
+    a = afsim.load_scenario(DATA / "tiny.toml")
+    assert run_key(a.resolved(), 1) == run_key(a.resolved(), 1, CODE_VERSION)
+    assert run_key(a.resolved(), 1) != run_key(a.resolved(), 1, AFSIM_VERSION)
+
+
+def double_throughput(results):
+    return {"double": 2.0 * float(results.flows["throughput_kbps"].sum())}
+
+
+def triple_throughput(results):
+    return {"triple": 3.0 * float(results.flows["throughput_kbps"].sum())}
+
+
+def test_a_sweep_with_another_reducer_does_not_reuse_the_runs_of_the_first(tmp_path: Path) -> None:
+    task = Task(str(DATA / "tiny.toml"), seed=1)
+    first = execute([task], store=tmp_path / "s", reducer=double_throughput, workers=1)
+    again = execute([task], store=tmp_path / "s", reducer=double_throughput, workers=1)
+    other = execute([task], store=tmp_path / "s", reducer=triple_throughput, workers=1)
+    assert [r.cached for r in again.records] == [True]
+    assert [r.cached for r in other.records] == [False], "another reducer's numbers, not reused"
+    assert "triple" in other.records[0].metrics and "double" in first.records[0].metrics

@@ -16,11 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import DATA, child_env
 
 from afsim.store import Store
 from afsim.sweep import SweepError, Task, execute, grid_points, parse_grid, sweep
-
-from conftest import DATA, child_env
 
 BUSY = DATA / "busy.toml"
 # busy.toml with --set duration=40s (sweep_args): about 0.2 s of engine time per run, jittered
@@ -166,7 +165,7 @@ class Cluster:
                                   str(self.port), "--no-dashboard"])
 
     def _start(self, name: str, args: list[str]) -> subprocess.Popen[bytes]:
-        log = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115 (closed in close())
+        log = open(self.logs / f"{name}.log", "wb")
         self.log_files.append(log)
         # workers run elsewhere than the sweep: a scenario's path means nothing to them
         p = subprocess.Popen(args, stdout=log, stderr=log, start_new_session=True, cwd=self.logs,
@@ -239,7 +238,7 @@ def test_a_dask_worker_killed_mid_sweep_loses_no_run(cluster: Cluster, tmp_path:
         wait_for(lambda: stored_count(store) >= 2 or p.poll() is not None, 120, "2 stored runs")
         assert p.poll() is None, "the sweep ended before a worker could be killed"
         cluster.kill(cluster.workers[0])
-        out, err = p.communicate(timeout=300)
+        _out, err = p.communicate(timeout=300)
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)

@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     runs = []
     total = len(READINGS) * len(MODES) * args.seeds
-    for rid, label, overrides, _ in READINGS:
+    for rid, _label, overrides, _ in READINGS:
         for mode in MODES:
             for seed in range(1, args.seeds + 1):
                 r = run_one(mode, overrides, seed, args.packets)

@@ -62,7 +62,7 @@ def main() -> int:
     args = ap.parse_args()
     sets = [x for s in args.sets for x in ("--set", s)]
     live = []
-    for i in range(args.runs):
+    for _ in range(args.runs):
         s = afsim("live", args.scenario, "--cc", args.cc, *sets)
         live.append(metrics(s, args.bottleneck))
         print("live", json.dumps(live[-1]), flush=True)

@@ -51,7 +51,6 @@ def access_mbps(s: dict) -> float:
 
 def row(kind: str, rate: str, s: dict) -> dict:
     fw = s["live"]["forwarder"]
-    span = s["end_time_s"] - s["warmup_s"]
     q = next(q for q in s["queues"] if q["name"] == "r1->r2")
     flow = s["flows"][0] if kind == "udp" else s["flows"][1]
     r = mbps(rate)

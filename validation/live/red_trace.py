@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
-from afsim.live.tcptrace import records  # noqa: E402
+from afsim.live.tcptrace import records
 
 SCENARIO = ROOT / "scenarios/validation/tcp-dumbbell-10.toml"
 N = 10
@@ -143,7 +142,7 @@ def main() -> int:
     import os
 
     doc: dict = {"scenario": str(SCENARIO.relative_to(ROOT)), "live": [], "sim": []}
-    for r in range(args.runs):
+    for _ in range(args.runs):
         with tempfile.TemporaryDirectory() as tmp:
             d = Path(tmp)
             load = os.getloadavg()

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from grid import HERE, afsim_overrides, cells, ns2_command
 
-
 #: compare each trace EPS after each change: the two write a change of one instant in different
 #: orders (ns-2's cwnd goes 2 -> 3 -> 2 at the first ACK), and ns-2's trace prints times to 10 us
 EPS = 5e-5

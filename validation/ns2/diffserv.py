@@ -32,17 +32,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import re
-import statistics
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+import ns2kit
+from ns2kit import compare, git_head, jain, run_process
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -135,11 +136,6 @@ COUNTERS = [k for k, _, _ in ALL_METRICS
             if k.split(".")[-1] in ("arrivals", "accepted", "early", "forced", "overflow", "ldrops",
                                     "drops", "timeouts", "retransmissions")
             or k in ("edge.AF11", "edge.AF12")]
-
-
-def jain(xs: list[float]) -> float:
-    s, q = sum(xs), sum(x * x for x in xs)
-    return s * s / (len(xs) * q) if q > 0 else float("nan")
 
 
 def flow_metrics(m: dict[str, Any], goodput: list[int], drops: list[int | None],
@@ -244,12 +240,7 @@ def run_ns2(seed: int, duration_s: float, lt: bool, extra: tuple[str, ...] = (),
             raw: bool = False) -> dict[str, Any]:
     """One ns-2 run: its metrics, or with ``raw`` its report and trace as they are."""
     cmd = ["ns", str(TCL), f"seed={seed}", f"duration={duration_s:g}", f"lt={int(lt)}", *extra]
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=HERE)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}\n{proc.stderr.strip()}")
-    out = proc.stdout
+    out, wall = run_process(cmd, cwd=HERE)
     trace = None
     timeouts = None
     me = re.search(r"^TIMEOUTS((?: \d+)*)\s*$", out, re.M)
@@ -277,12 +268,8 @@ def run_afsim(seed: int, duration_s: float, lt: bool, pythonpath: str | None,
     env = dict(os.environ)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=REPO, env=env)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(f"afsim {toml.name} seed {seed}: exit {proc.returncode}\n{proc.stderr.strip()}")
-    out = json.loads(proc.stdout)
+    stdout, wall = run_process(cmd, cwd=REPO, env=env, what=f"afsim {toml.name} seed {seed}")
+    out = json.loads(stdout)
     if toml != TOML:
         return {"report": out["report"], "run_wall_s": out["wall_s"], "process_wall_s": wall}
     m = metrics_afsim(out["report"], duration_s)
@@ -330,7 +317,7 @@ def one(sim: str, seed: int, duration_s: float, split_s: float | None, lt: bool,
         if split_s is not None:
             m["steady"] = interval(go(split_s), m, split_s, duration_s)
         return {"sim": sim, "seed": seed, "ok": True, "metrics": m}
-    except Exception as e:  # noqa: BLE001 - recorded and reported; the other runs go on
+    except Exception as e:
         return {"sim": sim, "seed": seed, "ok": False, "error": str(e)}
 
 
@@ -397,41 +384,12 @@ def marker_check(duration_s: float, pythonpath: str | None, tmp: Path) -> dict[s
 
 def summarise(runs: list[dict[str, Any]], part: str | None = None) -> dict[str, Any]:
     rows = [r["metrics"] if part is None else r["metrics"][part] for r in runs if r["ok"]]
-    out: dict[str, Any] = {}
     keys = {k for row in rows for k in row if not isinstance(row[k], (list, dict))}
-    for key in sorted(keys):
-        vals = [row[key] for row in rows if row.get(key) is not None]
-        if not vals:
-            out[key] = None
-            continue
-        out[key] = {"mean": statistics.fmean(vals), "sd": statistics.stdev(vals) if len(vals) > 1 else 0.0,
-                    "n": len(vals), "min": min(vals), "max": max(vals)}
-    return out
-
-
-def compare(ns: dict[str, Any] | None, af: dict[str, Any] | None) -> tuple[float | None, float | None]:
-    """(relative difference, Welch z) of afsim's mean against ns-2's."""
-    if not ns or not af:
-        return None, None
-    d = af["mean"] - ns["mean"]
-    rel = None if ns["mean"] == 0 else d / ns["mean"]
-    se = math.sqrt(ns["sd"] ** 2 / ns["n"] + af["sd"] ** 2 / af["n"])
-    z = None if se == 0 else d / se
-    return rel, z
-
-
-def fmt(s: dict[str, Any] | None, f: str) -> str:
-    return "n/a" if not s else f"{f.format(s['mean'])} ± {f.format(s['sd'])}"
+    return ns2kit.summarise(rows, sorted(keys))
 
 
 def table(summary: dict[str, Any], rows: list[tuple[str, str, str]]) -> list[str]:
-    lines = ["| metric | ns-2.35 | afsim | afsim − ns-2 | z |", "|---|---:|---:|---:|---:|"]
-    for key, label, f in rows:
-        ns, af = summary["ns-2"].get(key), summary["afsim"].get(key)
-        rel, z = compare(ns, af)
-        lines.append(f"| {label} | {fmt(ns, f)} | {fmt(af, f)} | "
-                     f"{'-' if rel is None else f'{100 * rel:+.1f}%'} | {'-' if z is None else f'{z:+.1f}'} |")
-    return lines
+    return ns2kit.table(summary["ns-2"], summary["afsim"], rows)
 
 
 def flagged(summary: dict[str, Any], threshold: float = 0.03) -> list[tuple[str, float, float | None]]:
@@ -518,7 +476,7 @@ def markdown(res: dict[str, Any]) -> str:
               f"| bottleneck drops | {ns['bottleneck_drops']} | {af['bottleneck_drops']} |",
               f"| packets received, per flow | {min(ns['received'])}–{max(ns['received'])} | "
               f"{min(af['received'])}–{max(af['received'])} ({same} flow by flow) |", ""]
-    for name, c in res["configs"].items():
+    for _name, c in res["configs"].items():
         s = c["summary"]
         lt = "on (ns-2.35's default)" if c["limited_transmit"] else "off"
         L += [f"#### Limited transmit {lt}: 0–{res['duration_s']:g} s, {over}", ""]
@@ -550,7 +508,7 @@ def markdown(res: dict[str, Any]) -> str:
           f"({res['machine']}).", ""]
     L += ["### What matches", "", prose(WHAT_MATCHES, res).strip(), ""]
     L += ["### Differences larger than a few percent, explained", ""]
-    for name, c in res["configs"].items():
+    for _name, c in res["configs"].items():
         fl = flagged(c["summary"])
         if fl:
             lt = "on" if c["limited_transmit"] else "off"
@@ -561,13 +519,6 @@ def markdown(res: dict[str, Any]) -> str:
     return "\n".join(L)
 
 
-def git_head() -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                             cwd=REPO, check=True)
-        return out.stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,8 +34,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import diffserv as ds  # noqa: E402  (the DiffServ cross-check: network, metrics, summaries)
+import diffserv as ds
 
 TOML = ds.REPO / "scenarios" / "validation" / "diffserv-rio-ecn.toml"
 OUT_JSON = HERE / "diffserv-ecn-results.json"

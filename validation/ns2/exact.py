@@ -37,8 +37,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
-from grid import VARIANTS, _tail_lines, afsim_report  # noqa: E402
+from grid import VARIANTS, _tail_lines, afsim_report
 
 TOML = REPO / "scenarios" / "validation" / "dumbbell-droptail.toml"
 BQ_LIMIT = 100  # ns-2 queue-limit of the bottleneck: 99 packets waiting

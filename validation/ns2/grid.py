@@ -41,18 +41,18 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 SCENARIOS = REPO / "scenarios" / "validation"
 OUT = HERE / "grid"
 
-sys.path.insert(0, str(HERE))
-from run import jain  # noqa: E402  (the TCP cross-check's definition)
+from ns2kit import jain
 
 VARIANTS = ("reno", "newreno", "sack")
 
@@ -164,7 +164,7 @@ METRICS = {"dumbbell": DUMBBELL_METRICS, "af": AF_METRICS}
 #: segment 0, are of this kind: 0.9 per run in afsim, 0.7 in ns-2 over ten seeds).
 COUNTS = ("drops", "early_drops", "forced_drops", "marks", "timeouts", "retransmissions", "in_drops",
           "overflow_drops", "access_drops")
-FLOOR = {"mean_queue": 0.5} | {k: 5.0 for k in COUNTS}
+FLOOR = {"mean_queue": 0.5} | dict.fromkeys(COUNTS, 5.0)
 
 DUMBBELL_BOTTLENECK = "r1->r2"
 AF_BOTTLENECK = "core->egress"
@@ -333,7 +333,7 @@ def run_one(sim: str, cell: Cell, seed: int, duration: float, lt: bool,
             fn = afsim_af if cell.grid == "af" else afsim_dumbbell
             row["metrics"] = fn(cell, json.loads(report), duration)
         row["ok"] = True
-    except Exception as e:  # noqa: BLE001 - recorded and reported; the other runs go on
+    except Exception as e:
         where = " ".join(ns2_command(cell, seed, duration, lt)) if sim == "ns-2" else afsim_command(cell, seed, duration, lt)
         row.update(ok=False, error=f"{where}: {e}")
     row["wall_s"] = time.perf_counter() - t0
@@ -511,7 +511,7 @@ def heat_maps(cells_: list[Cell], summary: dict[str, Any], out_dir: Path) -> lis
 
     written = []
     keys = {k for grid in METRICS.values() for k, _, _, _ in grid}
-    labels = {k: l for grid in METRICS.values() for k, l, _, _ in grid}
+    labels = {k: label for grid in METRICS.values() for k, label, _, _ in grid}
     tols = {k: t for grid in METRICS.values() for k, _, _, t in grid}
     for key in sorted(keys):
         panels = []

@@ -67,7 +67,7 @@ def run_afsim(ov: dict[str, str], seed: int, end: float) -> dict[str, float]:
 
 
 def run_ns2(ov: dict[str, str], seed: int, end: float) -> dict[str, float]:
-    kbps = lambda v: int(round(float(v.removesuffix("kbps")) * 1000))  # noqa: E731
+    kbps = lambda v: int(round(float(v.removesuffix("kbps")) * 1000))
     cmd = ["ns", str(TWIN), f"seed={seed}", f"duration={end:g}", "kinds=tfrc tfrc",
            f"targets={kbps(ov['tr_a'])} {kbps(ov['tr_b'])}", f"delays={ov['delay_a']} {ov['delay_b']}"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=TWIN.parent).stdout.splitlines()

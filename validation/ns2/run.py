@@ -28,17 +28,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import ns2kit
+from ns2kit import jain, run_all, run_process, table
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -89,12 +89,6 @@ METRICS: list[tuple[str, str, str]] = [
 
 
 # ---------------------------------------------------------------------- metrics
-
-
-def jain(xs: list[float]) -> float:
-    s = sum(xs)
-    q = sum(x * x for x in xs)
-    return s * s / (len(xs) * q) if q > 0 else float("nan")
 
 
 def spread(goodputs_bytes: list[int], duration_s: float) -> dict[str, float]:
@@ -204,14 +198,9 @@ def run_ns2(cfg: Config, seed: int, duration_s: float, lt: bool) -> dict[str, An
     cmd = ["ns", str(TCL), f"flows={cfg.flows}", f"rate={cfg.rate_mbps}Mb",
            f"ecn={int(cfg.ecn)}", f"seed={seed}", f"duration={duration_s:g}",
            f"marks={int(cfg.ecn)}", f"lt={int(lt)}"]
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=HERE)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}\n{proc.stderr.strip()}")
+    out, wall = run_process(cmd, cwd=HERE)
     # the JSON report, then what awk prints as its pipes close: "MARKS n" (ECN runs) and
     # "TIMEOUTS n0 n1 ..." (every timeout, by flow)
-    out = proc.stdout
     marks = None
     mm = re.search(r"^MARKS (\d+)\s*$", out, re.M)
     if mm:
@@ -230,12 +219,8 @@ def run_afsim(cfg: Config, seed: int, duration_s: float, lt: bool) -> dict[str, 
     cmd = [sys.executable, "-m", "afsim", "run", str(cfg.toml), "--seed", str(seed),
            "--set", f"duration={duration_s:g}s", "--set", f"limited_transmit={str(lt).lower()}",
            "--format", "json"]
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=REPO)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(f"afsim run {cfg.toml.name}: exit {proc.returncode}\n{proc.stderr.strip()}")
-    m = metrics_afsim(json.loads(proc.stdout), cfg, duration_s)
+    out, wall = run_process(cmd, cwd=REPO, what=f"afsim run {cfg.toml.name}")
+    m = metrics_afsim(json.loads(out), cfg, duration_s)
     m["process_wall_s"] = wall
     return m
 
@@ -250,7 +235,7 @@ def one(sim: str, cfg: Config, seed: int, duration_s: float, lt: bool,
             # there (same seed): the difference of the two is the interval [split_s, end]
             m["steady"] = interval(fn(cfg, seed, split_s, lt), m, split_s, duration_s)
         return {"sim": sim, "config": cfg.name, "seed": seed, "ok": True, "metrics": m}
-    except Exception as e:  # noqa: BLE001 - recorded, reported, and the other runs go on
+    except Exception as e:
         return {"sim": sim, "config": cfg.name, "seed": seed, "ok": False, "error": str(e)}
 
 
@@ -258,34 +243,8 @@ def one(sim: str, cfg: Config, seed: int, duration_s: float, lt: bool,
 
 
 def summarise(runs: list[dict[str, Any]], part: str | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {}
     rows = [r["metrics"] if part is None else r["metrics"][part] for r in runs if r["ok"]]
-    for key, _, _ in METRICS:
-        vals = [m[key] for m in rows if m.get(key) is not None]
-        if not vals:
-            out[key] = None
-            continue
-        sd = statistics.stdev(vals) if len(vals) > 1 else 0.0
-        out[key] = {"mean": statistics.fmean(vals), "sd": sd, "n": len(vals),
-                    "min": min(vals), "max": max(vals)}
-    return out
-
-
-def compare(ns: dict[str, Any] | None, af: dict[str, Any] | None) -> tuple[str, str]:
-    """(difference in %, noise z) of afsim's mean against ns-2's."""
-    if not ns or not af:
-        return "-", "-"
-    d = af["mean"] - ns["mean"]
-    pct = "-" if ns["mean"] == 0 else f"{100 * d / ns['mean']:+.1f}%"
-    se = math.sqrt(ns["sd"] ** 2 / ns["n"] + af["sd"] ** 2 / af["n"])
-    z = "-" if se == 0 else f"{d / se:+.1f}"
-    return pct, z
-
-
-def fmt(s: dict[str, Any] | None, f: str) -> str:
-    if not s:
-        return "n/a"
-    return f"{f.format(s['mean'])} ± {f.format(s['sd'])}"
+    return ns2kit.summarise(rows, [key for key, _, _ in METRICS])
 
 
 def markdown(summary: dict[str, Any], seeds: list[int], span: str, lt: bool) -> str:
@@ -297,11 +256,7 @@ def markdown(summary: dict[str, Any], seeds: list[int], span: str, lt: bool) -> 
         title = (f"**{cfg.name}**: {cfg.flows} flows, {cfg.rate_mbps} Mb/s bottleneck"
                  f"{', ECN' if cfg.ecn else ''}, limited transmit {'on' if lt else 'off'}; "
                  f"{span}; mean ± sd over seeds {seeds[0]}–{seeds[-1]}")
-        lines += [title, "", "| metric | ns-2.35 | afsim | afsim − ns-2 | z |", "|---|---:|---:|---:|---:|"]
-        for key, label, f in METRICS:
-            ns, af = s["ns-2"].get(key), s["afsim"].get(key)
-            pct, z = compare(ns, af)
-            lines.append(f"| {label} | {fmt(ns, f)} | {fmt(af, f)} | {pct} | {z} |")
+        lines += [title, "", *table(s["ns-2"], s["afsim"], METRICS)]
         lines.append("")
     return "\n".join(lines)
 
@@ -332,8 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     configs = [c for c in CONFIGS if c.name in args.configs]
     jobs = [(sim, cfg, seed) for cfg in configs for seed in seeds for sim in args.sims]
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        runs = list(pool.map(lambda j: one(j[0], j[1], j[2], args.duration, lt, args.split), jobs))
+    runs = run_all(lambda j: one(j[0], j[1], j[2], args.duration, lt, args.split), jobs, args.jobs)
     wall = time.perf_counter() - t0
 
     summary: dict[str, Any] = {}

@@ -43,6 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import ns2kit
+from ns2kit import fmt, pct_text, z_text
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 TCL = HERE / "tfrc.tcl"
@@ -220,7 +223,7 @@ def one(sim: str, cfg: Config, seed: int) -> dict[str, Any]:
         else:
             m = run_afsim(cfg, seed)
         return {"sim": sim, "config": cfg.name, "seed": seed, "ok": True, "metrics": m}
-    except Exception as e:  # noqa: BLE001 - recorded and reported; the other runs go on
+    except Exception as e:
         return {"sim": sim, "config": cfg.name, "seed": seed, "ok": False, "error": str(e)}
 
 
@@ -248,16 +251,9 @@ def stats(vals: list[float]) -> dict[str, float] | None:
 
 
 def compare(a: dict[str, float] | None, b: dict[str, float] | None) -> tuple[str, str]:
-    if not a or not b:
-        return "-", "-"
-    d = b["mean"] - a["mean"]
-    pct = "-" if a["mean"] == 0 else f"{100 * d / a['mean']:+.1f}%"
-    se = math.sqrt(a["sd"] ** 2 / a["n"] + b["sd"] ** 2 / b["n"])
-    return pct, ("-" if se == 0 else f"{d / se:+.1f}")
-
-
-def fmt(s: dict[str, float] | None, f: str) -> str:
-    return "n/a" if not s else f"{f.format(s['mean'])} ± {f.format(s['sd'])}"
+    """(b − a in % of a, Welch z) as text (``ns2kit.compare``)."""
+    rel, z = ns2kit.compare(a, b)
+    return pct_text(rel), z_text(z)
 
 
 def tables(runs: list[dict[str, Any]], configs: list[Config], seeds: list[int]) -> tuple[str, dict[str, Any]]:

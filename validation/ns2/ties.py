@@ -50,8 +50,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
-from grid import DUMBBELL_METRICS, Cell, dump, fmt_pct, fmt_z, run_jobs, summarise  # noqa: E402
+from grid import DUMBBELL_METRICS, Cell, dump, fmt_pct, fmt_z, run_jobs, summarise
 
 OUT = HERE / "ties"
 
@@ -150,7 +149,7 @@ def episodes(cuts: list[tuple[int, float, str]], after_s: float) -> list[set[int
     the flows each episode cut."""
     out: list[set[int]] = []
     last = -1e9
-    for f, t, kind in sorted((c for c in cuts if c[2] == "fr" and c[1] > after_s), key=lambda c: c[1]):
+    for f, t, _kind in sorted((c for c in cuts if c[2] == "fr" and c[1] > after_s), key=lambda c: c[1]):
         if t - last > EPISODE_GAP_S:
             out.append(set())
         out[-1].add(f)
@@ -162,15 +161,15 @@ def sync(cell: Cell, seeds: range, duration: float, access: list[str], out_dir: 
     import subprocess
     import tempfile
 
-    from afsim import _core
-
     from grid import afsim_overrides, ns2_command
+
+    from afsim import _core
 
     rows = []
     for a in access:
         c = replace(cell, access_mbps=a)
 
-        def ns2(seed: int) -> list[tuple[int, float, str]]:
+        def ns2(seed: int, c: Cell = c) -> list[tuple[int, float, str]]:
             with tempfile.TemporaryDirectory() as tmp:
                 tr = Path(tmp) / "cwnd.tr"
                 cmd = ns2_command(c, seed, duration, True) + [f"cwnd_trace={tr}", "events=0", "marks=0"]

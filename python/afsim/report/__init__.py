@@ -162,7 +162,7 @@ def _label_ends(ax: Any, ends: Sequence[tuple[float, float, str, str]],
         dy = (at + shift - want) * 72.0 / dpi
         ax.annotate(text, (x, y), xytext=(6, dy), textcoords="offset points", color=color,
                     va="center", fontsize=fontsize,
-                    arrowprops=dict(arrowstyle="-", color=color, lw=0.5, alpha=0.6)
+                    arrowprops={"arrowstyle": "-", "color": color, "lw": 0.5, "alpha": 0.6}
                     if abs(dy) > 2 else None)
 
 
@@ -282,7 +282,7 @@ def time_series(table: pd.DataFrame, by: str, y: str, *, title: str, ylabel: str
     return fig
 
 
-#: Axis labels of the default metrics (``afsim.sweep.worker.default_metrics``).
+#: Axis labels of the default metrics (``afsim.store.metrics.default_metrics``).
 LABELS = {
     "throughput_kbps_total": "total throughput (kb/s)",
     "goodput_kbps_total": "total TCP goodput (kb/s)",

@@ -5,9 +5,14 @@ modes, runs, aggregates), ``scoring`` (published values against afsim, the null 
 variant, with tolerances from the paper's precision), ``claims`` (every statement of the text,
 classified; the claims decided on each reading), ``robustness`` (the unstated parameters, a
 design over their ranges, and whether each claim holds across it) and ``report`` (Markdown,
-JSON, CSV, figures). Each paper has a module (``giacomazzi``, ``laatu``, ``leung``,
-``gtfrc``) that defines its experiments, statements, null model, variants and unstated
-parameters, and a data file of its published values (``data/``).
+JSON, CSV, figures). Each paper is a package (``giacomazzi``, ``laatu``, ``leung``,
+``gtfrc``): ``paper.py`` (its constants, metrics, null model, experiments, variants and
+unstated parameters), ``claims.py`` (each claim's test, joined by id with
+``statements.toml``, the paper's quoted sentences as data: ``claims.load_statements``),
+``figures.py``, ``values.json`` (its published values and their tolerances) and an
+``__init__.py`` whose ``paper()`` assembles the ``Paper``. Helpers more than one paper needs
+live here: ``core.prob`` (a loss probability with its counts), ``core.find_scenarios_dir``,
+``afsim.stats.jain``/``fieb``, ``afsim.units.number_in``.
 
     >>> from afsim import reproduce
     >>> rep = reproduce.run("giacomazzi", quick=True, only=["table2"])   # doctest: +SKIP
@@ -33,6 +38,7 @@ from afsim.reproduce.core import (
     Stat,
     Variant,
     View,
+    judge,
     reproduce,
     rerun,
     t_quantile,
@@ -45,7 +51,6 @@ from afsim.reproduce.scoring import (
     Tolerance,
     Verdict,
     compare,
-    judge,
     load_paper_values,
 )
 
@@ -62,7 +67,7 @@ PAPERS = {"giacomazzi": "afsim.reproduce.giacomazzi", "laatu": "afsim.reproduce.
           "leung": "afsim.reproduce.leung", "gtfrc": "afsim.reproduce.gtfrc"}
 
 
-def paper_module(name: str):  # noqa: ANN201 (a module)
+def paper_module(name: str):
     """The module of a paper; KeyError (listing the papers) for an unknown name."""
     if name not in PAPERS:
         raise KeyError(f"no reproduction of {name!r}; the papers are: {', '.join(PAPERS)}")

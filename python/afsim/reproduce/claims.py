@@ -23,12 +23,12 @@ import enum
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afsim.reproduce.core import EVENTS, Label, View
+from afsim.reproduce.model import EVENTS, MIN_EVENTS, Label, View
 
 if TYPE_CHECKING:
-    from afsim.reproduce.core import Reproduction
     from afsim.reproduce.robustness import RobustVerdict
 
 
@@ -74,6 +74,40 @@ class Statement:
             raise ValueError(f"statement {self.id}: a restatement, and only one, names what it restates")
 
 
+def load_statements(path: Path, evaluate: Mapping[str, Callable[[View], ClaimResult]]) -> tuple[Statement, ...]:
+    """A paper's statements from its data file (``[[statement]]`` tables: ``id``, ``kind``,
+    ``where``, ``quote``, ``test``, and ``restates`` for a restatement), in the file's order,
+    each claim given its test from ``evaluate`` (by id). Raises ValueError naming the file for
+    an unknown kind or field, a duplicate id, a claim without a test or a test without a claim."""
+    import tomllib
+
+    with open(path, "rb") as f:
+        doc = tomllib.load(f)
+    kinds = {k.value: k for k in Kind}
+    fields = {"id", "kind", "where", "quote", "test", "restates"}
+    out: list[Statement] = []
+    seen: set[str] = set()
+    for i, row in enumerate(doc.get("statement", [])):
+        where = f"{path}: statement {i + 1} ({row.get('id', '?')})"
+        if set(row) - fields:
+            raise ValueError(f"{where}: unknown field(s) {', '.join(sorted(set(row) - fields))}")
+        if row.get("kind") not in kinds:
+            raise ValueError(f"{where}: kind {row.get('kind')!r} is not one of {', '.join(kinds)}")
+        sid = row["id"]
+        if sid in seen:
+            raise ValueError(f"{where}: duplicate id")
+        seen.add(sid)
+        kind = kinds[row["kind"]]
+        if kind is Kind.CLAIM and sid not in evaluate:
+            raise ValueError(f"{where}: a claim without a test (none under its id)")
+        out.append(Statement(sid, row["quote"], row["where"], kind, row["test"],
+                             evaluate.get(sid) if kind is Kind.CLAIM else None, row.get("restates")))
+    stray = set(evaluate) - {s.id for s in out if s.kind is Kind.CLAIM}
+    if stray:
+        raise ValueError(f"{path}: tests of no claim: {', '.join(sorted(stray))}")
+    return tuple(out)
+
+
 # ---------------------------------------------------------------------------------------------
 # Writing claims
 
@@ -105,10 +139,8 @@ class Checks:
 
     def seen(self, name: str, experiment: str, labels: Mapping[str, Label], metric: str) -> bool | None:
         """Whether losses of ``metric`` were observed at the run's resolution: at least
-        ``scoring.MIN_EVENTS`` counted (afsim), or a positive prediction (the null model, which
+        ``model.MIN_EVENTS`` counted (afsim), or a positive prediction (the null model, which
         has no counts)."""
-        from afsim.reproduce.scoring import MIN_EVENTS
-
         p = self.mean(name, experiment, labels, metric)
         if p is None:
             return None
@@ -228,38 +260,3 @@ class ClaimVerdicts:
                 out[c.case] = out.get(c.case, 0) + 1
         return out
 
-
-def evaluate_all(rep: Reproduction) -> ClaimVerdicts:
-    """Every claim under afsim's default, the null model, each variant and the robustness
-    design."""
-    from afsim.reproduce.robustness import summarise
-    from afsim.reproduce.twin import claim_case
-
-    paper = rep.paper
-    afsim = View(rep.aggregates, "afsim")
-    null = View(rep.null, "null")
-    ran = set(rep.aggregates.by_experiment)
-    variant_views = [View(rep.aggregates, v.id, f"@{v.id}", v.unchanged) for v in paper.variants
-                     if any(e.endswith(f"@{v.id}") for e in ran)]
-    out = []
-    for s in paper.statements:
-        if s.kind is not Kind.CLAIM:
-            continue
-        assert s.evaluate is not None
-        variants = {}
-        for view in variant_views:
-            vid = view.name
-            r = s.evaluate(view)
-            if r.holds is not None:
-                variants[vid] = r
-        robust = None
-        if rep.design:
-            per_point = [s.evaluate(View(rep.aggregates, f"#{k}", f"#{k}")) for k in range(len(rep.design))]
-            robust = summarise(paper.unstated, rep.design, [r.holds for r in per_point])
-        cv = ClaimVerdict(s, s.evaluate(afsim), s.evaluate(null), variants, robust)
-        if rep.ns2 is not None:
-            cv.ns2 = s.evaluate(View(rep.ns2.aggregates, "ns-2"))
-            cv.case, cv.differences = claim_case(cv.afsim, cv.ns2, rep.aggregates, rep.ns2.aggregates)
-        out.append(cv)
-    counts = {k.value: sum(1 for s in paper.statements if s.kind is k) for k in Kind}
-    return ClaimVerdicts(list(paper.statements), out, counts)

@@ -3,7 +3,7 @@ Linux TCP through afsim's models, in network namespaces), reduced by the paper's
 functions, beside the paper, afsim and ns-2.
 
 Read this first. A paper that has a live spec (``SPECS``: ``LiveSpec``, e.g.
-``live_laatu.SPEC``) runs its experiments' points live, ``LiveSpec.replications`` times each
+``laatu/live.py``'s ``SPEC``) runs its experiments' points live, ``LiveSpec.replications`` times each
 (seeds 1, 2, … with the experiment's own ``replicate`` overrides: the same phases as the
 simulator's replications), each run stopped when its transfers complete or at
 ``LiveSpec.cap_s``. Live runs take wall time and root, so they are **committed**
@@ -41,12 +41,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from afsim.reproduce.core import Aggregates, Experiment, Stat
+from afsim.reproduce.model import Aggregates, Experiment, Stat
 
 if TYPE_CHECKING:
-    from afsim.reproduce.core import Mode, Paper, Point
+    from afsim.reproduce.model import Mode
 
 SOURCES = ("committed", "run", "off")
 #: Where the committed live runs of each paper are.
@@ -56,8 +56,16 @@ DATA = Path(__file__).parent / "data" / "live"
 #: measures, so that the committed runs show as stale.
 LIVE_CODE = "live-1"
 #: The papers with a live spec: their module (which defines ``SPEC``).
-SPECS = {"laatu": "afsim.reproduce.live_laatu"}
+SPECS = {"laatu": "afsim.reproduce.laatu.live"}
 
+
+
+class Paper(Protocol):
+    """What the live column reads of a ``core.Paper`` (typed structurally: ``core`` builds on
+    this module, not the other way round)."""
+
+    @property
+    def id(self) -> str: ...
 
 @dataclass(frozen=True)
 class LiveSpec:
@@ -242,7 +250,7 @@ def collect(paper: Paper, mode: Mode, experiments: Sequence[Experiment], *, sour
                     sys.stderr.flush()
                 try:
                     rec = run_one(spec, p)
-                except Exception as exc:  # noqa: BLE001 (a failed run is reported, not raised)
+                except Exception as exc:
                     col.failed.append(f"{p.experiment} {p.labels} seed {p.seed}: "
                                       f"{type(exc).__name__}: {exc}")
                     continue
@@ -267,7 +275,7 @@ def collect(paper: Paper, mode: Mode, experiments: Sequence[Experiment], *, sour
         col.records[p.key] = rec
         try:
             m = metrics_of[p.experiment](spec.results(rec))
-        except Exception as exc:  # noqa: BLE001 (a run the metrics refuse is reported)
+        except Exception as exc:
             col.failed.append(f"{p.experiment} {p.labels} seed {p.seed}: "
                               f"{type(exc).__name__}: {exc}")
             continue

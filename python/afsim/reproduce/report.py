@@ -21,10 +21,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afsim.reproduce.claims import ClaimResult, ClaimVerdict, Kind
-from afsim.reproduce.core import Experiment, Figure, Label, Reproduction, Stat, _num
-from afsim.reproduce.scoring import Comparison, Score, Verdict, Verdicts
 from afsim.reproduce import report_live, report_ns2
+from afsim.reproduce.claims import ClaimResult, ClaimVerdict, Kind
+from afsim.reproduce.core import Experiment, Figure, Label, Reproduction, Stat
+from afsim.reproduce.fmt import fmt_number, fmt_stat, fmt_value, verdict_mark
+from afsim.reproduce.scoring import Score, Verdicts
+from afsim.stats import json_number as _num
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,46 +36,8 @@ if TYPE_CHECKING:
 # Numbers as text
 
 
-def fmt_value(x: float | None, kind: str) -> str:
-    """A number as the paper prints its kind: probabilities in e-notation, rates and
-    percentages with two decimals."""
-    if x is None or not math.isfinite(x):
-        return "–"
-    if kind == "loss":
-        return "0" if x == 0 else f"{x:.2e}"
-    return f"{x:,.2f}"
-
-
-def fmt_stat(s: Stat | None, kind: str) -> str:
-    if s is None or s.n == 0:
-        return "not run"
-    text = fmt_value(s.mean, kind)
-    if math.isfinite(s.ci95):
-        text += f" ± {fmt_value(s.ci95, kind)}"
-    return text
-
-
 def _md(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def fmt_number(x: float) -> str:
-    """A number a claim rests on, with at least three significant digits: an integer (a count)
-    with thousands separators; 0 as 0; below 10⁻³ in e-notation (3.24e-06, as the tables print
-    probabilities); below 1 with three significant digits (0.0626); from 1 on with two
-    decimals and thousands separators (1,399.98)."""
-    if isinstance(x, int) and not isinstance(x, bool):
-        return f"{x:,}"
-    if not math.isfinite(x):
-        return "–"
-    if x == 0:
-        return "0"
-    a = abs(x)
-    if a < 1e-3:
-        return f"{x:.2e}"
-    if a < 1:
-        return f"{x:.{2 - math.floor(math.log10(a))}f}"
-    return f"{x:,.2f}"
 
 
 def _short(v: Any) -> str:
@@ -98,13 +62,6 @@ def holds_text(r: ClaimResult | None) -> str:
     if r is None or r.holds is None:
         return "not evaluated"
     return "holds" if r.holds else "does not hold"
-
-
-def verdict_mark(c: Comparison | None) -> str:
-    if c is None:
-        return "–"
-    return {Verdict.MATCH: "match", Verdict.MISS: "**miss**", Verdict.UNRESOLVED: "unresolved",
-            Verdict.NOT_RUN: "not run"}[c.verdict] + (" (imprecise)" if c.imprecise else "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -730,5 +687,16 @@ def terminal_runs_line(rep: Reproduction) -> str:
             f"in all · {rep.jobs} worker(s)")
 
 
-__all__ = ["fmt_number", "fmt_stat", "fmt_value", "headline", "print_summary", "render_figures",
-           "render_markdown", "to_json", "write_outputs", "Score", "Kind"]
+__all__ = [
+    "Kind",
+    "Score",
+    "fmt_number",
+    "fmt_stat",
+    "fmt_value",
+    "headline",
+    "print_summary",
+    "render_figures",
+    "render_markdown",
+    "to_json",
+    "write_outputs",
+]

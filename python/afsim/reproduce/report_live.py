@@ -51,7 +51,7 @@ def headline_lines(rep: Reproduction) -> list[str]:
 
 def section(rep: Reproduction) -> list[str]:
     """The report's "afsim live" section: the published values, paper | afsim | (ns-2) | live."""
-    from afsim.reproduce.report import fmt_stat, fmt_value, verdict_mark
+    from afsim.reproduce.fmt import fmt_stat, fmt_value, verdict_mark
 
     col = rep.live
     comps = comparisons(rep)

@@ -96,7 +96,7 @@ def section(rep: Reproduction) -> list[str]:
         lines.append(f"- {_md(m)}")
     for f in col.failed[:10]:
         lines.append(f"- failed: {_md(f)}")
-    refused = sorted({r for r in col.refused.values()})
+    refused = sorted(set(col.refused.values()))
     if refused:
         lines += ["- not in ns-2 (points reported as such, never filled from elsewhere):"]
         lines += [f"  - {_md(r)}" for r in refused]

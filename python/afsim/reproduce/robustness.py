@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from afsim.units import number_in
+
 
 @dataclass(frozen=True)
 class Unstated:
@@ -121,7 +123,7 @@ def design(params: Sequence[Unstated], n: int, seed: int) -> list[dict[str, str]
 
 def numeric(p: Unstated, text: str) -> float:
     """A design value back as a number (its unit stripped)."""
-    return float(text[: len(text) - len(p.unit)] if p.unit and text.endswith(p.unit) else text)
+    return number_in(text, p.unit or None)
 
 
 @dataclass(frozen=True)

@@ -31,15 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afsim.reproduce.core import EVENTS, TRIALS, Label, Stat, View
+from afsim.reproduce.model import EVENTS, MIN_EVENTS, TRIALS, Label, Stat, View
 
 if TYPE_CHECKING:
     from afsim.reproduce.claims import ClaimVerdicts
-    from afsim.reproduce.core import Reproduction
 
-#: Fewer losses than this, counted or expected, cannot resolve a probability (a Poisson count of
-#: 10 has a relative standard error of 32 %).
-MIN_EVENTS = 10
 
 
 class Verdict(enum.Enum):
@@ -170,7 +166,7 @@ class Comparison:
         return self.difference / abs(self.value.value)
 
     def as_dict(self) -> dict[str, Any]:
-        from afsim.reproduce.core import _num
+        from afsim.stats import json_number as _num
 
         return {"reading": self.reading, "value": self.stat.as_dict() if self.stat else None,
                 "events": _num(self.events), "trials": _num(self.trials),
@@ -216,7 +212,7 @@ class Score:
 
     @classmethod
     def of(cls, comps: Sequence[Comparison]) -> Score:
-        count = {v: 0 for v in Verdict}
+        count = dict.fromkeys(Verdict, 0)
         for c in comps:
             count[c.verdict] += 1
         return cls(count[Verdict.MATCH], count[Verdict.MISS], count[Verdict.UNRESOLVED],
@@ -283,30 +279,3 @@ class Verdicts:
         wanted = {id(c.value) for c in self._ran(among)}
         return Score.of([c for c in self._ran(reading) if id(c.value) in wanted])
 
-
-def judge(rep: Reproduction) -> Verdicts:
-    """Scores the published values and the claims under every reading that ran."""
-    from afsim.reproduce.claims import evaluate_all
-
-    values, tolerances = load_paper_values(rep.paper.data)
-    afsim_view = View(rep.aggregates, "afsim")
-    null_view = View(rep.null, "null")
-    ran = set(rep.aggregates.by_experiment)
-    values = [v for v in values if v.experiment in ran]
-    afsim = compare(values, tolerances, afsim_view)
-    null = compare(values, tolerances, null_view, resolution=afsim_view)
-    variants: dict[str, list[Comparison]] = {}
-    for var in rep.paper.variants:
-        vals = [v for v in values if f"{v.experiment}@{var.id}" in ran]
-        if vals:
-            variants[var.id] = compare(vals, tolerances, View(rep.aggregates, var.id, f"@{var.id}"))
-    ns2 = (compare(values, tolerances, View(rep.ns2.aggregates, "ns-2"))
-           if rep.ns2 is not None else None)
-    tables = []
-    for table in dict.fromkeys(v.table for v in values):
-        def pick(comps: Sequence[Comparison], t: str = table) -> list[Comparison]:
-            return [c for c in comps if c.value.table == t]
-        tables.append(TableVerdict(table, Score.of(pick(afsim)), Score.of(pick(null)),
-                                   {k: Score.of(pick(c)) for k, c in variants.items() if pick(c)},
-                                   Score.of(pick(ns2)) if ns2 is not None else None))
-    return Verdicts(values, tolerances, afsim, null, variants, tables, evaluate_all(rep), ns2=ns2)

@@ -41,14 +41,14 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from afsim import ns2
-from afsim.reproduce.core import Aggregates, Experiment, Label, Stat, replications_of, t_quantile
+from afsim.reproduce.model import Aggregates, Experiment, Label, Stat, replications_of, t_quantile
 
 if TYPE_CHECKING:
     from afsim.reproduce.claims import ClaimResult
-    from afsim.reproduce.core import Mode, Paper, Point
+    from afsim.reproduce.model import Mode
 
 SOURCES = ("committed", "run", "off")
 #: Where the committed ns-2 runs of each paper are.
@@ -156,7 +156,17 @@ def save(column: Column, paper_id: str, path: Path | None = None) -> Path:
     return path
 
 
-def collect(paper: Paper, mode: Mode, experiments: Sequence[Experiment], *, source: str,
+class HasTwin(Protocol):
+    """What ``collect`` reads of a ``core.Paper`` (typed structurally: ``core`` builds on this
+    module, not the other way round)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def ns2(self) -> Twin | None: ...
+
+
+def collect(paper: HasTwin, mode: Mode, experiments: Sequence[Experiment], *, source: str,
             jobs: int, store: Path | None, progress: bool = False) -> Column | None:
     """The ns-2 column of the paper's own experiments (``experiments`` without variants and
     design points), from ``source``; None for ``"off"`` or a paper without a twin."""
@@ -224,7 +234,7 @@ def collect(paper: Paper, mode: Mode, experiments: Sequence[Experiment], *, sour
         col.process_seconds += float(rec.get("process_s", 0.0))
         try:
             m = e.metrics(twin.results(rec))  # type: ignore[arg-type]
-        except Exception as exc:  # noqa: BLE001 (a metric ns-2 cannot feed is reported, not raised)
+        except Exception as exc:
             col.failed.append(f"{e.id} point {pi}: {type(exc).__name__}: {exc}")
             continue
         per_point.setdefault((e.id, pi), []).append({k: float(v) for k, v in m.items()})

@@ -63,13 +63,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-#: The build a run was made by: the version and a hash of the simulator's sources
-#: ("0.1.0+3f2a…"), so that runs of different model code never share a key or a store.
+#: The build a run was made by: the version and a hash of the simulator's Rust sources that
+#: compute ("0.1.0+3f2a…"; tests and comments left out: crates/afsim-py/build.rs).
 from afsim._core import __build__ as AFSIM_VERSION
+from afsim.codehash import fingerprint
 from afsim.store.lock import LOCK, StoreBusy, WriterLock
+from afsim.store.metrics import default_metrics
 
 if TYPE_CHECKING:
     import pandas as pd
+
+#: What a stored run's numbers come from: the Rust build and the Python code that computes
+#: the scalars every stored run gets (``store.metrics.default_metrics`` and what it calls),
+#: "0.1.0+3f2a….py5c1e…". It is in every run key and is the version a store is made by: an
+#: edit of either makes new keys (a store of the old code is read, never added to).
+CODE_VERSION = f"{AFSIM_VERSION}.py{fingerprint([default_metrics])}"
 
 #: Layout version of the store; a store of another format is refused.
 FORMAT = 1
@@ -110,8 +118,9 @@ class StoreError(Exception):
     writing), or a path that cannot hold one."""
 
 
-def run_key(resolved: str, seed: int, version: str = AFSIM_VERSION) -> str:
-    """The key of a run: a hash of the resolved scenario text, the seed and afsim's version."""
+def run_key(resolved: str, seed: int, version: str = CODE_VERSION) -> str:
+    """The key of a run: a hash of the resolved scenario text, the seed and the code's version
+    (``CODE_VERSION``; a sweep with its own reducer adds that reducer's hash)."""
     h = hashlib.sha256()
     for part in (resolved, str(seed), version):
         h.update(part.encode())
@@ -227,19 +236,19 @@ class Store:
             with db:
                 db.execute("BEGIN")
                 db.executemany("INSERT INTO meta VALUES (?, ?)",
-                               [("format", str(FORMAT)), ("afsim_version", AFSIM_VERSION),
+                               [("format", str(FORMAT)), ("afsim_version", CODE_VERSION),
                                 ("created_at", repr(time.time()))])
-            meta = {"format": str(FORMAT), "afsim_version": AFSIM_VERSION}
+            meta = {"format": str(FORMAT), "afsim_version": CODE_VERSION}
         if meta.get("format") != str(FORMAT):
             db.close()
             raise StoreError(f"{path}: store format {meta.get('format')!r}, this afsim reads "
                              f"format {FORMAT}")
         made_by = meta.get("afsim_version")
-        if write and made_by != AFSIM_VERSION:
+        if write and made_by != CODE_VERSION:
             db.close()
             raise StoreError(
                 f"{path}: this store holds runs of afsim {made_by}, and this is afsim "
-                f"{AFSIM_VERSION}: its runs would never be reused. Sweep into a new --store, or "
+                f"{CODE_VERSION}: its runs would never be reused. Sweep into a new --store, or "
                 f"use afsim {made_by} (afsim results and afsim report still read it)")
         return cls(path, db, write, held)
 
@@ -293,7 +302,7 @@ class Store:
             _test_kill_point(1)
             run_row: dict[str, list[Any]] = {
                 "key": [rec.key], "scenario": [rec.scenario], "seed": [rec.seed],
-                "afsim_version": [AFSIM_VERSION],
+                "afsim_version": [CODE_VERSION],
                 **{f"param.{k}": [v] for k, v in rec.params.items()},
                 **{k: [float(v)] for k, v in rec.metrics.items()},
             }
@@ -318,7 +327,7 @@ class Store:
             self.db.execute(
                 "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (rec.key, rec.scenario, rec.source, json.dumps(rec.params, sort_keys=True),
-                 rec.seed, AFSIM_VERSION, rec.end_time_s, rec.stop_reason, rec.events,
+                 rec.seed, CODE_VERSION, rec.end_time_s, rec.stop_reason, rec.events,
                  rec.packet_hops, rec.wall_s, json.dumps(written), rec.summary_json,
                  time.time()))
             self.db.executemany("INSERT INTO scalars VALUES (?, ?, ?)",
@@ -483,5 +492,16 @@ def _test_kill_point(step: int) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-__all__ = ["AFSIM_VERSION", "FORMAT", "KILL_AT_ENV", "RunRecord", "Store", "StoreBusy",
-           "StoreError", "TABLES", "params_text", "run_key"]
+__all__ = [
+    "AFSIM_VERSION",
+    "CODE_VERSION",
+    "FORMAT",
+    "KILL_AT_ENV",
+    "TABLES",
+    "RunRecord",
+    "Store",
+    "StoreBusy",
+    "StoreError",
+    "params_text",
+    "run_key",
+]

@@ -17,13 +17,14 @@ reproductions)::
 - A ``Task`` is a scenario (file path, or ``text=`` with a name), ``--set`` overrides and a
   seed (None: the file's). Each task is loaded here first, in the calling process, which
   resolves it (so a wrong grid name or value fails before anything runs: ``SweepError``, with
-  the task) and gives its run key (``afsim.store.run_key``: resolved scenario, seed, afsim
-  version). Tasks with equal keys run once.
+  the task) and gives its run key (``afsim.store.run_key``: resolved scenario, seed, and the
+  code's version: ``afsim.store.CODE_VERSION`` and the reducer's hash, ``afsim.codehash``).
+  Tasks with equal keys run once.
 - ``store`` (a path or an open ``afsim.store.Store``): keys already stored are not run; their
   records come from the store (``cached=True``). Each run is stored atomically as it finishes,
   by this process only. Without a store nothing is written.
 - ``reducer``: an optional module-level function ``fn(Results) -> dict[str, float]`` whose
-  scalars join the run's default ones (``afsim.sweep.worker.default_metrics``); it is pickled
+  scalars join the run's default ones (``afsim.store.metrics.default_metrics``); it is pickled
   by name into the workers, which then build the pandas tables of ``Results`` for it.
 - ``scheduler=None``: a local process pool of ``workers`` processes (default: the CPU count;
   ``workers=1`` runs in this process). Ctrl-C (or any exception) stops the workers at once;
@@ -64,14 +65,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from afsim.store import RunRecord, Store, StoreError, run_key
+from afsim.codehash import fingerprint
+from afsim.store import CODE_VERSION, RunRecord, Store, StoreError, run_key
 from afsim.sweep.worker import Reducer, RunFailed, Task, default_metrics, run_task
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Outcome", "Reducer", "RunFailed", "SweepError", "Task", "default_metrics",
-           "execute", "grid_points", "parse_grid", "sweep"]
+__all__ = [
+    "Outcome",
+    "Reducer",
+    "RunFailed",
+    "SweepError",
+    "Task",
+    "default_metrics",
+    "execute",
+    "grid_points",
+    "parse_grid",
+    "run_task",
+    "sweep",
+]
 
 
 class SweepError(Exception):
@@ -107,6 +120,9 @@ def execute(
     """Runs every task not already in ``store`` (see the module header)."""
     from afsim._core import ScenarioError
 
+    # the key: the resolved scenario, the seed, the code (Rust build and the default metrics:
+    # CODE_VERSION) and, with a reducer of its own, that reducer's code (``afsim.codehash``)
+    version = CODE_VERSION if reducer is None else f"{CODE_VERSION}.r{fingerprint([reducer])}"
     keys: list[str] = []
     for t in tasks:
         try:
@@ -114,7 +130,7 @@ def execute(
         except ScenarioError as e:
             raise SweepError(_explain(e, t)) from None
         keys.append(run_key(scenario.resolved(),
-                            t.seed if t.seed is not None else scenario.seed))
+                            t.seed if t.seed is not None else scenario.seed, version))
     client = None
     if scheduler is not None:
         from afsim.sweep.executors import connect

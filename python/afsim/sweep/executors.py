@@ -30,12 +30,11 @@ from typing import TYPE_CHECKING
 
 from afsim.store import RunRecord
 from afsim.sweep.progress import NoBar
-from afsim.sweep.worker import Reducer, RunFailed, Task, run_task
+from afsim.sweep.worker import Finished, Reducer, RunFailed, Task, run_task
 
 if TYPE_CHECKING:
     from distributed import Client
 
-Finished = Callable[[str, "RunRecord | RunFailed"], None]
 #: Seconds to wait for a Dask scheduler to answer.
 CONNECT_TIMEOUT_S = 5.0
 
@@ -49,7 +48,7 @@ def _settle(finished: Finished, key: str, task: Task, result: Callable[[], RunRe
     except RunFailed as e:
         finished(key, e)
         return False
-    except Exception as e:  # noqa: BLE001 (whatever a run raised fails that run only)
+    except Exception as e:
         kind = "worker" if type(e).__name__ == "KilledWorker" else "error"
         why = ("the Dask workers running it died too often" if kind == "worker"
                else f"{type(e).__name__}: {e}")

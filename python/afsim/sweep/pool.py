@@ -30,12 +30,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any
 
-from afsim.sweep.worker import Reducer, RunFailed, Task, run_task
+from afsim.sweep.worker import Finished, Reducer, RunFailed, Task, run_task
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
-    from afsim.sweep.executors import Finished
     from afsim.sweep.progress import NoBar
 
 #: Attempts a run gets when the worker running it dies: the first and two retries.
@@ -206,7 +205,7 @@ def _worker_main(conn: Connection, parent: int) -> None:
             outcome: tuple[str, Any] = ("ok", run_task(task, key, reducer, tables))
         except RunFailed as e:
             outcome = ("failed", e)
-        except Exception as e:  # noqa: BLE001 (a bug in one run fails that run only)
+        except Exception as e:
             outcome = ("failed", RunFailed("error", f"{type(e).__name__}: {e} "
                                                     f"({task.describe()})"))
         try:

@@ -21,8 +21,7 @@ class NoBar:
 class Bar(NoBar):
     def __init__(self, total: int, stored: int, label: str = "sweep") -> None:
         from rich.console import Console
-        from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
-                                   TimeRemainingColumn)
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
         self.stored = stored
         self.progress = Progress(

@@ -9,12 +9,12 @@ process that owns the store (``afsim.store``), which is the store's only writer.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from afsim.store import RunRecord
+from afsim.store.metrics import default_metrics
 
 if TYPE_CHECKING:
     from afsim._core import RunResult, Scenario
@@ -62,6 +62,11 @@ class RunFailed(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+#: ``finished(key, record_or_failure)``: what an executor calls as each run ends (the pool's and
+#: the Dask executor's callers store the record or count the failure).
+Finished = Callable[[str, "RunRecord | RunFailed"], None]
 
 
 def run_task(task: Task, key: str, reducer: Reducer | None = None,
@@ -112,68 +117,5 @@ def run_tables(result: RunResult) -> dict[str, dict[str, Any]]:
     return out
 
 
-def default_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
-    """The scalars every stored run gets, from its report alone (no pandas):
-
-    - totals over the scenario's flows (CSA signal pseudo-flows left out):
-      ``throughput_kbps_total``, ``goodput_kbps_total`` (TCP), ``packets_sent``,
-      ``packets_dropped``, ``loss_ratio`` (dropped ÷ sent), ``mean_delay_s`` (over delivered
-      packets), ``jain`` (Jain's index of the flows' throughputs), ``retransmitted_packets``
-      and ``timeouts`` (TCP), ``respect_of_service_mean`` (flows with a contract);
-    - per flow group of more than one flow: ``group.<name>.throughput_kbps_total``,
-      ``.jain``, ``.fieb`` (when contracts are known);
-    - per conditioner: ``conditioner.<name>.respect_of_service``;
-    - per CSA: ``csa.<name>.alpha_end``, ``.alpha_min``;
-    - per queue that dropped or marked a packet or was at least 10 % busy:
-      ``queue.<name>.drops_total``, ``.mean_len_packets``, ``.utilization``.
-    """
-    flows = [f for f in summary["flows"] if f["kind"] != "csa-signal"]
-    m: dict[str, float] = {}
-    tput = [float(f["throughput_kbps"]) for f in flows]
-    m["throughput_kbps_total"] = math.fsum(tput)
-    goodput = [f["goodput_kbps"] for f in flows if f.get("goodput_kbps") is not None]
-    if goodput:
-        m["goodput_kbps_total"] = math.fsum(goodput)
-    sent = sum(int(f["packets_sent"]) for f in flows)
-    dropped = sum(int(f["packets_dropped"]) for f in flows)
-    m["packets_sent"] = float(sent)
-    m["packets_dropped"] = float(dropped)
-    m["loss_ratio"] = dropped / sent if sent else math.nan
-    delivered = [(int(f["packets_delivered"]), f["mean_delay_s"]) for f in flows
-                 if f.get("mean_delay_s") is not None]
-    n = sum(k for k, _ in delivered)
-    m["mean_delay_s"] = math.fsum(k * d for k, d in delivered) / n if n else math.nan
-    m["jain"] = _jain(tput)
-    for col in ("retransmitted_packets", "timeouts"):
-        vals = [f[col] for f in flows if f.get(col) is not None]
-        if vals:
-            m[col] = float(sum(vals))
-    ros = [f["respect_of_service"] for f in flows if f.get("respect_of_service") is not None]
-    if ros:
-        m["respect_of_service_mean"] = math.fsum(ros) / len(ros)
-    for g in summary.get("groups", []):
-        if g["flows"] > 1:
-            m[f"group.{g['name']}.throughput_kbps_total"] = float(g["throughput_kbps_total"])
-            m[f"group.{g['name']}.jain"] = _num(g.get("jain"))
-            if g.get("fieb") is not None:
-                m[f"group.{g['name']}.fieb"] = float(g["fieb"])
-    for c in summary.get("conditioners", []):
-        m[f"conditioner.{c['name']}.respect_of_service"] = _num(c.get("respect_of_service"))
-    for c in summary.get("csas", []):
-        m[f"csa.{c['name']}.alpha_end"] = float(c["alpha_end"])
-        m[f"csa.{c['name']}.alpha_min"] = float(c["alpha_min"])
-    for q in summary["queues"]:
-        if q["drops_total"] > 0 or (q.get("ecn_marks") or 0) > 0 or q["utilization"] >= 0.10:
-            for col in ("drops_total", "mean_len_packets", "utilization"):
-                m[f"queue.{q['name']}.{col}"] = float(q[col])
-    return m
 
 
-def _num(x: Any) -> float:
-    return float(x) if x is not None else math.nan
-
-
-def _jain(xs: list[float]) -> float:
-    """Jain's fairness index (Σx)² / (n·Σx²); NaN for no flow or all zero."""
-    sq = math.fsum(x * x for x in xs)
-    return math.fsum(xs) ** 2 / (len(xs) * sq) if xs and sq > 0 else math.nan

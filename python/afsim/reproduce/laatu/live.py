@@ -54,7 +54,7 @@ DESCRIPTION = (
     "the forwarder's count of what the DP 4 flows delivered during the transfer.")
 
 
-def _ack_delay(rate_bps: float, delay_s: float):  # noqa: ANN202 (a closure)
+def _ack_delay(rate_bps: float, delay_s: float):
     def delay(ip_len: int) -> float:
         return (ip_len + FRAMING_B) * 8.0 / rate_bps + delay_s
     return delay
