@@ -26,9 +26,8 @@ def check_plot_path(path: Path) -> str | None:
         return f"{path} is a directory, not a file"
     if path.suffix.lower() not in FORMATS:
         return f"{path}: the plot's format comes from its suffix, one of {', '.join(FORMATS)}"
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        return f"the directory {parent} does not exist"
+    if not path.parent.is_dir():  # a bare file name's parent is "."
+        return f"the directory {path.parent} does not exist"
     return None
 
 
