@@ -21,7 +21,10 @@
 //!   n closed intervals I_tot0 also weighs I_k; the DF a new event keeps is the one computed at
 //!   the last report; the synthetic interval is a whole number of packets, and the open
 //!   interval after it counts from the packet after the highest one the last report counted.
+//!   Where the two differ the history asks its `Sink` (`loss_rules.rs`, which holds each rule
+//!   set whole).
 
+use super::loss_rules::{sink, Sink};
 use super::Rules;
 
 /// n of §5.4: loss intervals in the average.
@@ -33,24 +36,24 @@ pub const MIN_DISCOUNT: f64 = 0.5;
 
 #[derive(Clone, Debug)]
 pub struct LossHistory {
-    rules: Rules,
+    sink: Sink,
     /// Closed intervals, I_1 first, and their discount factors DF_i.
     closed: [f64; N],
     discount: [f64; N],
     /// How many of `closed` hold an interval.
-    k: usize,
+    pub(super) k: usize,
     /// First sequence number the open interval counts; `None` before the first loss event.
     open_from: Option<u64>,
     /// ns-2 `mult_factor_`: the DF of the last average, kept by the next event.
-    ns2_factor: f64,
+    pub(super) ns2_factor: f64,
     /// ns-2 `last_sample`: one past the highest sequence number the last average counted.
-    ns2_counted_to: u64,
+    pub(super) ns2_counted_to: u64,
 }
 
 impl LossHistory {
     pub fn new(rules: Rules) -> LossHistory {
         LossHistory {
-            rules,
+            sink: Sink::of(rules),
             closed: [0.0; N],
             discount: [1.0; N],
             k: 0,
@@ -92,16 +95,9 @@ impl LossHistory {
             debug_assert!(false, "begin_event before start");
             return;
         };
-        let boundary = match self.rules {
-            Rules::Rfc5348 => seq,
-            // ns-2 counts the lost packet into the interval it closes
-            Rules::Ns2 | Rules::Ns2_28 => seq + 1,
-        };
+        let boundary = sink!(self.sink, interval_end(seq));
         let length = boundary.saturating_sub(from) as f64;
-        let df = match self.rules {
-            Rules::Rfc5348 => self.discount_factor(length),
-            Rules::Ns2 | Rules::Ns2_28 => self.ns2_factor,
-        };
+        let df = sink!(self.sink, event_discount(self, length));
         for i in (0..N - 1).rev() {
             self.closed[i + 1] = self.closed[i];
             self.discount[i + 1] = self.discount[i] * df;
@@ -120,7 +116,7 @@ impl LossHistory {
     }
 
     /// The average of the closed intervals with their DF_i: I_tot1 / W_tot1.
-    fn closed_mean(&self) -> f64 {
+    pub(super) fn closed_mean(&self) -> f64 {
         let (mut sum, mut weight) = (0.0, 0.0);
         for ((w, df), interval) in WEIGHTS
             .iter()
@@ -139,7 +135,7 @@ impl LossHistory {
     }
 
     /// §5.5: DF for an open interval of `i0` packets.
-    fn discount_factor(&self, i0: f64) -> f64 {
+    pub(super) fn discount_factor(&self, i0: f64) -> f64 {
         let mean = self.closed_mean();
         if self.k > 0 && i0 > 2.0 * mean {
             (2.0 * mean / i0).max(MIN_DISCOUNT)
@@ -156,22 +152,7 @@ impl LossHistory {
             return 0.0;
         }
         let i0 = self.open_interval(s_max);
-        let (df, last) = match self.rules {
-            Rules::Rfc5348 => (self.discount_factor(i0), self.k.saturating_sub(1)),
-            Rules::Ns2 | Rules::Ns2_28 => {
-                // `mult_factor_` only ever falls within an interval, and returns to 1 at events
-                let ratio = if i0 > 0.0 {
-                    2.0 * self.closed_mean() / i0
-                } else {
-                    f64::INFINITY
-                };
-                if ratio < 1.0 {
-                    self.ns2_factor = ratio.max(MIN_DISCOUNT);
-                }
-                self.ns2_counted_to = s_max + 1;
-                (self.ns2_factor, self.k.min(N - 1))
-            }
-        };
+        let (df, last) = sink!(self.sink, average_discount(self, i0, s_max));
         // I_0 with w_0, then I_1 ... I_last with w_1 ... w_last, discounted
         let (mut i_tot0, mut w_tot0) = (WEIGHTS[0] * i0, WEIGHTS[0]);
         for ((w, df_i), interval) in WEIGHTS[1..]
