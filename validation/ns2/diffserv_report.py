@@ -108,7 +108,10 @@ def markdown(res: dict[str, Any]) -> str:
               "Run: ns-2's event loop from simulated time 0 (building the network and `$ns run`'s route "
               "computation left out); afsim's `RunResult.wall_seconds` (`afsim_core::run`: building the "
               "world, the event loop and the report). Process: the whole command, interpreter start "
-              "included. The two simulators ran two at a time, side by side.", ""]
+              "included. The two simulators ran two at a time, side by side."
+              + ("" if on["summary"]["afsim"].get("process_wall_s") else
+                 " afsim's process time is not measured here: its runs share the sweep machinery's "
+                 "worker processes (validation/ns2/speed.py measures it)."), ""]
         L += table(on["summary"], TABLES["time"]) + [""]
     L += [f"The whole driver ({sum(len(c['runs']) for c in res['configs'].values())} runs plus the marker "
           f"check, {res['jobs']} at a time) took **{res['wall_s']:.1f} s** of wall time on this machine "
