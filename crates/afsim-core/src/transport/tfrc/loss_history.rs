@@ -24,15 +24,12 @@
 //!   Where the two differ the history asks its `Sink` (`loss_rules.rs`, which holds each rule
 //!   set whole).
 
-use super::loss_rules::{sink, Sink};
+use super::loss_rules::{sink, History, Ns2Average, Sink};
+pub use super::loss_rules::{MIN_DISCOUNT, N};
 use super::Rules;
 
-/// n of §5.4: loss intervals in the average.
-pub const N: usize = 8;
 /// §5.4's weights for n = 8, most recent interval first.
 pub const WEIGHTS: [f64; N] = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2];
-/// §5.5: the discount factor never goes below this (ns-2 `minDiscountRatio_`).
-pub const MIN_DISCOUNT: f64 = 0.5;
 
 #[derive(Clone, Debug)]
 pub struct LossHistory {
@@ -41,13 +38,11 @@ pub struct LossHistory {
     closed: [f64; N],
     discount: [f64; N],
     /// How many of `closed` hold an interval.
-    pub(super) k: usize,
+    k: usize,
     /// First sequence number the open interval counts; `None` before the first loss event.
     open_from: Option<u64>,
-    /// ns-2 `mult_factor_`: the DF of the last average, kept by the next event.
-    pub(super) ns2_factor: f64,
-    /// ns-2 `last_sample`: one past the highest sequence number the last average counted.
-    pub(super) ns2_counted_to: u64,
+    /// ns-2's `mult_factor_` and `last_sample` (the `Ns2` rules' state).
+    ns2: Ns2Average,
 }
 
 impl LossHistory {
@@ -58,8 +53,10 @@ impl LossHistory {
             discount: [1.0; N],
             k: 0,
             open_from: None,
-            ns2_factor: 1.0,
-            ns2_counted_to: 0,
+            ns2: Ns2Average {
+                factor: 1.0,
+                counted_to: 0,
+            },
         }
     }
 
@@ -75,7 +72,7 @@ impl LossHistory {
 
     /// ns-2: where the open interval begins after the first loss (`last_sample`).
     pub fn ns2_counted_to(&self) -> u64 {
-        self.ns2_counted_to
+        self.ns2.counted_to
     }
 
     /// §6.3.1: the first loss event. I_1 is `synthetic` packets; the open interval counts from
@@ -86,7 +83,7 @@ impl LossHistory {
         self.discount[0] = 1.0;
         self.k = 1;
         self.open_from = Some(open_from);
-        self.ns2_factor = 1.0;
+        self.ns2.factor = 1.0;
     }
 
     /// A new loss event (not the first) whose first lost or marked packet is `seq`.
@@ -106,7 +103,7 @@ impl LossHistory {
         self.discount[0] = 1.0;
         self.k = (self.k + 1).min(N);
         self.open_from = Some(boundary.max(from));
-        self.ns2_factor = 1.0;
+        self.ns2.factor = 1.0;
     }
 
     /// I_0 when `s_max` is the highest sequence number received.
@@ -116,7 +113,7 @@ impl LossHistory {
     }
 
     /// The average of the closed intervals with their DF_i: I_tot1 / W_tot1.
-    pub(super) fn closed_mean(&self) -> f64 {
+    fn closed_mean(&self) -> f64 {
         let (mut sum, mut weight) = (0.0, 0.0);
         for ((w, df), interval) in WEIGHTS
             .iter()
@@ -135,7 +132,7 @@ impl LossHistory {
     }
 
     /// §5.5: DF for an open interval of `i0` packets.
-    pub(super) fn discount_factor(&self, i0: f64) -> f64 {
+    fn discount_factor(&self, i0: f64) -> f64 {
         let mean = self.closed_mean();
         if self.k > 0 && i0 > 2.0 * mean {
             (2.0 * mean / i0).max(MIN_DISCOUNT)
@@ -148,7 +145,7 @@ impl LossHistory {
     /// 0 before the first loss event.
     pub fn p(&mut self, s_max: u64) -> f64 {
         if !self.has_loss() {
-            self.ns2_counted_to = s_max + 1;
+            self.ns2.counted_to = s_max + 1;
             return 0.0;
         }
         let i0 = self.open_interval(s_max);
@@ -172,6 +169,24 @@ impl LossHistory {
         } else {
             1.0
         }
+    }
+}
+
+impl History for LossHistory {
+    fn closed_count(&self) -> usize {
+        self.k
+    }
+
+    fn closed_mean(&self) -> f64 {
+        LossHistory::closed_mean(self)
+    }
+
+    fn discount_factor(&self, i0: f64) -> f64 {
+        LossHistory::discount_factor(self, i0)
+    }
+
+    fn ns2(&mut self) -> &mut Ns2Average {
+        &mut self.ns2
     }
 }
 

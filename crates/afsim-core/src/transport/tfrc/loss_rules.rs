@@ -10,7 +10,6 @@
 //! ns-2.28 and ns-2.35 have the same receiver at their defaults (`Rules::ns2_sink`), so both
 //! ns-2 presets take `Ns2`. What the two share stays in the detector and the history.
 
-use super::loss_history::{LossHistory, MIN_DISCOUNT, N};
 use super::Rules;
 use crate::sim::time::{SimDuration, SimTime};
 
@@ -51,6 +50,33 @@ macro_rules! sink {
 }
 pub(super) use sink;
 
+/// What the rules read of the loss history (`loss_history::LossHistory` implements it), and
+/// the state only ns-2's rules keep there.
+pub trait History {
+    /// The closed intervals held, k (at most n = 8).
+    fn closed_count(&self) -> usize;
+    /// I_tot1 / W_tot1: the average of the closed intervals with their DF_i.
+    fn closed_mean(&self) -> f64;
+    /// §5.5: DF for an open interval of `i0` packets.
+    fn discount_factor(&self, i0: f64) -> f64;
+    /// ns-2's `mult_factor_` and `last_sample`.
+    fn ns2(&mut self) -> &mut Ns2Average;
+}
+
+/// The state of ns-2's average (tfrc-sink.cc) the history keeps for the `Ns2` rules.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ns2Average {
+    /// `mult_factor_`: the DF of the last average, kept by the next event.
+    pub factor: f64,
+    /// `last_sample`: one past the highest sequence number the last average counted.
+    pub counted_to: u64,
+}
+
+/// n of RFC 5348 §5.4: loss intervals in the average.
+pub const N: usize = 8;
+/// §5.5: the discount factor never goes below this (ns-2 `minDiscountRatio_`).
+pub const MIN_DISCOUNT: f64 = 0.5;
+
 /// The decision points, in the order a data packet meets them.
 pub trait LossRules {
     // ---- loss detection (`loss_events::Detector::on_data`)
@@ -74,11 +100,11 @@ pub trait LossRules {
     fn interval_end(seq: u64) -> u64;
     /// The discount factor the intervals already closed keep when a new event closes one of
     /// `length` packets.
-    fn event_discount(h: &LossHistory, length: f64) -> f64;
+    fn event_discount<H: History>(h: &mut H, length: f64) -> f64;
     /// At each average, with an open interval of `i0` packets and `s_max` the highest
     /// sequence number received: the discount factor of the closed intervals and how many of
     /// them I_tot0 weighs (besides I_0).
-    fn average_discount(h: &mut LossHistory, i0: f64, s_max: u64) -> (f64, usize);
+    fn average_discount<H: History>(h: &mut H, i0: f64, s_max: u64) -> (f64, usize);
 }
 
 /// RFC 5348 §5.
@@ -104,13 +130,13 @@ impl LossRules for Rfc5348 {
     }
 
     /// §5.5: DF of the interval just closed, as the open interval it was.
-    fn event_discount(h: &LossHistory, length: f64) -> f64 {
+    fn event_discount<H: History>(h: &mut H, length: f64) -> f64 {
         h.discount_factor(length)
     }
 
     /// §5.4–5.5: DF of the open interval; I_tot0 weighs I_0 … I_(k−1).
-    fn average_discount(h: &mut LossHistory, i0: f64, _: u64) -> (f64, usize) {
-        (h.discount_factor(i0), h.k.saturating_sub(1))
+    fn average_discount<H: History>(h: &mut H, i0: f64, _: u64) -> (f64, usize) {
+        (h.discount_factor(i0), h.closed_count().saturating_sub(1))
     }
 }
 
@@ -142,23 +168,25 @@ impl LossRules for Ns2 {
     }
 
     /// `mult_factor_`: the DF computed at the last report, not one for the closed interval.
-    fn event_discount(h: &LossHistory, _: f64) -> f64 {
-        h.ns2_factor
+    fn event_discount<H: History>(h: &mut H, _: f64) -> f64 {
+        h.ns2().factor
     }
 
     /// `est_loss_WALI` and `weighted_average1` with `smooth_ 1`: `mult_factor_` only ever
     /// falls within an interval (and returns to 1 at events); with fewer than n closed
     /// intervals I_tot0 also weighs I_k. `last_sample` moves to the packet after `s_max`.
-    fn average_discount(h: &mut LossHistory, i0: f64, s_max: u64) -> (f64, usize) {
+    fn average_discount<H: History>(h: &mut H, i0: f64, s_max: u64) -> (f64, usize) {
         let ratio = if i0 > 0.0 {
             2.0 * h.closed_mean() / i0
         } else {
             f64::INFINITY
         };
+        let k = h.closed_count();
+        let ns2 = h.ns2();
         if ratio < 1.0 {
-            h.ns2_factor = ratio.max(MIN_DISCOUNT);
+            ns2.factor = ratio.max(MIN_DISCOUNT);
         }
-        h.ns2_counted_to = s_max + 1;
-        (h.ns2_factor, h.k.min(N - 1))
+        ns2.counted_to = s_max + 1;
+        (ns2.factor, k.min(N - 1))
     }
 }
