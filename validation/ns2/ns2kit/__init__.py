@@ -12,7 +12,8 @@ point, and how a report reduces to metrics; everything else is here, once:
   JSON with tagged lines after it, ``twin()`` for the reproductions' twins,
   ``afsim.ns2.parse``); ``afsim_reports(tasks)`` runs afsim points through the project's sweep
   machinery (``afsim.sweep.execute``: a local process pool, optionally a results store that
-  keeps every run once), returning each run's report; ``afsim_results(task)`` runs one point
+  keeps every run once), returning each run's report; ``run_jobs(jobs, ...)`` is the one loop
+  over a script's runs in both simulators (a row per run); ``afsim_results(task)`` runs one point
   in this process when a script needs what a stored run does not keep (rate and window
   traces); ``run_all`` maps a function over a thread pool.
 - ``compare``: ``stat``/``summarise`` (mean, sample sd, n over seeds), ``compare(ns, af)``

@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -193,10 +192,6 @@ def run_all(fn: Callable[[T], R], items: Iterable[T], jobs: int) -> list[R]:
     """``fn`` over ``items`` on ``jobs`` threads (each run is a process of its own), in order."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         return list(pool.map(fn, items))
-
-
-def cpu_count() -> int:
-    return os.cpu_count() or 1
 
 
 def git_head() -> str | None:
