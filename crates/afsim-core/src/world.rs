@@ -50,6 +50,8 @@ use crate::transport::AnyAgent;
 /// `receive`'s `via` for packets an agent sent from the node itself.
 mod build;
 mod report;
+/// The report rows afsim-live's forwarding plane builds from the same counters.
+pub use report::{colour_rows, conditioner_row, queue_row};
 mod run;
 
 const LOCAL: u32 = u32::MAX;

@@ -4,10 +4,12 @@
 
 use std::collections::BTreeMap;
 
+use crate::edge::conditioner::Conditioner;
 use crate::metrics::flow::FlowStats;
 use crate::metrics::{conservation, fairness};
-use crate::net::dscp::MAX_LEVELS;
-use crate::queue::{AnyQueue, DropReason};
+use crate::net::dscp::{ColourTable, MAX_LEVELS};
+use crate::net::packet::Pool;
+use crate::queue::{AnyQueue, DropReason, QueueStats};
 use crate::report::{
     ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow, QueueRow, Report,
     SimaLevelRow, SimaQueueRow,
@@ -138,15 +140,22 @@ impl World {
             let len = p.queue.len_packets();
             p.sample(now);
             p.stats.before_change(now, len);
-            let s = &p.stats;
-            let drops: BTreeMap<String, u64> = DropReason::QUEUE
-                .iter()
-                .map(|r| (r.name().to_string(), s.drops[r.index()]))
-                .collect();
-            if s.arrivals != s.departures + s.total_drops() + len as u64 {
+            let row = queue_row(
+                &p.name,
+                &self.spec.nodes[p.from as usize].name,
+                &self.spec.nodes[p.to as usize].name,
+                p.rate_bps,
+                &p.queue,
+                &p.stats,
+                p.busy_ns,
+                p.link_losses,
+                now,
+            );
+            if row.arrivals != row.departures + row.drops_total + row.len_packets_end {
                 broken.push(p.name.clone());
             }
-            let nonzero: BTreeMap<String, u64> = drops
+            let nonzero: BTreeMap<String, u64> = row
+                .drops
                 .iter()
                 .filter(|(_, &v)| v > 0)
                 .map(|(k, &v)| (k.clone(), v))
@@ -161,65 +170,15 @@ impl World {
                     BTreeMap::from([(reason, p.link_losses)]),
                 );
             }
-            queues.push(QueueRow {
-                name: p.name.clone(),
-                node: self.spec.nodes[p.from as usize].name.clone(),
-                to: self.spec.nodes[p.to as usize].name.clone(),
-                discipline: p.queue.kind().to_string(),
-                rate_bps: p.rate_bps,
-                arrivals: s.arrivals,
-                arrival_bytes: s.arrival_bytes,
-                departures: s.departures,
-                departure_bytes: s.departure_bytes,
-                drops_total: s.total_drops(),
-                drops_forced: sum_levels(|l| p.queue.forced_drops(l)),
-                ecn_marks: sum_levels(|l| p.queue.ecn_marks(l)),
-                drops,
-                len_packets_end: len as u64,
-                max_len_packets: s.max_len_packets,
-                mean_len_packets: if now.0 > 0 {
-                    s.len_integral as f64 / now.0 as f64
-                } else {
-                    0.0
-                },
-                utilization: if now.0 > 0 {
-                    p.busy_ns.min(now.0) as f64 / now.0 as f64
-                } else {
-                    0.0
-                },
-                link_losses: p.link_losses,
-            });
-            // per drop-precedence level, with the packets still queued counted by level
-            let mut queued = [0u64; MAX_LEVELS];
-            for id in p.queue.queued() {
-                queued[usize::from(self.colours.level(self.pool.get(id).dscp))] += 1;
-            }
-            for (level, l) in p.stats.levels.iter().enumerate() {
-                if l.arrivals == 0 {
-                    continue;
-                }
-                let (overflow, early) = (
-                    l.drops[DropReason::Overflow.index()],
-                    l.drops[DropReason::Early.index()],
-                );
-                let dropped: u64 = l.drops.iter().sum();
-                if l.arrivals != l.departures + dropped + queued[level] {
-                    broken.push(format!("{} level {level}", p.name));
-                }
-                colours.push(ColourRow {
-                    queue: p.name.clone(),
-                    level: level as u8,
-                    colour: self.colours.level_name(level as u8),
-                    arrivals: l.arrivals,
-                    departures: l.departures,
-                    drops_overflow: overflow,
-                    drops_early: early,
-                    drops_forced: p.queue.forced_drops(level),
-                    ecn_marks: p.queue.ecn_marks(level),
-                    queued_end: queued[level],
-                    loss_ratio: dropped as f64 / l.arrivals as f64,
-                });
-            }
+            queues.push(row);
+            colours.extend(colour_rows(
+                &p.name,
+                &p.queue,
+                &p.stats,
+                &self.colours,
+                &self.pool,
+                &mut broken,
+            ));
         }
         let mut conditioners = Vec::with_capacity(self.conditioners.len());
         for (c, cond) in self.conditioners.iter().enumerate() {
@@ -234,33 +193,11 @@ impl World {
             if !nonzero.is_empty() {
                 dropped.insert(format!("conditioner {}", cond.name), nonzero);
             }
-            let m = cond.marker_stats();
-            let conformant_kbps = if span > 0.0 {
-                cond.stats.green_bytes_measured as f64 * 8.0 / span / 1e3
-            } else {
-                0.0
-            };
-            conditioners.push(ConditionerRow {
-                name: cond.name.clone(),
-                node: self.spec.nodes[cond.node as usize].name.clone(),
-                meter: cond.meter_kind().to_string(),
-                committed_rate_bps: cond.committed_rate_bps(),
-                matched: cond.stats.matched,
-                green_packets: m.packets[0],
-                yellow_packets: m.packets[1],
-                red_packets: m.packets[2],
-                green_bytes: m.bytes[0],
-                yellow_bytes: m.bytes[1],
-                red_bytes: m.bytes[2],
-                forwarded: cond.stats.forwarded,
-                dropped_policed: cond.stats.dropped_policed,
-                dropped_buffer: cond.stats.dropped_buffer,
-                held_end: cond.held() as u64,
-                max_held: cond.stats.max_held,
-                conformant_kbps,
-                respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
-                dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),
-            });
+            conditioners.push(conditioner_row(
+                cond,
+                &self.spec.nodes[cond.node as usize].name,
+                span,
+            ));
         }
         for (i, d) in self.node_drops.iter().enumerate() {
             let nonzero: BTreeMap<String, u64> = DropReason::ALL
@@ -533,6 +470,128 @@ fn sum_levels(f: impl Fn(usize) -> Option<u64>) -> Option<u64> {
         .map(f)
         .reduce(|a, b| Some(a? + b?))
         .flatten()
+}
+
+/// A queue's report row from its counters at `now` (its `stats` brought up to `now` first).
+/// Shared with afsim-live's `Fabric::rows`, which keeps the same counters per port.
+#[allow(clippy::too_many_arguments)]
+pub fn queue_row(
+    name: &str,
+    node: &str,
+    to: &str,
+    rate_bps: u64,
+    queue: &AnyQueue,
+    s: &QueueStats,
+    busy_ns: u64,
+    link_losses: u64,
+    now: SimTime,
+) -> QueueRow {
+    let drops: BTreeMap<String, u64> = DropReason::QUEUE
+        .iter()
+        .map(|r| (r.name().to_string(), s.drops[r.index()]))
+        .collect();
+    QueueRow {
+        name: name.to_string(),
+        node: node.to_string(),
+        to: to.to_string(),
+        discipline: queue.kind().to_string(),
+        rate_bps,
+        arrivals: s.arrivals,
+        arrival_bytes: s.arrival_bytes,
+        departures: s.departures,
+        departure_bytes: s.departure_bytes,
+        drops_total: s.total_drops(),
+        drops_forced: sum_levels(|l| queue.forced_drops(l)),
+        ecn_marks: sum_levels(|l| queue.ecn_marks(l)),
+        drops,
+        len_packets_end: queue.len_packets() as u64,
+        max_len_packets: s.max_len_packets,
+        mean_len_packets: if now.0 > 0 {
+            s.len_integral as f64 / now.0 as f64
+        } else {
+            0.0
+        },
+        utilization: if now.0 > 0 {
+            busy_ns.min(now.0) as f64 / now.0 as f64
+        } else {
+            0.0
+        },
+        link_losses,
+    }
+}
+
+/// A queue's rows per drop-precedence level that saw packets, with the packets still queued
+/// counted by level; a level whose arrivals ≠ departures + drops + queued is named in `broken`.
+/// Shared with afsim-live's `Fabric::rows`.
+pub fn colour_rows(
+    name: &str,
+    queue: &AnyQueue,
+    s: &QueueStats,
+    colours: &ColourTable,
+    pool: &Pool,
+    broken: &mut Vec<String>,
+) -> Vec<ColourRow> {
+    let mut queued = [0u64; MAX_LEVELS];
+    for id in queue.queued() {
+        queued[usize::from(colours.level(pool.get(id).dscp))] += 1;
+    }
+    let mut rows = Vec::new();
+    for (level, l) in s.levels.iter().enumerate() {
+        if l.arrivals == 0 {
+            continue;
+        }
+        let dropped: u64 = l.drops.iter().sum();
+        if l.arrivals != l.departures + dropped + queued[level] {
+            broken.push(format!("{name} level {level}"));
+        }
+        rows.push(ColourRow {
+            queue: name.to_string(),
+            level: level as u8,
+            colour: colours.level_name(level as u8),
+            arrivals: l.arrivals,
+            departures: l.departures,
+            drops_overflow: l.drops[DropReason::Overflow.index()],
+            drops_early: l.drops[DropReason::Early.index()],
+            drops_forced: queue.forced_drops(level),
+            ecn_marks: queue.ecn_marks(level),
+            queued_end: queued[level],
+            loss_ratio: dropped as f64 / l.arrivals as f64,
+        });
+    }
+    rows
+}
+
+/// An edge conditioner's report row at `node`; `span_s` is the measured interval (its
+/// conformant rate counts the green bytes after the warm-up). Shared with afsim-live's
+/// `Fabric::rows`.
+pub fn conditioner_row(cond: &Conditioner, node: &str, span_s: f64) -> ConditionerRow {
+    let m = cond.marker_stats();
+    let conformant_kbps = if span_s > 0.0 {
+        cond.stats.green_bytes_measured as f64 * 8.0 / span_s / 1e3
+    } else {
+        0.0
+    };
+    ConditionerRow {
+        name: cond.name.clone(),
+        node: node.to_string(),
+        meter: cond.meter_kind().to_string(),
+        committed_rate_bps: cond.committed_rate_bps(),
+        matched: cond.stats.matched,
+        green_packets: m.packets[0],
+        yellow_packets: m.packets[1],
+        red_packets: m.packets[2],
+        green_bytes: m.bytes[0],
+        yellow_bytes: m.bytes[1],
+        red_bytes: m.bytes[2],
+        forwarded: cond.stats.forwarded,
+        dropped_policed: cond.stats.dropped_policed,
+        dropped_buffer: cond.stats.dropped_buffer,
+        held_end: cond.held() as u64,
+        max_held: cond.stats.max_held,
+        conformant_kbps,
+        respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
+        dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),
+    }
 }
 
 /// One row per flow group, in order of first appearance.
