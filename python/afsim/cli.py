@@ -170,7 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
     live_p.add_argument("--format", choices=("table", "json"), default="table")
     live_p.add_argument("--cleanup", action="store_true",
                         help="remove the namespaces and links runs killed with SIGKILL left "
-                        "(only names with afsim live's prefix), and do nothing else")
+                        "(only names with afsim live's prefix, only of runs whose process has "
+                        "died), and do nothing else")
+    live_p.add_argument("--force", action="store_true",
+                        help="with --cleanup: also remove the namespaces of runs still in progress")
     live_p.set_defaults(func=cmd_live)
 
     sweep_p = sub.add_parser(
@@ -460,15 +463,19 @@ def cmd_live(args: argparse.Namespace) -> int:
     from afsim.live.run import LivePermissionError, LiveSetupError, live
 
     try:
+        if args.force and not args.cleanup:
+            raise UsageError("--force goes with --cleanup")
         netns.check_privileges()
         if args.cleanup:
-            removed, left = netns.cleanup()
+            removed, left, running = netns.cleanup(force=args.force)
             for n in removed:
                 print(f"removed namespace {n}")
+            for p in sorted({netns.run_prefix(n) for n in running}):
+                print(f"left run {p}* alone: its process is still running (--force removes it)")
             if left:
                 _error(f"could not remove {', '.join(left)}")
                 return EXIT_CONSERVATION
-            if not removed:
+            if not removed and not running:
                 print("nothing to clean up")
             return EXIT_OK
         path = scenario_path(args.file)

@@ -189,6 +189,7 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
     tmp = tempfile.TemporaryDirectory(prefix=prefix)
     try:
         say(f"creating namespaces {prefix}* ({len(topo.hosts)} hosts + forwarder)")
+        netns.claim(prefix)
         topo.create()
         hosts = [topo.host_info(k) for k in range(len(topo.hosts))]
         host_of_node = {h["node"]: h for h in hosts}
@@ -318,6 +319,8 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
                     except OSError:
                         pass
             left = topo.destroy()
+            if not left:
+                netns.release(prefix)
             tmp.cleanup()
             if left:
                 print(f"afsim: warning: could not remove namespaces {', '.join(left)}; "
