@@ -20,6 +20,7 @@ use crate::scenario::units::{
     parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity,
 };
 use crate::sim::time::SimDuration;
+use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{self, Variant, HEADER_BYTES};
 use crate::transport::tfrc::{self, InitialRate};
 
@@ -39,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 26] = [
+const TCP_FIELDS: [&str; 27] = [
     "name",
     "from",
     "to",
@@ -48,6 +49,7 @@ const TCP_FIELDS: [&str; 26] = [
     "dscp",
     "preset",
     "variant",
+    "cc",
     "packet_size",
     "max_window",
     "initial_window",
@@ -429,6 +431,12 @@ impl TcpDraft {
                 let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
                 let name = v.choice(&names, "TCP variant")?;
                 p.variant = Variant::from_name(name).expect("listed variants have names");
+            }
+            // congestion control beside the loss recovery (`tcp::cc`)
+            "cc" => {
+                let names: Vec<&str> = CcKind::ALL.iter().map(|c| c.name()).collect();
+                let name = v.choice(&names, "congestion control")?;
+                p.cc = CcKind::from_name(name).expect("listed controllers have names");
             }
             // Sizes out of range are left to validate(), which states the range.
             "packet_size" => {
