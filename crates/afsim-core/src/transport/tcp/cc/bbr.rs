@@ -77,6 +77,8 @@ pub struct Ack {
 #[derive(Clone, Debug)]
 pub struct Bbr {
     mss: f64,
+    /// 1 / mss: segments from bytes without a division per ACK.
+    inv_mss: f64,
     initial_cwnd: f64,
     mode: Mode,
     /// Max filter: the largest sample of each of the last 10 rounds, by round % 10.
@@ -118,6 +120,7 @@ impl Bbr {
         let mss = mss as f64;
         let mut b = Bbr {
             mss,
+            inv_mss: 1.0 / mss,
             initial_cwnd,
             mode: Mode::Startup,
             bw_slots: [(u64::MAX, 0.0); BTLBW_FILTER_LEN],
@@ -207,8 +210,8 @@ impl Bbr {
         match self.rtprop {
             None => self.initial_cwnd,
             Some(rt) => {
-                let bdp = self.btlbw * rt.as_secs_f64() / self.mss;
-                gain * bdp + 3.0 * self.send_quantum / self.mss
+                let bdp = self.btlbw * rt.as_secs_f64() * self.inv_mss;
+                gain * bdp + 3.0 * self.send_quantum * self.inv_mss
             }
         }
     }
@@ -275,7 +278,9 @@ impl Bbr {
             self.round_count += 1;
             self.round_start = true;
         }
-        // the max filter over the last BTLBW_FILTER_LEN rounds (no app-limited samples)
+        // the max filter over the last BTLBW_FILTER_LEN rounds (no app-limited samples): a
+        // slot per round; the maximum is recomputed only when a round starts (a slot may have
+        // aged out), otherwise a larger sample raises it
         if let Some(rate) = a.sample.rate_bytes_per_s {
             let slot = &mut self.bw_slots[(self.round_count % BTLBW_FILTER_LEN as u64) as usize];
             if slot.0 != self.round_count {
@@ -284,12 +289,16 @@ impl Bbr {
                 slot.1 = rate;
             }
         }
-        let oldest = self.round_count.saturating_sub(BTLBW_FILTER_LEN as u64 - 1);
-        self.btlbw = self
-            .bw_slots
-            .iter()
-            .filter(|(r, _)| *r != u64::MAX && *r >= oldest)
-            .fold(0.0, |m, (_, v)| f64::max(m, *v));
+        if self.round_start {
+            let oldest = self.round_count.saturating_sub(BTLBW_FILTER_LEN as u64 - 1);
+            self.btlbw = self
+                .bw_slots
+                .iter()
+                .filter(|(r, _)| *r != u64::MAX && *r >= oldest)
+                .fold(0.0, |m, (_, v)| f64::max(m, *v));
+        } else if let Some(rate) = a.sample.rate_bytes_per_s {
+            self.btlbw = self.btlbw.max(rate);
+        }
     }
 
     fn check_cycle_phase(&mut self, a: &Ack) {
@@ -302,7 +311,7 @@ impl Bbr {
     fn is_next_cycle_phase(&self, a: &Ack) -> bool {
         let rt = self.rtprop.unwrap_or(SimDuration::ZERO);
         let full_length = a.now.saturating_since(self.cycle_stamp) > rt;
-        let prior = a.prior_inflight as f64 / self.mss;
+        let prior = a.prior_inflight as f64 * self.inv_mss;
         if self.pacing_gain == 1.0 {
             full_length
         } else if self.pacing_gain > 1.0 {
@@ -341,7 +350,7 @@ impl Bbr {
             self.pacing_gain = 1.0 / HIGH_GAIN;
             self.cwnd_gain = HIGH_GAIN;
         }
-        if self.mode == Mode::Drain && a.inflight as f64 / self.mss <= self.inflight(1.0) {
+        if self.mode == Mode::Drain && a.inflight as f64 * self.inv_mss <= self.inflight(1.0) {
             self.enter_probe_bw(a.now);
         }
     }
@@ -380,7 +389,7 @@ impl Bbr {
         if self.mode != Mode::ProbeRtt {
             return cwnd;
         }
-        let inflight = a.inflight as f64 / self.mss;
+        let inflight = a.inflight as f64 * self.inv_mss;
         match self.probe_rtt_done {
             None if inflight <= MIN_PIPE_CWND => {
                 self.probe_rtt_done = Some(a.now + PROBE_RTT_DURATION);
@@ -434,7 +443,7 @@ impl Bbr {
     /// BBRSetCwnd (§4.2.3.5), outside loss recovery.
     fn set_cwnd(&mut self, a: &Ack, cwnd: f64) -> f64 {
         let target = self.inflight(self.cwnd_gain);
-        let delivered = a.sample.newly_delivered as f64 / self.mss;
+        let delivered = a.sample.newly_delivered as f64 * self.inv_mss;
         let mut cwnd = if self.filled_pipe {
             (cwnd + delivered).min(target)
         } else if cwnd < target || (a.delivered as f64) < self.initial_cwnd * self.mss {

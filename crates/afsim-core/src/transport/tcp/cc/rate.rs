@@ -10,8 +10,10 @@
 //! as Linux's `tcp_rate_gen`). The greedy sources afsim models are never application-limited,
 //! so `is_app_limited` is always false (§3.4 is not needed).
 //!
-//! Segments are kept in a ring indexed by segment number (sequence / MSS): the sender's
-//! segments always start at multiples of the MSS. Without SACK a duplicate ACK counts one
+//! Segments are kept in a ring in sequence order, appended as new data leaves and popped as
+//! the cumulative ACK passes them; a retransmission or a SACK block finds its segment by
+//! (sequence − first sequence) / MSS, since every segment but a finite transfer's last is
+//! one MSS long (so the common path — new data, cumulative ACKs — divides nothing). Without SACK a duplicate ACK counts one
 //! segment delivered (as Linux's `tcp_add_reno_sack`) and takes no sample; the cumulative ACK
 //! that follows counts only what those duplicates did not.
 
@@ -21,11 +23,12 @@ use crate::sim::time::{SimDuration, SimTime};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Tx {
+    seq: u64,
+    end: u64,
     sent: SimTime,
     delivered: u64,
     delivered_time: SimTime,
     first_sent: SimTime,
-    bytes: u64,
     retransmitted: bool,
     sacked: bool,
 }
@@ -49,9 +52,8 @@ pub struct Sample {
 #[derive(Clone, Debug, Default)]
 pub struct RateSampler {
     mss: u64,
-    /// Segment number of `ring[0]`.
-    base: u64,
-    ring: VecDeque<Option<Tx>>,
+    /// The segments sent and not cumulatively acknowledged, in sequence order.
+    ring: VecDeque<Tx>,
     /// C.delivered, payload bytes.
     delivered: u64,
     delivered_time: SimTime,
@@ -73,6 +75,19 @@ impl RateSampler {
         self.delivered
     }
 
+    /// The ring index of the segment holding byte `seq`, if it is in the ring.
+    fn index_of(&self, seq: u64) -> Option<usize> {
+        let first = self.ring.front()?.seq;
+        if seq < first {
+            return None;
+        }
+        let i = ((seq - first) / self.mss) as usize;
+        match self.ring.get(i) {
+            Some(t) if t.seq <= seq && seq < t.end => Some(i),
+            _ => self.ring.iter().position(|t| t.seq <= seq && seq < t.end),
+        }
+    }
+
     /// §3.2: the segment at `seq` of `bytes` leaves at `now`; `in_flight` bytes were
     /// outstanding before it.
     pub fn on_send(&mut self, seq: u64, bytes: u64, now: SimTime, in_flight: u64, retx: bool) {
@@ -80,27 +95,58 @@ impl RateSampler {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
-        let n = seq / self.mss;
-        if self.ring.is_empty() {
-            self.base = n;
-        }
-        if n < self.base {
-            return;
-        }
-        let i = (n - self.base) as usize;
-        if i >= self.ring.len() {
-            self.ring.resize(i + 1, None);
-        }
-        let sacked = self.ring[i].is_some_and(|t| t.sacked);
-        self.ring[i] = Some(Tx {
+        let tx = Tx {
+            seq,
+            end: seq + bytes,
             sent: now,
             delivered: self.delivered,
             delivered_time: self.delivered_time,
             first_sent: self.first_sent_time,
-            bytes,
             retransmitted: retx,
-            sacked,
-        });
+            sacked: false,
+        };
+        match self.ring.back() {
+            Some(b) if seq < b.end => {
+                // a retransmission (or go-back-N): the segment's record is renewed
+                if let Some(i) = self.index_of(seq) {
+                    let t = &mut self.ring[i];
+                    *t = Tx {
+                        sacked: t.sacked,
+                        retransmitted: true,
+                        ..tx
+                    };
+                }
+            }
+            _ => self.ring.push_back(tx),
+        }
+    }
+
+    /// Marks the segments of the SACK block [l, r) not SACKed before, walking in from its
+    /// edges; calls `take` on each.
+    fn sack_block(&mut self, l: u64, r: u64, take: &mut impl FnMut(&Tx)) {
+        if r <= l {
+            return;
+        }
+        if let Some(hi) = self.index_of(r - 1) {
+            for i in (0..=hi).rev() {
+                let t = &mut self.ring[i];
+                if t.sacked || t.seq < l {
+                    break;
+                }
+                t.sacked = true;
+                take(t);
+            }
+        }
+        if let Some(lo) = self.index_of(l) {
+            for i in lo..self.ring.len() {
+                let t = &mut self.ring[i];
+                if t.sacked || t.end > r {
+                    break;
+                }
+                t.sacked = true;
+                take(t);
+            }
+        }
     }
 
     /// An ACK at `now` moving the cumulative ACK from `old_una` to `una`, with SACK blocks
@@ -115,57 +161,27 @@ impl RateSampler {
         min_rtt: Option<SimDuration>,
     ) -> Sample {
         let mut newest: Option<Tx> = None;
-        let mut newly = 0u64;
-        let take = |t: &Tx, newly: &mut u64, newest: &mut Option<Tx>| {
-            *newly += t.bytes;
-            // §3.3: the sample comes from the most recently sent segment delivered
-            if newest
-                .is_none_or(|n| t.sent > n.sent || (t.sent == n.sent && t.delivered > n.delivered))
-            {
-                *newest = Some(*t);
+        let mut sacked_bytes = 0u64;
+        // §3.3: the sample comes from the most recently sent segment delivered
+        let mut take = |t: &Tx, bytes: &mut u64| {
+            *bytes += t.end - t.seq;
+            if newest.is_none_or(|n| t.sent > n.sent || (t.sent == n.sent && t.seq > n.seq)) {
+                newest = Some(*t);
             }
         };
-        // segments newly SACKed: walk in from each block's edges while they are new
         if sack {
             for &(l, r) in sacks {
-                let (lo, hi) = (l.div_ceil(self.mss), r / self.mss);
-                if hi <= lo || hi <= self.base {
-                    continue;
-                }
-                let lo = lo.max(self.base);
-                let mut j = hi;
-                while j > lo {
-                    j -= 1;
-                    match self.ring.get_mut((j - self.base) as usize) {
-                        Some(Some(t)) if !t.sacked => {
-                            t.sacked = true;
-                            take(t, &mut newly, &mut newest);
-                        }
-                        _ => break,
-                    }
-                }
-                for j in lo..hi {
-                    match self.ring.get_mut((j - self.base) as usize) {
-                        Some(Some(t)) if !t.sacked => {
-                            t.sacked = true;
-                            take(t, &mut newly, &mut newest);
-                        }
-                        _ => break,
-                    }
-                }
+                self.sack_block(l, r, &mut |t| take(t, &mut sacked_bytes));
             }
         }
+        let mut newly = sacked_bytes;
         // segments the cumulative ACK passes
-        let end = una.div_ceil(self.mss).max(self.base);
         let mut cum = 0u64;
-        while self.base < end {
-            if let Some(Some(t)) = self.ring.pop_front() {
-                if !t.sacked {
-                    cum += t.bytes;
-                    take(&t, &mut 0, &mut newest);
-                }
+        while self.ring.front().is_some_and(|t| t.end <= una) {
+            let t = self.ring.pop_front().expect("front exists");
+            if !t.sacked {
+                take(&t, &mut cum);
             }
-            self.base += 1;
         }
         if !sack {
             if una == old_una {
