@@ -21,11 +21,13 @@
 //!   is at most 4, then for max(200 ms, one round), then back to ProbeBW (or Startup if the
 //!   pipe was never full) (§4.3.5).
 //!
-//! Loss recovery is the sender's (NewReno or SACK): `on_congestion` saves cwnd and gives the
-//! packet-conserving window (inflight less the segments the duplicate ACKs and the loss took
-//! out of the network, §4.2.3.4 "cwnd = BytesInFlight + ..."); cwnd follows the model again
-//! once recovery ends, restored to at least the saved cwnd (§4.2.3.4, "upon exiting loss
-//! recovery"). After a timeout cwnd is 1 segment and grows by what each ACK delivers.
+//! Loss recovery is the sender's (NewReno or SACK): `on_congestion` saves cwnd, starts a
+//! round and gives the packet-conserving window (inflight less the segments the duplicate ACKs
+//! and the loss took out of the network, §4.2.3.4 "cwnd = BytesInFlight + ..."); in SACK
+//! recovery `recovery_cwnd` keeps packet conservation for that round and then grows cwnd
+//! towards the target (as Linux's `bbr_set_cwnd_to_recover_or_restore`); cwnd follows the
+//! model again once recovery ends, restored to at least the saved cwnd (§4.2.3.4, "upon
+//! exiting loss recovery"). After a timeout cwnd is 1 segment and grows by what each ACK delivers.
 //! ECN-Echo does not change cwnd (Linux BBR v1: `tcp_bbr.c` has no ECN response; BBR's own
 //! `cong_control` replaces the reduction `tcp_input.c` would make). Not modelled: the
 //! application-limited marks (sources are greedy), idle restart, Linux's long-term bandwidth
@@ -104,6 +106,9 @@ pub struct Bbr {
     probe_rtt_round_done: bool,
     prior_cwnd: f64,
     was_in_recovery: bool,
+    /// Packet conservation: the first round of a loss recovery (§4.2.3.4; Linux
+    /// `packet_conservation`, cleared at the next round start).
+    conservation: bool,
     rng: Rng,
 }
 
@@ -144,6 +149,7 @@ impl Bbr {
             probe_rtt_round_done: false,
             prior_cwnd: initial_cwnd,
             was_in_recovery: false,
+            conservation: false,
             rng,
         };
         // BBRInitPacingRate: nominal bandwidth = InitialCwnd / (SRTT or 1 ms)
@@ -229,24 +235,41 @@ impl Bbr {
         self.set_pacing_rate();
         self.set_send_quantum();
         if a.in_recovery {
+            // the sender's recovery sets the window (`recovery_cwnd` for SACK recovery)
             self.was_in_recovery = true;
             return cwnd;
         }
         if self.was_in_recovery {
             // §4.2.3.4: upon exiting loss recovery, restore the saved cwnd
             self.was_in_recovery = false;
+            self.conservation = false;
             cwnd = cwnd.max(self.prior_cwnd);
         }
         self.set_cwnd(a, cwnd)
     }
 
     /// A loss (fast retransmit) with `flight` segments outstanding, `dupthresh` of them known
-    /// to have left the network and one lost: saves cwnd, returns the packet-conserving
-    /// window (at least 1 segment) the sender's recovery starts from (§4.2.3.4).
-    pub fn on_congestion(&mut self, cwnd: f64, flight: f64, dupthresh: f64) -> f64 {
+    /// to have left the network and one lost, `delivered` bytes delivered so far: saves cwnd,
+    /// starts a round and packet conservation, returns the window (at least 1 segment) the
+    /// sender's recovery starts from (§4.2.3.4).
+    pub fn on_congestion(&mut self, cwnd: f64, flight: f64, dupthresh: f64, delivered: u64) -> f64 {
         self.save_cwnd(cwnd, false);
         self.was_in_recovery = true;
+        self.conservation = true;
+        self.next_round_delivered = delivered;
         (flight - dupthresh).max(1.0)
+    }
+
+    /// cwnd during a SACK loss recovery, from `cwnd`, with `pipe` segments in the network
+    /// (RFC 6675's pipe): in its first round packet conservation, max(cwnd, pipe + delivered);
+    /// then growth towards the model's target as outside recovery (§4.2.3.4, §4.2.3.5; Linux
+    /// `bbr_set_cwnd_to_recover_or_restore`, `bbr_set_cwnd`).
+    pub fn recovery_cwnd(&mut self, a: &Ack, cwnd: f64, pipe: f64) -> f64 {
+        let delivered = a.sample.newly_delivered as f64 * self.inv_mss;
+        if self.conservation {
+            return cwnd.max(pipe + delivered);
+        }
+        self.set_cwnd(a, cwnd)
     }
 
     /// The retransmission timer expired at window `cwnd` (before the sender sets it to 1).
@@ -277,6 +300,7 @@ impl Bbr {
             self.next_round_delivered = a.delivered;
             self.round_count += 1;
             self.round_start = true;
+            self.conservation = false;
         }
         // the max filter over the last BTLBW_FILTER_LEN rounds (no app-limited samples): a
         // slot per round; the maximum is recomputed only when a round starts (a slot may have

@@ -340,7 +340,7 @@ fn cwnd_grows_by_what_is_delivered_up_to_the_target() {
     assert_eq!(b.on_ack(&a, 7.0), 7.0);
     // on exit the window saved at the loss is restored: on_congestion saved 11
     let mut c = bbr();
-    assert_eq!(c.on_congestion(11.0, 11.0, 3.0), 8.0); // packet conservation: 11 − 3
+    assert_eq!(c.on_congestion(11.0, 11.0, 3.0, 0), 8.0); // packet conservation: 11 − 3
     let mut a = f.ack(ms(300), 1e5, 100, 5);
     a.in_recovery = true;
     c.on_ack(&a, 8.0);

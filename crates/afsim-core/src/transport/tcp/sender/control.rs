@@ -13,13 +13,14 @@
 //!   payload at the pacing rate (draft-cardwell-…-00 §4.2.1; Linux's internal pacing,
 //!   `tcp_update_skb_after_send`), sent from a pacing timer when the window allows more.
 
-use super::{EcnState, Phase, Sender};
+use super::{EcnState, Phase, Recovery, Sender};
 use crate::net::packet::Packet;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::tcp::cc::bbr::{self, Bbr};
 use crate::transport::tcp::cc::rate::RateSampler;
 use crate::transport::tcp::cc::{cubic::Cubic, BbrSender, Cc, CcKind};
+use crate::transport::tcp::sack::Marks;
 use crate::transport::tcp::Params;
 use crate::transport::Ctx;
 
@@ -84,7 +85,8 @@ impl Sender {
             // draft-cardwell-…-00 §4.2.3.4: cwnd saved, packet conservation
             Cc::Bbr(b) => {
                 let dupthresh = f64::from(self.p.dupack_threshold);
-                b.bbr.on_congestion(self.cwnd, segs, dupthresh)
+                let delivered = b.rate.delivered();
+                b.bbr.on_congestion(self.cwnd, segs, dupthresh, delivered)
             }
         }
     }
@@ -160,6 +162,27 @@ impl Sender {
             in_recovery: in_fast,
         };
         let mut cwnd = b.bbr.on_ack(&a, self.cwnd);
+        if let (
+            Phase::Recovery(Recovery::Sack {
+                high_rxt,
+                rescue_rxt,
+            }),
+            Some(sb),
+        ) = (self.phase, self.sack.as_ref())
+        {
+            // RFC 6675 recovery: BBR sets cwnd from the pipe (Linux BBR does in recovery)
+            let m = Marks {
+                high_ack: self.snd_una,
+                high_data: self.snd_max,
+                high_rxt,
+                rescue_rxt,
+                recovery_point: self.recover.unwrap_or(self.snd_max),
+                mss: self.mss,
+                dupthresh: self.p.dupack_threshold,
+            };
+            let pipe = sb.pipe(&m) as f64 / self.mss as f64;
+            self.cwnd = b.bbr.recovery_cwnd(&a, self.cwnd, pipe);
+        }
         if let Some(h) = b.loss_until {
             if self.snd_una >= h {
                 // the timeout's recovery is over (Linux leaves TCP_CA_Loss): restore cwnd
@@ -167,7 +190,8 @@ impl Sender {
                 cwnd = b.bbr.restore_cwnd(cwnd);
             }
         }
-        // in loss recovery the window is recovery's (NewReno's inflation, RFC 6675's pipe)
+        // in NewReno recovery the window is recovery's (its inflation); SACK recovery's is set
+        // above
         if !in_fast {
             self.cwnd = cwnd;
         }
