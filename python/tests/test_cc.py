@@ -56,6 +56,21 @@ def test_flows_of_one_controller_share_fairly(cc: str) -> None:
     assert r.flows["throughput_kbps"].sum() >= 0.9 * LINK_KBPS
 
 
+def test_hystart_plus_plus_leaves_slow_start_before_the_buffer_overflows() -> None:
+    # RFC 9406: CSS before the slow start overshoot: fewer losses than RFC 5681's slow start
+    # (which overshoots to about twice the path's 137 packets and times out)
+    plain = run("cubic")
+    hs = run("cubic", hystart="true")
+    assert hs.flows["timeouts"].sum() == 0
+    assert hs.flows["retransmitted_packets"].sum() < 0.5 * plain.flows["retransmitted_packets"].sum()
+
+
+def test_hystart_is_refused_outside_cubic(tmp_path: Path) -> None:
+    p = _cli(tmp_path, BASE + 'cc = "bbr"\nhystart = true\n')
+    assert p.returncode == 2, p.stderr
+    assert "hystart" in p.stderr, p.stderr
+
+
 def test_same_seed_same_report() -> None:
     a = afsim._core.run(afsim.load_scenario(SCEN, overrides={"cc": "bbr", "n": "2", "duration": "10s"}))
     b = afsim._core.run(afsim.load_scenario(SCEN, overrides={"cc": "bbr", "n": "2", "duration": "10s"}))

@@ -4,6 +4,7 @@ tcp_cubic / tcp_bbr) and `afsim run` (afsim's RFC 9438 CUBIC and draft-00 BBR), 
 
     sudo python validation/live/cc_compare.py [--cc reno cubic bbr] [--n 1 4] [--duration 30s]
         [--seeds 3] [--out validation/live/cc-compare.json] [--figures docs/figures] [--merge]
+        [--set KEY=VALUE ...] [--tag SUFFIX]
 
 Scenario: scenarios/examples/cc-dumbbell.toml (N greedy flows, 100 Mb/s access, 10 Mb/s
 20 ms drop-tail bottleneck of 100 packets, SACK, initial window 10), with `trace = true` on
@@ -82,10 +83,11 @@ def metrics(s: dict) -> dict:
     }
 
 
-def run_pair(cc: str, n: int, duration: str, seeds: int, work: Path) -> dict:
+def run_pair(cc: str, n: int, duration: str, seeds: int, work: Path, extra: list[str]) -> dict:
     scen = work / "cc-dumbbell-trace.toml"
     scen.write_text(SCEN.read_text() + "trace = true\n")
     sets = ["--set", f"cc={cc}", "--set", f"n={n}", "--set", f"duration={duration}"]
+    sets += [x for kv in extra for x in ("--set", kv)]
     cap = work / f"live-{cc}-{n}.pcap"
     s = afsim("live", str(scen), *sets, "--cc", cc, "--capture", f"r1->r2={cap}")
     live = metrics(s)
@@ -102,8 +104,8 @@ def run_pair(cc: str, n: int, duration: str, seeds: int, work: Path) -> dict:
         if seed == 1:
             # the first seed's time series (the figure's dashed lines)
             import afsim as api
-            res = api.run(api.load_scenario(scen, overrides={"cc": cc, "n": str(n), "duration": duration}),
-                          seed=seed)
+            over = {"cc": cc, "n": str(n), "duration": duration, **dict(kv.split("=", 1) for kv in extra)}
+            res = api.run(api.load_scenario(scen, overrides=over), seed=seed)
             tr = res.traces
             m["series"] = [{"t": tr[tr.flow == name]["time_s"].round(4).tolist(),
                             "cwnd_segments": (tr[tr.flow == name]["cwnd"] / MSS_SIM).round(2).tolist()}
@@ -149,6 +151,9 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--out", type=Path, default=ROOT / "validation" / "live" / "cc-compare.json")
     ap.add_argument("--figures", type=Path, default=ROOT / "docs" / "figures")
+    ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                    help="a scenario parameter for both sides (e.g. hystart=true: the simulator's only)")
+    ap.add_argument("--tag", default="", help="suffix of the figures' names")
     ap.add_argument("--merge", action="store_true",
                     help="keep the rows of --out for the (cc, n) not run this time")
     args = ap.parse_args()
@@ -157,9 +162,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for cc in args.cc:
             for n in args.n:
-                row = run_pair(cc, n, args.duration, args.seeds, Path(tmp))
+                row = run_pair(cc, n, args.duration, args.seeds, Path(tmp), args.sets)
+                row["sets"] = args.sets
                 rows.append(row)
-                figure(row, args.figures / f"cc-live-{cc}-{n}.png")
+                figure(row, args.figures / f"cc-live-{cc}-{n}{args.tag}.png")
                 lv, sm = row["live"], row["sim"]
                 print(f"{cc} n={n}: live {lv['throughput_mbps']:.2f} Mb/s retx {lv['retransmissions']} "
                       f"rtt {lv['rtt_mean_ms']:.1f} ms q {lv['mean_queue_pkt']:.1f} | sim "

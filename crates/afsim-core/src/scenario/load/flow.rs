@@ -40,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 27] = [
+const TCP_FIELDS: [&str; 28] = [
     "name",
     "from",
     "to",
@@ -50,6 +50,7 @@ const TCP_FIELDS: [&str; 27] = [
     "preset",
     "variant",
     "cc",
+    "hystart",
     "packet_size",
     "max_window",
     "initial_window",
@@ -438,6 +439,7 @@ impl TcpDraft {
                 let name = v.choice(&names, "congestion control")?;
                 p.cc = CcKind::from_name(name).expect("listed controllers have names");
             }
+            "hystart" => p.hystart = v.boolean()?,
             // Sizes out of range are left to validate(), which states the range.
             "packet_size" => {
                 p.packet_size =

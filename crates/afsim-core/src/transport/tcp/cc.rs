@@ -10,7 +10,7 @@
 //! the sender's own RFC 5681 arithmetic and costs one `match` arm per decision point.
 //!
 //! - `cubic`: RFC 9438 §4 (window growth, Reno-friendly region, multiplicative decrease, fast
-//!   convergence, timeout).
+//!   convergence, timeout), with HyStart++ (RFC 9406, `hystart`) as an option.
 //! - `bbr`: draft-cardwell-iccrg-bbr-congestion-control-00 (BBR v1, the algorithm of Linux's
 //!   `tcp_bbr.c`), with delivery-rate samples per draft-cheng-iccrg-delivery-rate-estimation-00
 //!   (`rate`), and pacing (the sender's pacing timer, `sender/pace.rs`).
@@ -20,6 +20,7 @@
 
 pub mod bbr;
 pub mod cubic;
+pub mod hystart;
 pub mod rate;
 
 #[cfg(test)]
@@ -57,7 +58,8 @@ impl CcKind {
 #[derive(Debug)]
 pub enum Cc {
     Reno,
-    Cubic(cubic::Cubic),
+    /// CUBIC, with HyStart++ while its first slow start lasts (if asked for).
+    Cubic(cubic::Cubic, Option<Box<hystart::HyStart>>),
     Bbr(Box<BbrSender>),
 }
 

@@ -176,6 +176,8 @@ pub struct Params {
     /// Congestion control (`cc`): Reno (the default: RFC 5681's window growth), CUBIC (RFC
     /// 9438) or BBR v1 (paced). CUBIC and BBR need the `rfc` preset.
     pub cc: cc::CcKind,
+    /// HyStart++ (RFC 9406) in CUBIC's first slow start. Default false.
+    pub hystart: bool,
     /// Leung & Muppala's Throughput Sustaining Scheme (`sustain`): after a window reduction,
     /// cwnd and ssthresh are not set below target × SRTT / packet_size. Bits per second of IP
     /// packets; `None` (the default): plain TCP.
@@ -205,6 +207,7 @@ impl Default for Params {
             ns2_compat: false,
             trace: false,
             cc: cc::CcKind::Reno,
+            hystart: false,
             target_rate_bps: None,
         }
     }
@@ -281,6 +284,12 @@ impl Params {
             return Err(ParamError::new(
                 "cc",
                 "the Throughput Sustaining Scheme (target_rate) applies to cc = \"reno\" only",
+            ));
+        }
+        if self.hystart && self.cc != cc::CcKind::Cubic {
+            return Err(ParamError::new(
+                "hystart",
+                "HyStart++ is an option of cc = \"cubic\" (BBR has its own Startup)",
             ));
         }
         if self.target_rate_bps == Some(0) {

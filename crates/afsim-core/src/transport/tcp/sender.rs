@@ -554,6 +554,7 @@ impl Sender {
 
     fn on_new_ack(&mut self, ack: u64, ece: bool, ctx: &mut Ctx) {
         let acked = ack - self.snd_una;
+        let old_una = self.snd_una;
         let in_sack1 = matches!(self.phase, Phase::Recovery(Recovery::Sack1 { .. }));
         // ns-2 Sack1: a partial ACK takes no RTT sample (`newack` is not called)
         let partial_sack1 = in_sack1 && !self.reaches_recover(ack);
@@ -577,7 +578,7 @@ impl Sender {
             Phase::Open => {
                 // RFC 3168 §6.1.2: no increase in response to an ECN-Echo ACK
                 if opens {
-                    self.open_cwnd(acked, ctx.now);
+                    self.open_cwnd(acked, old_una, ctx.now);
                 }
                 rules!(self, on_open_new_ack());
             }

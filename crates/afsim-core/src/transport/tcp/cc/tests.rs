@@ -6,6 +6,7 @@
 
 use super::bbr::{self, Bbr, Mode, HIGH_GAIN};
 use super::cubic::{self, Cubic};
+use super::hystart::{self, HyStart, Step};
 use super::rate::{RateSampler, Sample};
 use crate::sim::rng;
 use crate::sim::time::{SimDuration, SimTime};
@@ -346,4 +347,85 @@ fn cwnd_grows_by_what_is_delivered_up_to_the_target() {
     c.on_ack(&a, 8.0);
     let cwnd = c.on_ack(&f.ack(ms(400), 1e5, 100, 5), 8.0);
     assert!(cwnd >= 11.0, "{cwnd}");
+}
+
+// ------------------------------------------------------------------------------ HyStart++
+
+fn ms_d(n: u64) -> SimDuration {
+    SimDuration::from_millis(n)
+}
+
+/// One round of `n` ACKs (segment numbers `first..first + n`, SND.NXT `nxt` segments) with
+/// RTT samples `rtt` ms; the last step.
+fn round(h: &mut HyStart, first: u64, n: u64, nxt: u64, rtt: u64) -> Step {
+    let mut last = Step::Grow { divisor: 1.0 };
+    for k in first..first + n {
+        last = h.on_ack(k * 1000, nxt * 1000, Some(ms_d(rtt)));
+    }
+    last
+}
+
+#[test]
+fn hystart_enters_css_on_an_rtt_rise_of_the_threshold() {
+    // rounds of 10 ACKs: round 1 at 100 ms; round 2's 112 ms is below 100 + 100/8 = 112.5:
+    // slow start goes on; round 3's 113 ms is below 112 + 112/8 = 126; round 4's 128 ms is
+    // above 113 + 113/8 = 127.125: CSS
+    let mut h = HyStart::new(1000);
+    assert_eq!(round(&mut h, 1, 10, 20, 100), Step::Grow { divisor: 1.0 });
+    assert_eq!(round(&mut h, 21, 10, 40, 112), Step::Grow { divisor: 1.0 });
+    assert_eq!(round(&mut h, 41, 10, 60, 113), Step::Grow { divisor: 1.0 });
+    assert!(!h.in_css());
+    assert_eq!(
+        round(&mut h, 61, 10, 80, 128),
+        Step::Grow {
+            divisor: hystart::CSS_GROWTH_DIVISOR
+        }
+    );
+    assert!(h.in_css());
+}
+
+#[test]
+fn hystart_threshold_is_clamped_to_4_and_16_ms() {
+    // last round 20 ms: 20/8 = 2.5 ms, clamped to 4: 23 ms is not a rise, 24 ms is
+    let mut h = HyStart::new(1000);
+    round(&mut h, 1, 10, 20, 20);
+    round(&mut h, 21, 10, 40, 23);
+    assert!(!h.in_css());
+    let mut h = HyStart::new(1000);
+    round(&mut h, 1, 10, 20, 20);
+    round(&mut h, 21, 10, 40, 24);
+    assert!(h.in_css());
+    // last round 200 ms: 25 ms clamped to 16: 216 ms enters CSS
+    let mut h = HyStart::new(1000);
+    round(&mut h, 1, 10, 20, 200);
+    round(&mut h, 21, 10, 40, 216);
+    assert!(h.in_css());
+    // fewer than N_RTT_SAMPLE = 8 samples in the round: no decision
+    let mut h = HyStart::new(1000);
+    round(&mut h, 1, 10, 20, 20);
+    round(&mut h, 21, 7, 40, 100);
+    assert!(!h.in_css());
+}
+
+#[test]
+fn css_ends_in_congestion_avoidance_after_five_rounds_or_returns_to_slow_start() {
+    let mut h = HyStart::new(1000);
+    round(&mut h, 1, 10, 20, 20);
+    round(&mut h, 21, 10, 40, 30); // CSS, baseline 30 ms
+    assert!(h.in_css());
+    // rounds 1–4 of CSS at 30 ms: growth divided by 4; the fifth round's first ACK exits
+    for r in 0..4u64 {
+        let first = 41 + 20 * r;
+        assert_eq!(
+            round(&mut h, first, 10, first + 19, 30),
+            Step::Grow { divisor: 4.0 }
+        );
+    }
+    assert_eq!(h.on_ack(121_000, 140_000, Some(ms_d(30))), Step::Exit);
+    // a round minimum below the baseline (29 < 30 ms) returns to slow start
+    let mut h = HyStart::new(1000);
+    round(&mut h, 1, 10, 20, 20);
+    round(&mut h, 21, 10, 40, 30);
+    assert_eq!(round(&mut h, 41, 10, 60, 29), Step::Grow { divisor: 1.0 });
+    assert!(!h.in_css());
 }

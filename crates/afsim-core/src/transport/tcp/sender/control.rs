@@ -18,6 +18,7 @@ use crate::net::packet::Packet;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::tcp::cc::bbr::{self, Bbr};
+use crate::transport::tcp::cc::hystart::{self, HyStart};
 use crate::transport::tcp::cc::rate::RateSampler;
 use crate::transport::tcp::cc::{cubic::Cubic, BbrSender, Cc, CcKind};
 use crate::transport::tcp::sack::Marks;
@@ -31,7 +32,7 @@ pub(super) const TOKEN_PACE: u32 = u32::MAX;
 pub(super) fn new_cc(p: &Params, mss: u64, rng: &Rng) -> Cc {
     match p.cc {
         CcKind::Reno => Cc::Reno,
-        CcKind::Cubic => Cc::Cubic(Cubic::new()),
+        CcKind::Cubic => Cc::Cubic(Cubic::new(), p.hystart.then(|| Box::new(HyStart::new(mss)))),
         CcKind::Bbr => Cc::Bbr(Box::new(BbrSender {
             bbr: Bbr::new(
                 mss,
@@ -52,13 +53,28 @@ pub(super) fn new_cc(p: &Params, mss: u64, rng: &Rng) -> Cc {
 impl Sender {
     /// A new ACK of `acked` bytes outside loss recovery: the window grows (Reno, CUBIC; BBR
     /// sets its window in `bbr_ack`).
-    pub(super) fn open_cwnd(&mut self, acked: u64, now: SimTime) {
+    pub(super) fn open_cwnd(&mut self, acked: u64, old_una: u64, now: SimTime) {
         match &mut self.cc {
             Cc::Reno => self.open_cwnd_reno(acked),
-            Cc::Cubic(c) => {
+            Cc::Cubic(c, hs) => {
                 if self.cwnd < self.ssthresh {
-                    // RFC 9438 §4.10: slow start as RFC 5681 eq. (2)
-                    self.cwnd += (acked as f64 / self.mss as f64).min(1.0);
+                    let segs = acked as f64 / self.mss as f64;
+                    let Some(h) = hs.as_mut() else {
+                        // RFC 9438 §4.10: slow start as RFC 5681 eq. (2)
+                        self.cwnd += segs.min(1.0);
+                        return;
+                    };
+                    // RFC 9406 §4.2: HyStart++
+                    let s = h.rate.on_ack(old_una, self.snd_una, false, &[], now, None);
+                    match h.on_ack(self.snd_una, self.snd_nxt, s.rtt) {
+                        hystart::Step::Grow { divisor } => {
+                            self.cwnd += segs.min(hystart::L) / divisor;
+                        }
+                        hystart::Step::Exit => {
+                            self.ssthresh = self.cwnd;
+                            *hs = None;
+                        }
+                    }
                 } else {
                     let rtt = if self.rto.has_sample() {
                         self.rto.srtt_fine().as_secs_f64()
@@ -80,8 +96,11 @@ impl Sender {
         match &mut self.cc {
             // RFC 5681 eq. (4): max(FlightSize/2, 2·SMSS); ns-2: max(⌊window/2⌋, 2)
             Cc::Reno => rules!(self, reduced_ssthresh(flight)),
-            // RFC 9438 §4.6, §4.7
-            Cc::Cubic(c) => c.on_congestion(self.cwnd),
+            // RFC 9438 §4.6, §4.7; a congestion event ends HyStart++ (RFC 9406 §4.2)
+            Cc::Cubic(c, hs) => {
+                *hs = None;
+                c.on_congestion(self.cwnd)
+            }
             // draft-cardwell-…-00 §4.2.3.4: cwnd saved, packet conservation
             Cc::Bbr(b) => {
                 let dupthresh = f64::from(self.p.dupack_threshold);
@@ -95,7 +114,7 @@ impl Sender {
     /// §6.1.2) or ssthresh (RFC 9438 §4.6, "reduction_on_ece").
     pub(super) fn ecn_window(&self) -> f64 {
         match self.cc {
-            Cc::Cubic(_) => self.ssthresh,
+            Cc::Cubic(..) => self.ssthresh,
             Cc::Reno | Cc::Bbr(_) => self.half_window(),
         }
     }
@@ -121,7 +140,10 @@ impl Sender {
         match &mut self.cc {
             Cc::Reno => {}
             // RFC 9438 §4.8
-            Cc::Cubic(c) => c.on_timeout(),
+            Cc::Cubic(c, hs) => {
+                *hs = None;
+                c.on_timeout()
+            }
             Cc::Bbr(b) => {
                 b.bbr.on_timeout(cwnd_before);
                 b.loss_until = Some(self.snd_max);
@@ -201,6 +223,10 @@ impl Sender {
     /// departure).
     #[inline]
     pub(super) fn cc_sent(&mut self, start: u64, len: u64, retx: bool, now: SimTime) {
+        if let Cc::Cubic(_, Some(h)) = &mut self.cc {
+            let in_flight = self.snd_max.saturating_sub(self.snd_una);
+            h.rate.on_send(start, len, now, in_flight, retx);
+        }
         if let Cc::Bbr(b) = &mut self.cc {
             let in_flight = self.snd_max.saturating_sub(self.snd_una);
             b.rate.on_send(start, len, now, in_flight, retx);
