@@ -223,17 +223,17 @@ impl Sender {
     /// departure).
     #[inline]
     pub(super) fn cc_sent(&mut self, start: u64, len: u64, retx: bool, now: SimTime) {
-        if let Cc::Cubic(_, Some(h)) = &mut self.cc {
-            let in_flight = self.snd_max.saturating_sub(self.snd_una);
-            h.rate.on_send(start, len, now, in_flight, retx);
-        }
-        if let Cc::Bbr(b) = &mut self.cc {
-            let in_flight = self.snd_max.saturating_sub(self.snd_una);
-            b.rate.on_send(start, len, now, in_flight, retx);
-            let rate = b.bbr.pacing_rate();
-            if rate > 0.0 {
-                let ns = (len as f64 / rate * 1e9) as u64;
-                b.next_send = b.next_send.max(now) + SimDuration::from_nanos(ns);
+        let in_flight = self.snd_max.saturating_sub(self.snd_una);
+        match &mut self.cc {
+            Cc::Reno | Cc::Cubic(_, None) => {}
+            Cc::Cubic(_, Some(h)) => h.rate.on_send(start, len, now, in_flight, retx),
+            Cc::Bbr(b) => {
+                b.rate.on_send(start, len, now, in_flight, retx);
+                let rate = b.bbr.pacing_rate();
+                if rate > 0.0 {
+                    let ns = (len as f64 / rate * 1e9) as u64;
+                    b.next_send = b.next_send.max(now) + SimDuration::from_nanos(ns);
+                }
             }
         }
     }
