@@ -36,6 +36,8 @@ CHECKOUT = Path(__file__).resolve().parents[2] / "scenarios"
 #: `test_every_builtin_scenario_has_a_golden_entry`.
 GOLDEN: dict[str, dict[str, str]] = {
     "default": {},
+    "cc/af-mix": {"duration": "20s"},
+    "examples/cc-dumbbell": {"duration": "10s"},
     "examples/e3-atm": {},
     "examples/explicit-routes": {},
     "examples/finite-transfers": {},

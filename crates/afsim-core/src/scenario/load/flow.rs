@@ -20,6 +20,7 @@ use crate::scenario::units::{
     parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity,
 };
 use crate::sim::time::SimDuration;
+use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{self, Variant, HEADER_BYTES};
 use crate::transport::tfrc::{self, InitialRate};
 
@@ -39,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 26] = [
+const TCP_FIELDS: [&str; 28] = [
     "name",
     "from",
     "to",
@@ -48,6 +49,8 @@ const TCP_FIELDS: [&str; 26] = [
     "dscp",
     "preset",
     "variant",
+    "cc",
+    "hystart",
     "packet_size",
     "max_window",
     "initial_window",
@@ -430,6 +433,13 @@ impl TcpDraft {
                 let name = v.choice(&names, "TCP variant")?;
                 p.variant = Variant::from_name(name).expect("listed variants have names");
             }
+            // congestion control beside the loss recovery (`tcp::cc`)
+            "cc" => {
+                let names: Vec<&str> = CcKind::ALL.iter().map(|c| c.name()).collect();
+                let name = v.choice(&names, "congestion control")?;
+                p.cc = CcKind::from_name(name).expect("listed controllers have names");
+            }
+            "hystart" => p.hystart = v.boolean()?,
             // Sizes out of range are left to validate(), which states the range.
             "packet_size" => {
                 p.packet_size =
