@@ -4506,3 +4506,56 @@ fn a_capture_resolves_to_the_port_of_the_link_direction() {
         (pos(&text, "\"x.pcap\"", 0).0, 8, "capture[0].file")
     );
 }
+
+const COMPOSED: &str = "[scenario]\nduration = \"1s\"\n[params]\ncir = \"1Mbps\"\npir = \"$(2 * $cir)\"\necn = true\n\
+[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n\
+[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"$pir\"\ndelay = \"1ms\"\n\
+queue = { kind = \"red\", limit = \"50pkt\", min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1, ecn = \"$(if $ecn then 'tail' else 'none')\" }\n\
+[[flow]]\nname = \"t\"\nfrom = \"a\"\nto = \"b\"\nkind = \"tcp\"\necn = \"$ecn\"\n";
+
+#[test]
+fn one_boolean_parameter_drives_a_boolean_on_tcp_and_a_string_on_the_queue() {
+    let s = load(COMPOSED).unwrap();
+    assert_eq!(s.links[0].rate_bps, 2_000_000);
+    let AppSpec::Tcp(p) = &s.flows[0].app else {
+        panic!("a tcp flow")
+    };
+    assert!(p.ecn);
+    let QueueSpec::Red(q) = &s.links[0].queue_ab else {
+        panic!("a red queue")
+    };
+    assert!(q.common.ecn.is_some(), "{q:?}");
+    let off = load_str(COMPOSED, "bad.toml", &[("ecn".into(), "false".into())]).unwrap();
+    let AppSpec::Tcp(p) = &off.flows[0].app else {
+        panic!("a tcp flow")
+    };
+    assert!(!p.ecn);
+    let QueueSpec::Red(q) = &off.links[0].queue_ab else {
+        panic!("a red queue")
+    };
+    assert!(q.common.ecn.is_none(), "{q:?}");
+}
+
+#[test]
+fn an_error_in_a_composed_value_names_file_line_field_and_the_chain() {
+    let e = load_str(COMPOSED, "bad.toml", &[("cir".into(), "10ms".into())]).unwrap_err();
+    let (line, column) = pos(COMPOSED, "\"$pir\"", 0);
+    assert_eq!(
+        (e.line, e.column, e.field.as_str()),
+        (line, column, "link[0].rate")
+    );
+    assert!(
+        e.message.contains("unknown rate unit 'ns'")
+            && e.message.contains(
+                "(from parameter 'pir' = \"$(2 * $cir)\" = \"20000000ns\", from parameter 'cir' = \"10ms\", set with --set cir=10ms)"
+            ),
+        "{e}"
+    );
+    expect(
+        &COMPOSED.replace("$(2 * $cir)", "$(2 * $cir + 1s)"),
+        "\"$(2 * $cir + 1s)\"",
+        0,
+        "params.pir",
+        "in the expression \"$(2 * $cir + 1s)\": dimension error: cannot add a rate and a time",
+    );
+}
