@@ -4559,3 +4559,58 @@ fn an_error_in_a_composed_value_names_file_line_field_and_the_chain() {
         "in the expression \"$(2 * $cir + 1s)\": dimension error: cannot add a rate and a time",
     );
 }
+
+const CUSTOMERS: &str = "[scenario]\nduration = \"1s\"\n[params]\nn = 3\n\
+[[node]]\nname = \"h\"\ncount = \"$n\"\n[[node]]\nname = \"r\"\n\
+[[link]]\nbetween = [\"h\", \"r\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+[[conditioner]]\nname = \"c\"\nat = \"r\"\nfrom = \"h\"\n\
+meter = { kind = \"trtcm\", cir = [\"1Mbps\", \"2Mbps\", \"4Mbps\"], cbs = \"3KB\", pir = [\"2Mbps\", \"4Mbps\", \"8Mbps\"], pbs = \"3KB\" }\n\
+green = \"AF11\"\nyellow = \"AF12\"\nred = [\"AF13\", \"AF13\", \"drop\"]\n";
+
+#[test]
+fn a_group_of_conditioners_takes_per_member_values() {
+    use afsim_core::edge::PerColourAction;
+    use afsim_core::scenario::spec::MeterSpec;
+    let s = load(CUSTOMERS).unwrap();
+    let cirs: Vec<u64> = s
+        .conditioners
+        .iter()
+        .map(|c| match &c.meter {
+            MeterSpec::Trtcm(p) => p.cir_bps,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(cirs, [1_000_000, 2_000_000, 4_000_000]);
+    assert_eq!(s.conditioners[2].actions[2], PerColourAction::Drop);
+    assert_ne!(s.conditioners[1].actions[2], PerColourAction::Drop);
+    let names: Vec<&str> = s.conditioners.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["c0", "c1", "c2"]);
+}
+
+#[test]
+fn per_member_values_must_match_the_group_and_each_other() {
+    let text = CUSTOMERS.replace("n = 3", "n = 2");
+    expect(
+        &text,
+        "[\"1Mbps\"",
+        0,
+        "conditioner[0].meter.cir",
+        "3 per-member values for conditioner group 'c', which has 2 members",
+    );
+    let text = CUSTOMERS.replace("[\"AF13\", \"AF13\", \"drop\"]", "[\"AF13\", \"drop\"]");
+    expect(
+        &text,
+        "[\"AF13\"",
+        0,
+        "conditioner[0].red",
+        "2 per-member values, but conditioner[0].meter.cir has 3",
+    );
+    let text = CUSTOMERS.replace("at = \"r\"", "at = [\"r\"]");
+    expect(
+        &text,
+        "[\"r\"]",
+        0,
+        "conditioner[0].at",
+        "expected a string, found an array",
+    );
+}

@@ -76,8 +76,19 @@ impl Param {
     }
 }
 
+/// The first per-member array met while reading a table member by member: its length and
+/// where it is, so every other array of the table must match it.
+pub(crate) struct Members {
+    pub len: usize,
+    pub at: usize,
+    pub field: String,
+}
+
 pub(crate) struct Params {
     list: Vec<Param>,
+    /// While a table that takes per-member values is read for member i: Some(i).
+    member: Cell<Option<usize>>,
+    members: RefCell<Option<Members>>,
     /// Where `--set` errors point: the [params] table, else the top of the file.
     table_at: usize,
     /// The parameters being resolved, outermost first (to name a cycle).
@@ -144,6 +155,8 @@ impl Params {
         }
         let mut params = Params {
             list: defs,
+            member: Cell::new(None),
+            members: RefCell::new(None),
             table_at,
             stack: RefCell::new(Vec::new()),
         };
@@ -365,6 +378,66 @@ impl Params {
             f
         })?;
         Ok((value, note))
+    }
+
+    /// Reads the values that follow as member `m`'s (None: per-member arrays are not taken);
+    /// returns the previous setting.
+    pub fn set_member(&self, m: Option<usize>) -> Option<usize> {
+        self.member.replace(m)
+    }
+
+    /// The per-member array met since the last call, if any.
+    pub fn take_members(&self) -> Option<Members> {
+        self.members.borrow_mut().take()
+    }
+
+    /// An array written where one value is expected: while reading member i, its i-th value
+    /// (every such array of a table must have the same length); otherwise None.
+    pub fn member_value(
+        &self,
+        a: &toml_edit::Array,
+        at: usize,
+        field: &str,
+    ) -> Result<Option<Val>, Fail> {
+        let Some(i) = self.member.get() else {
+            return Ok(None);
+        };
+        if a.is_empty() {
+            return Err(Fail::new(
+                at,
+                field,
+                "an empty array: per-member values give one value per member of the group",
+            ));
+        }
+        {
+            let mut m = self.members.borrow_mut();
+            match &*m {
+                None => {
+                    *m = Some(Members {
+                        len: a.len(),
+                        at,
+                        field: field.to_string(),
+                    })
+                }
+                Some(first) if first.len != a.len() => {
+                    return Err(Fail::new(
+                        at,
+                        field,
+                        format!(
+                            "{} per-member values, but {} has {}: every per-member array of a table gives one value per member",
+                            a.len(),
+                            first.field,
+                            first.len
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        let Some(v) = a.get(i) else {
+            return Err(Fail::new(at, field, format!("no value for member {i}")));
+        };
+        self.resolve(v, at, &format!("{field}[{i}]")).map(Some)
     }
 
     /// The first parameter nothing referred to.
