@@ -37,6 +37,13 @@ use super::value::Scalar;
 use crate::scenario::spec::Limit;
 use crate::scenario::units::{parse_limit, parse_rate_bps, parse_size_bytes, parse_time_ns};
 
+/// `[A-Za-z_][A-Za-z0-9_-]*`: what may follow `$` or sit inside `${}`.
+pub(crate) fn is_param_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
 /// Exponents of bit, second and packet.
 type Dim = [i8; 3];
 const NUM: Dim = [0, 0, 0];
@@ -179,7 +186,7 @@ fn lex(s: &str) -> Result<Vec<Tok>, String> {
                 i += 1;
             }
             let name: String = cs[start..i].iter().collect();
-            if !super::params::is_param_name(&name) {
+            if !is_param_name(&name) {
                 return Err(format!(
                     "'$' must be followed by a parameter name, found '${name}'"
                 ));

@@ -20,7 +20,7 @@
 //! "(from parameter 'pir' = \"$(2 * $cir)\" = \"2000000bps\", from parameter 'cir' = \"1Mbps\",
 //! set with --set cir=1Mbps)".
 
-use super::expr;
+use super::expr::{self, is_param_name};
 use super::source::{list, suggestion, Fail};
 use super::value::{Scalar, Val};
 use std::cell::{Cell, RefCell};
@@ -93,13 +93,6 @@ pub(crate) struct Params {
     table_at: usize,
     /// The parameters being resolved, outermost first (to name a cycle).
     stack: RefCell<Vec<String>>,
-}
-
-/// `[A-Za-z_][A-Za-z0-9_-]*`: what may follow `$` or sit inside `${}`.
-pub(crate) fn is_param_name(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 const DOLLAR_HELP: &str =
