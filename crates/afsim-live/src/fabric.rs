@@ -919,6 +919,12 @@ impl Fabric {
                 max_held: cond.stats.max_held,
                 conformant_kbps,
                 respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
+                flows: u64::from(cond.flows_seen),
+                contract_kbps: cond.contract_bps() as f64 / 1e3,
+                // the delivered rate is the receiving hosts' count, which this fabric has not:
+                // NaN (JSON null) in a live report
+                delivered_kbps: f64::NAN,
+                delivered_ros: f64::NAN,
                 dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),
             });
         }

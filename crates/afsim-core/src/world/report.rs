@@ -54,7 +54,17 @@ impl World {
             .collect();
         self.af_fields(&mut flows, span);
         self.dp_fields(&mut flows);
-        let groups = group_rows(&self.spec, &flows);
+        // per conditioner: the flows it metered and their contract (kb/s)
+        let n = self.spec.flows.len();
+        let metered: Vec<(Vec<usize>, f64)> = self
+            .conditioners
+            .iter()
+            .map(|c| {
+                let seen = (0..n).filter(|&i| c.seen[i]).collect();
+                (seen, c.contract_bps() as f64 / 1e3)
+            })
+            .collect();
+        let groups = group_rows(&self.spec, &flows, &metered);
         // CSA control packets, one pseudo-flow per (CSA, remote conditioner)
         for (k, (name, from, to)) in self.signal_flows.iter().enumerate() {
             let st = &self.flows[self.spec.flows.len() + k];
@@ -259,6 +269,15 @@ impl World {
                 max_held: cond.stats.max_held,
                 conformant_kbps,
                 respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
+                flows: u64::from(cond.flows_seen),
+                contract_kbps: metered[c].1,
+                delivered_kbps: metered[c].0.iter().map(|&i| flows[i].throughput_kbps).sum(),
+                delivered_ros: metered[c]
+                    .0
+                    .iter()
+                    .map(|&i| flows[i].throughput_kbps)
+                    .sum::<f64>()
+                    / metered[c].1,
                 dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),
             });
         }
@@ -535,8 +554,9 @@ fn sum_levels(f: impl Fn(usize) -> Option<u64>) -> Option<u64> {
         .flatten()
 }
 
-/// One row per flow group, in order of first appearance.
-fn group_rows(spec: &Spec, flows: &[FlowRow]) -> Vec<GroupRow> {
+/// One row per flow group, in order of first appearance. `metered`: per conditioner, the
+/// flows it metered and its contract in kb/s.
+fn group_rows(spec: &Spec, flows: &[FlowRow], metered: &[(Vec<usize>, f64)]) -> Vec<GroupRow> {
     let mut order: Vec<&str> = Vec::new();
     for f in &spec.flows {
         if !order.contains(&f.group.as_str()) {
@@ -550,16 +570,29 @@ fn group_rows(spec: &Spec, flows: &[FlowRow]) -> Vec<GroupRow> {
             let tput: Vec<f64> = members.iter().map(|f| f.throughput_kbps).collect();
             let contracts: Option<Vec<f64>> = members.iter().map(|f| f.contract_kbps).collect();
             let goodput: Option<Vec<f64>> = members.iter().map(|f| f.goodput_kbps).collect();
+            // the conditioners that meter this group's flows only, if they cover all of them
+            let in_group = |i: &usize| flows[*i].group == g;
+            let own: Vec<&(Vec<usize>, f64)> = metered
+                .iter()
+                .filter(|(seen, _)| !seen.is_empty() && seen.iter().all(in_group))
+                .collect();
+            let covered = (0..flows.len().min(spec.flows.len()))
+                .filter(in_group)
+                .all(|i| own.iter().any(|(seen, _)| seen.contains(&i)));
+            let contract = (covered && !own.is_empty()).then(|| own.iter().map(|m| m.1).sum());
+            let total: f64 = tput.iter().sum();
             GroupRow {
                 name: g.to_string(),
                 flows: members.len() as u64,
-                throughput_kbps_total: tput.iter().sum(),
+                throughput_kbps_total: total,
                 throughput_kbps_min: tput.iter().copied().fold(f64::INFINITY, f64::min),
                 throughput_kbps_median: fairness::median(&tput).unwrap_or(0.0),
                 throughput_kbps_max: tput.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                 jain: fairness::jain(&tput),
                 goodput_kbps_total: goodput.map(|g| g.iter().sum()),
                 fieb: contracts.and_then(|r| fairness::fieb(&tput, &r)),
+                contract_kbps: contract,
+                delivered_ros: contract.map(|c: f64| total / c),
             }
         })
         .collect()

@@ -573,8 +573,21 @@ fn edge_marking_into_rio_protects_in_profile_packets() {
         assert!(f.excess_kbps.unwrap() > 0.0);
     }
     assert_eq!(r.conditioners.len(), 2);
+    // each conditioner's contract against what its flow delivered
+    for (c, f) in r.conditioners.iter().zip(&r.flows) {
+        assert_eq!((c.flows, c.contract_kbps), (1, 1000.0));
+        assert_eq!(c.delivered_kbps, f.throughput_kbps);
+        assert_eq!(c.delivered_ros, f.throughput_kbps / 1000.0);
+        assert!(
+            c.delivered_ros > 1.0,
+            "1.5 Mb/s offered, more than 1 delivered: {c:?}"
+        );
+    }
     assert_eq!(r.groups[0].flows, 2);
     assert!(r.groups[0].fieb.is_some() && r.groups[0].jain.unwrap() > 0.9);
+    let g = &r.groups[0];
+    assert_eq!(g.contract_kbps, Some(2000.0));
+    assert_eq!(g.delivered_ros, Some(g.throughput_kbps_total / 2000.0));
     assert!(r.conservation.holds, "{}", r.conservation.identity);
 }
 
