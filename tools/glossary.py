@@ -40,6 +40,7 @@ TABLES = [
     ("flows", "FlowRow"),
     ("queues", "QueueRow"),
     ("colours", "ColourRow"),
+    ("code_points", "CodePointRow"),
     ("conditioners", "ConditionerRow"),
     ("groups", "GroupRow"),
     ("csas", "CsaRow"),

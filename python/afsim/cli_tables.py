@@ -131,6 +131,20 @@ def print_af_tables(results: Results, console: Console) -> None:
         busy = c.groupby("queue").filter(
             lambda g: (g["drops_overflow"] + g["drops_early"]).sum() > 0
             or g["ecn_marks"].fillna(0).sum() > 0)
+        cp = results.code_points
+        if len(busy) and len(cp):
+            # per code point, so that AF13, best effort and ACKs of one level stay apart
+            rows = cp[cp["queue"].isin(set(busy["queue"]))].copy()
+            rows["code_point"] = [n if d == "forward" else f"ACK ({n})"
+                                  for n, d in zip(rows["code_point"], rows["direction"])]
+            table("Queues by colour, per code point", rows, [
+                ("queue", "queue", "{}"), ("code_point", "code point", "{}"),
+                ("colour", "colour", "{}"),
+                ("arrivals", "arrivals (pkt)", "{:,}"),
+                ("drops_early", "early drops (pkt)", "{:,}"),
+                ("drops_overflow", "overflow drops (pkt)", "{:,}"),
+                ("loss_ratio", "loss ratio", "{:.2e}"),
+            ])
         if len(busy):
             table("Queues by colour", busy, [
                 ("queue", "queue", "{}"), ("colour", "colour", "{}"),

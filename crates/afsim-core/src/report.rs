@@ -21,6 +21,9 @@ pub struct Report {
     pub queues: Vec<QueueRow>,
     /// Per queue and drop-precedence level (levels that saw packets only).
     pub colours: Vec<ColourRow>,
+    /// Per queue, direction and code point (those that saw packets only): `colours` split so
+    /// that AF13, best effort and ACKs sharing a level stay apart.
+    pub code_points: Vec<CodePointRow>,
     pub conditioners: Vec<ConditionerRow>,
     /// Per flow group (`[[flow]]` entry): totals, spread and fairness.
     pub groups: Vec<GroupRow>,
@@ -313,6 +316,35 @@ pub struct ColourRow {
     /// Packets of this level queued when the run stopped.
     pub queued_end: u64,
     /// Drops of this level ÷ its arrivals (Giacomazzi's P_c,i / P_nc,i / P_be,i).
+    pub loss_ratio: f64,
+}
+
+/// One code point at one queue, forward packets and the reverse direction's (TCP ACKs, TFRC
+/// feedback) apart. Identity: `arrivals = departures + drops_overflow + drops_early +
+/// queued_end`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CodePointRow {
+    /// The queue ("from->to").
+    pub queue: String,
+    /// The code point's name ("AF11", "BE", …; "DSCP n" for one without a name).
+    pub code_point: String,
+    /// "forward" (data, from the flows' sources) or "reverse" (ACKs and feedback).
+    pub direction: String,
+    /// Its drop-precedence level in the domain's colour table.
+    pub level: u8,
+    /// The level's colour ("green", "yellow", "red", "level N"), as in `colours`.
+    pub colour: String,
+    /// Packets of this code point and direction offered to the queue, from time 0.
+    pub arrivals: u64,
+    /// Packets of this code point and direction that left for the link.
+    pub departures: u64,
+    /// Refused because the buffer was full.
+    pub drops_overflow: u64,
+    /// Dropped by a RED-family decision on the average (random early and forced drops).
+    pub drops_early: u64,
+    /// Packets queued when the run stopped.
+    pub queued_end: u64,
+    /// Drops ÷ arrivals.
     pub loss_ratio: f64,
 }
 

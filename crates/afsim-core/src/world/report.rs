@@ -9,8 +9,8 @@ use crate::metrics::{conservation, fairness};
 use crate::net::dscp::MAX_LEVELS;
 use crate::queue::{AnyQueue, DropReason};
 use crate::report::{
-    ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow, QueueRow, Report,
-    SimaLevelRow, SimaQueueRow,
+    CodePointRow, ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow,
+    QueueRow, Report, SimaLevelRow, SimaQueueRow,
 };
 use crate::scenario::spec::AppSpec;
 use crate::scenario::spec::CsaScope;
@@ -135,6 +135,7 @@ impl World {
         let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
         let mut queues = Vec::with_capacity(self.ports.len());
         let mut colours = Vec::new();
+        let mut code_points = Vec::new();
         let (mut sima_queues, mut sima_levels) = (Vec::new(), Vec::new());
         for p in &mut self.ports {
             if let AnyQueue::Sima(q) = &p.queue {
@@ -204,6 +205,7 @@ impl World {
             for id in p.queue.queued() {
                 queued[usize::from(self.colours.level(self.pool.get(id).dscp))] += 1;
             }
+            code_points.extend(code_point_rows(p, &self.pool, &self.colours, &mut broken));
             for (level, l) in p.stats.levels.iter().enumerate() {
                 if l.arrivals == 0 {
                     continue;
@@ -319,6 +321,7 @@ impl World {
             flows,
             queues,
             colours,
+            code_points,
             conditioners,
             groups,
             csas,
@@ -544,6 +547,51 @@ fn sima_rows(
         }
     }
     (row, levels)
+}
+
+/// A port's `code_points` rows, with the packets still queued counted per row; a row
+/// whose identity fails is added to `broken`.
+fn code_point_rows(
+    p: &super::Port,
+    pool: &crate::net::packet::Pool,
+    colours: &crate::net::dscp::ColourTable,
+    broken: &mut Vec<String>,
+) -> Vec<CodePointRow> {
+    use crate::net::dscp;
+    let rows = p.by_cp.rows();
+    let mut queued = vec![0u64; rows.len()];
+    for id in p.queue.queued() {
+        let pkt = pool.get(id);
+        if let Some(i) = rows
+            .iter()
+            .position(|r| (r.0, r.1) == (pkt.rev, pkt.dscp & 63))
+        {
+            queued[i] += 1;
+        }
+    }
+    rows.iter()
+        .zip(queued)
+        .map(|(&(rev, d, c), queued_end)| {
+            let dropped = c.drops_overflow + c.drops_early;
+            if c.arrivals != c.departures + dropped + queued_end {
+                broken.push(format!("{} code point {d}", p.name));
+            }
+            let level = colours.level(d);
+            CodePointRow {
+                queue: p.name.clone(),
+                code_point: dscp::name(d).map_or(format!("DSCP {d}"), str::to_string),
+                direction: if rev { "reverse" } else { "forward" }.to_string(),
+                level,
+                colour: colours.level_name(level),
+                arrivals: c.arrivals,
+                departures: c.departures,
+                drops_overflow: c.drops_overflow,
+                drops_early: c.drops_early,
+                queued_end,
+                loss_ratio: dropped as f64 / c.arrivals as f64,
+            }
+        })
+        .collect()
 }
 
 /// A per-level counter summed over every level; `None` if the discipline has no such counter.

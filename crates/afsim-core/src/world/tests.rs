@@ -585,6 +585,28 @@ fn edge_marking_into_rio_protects_in_profile_packets() {
     }
     assert_eq!(r.groups[0].flows, 2);
     assert!(r.groups[0].fieb.is_some() && r.groups[0].jain.unwrap() > 0.9);
+    // per code point: AF11 and AF12 apart; summed by level, the colour rows
+    let cps: Vec<_> = r
+        .code_points
+        .iter()
+        .filter(|c| c.queue == "r1->r2")
+        .collect();
+    let names: Vec<(&str, &str)> = cps
+        .iter()
+        .map(|c| (c.code_point.as_str(), c.direction.as_str()))
+        .collect();
+    assert_eq!(names, [("AF11", "forward"), ("AF12", "forward")]);
+    for c in &r.colours {
+        let of_level = r
+            .code_points
+            .iter()
+            .filter(|p| p.queue == c.queue && p.level == c.level);
+        let sum = |f: fn(&crate::report::CodePointRow) -> u64| of_level.clone().map(f).sum::<u64>();
+        assert_eq!(sum(|p| p.arrivals), c.arrivals, "{c:?}");
+        assert_eq!(sum(|p| p.departures), c.departures, "{c:?}");
+        assert_eq!(sum(|p| p.drops_early), c.drops_early, "{c:?}");
+        assert_eq!(sum(|p| p.drops_overflow), c.drops_overflow, "{c:?}");
+    }
     let g = &r.groups[0];
     assert_eq!(g.contract_kbps, Some(2000.0));
     assert_eq!(g.delivered_ros, Some(g.throughput_kbps_total / 2000.0));
