@@ -320,8 +320,9 @@ pub struct ColourRow {
 }
 
 /// One code point at one queue, forward packets and the reverse direction's (TCP ACKs, TFRC
-/// feedback) apart. Identity: `arrivals = departures + drops_overflow + drops_early +
-/// queued_end`.
+/// feedback) apart. `departures = arrivals − drops_overflow − drops_early − queued_end`
+/// (derived, not counted); their sum over a level's code points is checked against the level's
+/// counted departures (`colours`).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct CodePointRow {
     /// The queue ("from->to").
@@ -336,7 +337,7 @@ pub struct CodePointRow {
     pub colour: String,
     /// Packets of this code point and direction offered to the queue, from time 0.
     pub arrivals: u64,
-    /// Packets of this code point and direction that left for the link.
+    /// Packets of this code point and direction that left for the link (derived, see above).
     pub departures: u64,
     /// Refused because the buffer was full.
     pub drops_overflow: u64,

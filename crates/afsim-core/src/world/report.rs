@@ -549,8 +549,9 @@ fn sima_rows(
     (row, levels)
 }
 
-/// A port's `code_points` rows, with the packets still queued counted per row; a row
-/// whose identity fails is added to `broken`.
+/// A port's `code_points` rows, with the packets still queued counted per row and the
+/// departures derived (arrivals − drops − queued); their sum per level must equal the level's
+/// own departure counter, else the port is added to `broken`.
 fn code_point_rows(
     p: &super::Port,
     pool: &crate::net::packet::Pool,
@@ -569,14 +570,15 @@ fn code_point_rows(
             queued[i] += 1;
         }
     }
-    rows.iter()
+    let mut departures = [0u64; MAX_LEVELS];
+    let out: Vec<CodePointRow> = rows
+        .iter()
         .zip(queued)
         .map(|(&(rev, d, c), queued_end)| {
             let dropped = c.drops_overflow + c.drops_early;
-            if c.arrivals != c.departures + dropped + queued_end {
-                broken.push(format!("{} code point {d}", p.name));
-            }
+            let left = c.arrivals.checked_sub(dropped + queued_end);
             let level = colours.level(d);
+            departures[usize::from(level)] += left.unwrap_or(u64::MAX / 2);
             CodePointRow {
                 queue: p.name.clone(),
                 code_point: dscp::name(d).map_or(format!("DSCP {d}"), str::to_string),
@@ -584,14 +586,20 @@ fn code_point_rows(
                 level,
                 colour: colours.level_name(level),
                 arrivals: c.arrivals,
-                departures: c.departures,
+                departures: left.unwrap_or(0),
                 drops_overflow: c.drops_overflow,
                 drops_early: c.drops_early,
                 queued_end,
                 loss_ratio: dropped as f64 / c.arrivals as f64,
             }
         })
-        .collect()
+        .collect();
+    for (level, l) in p.stats.levels.iter().enumerate() {
+        if departures[level] != l.departures {
+            broken.push(format!("{} level {level} by code point", p.name));
+        }
+    }
+    out
 }
 
 /// A per-level counter summed over every level; `None` if the discipline has no such counter.

@@ -149,7 +149,6 @@ impl World {
         let pkt = self.pool.get(id);
         let size = pkt.size;
         p.stats.levels[usize::from(self.colours.level(pkt.dscp))].departures += 1;
-        p.by_cp.departure(pkt.rev, pkt.dscp);
         p.stats.departures += 1;
         p.stats.departure_bytes += u64::from(size);
         let tx = p.clock.tx_ns(size);
