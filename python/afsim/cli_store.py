@@ -200,7 +200,7 @@ def export_store(store: Any, runs: Any, out: Path) -> list[Path]:
     metrics = [c for c in runs.columns if c not in _RUN_COLUMNS and c not in params]
     aggregate(runs, ["scenario", *params], metrics).to_csv(written[2], index=False)
     for name in TABLES:
-        table = store.table(name)
+        table = store.table(name, list(runs["key"]))  # only the runs shown (--only)
         if len(table):
             table.to_parquet(out / f"{name}.parquet", index=False)
             written.append(out / f"{name}.parquet")

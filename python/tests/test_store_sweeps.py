@@ -84,6 +84,14 @@ def test_the_command_lists_filters_and_deletes_sweeps(two_sweeps: Path) -> None:
     r = afsim_cmd("results", two_sweeps, "--only", "A", "--format", "csv")
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("\n") == 3  # a header and two runs
+    out = two_sweeps.parent / "export"
+    r = afsim_cmd("results", two_sweeps, "--only", "A", "--export", out, "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    import pandas as pd
+
+    with Store.open(two_sweeps, write=False) as s:
+        keys_a = set(s.runs(sweep="A")["key"])
+    assert set(pd.read_parquet(out / "flows.parquet")["key"]) == keys_a
     r = afsim_cmd("results", two_sweeps, "--only", "Z")
     assert r.returncode == 2 and "no sweep 'Z'" in r.stderr
     r = afsim_cmd("results", two_sweeps, "--delete", "A")  # no terminal to ask on
