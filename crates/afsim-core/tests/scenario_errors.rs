@@ -4614,3 +4614,37 @@ fn per_member_values_must_match_the_group_and_each_other() {
         "expected a string, found an array",
     );
 }
+
+#[test]
+fn a_group_of_flows_takes_per_member_values() {
+    let text = CUSTOMERS.to_string()
+        + "[[node]]\nname = \"d\"\n[[link]]\nbetween = [\"r\", \"d\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+           [[flow]]\nname = \"u\"\nfrom = \"h\"\nto = \"d\"\nkind = \"cbr\"\n\
+           rate = [\"1Mbps\", \"$(2 * 1Mbps)\", \"4Mbps\"]\npacket_size = \"500B\"\ndscp = [\"AF11\", \"AF21\", \"AF31\"]\n";
+    let s = load(&text).unwrap();
+    let rates: Vec<(u64, u8)> = s
+        .flows
+        .iter()
+        .map(|f| match &f.app {
+            AppSpec::Cbr(c) => (c.rate_bps, f.dscp),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(rates, [(1_000_000, 10), (2_000_000, 18), (4_000_000, 26)]);
+    let two = text.replace("to = \"d\"\nkind", "to = \"d\"\ncount = 2\nkind");
+    expect(
+        &two,
+        "[\"1Mbps\", \"$(2",
+        0,
+        "flow[0].rate",
+        "3 per-member values for flow group 'u', which has 6 flows",
+    );
+    let bad = text.replace("to = \"d\"\nkind = \"cbr\"", "to = [\"d\"]\nkind = \"cbr\"");
+    expect(
+        &bad,
+        "[\"d\"]",
+        0,
+        "flow[0].to",
+        "expected a string, found an array",
+    );
+}
