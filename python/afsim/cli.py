@@ -206,6 +206,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="local worker processes (default: the CPU count)")
     sweep_p.add_argument("--format", choices=("table", "json", "csv"), default="table",
                          help="how to print the per-point statistics")
+    sweep_p.add_argument("--name", metavar="SWEEP",
+                         help="tag the runs in the store as this sweep's (default: the "
+                         "scenario's stem and a hash of the sweep's --set, grid, replications "
+                         "and seed, so a sweep with another --set is another sweep)")
     sweep_p.set_defaults(func=cmd_sweep)
 
     res_p = sub.add_parser("results", help="print or export what a results store holds")
@@ -221,6 +225,14 @@ def build_parser() -> argparse.ArgumentParser:
     mend.add_argument("--repair", action="store_true",
                       help="mend what --check finds: a run with missing or unreadable files is "
                       "removed (the next sweep runs it again), stray directories too")
+    mend.add_argument("--sweeps", action="store_true",
+                      help="list the sweeps whose runs the store holds (and the untagged runs)")
+    mend.add_argument("--delete", metavar="SWEEP",
+                      help="delete a sweep: its runs that no other sweep holds are removed "
+                      "(asks first; --yes does not)")
+    res_p.add_argument("--only", metavar="SWEEP",
+                       help="only the runs of this sweep ('(untagged)': of no sweep)")
+    res_p.add_argument("--yes", action="store_true", help="with --delete: do not ask")
     res_p.set_defaults(func=cmd_results)
 
     rep_p = sub.add_parser("report", help="write a self-contained HTML report of a results store")

@@ -42,6 +42,7 @@ GOLDEN: dict[str, dict[str, str]] = {
     "examples/explicit-routes": {},
     "examples/finite-transfers": {},
     "examples/udp-dumbbell": {},
+    "examples/three-customers": {"ecn": "true"},
     "giacomazzi/scenario1": {"max_data_packets": "300000"},
     "giacomazzi/scenario2": {"max_data_packets": "300000"},
     "giacomazzi/token-bucket": {"duration_s": "20"},
@@ -73,6 +74,8 @@ def _bench_names() -> list[str]:
 
 
 def scenario_file(name: str) -> Path:
+    if (BUILTIN / f"{name}.toml").is_file():  # a built-in example (examples/three-customers)
+        return BUILTIN / f"{name}.toml"
     root = CHECKOUT if name.split("/")[0] in ("examples", "validation") else BUILTIN
     return root / f"{name}.toml"
 

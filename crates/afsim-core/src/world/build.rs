@@ -56,6 +56,7 @@ impl World {
                     busy_ns: 0,
                     capture: pcap::NONE,
                     series: None,
+                    by_cp: Default::default(),
                 });
             }
         }

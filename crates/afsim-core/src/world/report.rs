@@ -11,8 +11,8 @@ use crate::net::dscp::{ColourTable, MAX_LEVELS};
 use crate::net::packet::Pool;
 use crate::queue::{AnyQueue, DropReason, QueueStats};
 use crate::report::{
-    ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow, QueueRow, Report,
-    SimaLevelRow, SimaQueueRow,
+    CodePointRow, ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow,
+    QueueRow, Report, SimaLevelRow, SimaQueueRow,
 };
 use crate::scenario::spec::AppSpec;
 use crate::scenario::spec::CsaScope;
@@ -56,7 +56,17 @@ impl World {
             .collect();
         self.af_fields(&mut flows, span);
         self.dp_fields(&mut flows);
-        let groups = group_rows(&self.spec, &flows);
+        // per conditioner: the flows it metered and their contract (kb/s)
+        let n = self.spec.flows.len();
+        let metered: Vec<(Vec<usize>, f64)> = self
+            .conditioners
+            .iter()
+            .map(|c| {
+                let seen = (0..n).filter(|&i| c.seen[i]).collect();
+                (seen, c.contract_bps() as f64 / 1e3)
+            })
+            .collect();
+        let groups = group_rows(&self.spec, &flows, &metered);
         // CSA control packets, one pseudo-flow per (CSA, remote conditioner)
         for (k, (name, from, to)) in self.signal_flows.iter().enumerate() {
             let st = &self.flows[self.spec.flows.len() + k];
@@ -127,6 +137,7 @@ impl World {
         let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
         let mut queues = Vec::with_capacity(self.ports.len());
         let mut colours = Vec::new();
+        let mut code_points = Vec::new();
         let (mut sima_queues, mut sima_levels) = (Vec::new(), Vec::new());
         for p in &mut self.ports {
             if let AnyQueue::Sima(q) = &p.queue {
@@ -179,6 +190,7 @@ impl World {
                 &self.pool,
                 &mut broken,
             ));
+            code_points.extend(code_point_rows(p, &self.pool, &self.colours, &mut broken));
         }
         let mut conditioners = Vec::with_capacity(self.conditioners.len());
         for (c, cond) in self.conditioners.iter().enumerate() {
@@ -193,11 +205,12 @@ impl World {
             if !nonzero.is_empty() {
                 dropped.insert(format!("conditioner {}", cond.name), nonzero);
             }
-            conditioners.push(conditioner_row(
-                cond,
-                &self.spec.nodes[cond.node as usize].name,
-                span,
-            ));
+            let mut row = conditioner_row(cond, &self.spec.nodes[cond.node as usize].name, span);
+            // the contract check: what the flows it metered delivered, against its contract
+            row.contract_kbps = metered[c].1;
+            row.delivered_kbps = metered[c].0.iter().map(|&i| flows[i].throughput_kbps).sum();
+            row.delivered_ros = row.delivered_kbps / metered[c].1;
+            conditioners.push(row);
         }
         for (i, d) in self.node_drops.iter().enumerate() {
             let nonzero: BTreeMap<String, u64> = DropReason::ALL
@@ -237,6 +250,7 @@ impl World {
             flows,
             queues,
             colours,
+            code_points,
             conditioners,
             groups,
             csas,
@@ -464,6 +478,59 @@ fn sima_rows(
     (row, levels)
 }
 
+/// A port's `code_points` rows, with the packets still queued counted per row and the
+/// departures derived (arrivals − drops − queued); their sum per level must equal the level's
+/// own departure counter, else the port is added to `broken`.
+fn code_point_rows(
+    p: &super::Port,
+    pool: &crate::net::packet::Pool,
+    colours: &crate::net::dscp::ColourTable,
+    broken: &mut Vec<String>,
+) -> Vec<CodePointRow> {
+    use crate::net::dscp;
+    let rows = p.by_cp.rows();
+    let mut queued = vec![0u64; rows.len()];
+    for id in p.queue.queued() {
+        let pkt = pool.get(id);
+        if let Some(i) = rows
+            .iter()
+            .position(|r| (r.0, r.1) == (pkt.rev, pkt.dscp & 63))
+        {
+            queued[i] += 1;
+        }
+    }
+    let mut departures = [0u64; MAX_LEVELS];
+    let out: Vec<CodePointRow> = rows
+        .iter()
+        .zip(queued)
+        .map(|(&(rev, d, c), queued_end)| {
+            let dropped = c.drops_overflow + c.drops_early;
+            let left = c.arrivals.checked_sub(dropped + queued_end);
+            let level = colours.level(d);
+            departures[usize::from(level)] += left.unwrap_or(u64::MAX / 2);
+            CodePointRow {
+                queue: p.name.clone(),
+                code_point: dscp::name(d).map_or(format!("DSCP {d}"), str::to_string),
+                direction: if rev { "reverse" } else { "forward" }.to_string(),
+                level,
+                colour: colours.level_name(level),
+                arrivals: c.arrivals,
+                departures: left.unwrap_or(0),
+                drops_overflow: c.drops_overflow,
+                drops_early: c.drops_early,
+                queued_end,
+                loss_ratio: dropped as f64 / c.arrivals as f64,
+            }
+        })
+        .collect();
+    for (level, l) in p.stats.levels.iter().enumerate() {
+        if departures[level] != l.departures {
+            broken.push(format!("{} level {level} by code point", p.name));
+        }
+    }
+    out
+}
+
 /// A per-level counter summed over every level; `None` if the discipline has no such counter.
 fn sum_levels(f: impl Fn(usize) -> Option<u64>) -> Option<u64> {
     (0..MAX_LEVELS)
@@ -590,12 +657,19 @@ pub fn conditioner_row(cond: &Conditioner, node: &str, span_s: f64) -> Condition
         max_held: cond.stats.max_held,
         conformant_kbps,
         respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
+        flows: u64::from(cond.flows_seen),
+        contract_kbps: cond.contract_bps() as f64 / 1e3,
+        // the delivered rate is counted at the receivers, which only a caller holding the flows
+        // has (World::report fills it in); NaN (JSON null) otherwise, as in a live report
+        delivered_kbps: f64::NAN,
+        delivered_ros: f64::NAN,
         dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),
     }
 }
 
-/// One row per flow group, in order of first appearance.
-fn group_rows(spec: &Spec, flows: &[FlowRow]) -> Vec<GroupRow> {
+/// One row per flow group, in order of first appearance. `metered`: per conditioner, the
+/// flows it metered and its contract in kb/s.
+fn group_rows(spec: &Spec, flows: &[FlowRow], metered: &[(Vec<usize>, f64)]) -> Vec<GroupRow> {
     let mut order: Vec<&str> = Vec::new();
     for f in &spec.flows {
         if !order.contains(&f.group.as_str()) {
@@ -609,16 +683,29 @@ fn group_rows(spec: &Spec, flows: &[FlowRow]) -> Vec<GroupRow> {
             let tput: Vec<f64> = members.iter().map(|f| f.throughput_kbps).collect();
             let contracts: Option<Vec<f64>> = members.iter().map(|f| f.contract_kbps).collect();
             let goodput: Option<Vec<f64>> = members.iter().map(|f| f.goodput_kbps).collect();
+            // the conditioners that meter this group's flows only, if they cover all of them
+            let in_group = |i: &usize| flows[*i].group == g;
+            let own: Vec<&(Vec<usize>, f64)> = metered
+                .iter()
+                .filter(|(seen, _)| !seen.is_empty() && seen.iter().all(in_group))
+                .collect();
+            let covered = (0..flows.len().min(spec.flows.len()))
+                .filter(in_group)
+                .all(|i| own.iter().any(|(seen, _)| seen.contains(&i)));
+            let contract = (covered && !own.is_empty()).then(|| own.iter().map(|m| m.1).sum());
+            let total: f64 = tput.iter().sum();
             GroupRow {
                 name: g.to_string(),
                 flows: members.len() as u64,
-                throughput_kbps_total: tput.iter().sum(),
+                throughput_kbps_total: total,
                 throughput_kbps_min: tput.iter().copied().fold(f64::INFINITY, f64::min),
                 throughput_kbps_median: fairness::median(&tput).unwrap_or(0.0),
                 throughput_kbps_max: tput.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                 jain: fairness::jain(&tput),
                 goodput_kbps_total: goodput.map(|g| g.iter().sum()),
                 fieb: contracts.and_then(|r| fairness::fieb(&tput, &r)),
+                contract_kbps: contract,
+                delivered_ros: contract.map(|c: f64| total / c),
             }
         })
         .collect()
