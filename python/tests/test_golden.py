@@ -39,6 +39,7 @@ GOLDEN: dict[str, dict[str, str]] = {
     "examples/e3-atm": {},
     "examples/explicit-routes": {},
     "examples/finite-transfers": {},
+    "examples/three-customers": {"duration": "20s"},
     "examples/udp-dumbbell": {},
     "giacomazzi/scenario1": {"max_data_packets": "300000"},
     "giacomazzi/scenario2": {"max_data_packets": "300000"},
@@ -71,6 +72,10 @@ def _bench_names() -> list[str]:
 
 
 def scenario_file(name: str) -> Path:
+    """The scenario file: built-in if the package ships it, else the checkout's own."""
+    builtin = BUILTIN / f"{name}.toml"
+    if builtin.is_file():
+        return builtin
     root = CHECKOUT if name.split("/")[0] in ("examples", "validation") else BUILTIN
     return root / f"{name}.toml"
 
