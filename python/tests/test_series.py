@@ -142,6 +142,13 @@ def test_the_store_keeps_a_series_table_per_run(tmp_path: Path) -> None:
     assert len(flows) == 2 * 6 * 3, "2 runs x 6 instants x 3 flows"
     assert set(queue["queue"]) == {"r1->r2"} and len(queue) == 2 * 31
     assert levels["arrivals"].sum() > 0
+    from afsim.report import store_report
+
+    with Store.open(tmp_path / "store", write=False) as st:
+        page = store_report(st).html()
+    for caption in ("Queue length over time", "Drops per drop-precedence level",
+                    "Delivered rate per flow group"):
+        assert caption in page, caption
 
 
 def test_the_example_runs_by_name_and_plots_every_series(tmp_path: Path) -> None:

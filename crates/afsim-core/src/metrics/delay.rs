@@ -1,32 +1,56 @@
 //! Delay distributions: one-way delay per flow and per code point, queueing delay per
-//! monitored queue, as streaming HDR histograms.
+//! monitored queue, as streaming log-linear histograms.
 //!
-//! Read this first. A delay is recorded in integer nanoseconds into an HdrHistogram (Gil Tene's
-//! High Dynamic Range histogram, the `hdrhistogram` crate 7.x): log-linear buckets that keep
-//! **3 significant decimal digits**, so every quantile read back is within 0.1 % of the value
-//! an exact sort would give (the crate's `value_at_quantile` returns the highest value
-//! equivalent to the bucket's: at most 0.1 % above the true order statistic, never below it).
-//! The smallest distinguishable delay is 1 µs (delays below it share the first bucket, which
-//! the 0.1 % bound already covers for any delay ≥ 1 ms); delays above 1000 s are clamped to
-//! it (`saturating_record`). The maximum is kept exactly, apart from the histogram. A histogram
-//! is allocated at its first sample (about 100 KB), so a flow that delivers nothing, or a code
-//! point no packet carries, costs nothing.
+//! Read this first. A delay is recorded in integer nanoseconds into a histogram bucketed as
+//! Gil Tene's HdrHistogram (High Dynamic Range histogram) buckets values: each power of two
+//! [2^k, 2^(k+1)) is cut into 1024 equal sub-buckets (below 2048 ns every nanosecond has its
+//! own), so a sub-bucket is at most 1/1024 of the values it holds wide and every quantile read
+//! back keeps **3 significant decimal digits**: it is the highest value of the sub-bucket that
+//! holds the exact order statistic, at most 0.1 % above it and never below it (HdrHistogram's
+//! own convention), and never above the maximum, which is kept exactly apart. Delays of 2^40 ns
+//! (about 1100 s) and more share the last sub-bucket (their maximum stays exact). The counts
+//! (31 744 of them, 124 KB) are allocated at the first sample, so a flow that delivers
+//! nothing, or a code point no packet carries, costs nothing; recording is a few shifts and
+//! one increment (the `hdrhistogram` crate's general recorder cost about 60 instructions per
+//! packet-hop more on the bench references, docs/performance.md).
 //!
 //! Not kept: the samples themselves, or delays of packets that are still in flight or dropped.
 
-use hdrhistogram::Histogram;
-
-/// The histogram's lowest distinguishable value, ns (1 µs).
-const LOW_NS: u64 = 1_000;
-/// The histogram's highest trackable value, ns (1000 s); larger delays are clamped to it.
-const HIGH_NS: u64 = 1_000_000_000_000;
+/// Bits of the sub-bucket index: 2^11 sub-buckets in the first bucket, 2^10 new ones in every
+/// bucket after it.
+const SUB_BITS: u32 = 11;
+const SUB_MASK: u64 = (1 << SUB_BITS) - 1;
+/// Values from here on share the last sub-bucket, ns (2^40, about 1100 s).
+const HIGH_NS: u64 = 1 << 40;
+/// Sub-buckets in all: buckets 0 … 29 (the value 2^40 − 1 falls in bucket 29).
+const LEN: usize = (29 << (SUB_BITS - 1)) + (1 << SUB_BITS);
 /// Significant decimal digits kept: a quantile is within 10^-3 of its exact value.
 pub const SIGNIFICANT_DIGITS: u8 = 3;
+
+/// The sub-bucket of a value below `HIGH_NS`.
+#[inline]
+fn index(v: u64) -> usize {
+    let bucket = (64 - (v | SUB_MASK).leading_zeros()) - SUB_BITS;
+    ((bucket as usize) << (SUB_BITS - 1)) + (v >> bucket) as usize
+}
+
+/// The lowest and highest value of sub-bucket `i`, ns.
+fn range(i: usize) -> (u64, u64) {
+    let half = 1usize << (SUB_BITS - 1);
+    let bucket = if i < 2 * half {
+        0
+    } else {
+        (i >> (SUB_BITS - 1)) - 1
+    };
+    let low = ((i - (bucket << (SUB_BITS - 1))) as u64) << bucket;
+    (low, low + (1u64 << bucket) - 1)
+}
 
 /// A streaming delay distribution, allocated at its first sample.
 #[derive(Clone, Debug, Default)]
 pub struct Delays {
-    hist: Option<Box<Histogram<u32>>>,
+    counts: Option<Box<[u32]>>,
+    count: u64,
     sum_ns: u128,
     max_ns: u64,
 }
@@ -63,40 +87,45 @@ impl Delays {
     /// Records one delay.
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        let h = self.hist.get_or_insert_with(|| {
-            Box::new(
-                Histogram::new_with_bounds(LOW_NS, HIGH_NS, SIGNIFICANT_DIGITS)
-                    .expect("valid histogram bounds"),
-            )
-        });
-        h.saturating_record(ns);
+        let counts = self
+            .counts
+            .get_or_insert_with(|| vec![0u32; LEN].into_boxed_slice());
+        let c = &mut counts[index(ns.min(HIGH_NS - 1))];
+        *c = c.saturating_add(1);
+        self.count += 1;
         self.sum_ns += u128::from(ns);
         self.max_ns = self.max_ns.max(ns);
     }
 
     pub fn count(&self) -> u64 {
-        self.hist.as_ref().map_or(0, |h| h.len())
+        self.count
     }
 
-    /// The value at quantile `q` (0 ≤ q ≤ 1), ns: the smallest recorded value, as the
-    /// histogram resolves it, at or above which lie a fraction 1 − q of the samples. `None`
+    /// The value at quantile `q` (0 < q ≤ 1), ns: the highest value of the sub-bucket holding
+    /// the sample of rank ⌈q·n⌉ (at most 0.1 % above it), capped by the exact maximum. `None`
     /// without samples.
     pub fn quantile_ns(&self, q: f64) -> Option<u64> {
-        let h = self.hist.as_ref()?;
-        // a clamped sample reads as HIGH_NS; the exact maximum bounds every quantile
-        Some(h.value_at_quantile(q).min(self.max_ns))
+        let counts = self.counts.as_deref()?;
+        let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
+        let mut seen = 0u64;
+        for (i, &c) in counts.iter().enumerate() {
+            seen += u64::from(c);
+            if seen >= rank {
+                return Some(range(i).1.min(self.max_ns));
+            }
+        }
+        Some(self.max_ns)
     }
 
     /// Count, mean, p50, p90, p99 and the exact maximum; `None` without samples.
     pub fn quantiles(&self) -> Option<Quantiles> {
-        let n = self.count();
-        if n == 0 {
+        if self.count == 0 {
             return None;
         }
         let s = |q: f64| self.quantile_ns(q).unwrap_or(0) as f64 * 1e-9;
         Some(Quantiles {
-            count: n,
-            mean_s: self.sum_ns as f64 / n as f64 * 1e-9,
+            count: self.count,
+            mean_s: self.sum_ns as f64 / self.count as f64 * 1e-9,
             p50_s: s(0.5),
             p90_s: s(0.9),
             p99_s: s(0.99),
@@ -104,19 +133,19 @@ impl Delays {
         })
     }
 
-    /// The histogram as (upper bound of a bucket, ns; samples in it), for the buckets that hold
+    /// The histogram as (upper bound of a bin, ns; samples in it), for the bins that hold
     /// samples, in increasing order: bins a factor `ratio` wide (≥ 1.01) from 1 µs on, so a
     /// plot gets a few dozen bins instead of the histogram's thousands.
     pub fn bins(&self, ratio: f64) -> Vec<(u64, u64)> {
-        let Some(h) = self.hist.as_ref() else {
+        let Some(counts) = self.counts.as_deref() else {
             return Vec::new();
         };
         let ratio = ratio.max(1.01);
         let mut out: Vec<(u64, u64)> = Vec::new();
-        let mut upper = LOW_NS as f64;
+        let mut upper = 1_000.0f64;
         let mut acc = 0u64;
-        for v in h.iter_recorded() {
-            let value = v.value_iterated_to();
+        for (i, &c) in counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+            let value = range(i).1;
             while value as f64 > upper {
                 if acc > 0 {
                     out.push((upper as u64, acc));
@@ -124,7 +153,7 @@ impl Delays {
                 }
                 upper *= ratio;
             }
-            acc += u64::from(v.count_at_value());
+            acc += u64::from(c);
         }
         if acc > 0 {
             out.push((upper as u64, acc));
@@ -149,7 +178,7 @@ mod tests {
             let exact = values[((q * values.len() as f64).ceil() as usize) - 1] as f64;
             let got = d.quantile_ns(q).unwrap() as f64;
             assert!(
-                (got - exact).abs() / exact <= 1e-3,
+                got >= exact && (got - exact) / exact <= 1e-3,
                 "q {q}: {got} against {exact}"
             );
         }
@@ -163,7 +192,7 @@ mod tests {
     #[test]
     fn a_distribution_without_samples_allocates_nothing_and_has_no_quantiles() {
         let d = Delays::default();
-        assert!(d.hist.is_none());
+        assert!(d.counts.is_none());
         assert_eq!(d.quantiles(), None);
         assert!(d.bins(2.0).is_empty());
     }
@@ -174,6 +203,11 @@ mod tests {
         d.record(5_000);
         d.record(2 * HIGH_NS);
         assert_eq!(d.quantiles().unwrap().max_s, 2.0 * HIGH_NS as f64 * 1e-9);
+        assert_eq!(
+            d.quantile_ns(1.0),
+            Some(HIGH_NS - 1),
+            "the last sub-bucket's top"
+        );
         let mut e = Delays::default();
         e.record(123_456_789);
         assert_eq!(e.quantile_ns(0.99), Some(123_456_789));
@@ -189,5 +223,23 @@ mod tests {
         assert_eq!(bins.iter().map(|b| b.1).sum::<u64>(), 1000);
         assert!(bins.windows(2).all(|w| w[0].0 < w[1].0));
         assert!(bins.len() < 40);
+    }
+
+    #[test]
+    fn sub_buckets_tile_the_values_and_are_at_most_a_1024th_of_them_wide() {
+        assert_eq!(index(HIGH_NS - 1), LEN - 1);
+        let mut next = 0u64;
+        for i in 0..LEN {
+            let (low, high) = range(i);
+            assert_eq!(low, next, "sub-bucket {i} starts where the last ended");
+            assert_eq!(index(low), i);
+            assert_eq!(index(high), i);
+            assert!(
+                low < 2048 || (high - low + 1) * 1024 <= low,
+                "{i}: {low}..{high}"
+            );
+            next = high + 1;
+        }
+        assert_eq!(next, HIGH_NS);
     }
 }
