@@ -101,6 +101,8 @@ struct Watch {
     enq_at: Vec<u64>,
     /// Every event (`kind = "events"`).
     trace: Option<QueueTrace>,
+    /// The discipline's ECN marks (all levels) at the last recorded arrival.
+    marks_seen: u64,
 }
 
 /// Counters sampled on a grid for the `[[monitor]]`s of kinds "flows", "conditioners" and

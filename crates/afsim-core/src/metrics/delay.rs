@@ -87,14 +87,23 @@ impl Delays {
     /// Records one delay.
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        let counts = self
-            .counts
-            .get_or_insert_with(|| vec![0u32; LEN].into_boxed_slice());
-        let c = &mut counts[index(ns.min(HIGH_NS - 1))];
-        *c = c.saturating_add(1);
+        let i = index(ns.min(HIGH_NS - 1));
+        match self.counts.as_deref_mut() {
+            Some(counts) => counts[i] = counts[i].saturating_add(1),
+            None => self.first(i),
+        }
         self.count += 1;
         self.sum_ns += u128::from(ns);
         self.max_ns = self.max_ns.max(ns);
+    }
+
+    /// The first sample: the counts are allocated.
+    #[cold]
+    #[inline(never)]
+    fn first(&mut self, i: usize) {
+        let mut counts = vec![0u32; LEN].into_boxed_slice();
+        counts[i] = 1;
+        self.counts = Some(counts);
     }
 
     pub fn count(&self) -> u64 {

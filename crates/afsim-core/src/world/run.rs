@@ -5,9 +5,11 @@
 use crate::edge::conditioner::Outcome;
 use crate::metrics::series::CountSeries;
 use crate::metrics::trace::{QueueEvent, Record};
+use crate::net::dscp::ColourTable;
+use crate::net::dscp::MAX_LEVELS;
 use crate::net::loss::Loss;
-use crate::net::packet::PacketId;
 use crate::net::packet::{proto, Packet, TransportHeader};
+use crate::net::packet::{PacketId, Pool};
 use crate::net::pcap;
 use crate::net::routing::NO_ROUTE;
 use crate::queue::{AnyQueue, DropReason};
@@ -17,7 +19,7 @@ use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::{AnyAgent, Ctx};
 
 /// `receive`'s `via` for packets an agent sent from the node itself.
-use super::{Progress, RunError, StopReason, World, CONTROL, LOCAL};
+use super::{Port, Progress, RunError, StopReason, World, CONTROL, LOCAL};
 
 impl World {
     /// Runs the event loop until a stop condition of the spec is met.
@@ -153,9 +155,8 @@ impl World {
             return;
         };
         if p.watch.is_some() {
-            self.watch_departure(port, id);
+            watch_departure(p, &self.pool, &self.colours, self.now, id);
         }
-        let p = &mut self.ports[port];
         let pkt = self.pool.get(id);
         let size = pkt.size;
         p.stats.levels[usize::from(self.colours.level(pkt.dscp))].departures += 1;
@@ -313,11 +314,6 @@ impl World {
         p.stats.arrival_bytes += size;
         p.stats.levels[level].arrivals += 1;
         let watched = p.watch.is_some();
-        let marks_before = if watched {
-            p.queue.ecn_marks(level)
-        } else {
-            None
-        };
         match p.queue.enqueue(self.now, id, &mut self.pool, &mut p.rng) {
             Ok(()) => {
                 let len = p.queue.len_packets() as u64;
@@ -325,15 +321,8 @@ impl World {
                     p.stats.max_len_packets = len;
                 }
                 if watched {
-                    let marked = p.queue.ecn_marks(level) > marks_before;
-                    let event = if marked {
-                        QueueEvent::Mark
-                    } else {
-                        QueueEvent::Enqueue
-                    };
-                    self.watch_arrival(port, id, event, u8::MAX);
+                    watch_arrival(p, &self.pool, &self.colours, self.now, id, None);
                 }
-                let p = &mut self.ports[port];
                 // invariant: packets wait only behind a busy transmitter with a TxDone pending
                 if !p.tx_pending {
                     if p.busy_until <= self.now {
@@ -351,7 +340,7 @@ impl World {
                 p.stats.drop_bytes[r] += size;
                 p.stats.levels[level].drops[r] += 1;
                 if watched {
-                    self.watch_arrival(port, id, QueueEvent::Drop, r as u8);
+                    watch_arrival(p, &self.pool, &self.colours, self.now, id, Some(r as u8));
                 }
                 self.drop_packet(id);
             }
@@ -538,60 +527,6 @@ impl World {
         self.note_completion(flow);
     }
 
-    /// Records an arrival at a watched port (`[[monitor]]`): its event, and for an accepted
-    /// packet its enqueue instant (for the queueing delay).
-    #[cold]
-    fn watch_arrival(&mut self, port: usize, id: PacketId, event: QueueEvent, reason: u8) {
-        let p = &mut self.ports[port];
-        let len = u32::try_from(p.queue.len_packets()).unwrap_or(u32::MAX);
-        let w = p.watch.as_deref_mut().expect("a watched port");
-        let pkt = self.pool.get(id);
-        if event != QueueEvent::Drop && w.sojourn.is_some() {
-            let slot = id as usize;
-            if w.enq_at.len() <= slot {
-                w.enq_at.resize(slot + 1, 0);
-            }
-            w.enq_at[slot] = self.now.0;
-        }
-        if let Some(t) = w.trace.as_mut() {
-            t.push(Record {
-                time_ns: self.now.0,
-                event,
-                flow: pkt.flow,
-                dscp: pkt.dscp,
-                level: self.colours.level(pkt.dscp),
-                size_bytes: pkt.size,
-                len_packets: len,
-                reason,
-            });
-        }
-    }
-
-    /// Records a departure from a watched port: its queueing delay and its event.
-    #[cold]
-    fn watch_departure(&mut self, port: usize, id: PacketId) {
-        let p = &mut self.ports[port];
-        let len = u32::try_from(p.queue.len_packets()).unwrap_or(u32::MAX);
-        let w = p.watch.as_deref_mut().expect("a watched port");
-        let pkt = self.pool.get(id);
-        if let Some(d) = w.sojourn.as_mut() {
-            let at = w.enq_at.get(id as usize).copied().unwrap_or(self.now.0);
-            d.record(self.now.0.saturating_sub(at));
-        }
-        if let Some(t) = w.trace.as_mut() {
-            t.push(Record {
-                time_ns: self.now.0,
-                event: QueueEvent::Dequeue,
-                flow: pkt.flow,
-                dscp: pkt.dscp,
-                level: self.colours.level(pkt.dscp),
-                size_bytes: pkt.size,
-                len_packets: len,
-                reason: u8::MAX,
-            });
-        }
-    }
-
     /// Writes every grid instant up to and including `t` (`[[monitor]]` counters), with the
     /// counts as they are before the events at `t` run; called before each event at or past
     /// the next instant, and at the end of the run.
@@ -660,5 +595,77 @@ impl World {
                 .iter()
                 .map(|c| c.held() as u64)
                 .sum::<u64>()
+    }
+}
+
+/// Records an arrival at a watched port (`[[monitor]]`), just after the discipline took
+/// it (`dropped`: the drop's reason index) or refused it: its event, and for an accepted
+/// packet its enqueue instant (for the queueing delay). A mark is a rise of the
+/// discipline's ECN-mark counters, which count at arrivals only.
+#[cold]
+#[inline(never)]
+fn watch_arrival(
+    p: &mut Port,
+    pool: &Pool,
+    colours: &ColourTable,
+    now: SimTime,
+    id: PacketId,
+    dropped: Option<u8>,
+) {
+    let w = p.watch.as_deref_mut().expect("a watched port");
+    if dropped.is_none() && w.sojourn.is_some() {
+        let slot = id as usize;
+        if w.enq_at.len() <= slot {
+            w.enq_at.resize(slot + 1, 0);
+        }
+        w.enq_at[slot] = now.0;
+    }
+    let Some(t) = w.trace.as_mut() else {
+        return;
+    };
+    let marks: u64 = (0..MAX_LEVELS)
+        .map(|l| p.queue.ecn_marks(l).unwrap_or(0))
+        .sum();
+    let (event, reason) = match dropped {
+        Some(r) => (QueueEvent::Drop, r),
+        None if marks > w.marks_seen => (QueueEvent::Mark, u8::MAX),
+        None => (QueueEvent::Enqueue, u8::MAX),
+    };
+    w.marks_seen = marks;
+    let pkt = pool.get(id);
+    t.push(Record {
+        time_ns: now.0,
+        event,
+        flow: pkt.flow,
+        dscp: pkt.dscp,
+        level: colours.level(pkt.dscp),
+        size_bytes: pkt.size,
+        len_packets: u32::try_from(p.queue.len_packets()).unwrap_or(u32::MAX),
+        reason,
+    });
+}
+
+/// Records a departure from a watched port: its queueing delay and its event.
+#[cold]
+#[inline(never)]
+fn watch_departure(p: &mut Port, pool: &Pool, colours: &ColourTable, now: SimTime, id: PacketId) {
+    let len = u32::try_from(p.queue.len_packets()).unwrap_or(u32::MAX);
+    let w = p.watch.as_deref_mut().expect("a watched port");
+    let pkt = pool.get(id);
+    if let Some(d) = w.sojourn.as_mut() {
+        let at = w.enq_at.get(id as usize).copied().unwrap_or(now.0);
+        d.record(now.0.saturating_sub(at));
+    }
+    if let Some(t) = w.trace.as_mut() {
+        t.push(Record {
+            time_ns: now.0,
+            event: QueueEvent::Dequeue,
+            flow: pkt.flow,
+            dscp: pkt.dscp,
+            level: colours.level(pkt.dscp),
+            size_bytes: pkt.size,
+            len_packets: len,
+            reason: u8::MAX,
+        });
     }
 }
