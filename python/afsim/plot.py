@@ -65,7 +65,7 @@ def plot(results: Results, path: Path) -> Path:
         ax.grid(alpha=0.3)
     fig.suptitle(f"{results.scenario}  ·  seed {results.seed}  ·  {results.end_time_s:g} simulated s",
                  fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (3.2 * len(panels))))  # room for the title
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -95,6 +95,10 @@ def _queues(r: Results, ax) -> None:
     _legend(ax, 2 * n)
 
 
+#: Lines of a colour level drawn in that colour (the colour table's names).
+_COLOURS = {"green": "#2ca02c", "yellow": "#e6b800", "red": "#d62728"}
+
+
 def _interval(t) -> float:
     """A grid's interval: its first instant (grids start one interval after time 0)."""
     return float(t.min())
@@ -109,8 +113,9 @@ def _drops(r: Results, ax) -> None:
         if g["drops"].sum() == 0:
             continue
         dt = _interval(g["time_s"])
-        label = f"{queue} {names.get((queue, int(level)), f'level {level}')}"
-        ax.step(g["time_s"], g["drops"] / dt, where="pre", lw=0.9, label=label)
+        colour = names.get((queue, int(level)), f"level {level}")
+        ax.step(g["time_s"], g["drops"] / dt, where="pre", lw=0.9, label=f"{queue} {colour}",
+                color=_COLOURS.get(colour))
         n += 1
     ax.set_ylabel("drops per s")
     ax.set_xlabel("time (s)")
