@@ -8,10 +8,12 @@
 //! back keeps **3 significant decimal digits**: it is the highest value of the sub-bucket that
 //! holds the exact order statistic, at most 0.1 % above it and never below it (HdrHistogram's
 //! own convention), and never above the maximum, which is kept exactly apart. Delays of 2^40 ns
-//! (about 1100 s) and more share the last sub-bucket (their maximum stays exact). The counts
-//! (31 744 of them, 124 KB) are allocated at the first sample, so a flow that delivers
-//! nothing, or a code point no packet carries, costs nothing; recording is a few shifts and
-//! one increment (docs/performance.md measures it against the `hdrhistogram` crate's, which
+//! (about 1100 s) and more share the last sub-bucket (their maximum stays exact). The 31 744
+//! counts come in 31 chunks of 1024 (4 KB), each allocated at its first sample: a flow whose
+//! delays span a factor of 3 holds two or three chunks (8–12 KB), a flow that delivers
+//! nothing, or a code point no packet carries, none — so 10 000 flows cost about 100 MB, not
+//! the 1.2 GB whole histograms would; recording is a few shifts, a chunk test and one
+//! increment (docs/performance.md measures it against the `hdrhistogram` crate's, which
 //! gave the same numbers).
 //!
 //! Not kept: the samples themselves, or delays of packets that are still in flight or dropped.
@@ -24,6 +26,10 @@ const SUB_MASK: u64 = (1 << SUB_BITS) - 1;
 const HIGH_NS: u64 = 1 << 40;
 /// Sub-buckets in all: buckets 0 … 29 (the value 2^40 − 1 falls in bucket 29).
 const LEN: usize = (29 << (SUB_BITS - 1)) + (1 << SUB_BITS);
+/// Counts are allocated in chunks of 2^CHUNK_BITS sub-buckets (one bucket's new half).
+const CHUNK_BITS: u32 = SUB_BITS - 1;
+const CHUNK: usize = 1 << CHUNK_BITS;
+const CHUNKS: usize = LEN / CHUNK;
 /// Significant decimal digits kept: a quantile is within 10^-3 of its exact value.
 pub const SIGNIFICANT_DIGITS: u8 = 3;
 
@@ -49,7 +55,8 @@ fn range(i: usize) -> (u64, u64) {
 /// A streaming delay distribution, allocated at its first sample.
 #[derive(Clone, Debug, Default)]
 pub struct Delays {
-    counts: Option<Box<[u32]>>,
+    /// `CHUNKS` chunks of `CHUNK` counts, each allocated at its first sample.
+    chunks: Vec<Option<Box<[u32; CHUNK]>>>,
     count: u64,
     sum_ns: u128,
     max_ns: u64,
@@ -88,8 +95,15 @@ impl Delays {
     #[inline]
     pub fn record(&mut self, ns: u64) {
         let i = index(ns.min(HIGH_NS - 1));
-        match self.counts.as_deref_mut() {
-            Some(counts) => counts[i] = counts[i].saturating_add(1),
+        match self
+            .chunks
+            .get_mut(i >> CHUNK_BITS)
+            .and_then(Option::as_deref_mut)
+        {
+            Some(chunk) => {
+                let c = &mut chunk[i & (CHUNK - 1)];
+                *c = c.saturating_add(1);
+            }
             None => self.first(i),
         }
         self.count += 1;
@@ -97,13 +111,33 @@ impl Delays {
         self.max_ns = self.max_ns.max(ns);
     }
 
-    /// The first sample: the counts are allocated.
+    /// The first sample of a chunk: the chunk (and at the very first, the chunk table) is
+    /// allocated.
     #[cold]
     #[inline(never)]
     fn first(&mut self, i: usize) {
-        let mut counts = vec![0u32; LEN].into_boxed_slice();
-        counts[i] = 1;
-        self.counts = Some(counts);
+        if self.chunks.is_empty() {
+            self.chunks.resize_with(CHUNKS, || None);
+        }
+        let mut chunk = Box::new([0u32; CHUNK]);
+        chunk[i & (CHUNK - 1)] = 1;
+        self.chunks[i >> CHUNK_BITS] = Some(chunk);
+    }
+
+    /// The sub-buckets that hold samples, in order: (index, count). Chunks never allocated
+    /// are skipped whole.
+    fn recorded(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        self.chunks
+            .iter()
+            .enumerate()
+            .filter_map(|(k, c)| c.as_deref().map(|chunk| (k, chunk)))
+            .flat_map(|(k, chunk)| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &c)| c > 0)
+                    .map(move |(j, &c)| ((k << CHUNK_BITS) + j, c))
+            })
     }
 
     pub fn count(&self) -> u64 {
@@ -114,10 +148,12 @@ impl Delays {
     /// the sample of rank ⌈q·n⌉ (at most 0.1 % above it), capped by the exact maximum. `None`
     /// without samples.
     pub fn quantile_ns(&self, q: f64) -> Option<u64> {
-        let counts = self.counts.as_deref()?;
+        if self.count == 0 {
+            return None;
+        }
         let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
         let mut seen = 0u64;
-        for (i, &c) in counts.iter().enumerate() {
+        for (i, c) in self.recorded() {
             seen += u64::from(c);
             if seen >= rank {
                 return Some(range(i).1.min(self.max_ns));
@@ -146,14 +182,14 @@ impl Delays {
     /// samples, in increasing order: bins a factor `ratio` wide (≥ 1.01) from 1 µs on, so a
     /// plot gets a few dozen bins instead of the histogram's thousands.
     pub fn bins(&self, ratio: f64) -> Vec<(u64, u64)> {
-        let Some(counts) = self.counts.as_deref() else {
+        if self.count == 0 {
             return Vec::new();
-        };
+        }
         let ratio = ratio.max(1.01);
         let mut out: Vec<(u64, u64)> = Vec::new();
         let mut upper = 1_000.0f64;
         let mut acc = 0u64;
-        for (i, &c) in counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+        for (i, c) in self.recorded() {
             let value = range(i).1;
             while value as f64 > upper {
                 if acc > 0 {
@@ -201,7 +237,7 @@ mod tests {
     #[test]
     fn a_distribution_without_samples_allocates_nothing_and_has_no_quantiles() {
         let d = Delays::default();
-        assert!(d.counts.is_none());
+        assert!(d.chunks.is_empty());
         assert_eq!(d.quantiles(), None);
         assert!(d.bins(2.0).is_empty());
     }
@@ -250,5 +286,19 @@ mod tests {
             next = high + 1;
         }
         assert_eq!(next, HIGH_NS);
+    }
+
+    #[test]
+    fn only_the_chunks_that_hold_samples_are_allocated() {
+        let mut d = Delays::default();
+        for k in 0..1000u64 {
+            d.record(40_000_000 + k * 10_000); // 40 … 50 ms: within one power of two
+        }
+        assert_eq!(d.chunks.len(), CHUNKS);
+        assert_eq!(d.chunks.iter().filter(|c| c.is_some()).count(), 1);
+        assert_eq!(d.recorded().map(|(_, c)| u64::from(c)).sum::<u64>(), 1000);
+        assert!(d
+            .recorded()
+            .all(|(i, _)| range(i).1 >= 40_000_000 && range(i).0 <= 50_000_000));
     }
 }
