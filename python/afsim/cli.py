@@ -127,10 +127,17 @@ def build_parser() -> argparse.ArgumentParser:
         "(default FILE: r1-r2.pcap, in --out if given); repeatable",
     )
     run_p.add_argument(
-        "--monitor", action="append", default=[], metavar="QUEUE[@INTERVAL]",
-        help="sample the queue of QUEUE (a link direction, 'r1->r2') every INTERVAL (default "
-        "10ms): length, bytes and the discipline's averages over time (monitor.parquet in "
-        "--out; percentiles in the tables); repeatable",
+        "--monitor", action="append", default=[], metavar="WHAT[@INTERVAL]",
+        help="sample WHAT every INTERVAL (default 10ms): a queue (a link direction, 'r1->r2': "
+        "length, bytes, the discipline's averages, arrivals/drops/marks per colour, queueing "
+        "delays), 'flows' (each flow's delivered bytes and drops per interval) or "
+        "'conditioners' (green/yellow/red per interval); Parquet files in --out, percentiles "
+        "in the tables; repeatable",
+    )
+    run_p.add_argument(
+        "--trace-queue", action="append", default=[], metavar="QUEUE",
+        help="record every event (enqueue, mark, drop, dequeue: time, flow, code point, "
+        "length) of QUEUE ('r1->r2'; queue_events.parquet in --out); repeatable",
     )
     run_p.add_argument(
         "--plot", type=Path, metavar="FILE",
@@ -420,6 +427,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             scenario = scenario.with_monitor(port, interval or "10ms")
         except ValueError as e:
             raise UsageError(f"--monitor {text}: {e}") from None
+    for port in args.trace_queue:
+        try:
+            scenario = scenario.with_queue_trace(port)
+        except ValueError as e:
+            raise UsageError(f"--trace-queue {port}: {e}") from None
     if args.plot is not None:
         from afsim.plot import check_plot_path
 

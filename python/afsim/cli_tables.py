@@ -193,6 +193,28 @@ def print_af_tables(results: Results, console: Console) -> None:
                ("delivered_ros", "delivered / contract", "{:.2%}")]
               if "contract_kbps" in g and g["contract_kbps"].notna().any() else []),
         ])
+    ms = [("mean_delay_s", "mean", "{:.2f}"), ("delay_p50_s", "p50", "{:.2f}"),
+          ("delay_p90_s", "p90", "{:.2f}"), ("delay_p99_s", "p99", "{:.2f}"),
+          ("delay_max_s", "max", "{:.2f}")]
+
+    def in_ms(df: Any, cols: list[str]) -> Any:
+        return df.assign(**{c: df[c] * 1e3 for c in cols})
+
+    f = results.flows
+    if "delay_p50_s" in f.columns and f["delay_p50_s"].notna().any() and len(f) <= 24:
+        table("One-way delay per flow (ms; percentiles within 0.1 %)",
+              in_ms(f[f["delay_p50_s"].notna()], [c for c, _, _ in ms]),
+              [("name", "flow", "{}"), *ms])
+    d = results.delay_classes
+    if len(d):
+        table("One-way delay per code point at delivery (ms)", in_ms(d, [c for c, _, _ in ms]),
+              [("code_point", "code point", "{}"), ("packets", "packets", "{:,}"), *ms])
+    qd = results.queue_delays
+    if len(qd):
+        cols = ["mean_s", "p50_s", "p90_s", "p99_s", "max_s"]
+        table("Queueing delay of sampled queues (ms)", in_ms(qd, cols), [
+            ("queue", "queue", "{}"), ("count", "packets", "{:,}"),
+            *((c, c.removesuffix("_s"), "{:.2f}") for c in cols)])
     if len(results.monitor):
         table("Sampled queues (--monitor): length over time, packets", monitor_summary(results.monitor), [
             ("queue", "queue", "{}"), ("samples", "samples", "{:,}"),

@@ -2,7 +2,10 @@
 
 Read this first: nothing here computes a result; every panel draws a table of ``Results`` as
 it is. The panels, top to bottom, appear when their table has rows: each sampled queue's length
-and the discipline's average over time (``[[monitor]]``, ``--monitor``), each traced TCP
+and the discipline's average over time (``[[monitor]]``, ``--monitor``), its drops per colour
+per interval and its queueing-delay histogram, each flow group's delivered rate per interval
+(``kind = "flows"``), the conditioners' packets by colour per interval (``kind =
+"conditioners"``), each traced TCP
 sender's cwnd (``trace = true``), each traced TFRC sender's rate X and X_recv, each CSA's α; the
 last panel is always the flows' throughput (and goodput where TCP has one) against their
 contracts. The file's suffix picks the format (.png, .svg, .pdf).
@@ -41,6 +44,14 @@ def plot(results: Results, path: Path) -> Path:
     panels = []
     if len(results.monitor):
         panels.append(("queues", _queues))
+    if len(results.monitor_levels) and results.monitor_levels["drops"].sum() > 0:
+        panels.append(("drops", _drops))
+    if len(results.queue_delay_hist):
+        panels.append(("queue delay", _queue_delay))
+    if len(results.monitor_flows):
+        panels.append(("rates", _rates))
+    if len(results.monitor_conditioners):
+        panels.append(("colours", _colours))
     if len(results.traces):
         panels.append(("cwnd", _cwnd))
     if len(results.tfrc_traces):
@@ -54,7 +65,7 @@ def plot(results: Results, path: Path) -> Path:
         ax.grid(alpha=0.3)
     fig.suptitle(f"{results.scenario}  ·  seed {results.seed}  ·  {results.end_time_s:g} simulated s",
                  fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (3.2 * len(panels))))  # room for the title
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -82,6 +93,74 @@ def _queues(r: Results, ax) -> None:
     ax.set_xlabel("time (s)")
     ax.set_title("sampled queues (--monitor): length and the discipline's average", fontsize=10)
     _legend(ax, 2 * n)
+
+
+#: Lines of a colour level drawn in that colour (the colour table's names).
+_COLOURS = {"green": "#2ca02c", "yellow": "#e6b800", "red": "#d62728"}
+
+
+def _interval(t) -> float:
+    """A grid's interval: its first instant (grids start one interval after time 0)."""
+    return float(t.min())
+
+
+def _drops(r: Results, ax) -> None:
+    lv = r.monitor_levels
+    names = {(q, int(lvl)): c for q, lvl, c in zip(r.colours["queue"], r.colours["level"],
+                                                    r.colours["colour"])} if len(r.colours) else {}
+    n = 0
+    for (queue, level), g in lv.groupby(["queue", "level"], sort=False):
+        if g["drops"].sum() == 0:
+            continue
+        dt = _interval(g["time_s"])
+        colour = names.get((queue, int(level)), f"level {level}")
+        ax.step(g["time_s"], g["drops"] / dt, where="pre", lw=0.9, label=f"{queue} {colour}",
+                color=_COLOURS.get(colour))
+        n += 1
+    ax.set_ylabel("drops per s")
+    ax.set_xlabel("time (s)")
+    ax.set_title("sampled queues: drops per drop-precedence level, per interval", fontsize=10)
+    _legend(ax, n)
+
+
+def _queue_delay(r: Results, ax) -> None:
+    h = r.queue_delay_hist
+    for queue, g in h.groupby("queue", sort=False):
+        total = g["count"].sum()
+        ax.step(g["bin_upper_s"] * 1e3, g["count"] / total, where="pre", lw=1.0, label=str(queue))
+    ax.set_xscale("log")
+    ax.set_ylabel("share of packets")
+    ax.set_xlabel("queueing delay (ms, bins 10 % wide)")
+    ax.set_title("sampled queues: queueing delay (enqueue to start of transmission)", fontsize=10)
+    _legend(ax, h["queue"].nunique())
+
+
+def _rates(r: Results, ax) -> None:
+    fs = r.monitor_flows
+    group = dict(zip(r.flows["name"], r.flows["group"]))
+    by = fs.assign(group=fs["flow"].map(group)).groupby(["group", "time_s"], sort=False)
+    rate = by["rate_kbps"].sum().reset_index()
+    groups = list(rate.groupby("group", sort=False))
+    for g_name, g in groups:
+        ax.step(g["time_s"], g["rate_kbps"], where="pre", lw=1.0, label=str(g_name))
+    ax.set_ylabel("kb/s")
+    ax.set_xlabel("time (s)")
+    ax.set_title("delivered rate per flow group, per interval (monitor kind = flows)", fontsize=10)
+    _legend(ax, len(groups))
+
+
+def _colours(r: Results, ax) -> None:
+    cs = r.monitor_conditioners
+    total = cs.groupby("time_s", sort=True)[["green_bytes", "yellow_bytes", "red_bytes"]].sum()
+    dt = _interval(cs["time_s"])
+    t = total.index.to_numpy()
+    kbps = [total[c].to_numpy() * 8.0 / dt / 1e3 for c in ("green_bytes", "yellow_bytes", "red_bytes")]
+    ax.stackplot(t, *kbps, colors=["#2ca02c", "#e6b800", "#d62728"], labels=["green", "yellow", "red"],
+                 step="pre", alpha=0.8)
+    ax.set_ylabel("kb/s metered")
+    ax.set_xlabel("time (s)")
+    ax.set_title("edge conditioners: traffic by colour, all conditioners, per interval", fontsize=10)
+    ax.legend(fontsize=8, loc="best")
 
 
 def _cwnd(r: Results, ax) -> None:

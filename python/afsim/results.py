@@ -30,6 +30,7 @@ OUTPUT_FILES = (
     "csas.csv",
     "sima_queues.csv",
     "sima_levels.csv",
+    "delay_classes.csv",
     "flows.parquet",
     "queues.parquet",
     "colours.parquet",
@@ -39,6 +40,23 @@ OUTPUT_FILES = (
     "csas.parquet",
     "sima_queues.parquet",
     "sima_levels.parquet",
+    "delay_classes.parquet",
+)
+
+#: The time series and event records ``Results.write`` adds as Parquet when a run has them
+#: (``[[monitor]]``), in the order it writes them.
+SERIES_FILES = (
+    "traces",
+    "tfrc_traces",
+    "alpha",
+    "dp_trace",
+    "monitor",
+    "monitor_levels",
+    "monitor_flows",
+    "monitor_conditioners",
+    "queue_delays",
+    "queue_delay_hist",
+    "queue_events",
 )
 
 #: Columns of a TFRC trace (afsim-core `transport::tfrc::trace::FIELDS`).
@@ -49,7 +67,18 @@ MONITOR_COLUMNS = ("time_s", "len_packets", "len_bytes", "avg", "avg_in")
 
 #: The report's small tables, built from its JSON rows (a handful of rows each).
 SMALL_TABLES = ("colours", "code_points", "conditioners", "groups", "csas", "sima_queues",
-                "sima_levels")
+                "sima_levels", "delay_classes")
+
+#: Columns of the per-interval counters (afsim-core `metrics::series::CountSeries`).
+FLOW_SERIES_COLUMNS = ("time_s", "flow", "delivered_packets", "delivered_bytes",
+                       "dropped_packets")
+CONDITIONER_SERIES_COLUMNS = ("time_s", "conditioner", "green_packets", "yellow_packets",
+                              "red_packets", "green_bytes", "yellow_bytes", "red_bytes", "dropped")
+LEVEL_SERIES_COLUMNS = ("time_s", "level", "arrivals", "departures", "drops", "ecn_marks")
+#: Columns of a queue's event record (afsim-core `metrics::trace::QueueTrace`).
+QUEUE_EVENT_COLUMNS = ("time_s", "event", "flow", "dscp", "level", "size_bytes", "len_packets",
+                       "reason")
+QUEUE_DELAY_COLUMNS = ("count", "mean_s", "p50_s", "p90_s", "p99_s", "max_s")
 
 
 @dataclass(frozen=True)
@@ -83,6 +112,10 @@ class Results:
     #: One row per (SIMA core queue, class, drop precedence) that saw packets: arrivals,
     #: departures, drops below DP_a and overflow drops, loss ratio.
     sima_levels: pd.DataFrame
+    #: One row per code point that delivered packets (the one they carry at delivery): the
+    #: one-way delay of the flows' forward packets, count, mean, p50, p90, p99 (within 0.1 %)
+    #: and max, in seconds.
+    delay_classes: pd.DataFrame
     #: α of each CSA over time (csa, time_s, alpha), one row per change. Empty if none.
     alpha: pd.DataFrame
     #: TCP sender time series (flows with ``trace = true``), one row per change of state:
@@ -98,6 +131,26 @@ class Results:
     #: len_packets, len_bytes, avg and avg_in (the discipline's averages as last computed: RED's
     #: and WRED's avg, RIO's avg_total and avg_in; NaN where it keeps none). Empty if none.
     monitor: pd.DataFrame
+    #: Per sampled queue, drop-precedence level and interval: queue, time_s (the interval's
+    #: end: counts of [time_s − interval, time_s)), level, arrivals, departures, drops,
+    #: ecn_marks. Empty if none.
+    monitor_levels: pd.DataFrame
+    #: Per flow and interval (``[[monitor]] kind = "flows"``): time_s (the interval's end),
+    #: flow, delivered_packets, delivered_bytes, dropped_packets (forward direction) and
+    #: rate_kbps (delivered bits / interval, kb/s). Empty if none.
+    monitor_flows: pd.DataFrame
+    #: Per conditioner and interval (``kind = "conditioners"``): time_s, conditioner,
+    #: green/yellow/red packets and bytes, dropped. Empty if none.
+    monitor_conditioners: pd.DataFrame
+    #: Per sampled queue: its queueing delay (enqueue to start of transmission), count,
+    #: mean_s, p50_s, p90_s, p99_s (HDR histogram, within 0.1 %) and max_s. Empty if none.
+    queue_delays: pd.DataFrame
+    #: The same delays as a histogram: queue, bin_upper_s (bins a factor 1.1 wide), count.
+    queue_delay_hist: pd.DataFrame
+    #: Every event of the traced queues (``kind = "events"``, ``--trace-queue``): queue,
+    #: time_s, event (enqueue, mark, drop, dequeue), flow, dscp, level, size_bytes,
+    #: len_packets (after the event), reason (a drop's). Empty if none.
+    queue_events: pd.DataFrame
     conservation: dict[str, Any]
     #: Wall-clock seconds of the core run (not part of the report: it differs between runs).
     wall_seconds: float
@@ -128,6 +181,16 @@ class Results:
             alpha=_long("csa", result.alpha_traces(), ["time_s", "alpha"]),
             dp_trace=_long("conditioner", result.dp_traces(), ["time_s", "flow", "dp", "mbr_bps"]),
             monitor=_long("queue", result.queue_series(), list(MONITOR_COLUMNS)),
+            monitor_levels=_long("queue", result.level_series(), list(LEVEL_SERIES_COLUMNS)),
+            monitor_flows=_with_rate(_columns(result.flow_series(), FLOW_SERIES_COLUMNS)),
+            monitor_conditioners=_columns(result.conditioner_series(),
+                                          CONDITIONER_SERIES_COLUMNS),
+            queue_delays=_delays(result.queue_delays()),
+            queue_delay_hist=_long("queue", {q: {"bin_upper_s": d["bin_upper_s"],
+                                                 "count": d["bin_count"]}
+                                             for q, d in result.queue_delays().items()},
+                                   ["bin_upper_s", "count"]),
+            queue_events=_long("queue", result.queue_traces(), list(QUEUE_EVENT_COLUMNS)),
             conservation=summary["conservation"],
             wall_seconds=result.wall_seconds,
             events=result.events,
@@ -152,20 +215,12 @@ class Results:
         report's exact bytes) and each table (flows, queues, colours, code points, conditioners,
         groups, CSAs,
         SIMA queues and levels) as CSV and Parquet, plus the time series that exist (traces,
-        tfrc_traces, alpha, dp_trace, monitor) as Parquet. Returns their paths."""
+        tfrc_traces, alpha, dp_trace and the monitors', ``SERIES_FILES``) as Parquet. Returns
+        their paths."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = [out / name for name in OUTPUT_FILES]
-        if len(self.traces):
-            paths.append(out / "traces.parquet")
-        if len(self.tfrc_traces):
-            paths.append(out / "tfrc_traces.parquet")
-        if len(self.alpha):
-            paths.append(out / "alpha.parquet")
-        if len(self.dp_trace):
-            paths.append(out / "dp_trace.parquet")
-        if len(self.monitor):
-            paths.append(out / "monitor.parquet")
+        paths += [out / f"{name}.parquet" for name in SERIES_FILES if len(getattr(self, name))]
         for path in paths:
             if path.name == "summary.json":
                 path.write_text(self.summary_json, encoding="utf-8")
@@ -192,3 +247,29 @@ def _long(key: str, columns: dict[str, dict[str, Any]], names: list[str]) -> pd.
 def _traces(columns: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """TCP sender traces as one long table."""
     return _long("flow", columns, ["time_s", "cwnd", "ssthresh", "srtt", "rto", "bytes_in_flight"])
+
+
+def _columns(columns: dict[str, Any] | None, names: tuple[str, ...]) -> pd.DataFrame:
+    """A table from one column dict (None: the empty table with these columns)."""
+    import pandas as pd
+
+    if columns is None:
+        return pd.DataFrame(columns=list(names))
+    return pd.DataFrame(columns)
+
+
+def _with_rate(flows: pd.DataFrame) -> pd.DataFrame:
+    """Adds rate_kbps to a flows series: the interval is its first instant (the grid starts
+    one interval after time 0)."""
+    if not len(flows):
+        return flows.assign(rate_kbps=[])
+    interval_s = float(flows["time_s"].min())
+    return flows.assign(rate_kbps=flows["delivered_bytes"] * 8.0 / interval_s / 1e3)
+
+
+def _delays(columns: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """One row per sampled queue: its queueing delay's count, mean and percentiles."""
+    import pandas as pd
+
+    rows = [{"queue": q, **{k: d[k] for k in QUEUE_DELAY_COLUMNS}} for q, d in columns.items()]
+    return pd.DataFrame(rows, columns=["queue", *QUEUE_DELAY_COLUMNS])

@@ -74,8 +74,10 @@ def _bench_names() -> list[str]:
 
 
 def scenario_file(name: str) -> Path:
-    if (BUILTIN / f"{name}.toml").is_file():  # a built-in example (examples/three-customers)
-        return BUILTIN / f"{name}.toml"
+    """The scenario file: built-in if the package ships it, else the checkout's own."""
+    builtin = BUILTIN / f"{name}.toml"
+    if builtin.is_file():
+        return builtin
     root = CHECKOUT if name.split("/")[0] in ("examples", "validation") else BUILTIN
     return root / f"{name}.toml"
 

@@ -66,7 +66,7 @@ def test_a_monitor_table_in_the_file_and_monitor_parquet(tmp_path: Path) -> None
     ('queue = "r1"', "monitor[0].queue", "is not a queue"),
     ('queue = "r1->r2"\ninterval = "0ms"', "monitor[0].interval", "greater than zero"),
     ('queue = "r1->r2"\ninterval = 5', "monitor[0].interval", "expected a time"),
-    ('queue = "r1->r2"\nevery = "1ms"', "monitor[0].every", "the fields are: queue, interval"),
+    ('queue = "r1->r2"\nevery = "1ms"', "monitor[0].every", "the fields are: kind, queue, interval"),
     ('interval = "1ms"', "monitor[0]", "queue"),
 ])
 def test_a_bad_monitor_names_its_file_line_and_field(tmp_path: Path, table: str, field: str,

@@ -222,12 +222,37 @@ def test_a_run_stopped_at_t_is_the_prefix_of_the_longer_run() -> None:
     total = {f.name: 0.0 for f in panel.flows}
     for t0, t in gtfrc.series_bins():
         r = afsim.simulate(path, overrides=ov | {"duration": f"{t}s", "warmup": f"{t0}s"}, seed=3)
-        m = gtfrc.series_metrics(r)
+        m = gtfrc.pick_series(Point({"t": t}, {}), gtfrc.series_metrics(r))
+        assert m[f"{panel.flows[0].name}.rate_kbps"] == pytest.approx(
+            float(r.flows["throughput_kbps"].iloc[0]), rel=1e-12), "the bin is the measured interval"
         for f in panel.flows:
             total[f.name] += m[f"{f.name}.rate_kbps"] * (t - t0) * 1000 / 8
             assert m[f"{f.name}.cum_kbps"] * t * 1000 / 8 == pytest.approx(total[f.name])
     for _, f in full.flows.iterrows():
         assert total[f["name"]] == pytest.approx(f["bytes_delivered"])
+
+
+def test_the_series_of_one_run_is_what_the_runs_stopped_at_t_measure() -> None:
+    """The reproduction reads every bin from one run's flows series (issue 27): each bin's rate
+    and cumulative average equal those of the run stopped at t with its warm-up at t0, and the
+    point (fig, t) picks its own from the run's."""
+    panel = gtfrc.PANEL["6a"]
+    path = GTFRC / "tfrc-tcp.toml"
+    ov = gtfrc.panel_overrides(panel)
+    one = gtfrc.series_metrics(afsim.simulate(path, overrides=ov, seed=3))
+    assert len(one) == 2 * len(panel.flows) * len(gtfrc.SERIES_TIMES)
+    for t0, t in gtfrc.series_bins()[::5]:
+        r = afsim.simulate(path, overrides=ov | {"duration": f"{t}s", "warmup": f"{t0}s"}, seed=3)
+        point = core.Point({"fig": "6a", "t": t}, {})
+        picked = gtfrc.pick_series(point, one | {"loss_ratio": 0.0})
+        assert set(picked) == {f"{f.name}.{m}" for f in panel.flows for m in ("rate_kbps", "cum_kbps")}
+        # what the run stopped at t measures, from its report's own columns
+        for _, f in r.flows.iterrows():
+            assert picked[f"{f['name']}.rate_kbps"] == pytest.approx(f["throughput_kbps"], rel=1e-12)
+            assert picked[f"{f['name']}.cum_kbps"] == pytest.approx(
+                f["bytes_delivered"] * 8 / 1000 / t, rel=1e-12)
+    assert gtfrc.pick_series(core.Point({"t": 4}, {}), {"a.rate_kbps": 1.0}) == {"a.rate_kbps": 1.0}, \
+        "a run that measured one bin (ns-2's) is taken as it is"
 
 
 def test_pooled_rms_and_variation_by_hand() -> None:
@@ -442,8 +467,11 @@ def test_gtfrc_smoke_on_figure_4(tmp_path: Path) -> None:
     and the series runs list only their own metrics."""
     mode = dataclasses.replace(gtfrc.mode(quick=True, replications=2), robust_points=2)
     rep = core.reproduce(_smoke_paper(), mode, jobs=2)
-    n_series = 2 * len(gtfrc.SERIES_TIMES)
+    n_series = 2  # one run per panel and seed: every bin read from its time series
     assert len(rep.tasks) == 4 * 2 + n_series * 2 + 2 * 4
+    for point, stats in rep.aggregates.by_experiment["two_tfrc_t"]:
+        assert set(stats) == {"a.rate_kbps", "a.cum_kbps", "b.rate_kbps", "b.cum_kbps"}
+        assert stats["a.rate_kbps"].n == 2, point.labels
     for point, stats in rep.aggregates.by_experiment["two_tfrc"]:
         for m in ("a.thr_kbps", "b.thr_kbps", "a.ss_exit_s", "a.reach_s", "b.x_below_share",
                   "in.share_pct", "out.ldrops", "out.ldrops.events", "out.edrops.trials"):
@@ -464,7 +492,8 @@ def test_gtfrc_smoke_on_figure_4(tmp_path: Path) -> None:
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     series_runs = [r for r in doc["runs"] if all("_t[" in u for u in r["used_by"])]
     assert len(series_runs) == n_series * 2
-    assert all(set(r["metrics"]) <= {"a.rate_kbps", "a.cum_kbps", "b.rate_kbps", "b.cum_kbps"}
+    assert all(set(r["metrics"]) == {f"{f}.{m}@{t}" for f in "ab" for m in ("rate_kbps", "cum_kbps")
+                                     for t in gtfrc.SERIES_TIMES}
                for r in series_runs)
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "fig04.png" in report and "100 s of simulated time" in report
@@ -487,7 +516,7 @@ def test_cli_reproduce_gtfrc_quick_json(tmp_path: Path) -> None:
     doc = json.loads(p.stdout)
     assert doc["mode"] == "quick" and doc["budget"] == 100 and doc["budget_param"] == "duration"
     assert [t["table"] for t in doc["tables"]] == ["Fig. 8 (§4.2.2)"]
-    assert len(doc["runs"]) == 2 * 2 * 2 + 2 * len(gtfrc.SERIES_TIMES) * 2
+    assert len(doc["runs"]) == 2 * 2 * 2 + 2 * 2, "the series: one run per panel and seed"
     claims = {s["id"]: s for s in doc["statements"] if s["class"] == "claim"}
     assert claims["e2-8b"]["afsim"]["holds"] is not None
     assert (out / "fig08.png").is_file() and (out / "report.md").is_file()

@@ -31,7 +31,9 @@
 //!   classifier, a meter and per-colour actions on a node's input line (`edge::conditioner`).
 //!   It uses `queue` for `DropReason` only.
 //! - **Metrics** (`metrics`): per-flow counters, fairness indices (Jain, FIEB), and the packet
-//!   conservation check every run ends with (sent = delivered + dropped + in flight).
+//!   conservation check every run ends with (sent = delivered + dropped + in flight); delay
+//!   distributions (`metrics::delay`), time series on a grid (`metrics::series`) and a queue's
+//!   event record (`metrics::trace`), which `[[monitor]]`s ask for.
 //! - **Transport** (`transport`): the agents at the hosts that create and consume packets: UDP
 //!   constant bit rate, TCP (Reno, NewReno, SACK, ECN, Leung & Muppala's Throughput Sustaining
 //!   Scheme; the RFC and ns-2 rule sets as presets, `transport::tcp::sender`), TFRC (RFC 5348)

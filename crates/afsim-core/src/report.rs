@@ -27,6 +27,9 @@ pub struct Report {
     pub conditioners: Vec<ConditionerRow>,
     /// Per flow group (`[[flow]]` entry): totals, spread and fairness.
     pub groups: Vec<GroupRow>,
+    /// Per code point at delivery (classes that delivered packets): the one-way delay of
+    /// the flows' forward packets.
+    pub delay_classes: Vec<DelayClassRow>,
     /// Per Congestion Signaling Algorithm.
     pub csas: Vec<CsaRow>,
     /// Per SIMA core queue: its allowed drop precedence over the run.
@@ -50,6 +53,24 @@ pub struct Report {
     /// Queues sampled on a time grid (`[[monitor]]`), by queue name (`from->to`), in port order.
     #[serde(skip)]
     pub queue_series: Vec<(String, crate::metrics::series::QueueSeries)>,
+    /// Per flow (the report's flows, in order), per interval: forward packets and bytes
+    /// delivered and packets dropped (`[[monitor]] kind = "flows"`).
+    #[serde(skip)]
+    pub flow_series: Option<crate::metrics::series::CountSeries<3>>,
+    /// Per conditioner, per interval: green, yellow and red packets, green, yellow and red
+    /// bytes, drops (`[[monitor]] kind = "conditioners"`).
+    #[serde(skip)]
+    pub conditioner_series: Option<crate::metrics::series::CountSeries<7>>,
+    /// Per monitored queue, per drop-precedence level and interval: arrivals, departures,
+    /// drops and ECN marks (`[[monitor]] kind = "queue"`).
+    #[serde(skip)]
+    pub level_series: Vec<(String, crate::metrics::series::CountSeries<4>)>,
+    /// Per monitored queue: its queueing delays (enqueue to the start of transmission).
+    #[serde(skip)]
+    pub queue_delays: Vec<(String, crate::metrics::delay::Distribution)>,
+    /// Every event of the queues with an `events` monitor, by queue name.
+    #[serde(skip)]
+    pub queue_traces: Vec<(String, crate::metrics::trace::QueueTrace)>,
     /// Every packet a SIMA conditioner with `trace = true` marked, by conditioner name.
     #[serde(skip)]
     pub dp_traces: Vec<(String, crate::edge::conditioner::DpTrace)>,
@@ -237,6 +258,13 @@ pub struct FlowRow {
     /// Mean one-way delay of delivered forward packets, in seconds. Every delivered packet of the
     /// whole run, warm-up included.
     pub mean_delay_s: Option<f64>,
+    /// One-way delay of delivered packets (whole run, as `mean_delay_s`): median, 90th and
+    /// 99th percentiles from an HDR histogram of 3 significant digits (within 0.1 %,
+    /// `metrics::delay`), and the exact maximum, in seconds.
+    pub delay_p50_s: Option<f64>,
+    pub delay_p90_s: Option<f64>,
+    pub delay_p99_s: Option<f64>,
+    pub delay_max_s: Option<f64>,
     /// The code point the source marks its packets with.
     pub dscp: u8,
     /// TCP: in-order payload delivered in the measured interval / its length, kb/s.
@@ -407,6 +435,22 @@ pub struct ConditionerRow {
     /// SIMA meter: the packets it marked, by drop precedence (`None` for other meters).
     #[serde(flatten)]
     pub dp: DpCounts,
+}
+
+/// One-way delay of the packets delivered with one code point (the one they carry at
+/// delivery, after every conditioner), forward packets of every flow, whole run; percentiles
+/// within 0.1 % (`metrics::delay`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DelayClassRow {
+    pub dscp: u8,
+    /// The code point's name ("AF11", "BE"), or its number.
+    pub code_point: String,
+    pub packets: u64,
+    pub mean_delay_s: f64,
+    pub delay_p50_s: f64,
+    pub delay_p90_s: f64,
+    pub delay_p99_s: f64,
+    pub delay_max_s: f64,
 }
 
 /// One flow group: every flow expanded from one `[[flow]]` entry.

@@ -29,8 +29,10 @@ use std::collections::VecDeque;
 
 use crate::edge::conditioner::Conditioner;
 use crate::edge::csa::Csa;
+use crate::metrics::delay::Delays;
 use crate::metrics::flow::FlowStats;
-use crate::metrics::series::{QueueSeries, QueueState};
+use crate::metrics::series::{CountSeries, QueueSeries, QueueState};
+use crate::metrics::trace::QueueTrace;
 use crate::net::dscp::ColourTable;
 use crate::net::framing::TxClock;
 use crate::net::loss::Loss;
@@ -82,8 +84,9 @@ pub struct Port {
     busy_ns: u64,
     /// The capture writer (`World::captures`) of this port's departures, or `pcap::NONE`.
     capture: u32,
-    /// The queue's time series, if a `[[monitor]]` asked for one (`metrics::series`).
-    series: Option<Box<QueueSeries>>,
+    /// What `[[monitor]]`s record of this queue, if any asked (`None`: nothing, at the cost
+    /// of one test per enqueue and dequeue).
+    watch: Option<Box<Watch>>,
     /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`).
     loss: Option<Loss>,
     /// Packets `loss` dropped.
@@ -92,12 +95,42 @@ pub struct Port {
     by_cp: code_points::ByCodePoint,
 }
 
+/// What the `[[monitor]]`s of one port record.
+#[derive(Debug, Default)]
+struct Watch {
+    /// The queue's state on a grid (`kind = "queue"`).
+    series: Option<QueueSeries>,
+    /// Queueing delays (enqueue to the start of transmission), `kind = "queue"`.
+    sojourn: Option<Delays>,
+    /// Each queued packet's enqueue instant, ns, by pool slot (for `sojourn`).
+    enq_at: Vec<u64>,
+    /// Every event (`kind = "events"`).
+    trace: Option<QueueTrace>,
+    /// The discipline's ECN marks (all levels) at the last recorded arrival.
+    marks_seen: u64,
+}
+
+/// Counters sampled on a grid for the `[[monitor]]`s of kinds "flows", "conditioners" and
+/// (per drop-precedence level) "queue" (`metrics::series::CountSeries`).
+#[derive(Debug)]
+struct Grid {
+    /// The earliest next instant of the series below, ns (`u64::MAX`: none).
+    next_ns: u64,
+    /// Per flow: forward packets delivered, bytes delivered, packets dropped.
+    flows: Option<CountSeries<3>>,
+    /// Per conditioner: green, yellow, red packets; green, yellow, red bytes; drops.
+    conditioners: Option<CountSeries<7>>,
+    /// Per monitored port, per level of the colour table: arrivals, departures, drops, ECN
+    /// marks.
+    levels: Vec<(u32, CountSeries<4>)>,
+}
+
 impl Port {
     /// Hands the queue's state since its last change to its time series, if it has one; called
     /// just before the queue changes (and at the end of the run).
     #[inline]
     fn sample(&mut self, now: SimTime) {
-        if let Some(s) = self.series.as_deref_mut() {
+        if let Some(s) = self.watch.as_deref_mut().and_then(|w| w.series.as_mut()) {
             let (avg, avg_in) = self.queue.averages();
             let len_packets = u32::try_from(self.queue.len_packets()).unwrap_or(u32::MAX);
             s.advance(
@@ -255,6 +288,11 @@ pub struct World {
     stop_reason: Option<StopReason>,
     /// Open pcap files (`net::pcap`), one per captured port, in `Spec::captures` order.
     captures: Vec<pcap::Writer>,
+    /// One-way delays of delivered forward packets, per flow and per code point at delivery.
+    flow_delays: Vec<Delays>,
+    class_delays: Vec<Delays>,
+    /// Counters sampled on a grid (`[[monitor]]`).
+    grid: Grid,
 }
 impl World {
     pub fn now(&self) -> SimTime {

@@ -15,7 +15,9 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use afsim_core::metrics::series::CountSeries;
 use afsim_core::report::{FlowRow, QueueRow, Report};
+use afsim_core::scenario::spec::MonitorKind;
 use afsim_core::world::Progress;
 use afsim_core::{RunError, ScenarioError as CoreScenarioError, Spec};
 use numpy::PyArray1;
@@ -173,27 +175,66 @@ impl Scenario {
             .map_err(PyValueError::new_err)?;
         Ok(Scenario { spec })
     }
-    /// Ports whose queues this scenario samples over time (`[[monitor]]` and `with_monitor`),
-    /// with their sampling intervals in seconds.
+    /// What this scenario samples over time (`[[monitor]]` and `with_monitor`): the queue's
+    /// name for a queue's series, `"flows"` or `"conditioners"`, each with its sampling
+    /// interval in seconds (event traces: `traced_queues`).
     #[getter]
     fn monitors(&self) -> Vec<(String, f64)> {
         let names = self.spec.port_names();
         self.spec
             .monitors
             .iter()
-            .map(|m| (names[m.port].clone(), m.interval.as_secs_f64()))
+            .filter(|m| m.kind != MonitorKind::Events)
+            .map(|m| {
+                let target = match m.kind {
+                    MonitorKind::Queue => names[m.port].clone(),
+                    k => k.name().to_string(),
+                };
+                (target, m.interval.as_secs_f64())
+            })
             .collect()
     }
-    /// The same scenario also sampling the queue of port `port` (`from->to`) every `interval`
-    /// (a time with its unit, like "1ms"). ValueError for an unknown or already monitored port
-    /// or an interval that is not a positive time.
-    #[pyo3(signature = (port, interval="10ms"))]
-    fn with_monitor(&self, port: &str, interval: &str) -> PyResult<Scenario> {
+    /// Queues whose every event this scenario records (`[[monitor]] kind = "events"`,
+    /// `with_queue_trace`).
+    #[getter]
+    fn traced_queues(&self) -> Vec<String> {
+        let names = self.spec.port_names();
+        self.spec
+            .monitors
+            .iter()
+            .filter(|m| m.kind == MonitorKind::Events)
+            .map(|m| names[m.port].clone())
+            .collect()
+    }
+    /// The same scenario also sampling, every `interval` (a time with its unit, like "1ms"),
+    /// `target`: a queue by its port (`from->to`: length, averages, per-level counts, queueing
+    /// delays), `"flows"` (every flow's deliveries and drops) or `"conditioners"` (every
+    /// conditioner's colours). ValueError for an unknown or already monitored target or an
+    /// interval that is not a positive time.
+    #[pyo3(signature = (target, interval="10ms"))]
+    fn with_monitor(&self, target: &str, interval: &str) -> PyResult<Scenario> {
         let ns = afsim_core::scenario::units::parse_time_ns(interval)
             .map_err(|e| PyValueError::new_err(format!("interval {interval:?}: {e}")))?;
+        let kind = match target {
+            "flows" => MonitorKind::Flows,
+            "conditioners" => MonitorKind::Conditioners,
+            _ => MonitorKind::Queue,
+        };
         let mut spec = self.spec.clone();
-        spec.add_monitor(port, afsim_core::sim::time::SimDuration(ns))
+        spec.add_monitor(kind, target, afsim_core::sim::time::SimDuration(ns))
             .map_err(PyValueError::new_err)?;
+        Ok(Scenario { spec })
+    }
+    /// The same scenario also recording every event (enqueue, mark, drop, dequeue) of the
+    /// queue of port `port` (`from->to`). ValueError for an unknown or already traced port.
+    fn with_queue_trace(&self, port: &str) -> PyResult<Scenario> {
+        let mut spec = self.spec.clone();
+        spec.add_monitor(
+            MonitorKind::Events,
+            port,
+            afsim_core::sim::time::SimDuration(1),
+        )
+        .map_err(PyValueError::new_err)?;
         Ok(Scenario { spec })
     }
     /// The same scenario without packet captures (sweeps run many copies at once).
@@ -403,6 +444,124 @@ impl RunResult {
         }
         Ok(out)
     }
+    /// Every flow's forward packets and bytes delivered and packets dropped per interval
+    /// (`[[monitor]] kind = "flows"`): columns `time_s` (the interval's end), `flow` (names),
+    /// `delivered_packets`, `delivered_bytes`, `dropped_packets` (uint64); None without such a
+    /// monitor.
+    fn flow_series<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(s) = &self.report.flow_series else {
+            return Ok(None);
+        };
+        let names: Vec<&str> = self.report.flows.iter().map(|f| f.name.as_str()).collect();
+        let d = count_columns(
+            py,
+            s,
+            "flow",
+            &names,
+            ["delivered_packets", "delivered_bytes", "dropped_packets"],
+        )?;
+        Ok(Some(d))
+    }
+    /// Every conditioner's packets and bytes by colour and its drops per interval (`[[monitor]]
+    /// kind = "conditioners"`): columns `time_s`, `conditioner`, `green_packets`,
+    /// `yellow_packets`, `red_packets`, `green_bytes`, `yellow_bytes`, `red_bytes`, `dropped`;
+    /// None without such a monitor.
+    fn conditioner_series<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(s) = &self.report.conditioner_series else {
+            return Ok(None);
+        };
+        let names: Vec<&str> = self
+            .report
+            .conditioners
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        let cols = [
+            "green_packets",
+            "yellow_packets",
+            "red_packets",
+            "green_bytes",
+            "yellow_bytes",
+            "red_bytes",
+            "dropped",
+        ];
+        Ok(Some(count_columns(py, s, "conditioner", &names, cols)?))
+    }
+    /// Each sampled queue's arrivals, departures, drops and ECN marks per drop-precedence
+    /// level and interval, by queue name: columns `time_s`, `level` (uint32), `arrivals`,
+    /// `departures`, `drops`, `ecn_marks` (uint64).
+    fn level_series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (name, s) in &self.report.level_series {
+            let d = PyDict::new(py);
+            d.set_item("time_s", PyArray1::from_slice(py, &s.time_s))?;
+            d.set_item("level", PyArray1::from_slice(py, &s.entity))?;
+            for (col, v) in ["arrivals", "departures", "drops", "ecn_marks"]
+                .iter()
+                .zip(&s.counts)
+            {
+                d.set_item(*col, PyArray1::from_slice(py, v))?;
+            }
+            out.set_item(name, d)?;
+        }
+        Ok(out)
+    }
+    /// Each sampled queue's queueing delays (enqueue to the start of transmission), by queue
+    /// name: `count`, `mean_s`, `p50_s`, `p90_s`, `p99_s`, `max_s` (HDR histogram, 3
+    /// significant digits; None without departures) and the histogram as `bin_upper_s` and
+    /// `bin_count` arrays (bins a factor 1.1 wide, those that hold samples).
+    fn queue_delays<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (name, dist) in &self.report.queue_delays {
+            let d = PyDict::new(py);
+            let q = dist.quantiles;
+            d.set_item("count", q.map_or(0, |q| q.count))?;
+            d.set_item("mean_s", q.map(|q| q.mean_s))?;
+            d.set_item("p50_s", q.map(|q| q.p50_s))?;
+            d.set_item("p90_s", q.map(|q| q.p90_s))?;
+            d.set_item("p99_s", q.map(|q| q.p99_s))?;
+            d.set_item("max_s", q.map(|q| q.max_s))?;
+            let upper: Vec<f64> = dist.bins.iter().map(|b| b.0 as f64 * 1e-9).collect();
+            let count: Vec<u64> = dist.bins.iter().map(|b| b.1).collect();
+            d.set_item("bin_upper_s", PyArray1::from_vec(py, upper))?;
+            d.set_item("bin_count", PyArray1::from_vec(py, count))?;
+            out.set_item(name, d)?;
+        }
+        Ok(out)
+    }
+    /// Every event of each traced queue (`[[monitor]] kind = "events"`), by queue name:
+    /// columns `time_s` (float64), `event` ("enqueue", "mark", "drop", "dequeue"), `flow`
+    /// (names), `dscp`, `level` (uint8), `size_bytes`, `len_packets` (uint32; the queue's
+    /// length after the event) and `reason` (a drop's reason, "" otherwise).
+    fn queue_traces<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        use afsim_core::metrics::trace::QueueEvent;
+        use afsim_core::queue::DropReason;
+        let out = PyDict::new(py);
+        let names: Vec<&str> = self.report.flows.iter().map(|f| f.name.as_str()).collect();
+        for (name, t) in &self.report.queue_traces {
+            let d = PyDict::new(py);
+            let time: Vec<f64> = t.time_ns.iter().map(|&n| n as f64 * 1e-9).collect();
+            d.set_item("time_s", PyArray1::from_vec(py, time))?;
+            let events = t.event.iter().map(|&e| QueueEvent::NAMES[e as usize]);
+            d.set_item("event", PyList::new(py, events)?)?;
+            let flows = t
+                .flow
+                .iter()
+                .map(|&f| names.get(f as usize).copied().unwrap_or("?"));
+            d.set_item("flow", PyList::new(py, flows)?)?;
+            d.set_item("dscp", PyArray1::from_slice(py, &t.dscp))?;
+            d.set_item("level", PyArray1::from_slice(py, &t.level))?;
+            d.set_item("size_bytes", PyArray1::from_slice(py, &t.size_bytes))?;
+            d.set_item("len_packets", PyArray1::from_slice(py, &t.len_packets))?;
+            let reasons = t
+                .reason
+                .iter()
+                .map(|&r| DropReason::ALL.get(usize::from(r)).map_or("", |x| x.name()));
+            d.set_item("reason", PyList::new(py, reasons)?)?;
+            out.set_item(name, d)?;
+        }
+        Ok(out)
+    }
     /// Every packet each SIMA conditioner with `trace = true` marked, by conditioner name:
     /// columns `time_s`, `mbr_bps` (float64), `dp` (uint8) and `flow` (flow names).
     fn dp_traces<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -449,6 +608,28 @@ impl RunResult {
             self.wall_seconds
         )
     }
+}
+
+/// A `CountSeries` as columns: `time_s`, the entity's name under `entity`, one column per
+/// counter under `cols`.
+fn count_columns<'py, const N: usize>(
+    py: Python<'py>,
+    s: &CountSeries<N>,
+    entity: &str,
+    names: &[&str],
+    cols: [&str; N],
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("time_s", PyArray1::from_slice(py, &s.time_s))?;
+    let who = s
+        .entity
+        .iter()
+        .map(|&e| names.get(e as usize).copied().unwrap_or("?"));
+    d.set_item(entity, PyList::new(py, who)?)?;
+    for (col, v) in cols.iter().zip(&s.counts) {
+        d.set_item(*col, PyArray1::from_slice(py, v))?;
+    }
+    Ok(d)
 }
 
 /// Sets one column of `dict` from a field of every row: `str` fields become a list of str,
@@ -514,6 +695,10 @@ fn flow_columns<'py>(py: Python<'py>, rows: &[FlowRow]) -> PyResult<Bound<'py, P
     column!(d, rows, num completed);
     column!(d, rows, opt completion_time_s);
     column!(d, rows, opt mean_delay_s);
+    column!(d, rows, opt delay_p50_s);
+    column!(d, rows, opt delay_p90_s);
+    column!(d, rows, opt delay_p99_s);
+    column!(d, rows, opt delay_max_s);
     d.set_item(
         "dscp",
         PyArray1::from_vec(py, rows.iter().map(|r| u64::from(r.dscp)).collect()),

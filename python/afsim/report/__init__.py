@@ -14,9 +14,10 @@ Read this first. Two layers:
   time, one line per flow or CSA).
 - ``store_report(store)``: the report of a results store (``afsim report``): per scenario, the
   grid points' statistics table, every main metric against every swept parameter, per-flow
-  throughput bars, and the TCP cwnd and CSA α traces of one run when the runs recorded any.
+  throughput bars, and the TCP cwnd, CSA α and ``[[monitor]]`` time series (queue length, drops
+  per colour, delivered rate per flow group) of one run when the runs recorded any.
 
-Not done here: interactivity (zoom, hover); queue-length traces (the engine records none).
+Not done here: interactivity (zoom, hover).
 """
 
 from __future__ import annotations
@@ -409,13 +410,36 @@ def _flow_section(doc: Document, runs: pd.DataFrame, flows: pd.DataFrame,
                    caption=f"Mean over {len(g)} runs; whiskers: 95% confidence interval")
 
 
+def _series_rates(name: str, t: pd.DataFrame, store: Store, key: str) -> pd.DataFrame:
+    """A stored ``[[monitor]]`` table made ready to draw: flows summed per flow group as
+    rate_kbps; a queue's per-level counts as ``queue level`` series; others as they are."""
+    if name == "monitor_flows":
+        flows = store.table("flows", [key])
+        group = dict(zip(flows["name"], flows["group"]))
+        interval_s = float(t["time_s"].min())
+        t = t.assign(group=t["flow"].map(group),
+                     rate_kbps=t["delivered_bytes"] * 8.0 / interval_s / 1e3)
+        return t.groupby(["group", "time_s"], sort=False)["rate_kbps"].sum().reset_index()
+    if name == "monitor_levels":
+        return t.assign(series=t["queue"] + " level " + t["level"].astype(str))
+    return t
+
+
 def _trace_section(doc: Document, store: Store, runs: pd.DataFrame) -> None:
-    """cwnd and α over time in the first run that recorded them."""
+    """cwnd, α and the ``[[monitor]]`` time series (queue length, drops per level, delivered
+    rate per flow group) over time in the first run that recorded each."""
     for name, by, y, what, unit in (("traces", "flow", "cwnd", "TCP congestion window", "bytes"),
-                                    ("alpha", "csa", "alpha", "CSA α", "α")):
+                                    ("alpha", "csa", "alpha", "CSA α", "α"),
+                                    ("monitor", "queue", "len_packets", "Queue length",
+                                     "packets"),
+                                    ("monitor_levels", "series", "drops",
+                                     "Drops per drop-precedence level and interval", "packets"),
+                                    ("monitor_flows", "group", "rate_kbps",
+                                     "Delivered rate per flow group and interval", "kb/s")):
         for key in runs["key"]:
             t = store.table(name, [key])
             if len(t):
+                t = _series_rates(name, t, store, key)
                 seed = runs.loc[runs["key"] == key, "seed"].iloc[0]
                 doc.figure(time_series(t, by, y, title=f"{what} over time (one run, seed {seed})",
                                        ylabel=unit),

@@ -301,7 +301,8 @@ def aggregate(experiments: Sequence[Experiment], runs: Sequence[tuple[str, int, 
     for e in experiments:
         rows = []
         for pi, p in enumerate(e.points):
-            per_run = [outcomes[t].metrics for (eid, i, _s, t) in runs if eid == e.id and i == pi]
+            per_run = [e.picked(p, outcomes[t].metrics)
+                       for (eid, i, _s, t) in runs if eid == e.id and i == pi]
             names = sorted({k for m in per_run for k in m})
             rows.append((p, {k: Stat.of(m.get(k, math.nan) for m in per_run) for k in names}))
         agg.by_experiment[e.id] = rows
@@ -513,8 +514,9 @@ def reproduce(paper: Paper, mode: Mode, *, jobs: int | None = None,
     for e in experiments:
         for pi, p in enumerate(e.points):
             for seed in mode.seeds_for(replications_of(e, mode)):
-                # the mode's budget, unless the point sets it itself (a run stopped at t)
-                ov = {mode.budget_param: mode.budget_value, **e.overrides_for(p, seed)}
+                # the mode's budget, unless the point sets it itself (a run stopped at t);
+                # the points of a series read from one run share it (``one_run_without``)
+                ov = {mode.budget_param: mode.budget_value, **e.run_overrides(p, seed)}
                 key_ov = tuple(sorted(ov.items()))
                 key = (str(e.scenario), key_ov, seed)
                 if key not in index:

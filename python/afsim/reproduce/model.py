@@ -117,6 +117,24 @@ class Experiment:
     #: lists only its own. Scoring and claims read them all.
     shown: tuple[str, ...] | None = None
 
+    #: A time series read from one run: the overrides in which this experiment's points differ
+    #: only to stop a run at an instant (``duration``, ``warmup``), left out of the run, so
+    #: that every point equal in the rest reads the same longer run; ``pick`` then takes each
+    #: point's metrics out of that run's (empty: each point is its own run).
+    one_run_without: tuple[str, ...] = ()
+    #: A point's metrics out of the metrics of the run it shares (None: all of them).
+    pick: Callable[[Point, Mapping[str, float]], dict[str, float]] | None = None
+
+    def run_overrides(self, point: Point, seed: int) -> dict[str, str]:
+        """The overrides of the run one replication of ``point`` reads: ``overrides_for``
+        without ``one_run_without``."""
+        return {k: v for k, v in self.overrides_for(point, seed).items()
+                if k not in self.one_run_without}
+
+    def picked(self, point: Point, metrics: Mapping[str, float]) -> dict[str, float]:
+        """The metrics of ``point`` from those of its run."""
+        return self.pick(point, metrics) if self.pick is not None else dict(metrics)
+
     def shows(self, metric: str) -> bool:
         from fnmatch import fnmatchcase
 

@@ -87,7 +87,8 @@ FORMAT = 1
 CATALOG = "catalog.sqlite"
 RUNS = "runs"
 #: The per-run tables a store may hold, as Parquet files in the run's directory.
-TABLES = ("flows", "queues", "traces", "alpha")
+TABLES = ("flows", "queues", "traces", "alpha", "monitor", "monitor_levels", "monitor_flows",
+          "monitor_conditioners")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -450,8 +451,10 @@ class Store:
         return pd.read_sql("SELECT key, name, value FROM scalars ORDER BY rowid", self.db)
 
     def table(self, name: str, keys: Iterable[str] | None = None) -> pd.DataFrame:
-        """One per-run table (``flows``, ``queues``, ``traces``, ``alpha``) of every stored run
-        (or of ``keys``), concatenated, with its ``key`` column."""
+        """One per-run table (``TABLES``: ``flows``, ``queues``, ``traces``, ``alpha`` and the
+        ``[[monitor]]`` series ``monitor``, ``monitor_levels``, ``monitor_flows``,
+        ``monitor_conditioners``, as ``Results`` names them) of every stored run (or of
+        ``keys``), concatenated, with its ``key`` column."""
         import pandas as pd
         import pyarrow.parquet as pq
 

@@ -99,23 +99,32 @@ def run_task(task: Task, key: str, reducer: Reducer | None = None,
 
 
 def run_tables(result: RunResult) -> dict[str, dict[str, Any]]:
-    """The run's tables as column dicts: flows and queues always, TCP traces and CSA α series
-    when the run has them (long: one ``flow`` / ``csa`` column)."""
+    """The run's tables as column dicts: flows and queues always; TCP traces, CSA α series and
+    the ``[[monitor]]`` time series when the run has them (long: one ``flow`` / ``csa`` /
+    ``queue`` column). A queue's event record (``kind = "events"``) is not stored: it holds a
+    row per packet event, too many for a store of many runs."""
     out: dict[str, dict[str, Any]] = {"flows": result.flows_columns(),
                                       "queues": result.queues_columns()}
     for name, by, series in (("traces", "flow", result.traces()),
-                             ("alpha", "csa", result.alpha_traces())):
+                             ("alpha", "csa", result.alpha_traces()),
+                             ("monitor", "queue", result.queue_series()),
+                             ("monitor_levels", "queue", result.level_series())):
         if series:
-            import numpy as np
-
-            cols: dict[str, Any] = {by: [n for n, c in series.items()
-                                         for _ in range(len(c["time_s"]))]}
-            first = next(iter(series.values()))
-            for c in first:
-                cols[c] = np.concatenate([s[c] for s in series.values()])
+            out[name] = _long(by, series)
+    for name, cols in (("monitor_flows", result.flow_series()),
+                       ("monitor_conditioners", result.conditioner_series())):
+        if cols is not None:
             out[name] = cols
     return out
 
 
+def _long(by: str, series: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Per-name column dicts as one column dict, the name in column ``by``."""
+    import numpy as np
 
-
+    cols: dict[str, Any] = {by: [n for n, c in series.items()
+                                 for _ in range(len(c["time_s"]))]}
+    first = next(iter(series.values()))
+    for c in first:
+        cols[c] = np.concatenate([s[c] for s in series.values()])
+    return cols

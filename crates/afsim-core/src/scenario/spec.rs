@@ -56,10 +56,51 @@ pub struct CaptureSpec {
     pub place: super::ScenarioError,
 }
 
-/// A queue's time series: the queue of port `port` (length, bytes, the discipline's averages)
-/// sampled every `interval` from time 0 (`metrics::series`).
+/// What a `[[monitor]]` records (`metrics::series`, `metrics::trace`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MonitorKind {
+    /// The queue of port `port`: length, bytes and the discipline's averages at each grid
+    /// instant; arrivals, departures, drops and ECN marks per drop-precedence level in each
+    /// interval; its queueing delays as a histogram.
+    Queue,
+    /// Every flow's delivered packets and bytes and dropped packets in each interval.
+    Flows,
+    /// Every conditioner's green, yellow and red packets and bytes and its drops in each
+    /// interval.
+    Conditioners,
+    /// Every arrival (enqueued, ECN-marked or dropped) and departure of the queue of port
+    /// `port`, one record each; no grid (`interval` unused).
+    Events,
+}
+
+impl MonitorKind {
+    pub const ALL: [MonitorKind; 4] = [
+        MonitorKind::Queue,
+        MonitorKind::Flows,
+        MonitorKind::Conditioners,
+        MonitorKind::Events,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MonitorKind::Queue => "queue",
+            MonitorKind::Flows => "flows",
+            MonitorKind::Conditioners => "conditioners",
+            MonitorKind::Events => "events",
+        }
+    }
+
+    /// Whether the monitor watches one queue (`port`).
+    pub fn has_port(self) -> bool {
+        matches!(self, MonitorKind::Queue | MonitorKind::Events)
+    }
+}
+
+/// A time series (or event record) asked for by a `[[monitor]]`: of what (`kind`; `port` for
+/// a queue's kinds, 0 otherwise), sampled every `interval` from time 0.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MonitorSpec {
+    pub kind: MonitorKind,
     pub port: usize,
     pub interval: SimDuration,
 }
@@ -221,25 +262,44 @@ impl Spec {
         Ok(())
     }
 
-    /// Adds a time series of port `port`'s queue (named `from->to`) sampled every `interval`,
-    /// as `afsim run --monitor` asks. Fails on an unknown or already monitored port, or a
-    /// zero interval.
-    pub fn add_monitor(&mut self, port: &str, interval: SimDuration) -> Result<(), String> {
-        let Some(index) = self.port_index(port) else {
-            return Err(format!(
-                "no port '{port}'; the ports are: {}",
-                self.port_names().join(", ")
-            ));
+    /// Adds a monitor of `kind` sampled every `interval` (as `afsim run --monitor` asks): of
+    /// port `port`'s queue (named `from->to`) for the queue kinds, `port` ignored otherwise.
+    /// Fails on an unknown port, a second monitor of the same kind (and queue), or a zero
+    /// interval.
+    pub fn add_monitor(
+        &mut self,
+        kind: MonitorKind,
+        port: &str,
+        interval: SimDuration,
+    ) -> Result<(), String> {
+        let index = if kind.has_port() {
+            let Some(index) = self.port_index(port) else {
+                return Err(format!(
+                    "no port '{port}'; the ports are: {}",
+                    self.port_names().join(", ")
+                ));
+            };
+            index
+        } else {
+            0
+        };
+        let what = if kind.has_port() {
+            format!("port '{port}'")
+        } else {
+            format!("'{}'", kind.name())
         };
         if interval.0 == 0 {
-            return Err(format!(
-                "the sampling interval of '{port}' must be positive"
-            ));
+            return Err(format!("the sampling interval of {what} must be positive"));
         }
-        if self.monitors.iter().any(|m| m.port == index) {
-            return Err(format!("port '{port}' is already monitored"));
+        if self
+            .monitors
+            .iter()
+            .any(|m| m.kind == kind && m.port == index)
+        {
+            return Err(format!("{what} is already monitored ({})", kind.name()));
         }
         self.monitors.push(MonitorSpec {
+            kind,
             port: index,
             interval,
         });
@@ -375,7 +435,7 @@ impl Spec {
             }
         }
         for m in &self.monitors {
-            if m.port >= 2 * self.links.len() || m.interval.0 == 0 {
+            if (m.kind.has_port() && m.port >= 2 * self.links.len()) || m.interval.0 == 0 {
                 return Err(SpecError::Monitor(m.port));
             }
         }

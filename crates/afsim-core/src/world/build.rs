@@ -6,8 +6,10 @@ use std::collections::VecDeque;
 
 use crate::edge::conditioner::Conditioner;
 use crate::edge::csa::Csa;
+use crate::metrics::delay::Delays;
 use crate::metrics::flow::FlowStats;
-use crate::metrics::series::QueueSeries;
+use crate::metrics::series::{CountSeries, QueueSeries};
+use crate::metrics::trace::QueueTrace;
 use crate::net::framing::TxClock;
 use crate::net::loss::Loss;
 use crate::net::packet::Pool;
@@ -15,7 +17,7 @@ use crate::net::pcap;
 use crate::net::routing::Tables;
 use crate::queue::{AnyQueue, QueueStats, N_DROP_REASONS};
 use crate::scenario::spec::CsaScope;
-use crate::scenario::spec::{AppSpec, SpecError};
+use crate::scenario::spec::{AppSpec, MonitorKind, SpecError};
 use crate::scenario::Spec;
 use crate::sim::event::{Event, EventQueue};
 use crate::sim::rng::{self};
@@ -23,7 +25,7 @@ use crate::sim::time::SimTime;
 use crate::transport::{cbr::Cbr, sink::Sink, tcp, tfrc, AnyAgent};
 
 /// `receive`'s `via` for packets an agent sent from the node itself.
-use super::{CsaRun, CtlRun, Port, World};
+use super::{CsaRun, CtlRun, Grid, Port, Watch, World};
 
 impl World {
     /// Builds the world a spec describes. Agents are started (their first timers armed) here.
@@ -55,7 +57,7 @@ impl World {
                     line: VecDeque::new(),
                     busy_ns: 0,
                     capture: pcap::NONE,
-                    series: None,
+                    watch: None,
                     by_cp: Default::default(),
                 });
             }
@@ -72,8 +74,38 @@ impl World {
             ports[c.port].capture = captures.len() as u32;
             captures.push(writer);
         }
+        let mut grid = Grid {
+            next_ns: u64::MAX,
+            flows: None,
+            conditioners: None,
+            levels: Vec::new(),
+        };
+        let n_levels = usize::from(spec.colours.levels());
         for m in &spec.monitors {
-            ports[m.port].series = Some(Box::new(QueueSeries::new(m.interval.0)));
+            let interval = m.interval.0;
+            match m.kind {
+                MonitorKind::Queue => {
+                    let w = ports[m.port]
+                        .watch
+                        .get_or_insert_with(Box::<Watch>::default);
+                    w.series = Some(QueueSeries::new(interval));
+                    w.sojourn = Some(Delays::default());
+                    grid.levels
+                        .push((m.port as u32, CountSeries::new(interval, n_levels)));
+                }
+                MonitorKind::Events => {
+                    let w = ports[m.port]
+                        .watch
+                        .get_or_insert_with(Box::<Watch>::default);
+                    w.trace = Some(QueueTrace::default());
+                }
+                // the pseudo-flows of CSA signals are counted too (they follow the flows)
+                MonitorKind::Flows => grid.flows = Some(CountSeries::new(interval, 0)),
+                MonitorKind::Conditioners => {
+                    grid.conditioners = Some(CountSeries::new(interval, spec.conditioners.len()))
+                }
+            }
+            grid.next_ns = grid.next_ns.min(interval);
         }
         let links: Vec<(usize, usize)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
         let routes: Vec<&[usize]> = spec.routes.iter().map(|r| r.path.as_slice()).collect();
@@ -222,6 +254,9 @@ impl World {
         }
         let n_flows = spec.flows.len() + signal_flows.len();
         finite.resize(n_flows, false);
+        if let Some(f) = grid.flows.as_mut() {
+            *f = CountSeries::new(f.interval_ns, n_flows);
+        }
 
         let mut world = World {
             now: SimTime::ZERO,
@@ -258,6 +293,9 @@ impl World {
             hops: 0,
             stop_reason: None,
             captures,
+            flow_delays: vec![Delays::default(); n_flows],
+            class_delays: vec![Delays::default(); 64],
+            grid,
             spec: spec.clone(),
         };
         for a in 0..world.agents.len() as u32 {

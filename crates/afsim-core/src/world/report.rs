@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 use crate::edge::conditioner::Conditioner;
 use crate::metrics::flow::FlowStats;
 use crate::metrics::{conservation, fairness};
-use crate::net::dscp::{ColourTable, MAX_LEVELS};
+use crate::net::dscp::{self, ColourTable, MAX_LEVELS};
 use crate::net::packet::Pool;
 use crate::queue::{AnyQueue, DropReason, QueueStats};
 use crate::report::{
-    CodePointRow, ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow,
+    CodePointRow, ColourRow, ConditionerRow, CsaRow, DelayClassRow, DpCounts, EngineCounts,
+    FlowRow, GroupRow,
     QueueRow, Report, SimaLevelRow, SimaQueueRow,
 };
 use crate::scenario::spec::AppSpec;
@@ -29,6 +30,7 @@ impl World {
         // names of counters whose identity fails; any makes the run fail
         let mut broken: Vec<String> = Vec::new();
         let now = self.now;
+        self.sample_grid(now);
         let end_s = now.as_secs_f64();
         let span = now.saturating_since(self.warmup).as_secs_f64();
         let name = |i: u32| self.spec.nodes[i as usize].name.clone();
@@ -56,6 +58,14 @@ impl World {
             .collect();
         self.af_fields(&mut flows, span);
         self.dp_fields(&mut flows);
+        for (row, d) in flows.iter_mut().zip(&self.flow_delays) {
+            if let Some(q) = d.quantiles() {
+                row.delay_p50_s = Some(q.p50_s);
+                row.delay_p90_s = Some(q.p90_s);
+                row.delay_p99_s = Some(q.p99_s);
+                row.delay_max_s = Some(q.max_s);
+            }
+        }
         // per conditioner: the flows it metered and their contract (kb/s)
         let n = self.spec.flows.len();
         let metered: Vec<(Vec<usize>, f64)> = self
@@ -253,6 +263,7 @@ impl World {
             code_points,
             conditioners,
             groups,
+            delay_classes: self.delay_class_rows(),
             csas,
             sima_queues,
             sima_levels,
@@ -263,8 +274,33 @@ impl World {
             queue_series: self
                 .ports
                 .iter_mut()
-                .filter_map(|p| p.series.take().map(|q| (p.name.clone(), *q)))
+                .filter_map(|p| {
+                    let s = p.watch.as_deref_mut()?.series.take()?;
+                    Some((p.name.clone(), s))
+                })
                 .collect(),
+            queue_delays: self
+                .ports
+                .iter()
+                .filter_map(|p| {
+                    let d = p.watch.as_deref()?.sojourn.as_ref()?;
+                    Some((p.name.clone(), d.distribution()))
+                })
+                .collect(),
+            queue_traces: self
+                .ports
+                .iter_mut()
+                .filter_map(|p| {
+                    let t = p.watch.as_deref_mut()?.trace.take()?;
+                    Some((p.name.clone(), t))
+                })
+                .collect(),
+            level_series: std::mem::take(&mut self.grid.levels)
+                .into_iter()
+                .map(|(port, s)| (self.ports[port as usize].name.clone(), s))
+                .collect(),
+            flow_series: self.grid.flows.take(),
+            conditioner_series: self.grid.conditioners.take(),
             dp_traces: self
                 .conditioners
                 .iter_mut()
@@ -279,6 +315,28 @@ impl World {
                 pool_high_water: self.pool.capacity_used() as u64,
             },
         }
+    }
+
+    /// One row per code point that delivered forward packets, in code point order.
+    fn delay_class_rows(&self) -> Vec<DelayClassRow> {
+        self.class_delays
+            .iter()
+            .enumerate()
+            .filter_map(|(dscp, d)| {
+                let q = d.quantiles()?;
+                let dscp = dscp as u8;
+                Some(DelayClassRow {
+                    dscp,
+                    code_point: dscp::name(dscp).map_or_else(|| dscp.to_string(), str::to_string),
+                    packets: q.count,
+                    mean_delay_s: q.mean_s,
+                    delay_p50_s: q.p50_s,
+                    delay_p90_s: q.p90_s,
+                    delay_p99_s: q.p99_s,
+                    delay_max_s: q.max_s,
+                })
+            })
+            .collect()
     }
 
     /// The TCP senders' traces, taken out of the senders (a second report has none).

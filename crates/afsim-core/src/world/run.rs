@@ -3,9 +3,13 @@
 //! path (delivery, or a drop with its place and reason) is counted here.
 
 use crate::edge::conditioner::Outcome;
+use crate::metrics::series::CountSeries;
+use crate::metrics::trace::{QueueEvent, Record};
+use crate::net::dscp::ColourTable;
+use crate::net::dscp::MAX_LEVELS;
 use crate::net::loss::Loss;
-use crate::net::packet::PacketId;
 use crate::net::packet::{proto, Packet, TransportHeader};
+use crate::net::packet::{PacketId, Pool};
 use crate::net::pcap;
 use crate::net::routing::NO_ROUTE;
 use crate::queue::{AnyQueue, DropReason};
@@ -15,7 +19,7 @@ use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::{AnyAgent, Ctx};
 
 /// `receive`'s `via` for packets an agent sent from the node itself.
-use super::{Progress, RunError, StopReason, World, CONTROL, LOCAL};
+use super::{Port, Progress, RunError, StopReason, World, CONTROL, LOCAL};
 
 impl World {
     /// Runs the event loop until a stop condition of the spec is met.
@@ -53,6 +57,10 @@ impl World {
                 break StopReason::Duration;
             }
             let (t, ev) = self.events.pop().expect("peeked");
+            // counters on a grid: each instant passed gets the counts from before this event
+            if t.0 >= self.grid.next_ns {
+                self.sample_grid(t);
+            }
             self.now = t;
             self.dispatch(ev);
             self.events_done += 1;
@@ -146,6 +154,9 @@ impl World {
         let Some(id) = p.queue.dequeue(self.now, &mut self.pool) else {
             return;
         };
+        if p.watch.is_some() {
+            watch_departure(p, &self.pool, &self.colours, self.now, id);
+        }
         let pkt = self.pool.get(id);
         let size = pkt.size;
         p.stats.levels[usize::from(self.colours.level(pkt.dscp))].departures += 1;
@@ -183,6 +194,9 @@ impl World {
                 f.rev_delivered += 1;
             } else {
                 f.delivered(self.now, pkt.size, pkt.created, self.warmup);
+                let delay_ns = self.now.0 - pkt.created.0;
+                self.flow_delays[flow].record(delay_ns);
+                self.class_delays[usize::from(pkt.dscp & 63)].record(delay_ns);
             }
             if pkt.dst_agent == CONTROL {
                 // a remote CSA's signal reaches its border router (Giacomazzi et al. §IV.A)
@@ -301,11 +315,15 @@ impl World {
         p.stats.arrivals += 1;
         p.stats.arrival_bytes += size;
         p.stats.levels[level].arrivals += 1;
+        let watched = p.watch.is_some();
         match p.queue.enqueue(self.now, id, &mut self.pool, &mut p.rng) {
             Ok(()) => {
                 let len = p.queue.len_packets() as u64;
                 if len > p.stats.max_len_packets {
                     p.stats.max_len_packets = len;
+                }
+                if watched {
+                    watch_arrival(p, &self.pool, &self.colours, self.now, id, None);
                 }
                 // invariant: packets wait only behind a busy transmitter with a TxDone pending
                 if !p.tx_pending {
@@ -324,6 +342,9 @@ impl World {
                 p.stats.drop_bytes[r] += size;
                 p.stats.levels[level].drops[r] += 1;
                 p.by_cp.drop(rev, dscp, reason);
+                if watched {
+                    watch_arrival(p, &self.pool, &self.colours, self.now, id, Some(r as u8));
+                }
                 self.drop_packet(id);
             }
         }
@@ -509,6 +530,61 @@ impl World {
         self.note_completion(flow);
     }
 
+    /// Writes every grid instant up to and including `t` (`[[monitor]]` counters), with the
+    /// counts as they are before the events at `t` run; called before each event at or past
+    /// the next instant, and at the end of the run.
+    pub(super) fn sample_grid(&mut self, t: SimTime) {
+        let g = &mut self.grid;
+        if let Some(s) = g.flows.as_mut() {
+            while s.next_ns() <= t.0 {
+                s.sample(|e| {
+                    let f = &self.flows[e];
+                    [f.packets_delivered, f.bytes_delivered, f.packets_dropped]
+                });
+            }
+        }
+        if let Some(s) = g.conditioners.as_mut() {
+            while s.next_ns() <= t.0 {
+                s.sample(|e| {
+                    let c = &self.conditioners[e];
+                    let m = c.marker_stats();
+                    [
+                        m.packets[0],
+                        m.packets[1],
+                        m.packets[2],
+                        m.bytes[0],
+                        m.bytes[1],
+                        m.bytes[2],
+                        c.stats.dropped_policed + c.stats.dropped_buffer,
+                    ]
+                });
+            }
+        }
+        for (port, s) in &mut g.levels {
+            let p = &self.ports[*port as usize];
+            while s.next_ns() <= t.0 {
+                s.sample(|level| {
+                    let l = &p.stats.levels[level];
+                    [
+                        l.arrivals,
+                        l.departures,
+                        l.drops.iter().sum(),
+                        p.queue.ecn_marks(level).unwrap_or(0),
+                    ]
+                });
+            }
+        }
+        g.next_ns = [
+            g.flows.as_ref().map(CountSeries::next_ns),
+            g.conditioners.as_ref().map(CountSeries::next_ns),
+        ]
+        .into_iter()
+        .flatten()
+        .chain(g.levels.iter().map(|(_, s)| s.next_ns()))
+        .min()
+        .unwrap_or(u64::MAX);
+    }
+
     /// Packets found in queues, transmitters and on the wire.
     pub(super) fn walk_in_flight(&self) -> u64 {
         let ports: u64 = self
@@ -522,5 +598,77 @@ impl World {
                 .iter()
                 .map(|c| c.held() as u64)
                 .sum::<u64>()
+    }
+}
+
+/// Records an arrival at a watched port (`[[monitor]]`), just after the discipline took
+/// it (`dropped`: the drop's reason index) or refused it: its event, and for an accepted
+/// packet its enqueue instant (for the queueing delay). A mark is a rise of the
+/// discipline's ECN-mark counters, which count at arrivals only.
+#[cold]
+#[inline(never)]
+fn watch_arrival(
+    p: &mut Port,
+    pool: &Pool,
+    colours: &ColourTable,
+    now: SimTime,
+    id: PacketId,
+    dropped: Option<u8>,
+) {
+    let w = p.watch.as_deref_mut().expect("a watched port");
+    if dropped.is_none() && w.sojourn.is_some() {
+        let slot = id as usize;
+        if w.enq_at.len() <= slot {
+            w.enq_at.resize(slot + 1, 0);
+        }
+        w.enq_at[slot] = now.0;
+    }
+    let Some(t) = w.trace.as_mut() else {
+        return;
+    };
+    let marks: u64 = (0..MAX_LEVELS)
+        .map(|l| p.queue.ecn_marks(l).unwrap_or(0))
+        .sum();
+    let (event, reason) = match dropped {
+        Some(r) => (QueueEvent::Drop, r),
+        None if marks > w.marks_seen => (QueueEvent::Mark, u8::MAX),
+        None => (QueueEvent::Enqueue, u8::MAX),
+    };
+    w.marks_seen = marks;
+    let pkt = pool.get(id);
+    t.push(Record {
+        time_ns: now.0,
+        event,
+        flow: pkt.flow,
+        dscp: pkt.dscp,
+        level: colours.level(pkt.dscp),
+        size_bytes: pkt.size,
+        len_packets: u32::try_from(p.queue.len_packets()).unwrap_or(u32::MAX),
+        reason,
+    });
+}
+
+/// Records a departure from a watched port: its queueing delay and its event.
+#[cold]
+#[inline(never)]
+fn watch_departure(p: &mut Port, pool: &Pool, colours: &ColourTable, now: SimTime, id: PacketId) {
+    let len = u32::try_from(p.queue.len_packets()).unwrap_or(u32::MAX);
+    let w = p.watch.as_deref_mut().expect("a watched port");
+    let pkt = pool.get(id);
+    if let Some(d) = w.sojourn.as_mut() {
+        let at = w.enq_at.get(id as usize).copied().unwrap_or(now.0);
+        d.record(now.0.saturating_sub(at));
+    }
+    if let Some(t) = w.trace.as_mut() {
+        t.push(Record {
+            time_ns: now.0,
+            event: QueueEvent::Dequeue,
+            flow: pkt.flow,
+            dscp: pkt.dscp,
+            level: colours.level(pkt.dscp),
+            size_bytes: pkt.size,
+            len_packets: len,
+            reason: u8::MAX,
+        });
     }
 }

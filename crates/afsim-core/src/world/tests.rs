@@ -1168,16 +1168,20 @@ fn a_monitored_queue_is_sampled_on_its_grid_and_the_run_is_unchanged() {
     let plain = tcp_dumbbell(link(1, 2, 10_000_000, 20, 50), flows, 10);
     let mut watched = plain.clone();
     watched
-        .add_monitor("r1->r2", SimDuration::from_millis(1))
+        .add_monitor(MonitorKind::Queue, "r1->r2", SimDuration::from_millis(1))
         .unwrap();
     assert!(
         watched
-            .add_monitor("r1->r2", SimDuration::from_millis(2))
+            .add_monitor(MonitorKind::Queue, "r1->r2", SimDuration::from_millis(2))
             .is_err(),
         "one monitor per queue"
     );
     assert!(watched
-        .add_monitor("r1->nowhere", SimDuration::from_millis(2))
+        .add_monitor(
+            MonitorKind::Queue,
+            "r1->nowhere",
+            SimDuration::from_millis(2)
+        )
         .is_err());
     let (r0, r1) = (run_ok(&plain), run_ok(&watched));
     // sampling reads the queue and nothing else: the report is the same, byte for byte
@@ -1210,3 +1214,5 @@ fn a_monitored_queue_is_sampled_on_its_grid_and_the_run_is_unchanged() {
         "drop-tail keeps no average"
     );
 }
+
+mod monitor;

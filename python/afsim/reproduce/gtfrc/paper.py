@@ -27,11 +27,14 @@ Figs. 4–15 — and says how a run becomes the paper's numbers:
   decrease"; the time X spends below its target, and at or below it, is counted from the first
   change of X after that exit (Fig. 1 sets the rate to the equation's at the exit itself and
   applies the target from the next report on).
-- **The figures' instantaneous and cumulative average throughput** (``*_t`` experiments): the
-  same run stopped at t — every 2 s to 20 s (slow start), every 4 s after — with ``duration =
-  t`` and its warm-up at the previous stop, so that each run gives the flow's exact
-  server-side rate over that bin and its cumulative average over (0, t] (a run stopped at t is
-  the longer run's prefix: same events, tested). The claims about the instantaneous rate pool
+- **The figures' instantaneous and cumulative average throughput** (``*_t`` experiments): each
+  flow's server-side rate over the bins (t0, t] — every 2 s to 20 s (slow start), every 4 s
+  after — and its cumulative average over (0, t], read from one 100 s run's time series (the
+  scenario files' ``[[monitor]] kind = "flows"``, every 2 s). A point (fig, t) still names
+  ``duration = t`` and its warm-up at t0, the run stopped at t that measures exactly that bin
+  (a run stopped at t is the longer run's prefix: same events, tested): the ns-2 twin runs
+  those, and afsim reads the same numbers from the one run they share
+  (``Experiment.one_run_without``, ``pick_series``). The claims about the instantaneous rate pool
   the bins of 20–100 s over the replications (which differ only in RIO's coin flips): its
   spread around its mean, or around the target, over every run and instant.
 
@@ -86,9 +89,11 @@ QUICK = Mode("quick", PAPER_SECONDS, replications=2, paper_budget=PAPER_SECONDS,
              robust_points=3, robust_replications=1)
 #: Replications of the time series, at most.
 SERIES_REPLICATIONS = 3
-#: The time series' stops (s): every 2 s through slow start, every 4 s after (each run of a
-#: series is listed in results.json; finer bins would multiply them).
+#: The time series' bins' ends (s): every 2 s through slow start, every 4 s after (the
+#: paper's figures read at this resolution).
 SERIES_TIMES = (*range(2, 21, 2), *range(24, 101, 4))
+#: The grid of the scenario files' flows monitor (s), which every bin is a whole number of.
+SERIES_GRID_S = 2
 #: The bottleneck (§4.1), and where the queue statistics are read.
 BOTTLENECK_KBPS = 1000.0
 BOTTLENECK = "core->egress"
@@ -314,15 +319,49 @@ def run_metrics(results: Results) -> dict[str, float]:
 
 
 def series_metrics(results: Results) -> dict[str, float]:
-    """One run of a time series, stopped at t with its warm-up at the previous stop: each
-    flow's rate over that bin and its cumulative average over (0, t], at the server side."""
-    end = results.end_time_s
+    """The time series of one run: each flow's rate over every bin (t0, t] of
+    ``series_bins()`` and its cumulative average over (0, t], at the server side, as
+    ``NAME.rate_kbps@T`` and ``NAME.cum_kbps@T`` (``pick_series`` hands each point its own).
+    They are read from the run's ``[[monitor]] kind = "flows"`` (the scenario files sample
+    every ``SERIES_GRID_S``), whose interval [t − 2 s, t) is exactly what a run stopped at t
+    with its warm-up at t − 2 s measures (deliveries at t0 and after, none at t). A run without
+    that series — the ns-2 twin's, which still stops its runs at t — gives the one bin it
+    measured: ``NAME.rate_kbps`` over its measured interval and ``NAME.cum_kbps`` over the run."""
+    series = getattr(results, "monitor_flows", None)
+    if series is None or not len(series):
+        end = results.end_time_s
+        m: dict[str, float] = {}
+        for _, f in results.flows.iterrows():
+            name = str(f["name"])
+            m[f"{name}.rate_kbps"] = float(f["throughput_kbps"])
+            m[f"{name}.cum_kbps"] = float(f["bytes_delivered"]) * 8.0 / 1000.0 / end
+        return m
+    return series_bin_metrics(series)
+
+
+def series_bin_metrics(series: pd.DataFrame) -> dict[str, float]:
+    """``series_metrics`` from a flows series on a grid of ``SERIES_GRID_S``."""
     m: dict[str, float] = {}
-    for _, f in results.flows.iterrows():
-        name = str(f["name"])
-        m[f"{name}.rate_kbps"] = float(f["throughput_kbps"])
-        m[f"{name}.cum_kbps"] = float(f["bytes_delivered"]) * 8.0 / 1000.0 / end
+    for name, g in series.groupby("flow", sort=False):
+        by_t = dict(zip((round(float(t) / SERIES_GRID_S) for t in g["time_s"]),
+                        g["delivered_bytes"].astype(float), strict=True))
+        for t0, t in series_bins():
+            if t // SERIES_GRID_S not in by_t:
+                continue  # the run ended before t
+            got = sum(by_t.get(k, 0.0) for k in range(t0 // SERIES_GRID_S + 1, t // SERIES_GRID_S + 1))
+            total = sum(by_t.get(k, 0.0) for k in range(1, t // SERIES_GRID_S + 1))
+            m[f"{name}.rate_kbps@{t}"] = got * 8.0 / 1000.0 / (t - t0)
+            m[f"{name}.cum_kbps@{t}"] = total * 8.0 / 1000.0 / t
     return m
+
+
+def pick_series(point: Point, metrics: Mapping[str, float]) -> dict[str, float]:
+    """The metrics of the series point at ``t`` out of its run's (``series_metrics``), named
+    as the point's own (``NAME.rate_kbps``); a run that measured one bin (ns-2's) as it is."""
+    if not any("@" in k for k in metrics):
+        return dict(metrics)
+    suffix = f"@{point.labels['t']}"
+    return {k.removesuffix(suffix): v for k, v in metrics.items() if k.endswith(suffix)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -387,7 +426,7 @@ def series_bins() -> tuple[tuple[int, int], ...]:
 #: What results.json and runs.csv list of the runs (the claims read everything).
 SHOWN_FULL = ("*.thr_kbps", "*.sent_kbps", "*.target_kbps", "*.thr_over_target", "*.ss_exit_s",
               "*.reach_s", "*.x_below_share", "*.x_floor_share", "in.*", "out.*", "measured_s")
-SHOWN_SERIES = ("*.rate_kbps", "*.cum_kbps")
+SHOWN_SERIES = ("*.rate_kbps@*", "*.cum_kbps@*")
 
 
 def experiments(scenarios_dir: Path | None = None) -> tuple[Experiment, ...]:
@@ -419,8 +458,10 @@ def experiments(scenarios_dir: Path | None = None) -> tuple[Experiment, ...]:
                   for p in panels for t0, t in series_bins()),
             series_metrics,
             ("rate: the bits the receiver got in the bin (t0, t] ÷ (t − t0); cumulative average: "
-             "the bits it got in (0, t] ÷ t; each a run stopped at t with warmup = t0",),
-            replications=SERIES_REPLICATIONS, shown=SHOWN_SERIES))
+             "the bits it got in (0, t] ÷ t; read from one 100 s run's flows series (every 2 s), "
+             "which measures what a run stopped at t with warmup = t0 would",),
+            replications=SERIES_REPLICATIONS, shown=SHOWN_SERIES,
+            one_run_without=("duration", "warmup"), pick=pick_series))
     return (*full, *series)
 
 

@@ -21,6 +21,7 @@ use super::params::Params;
 use super::source::{Fail, First};
 use super::table::Rec;
 use crate::net::dscp::ColourTable;
+use crate::scenario::spec::MonitorKind;
 use crate::scenario::units::{parse_time_ns, Quantity};
 use crate::sim::time::SimDuration;
 use toml_edit::{Item, Table};
@@ -51,7 +52,7 @@ const SCENARIO_FIELDS: [&str; 8] = [
 const NODE_FIELDS: [&str; 2] = ["name", "count"];
 const ROUTE_FIELDS: [&str; 1] = ["path"];
 const CAPTURE_FIELDS: [&str; 2] = ["port", "file"];
-const MONITOR_FIELDS: [&str; 2] = ["queue", "interval"];
+const MONITOR_FIELDS: [&str; 3] = ["kind", "queue", "interval"];
 /// A monitor's sampling interval when it names none.
 pub(crate) const DEFAULT_MONITOR_INTERVAL: SimDuration = SimDuration(10_000_000);
 #[derive(Debug)]
@@ -92,11 +93,15 @@ pub(crate) struct RawCapture {
     pub file: Named,
 }
 
-/// A `[[monitor]]`: the queue's port as written (`"r1->r2"`) and the sampling interval.
+/// A `[[monitor]]`: its kind, the queue's port as written (`"r1->r2"`; the queue kinds only)
+/// and the sampling interval.
 #[derive(Debug)]
 pub(crate) struct RawMonitor {
     pub path: String,
-    pub port: Named,
+    /// Where the table starts.
+    pub at: usize,
+    pub kind: MonitorKind,
+    pub port: Option<Named>,
     pub interval: SimDuration,
 }
 
@@ -413,12 +418,26 @@ fn read_capture(rec: &Rec, params: &Params) -> Result<RawCapture, Fail> {
     })
 }
 
-/// `[[monitor]]`: `queue = "r1->r2"`, `interval = "1ms"` (default 10 ms).
+/// `[[monitor]]`: `kind` ("queue", the default, "flows", "conditioners" or "events"), `queue =
+/// "r1->r2"` (the queue kinds, required there and refused elsewhere), `interval = "1ms"`
+/// (default 10 ms; refused for "events", which records every event and has no grid).
 fn read_monitor(rec: &Rec, params: &Params) -> Result<RawMonitor, Fail> {
-    let (mut port, mut interval) = (None, DEFAULT_MONITOR_INTERVAL);
+    let (mut kind, mut port, mut interval) = (MonitorKind::Queue, None, None);
     for f in rec.fields() {
         let v = rec.val(params, &f)?;
         match f.key {
+            "kind" => {
+                let name = v.string()?;
+                kind = MonitorKind::ALL
+                    .into_iter()
+                    .find(|k| k.name() == name)
+                    .ok_or_else(|| {
+                        v.fail(format!(
+                            "unknown monitor kind {}; the kinds are: queue, flows, conditioners, events",
+                            v.s.repr()
+                        ))
+                    })?;
+            }
             "queue" => {
                 let name = v.string()?;
                 if !name.contains("->") {
@@ -436,16 +455,39 @@ fn read_monitor(rec: &Rec, params: &Params) -> Result<RawMonitor, Fail> {
                         v.fail("the sampling interval must be greater than zero".to_string())
                     );
                 }
-                interval = SimDuration(ns);
+                interval = Some((SimDuration(ns), v.at));
             }
             _ => return Err(rec.unknown(&f, &MONITOR_FIELDS)),
         }
     }
-    let port = port.ok_or_else(|| rec.missing("queue", "\"r1->r2\""))?;
+    if kind.has_port() && port.is_none() {
+        return Err(rec.missing("queue", "\"r1->r2\""));
+    }
+    if let (false, Some(p)) = (kind.has_port(), &port) {
+        return Err(Fail::new(
+            p.at,
+            format!("{}.queue", rec.path),
+            format!(
+                "a '{}' monitor watches every {} and takes no queue; a queue's own series is kind = \"queue\"",
+                kind.name(),
+                if kind == MonitorKind::Flows { "flow" } else { "conditioner" }
+            ),
+        ));
+    }
+    if let (MonitorKind::Events, Some((_, at))) = (kind, interval) {
+        return Err(Fail::new(
+            at,
+            format!("{}.interval", rec.path),
+            "an 'events' monitor records every event of its queue and has no sampling interval"
+                .to_string(),
+        ));
+    }
     Ok(RawMonitor {
         path: rec.path.clone(),
+        at: rec.at,
+        kind,
         port,
-        interval,
+        interval: interval.map_or(DEFAULT_MONITOR_INTERVAL, |i| i.0),
     })
 }
 

@@ -250,31 +250,43 @@ fn resolve_captures(
     Ok(out)
 }
 
-/// `[[monitor]]` queues resolved (`from->to`, as queues are named), one monitor per queue.
+/// `[[monitor]]`s resolved: a queue kind's queue (`from->to`, as queues are named) to its
+/// port; one monitor per kind and queue.
 fn resolve_monitors(raw: &[RawMonitor], spec: &Spec) -> Result<Vec<MonitorSpec>, Fail> {
     let mut out: Vec<MonitorSpec> = Vec::with_capacity(raw.len());
     for m in raw {
         let field = format!("{}.queue", m.path);
-        let Some(port) = spec.port_index(&m.port.name) else {
-            let names = spec.port_names();
-            return Err(Fail::new(
-                m.port.at,
-                field,
-                format!(
-                    "no queue '{}'{}; a queue is named by its link direction \"from->to\", as in the report",
-                    m.port.name,
-                    suggestion(&m.port.name, names.iter().map(String::as_str))
-                ),
-            ));
+        let (port, at) = match &m.port {
+            Some(named) => {
+                let Some(port) = spec.port_index(&named.name) else {
+                    let names = spec.port_names();
+                    return Err(Fail::new(
+                        named.at,
+                        field,
+                        format!(
+                            "no queue '{}'{}; a queue is named by its link direction \"from->to\", as in the report",
+                            named.name,
+                            suggestion(&named.name, names.iter().map(String::as_str))
+                        ),
+                    ));
+                };
+                (port, Some(named))
+            }
+            None => (0, None),
         };
-        if let Some(j) = out.iter().position(|d| d.port == port) {
+        if let Some(j) = out.iter().position(|d| d.kind == m.kind && d.port == port) {
+            let what = at.map_or(String::new(), |n| format!(" of queue '{}'", n.name));
             return Err(Fail::new(
-                m.port.at,
-                field,
-                format!("queue '{}' is already sampled by monitor[{j}]", m.port.name),
+                at.map_or(m.at, |n| n.at),
+                at.map_or(format!("{}.kind", m.path), |_| field),
+                format!(
+                    "a '{}' monitor{what} is already asked for by monitor[{j}]",
+                    m.kind.name()
+                ),
             ));
         }
         out.push(MonitorSpec {
+            kind: m.kind,
             port,
             interval: m.interval,
         });

@@ -1,0 +1,304 @@
+//! Delay distributions: one-way delay per flow and per code point, queueing delay per
+//! monitored queue, as streaming log-linear histograms.
+//!
+//! Read this first. A delay is recorded in integer nanoseconds into a histogram bucketed as
+//! Gil Tene's HdrHistogram (High Dynamic Range histogram) buckets values: each power of two
+//! [2^k, 2^(k+1)) is cut into 1024 equal sub-buckets (below 2048 ns every nanosecond has its
+//! own), so a sub-bucket is at most 1/1024 of the values it holds wide and every quantile read
+//! back keeps **3 significant decimal digits**: it is the highest value of the sub-bucket that
+//! holds the exact order statistic, at most 0.1 % above it and never below it (HdrHistogram's
+//! own convention), and never above the maximum, which is kept exactly apart. Delays of 2^40 ns
+//! (about 1100 s) and more share the last sub-bucket (their maximum stays exact). The 31 744
+//! counts come in 31 chunks of 1024 (4 KB), each allocated at its first sample: a flow whose
+//! delays span a factor of 3 holds two or three chunks (8–12 KB), a flow that delivers
+//! nothing, or a code point no packet carries, none — so 10 000 flows cost about 100 MB, not
+//! the 1.2 GB whole histograms would; recording is a few shifts, a chunk test and one
+//! increment (docs/performance.md measures it against the `hdrhistogram` crate's, which
+//! gave the same numbers).
+//!
+//! Not kept: the samples themselves, or delays of packets that are still in flight or dropped.
+
+/// Bits of the sub-bucket index: 2^11 sub-buckets in the first bucket, 2^10 new ones in every
+/// bucket after it.
+const SUB_BITS: u32 = 11;
+const SUB_MASK: u64 = (1 << SUB_BITS) - 1;
+/// Values from here on share the last sub-bucket, ns (2^40, about 1100 s).
+const HIGH_NS: u64 = 1 << 40;
+/// Sub-buckets in all: buckets 0 … 29 (the value 2^40 − 1 falls in bucket 29).
+const LEN: usize = (29 << (SUB_BITS - 1)) + (1 << SUB_BITS);
+/// Counts are allocated in chunks of 2^CHUNK_BITS sub-buckets (one bucket's new half).
+const CHUNK_BITS: u32 = SUB_BITS - 1;
+const CHUNK: usize = 1 << CHUNK_BITS;
+const CHUNKS: usize = LEN / CHUNK;
+/// Significant decimal digits kept: a quantile is within 10^-3 of its exact value.
+pub const SIGNIFICANT_DIGITS: u8 = 3;
+
+/// The sub-bucket of a value below `HIGH_NS`.
+#[inline]
+fn index(v: u64) -> usize {
+    let bucket = (64 - (v | SUB_MASK).leading_zeros()) - SUB_BITS;
+    ((bucket as usize) << (SUB_BITS - 1)) + (v >> bucket) as usize
+}
+
+/// The lowest and highest value of sub-bucket `i`, ns.
+fn range(i: usize) -> (u64, u64) {
+    let half = 1usize << (SUB_BITS - 1);
+    let bucket = if i < 2 * half {
+        0
+    } else {
+        (i >> (SUB_BITS - 1)) - 1
+    };
+    let low = ((i - (bucket << (SUB_BITS - 1))) as u64) << bucket;
+    (low, low + (1u64 << bucket) - 1)
+}
+
+/// A streaming delay distribution, allocated at its first sample.
+#[derive(Clone, Debug, Default)]
+pub struct Delays {
+    /// `CHUNKS` chunks of `CHUNK` counts, each allocated at its first sample.
+    chunks: Vec<Option<Box<[u32; CHUNK]>>>,
+    count: u64,
+    sum_ns: u128,
+    max_ns: u64,
+}
+
+/// The summary of a distribution, in seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Quantiles {
+    pub count: u64,
+    pub mean_s: f64,
+    pub p50_s: f64,
+    pub p90_s: f64,
+    pub p99_s: f64,
+    pub max_s: f64,
+}
+
+/// A distribution as a report keeps it: its summary and its histogram in bins a factor 1.1
+/// wide (`Delays::bins`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Distribution {
+    pub quantiles: Option<Quantiles>,
+    /// (upper bound of the bin, ns; samples), bins that hold samples only.
+    pub bins: Vec<(u64, u64)>,
+}
+
+impl Delays {
+    /// Summary and binned histogram, for a report.
+    pub fn distribution(&self) -> Distribution {
+        Distribution {
+            quantiles: self.quantiles(),
+            bins: self.bins(1.1),
+        }
+    }
+
+    /// Records one delay.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        let i = index(ns.min(HIGH_NS - 1));
+        match self
+            .chunks
+            .get_mut(i >> CHUNK_BITS)
+            .and_then(Option::as_deref_mut)
+        {
+            Some(chunk) => {
+                let c = &mut chunk[i & (CHUNK - 1)];
+                *c = c.saturating_add(1);
+            }
+            None => self.first(i),
+        }
+        self.count += 1;
+        self.sum_ns += u128::from(ns);
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    /// The first sample of a chunk: the chunk (and at the very first, the chunk table) is
+    /// allocated.
+    #[cold]
+    #[inline(never)]
+    fn first(&mut self, i: usize) {
+        if self.chunks.is_empty() {
+            self.chunks.resize_with(CHUNKS, || None);
+        }
+        let mut chunk = Box::new([0u32; CHUNK]);
+        chunk[i & (CHUNK - 1)] = 1;
+        self.chunks[i >> CHUNK_BITS] = Some(chunk);
+    }
+
+    /// The sub-buckets that hold samples, in order: (index, count). Chunks never allocated
+    /// are skipped whole.
+    fn recorded(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        self.chunks
+            .iter()
+            .enumerate()
+            .filter_map(|(k, c)| c.as_deref().map(|chunk| (k, chunk)))
+            .flat_map(|(k, chunk)| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &c)| c > 0)
+                    .map(move |(j, &c)| ((k << CHUNK_BITS) + j, c))
+            })
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The value at quantile `q` (0 < q ≤ 1), ns: the highest value of the sub-bucket holding
+    /// the sample of rank ⌈q·n⌉ (at most 0.1 % above it), capped by the exact maximum. `None`
+    /// without samples.
+    pub fn quantile_ns(&self, q: f64) -> Option<u64> {
+        if self.count == 0 {
+            return None;
+        }
+        let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
+        let mut seen = 0u64;
+        for (i, c) in self.recorded() {
+            seen += u64::from(c);
+            if seen >= rank {
+                return Some(range(i).1.min(self.max_ns));
+            }
+        }
+        Some(self.max_ns)
+    }
+
+    /// Count, mean, p50, p90, p99 and the exact maximum; `None` without samples.
+    pub fn quantiles(&self) -> Option<Quantiles> {
+        if self.count == 0 {
+            return None;
+        }
+        let s = |q: f64| self.quantile_ns(q).unwrap_or(0) as f64 * 1e-9;
+        Some(Quantiles {
+            count: self.count,
+            mean_s: self.sum_ns as f64 / self.count as f64 * 1e-9,
+            p50_s: s(0.5),
+            p90_s: s(0.9),
+            p99_s: s(0.99),
+            max_s: self.max_ns as f64 * 1e-9,
+        })
+    }
+
+    /// The histogram as (upper bound of a bin, ns; samples in it), for the bins that hold
+    /// samples, in increasing order: bins a factor `ratio` wide (≥ 1.01) from 1 µs on, so a
+    /// plot gets a few dozen bins instead of the histogram's thousands.
+    pub fn bins(&self, ratio: f64) -> Vec<(u64, u64)> {
+        if self.count == 0 {
+            return Vec::new();
+        }
+        let ratio = ratio.max(1.01);
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        let mut upper = 1_000.0f64;
+        let mut acc = 0u64;
+        for (i, c) in self.recorded() {
+            let value = range(i).1;
+            while value as f64 > upper {
+                if acc > 0 {
+                    out.push((upper as u64, acc));
+                    acc = 0;
+                }
+                upper *= ratio;
+            }
+            acc += u64::from(c);
+        }
+        if acc > 0 {
+            out.push((upper as u64, acc));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_are_within_a_thousandth_of_the_exact_order_statistics() {
+        let mut d = Delays::default();
+        // 1 ms … 100 ms in 10 000 steps: the exact p-quantile is the value of rank ceil(p n)
+        let values: Vec<u64> = (1..=10_000u64).map(|k| 1_000_000 + k * 9_900).collect();
+        for &v in &values {
+            d.record(v);
+        }
+        for q in [0.5, 0.9, 0.99] {
+            let exact = values[((q * values.len() as f64).ceil() as usize) - 1] as f64;
+            let got = d.quantile_ns(q).unwrap() as f64;
+            assert!(
+                got >= exact && (got - exact) / exact <= 1e-3,
+                "q {q}: {got} against {exact}"
+            );
+        }
+        let s = d.quantiles().unwrap();
+        assert_eq!(s.count, 10_000);
+        assert_eq!(s.max_s, *values.last().unwrap() as f64 * 1e-9);
+        let mean = values.iter().sum::<u64>() as f64 / values.len() as f64 * 1e-9;
+        assert!((s.mean_s - mean).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_distribution_without_samples_allocates_nothing_and_has_no_quantiles() {
+        let d = Delays::default();
+        assert!(d.chunks.is_empty());
+        assert_eq!(d.quantiles(), None);
+        assert!(d.bins(2.0).is_empty());
+    }
+
+    #[test]
+    fn a_clamped_delay_keeps_its_exact_maximum_and_quantiles_never_exceed_it() {
+        let mut d = Delays::default();
+        d.record(5_000);
+        d.record(2 * HIGH_NS);
+        assert_eq!(d.quantiles().unwrap().max_s, 2.0 * HIGH_NS as f64 * 1e-9);
+        assert_eq!(
+            d.quantile_ns(1.0),
+            Some(HIGH_NS - 1),
+            "the last sub-bucket's top"
+        );
+        let mut e = Delays::default();
+        e.record(123_456_789);
+        assert_eq!(e.quantile_ns(0.99), Some(123_456_789));
+    }
+
+    #[test]
+    fn bins_hold_every_sample_in_increasing_order() {
+        let mut d = Delays::default();
+        for k in 0..1000u64 {
+            d.record(10_000 + k * 1_000_000);
+        }
+        let bins = d.bins(1.5);
+        assert_eq!(bins.iter().map(|b| b.1).sum::<u64>(), 1000);
+        assert!(bins.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(bins.len() < 40);
+    }
+
+    #[test]
+    fn sub_buckets_tile_the_values_and_are_at_most_a_1024th_of_them_wide() {
+        assert_eq!(index(HIGH_NS - 1), LEN - 1);
+        let mut next = 0u64;
+        for i in 0..LEN {
+            let (low, high) = range(i);
+            assert_eq!(low, next, "sub-bucket {i} starts where the last ended");
+            assert_eq!(index(low), i);
+            assert_eq!(index(high), i);
+            assert!(
+                low < 2048 || (high - low + 1) * 1024 <= low,
+                "{i}: {low}..{high}"
+            );
+            next = high + 1;
+        }
+        assert_eq!(next, HIGH_NS);
+    }
+
+    #[test]
+    fn only_the_chunks_that_hold_samples_are_allocated() {
+        let mut d = Delays::default();
+        for k in 0..1000u64 {
+            d.record(40_000_000 + k * 10_000); // 40 … 50 ms: within one power of two
+        }
+        assert_eq!(d.chunks.len(), CHUNKS);
+        assert_eq!(d.chunks.iter().filter(|c| c.is_some()).count(), 1);
+        assert_eq!(d.recorded().map(|(_, c)| u64::from(c)).sum::<u64>(), 1000);
+        assert!(d
+            .recorded()
+            .all(|(i, _)| range(i).1 >= 40_000_000 && range(i).0 <= 50_000_000));
+    }
+}
