@@ -46,6 +46,7 @@ TABLES = [
     ("csas", "CsaRow"),
     ("sima_queues", "SimaQueueRow"),
     ("sima_levels", "SimaLevelRow"),
+    ("delay_classes", "DelayClassRow"),
 ]
 
 #: What a column covers when its doc comment does not say: every counter of the engine counts

@@ -33,7 +33,8 @@ def test_every_column_of_a_run_is_in_the_glossary_with_a_unit_and_an_interval() 
     sections = dict(re.findall(r"^## (\w+)\n(.*?)(?=^## |\Z)", text, re.S | re.M))
     r = afsim.run(afsim.load_scenario(afsim.builtin_scenario("examples/three-customers"),
                                       overrides={"ecn": "true"}))
-    for table in ("flows", "queues", "colours", "code_points", "conditioners", "groups"):
+    for table in ("flows", "queues", "colours", "code_points", "conditioners", "groups",
+                  "delay_classes"):
         df = getattr(r, table)
         assert len(df), table
         rows = {m.group(1): m.group(2) for m in re.finditer(

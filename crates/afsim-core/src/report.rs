@@ -258,12 +258,14 @@ pub struct FlowRow {
     /// Mean one-way delay of delivered forward packets, in seconds. Every delivered packet of the
     /// whole run, warm-up included.
     pub mean_delay_s: Option<f64>,
-    /// One-way delay of delivered packets (whole run, as `mean_delay_s`): median, 90th and
-    /// 99th percentiles from an HDR histogram of 3 significant digits (within 0.1 %,
-    /// `metrics::delay`), and the exact maximum, in seconds.
+    /// Median one-way delay of delivered forward packets, whole run (as `mean_delay_s`), from
+    /// an HDR histogram of 3 significant digits (at most 0.1 % above, `metrics::delay`), s.
     pub delay_p50_s: Option<f64>,
+    /// 90th percentile of the one-way delay, whole run, as `delay_p50_s`, s.
     pub delay_p90_s: Option<f64>,
+    /// 99th percentile of the one-way delay, whole run, as `delay_p50_s`, s.
     pub delay_p99_s: Option<f64>,
+    /// Largest one-way delay of a delivered forward packet, whole run (exact), s.
     pub delay_max_s: Option<f64>,
     /// The code point the source marks its packets with.
     pub dscp: u8,
@@ -442,14 +444,21 @@ pub struct ConditionerRow {
 /// within 0.1 % (`metrics::delay`).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct DelayClassRow {
+    /// The code point the packets carried at delivery.
     pub dscp: u8,
     /// The code point's name ("AF11", "BE"), or its number.
     pub code_point: String,
+    /// Forward packets delivered with this code point over the whole run.
     pub packets: u64,
+    /// Their mean one-way delay over the whole run, s.
     pub mean_delay_s: f64,
+    /// Their median one-way delay over the whole run (HDR histogram, at most 0.1 % above), s.
     pub delay_p50_s: f64,
+    /// Their 90th percentile of one-way delay over the whole run, s.
     pub delay_p90_s: f64,
+    /// Their 99th percentile of one-way delay over the whole run, s.
     pub delay_p99_s: f64,
+    /// Their largest one-way delay over the whole run (exact), s.
     pub delay_max_s: f64,
 }
 

@@ -12,8 +12,7 @@ use crate::net::packet::Pool;
 use crate::queue::{AnyQueue, DropReason, QueueStats};
 use crate::report::{
     CodePointRow, ColourRow, ConditionerRow, CsaRow, DelayClassRow, DpCounts, EngineCounts,
-    FlowRow, GroupRow,
-    QueueRow, Report, SimaLevelRow, SimaQueueRow,
+    FlowRow, GroupRow, QueueRow, Report, SimaLevelRow, SimaQueueRow,
 };
 use crate::scenario::spec::AppSpec;
 use crate::scenario::spec::CsaScope;
