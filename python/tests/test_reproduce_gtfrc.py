@@ -495,6 +495,11 @@ def test_gtfrc_smoke_on_figure_4(tmp_path: Path) -> None:
     assert all(set(r["metrics"]) == {f"{f}.{m}@{t}" for f in "ab" for m in ("rate_kbps", "cum_kbps")
                                      for t in gtfrc.SERIES_TIMES}
                for r in series_runs)
+    # and each point of a series lists its own bin's aggregate, as a run stopped at t did
+    for e in doc["experiments"]:
+        if e["id"].endswith("_t"):
+            assert all(set(p["metrics"]) == {f"{f}.{m}" for f in "ab" for m in ("rate_kbps", "cum_kbps")}
+                       for p in e["points"]), e["id"]
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "fig04.png" in report and "100 s of simulated time" in report
 

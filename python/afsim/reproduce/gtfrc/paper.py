@@ -426,7 +426,7 @@ def series_bins() -> tuple[tuple[int, int], ...]:
 #: What results.json and runs.csv list of the runs (the claims read everything).
 SHOWN_FULL = ("*.thr_kbps", "*.sent_kbps", "*.target_kbps", "*.thr_over_target", "*.ss_exit_s",
               "*.reach_s", "*.x_below_share", "*.x_floor_share", "in.*", "out.*", "measured_s")
-SHOWN_SERIES = ("*.rate_kbps@*", "*.cum_kbps@*")
+SHOWN_SERIES = ("*.rate_kbps", "*.cum_kbps", "*.rate_kbps@*", "*.cum_kbps@*")
 
 
 def experiments(scenarios_dir: Path | None = None) -> tuple[Experiment, ...]:
