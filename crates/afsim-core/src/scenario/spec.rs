@@ -176,6 +176,18 @@ impl Spec {
     }
 
     /// Every port's name (`from->to`), by port index.
+    /// The nodes packets are addressed to: the flows' two ends (data one way, ACKs the
+    /// other) and the conditioners CSAs send their control packets to
+    /// (`net::routing::Tables::compute`'s `dsts`).
+    pub fn destinations(&self) -> impl Iterator<Item = usize> + '_ {
+        let flows = self.flows.iter().flat_map(|f| [f.src, f.dst]);
+        let signals = self
+            .csas
+            .iter()
+            .flat_map(|c| c.targets.iter().map(|&t| self.conditioners[t].node));
+        flows.chain(signals)
+    }
+
     pub fn port_names(&self) -> Vec<String> {
         let name = |i: usize| self.nodes[i].name.as_str();
         self.links

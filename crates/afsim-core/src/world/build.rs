@@ -76,8 +76,8 @@ impl World {
         }
         let links: Vec<(usize, usize)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
         let routes: Vec<&[usize]> = spec.routes.iter().map(|r| r.path.as_slice()).collect();
-        let tables =
-            Tables::compute(spec.nodes.len(), &links, &routes).map_err(SpecError::Route)?;
+        let tables = Tables::compute(spec.nodes.len(), &links, &routes, spec.destinations())
+            .map_err(SpecError::Route)?;
 
         let mut agents = Vec::with_capacity(2 * spec.flows.len());
         let mut agent_node = Vec::with_capacity(2 * spec.flows.len());

@@ -106,8 +106,13 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         .iter()
         .map(|r: &RouteSpec| r.path.as_slice())
         .collect();
-    let tables = Tables::compute(nodes.len(), &pairs, &paths)
-        .map_err(|e| route_error(e, &raw.routes, &nodes))?;
+    // packets go to flows' ends (data and ACKs) and to the conditioners CSAs signal
+    let dsts = flows.iter().flat_map(|f| [f.src, f.dst]).chain(
+        csas.iter()
+            .flat_map(|(m, _)| m.spec.targets.iter().map(|&c| conditioners[c].node)),
+    );
+    let tables = Tables::compute(nodes.len(), &pairs, &paths, dsts)
+        .map_err(|e| route_error(e, &raw, &nodes))?;
     for (f, spec) in flow_origin.iter().zip(&flows) {
         if !tables.reaches(&pairs, spec.src, spec.dst) {
             let how = if routes.is_empty() {
@@ -421,8 +426,16 @@ fn resolve_route(r: &RawRoute, names: &Names) -> Result<RouteSpec, Fail> {
     Ok(RouteSpec { path })
 }
 
-fn route_error(e: RouteError, routes: &[RawRoute], nodes: &[NodeSpec]) -> Fail {
+fn route_error(e: RouteError, raw: &Raw, nodes: &[NodeSpec]) -> Fail {
+    let routes = &raw.routes;
     match e {
+        RouteError::TooLarge { .. } => {
+            // a property of the whole network: shown at its first link
+            let (at, field) = raw.links.first().map_or((0, String::new()), |l| {
+                (l.between_at, format!("{}.between", l.path))
+            });
+            Fail::new(at, field, e.to_string())
+        }
         RouteError::TooShort { route } => {
             let r = &routes[route];
             Fail::new(r.path_at, r.path_field.clone(), e.to_string())
