@@ -196,9 +196,10 @@ impl StopReason {
     }
 }
 
-/// A built network, ready to run.
-pub struct World {
-    spec: Spec,
+/// A built network, ready to run. It borrows its spec (not a copy: at 100,000 flows a spec
+/// holds tens of megabytes, issue 28).
+pub struct World<'s> {
+    spec: &'s Spec,
     now: SimTime,
     events: EventQueue,
     pool: Pool,
@@ -206,6 +207,8 @@ pub struct World {
     tables: Tables,
     agents: Vec<AnyAgent>,
     agent_node: Vec<u32>,
+    /// Each flow's DSCP (`FlowSpec::dscp`), packed: the spec's flows are 184 bytes apart.
+    flow_dscp: Vec<u8>,
     flows: Vec<FlowStats>,
     /// Whether each flow is a finite transfer, and whether its completion was counted.
     finite: Vec<bool>,
@@ -218,6 +221,8 @@ pub struct World {
     /// Edge conditioners, and which of them see packets arriving over each port (`ingress`,
     /// by port index) or sent by each node's agents (`local`, by node index), in order.
     conditioners: Vec<Conditioner>,
+    /// `!conditioners.is_empty()`.
+    any_conditioner: bool,
     ingress: Vec<Vec<u32>>,
     local: Vec<Vec<u32>>,
     /// Drops at each conditioner, by reason.
@@ -251,7 +256,7 @@ pub struct World {
     /// Open pcap files (`net::pcap`), one per captured port, in `Spec::captures` order.
     captures: Vec<pcap::Writer>,
 }
-impl World {
+impl World<'_> {
     pub fn now(&self) -> SimTime {
         self.now
     }

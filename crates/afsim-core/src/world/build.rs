@@ -25,9 +25,9 @@ use crate::transport::{cbr::Cbr, sink::Sink, tcp, tfrc, AnyAgent};
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::{CsaRun, CtlRun, Port, World};
 
-impl World {
+impl<'s> World<'s> {
     /// Builds the world a spec describes. Agents are started (their first timers armed) here.
-    pub fn build(spec: &Spec) -> Result<World, SpecError> {
+    pub fn build(spec: &'s Spec) -> Result<World<'s>, SpecError> {
         spec.check()?;
         let seed = spec.seed;
         let node_name = |i: usize| spec.nodes[i].name.as_str();
@@ -49,7 +49,7 @@ impl World {
                     delay: l.delay,
                     clock: TxClock::new(l.framing, l.rate_bps),
                     queue: AnyQueue::from_spec(q, l.rate_bps),
-                    stats: QueueStats::default(),
+                    stats: QueueStats::with_levels(0),
                     busy_until: SimTime::ZERO,
                     tx_pending: false,
                     line: VecDeque::new(),
@@ -133,8 +133,10 @@ impl World {
         let finite_total = finite.iter().filter(|&&x| x).count();
 
         // conditioners on input lines: the ports whose far end is the conditioner's node
-        let mut ingress: Vec<Vec<u32>> = vec![Vec::new(); ports.len()];
-        let mut local: Vec<Vec<u32>> = vec![Vec::new(); spec.nodes.len()];
+        // (left empty without conditioners: `run` looks at them only when there are some)
+        let with = |n: usize| if spec.conditioners.is_empty() { 0 } else { n };
+        let mut ingress: Vec<Vec<u32>> = vec![Vec::new(); with(ports.len())];
+        let mut local: Vec<Vec<u32>> = vec![Vec::new(); with(spec.nodes.len())];
         let mut conditioners = Vec::with_capacity(spec.conditioners.len());
         for (c, cs) in spec.conditioners.iter().enumerate() {
             let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
@@ -230,6 +232,7 @@ impl World {
             tables,
             agents,
             agent_node,
+            flow_dscp: spec.flows.iter().map(|f| f.dscp).collect(),
             flows: vec![FlowStats::default(); n_flows],
             completion_counted: vec![false; n_flows],
             finite,
@@ -237,6 +240,7 @@ impl World {
             finite_done: 0,
             outbox: Vec::with_capacity(16),
             node_drops: vec![[0; N_DROP_REASONS]; spec.nodes.len()],
+            any_conditioner: !conditioners.is_empty(),
             conditioners,
             ingress,
             local,
@@ -257,7 +261,7 @@ impl World {
             hops: 0,
             stop_reason: None,
             captures,
-            spec: spec.clone(),
+            spec,
         };
         for a in 0..world.agents.len() as u32 {
             world.call_agent(a, |agent, ctx| agent.start(ctx));

@@ -21,7 +21,7 @@ use crate::transport::{tfrc, AnyAgent};
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::{StopReason, World};
 
-impl World {
+impl World<'_> {
     /// The results, and the conservation check over them.
     pub fn report(&mut self) -> Report {
         // names of counters whose identity fails; any makes the run fail
@@ -423,7 +423,7 @@ impl World {
     }
 }
 
-impl World {
+impl World<'_> {
     /// The TFRC columns of flow `i`'s row at the end of the run (`now`), the rest from `rest`.
     fn tfrc_fields(&self, i: usize, now: SimTime, rest: FlowRow) -> FlowRow {
         let (AnyAgent::TfrcSender(s), AnyAgent::TfrcReceiver(r)) =
