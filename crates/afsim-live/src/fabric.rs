@@ -832,10 +832,12 @@ impl Fabric {
             let len = p.queue.len_packets();
             p.stats.before_change(now, len);
             let s = &p.stats;
-            let drops: BTreeMap<String, u64> = DropReason::QUEUE
-                .iter()
-                .map(|r| (r.name().to_string(), s.drops[r.index()]))
-                .collect();
+            let drops = afsim_core::report::QueueDrops::new(
+                DropReason::QUEUE
+                    .iter()
+                    .map(|r| (r.name(), s.drops[r.index()])),
+            )
+            .expect("two queue drop reasons");
             let sum_levels = |f: &dyn Fn(usize) -> Option<u64>| {
                 (0..MAX_LEVELS)
                     .map(f)

@@ -314,7 +314,10 @@ fn run(
                     Err(RunError::Conservation(Box::new(report)))
                 }
             });
-        (outcome, [timing[0], timing[1], start.elapsed().as_secs_f64()])
+        (
+            outcome,
+            [timing[0], timing[1], start.elapsed().as_secs_f64()],
+        )
     });
 
     match outcome {
@@ -592,14 +595,11 @@ fn queue_columns<'py>(py: Python<'py>, rows: &[QueueRow]) -> PyResult<Bound<'py,
     column!(d, rows, num arrival_bytes);
     column!(d, rows, num departures);
     column!(d, rows, num departure_bytes);
-    let reasons: BTreeSet<&str> = rows
-        .iter()
-        .flat_map(|r| r.drops.keys().map(String::as_str))
-        .collect();
+    let reasons: BTreeSet<&str> = rows.iter().flat_map(|r| r.drops.keys()).collect();
     for reason in reasons {
         let counts: Vec<u64> = rows
             .iter()
-            .map(|r| r.drops.get(reason).copied().unwrap_or(0))
+            .map(|r| r.drops.get(reason).unwrap_or(0))
             .collect();
         d.set_item(format!("drops_{reason}"), PyArray1::from_vec(py, counts))?;
     }

@@ -288,7 +288,11 @@ impl Tables {
         let d = self.node[dst];
         if u.lo <= d.lo && d.lo < u.hi {
             // below `node` (or `node` itself): down the child whose subtree holds it
-            return if node == dst { NO_ROUTE } else { self.descend(node, dst) };
+            return if node == dst {
+                NO_ROUTE
+            } else {
+                self.descend(node, dst)
+            };
         }
         if u.comp != d.comp {
             return NO_ROUTE;

@@ -9,8 +9,8 @@ use crate::metrics::{conservation, fairness};
 use crate::net::dscp::MAX_LEVELS;
 use crate::queue::{AnyQueue, DropReason};
 use crate::report::{
-    ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow, QueueRow, Report,
-    SimaLevelRow, SimaQueueRow,
+    ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow, QueueDrops,
+    QueueRow, Report, SimaLevelRow, SimaQueueRow,
 };
 use crate::scenario::spec::AppSpec;
 use crate::scenario::spec::CsaScope;
@@ -139,17 +139,20 @@ impl World<'_> {
             p.sample(now);
             p.stats.before_change(now, len);
             let s = &p.stats;
-            let drops: BTreeMap<String, u64> = DropReason::QUEUE
-                .iter()
-                .map(|r| (r.name().to_string(), s.drops[r.index()]))
-                .collect();
+            let drops = QueueDrops::new(
+                DropReason::QUEUE
+                    .iter()
+                    .map(|r| (r.name(), s.drops[r.index()])),
+            )
+            .expect("two queue drop reasons");
             if s.arrivals != s.departures + s.total_drops() + len as u64 {
                 broken.push(p.name.clone());
             }
             let nonzero: BTreeMap<String, u64> = drops
+                .0
                 .iter()
-                .filter(|(_, &v)| v > 0)
-                .map(|(k, &v)| (k.clone(), v))
+                .filter(|&&(_, v)| v > 0)
+                .map(|&(k, v)| (k.to_string(), v))
                 .collect();
             if !nonzero.is_empty() {
                 dropped.insert(format!("queue {}", p.name), nonzero);

@@ -1183,15 +1183,24 @@ fn zz_sizes() {
     eprintln!("AnyQueue {}", size_of::<crate::queue::AnyQueue>());
     eprintln!("QueueStats {}", size_of::<crate::queue::QueueStats>());
     eprintln!("AnyAgent {}", size_of::<crate::transport::AnyAgent>());
-    eprintln!("TcpSender {}", size_of::<crate::transport::tcp::sender::Sender>());
-    eprintln!("TcpReceiver {}", size_of::<crate::transport::tcp::receiver::Receiver>());
+    eprintln!(
+        "TcpSender {}",
+        size_of::<crate::transport::tcp::sender::Sender>()
+    );
+    eprintln!(
+        "TcpReceiver {}",
+        size_of::<crate::transport::tcp::receiver::Receiver>()
+    );
     eprintln!("FlowStats {}", size_of::<crate::metrics::flow::FlowStats>());
     eprintln!("FlowSpec {}", size_of::<crate::scenario::spec::FlowSpec>());
     eprintln!("LinkSpec {}", size_of::<crate::scenario::spec::LinkSpec>());
     eprintln!("QueueSpec {}", size_of::<crate::queue::QueueSpec>());
     eprintln!("Rng {}", size_of::<crate::sim::rng::Rng>());
     eprintln!("Packet {}", size_of::<crate::net::packet::Packet>());
-    eprintln!("DropTail {}", size_of::<crate::queue::drop_tail::DropTail>());
+    eprintln!(
+        "DropTail {}",
+        size_of::<crate::queue::drop_tail::DropTail>()
+    );
     eprintln!("Red {}", size_of::<crate::queue::red::Red>());
     eprintln!("Rio {}", size_of::<crate::queue::rio::Rio>());
     eprintln!("Wred {}", size_of::<crate::queue::wred::Wred>());

@@ -27,8 +27,8 @@ use crate::scenario::spec::{
     AppSpec, CaptureSpec, CbrSpec, FlowSpec, LinkSpec, MonitorSpec, NodeSpec, RouteSpec, Spec, Stop,
 };
 use crate::sim::time::{SimDuration, SimTime};
-use std::sync::Arc;
 use crate::transport::{tcp, tfrc};
+use std::sync::Arc;
 
 /// Builds the spec from checked records. `default_name` is used when `[scenario]` has none.
 pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, Fail> {
