@@ -57,8 +57,10 @@ def overrides(name: str, flows: int, duration_s: float) -> dict[str, str]:
     return out
 
 
-def measure(name: str, flows: int, duration_s: float) -> dict[str, Any]:
-    """Loads, builds and runs one row in this process and returns its numbers."""
+def measure(name: str, flows: int, duration_s: float, bottleneck: bool = False) -> dict[str, Any]:
+    """Loads, builds and runs one row in this process and returns its numbers; with
+    ``bottleneck``, also the departures of queue r1->r2 (read after the peak RSS, from the
+    queue columns)."""
     path = afsim.builtin_scenario(f"scale/{name}")
     t0 = time.perf_counter()
     scenario = afsim.load_scenario(path, overrides=overrides(name, flows, duration_s))
@@ -80,7 +82,13 @@ def measure(name: str, flows: int, duration_s: float) -> dict[str, Any]:
         "events": result.events,
         "packet_hops_per_s": result.packet_hops / run_s if run_s > 0 else None,
         "peak_rss_mib": peak_kib / 1024.0,
-    }
+    } | (_bottleneck(result) if bottleneck else {})
+
+
+def _bottleneck(result: Any) -> dict[str, Any]:
+    cols = result.queues_columns()
+    i = list(cols["name"]).index("r1->r2")
+    return {"bottleneck_departures": int(cols["departures"][i])}
 
 
 def _worker_cmd(name: str, flows: int, duration_s: float) -> list[str]:
@@ -173,8 +181,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worker", metavar="NAME", required=True, choices=SCENARIOS)
     parser.add_argument("--flows", type=int, required=True)
     parser.add_argument("--duration", type=float, default=DURATION_S, metavar="SECONDS")
+    parser.add_argument("--bottleneck", action="store_true",
+                        help="also report the departures of queue r1->r2")
     args = parser.parse_args(argv)
-    sys.stdout.write(json.dumps(measure(args.worker, args.flows, args.duration)) + "\n")
+    row = measure(args.worker, args.flows, args.duration, args.bottleneck)
+    sys.stdout.write(json.dumps(row) + "\n")
     return 0
 
 
