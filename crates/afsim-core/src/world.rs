@@ -59,7 +59,8 @@ const CONTROL: u32 = u32::MAX;
 /// One direction of a link.
 #[derive(Debug)]
 pub struct Port {
-    pub name: String,
+    /// Nodes (indices); the port's name is "from->to" in node names (`World::port_name`: not
+    /// stored, which saves 56 bytes a port; issue 28).
     pub from: u32,
     pub to: u32,
     pub rate_bps: u64,
@@ -81,8 +82,9 @@ pub struct Port {
     capture: u32,
     /// The queue's time series, if a `[[monitor]]` asked for one (`metrics::series`).
     series: Option<Box<QueueSeries>>,
-    /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`).
-    loss: Option<Loss>,
+    /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`); boxed,
+    /// as few ports have one.
+    loss: Option<Box<Loss>>,
     /// Packets `loss` dropped.
     pub link_losses: u64,
 }
@@ -259,6 +261,13 @@ pub struct World<'s> {
 impl World<'_> {
     pub fn now(&self) -> SimTime {
         self.now
+    }
+
+    /// A port's name, "from->to" (node names), as the report names queues.
+    pub fn port_name(&self, port: usize) -> String {
+        let p = &self.ports[port];
+        let node = |i: u32| self.spec.nodes[i as usize].name.as_str();
+        format!("{}->{}", node(p.from), node(p.to))
     }
 
     /// Flushes and closes the capture files; the first write error, at the capture's place.

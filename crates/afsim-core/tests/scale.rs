@@ -96,7 +96,7 @@ fn a_dumbbell_beyond_the_old_node_cap_runs() {
             "[[node]]\nname = \"g\"\ncount = \"$hosts\"\n[[link]]\nbetween = [\"r\", \"g\"]\nrate = \"1Gbps\"\ndelay = \"1ms\"\n[[flow]]",
         );
     let s = load_str(&text, "big.toml", &[]).unwrap();
-    assert_eq!(s.nodes.len(), 5_004);
+    assert_eq!(s.nodes.len(), 5_002);
     let r = run(&s, None).unwrap();
     assert!(r.conservation.holds);
     assert_eq!(r.flows.len(), 2_500);

@@ -39,10 +39,11 @@ impl<'s> World<'s> {
             ] {
                 let name = format!("{}->{}", node_name(from), node_name(to));
                 ports.push(Port {
-                    loss: loss.map(|m| Loss::new(m, rng::stream(seed, &format!("link/{name}")))),
+                    loss: loss.map(|m| {
+                        Box::new(Loss::new(m, rng::stream(seed, &format!("link/{name}"))))
+                    }),
                     link_losses: 0,
                     rng: rng::stream(seed, &format!("queue/{name}")),
-                    name,
                     from: from as u32,
                     to: to as u32,
                     rate_bps: l.rate_bps,

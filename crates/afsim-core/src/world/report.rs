@@ -90,7 +90,7 @@ impl World<'_> {
                 let (alpha_mean, floor_share) = csa.alpha_average(self.now);
                 csas.push(CsaRow {
                     name: name.clone(),
-                    queue: self.ports[run.port as usize].name.clone(),
+                    queue: self.port_name(run.port as usize),
                     scope: run.scope.name().into(),
                     rules: csa.params().rules.name().into(),
                     alpha_end: csa.alpha(),
@@ -126,12 +126,14 @@ impl World<'_> {
         let mut queues = Vec::with_capacity(self.ports.len());
         let mut colours = Vec::new();
         let (mut sima_queues, mut sima_levels) = (Vec::new(), Vec::new());
-        for p in &mut self.ports {
+        for i in 0..self.ports.len() {
+            let pname = self.port_name(i);
+            let p = &mut self.ports[i];
             if let AnyQueue::Sima(q) = &p.queue {
                 if let Err(e) = q.check(&self.pool) {
-                    broken.push(format!("{}: {e}", p.name));
+                    broken.push(format!("{pname}: {e}"));
                 }
-                let (row, levels) = sima_rows(&p.name, q, now);
+                let (row, levels) = sima_rows(&pname, q, now);
                 sima_queues.push(row);
                 sima_levels.extend(levels);
             }
@@ -146,7 +148,7 @@ impl World<'_> {
             )
             .expect("two queue drop reasons");
             if s.arrivals != s.departures + s.total_drops() + len as u64 {
-                broken.push(p.name.clone());
+                broken.push(pname.clone());
             }
             let nonzero: BTreeMap<String, u64> = drops
                 .0
@@ -155,17 +157,17 @@ impl World<'_> {
                 .map(|&(k, v)| (k.to_string(), v))
                 .collect();
             if !nonzero.is_empty() {
-                dropped.insert(format!("queue {}", p.name), nonzero);
+                dropped.insert(format!("queue {pname}"), nonzero);
             }
             if p.link_losses > 0 {
                 let reason = DropReason::LinkLoss.name().to_string();
                 dropped.insert(
-                    format!("link {}", p.name),
+                    format!("link {pname}"),
                     BTreeMap::from([(reason, p.link_losses)]),
                 );
             }
             queues.push(QueueRow {
-                name: p.name.clone(),
+                name: pname.clone(),
                 node: self.spec.nodes[p.from as usize].name.clone(),
                 to: self.spec.nodes[p.to as usize].name.clone(),
                 discipline: p.queue.kind().to_string(),
@@ -207,10 +209,10 @@ impl World<'_> {
                 );
                 let dropped: u64 = l.drops.iter().sum();
                 if l.arrivals != l.departures + dropped + queued[level] {
-                    broken.push(format!("{} level {level}", p.name));
+                    broken.push(format!("{pname} level {level}"));
                 }
                 colours.push(ColourRow {
-                    queue: p.name.clone(),
+                    queue: pname.clone(),
                     level: level as u8,
                     colour: self.colours.level_name(level as u8),
                     arrivals: l.arrivals,
@@ -312,10 +314,11 @@ impl World<'_> {
             traces: self.take_traces(),
             tfrc_traces: self.take_tfrc_traces(),
             alpha_traces,
-            queue_series: self
-                .ports
-                .iter_mut()
-                .filter_map(|p| p.series.take().map(|q| (p.name.clone(), *q)))
+            queue_series: (0..self.ports.len())
+                .filter_map(|i| {
+                    let q = self.ports[i].series.take()?;
+                    Some((self.port_name(i), *q))
+                })
                 .collect(),
             dp_traces: self
                 .conditioners

@@ -97,7 +97,7 @@ impl World<'_> {
                 if let Some(&(next, _)) = p.line.front() {
                     self.events.schedule(next, Event::Arrive { port });
                 }
-                if p.loss.as_mut().is_some_and(Loss::lose) {
+                if p.loss.as_deref_mut().is_some_and(Loss::lose) {
                     p.link_losses += 1;
                     self.drop_packet(id);
                     return;
