@@ -49,10 +49,12 @@ def ns2_once(flows: int, duration: float) -> dict[str, Any]:
 
 
 def afsim_once(python: str, flows: int, duration: float) -> dict[str, Any]:
-    out, wall, mib = timed([python, "-m", "afsim.bench_scale", "--worker", "tcp-dumbbell",
+    out, wall, _process_mib = timed([python, "-m", "afsim.bench_scale", "--worker", "tcp-dumbbell",
                             "--flows", str(flows), "--duration", str(duration), "--bottleneck"],
                            REPO)
     rep = json.loads(out)
+    # afsim's peak RSS is the worker's own, read before it builds the queue columns for the
+    # bottleneck count (which the whole process's figure would include)
     return {"process_s": wall, "peak_rss_mib": rep["peak_rss_mib"],
             "run_s": rep["build_s"] + rep["run_s"] + rep["report_s"],
             "departures": rep["bottleneck_departures"]}

@@ -73,14 +73,19 @@ fn blocks_need_sizes_that_divide() {
     let line = TREE.lines().position(|l| l.starts_with("pairing")).unwrap() + 1;
     assert_eq!(e.line, line);
     assert!(
-        e.message.contains("'h' is a group of 7 and 'a' a group of 2"),
+        e.message
+            .contains("'h' is a group of 7 and 'a' a group of 2"),
         "{}",
         e.message
     );
     let bad = TREE.replace(r#"pairing = "blocks""#, r#"pairing = "block""#);
     let e = load_str(&bad, "tree.toml", &[]).unwrap_err();
     assert_eq!(e.field, "link[0].pairing");
-    assert!(e.message.contains("unknown pairing 'block'"), "{}", e.message);
+    assert!(
+        e.message.contains("unknown pairing 'block'"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]

@@ -54,7 +54,7 @@ impl World<'_> {
             .collect();
         self.af_fields(&mut flows, span);
         self.dp_fields(&mut flows);
-        let groups = group_rows(&self.spec, &flows);
+        let groups = group_rows(self.spec, &flows);
         // CSA control packets, one pseudo-flow per (CSA, remote conditioner)
         for (k, (name, from, to)) in self.signal_flows.iter().enumerate() {
             let st = &self.flows[self.spec.flows.len() + k];

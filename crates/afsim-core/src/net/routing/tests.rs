@@ -194,14 +194,14 @@ fn random_network(rng: &mut Rng) -> (usize, Vec<(usize, usize)>) {
     for _ in 0..below(rng, 25) {
         // hang a new node from any existing one (a tree grows, or a host joins the core)
         let p = below(rng, n);
-        if rng.next_u64() % 2 == 0 {
+        if rng.next_u64().is_multiple_of(2) {
             links.push((p, n));
         } else {
             links.push((n, p));
         }
         n += 1;
     }
-    if rng.next_u64() % 4 == 0 {
+    if rng.next_u64().is_multiple_of(4) {
         // a separate tree
         let first = n;
         n += 1;
@@ -269,7 +269,9 @@ fn every_answer_equals_the_dense_tables_on_random_networks() {
             }
         }
         // with columns for a few destinations only, their answers are the same
-        let some: Vec<usize> = (0..n).filter(|_| rng.next_u64() % 3 == 0).collect();
+        let some: Vec<usize> = (0..n)
+            .filter(|_| rng.next_u64().is_multiple_of(3))
+            .collect();
         let t = Tables::compute(n, &links, &routes, some.iter().copied()).unwrap();
         for u in 0..n {
             for &d in &some {
