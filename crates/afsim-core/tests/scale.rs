@@ -99,6 +99,12 @@ fn a_dumbbell_beyond_the_old_node_cap_runs() {
         .replace(
             "[[flow]]",
             "[[node]]\nname = \"g\"\ncount = \"$hosts\"\n[[link]]\nbetween = [\"r\", \"g\"]\nrate = \"1Gbps\"\ndelay = \"1ms\"\n[[flow]]",
+        )
+        // room for every flow's packets: each one is delivered
+        .replace("rate = \"10Mbps\"", "rate = \"1Gbps\"")
+        .replace(
+            "delay = \"1ms\"",
+            "delay = \"1ms\"\nqueue = { kind = \"droptail\", limit = \"100000pkt\" }",
         );
     let s = load_str(&text, "big.toml", &[]).unwrap();
     assert_eq!(s.nodes.len(), 5_002);
