@@ -252,8 +252,9 @@ fn an_unknown_field_is_reported_at_its_key_with_the_valid_fields() {
     );
     let e = error(&text);
     assert!(
-        e.message
-            .contains("the fields are: between, rate, delay, framing, queue, reverse_queue"),
+        e.message.contains(
+            "the fields are: between, pairing, rate, delay, framing, queue, reverse_queue"
+        ),
         "{e}"
     );
 }
@@ -544,15 +545,15 @@ fn too_many_nodes_is_an_error_before_anything_is_allocated() {
         "1_000_000_000",
         0,
         "node[2].count",
-        "at most 4096 nodes",
+        "at most 16777216 nodes",
     );
-    let text = with("[[node]]\nname = \"h\"\ncount = 4093\n");
+    let text = with("[[node]]\nname = \"h\"\ncount = 16_777_213\n");
     expect(
         &text,
-        "4093",
+        "16_777_213",
         0,
         "node[3].count",
-        "this group would make 4097",
+        "this group would make 16777217",
     );
 }
 
