@@ -4,14 +4,15 @@
 # for SHORT and LONG simulated time (its `duration` parameter); the difference of the two
 # instruction counts over the difference of their packet-hops leaves out Python's start-up,
 # loading and report writing:
-#   tools/instr_per_hop.sh VENV SCENARIO SHORT LONG
+#   tools/instr_per_hop.sh VENV SCENARIO SHORT LONG [--set KEY=VALUE ...]
 #   tools/instr_per_hop.sh /path/venv bench/tcp-dumbbell-10 1s 60s
+#   tools/instr_per_hop.sh /path/venv bench/cubic-dumbbell-10 1s 60s --set cc=reno
 set -euo pipefail
-VENV=$1; SCEN=$2; SHORT=$3; LONG=$4
+VENV=$1; SCEN=$2; SHORT=$3; LONG=$4; shift 4
 tmp=$(mktemp -d)
 for d in "$SHORT" "$LONG"; do
   valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
-    "$VENV/bin/python" -m afsim run "$SCEN" --set "duration=$d" --format json \
+    "$VENV/bin/python" -m afsim run "$SCEN" --set "duration=$d" "$@" --format json \
     > "$tmp/$d.json" 2> "$tmp/$d.err"
 done
 python3 - "$tmp" "$SHORT" "$LONG" "$SCEN" <<'PY'

@@ -170,7 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
     live_p.add_argument("--format", choices=("table", "json"), default="table")
     live_p.add_argument("--cleanup", action="store_true",
                         help="remove the namespaces and links runs killed with SIGKILL left "
-                        "(only names with afsim live's prefix), and do nothing else")
+                        "(only names with afsim live's prefix, only of runs whose process has "
+                        "died), and do nothing else")
+    live_p.add_argument("--force", action="store_true",
+                        help="with --cleanup: also remove the namespaces of runs still in progress")
     live_p.set_defaults(func=cmd_live)
 
     sweep_p = sub.add_parser(
@@ -203,6 +206,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="local worker processes (default: the CPU count)")
     sweep_p.add_argument("--format", choices=("table", "json", "csv"), default="table",
                          help="how to print the per-point statistics")
+    sweep_p.add_argument("--name", metavar="SWEEP",
+                         help="tag the runs in the store as this sweep's (default: the "
+                         "scenario's stem and a hash of the sweep's --set, grid, replications "
+                         "and seed, so a sweep with another --set is another sweep)")
     sweep_p.set_defaults(func=cmd_sweep)
 
     res_p = sub.add_parser("results", help="print or export what a results store holds")
@@ -218,6 +225,14 @@ def build_parser() -> argparse.ArgumentParser:
     mend.add_argument("--repair", action="store_true",
                       help="mend what --check finds: a run with missing or unreadable files is "
                       "removed (the next sweep runs it again), stray directories too")
+    mend.add_argument("--sweeps", action="store_true",
+                      help="list the sweeps whose runs the store holds (and the untagged runs)")
+    mend.add_argument("--delete", metavar="SWEEP",
+                      help="delete a sweep: its runs that no other sweep holds are removed "
+                      "(asks first; --yes does not)")
+    res_p.add_argument("--only", metavar="SWEEP",
+                       help="only the runs of this sweep ('(untagged)': of no sweep)")
+    res_p.add_argument("--yes", action="store_true", help="with --delete: do not ask")
     res_p.set_defaults(func=cmd_results)
 
     rep_p = sub.add_parser("report", help="write a self-contained HTML report of a results store")
@@ -472,15 +487,19 @@ def cmd_live(args: argparse.Namespace) -> int:
     from afsim.live.run import LivePermissionError, LiveSetupError, live
 
     try:
+        if args.force and not args.cleanup:
+            raise UsageError("--force goes with --cleanup")
         netns.check_privileges()
         if args.cleanup:
-            removed, left = netns.cleanup()
+            removed, left, running = netns.cleanup(force=args.force)
             for n in removed:
                 print(f"removed namespace {n}")
+            for p in sorted({netns.run_prefix(n) for n in running}):
+                print(f"left run {p}* alone: its process is still running (--force removes it)")
             if left:
                 _error(f"could not remove {', '.join(left)}")
                 return EXIT_CONSERVATION
-            if not removed:
+            if not removed and not running:
                 print("nothing to clean up")
             return EXIT_OK
         path = scenario_path(args.file)

@@ -61,9 +61,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
              for p in points for r in range(args.replications)]
     if args.store.exists() and not args.store.is_dir():
         raise UsageError(f"--store {args.store}: a file is in the way (a store is a directory)")
+    from afsim.store import sweeps as tags
+
+    defn = tags.definition(path, base, grid, args.replications, base_seed)
+    name = args.name or tags.default_name(defn)
+    if name == tags.UNTAGGED:
+        raise UsageError(f"--name {name}: reserved for the runs of no sweep")
     # the store is opened (created) only once every task has loaded
     out = sw.execute(tasks, store=args.store, workers=args.workers, scheduler=args.scheduler,
-                     progress=sys.stderr.isatty())
+                     progress=sys.stderr.isatty(), tag=(name, defn))
     for line in out.recovered:
         print(f"afsim: warning: {args.store}: {line}", file=sys.stderr)
     with _open_store(args.store, write=False) as store:
@@ -71,9 +77,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     keys = {r.key for r in out.records if r is not None}
     runs = runs[runs["key"].isin(keys)]
     print_points(runs, args.format, list(grid))
-    print(f"afsim: {len(tasks)} runs: {out.computed} computed, {out.from_store} from the store "
-          f"{args.store}" + (f", {len(out.failures)} failed" if out.failures else ""),
-          file=sys.stderr)
+    print(f"afsim: sweep {name}: {len(tasks)} runs: {out.computed} computed, {out.from_store} "
+          f"from the store {args.store}"
+          + (f", {len(out.failures)} failed" if out.failures else ""), file=sys.stderr)
     for line in out.retries:
         print(f"afsim: warning: {line}", file=sys.stderr)
     for i in sorted(out.failures):
@@ -118,6 +124,10 @@ def print_points(runs: Any, fmt: str, swept: list[str] | None = None) -> None:
         t.add_row(*(str(rec[c]) for c in ["scenario", *params, "runs"]),
                   *(_mean_ci(rec[f"{m}.mean"], rec[f"{m}.ci95"]) for m in metrics))
     _console().print(t)
+    if "jain" in metrics:
+        _console().print("[dim]jain: Jain's index over every flow of a run, whatever its "
+                         "contract or transport; per flow group: group.<name>.jain "
+                         "(afsim results STORE --format csv)[/dim]")
 
 
 def _mean_ci(mean: float, ci: float) -> str:
@@ -136,11 +146,15 @@ def _records(df: Any) -> list[dict[str, Any]]:
 def cmd_results(args: argparse.Namespace) -> int:
     if args.check or args.repair:
         return check_store(args.store, repair=args.repair)
+    if args.delete is not None:
+        return delete_sweep(args.store, args.delete, args.yes)
+    if args.sweeps:
+        return list_sweeps(args.store, args.format)
     if args.export is not None:
         check_out_dir(args.export, "--export")
         prepare_out_dir(args.export, "--export")
     with _open_store(args.store, write=False) as store:
-        runs = whole_runs(store)
+        runs = whole_runs(store, args.only)
         if args.export is not None:
             written = export_store(store, runs, args.export)
             print(f"afsim: wrote {len(written)} files to {args.export}", file=sys.stderr)
@@ -186,7 +200,7 @@ def export_store(store: Any, runs: Any, out: Path) -> list[Path]:
     metrics = [c for c in runs.columns if c not in _RUN_COLUMNS and c not in params]
     aggregate(runs, ["scenario", *params], metrics).to_csv(written[2], index=False)
     for name in TABLES:
-        table = store.table(name)
+        table = store.table(name, list(runs["key"]))  # only the runs shown (--only)
         if len(table):
             table.to_parquet(out / f"{name}.parquet", index=False)
             written.append(out / f"{name}.parquet")
@@ -212,10 +226,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 
-def whole_runs(store: Any) -> Any:
-    """``store.runs()`` without the runs whose files are missing, with a warning on stderr
-    when there are any: results are never computed from runs that are not whole."""
-    runs = store.runs()
+def whole_runs(store: Any, sweep: str | None = None) -> Any:
+    """``store.runs()`` (of ``sweep`` only, when given) without the runs whose files are
+    missing, with a warning on stderr when there are any: results are never computed from runs
+    that are not whole."""
+    try:
+        runs = store.runs(sweep=sweep)
+    except KeyError as e:
+        raise UsageError(f"--only: {e.args[0]}") from None
     damaged = store.damaged()
     if damaged:
         print(f"afsim: warning: {store.path}: {len(damaged)} of {len(runs)} runs have lost "
@@ -223,6 +241,61 @@ def whole_runs(store: Any) -> Any:
               "removes them so that the next sweep runs them again", file=sys.stderr)
         runs = runs[~runs["key"].isin(damaged)].reset_index(drop=True)
     return runs
+
+
+def list_sweeps(path: Path, fmt: str) -> int:
+    """``afsim results STORE --sweeps``: one line per sweep (name, scenario, runs stored now,
+    runs shared with another sweep, its --set and grid), and the untagged runs."""
+    with _open_store(path, write=False) as store:
+        table = store.sweeps()
+    if fmt == "csv":
+        sys.stdout.write(table.to_csv(index=False))
+        return EXIT_OK
+    if fmt == "json":
+        import json
+
+        sys.stdout.write(json.dumps(_records(table), indent=2) + "\n")
+        return EXIT_OK
+    if not len(table):
+        print(f"{path}: no runs stored yet")
+        return EXIT_OK
+    from rich.table import Table
+
+    t = Table(title=f"Sweeps in {path}", title_justify="left")
+    for c in ("sweep", "scenario", "runs", "shared", "set", "grid"):
+        t.add_column(c, justify="right" if c in ("runs", "shared") else "left")
+    for r in table.to_dict("records"):
+        t.add_row(*(str(r[c]) for c in ("sweep", "scenario", "runs", "shared", "set", "grid")))
+    _console().print(t)
+    return EXIT_OK
+
+
+def delete_sweep(path: Path, name: str, yes: bool) -> int:
+    """``afsim results STORE --delete SWEEP``: removes the sweep's runs that no other sweep
+    holds (after a confirmation on a terminal, or with ``--yes``); takes the writer lock."""
+    from afsim.store import Store, sweeps
+
+    with Store.open(path, write=False, lock=True) as store:
+        try:
+            keys = sweeps.only(store, name)
+        except KeyError as e:
+            raise UsageError(f"--delete: {e.args[0]}") from None
+        if name == sweeps.UNTAGGED:
+            raise UsageError(f"--delete: {sweeps.UNTAGGED} names the runs of no sweep; it "
+                             "cannot be deleted by name")
+        if not yes:
+            if not sys.stdin.isatty():
+                raise UsageError(f"--delete {name}: {len(keys)} runs; confirm with --yes "
+                                 "(no terminal to ask on)")
+            answer = input(f"delete sweep {name} ({len(keys)} runs; runs another sweep holds "
+                           "are kept)? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("afsim: nothing deleted", file=sys.stderr)
+                return EXIT_OK
+        removed, kept = store.delete_sweep(name)
+    print(f"afsim: deleted sweep {name}: {removed} runs removed, {kept} kept (another sweep "
+          "holds them)", file=sys.stderr)
+    return EXIT_OK
 
 
 def check_store(path: Path, repair: bool) -> int:

@@ -131,6 +131,20 @@ def print_af_tables(results: Results, console: Console) -> None:
         busy = c.groupby("queue").filter(
             lambda g: (g["drops_overflow"] + g["drops_early"]).sum() > 0
             or g["ecn_marks"].fillna(0).sum() > 0)
+        cp = results.code_points
+        if len(busy) and len(cp):
+            # per code point, so that AF13, best effort and ACKs of one level stay apart
+            rows = cp[cp["queue"].isin(set(busy["queue"]))].copy()
+            rows["code_point"] = [n if d == "forward" else f"ACK ({n})"
+                                  for n, d in zip(rows["code_point"], rows["direction"])]
+            table("Queues by colour, per code point", rows, [
+                ("queue", "queue", "{}"), ("code_point", "code point", "{}"),
+                ("colour", "colour", "{}"),
+                ("arrivals", "arrivals (pkt)", "{:,}"),
+                ("drops_early", "early drops (pkt)", "{:,}"),
+                ("drops_overflow", "overflow drops (pkt)", "{:,}"),
+                ("loss_ratio", "loss ratio", "{:.2e}"),
+            ])
         if len(busy):
             table("Queues by colour", busy, [
                 ("queue", "queue", "{}"), ("colour", "colour", "{}"),
@@ -143,14 +157,20 @@ def print_af_tables(results: Results, console: Console) -> None:
     if len(results.conditioners):
         table("Edge conditioners", results.conditioners, [
             ("name", "conditioner", "{}"), ("meter", "meter", "{}"),
-            ("committed_rate_bps", "rate (b/s)", "{:,}"),
+            ("contract_kbps", "contract (kb/s)", "{:,.1f}"),
             ("green_packets", "green (pkt)", "{:,}"),
             ("yellow_packets", "yellow (pkt)", "{:,}"),
             ("red_packets", "red (pkt)", "{:,}"),
             ("dropped_policed", "policed (pkt)", "{:,}"),
             ("dropped_buffer", "buffer drops (pkt)", "{:,}"),
-            ("respect_of_service", "RoS", "{:.2%}"),
+            ("respect_of_service", "RoS at meter", "{:.2%}"),
+            ("delivered_kbps", "delivered (kb/s)", "{:,.1f}"),
+            ("delivered_ros", "delivered / contract", "{:.2%}"),
         ])
+        # a conditioner that polices where the file may read as a marker (the loader's warning)
+        for w in results.summary.get("warnings", []):
+            if "polices by default" in w.get("message", ""):
+                console.print(f"[yellow]{escape(w['field'])}: {escape(w['message'])}[/yellow]")
     if len(results.csas):
         table("Congestion Signaling Algorithms", results.csas, [
             ("name", "CSA", "{}"), ("queue", "watches", "{}"),
@@ -169,6 +189,9 @@ def print_af_tables(results: Results, console: Console) -> None:
             ("throughput_kbps_median", "median (kb/s)", "{:,.1f}"),
             ("throughput_kbps_max", "max (kb/s)", "{:,.1f}"),
             ("jain", "Jain", "{:.4f}"), ("fieb", "FIEB", "{:.4f}"),
+            *([("contract_kbps", "contract (kb/s)", "{:,.1f}"),
+               ("delivered_ros", "delivered / contract", "{:.2%}")]
+              if "contract_kbps" in g and g["contract_kbps"].notna().any() else []),
         ])
     if len(results.monitor):
         table("Sampled queues (--monitor): length over time, packets", monitor_summary(results.monitor), [

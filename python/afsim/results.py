@@ -24,6 +24,7 @@ OUTPUT_FILES = (
     "flows.csv",
     "queues.csv",
     "colours.csv",
+    "code_points.csv",
     "conditioners.csv",
     "groups.csv",
     "csas.csv",
@@ -32,6 +33,7 @@ OUTPUT_FILES = (
     "flows.parquet",
     "queues.parquet",
     "colours.parquet",
+    "code_points.parquet",
     "conditioners.parquet",
     "groups.parquet",
     "csas.parquet",
@@ -46,7 +48,8 @@ TFRC_TRACE_COLUMNS = ("time_s", "x_kbps", "x_recv_kbps", "p", "rtt_s")
 MONITOR_COLUMNS = ("time_s", "len_packets", "len_bytes", "avg", "avg_in")
 
 #: The report's small tables, built from its JSON rows (a handful of rows each).
-SMALL_TABLES = ("colours", "conditioners", "groups", "csas", "sima_queues", "sima_levels")
+SMALL_TABLES = ("colours", "code_points", "conditioners", "groups", "csas", "sima_queues",
+                "sima_levels")
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,9 @@ class Results:
     #: One row per (queue, drop-precedence level) that saw packets: arrivals, departures,
     #: drops by reason, ECN marks, loss ratio.
     colours: pd.DataFrame
+    #: One row per (queue, direction, code point) that saw packets: ``colours`` split so that
+    #: AF13, best effort and ACKs sharing a level stay apart.
+    code_points: pd.DataFrame
     #: One row per edge conditioner: packets by colour, drops, Respect of Service.
     conditioners: pd.DataFrame
     #: One row per flow group: total, spread, Jain's index and FIEB of throughputs.
@@ -115,7 +121,8 @@ class Results:
             summary=summary,
             flows=pd.DataFrame(result.flows_columns()),
             queues=pd.DataFrame(result.queues_columns()),
-            **{t: pd.DataFrame.from_records(summary[t]) for t in SMALL_TABLES},
+            # a live report (afsim live) has no code_points table
+            **{t: pd.DataFrame.from_records(summary.get(t, [])) for t in SMALL_TABLES},
             traces=_traces(result.traces()),
             tfrc_traces=_long("flow", result.tfrc_traces(), list(TFRC_TRACE_COLUMNS)),
             alpha=_long("csa", result.alpha_traces(), ["time_s", "alpha"]),
@@ -142,7 +149,8 @@ class Results:
 
     def write(self, out_dir: str | Path) -> list[Path]:
         """Writes ``OUTPUT_FILES`` into ``out_dir`` (created if needed): summary.json (the
-        report's exact bytes) and each table (flows, queues, colours, conditioners, groups, CSAs,
+        report's exact bytes) and each table (flows, queues, colours, code points, conditioners,
+        groups, CSAs,
         SIMA queues and levels) as CSV and Parquet, plus the time series that exist (traces,
         tfrc_traces, alpha, dp_trace, monitor) as Parquet. Returns their paths."""
         out = Path(out_dir)

@@ -36,10 +36,13 @@ CHECKOUT = Path(__file__).resolve().parents[2] / "scenarios"
 #: `test_every_builtin_scenario_has_a_golden_entry`.
 GOLDEN: dict[str, dict[str, str]] = {
     "default": {},
+    "cc/af-mix": {"duration": "20s"},
+    "examples/cc-dumbbell": {"duration": "10s"},
     "examples/e3-atm": {},
     "examples/explicit-routes": {},
     "examples/finite-transfers": {},
     "examples/udp-dumbbell": {},
+    "examples/three-customers": {"ecn": "true"},
     "giacomazzi/scenario1": {"max_data_packets": "300000"},
     "giacomazzi/scenario2": {"max_data_packets": "300000"},
     "giacomazzi/token-bucket": {"duration_s": "20"},
@@ -74,6 +77,8 @@ def _bench_names() -> list[str]:
 
 
 def scenario_file(name: str) -> Path:
+    if (BUILTIN / f"{name}.toml").is_file():  # a built-in example (examples/three-customers)
+        return BUILTIN / f"{name}.toml"
     root = CHECKOUT if name.split("/")[0] in ("examples", "validation") else BUILTIN
     return root / f"{name}.toml"
 

@@ -152,6 +152,34 @@ def test_sigkill_leaves_namespaces_that_cleanup_removes() -> None:
     assert prefix not in ps
 
 
+@needs_root
+def test_cleanup_leaves_a_run_in_progress_alone() -> None:
+    """`--cleanup` removes only what dead runs left: a run whose process still lives keeps its
+    namespaces (two runs, or a run and a cleanup, can share a host); `--force` takes them too."""
+    p, prefix = _start(str(SMALL), "--set", "duration=20s", "--format", "json")
+    try:
+        mine = {n for n in _ours() if n.startswith(prefix)}
+        r = afsim_cmd("live", "--cleanup", timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert f"left run {prefix}* alone" in r.stdout
+        assert not any(f"removed namespace {n}" in r.stdout for n in mine)
+        assert mine <= _ours() and p.poll() is None
+    finally:
+        p.kill()
+        p.communicate(timeout=10)
+    # its process is dead now: the same command removes them
+    r = afsim_cmd("live", "--cleanup", timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert all(f"removed namespace {n}" in r.stdout for n in mine)
+    assert not any(n.startswith(prefix) for n in _ours())
+    assert not (netns.OWNER_DIR / f"{prefix.rstrip('-')}.owner").exists()
+
+
+def test_force_needs_cleanup() -> None:
+    r = afsim_cmd("live", "--force", timeout=60)
+    assert r.returncode == 2 and "--force goes with --cleanup" in r.stderr
+
+
 def test_cc_option_parsing() -> None:
     from afsim.live.run import parse_cc
 

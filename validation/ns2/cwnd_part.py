@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 import bisect
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from grid import HERE, afsim_overrides, cells, ns2_command
+from ns2kit import afsim_results, ns2, task
 
 #: compare each trace EPS after each change: the two write a change of one instant in different
 #: orders (ns-2's cwnd goes 2 -> 3 -> 2 at the first ACK), and ns-2's trace prints times to 10 us
@@ -29,8 +29,8 @@ def ns2_trace(cell, seed: int, duration: float) -> dict[int, tuple[list[float], 
     out: dict[int, tuple[list[float], list[float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         tr = Path(tmp) / "cwnd.tr"
-        cmd = ns2_command(cell, seed, duration, True) + [f"cwnd_trace={tr}", "events=0", "marks=0"]
-        subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=HERE)
+        ns2(HERE / "dumbbell.tcl", ns2_command(cell, seed, duration, True)[2:]
+            + [f"cwnd_trace={tr}", "events=0", "marks=0"])
         for line in tr.read_text().splitlines():
             p = line.split()
             if len(p) >= 7 and p[5] == "cwnd_":
@@ -41,12 +41,10 @@ def ns2_trace(cell, seed: int, duration: float) -> dict[int, tuple[list[float], 
 
 
 def afsim_trace(cell, seed: int, duration: float) -> dict[int, tuple[list[float], list[float]]]:
-    from afsim import _core
-
     toml, sets = afsim_overrides(cell, duration, True)
-    run = _core.run(_core.load_scenario(str(toml), overrides=sets | {"trace": "true"}), seed=seed)
-    return {int(n.removeprefix("tcp")): ([float(x) for x in d["time_s"]], [c / 1000.0 for c in d["cwnd"]])
-            for n, d in run.traces().items()}
+    traces = afsim_results(task(toml, sets | {"trace": "true"}, seed)).traces
+    return {int(str(n).removeprefix("tcp")): ([float(x) for x in d["time_s"]], [c / 1000.0 for c in d["cwnd"]])
+            for n, d in traces.groupby("flow")}
 
 
 def at(tr: tuple[list[float], list[float]] | None, t: float) -> float | None:

@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 import diffserv as ds
+from ns2kit import run_jobs
 
 TOML = ds.REPO / "scenarios" / "validation" / "diffserv-rio-ecn.toml"
 OUT_JSON = HERE / "diffserv-ecn-results.json"
@@ -70,7 +69,7 @@ def ecn_by_class(per_flow: list[int]) -> dict[str, int]:
 
 
 def run_ns2(seed: int, duration_s: float, lt: bool) -> dict[str, Any]:
-    out = ds.run_ns2(seed, duration_s, lt, ("ecn=1", "events=1"), raw=True)
+    out = ds.ns2_raw(seed, duration_s, lt, ("ecn=1", "events=1"))
     m = ds.metrics_ns2(out["report"], out["trace"])
     m |= ecn_by_class([f["ecn_responses"] for f in out["report"]["flows"]])
     # timeouts as afsim counts them, every expiry (the TIMEOUT events; as the parity grid);
@@ -81,9 +80,7 @@ def run_ns2(seed: int, duration_s: float, lt: bool) -> dict[str, Any]:
     return m
 
 
-def run_afsim(seed: int, duration_s: float, lt: bool) -> dict[str, Any]:
-    out = ds.run_afsim(seed, duration_s, lt, None, toml=TOML, sets_lt=True)
-    rep = out["report"]
+def afsim_metrics(rep: dict[str, Any], duration_s: float) -> dict[str, Any]:
     m = ds.metrics_afsim(rep, duration_s)
     flows = {f["name"]: f for f in rep["flows"]}
     order = [f"a{i}" for i in range(10)] + [f"b{i}" for i in range(10)]
@@ -92,12 +89,14 @@ def run_afsim(seed: int, duration_s: float, lt: bool) -> dict[str, Any]:
     return m
 
 
-def one(sim: str, seed: int, duration_s: float, lt: bool) -> dict[str, Any]:
-    try:
-        m = run_ns2(seed, duration_s, lt) if sim == "ns-2" else run_afsim(seed, duration_s, lt)
-        return {"sim": sim, "seed": seed, "ok": True, "metrics": m}
-    except (RuntimeError, OSError, KeyError, ValueError, subprocess.SubprocessError) as e:
-        return {"sim": sim, "seed": seed, "ok": False, "error": str(e)}
+def runs_of(seeds: int, duration_s: float, lt: bool, n_jobs: int, store: Path | None) -> list[dict[str, Any]]:
+    """Both simulators over the seeds (``ns2kit.run_jobs``), ns-2 and afsim alternating."""
+    jobs = [(sim, s) for s in range(1, seeds + 1) for sim in ("ns-2", "afsim")]
+    return run_jobs(jobs, sim=lambda j: j[0], head=lambda j: {"sim": j[0], "seed": j[1]},
+                    ns2_metrics=lambda j: run_ns2(j[1], duration_s, lt),
+                    afsim_tasks=lambda j: [ds.afsim_task(j[1], duration_s, lt, TOML)],
+                    afsim_metrics=lambda _, reports: afsim_metrics(reports[0], duration_s),
+                    n_jobs=n_jobs, store=store)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--duration", type=float, default=200.0)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--store", type=Path, help="an afsim results store: afsim runs already in it are read, "
+                    "not run again (afsim sweep --store)")
     args = ap.parse_args(argv)
     doc: dict[str, Any] = {"seeds": args.seeds, "duration_s": args.duration, "afsim_commit": ds.git_head()}
     lines = ["# ECN with RIO: afsim against ns-2.35's dsRED", "",
@@ -115,9 +116,7 @@ def main(argv: list[str] | None = None) -> int:
              "bottleneck (see this script's header)."]
     bad = []
     for lt in (True, False):
-        jobs = [(sim, s) for s in range(1, args.seeds + 1) for sim in ("ns-2", "afsim")]
-        with ThreadPoolExecutor(args.jobs) as ex:
-            runs = list(ex.map(lambda j, lt=lt: one(j[0], j[1], args.duration, lt), jobs))
+        runs = runs_of(args.seeds, args.duration, lt, args.jobs, args.store)
         bad += [r for r in runs if not r["ok"]]
         summary = {sim: ds.summarise([r for r in runs if r["sim"] == sim]) for sim in ("ns-2", "afsim")}
         tag = "limited_transmit_on" if lt else "limited_transmit_off"

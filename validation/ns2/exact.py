@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -37,7 +36,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-from grid import VARIANTS, _tail_lines, afsim_report
+import ns2kit
+from grid import VARIANTS
+from ns2kit import afsim_reports, task
 
 TOML = REPO / "scenarios" / "validation" / "dumbbell-droptail.toml"
 BQ_LIMIT = 100  # ns-2 queue-limit of the bottleneck: 99 packets waiting
@@ -65,12 +66,10 @@ MIN_RTO_S = "0.2"
 
 def ns2(c: Config, t: float) -> Counts:
     v, flows, rate, lt = c
-    cmd = ["ns", str(HERE / "dumbbell.tcl"), "bq=droptail", f"bq_limit={BQ_LIMIT}", f"tick={TICK_S}",
-           f"flows={flows}", f"rate={rate}Mb", f"variant={v}", f"lt={int(lt)}", "seed=1", "marks=0",
-           f"duration={t:.6f}", f"access_rate={ACCESS_MBPS}Mb", f"minrto={MIN_RTO_S}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=HERE)
-    text, extra = _tail_lines(proc.stdout)
-    rep = json.loads(text)
+    args = ["bq=droptail", f"bq_limit={BQ_LIMIT}", f"tick={TICK_S}", f"flows={flows}", f"rate={rate}Mb",
+            f"variant={v}", f"lt={int(lt)}", "seed=1", "marks=0", f"duration={t:.6f}",
+            f"access_rate={ACCESS_MBPS}Mb", f"minrto={MIN_RTO_S}"]
+    rep, extra = ns2kit.ns2(HERE / "dumbbell.tcl", args).report()
     timeouts = [int(x) for x in extra["TIMEOUTS"].split()]
     # goodput in whole segments; 1000 payload bytes each
     flows_ = [(f["data_pkts_sent"], f["rexmit_pkts"], k, f["goodput_bytes"] // 1000)
@@ -84,7 +83,9 @@ def afsim(c: Config, t: float) -> Counts:
             "limited_transmit": str(lt).lower(), "start_step": f"{round(1e9 / flows)}ns",
             "limit": f"{BQ_LIMIT - 1}pkt", "tick": f"{TICK_S * 1e6:g}us",
             "access_rate": f"{ACCESS_MBPS}Mbps", "min_rto": f"{float(MIN_RTO_S) * 1000:g}ms"}
-    rep = json.loads(afsim_report(str(TOML), sets, 1))
+    (rep,) = afsim_reports([task(TOML, sets, 1)])
+    if isinstance(rep, Exception):
+        raise rep
     q = next(q for q in rep["queues"] if q["name"] == "r1->r2")
     flows_ = [(f["packets_sent"], f["retransmitted_packets"], f["timeouts"], f["goodput_bytes"] // 1000)
               for f in rep["flows"]]

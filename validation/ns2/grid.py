@@ -32,17 +32,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import multiprocessing
 import os
 import platform
-import re
-import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,7 +46,8 @@ REPO = HERE.parents[1]
 SCENARIOS = REPO / "scenarios" / "validation"
 OUT = HERE / "grid"
 
-from ns2kit import jain
+import ns2kit
+from ns2kit import compare, dump_json, jain, ns2, stat, task, within, z_text
 
 VARIANTS = ("reno", "newreno", "sack")
 
@@ -170,17 +165,6 @@ DUMBBELL_BOTTLENECK = "r1->r2"
 AF_BOTTLENECK = "core->egress"
 AF_RATE_BPS = 30.792e6
 AF_PACKET = 576
-
-
-def _tail_lines(out: str) -> tuple[str, dict[str, str]]:
-    """The JSON report and the lines awk appends to it ("MARKS n", "TIMEOUTS ...", "TRACE ...")."""
-    extra: dict[str, str] = {}
-    for tag in ("MARKS", "TIMEOUTS", "TRACE"):
-        m = re.search(rf"^{tag} (.*)$", out, re.M)
-        if m:
-            extra[tag] = m.group(1).strip()
-            out = out[: m.start()] + out[m.end():]
-    return out, extra
 
 
 def spread(goodput_bytes: list[float], duration_s: float) -> dict[str, float]:
@@ -306,94 +290,43 @@ def afsim_command(cell: Cell, seed: int, duration: float, lt: bool) -> str:
                     + [f"--set {k}={v}" for k, v in sets.items()])
 
 
-def afsim_report(toml: str, sets: dict[str, str], seed: int) -> str:
-    """One afsim run in this process (a worker of the pool): the report's JSON."""
-    from afsim import _core
-
-    scenario = _core.load_scenario(toml, overrides=sets)
-    return _core.run(scenario, seed=seed).summary_json()
-
-
-def run_one(sim: str, cell: Cell, seed: int, duration: float, lt: bool,
-            pool: ProcessPoolExecutor) -> dict[str, Any]:
-    row: dict[str, Any] = {"sim": sim, "cell": cell.key, "seed": seed}
-    t0 = time.perf_counter()
-    try:
-        if sim == "ns-2":
-            cmd = ns2_command(cell, seed, duration, lt)
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=HERE)
-            if proc.returncode != 0:
-                raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}: {proc.stderr.strip()[-400:]}")
-            text, extra = _tail_lines(proc.stdout)
-            fn: Callable[..., dict[str, Any]] = ns2_af if cell.grid == "af" else ns2_dumbbell
-            row["metrics"] = fn(cell, json.loads(text), extra)
-        else:
-            toml, sets = afsim_overrides(cell, duration, lt)
-            report = pool.submit(afsim_report, str(toml), sets, seed).result()
-            fn = afsim_af if cell.grid == "af" else afsim_dumbbell
-            row["metrics"] = fn(cell, json.loads(report), duration)
-        row["ok"] = True
-    except Exception as e:
-        where = " ".join(ns2_command(cell, seed, duration, lt)) if sim == "ns-2" else afsim_command(cell, seed, duration, lt)
-        row.update(ok=False, error=f"{where}: {e}")
-    row["wall_s"] = time.perf_counter() - t0
-    return row
-
-
 Job = tuple[str, Cell, int, float]  # simulator, cell, seed, duration (s)
 
 
-def run_jobs(jobs: list[Job], lt: bool, n_jobs: int, every: int) -> tuple[list[dict[str, Any]], float]:
-    """Every job's row (`run_one`), in the jobs' order, and the wall time; progress on stderr
-    every `every` runs, and each failure as it happens."""
-    t0 = time.perf_counter()
-    done = [0]
-    # spawned, not forked: the pool is used from several threads
-    procs = ProcessPoolExecutor(max_workers=n_jobs, mp_context=multiprocessing.get_context("spawn"))
+def ns2_row(cell: Cell, seed: int, duration: float, lt: bool) -> dict[str, Any]:
+    """The metrics of one ns-2 run of the cell."""
+    report, extra = ns2(HERE / ("af.tcl" if cell.grid == "af" else "dumbbell.tcl"),
+                        ns2_command(cell, seed, duration, lt)[2:]).report()
+    fn: Callable[..., dict[str, Any]] = ns2_af if cell.grid == "af" else ns2_dumbbell
+    return fn(cell, report, extra)
 
-    def go(j: Job) -> dict[str, Any]:
-        r = run_one(j[0], j[1], j[2], j[3], lt, procs)
-        done[0] += 1
+
+def afsim_row(cell: Cell, report: dict[str, Any], duration: float) -> dict[str, Any]:
+    """The metrics of one afsim run of the cell, from its report."""
+    fn = afsim_af if cell.grid == "af" else afsim_dumbbell
+    return fn(cell, report, duration)
+
+
+def run_jobs(jobs: list[Job], lt: bool, n_jobs: int, every: int,
+             store: Path | None = None) -> tuple[list[dict[str, Any]], float]:
+    """Every job's row ({sim, cell, seed, metrics, ok, wall_s}: ns-2's process time, afsim's
+    engine time), in the jobs' order, and the wall time (``ns2kit.run_jobs``: the ns-2 runs on
+    `n_jobs` threads, then the afsim runs through the sweep machinery, `store` keeping them);
+    each failure printed."""
+    t0 = time.perf_counter()
+    runs = ns2kit.run_jobs(
+        jobs, sim=lambda j: j[0], head=lambda j: {"sim": j[0], "cell": j[1].key, "seed": j[2]},
+        ns2_metrics=lambda j: ns2_row(j[1], j[2], j[3], lt),
+        afsim_tasks=lambda j: [task(*afsim_overrides(j[1], j[3], lt), j[2])],
+        afsim_metrics=lambda j, reports: afsim_row(j[1], reports[0], j[3]),
+        n_jobs=n_jobs, store=store, timed=True, progress_every=every)
+    for r in runs:
         if not r["ok"]:
             print(f"FAILED {r['sim']} {r['cell']} seed {r['seed']}: {r['error']}", file=sys.stderr)
-        if done[0] % every == 0:
-            print(f"{done[0]}/{len(jobs)} runs, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-        return r
-
-    # a thread per job slot: ns-2 runs as a subprocess, afsim in a worker process of `procs`
-    with procs, ThreadPoolExecutor(max_workers=n_jobs) as pool:
-        runs = list(pool.map(go, jobs))
     return runs, time.perf_counter() - t0
 
 
 # ---------------------------------------------------------------------- summary
-
-
-def describe(vals: list[float]) -> dict[str, float] | None:
-    if not vals:
-        return None
-    return {"mean": statistics.fmean(vals), "sd": statistics.stdev(vals) if len(vals) > 1 else 0.0,
-            "n": len(vals)}
-
-
-def compare(ns: dict[str, float] | None, af: dict[str, float] | None) -> tuple[float | None, float | None]:
-    """(afsim − ns-2 in % of ns-2, z) of the means; None where undefined."""
-    if not ns or not af:
-        return None, None
-    d = af["mean"] - ns["mean"]
-    pct = None if ns["mean"] == 0 else 100 * d / ns["mean"]
-    se = math.sqrt(ns["sd"] ** 2 / ns["n"] + af["sd"] ** 2 / af["n"])
-    if se == 0:
-        z = 0.0 if d == 0 else math.copysign(math.inf, d)
-    else:
-        z = d / se
-    return pct, z
-
-
-def within(pct: float | None, z: float | None, tol: float, diff: float = math.inf, floor: float = 0.0) -> bool:
-    if z is None or abs(z) < 2 or abs(diff) <= floor:
-        return True
-    return pct is not None and abs(pct) <= tol
 
 
 def summarise(cells_: list[Cell], runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -402,16 +335,13 @@ def summarise(cells_: list[Cell], runs: list[dict[str, Any]]) -> dict[str, Any]:
         mine = [r for r in runs if r["cell"] == c.key and r["ok"]]
         s: dict[str, Any] = {"label": c.label, "metrics": {}}
         for key, _, _, tol in METRICS[c.grid]:
-            per = {}
-            for sim in ("ns-2", "afsim"):
-                vals = [r["metrics"][key] for r in mine if r["sim"] == sim and r["metrics"].get(key) is not None]
-                per[sim] = describe(vals)
-            pct, z = compare(per["ns-2"], per["afsim"])
-            diff = per["afsim"]["mean"] - per["ns-2"]["mean"] if per["ns-2"] and per["afsim"] else math.inf
-            s["metrics"][key] = {"ns-2": per["ns-2"], "afsim": per["afsim"], "diff_pct": pct, "z": z,
-                                 "within": within(pct, z, tol, diff, FLOOR.get(key, 0.0))}
+            per = {sim: stat((r["metrics"].get(key) for r in mine if r["sim"] == sim), extremes=False)
+                   for sim in ("ns-2", "afsim")}
+            d = compare(per["ns-2"], per["afsim"])
+            s["metrics"][key] = {"ns-2": per["ns-2"], "afsim": per["afsim"], "diff_pct": d.pct,
+                                 "z": d.z_signed, "within": within(d, tol, FLOOR.get(key, 0.0))}
         nr = [r["metrics"]["timeouts_nrexmit"] for r in mine if r["sim"] == "ns-2"]
-        s["ns2_nrexmit"] = describe(nr)
+        s["ns2_nrexmit"] = stat(nr, extremes=False)
         out[c.key] = s
     return out
 
@@ -443,13 +373,11 @@ def extremes(cells_: list[Cell], summary: dict[str, Any]) -> dict[str, Any]:
 
 
 def fmt_pct(p: float | None) -> str:
+    """A difference already in % as "+1.2%"."""
     return "-" if p is None else f"{p:+.1f}%"
 
 
-def fmt_z(z: float | None) -> str:
-    if z is None:
-        return "-"
-    return "∞" if math.isinf(z) else f"{z:+.1f}"
+fmt_z = z_text
 
 
 def markdown(cells_: list[Cell], summary: dict[str, Any], ext: dict[str, Any], meta: dict[str, Any]) -> str:
@@ -572,9 +500,7 @@ def heat_maps(cells_: list[Cell], summary: dict[str, Any], out_dir: Path) -> lis
 
 def dump(result: dict[str, Any]) -> str:
     """grid.json: indented, but one line per run."""
-    head = json.dumps({k: v for k, v in result.items() if k != "runs"}, indent=1)
-    runs = ",\n  ".join(json.dumps(r, separators=(",", ":")) for r in result["runs"])
-    return head[:-2] + f',\n "runs": [\n  {runs}\n ]\n}}\n'
+    return dump_json(result, one_line="runs")
 
 
 # ---------------------------------------------------------------------- main
@@ -592,6 +518,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", type=Path, default=OUT, help="output directory (default validation/ns2/grid)")
     ap.add_argument("--replot", action="store_true", help="only redo the tables and maps from grid.json")
+    ap.add_argument("--store", type=Path, help="an afsim results store: afsim runs already in it are read, "
+                    "not run again (afsim sweep --store)")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "grid.json"
@@ -610,7 +538,7 @@ def main(argv: list[str] | None = None) -> int:
         # the longest first, so that the two workers finish together
         weight = {c.key: (c.flows * (30 if c.grid == "af" else c.rate_mbps)) for c in all_cells}
         jobs.sort(key=lambda j: -weight[j[1].key] * (4 if j[0] == "ns-2" else 1))
-        runs, wall = run_jobs(jobs, lt, args.jobs, every=50)
+        runs, wall = run_jobs(jobs, lt, args.jobs, every=50, store=args.store)
         cmd = "python3 validation/ns2/grid.py" + ("" if argv is None else " " + " ".join(argv))
         if argv is None and len(sys.argv) > 1:
             cmd += " " + " ".join(sys.argv[1:])

@@ -23,10 +23,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from ns2kit import afsim_results, ns2, task
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIO = REPO / "python" / "afsim" / "scenarios" / "gtfrc" / "two-tfrc.toml"
@@ -55,9 +56,7 @@ def first_loss(times, ps, end: float) -> float:
 
 
 def run_afsim(ov: dict[str, str], seed: int, end: float) -> dict[str, float]:
-    import afsim
-
-    r = afsim.simulate(SCENARIO, overrides=ov, seed=seed)
+    r = afsim_results(task(SCENARIO, ov, seed))
     tr = r.tfrc_traces
     a = tr[tr.flow == "a"]
     fl = r.flows.set_index("name")
@@ -68,9 +67,9 @@ def run_afsim(ov: dict[str, str], seed: int, end: float) -> dict[str, float]:
 
 def run_ns2(ov: dict[str, str], seed: int, end: float) -> dict[str, float]:
     kbps = lambda v: int(round(float(v.removesuffix("kbps")) * 1000))
-    cmd = ["ns", str(TWIN), f"seed={seed}", f"duration={end:g}", "kinds=tfrc tfrc",
-           f"targets={kbps(ov['tr_a'])} {kbps(ov['tr_b'])}", f"delays={ov['delay_a']} {ov['delay_b']}"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=TWIN.parent).stdout.splitlines()
+    out = ns2(TWIN, [f"seed={seed}", f"duration={end:g}", "kinds=tfrc tfrc",
+                     f"targets={kbps(ov['tr_a'])} {kbps(ov['tr_b'])}", f"delays={ov['delay_a']} {ov['delay_b']}"],
+              cwd=TWIN.parent).stdout.splitlines()
     # the sampled true_loss_rate_ of flow a: > 0 from the first report of a loss on
     rows = [line.split() for line in out if line.startswith("XROW 0 ")]
     total = [int(x) for x in next(line for line in out if line.startswith("DELIVERED")).split()[1:]]

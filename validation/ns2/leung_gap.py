@@ -25,20 +25,19 @@ import argparse
 import json
 import math
 import re
-import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from statistics import mean, stdev
 
-import afsim
-from afsim import ns2
+import ns2kit
+from ns2kit import afsim_results, compare, run_all, stat, task
+
 from afsim.reproduce import leung
 
 HERE = Path(__file__).resolve().parent
 TCL = HERE / "leung_gap.tcl"
-SCEN = Path(leung.__file__).resolve().parents[1] / "scenarios" / "leung"
+SCEN = leung.find_scenarios_dir()  # python/afsim/scenarios/leung
 
 RIO_BLOCK = re.compile(r"\[link\.queue\].*?spacing = \"\$spacing\"[^\n]*\n", re.S)
 
@@ -106,8 +105,9 @@ CONFIGS = {
 
 
 def welch(a: list[float], b: list[float]) -> float:
-    va, vb = stdev(a) ** 2 / len(a), stdev(b) ** 2 / len(b)
-    return (mean(a) - mean(b)) / math.sqrt(va + vb) if va + vb > 0 else math.nan
+    """Welch's t of mean(a) − mean(b) (``ns2kit.compare``); NaN without spread."""
+    z = compare(stat(b), stat(a)).z
+    return math.nan if z is None else z
 
 
 def scenario(topo: int, edits, tmp: Path) -> Path:
@@ -130,9 +130,7 @@ def experiment(topo: int):
 
 
 def run_ns2(args: list[str]) -> dict:
-    p = subprocess.run(["nice", "-n", "5", "ns", str(TCL), *args], capture_output=True, text=True,
-                       check=True, cwd=HERE)
-    return ns2.parse(p.stdout)
+    return ns2kit.ns2(TCL, args, nice=5).twin()
 
 
 def starts(seed: int, n: int, spread: float) -> list[float]:
@@ -166,7 +164,7 @@ def run_config(name: str, seeds: int, duration: int, tmp: Path) -> dict:
         if SPREAD:
             p_s = tmp / f"start-{s}.toml"
             p_s.write_text(with_starts(text, starts(s, 10 if topo == 2 else 3, SPREAD)))
-        r = afsim.simulate(p_s, overrides=ov_af, seed=s)
+        r = afsim_results(task(p_s, ov_af, s))
         af.append(leung.leung_metrics(r))
         fl = r.flows.sort_values("name", key=lambda x: x.str[1:].astype(int))
         afc.append({k: [float(v) for v in fl[k]] for k in
@@ -180,8 +178,7 @@ def run_config(name: str, seeds: int, duration: int, tmp: Path) -> dict:
         if SPREAD:
             a["starts"] = " ".join(f"{x:.6f}" for x in starts(s, 10 if topo == 2 else 3, SPREAD))
         argsets.append([f"{k}={v}" for k, v in a.items()])
-    with ThreadPoolExecutor(2) as ex:
-        raws = list(ex.map(run_ns2, argsets))
+    raws = run_all(run_ns2, argsets, 2)
     for raw in raws:
         nm.append(leung.leung_metrics(leung.ns2_results(raw)))
         nsc.append({k: [float(f[k]) for f in raw["flows"]] for k in

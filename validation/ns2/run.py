@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import time
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import ns2kit
-from ns2kit import jain, run_all, run_process, table
+from ns2kit import jain, ns2, table, task
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -195,48 +194,55 @@ def interval(head: dict[str, Any], whole: dict[str, Any], t0: float, t1: float) 
 
 
 def run_ns2(cfg: Config, seed: int, duration_s: float, lt: bool) -> dict[str, Any]:
-    cmd = ["ns", str(TCL), f"flows={cfg.flows}", f"rate={cfg.rate_mbps}Mb",
-           f"ecn={int(cfg.ecn)}", f"seed={seed}", f"duration={duration_s:g}",
-           f"marks={int(cfg.ecn)}", f"lt={int(lt)}"]
-    out, wall = run_process(cmd, cwd=HERE)
+    args = [f"flows={cfg.flows}", f"rate={cfg.rate_mbps}Mb", f"ecn={int(cfg.ecn)}", f"seed={seed}",
+            f"duration={duration_s:g}", f"marks={int(cfg.ecn)}", f"lt={int(lt)}"]
+    run = ns2(TCL, args)
     # the JSON report, then what awk prints as its pipes close: "MARKS n" (ECN runs) and
     # "TIMEOUTS n0 n1 ..." (every timeout, by flow)
-    marks = None
-    mm = re.search(r"^MARKS (\d+)\s*$", out, re.M)
-    if mm:
-        marks = int(mm.group(1))
-    mt = re.search(r"^TIMEOUTS(( \d+)*)\s*$", out, re.M)
-    if mt is None:
-        raise RuntimeError(f"{' '.join(cmd)}: no TIMEOUTS line")
-    timeouts = sum(int(x) for x in mt.group(1).split())
-    report = json.loads(out[: min(x.start() for x in (mm, mt) if x is not None)])
+    report, tags = run.report()
+    if "TIMEOUTS" not in tags:
+        raise RuntimeError(f"{' '.join(run.cmd)}: no TIMEOUTS line")
+    marks = int(tags["MARKS"]) if "MARKS" in tags else None
+    timeouts = sum(int(x) for x in tags["TIMEOUTS"].split())
     m = metrics_ns2(report, marks, timeouts, cfg)
-    m["process_wall_s"] = wall
+    m["process_wall_s"] = run.wall_s
     return m
 
 
-def run_afsim(cfg: Config, seed: int, duration_s: float, lt: bool) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "afsim", "run", str(cfg.toml), "--seed", str(seed),
-           "--set", f"duration={duration_s:g}s", "--set", f"limited_transmit={str(lt).lower()}",
-           "--format", "json"]
-    out, wall = run_process(cmd, cwd=REPO, what=f"afsim run {cfg.toml.name}")
-    m = metrics_afsim(json.loads(out), cfg, duration_s)
-    m["process_wall_s"] = wall
+def afsim_task(cfg: Config, seed: int, duration_s: float, lt: bool) -> Any:
+    return task(cfg.toml, {"duration": f"{duration_s:g}s", "limited_transmit": str(lt).lower()}, seed)
+
+
+def afsim_metrics(cfg: Config, report: dict[str, Any], duration_s: float) -> dict[str, Any]:
+    """The metrics of an afsim run's report; ``run_wall_s``: the engine's wall time."""
+    m = metrics_afsim(report, cfg, duration_s)
+    m["run_wall_s"] = report["_wall_s"]
     return m
 
 
-def one(sim: str, cfg: Config, seed: int, duration_s: float, lt: bool,
-        split_s: float | None) -> dict[str, Any]:
-    fn = run_ns2 if sim == "ns-2" else run_afsim
-    try:
-        m = fn(cfg, seed, duration_s, lt)
+def run_jobs(jobs: list[tuple[str, Config, int]], duration_s: float, lt: bool, split_s: float | None,
+             n_jobs: int, store: Path | None) -> list[dict[str, Any]]:
+    """Each job's row, in order (``ns2kit.run_jobs``). With `split_s`, each run is repeated up
+    to `split_s`: the first split_s seconds of a run are the same events as a run that stops
+    there (same seed), so the difference of the two is the interval [split_s, end] (`steady`)."""
+    spans = [duration_s] + ([split_s] if split_s is not None else [])
+
+    def ns2_metrics(j: tuple[str, Config, int]) -> dict[str, Any]:
+        m = run_ns2(j[1], j[2], duration_s, lt)
         if split_s is not None:
-            # the first split_s seconds of a run are the same events as a run that stops
-            # there (same seed): the difference of the two is the interval [split_s, end]
-            m["steady"] = interval(fn(cfg, seed, split_s, lt), m, split_s, duration_s)
-        return {"sim": sim, "config": cfg.name, "seed": seed, "ok": True, "metrics": m}
-    except Exception as e:
-        return {"sim": sim, "config": cfg.name, "seed": seed, "ok": False, "error": str(e)}
+            m["steady"] = interval(run_ns2(j[1], j[2], split_s, lt), m, split_s, duration_s)
+        return m
+
+    def afsim_of(j: tuple[str, Config, int], reports: list[dict[str, Any]]) -> dict[str, Any]:
+        m = afsim_metrics(j[1], reports[0], duration_s)
+        if split_s is not None:
+            m["steady"] = interval(afsim_metrics(j[1], reports[1], split_s), m, split_s, duration_s)
+        return m
+
+    return ns2kit.run_jobs(
+        jobs, sim=lambda j: j[0], head=lambda j: {"sim": j[0], "config": j[1].name, "seed": j[2]},
+        ns2_metrics=ns2_metrics, afsim_tasks=lambda j: [afsim_task(j[1], j[2], d, lt) for d in spans],
+        afsim_metrics=afsim_of, n_jobs=n_jobs, store=store)
 
 
 # ---------------------------------------------------------------------- summary
@@ -274,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", type=float, metavar="T0",
                     help="also report the interval [T0, duration] (each run is repeated up to T0)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--store", type=Path, help="an afsim results store: afsim runs already in it are read, "
+                    "not run again (afsim sweep --store)")
     ap.add_argument("--out", type=Path, help="default validation/ns2/results.json "
                     "(results-no-lt.json with --limited-transmit off)")
     args = ap.parse_args(argv)
@@ -287,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     configs = [c for c in CONFIGS if c.name in args.configs]
     jobs = [(sim, cfg, seed) for cfg in configs for seed in seeds for sim in args.sims]
     t0 = time.perf_counter()
-    runs = run_all(lambda j: one(j[0], j[1], j[2], args.duration, lt, args.split), jobs, args.jobs)
+    runs = run_jobs(jobs, args.duration, lt, args.split, args.jobs, args.store)
     wall = time.perf_counter() - t0
 
     summary: dict[str, Any] = {}

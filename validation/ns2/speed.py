@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ns2kit import ns2
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 TCL = HERE / "dumbbell.tcl"
@@ -54,17 +56,16 @@ print(json.dumps({"wall_s": result.wall_seconds, "departures": q["departures"],
 
 
 def ns2_once(flows: int, rate: int, duration: float, seed: int) -> dict[str, Any]:
-    cmd = ["ns", str(TCL), f"flows={flows}", f"rate={rate}Mb", "ecn=0", f"seed={seed}",
-           f"duration={duration:g}", "marks=0", "events=0"]
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=HERE)
-    process = time.perf_counter() - t0
-    rep = json.loads(proc.stdout)
-    return {"run_s": rep["wall_s"], "process_s": process,
+    run = ns2(TCL, [f"flows={flows}", f"rate={rate}Mb", "ecn=0", f"seed={seed}", f"duration={duration:g}",
+                    "marks=0", "events=0"])
+    rep, _ = run.report()
+    return {"run_s": rep["wall_s"], "process_s": run.wall_s,
             "departures": rep["bottleneck"]["departures"]}
 
 
 def afsim_once(name: str, duration: float, seed: int) -> dict[str, Any]:
+    """One afsim run in a fresh Python process (not through ``ns2kit.afsim_reports``: the
+    process's wall time, interpreter start and import included, is what is measured)."""
     path = REPO / "scenarios" / "validation" / f"{name}.toml"
     cmd = [sys.executable, "-c", AFSIM_WORKER, str(path), str(seed), f"{duration:g}s"]
     t0 = time.perf_counter()

@@ -35,16 +35,14 @@ import math
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import ns2kit
-from ns2kit import fmt, pct_text, z_text
+from ns2kit import afsim_results, fmt, ns2, pct_text, run_all, stat, task, z_text
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -120,17 +118,14 @@ def samples(cfg: Config) -> list[float]:
 
 
 def ns2_once(cfg: Config, seed: int, print_flow: int) -> tuple[dict[str, Any], list[tuple[float, float]]]:
-    cmd = ["ns", str(TCL), f"mode={cfg.mode}", f"tfrc={cfg.tfrc}", f"tcp={cfg.tcp}", f"p={cfg.p}",
-           f"seed={seed}", f"duration={cfg.duration:g}", f"warmup={cfg.warmup:g}",
-           f"start_step={START_STEP}", f"print={print_flow}", f"sample={SAMPLE_S}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=HERE)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}\n{proc.stderr.strip()}")
+    out = ns2(TCL, [f"mode={cfg.mode}", f"tfrc={cfg.tfrc}", f"tcp={cfg.tcp}", f"p={cfg.p}",
+                    f"seed={seed}", f"duration={cfg.duration:g}", f"warmup={cfg.warmup:g}",
+                    f"start_step={START_STEP}", f"print={print_flow}", f"sample={SAMPLE_S}"]).stdout
     # the JSON object, and the loss lines ns-2's C++ printf writes (flushed at exit, so they
     # may come before or after it)
-    at = proc.stdout.index('{"simulator"')
-    report, end = json.JSONDecoder().raw_decode(proc.stdout, at)
-    rest = proc.stdout[:at] + proc.stdout[end:]
+    at = out.index('{"simulator"')
+    report, end = json.JSONDecoder().raw_decode(out, at)
+    rest = out[:at] + out[end:]
     losses = sorted((float(t), float(p)) for t, p in LOSS_LINE.findall(rest))
     return report, losses
 
@@ -182,16 +177,14 @@ def run_ns2(cfg: Config, seed: int) -> dict[str, Any]:
 
 
 def run_afsim(cfg: Config, seed: int, preset: str = "ns2") -> dict[str, Any]:
-    import afsim
-
     span = cfg.duration - cfg.warmup
     common = {"duration": f"{cfg.duration:g}s", "warmup": f"{cfg.warmup:g}s", "trace": "true"}
     if cfg.mode == "bernoulli":
-        res = afsim.simulate(BERNOULLI, seed=seed, overrides={**common, "p": str(cfg.p), "preset": preset})
+        res = afsim_results(task(BERNOULLI, {**common, "p": str(cfg.p), "preset": preset}, seed))
     else:
         over = {**common, "n_tfrc": str(cfg.tfrc), "n_tcp": str(cfg.tcp),
                 "tcp_start": f"{cfg.tfrc * START_STEP * 1000:g}ms"}
-        res = afsim.simulate(DUMBBELL, seed=seed, overrides=over)
+        res = afsim_results(task(DUMBBELL, over, seed))
     if not res.conservation["holds"]:
         raise RuntimeError(res.conservation["identity"])
     at = samples(cfg)
@@ -243,17 +236,14 @@ DUMBBELL_METRICS = [
 
 
 def stats(vals: list[float]) -> dict[str, float] | None:
-    vals = [v for v in vals if v is not None and not math.isnan(v)]
-    if not vals:
-        return None
-    return {"mean": statistics.fmean(vals), "sd": statistics.stdev(vals) if len(vals) > 1 else 0.0,
-            "n": len(vals)}
+    """Mean, sd and n over the values that are neither None nor NaN."""
+    return stat(vals, extremes=False, skip_nan=True)
 
 
 def compare(a: dict[str, float] | None, b: dict[str, float] | None) -> tuple[str, str]:
     """(b − a in % of a, Welch z) as text (``ns2kit.compare``)."""
-    rel, z = ns2kit.compare(a, b)
-    return pct_text(rel), z_text(z)
+    d = ns2kit.compare(a, b)
+    return pct_text(d.rel), z_text(d.z)
 
 
 def tables(runs: list[dict[str, Any]], configs: list[Config], seeds: list[int]) -> tuple[str, dict[str, Any]]:
@@ -341,8 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(sim, c, s) for c in configs for s in seeds
             for sim in (("ns-2", "afsim", "afsim-rfc") if c.mode == "bernoulli" else ("ns-2", "afsim"))]
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        runs = list(pool.map(lambda j: one(*j), jobs))
+    # every run is a process of its own (ns-2) or an afsim run that releases the GIL
+    runs = run_all(lambda j: one(*j), jobs, args.jobs)
     wall = time.perf_counter() - t0
     text, summary = tables(runs, configs, seeds)
     if any(c.name == "tfrc-2-tcp-2" for c in configs) and 1 in seeds:

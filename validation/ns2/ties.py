@@ -43,7 +43,6 @@ import json
 import os
 import platform
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -51,6 +50,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 from grid import DUMBBELL_METRICS, Cell, dump, fmt_pct, fmt_z, run_jobs, summarise
+from ns2kit import afsim_results, ns2, run_all, task
 
 OUT = HERE / "ties"
 
@@ -158,31 +158,27 @@ def episodes(cuts: list[tuple[int, float, str]], after_s: float) -> list[set[int
 
 
 def sync(cell: Cell, seeds: range, duration: float, access: list[str], out_dir: Path, jobs: int, cmd: str) -> int:
-    import subprocess
     import tempfile
 
     from grid import afsim_overrides, ns2_command
-
-    from afsim import _core
 
     rows = []
     for a in access:
         c = replace(cell, access_mbps=a)
 
-        def ns2(seed: int, c: Cell = c) -> list[tuple[int, float, str]]:
+        def ns2_cuts_of(seed: int, c: Cell = c) -> list[tuple[int, float, str]]:
             with tempfile.TemporaryDirectory() as tmp:
                 tr = Path(tmp) / "cwnd.tr"
-                cmd = ns2_command(c, seed, duration, True) + [f"cwnd_trace={tr}", "events=0", "marks=0"]
-                subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=HERE)
+                args = ns2_command(c, seed, duration, True)[2:] + [f"cwnd_trace={tr}", "events=0", "marks=0"]
+                ns2(HERE / "dumbbell.tcl", args)
                 return ns2_cuts(tr, c.flows)
 
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            ns = list(pool.map(ns2, seeds))
+        ns = run_all(ns2_cuts_of, seeds, jobs)
         af = []
         toml, sets = afsim_overrides(c, duration, True)
         for seed in seeds:
-            scenario = _core.load_scenario(str(toml), overrides=sets | {"trace": "true"})
-            af.append(afsim_cuts(_core.run(scenario, seed=seed).traces(), 1000.0))
+            traces = afsim_results(task(toml, sets | {"trace": "true"}, seed)).traces
+            af.append(afsim_cuts({str(f): d.reset_index(drop=True) for f, d in traces.groupby("flow")}, 1000.0))
         row: dict[str, Any] = {"access_mbps": a}
         for sim, cuts in (("ns-2", ns), ("afsim", af)):
             eps = [e for run in cuts for e in episodes(run, 2.0)]

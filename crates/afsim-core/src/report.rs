@@ -21,6 +21,9 @@ pub struct Report {
     pub queues: Vec<QueueRow>,
     /// Per queue and drop-precedence level (levels that saw packets only).
     pub colours: Vec<ColourRow>,
+    /// Per queue, direction and code point (those that saw packets only): `colours` split so
+    /// that AF13, best effort and ACKs sharing a level stay apart.
+    pub code_points: Vec<CodePointRow>,
     pub conditioners: Vec<ConditionerRow>,
     /// Per flow group (`[[flow]]` entry): totals, spread and fairness.
     pub groups: Vec<GroupRow>,
@@ -104,8 +107,11 @@ impl DpCounts {
 /// drop precedence DP_a at the end, and how DP_a spent the run.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct SimaQueueRow {
+    /// The queue ("from->to").
     pub queue: String,
+    /// The real-time class's buffer.
     pub rt_limit_bytes: u64,
+    /// The non-real-time class's buffer.
     pub nrt_limit_bytes: u64,
     pub rt_weight: f64,
     pub nrt_weight: f64,
@@ -128,16 +134,21 @@ pub struct SimaQueueRow {
 /// Identity: `arrivals = departures + drops_below_dpa + drops_overflow + queued_end`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct SimaLevelRow {
+    /// The queue ("from->to").
     pub queue: String,
     /// "nrt" or "rt".
     pub class: String,
+    /// The drop precedence (0 … 7).
     pub dp: u8,
+    /// Packets of this class and DP offered, from time 0.
     pub arrivals: u64,
+    /// Packets of this class and DP that left for the link.
     pub departures: u64,
     /// Dropped before buffering, the packet's DP being below DP_a.
     pub drops_below_dpa: u64,
     /// Admitted by DP_a but its buffer had no room.
     pub drops_overflow: u64,
+    /// Packets queued when the run stopped.
     pub queued_end: u64,
     /// Drops ÷ arrivals.
     pub loss_ratio: f64,
@@ -150,6 +161,7 @@ pub struct SimaLevelRow {
 /// held`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct CsaRow {
+    /// The controller's name.
     pub name: String,
     /// The RIO queue it watches.
     pub queue: String,
@@ -157,13 +169,17 @@ pub struct CsaRow {
     pub scope: String,
     /// "text" or "per_period" (`edge::csa::Rules`).
     pub rules: String,
+    /// α when the run stopped.
     pub alpha_end: f64,
     /// The lowest α reached.
     pub alpha_min: f64,
     /// α's time average over the run, and the share of the run spent at min_α.
     pub alpha_mean: f64,
+    /// Share of the run α spent at min_α.
     pub alpha_floor_share: f64,
+    /// OUT packets that arrived at the watched queue.
     pub out_arrivals: u64,
+    /// OUT arrivals while the queue was congested.
     pub congested_out_arrivals: u64,
     pub periods: u64,
     pub eighth_arrivals: u64,
@@ -182,26 +198,44 @@ pub struct CsaRow {
 /// Fields that do not apply to a flow's kind are `None` (JSON `null`).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct FlowRow {
+    /// The flow's name (a group's members are named group0, group1, …).
     pub name: String,
+    /// The `[[flow]]` entry it was expanded from.
     pub group: String,
+    /// "cbr", "tcp-<variant>", "tfrc" or "gtfrc" ("csa-signal" for a CSA's control packets).
     pub kind: String,
+    /// The node it starts at.
     pub src: String,
+    /// The node it goes to.
     pub dst: String,
+    /// Forward packets the source sent (data, TCP retransmissions included; the reverse
+    /// direction's ACKs and feedback are not counted here), from time 0.
     pub packets_sent: u64,
+    /// IP bytes of `packets_sent`.
     pub bytes_sent: u64,
+    /// Forward packets that reached the flow's sink, from time 0.
     pub packets_delivered: u64,
+    /// IP bytes of `packets_delivered`.
     pub bytes_delivered: u64,
+    /// Forward packets dropped anywhere (queues, conditioners, link loss), from time 0.
     pub packets_dropped: u64,
+    /// Forward packets still in the network when the run stopped
+    /// (`packets_sent = packets_delivered + packets_dropped + packets_in_flight`).
     pub packets_in_flight: u64,
     /// Delivered IP bits in the measured interval / its length, in kb/s (1 kb = 1000 bits).
     pub throughput_kbps: f64,
+    /// When its first packet was delivered.
     pub first_delivery_s: Option<f64>,
+    /// When its last packet was delivered.
     pub last_delivery_s: Option<f64>,
     /// Finite transfers only: whether every packet was delivered or dropped, and when.
     pub finite: bool,
+    /// A finite transfer that completed before the run stopped.
     pub completed: bool,
+    /// When a finite transfer completed.
     pub completion_time_s: Option<f64>,
-    /// Mean one-way delay of delivered packets, in seconds.
+    /// Mean one-way delay of delivered forward packets, in seconds. Every delivered packet of the
+    /// whole run, warm-up included.
     pub mean_delay_s: Option<f64>,
     /// The code point the source marks its packets with.
     pub dscp: u8,
@@ -209,6 +243,7 @@ pub struct FlowRow {
     pub goodput_kbps: Option<f64>,
     /// TCP: in-order payload delivered over the whole run, bytes.
     pub goodput_bytes: Option<u64>,
+    /// TCP: data segments sent again (retransmissions), whole run.
     pub retransmitted_packets: Option<u64>,
     /// TCP: payload bytes sent again (retransmissions).
     pub retransmitted_bytes: Option<u64>,
@@ -220,8 +255,9 @@ pub struct FlowRow {
     pub ecn_reductions: Option<u64>,
     /// TCP, TFRC: data packets that arrived CE-marked.
     pub ce_received: Option<u64>,
-    /// TCP, TFRC: mean and standard deviation of the sender's RTT samples, seconds.
+    /// TCP, TFRC: mean and standard deviation of the sender's RTT samples, seconds. Whole run.
     pub rtt_mean_s: Option<f64>,
+    /// TCP, TFRC: standard deviation of the sender's RTT samples, seconds.
     pub rtt_std_s: Option<f64>,
     /// TFRC: time average of the allowed sending rate X over the measured interval, kb/s of
     /// segment bytes (RFC 5348 §3.1's s: headers excluded).
@@ -241,9 +277,11 @@ pub struct FlowRow {
     pub contract_kbps: Option<f64>,
     /// Rate of the flow's green (conformant) packets leaving the meter, measured interval, kb/s.
     pub conformant_kbps: Option<f64>,
-    /// Respect of Service (Giacomazzi et al. §V.B): conformant rate ÷ contracted rate.
+    /// Respect of Service (Giacomazzi et al. §V.B): conformant rate ÷ contracted rate. Over
+    /// the measured interval.
     pub respect_of_service: Option<f64>,
-    /// Throughput above the contract (negative below it), kb/s (Leung & Muppala).
+    /// Throughput above the contract (negative below it), kb/s (Leung & Muppala). Over the
+    /// measured interval.
     pub excess_kbps: Option<f64>,
     /// The flow's packets by the drop precedence SIMA access nodes gave them (`None` for a
     /// flow no SIMA conditioner marked).
@@ -255,20 +293,59 @@ pub struct FlowRow {
 /// Identity: `arrivals = departures + drops_overflow + drops_early + queued_end`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ColourRow {
+    /// The queue ("from->to").
     pub queue: String,
+    /// Drop-precedence level in the domain's colour table (0 is dropped last).
     pub level: u8,
     /// "green", "yellow", "red" for levels 0–2, "level N" beyond.
     pub colour: String,
+    /// Packets of this level offered to the queue, from time 0.
     pub arrivals: u64,
+    /// Packets of this level that left for the link.
     pub departures: u64,
+    /// Packets of this level refused because the buffer was full (hard limit).
     pub drops_overflow: u64,
+    /// RED-family drops of this level decided by the average queue: the random early drops
+    /// and the forced ones (average above max_th) together; `drops_forced` is the forced
+    /// part.
     pub drops_early: u64,
     /// The part of `drops_early` forced by the average (RED family; `None` otherwise).
     pub drops_forced: Option<u64>,
     /// ECN marks put on this level's packets (`None` for disciplines that never mark).
     pub ecn_marks: Option<u64>,
+    /// Packets of this level queued when the run stopped.
     pub queued_end: u64,
     /// Drops of this level ÷ its arrivals (Giacomazzi's P_c,i / P_nc,i / P_be,i).
+    pub loss_ratio: f64,
+}
+
+/// One code point at one queue, forward packets and the reverse direction's (TCP ACKs, TFRC
+/// feedback) apart. `departures = arrivals − drops_overflow − drops_early − queued_end`
+/// (derived, not counted); their sum over a level's code points is checked against the level's
+/// counted departures (`colours`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CodePointRow {
+    /// The queue ("from->to").
+    pub queue: String,
+    /// The code point's name ("AF11", "BE", …; "DSCP n" for one without a name).
+    pub code_point: String,
+    /// "forward" (data, from the flows' sources) or "reverse" (ACKs and feedback).
+    pub direction: String,
+    /// Its drop-precedence level in the domain's colour table.
+    pub level: u8,
+    /// The level's colour ("green", "yellow", "red", "level N"), as in `colours`.
+    pub colour: String,
+    /// Packets of this code point and direction offered to the queue, from time 0.
+    pub arrivals: u64,
+    /// Packets of this code point and direction that left for the link (derived, see above).
+    pub departures: u64,
+    /// Refused because the buffer was full.
+    pub drops_overflow: u64,
+    /// Dropped by a RED-family decision on the average (random early and forced drops).
+    pub drops_early: u64,
+    /// Packets queued when the run stopped.
+    pub queued_end: u64,
+    /// Drops ÷ arrivals.
     pub loss_ratio: f64,
 }
 
@@ -278,26 +355,55 @@ pub struct ColourRow {
 /// SIMA meter also `matched = dp0 + … + dp7`, green being DP ≥ 4 and yellow DP < 4.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ConditionerRow {
+    /// The conditioner's name (a group's members are named group0, group1, …).
     pub name: String,
+    /// The node it sits at.
     pub node: String,
+    /// The meter's kind ("token_bucket", "srtcm", "trtcm", …).
     pub meter: String,
+    /// The meter's committed rate (CIR, token rate, target rate, NBR).
     pub committed_rate_bps: u64,
+    /// Packets its classifier took, from time 0.
     pub matched: u64,
+    /// Packets the meter coloured green (conformant), from time 0.
     pub green_packets: u64,
+    /// Packets the meter coloured yellow.
     pub yellow_packets: u64,
+    /// Packets the meter coloured red (three-colour meters).
     pub red_packets: u64,
+    /// IP bytes of `green_packets`.
     pub green_bytes: u64,
+    /// IP bytes of `yellow_packets`.
     pub yellow_bytes: u64,
+    /// IP bytes of `red_packets`.
     pub red_bytes: u64,
+    /// Packets it passed on (kept, marked or downgraded).
     pub forwarded: u64,
+    /// Packets a `drop` action discarded.
     pub dropped_policed: u64,
+    /// Packets a shaper or enhanced token bucket could not hold (its buffer full).
     pub dropped_buffer: u64,
+    /// Packets held by a shaper when the run stopped.
     pub held_end: u64,
+    /// The most packets a shaper held at once.
     pub max_held: u64,
     /// Green bytes leaving the meter in the measured interval, kb/s.
     pub conformant_kbps: f64,
-    /// Conformant rate ÷ committed rate, for the aggregate this conditioner meters.
+    /// Conformant rate ÷ committed rate, for the aggregate this conditioner meters. Over
+    /// the measured interval.
     pub respect_of_service: f64,
+    /// Distinct flows whose packets it metered (whole run).
+    pub flows: u64,
+    /// The contracted rate of what it meters, kb/s: the committed rate (per flow seen, for a
+    /// per-flow meter).
+    pub contract_kbps: f64,
+    /// The throughput delivered to their destinations of the flows it metered (the sum of
+    /// their `throughput_kbps`: IP bytes, measured interval), kb/s.
+    pub delivered_kbps: f64,
+    /// Respect of Service from delivered traffic: `delivered_kbps ÷ contract_kbps`
+    /// (Giacomazzi et al. §V.B define RoS on the conformant rate, `respect_of_service`; this is
+    /// what the customer received against the contract). Over the measured interval.
+    pub delivered_ros: f64,
     /// SIMA meter: the packets it marked, by drop precedence (`None` for other meters).
     #[serde(flatten)]
     pub dp: DpCounts,
@@ -306,19 +412,31 @@ pub struct ConditionerRow {
 /// One flow group: every flow expanded from one `[[flow]]` entry.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct GroupRow {
+    /// The group's name (its `[[flow]]` entry).
     pub name: String,
+    /// Flows in the group.
     pub flows: u64,
+    /// Sum of its flows' `throughput_kbps` (measured interval).
     pub throughput_kbps_total: f64,
+    /// The lowest of its flows' `throughput_kbps`.
     pub throughput_kbps_min: f64,
+    /// The median of its flows' `throughput_kbps`.
     pub throughput_kbps_median: f64,
+    /// The highest of its flows' `throughput_kbps`.
     pub throughput_kbps_max: f64,
-    /// Jain's fairness index of the flows' throughputs.
+    /// Jain's fairness index of the flows' throughputs. Over the measured interval.
     pub jain: Option<f64>,
-    /// TCP groups: total goodput, kb/s.
+    /// TCP groups: total goodput, kb/s. Over the measured interval.
     pub goodput_kbps_total: Option<f64>,
     /// FIEB (Leung & Muppala) over the flows' throughputs and contracts, when every flow of the
-    /// group has a contract.
+    /// group has a contract. Over the measured interval.
     pub fieb: Option<f64>,
+    /// The contracts of the conditioners that meter only this group's flows, summed, kb/s,
+    /// when together they meter every flow of the group (`None` otherwise).
+    pub contract_kbps: Option<f64>,
+    /// `throughput_kbps_total ÷ contract_kbps`: Respect of Service from delivered traffic.
+    /// Over the measured interval.
+    pub delivered_ros: Option<f64>,
 }
 
 /// A queue's drops by reason: (name, count) for each reason a queue can drop for, in name
@@ -372,26 +490,37 @@ impl Serialize for QueueDrops {
 pub struct QueueRow {
     /// "from->to".
     pub name: String,
+    /// The node whose output port it is.
     pub node: String,
+    /// The neighbour the port sends to.
     pub to: String,
+    /// "droptail", "red", "rio", "wred", "scheduler" or "sima".
     pub discipline: String,
+    /// The link direction's rate.
     pub rate_bps: u64,
+    /// Packets offered to the queue, from time 0.
     pub arrivals: u64,
+    /// IP bytes of `arrivals`.
     pub arrival_bytes: u64,
+    /// Packets that left the queue for the link, from time 0.
     pub departures: u64,
+    /// IP bytes of `departures`.
     pub departure_bytes: u64,
     /// Drops by reason name ("overflow", "early", ...), every reason present, zero or not.
     pub drops: QueueDrops,
+    /// Every drop of this queue: the sum of the `drops_<reason>` columns.
     pub drops_total: u64,
     /// The part of the early drops forced by the average (RED family; `None` otherwise).
     pub drops_forced: Option<u64>,
     /// ECN marks put on packets (RED family with ECN; `None` for disciplines that never mark).
     pub ecn_marks: Option<u64>,
+    /// Packets queued when the run stopped.
     pub len_packets_end: u64,
+    /// The longest the queue was, in packets.
     pub max_len_packets: u64,
     /// Time-average queue length in packets over the whole run.
     pub mean_len_packets: f64,
-    /// Bytes transmitted (framing included) / (rate × run time).
+    /// Bytes transmitted (framing included) / (rate × run time). Whole run.
     pub utilization: f64,
     /// Packets the link direction lost at random after this queue sent them (`loss`); they
     /// are not part of `drops`.

@@ -49,7 +49,10 @@ use crate::transport::AnyAgent;
 
 /// `receive`'s `via` for packets an agent sent from the node itself.
 mod build;
+mod code_points;
 mod report;
+/// The report rows afsim-live's forwarding plane builds from the same counters.
+pub use report::{colour_rows, conditioner_row, queue_row};
 mod run;
 
 const LOCAL: u32 = u32::MAX;
@@ -87,6 +90,8 @@ pub struct Port {
     loss: Option<Box<Loss>>,
     /// Packets `loss` dropped.
     pub link_losses: u64,
+    /// Arrivals, departures and drops by code point and direction (`code_points`).
+    by_cp: code_points::ByCodePoint,
 }
 
 impl Port {

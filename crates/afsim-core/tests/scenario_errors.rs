@@ -4507,3 +4507,145 @@ fn a_capture_resolves_to_the_port_of_the_link_direction() {
         (pos(&text, "\"x.pcap\"", 0).0, 8, "capture[0].file")
     );
 }
+
+const COMPOSED: &str = "[scenario]\nduration = \"1s\"\n[params]\ncir = \"1Mbps\"\npir = \"$(2 * $cir)\"\necn = true\n\
+[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n\
+[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"$pir\"\ndelay = \"1ms\"\n\
+queue = { kind = \"red\", limit = \"50pkt\", min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1, ecn = \"$(if $ecn then 'tail' else 'none')\" }\n\
+[[flow]]\nname = \"t\"\nfrom = \"a\"\nto = \"b\"\nkind = \"tcp\"\necn = \"$ecn\"\n";
+
+#[test]
+fn one_boolean_parameter_drives_a_boolean_on_tcp_and_a_string_on_the_queue() {
+    let s = load(COMPOSED).unwrap();
+    assert_eq!(s.links[0].rate_bps, 2_000_000);
+    let AppSpec::Tcp(p) = &s.flows[0].app else {
+        panic!("a tcp flow")
+    };
+    assert!(p.ecn);
+    let QueueSpec::Red(q) = &*s.links[0].queue_ab else {
+        panic!("a red queue")
+    };
+    assert!(q.common.ecn.is_some(), "{q:?}");
+    let off = load_str(COMPOSED, "bad.toml", &[("ecn".into(), "false".into())]).unwrap();
+    let AppSpec::Tcp(p) = &off.flows[0].app else {
+        panic!("a tcp flow")
+    };
+    assert!(!p.ecn);
+    let QueueSpec::Red(q) = &*off.links[0].queue_ab else {
+        panic!("a red queue")
+    };
+    assert!(q.common.ecn.is_none(), "{q:?}");
+}
+
+#[test]
+fn an_error_in_a_composed_value_names_file_line_field_and_the_chain() {
+    let e = load_str(COMPOSED, "bad.toml", &[("cir".into(), "10ms".into())]).unwrap_err();
+    let (line, column) = pos(COMPOSED, "\"$pir\"", 0);
+    assert_eq!(
+        (e.line, e.column, e.field.as_str()),
+        (line, column, "link[0].rate")
+    );
+    assert!(
+        e.message.contains("unknown rate unit 'ns'")
+            && e.message.contains(
+                "(from parameter 'pir' = \"$(2 * $cir)\" = \"20000000ns\", from parameter 'cir' = \"10ms\", set with --set cir=10ms)"
+            ),
+        "{e}"
+    );
+    expect(
+        &COMPOSED.replace("$(2 * $cir)", "$(2 * $cir + 1s)"),
+        "\"$(2 * $cir + 1s)\"",
+        0,
+        "params.pir",
+        "in the expression \"$(2 * $cir + 1s)\": dimension error: cannot add a rate and a time",
+    );
+}
+
+const CUSTOMERS: &str = "[scenario]\nduration = \"1s\"\n[params]\nn = 3\n\
+[[node]]\nname = \"h\"\ncount = \"$n\"\n[[node]]\nname = \"r\"\n\
+[[link]]\nbetween = [\"h\", \"r\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+[[conditioner]]\nname = \"c\"\nat = \"r\"\nfrom = \"h\"\n\
+meter = { kind = \"trtcm\", cir = [\"1Mbps\", \"2Mbps\", \"4Mbps\"], cbs = \"3KB\", pir = [\"2Mbps\", \"4Mbps\", \"8Mbps\"], pbs = \"3KB\" }\n\
+green = \"AF11\"\nyellow = \"AF12\"\nred = [\"AF13\", \"AF13\", \"drop\"]\n";
+
+#[test]
+fn a_group_of_conditioners_takes_per_member_values() {
+    use afsim_core::edge::PerColourAction;
+    use afsim_core::scenario::spec::MeterSpec;
+    let s = load(CUSTOMERS).unwrap();
+    let cirs: Vec<u64> = s
+        .conditioners
+        .iter()
+        .map(|c| match &c.meter {
+            MeterSpec::Trtcm(p) => p.cir_bps,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(cirs, [1_000_000, 2_000_000, 4_000_000]);
+    assert_eq!(s.conditioners[2].actions[2], PerColourAction::Drop);
+    assert_ne!(s.conditioners[1].actions[2], PerColourAction::Drop);
+    let names: Vec<&str> = s.conditioners.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["c0", "c1", "c2"]);
+}
+
+#[test]
+fn per_member_values_must_match_the_group_and_each_other() {
+    let text = CUSTOMERS.replace("n = 3", "n = 2");
+    expect(
+        &text,
+        "[\"1Mbps\"",
+        0,
+        "conditioner[0].meter.cir",
+        "3 per-member values for conditioner group 'c', which has 2 members",
+    );
+    let text = CUSTOMERS.replace("[\"AF13\", \"AF13\", \"drop\"]", "[\"AF13\", \"drop\"]");
+    expect(
+        &text,
+        "[\"AF13\"",
+        0,
+        "conditioner[0].red",
+        "2 per-member values, but conditioner[0].meter.cir has 3",
+    );
+    let text = CUSTOMERS.replace("at = \"r\"", "at = [\"r\"]");
+    expect(
+        &text,
+        "[\"r\"]",
+        0,
+        "conditioner[0].at",
+        "expected a string, found an array",
+    );
+}
+
+#[test]
+fn a_group_of_flows_takes_per_member_values() {
+    let text = CUSTOMERS.to_string()
+        + "[[node]]\nname = \"d\"\n[[link]]\nbetween = [\"r\", \"d\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+           [[flow]]\nname = \"u\"\nfrom = \"h\"\nto = \"d\"\nkind = \"cbr\"\n\
+           rate = [\"1Mbps\", \"$(2 * 1Mbps)\", \"4Mbps\"]\npacket_size = \"500B\"\ndscp = [\"AF11\", \"AF21\", \"AF31\"]\n";
+    let s = load(&text).unwrap();
+    let rates: Vec<(u64, u8)> = s
+        .flows
+        .iter()
+        .map(|f| match &f.app {
+            AppSpec::Cbr(c) => (c.rate_bps, f.dscp),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(rates, [(1_000_000, 10), (2_000_000, 18), (4_000_000, 26)]);
+    let two = text.replace("to = \"d\"\nkind", "to = \"d\"\ncount = 2\nkind");
+    expect(
+        &two,
+        "[\"1Mbps\", \"$(2",
+        0,
+        "flow[0].rate",
+        "3 per-member values for flow group 'u', which has 6 flows",
+    );
+    let bad = text.replace("to = \"d\"\nkind = \"cbr\"", "to = [\"d\"]\nkind = \"cbr\"");
+    expect(
+        &bad,
+        "[\"d\"]",
+        0,
+        "flow[0].to",
+        "expected a string, found an array",
+    );
+}

@@ -24,17 +24,16 @@
 //! Not here: CSAs (their control packets would need a wire format: a scenario with `[[csa]]`
 //! is refused), agents.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use afsim_core::edge::conditioner::{Conditioner, Outcome};
-use afsim_core::edge::dscp::{ColourTable, MAX_LEVELS};
+use afsim_core::edge::dscp::ColourTable;
 use afsim_core::metrics::flow::FlowStats;
 use afsim_core::net::framing::TxClock;
 use afsim_core::net::loss::Loss;
 use afsim_core::net::packet::{Ecn, Packet, PacketId, Pool, TransportHeader};
 use afsim_core::net::routing::{Tables, NO_ROUTE};
 use afsim_core::queue::{AnyQueue, DropReason, QueueStats, N_DROP_REASONS};
-use afsim_core::report::{ColourRow, ConditionerRow, DpCounts, QueueRow};
 use afsim_core::scenario::Spec;
 use afsim_core::sim::event::{Event, EventQueue};
 use afsim_core::sim::rng::{self, Rng};
@@ -791,156 +790,8 @@ impl Fabric {
             self.flows[flow].packets_dropped += 1;
         }
     }
-
-    /// Packets that entered, left for a host, were dropped, and are inside now.
-    pub fn totals(&self) -> (u64, u64, u64, u64) {
-        (self.sent, self.delivered, self.dropped, self.pool.live())
-    }
-
-    /// Drops outside queues: (place, reason) → count.
-    pub fn other_drops(&self) -> BTreeMap<String, BTreeMap<String, u64>> {
-        let mut out = BTreeMap::new();
-        let mut put = |place: String, d: &[u64; N_DROP_REASONS]| {
-            let m: BTreeMap<String, u64> = DropReason::ALL
-                .iter()
-                .filter(|r| d[r.index()] > 0)
-                .map(|r| (r.name().to_string(), d[r.index()]))
-                .collect();
-            if !m.is_empty() {
-                out.insert(place, m);
-            }
-        };
-        for (c, d) in self.cond_drops.iter().enumerate() {
-            put(format!("conditioner {}", self.conditioners[c].name), d);
-        }
-        for (n, d) in self.node_drops.iter().enumerate() {
-            put(format!("node {}", self.spec.nodes[n].name), d);
-        }
-        out
-    }
-
-    /// The queue, colour and conditioner rows of afsim's report, from the live counters, over
-    /// `[0, now]` (`span_s`: the measured interval, after the warm-up).
-    pub fn rows(
-        &mut self,
-        now: SimTime,
-        span_s: f64,
-    ) -> (Vec<QueueRow>, Vec<ColourRow>, Vec<ConditionerRow>) {
-        let mut queues = Vec::new();
-        let mut colours = Vec::new();
-        for p in &mut self.ports {
-            let len = p.queue.len_packets();
-            p.stats.before_change(now, len);
-            let s = &p.stats;
-            let drops = afsim_core::report::QueueDrops::new(
-                DropReason::QUEUE
-                    .iter()
-                    .map(|r| (r.name(), s.drops[r.index()])),
-            )
-            .expect("two queue drop reasons");
-            let sum_levels = |f: &dyn Fn(usize) -> Option<u64>| {
-                (0..MAX_LEVELS)
-                    .map(f)
-                    .reduce(|a, b| Some(a? + b?))
-                    .flatten()
-            };
-            queues.push(QueueRow {
-                name: p.name.clone(),
-                node: self.spec.nodes[p.from as usize].name.clone(),
-                to: self.spec.nodes[p.to as usize].name.clone(),
-                discipline: p.queue.kind().to_string(),
-                rate_bps: p.rate_bps,
-                arrivals: s.arrivals,
-                arrival_bytes: s.arrival_bytes,
-                departures: s.departures,
-                departure_bytes: s.departure_bytes,
-                drops_total: s.total_drops(),
-                drops_forced: sum_levels(&|l| p.queue.forced_drops(l)),
-                ecn_marks: sum_levels(&|l| p.queue.ecn_marks(l)),
-                drops,
-                len_packets_end: len as u64,
-                max_len_packets: s.max_len_packets,
-                mean_len_packets: if now.0 > 0 {
-                    s.len_integral as f64 / now.0 as f64
-                } else {
-                    0.0
-                },
-                utilization: if now.0 > 0 {
-                    p.busy_ns.min(now.0) as f64 / now.0 as f64
-                } else {
-                    0.0
-                },
-                link_losses: p.link_losses,
-            });
-            let mut queued = [0u64; MAX_LEVELS];
-            for id in p.queue.queued() {
-                queued[usize::from(self.colours.level(self.pool.get(id).dscp))] += 1;
-            }
-            for (level, l) in p.stats.levels.iter().enumerate() {
-                if l.arrivals == 0 {
-                    continue;
-                }
-                let dropped: u64 = l.drops.iter().sum();
-                colours.push(ColourRow {
-                    queue: p.name.clone(),
-                    level: level as u8,
-                    colour: self.colours.level_name(level as u8),
-                    arrivals: l.arrivals,
-                    departures: l.departures,
-                    drops_overflow: l.drops[DropReason::Overflow.index()],
-                    drops_early: l.drops[DropReason::Early.index()],
-                    drops_forced: p.queue.forced_drops(level),
-                    ecn_marks: p.queue.ecn_marks(level),
-                    queued_end: queued[level],
-                    loss_ratio: dropped as f64 / l.arrivals as f64,
-                });
-            }
-        }
-        let mut conds = Vec::new();
-        for cond in &self.conditioners {
-            let m = cond.marker_stats();
-            let conformant_kbps = if span_s > 0.0 {
-                cond.stats.green_bytes_measured as f64 * 8.0 / span_s / 1e3
-            } else {
-                0.0
-            };
-            conds.push(ConditionerRow {
-                name: cond.name.clone(),
-                node: self.spec.nodes[cond.node as usize].name.clone(),
-                meter: cond.meter_kind().to_string(),
-                committed_rate_bps: cond.committed_rate_bps(),
-                matched: cond.stats.matched,
-                green_packets: m.packets[0],
-                yellow_packets: m.packets[1],
-                red_packets: m.packets[2],
-                green_bytes: m.bytes[0],
-                yellow_bytes: m.bytes[1],
-                red_bytes: m.bytes[2],
-                forwarded: cond.stats.forwarded,
-                dropped_policed: cond.stats.dropped_policed,
-                dropped_buffer: cond.stats.dropped_buffer,
-                held_end: cond.held() as u64,
-                max_held: cond.stats.max_held,
-                conformant_kbps,
-                respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
-                dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),
-            });
-        }
-        (queues, colours, conds)
-    }
-
-    /// Per scenario flow: (contract kb/s, conformant kb/s over the measured interval) of the
-    /// conditioner that meters it alone, if any (as `World::af_fields`).
-    pub fn contract(&self, flow: usize, span_s: f64) -> Option<(f64, f64)> {
-        let c = self.conditioners.iter().find(|c| c.meters_alone(flow))?;
-        let conformant = if span_s > 0.0 {
-            c.green_by_flow[flow] as f64 * 8.0 / span_s / 1e3
-        } else {
-            0.0
-        };
-        Some((c.committed_rate_bps() as f64 / 1e3, conformant))
-    }
 }
 
+mod report;
 #[cfg(test)]
 mod tests;

@@ -67,6 +67,8 @@ pub fn plan(spec: &Spec) -> Result<Value, String> {
                 o.insert("packet_size".into(), json!(p.packet_size));
                 o.insert("max_window_bytes".into(), json!(p.max_window_bytes));
                 o.insert("ecn".into(), json!(p.ecn));
+                // the scenario's congestion control: Linux's of that name (`--cc` overrides)
+                o.insert("cc".into(), json!(p.cc.name()));
                 o.insert("delayed_ack".into(), json!(p.delayed_ack));
                 o.insert("transfer_bytes".into(), json!(p.transfer_bytes));
                 o.insert("start_s".into(), json!(p.start.as_secs_f64()));

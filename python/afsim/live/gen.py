@@ -5,8 +5,9 @@ CONFIG`` (no afsim import: it starts in tens of milliseconds). It sets the names
 off, ECN as the host's flows ask, the interface's offloads off), opens its listeners, prints
 ``ready``, reads the run's time zero (CLOCK_MONOTONIC nanoseconds, shared by every namespace)
 from stdin, runs its roles (TCP or UDP senders and receivers, one thread each), and prints its
-results as one JSON line. TCP senders read TCP_INFO every 100 ms (RTT, cwnd) and at the
-measured interval's ends (bytes acknowledged, retransmissions).
+results as one JSON line. TCP senders read TCP_INFO every 100 ms (RTT, cwnd; kept from the
+start as the report's ``live.series``: time, cwnd, RTT, bytes acknowledged) and at the measured
+interval's ends (bytes acknowledged, retransmissions).
 
 Stopping early (``until_transfers_complete``): a finite TCP sender prints ``done FLOW T`` the
 moment TCP_INFO shows every byte acknowledged (polled every millisecond; T in seconds since
@@ -138,6 +139,8 @@ def tcp_sender(run: Run, r: dict, out: dict) -> None:
         return
     s.setblocking(False)
     samples: list[tuple[float, float]] = []
+    # every 100 ms from the start: (time since t0 s, cwnd segments, RTT s, bytes acked)
+    series: list[tuple[float, int, float, int]] = []
     snap: dict[str, dict] = {}
     stop = threading.Event()
 
@@ -149,6 +152,8 @@ def tcp_sender(run: Run, r: dict, out: dict) -> None:
                 ti = tcp_info(s)
             except OSError:
                 return
+            series.append((round(now - run.t0, 4), ti["snd_cwnd"], ti["rtt_us"] * 1e-6,
+                           ti["bytes_acked"]))
             if now >= run.warm and "warm" not in snap:
                 snap["warm"] = ti
             if now >= run.warm:
@@ -205,6 +210,7 @@ def tcp_sender(run: Run, r: dict, out: dict) -> None:
         min_rtt_s=end["min_rtt_us"] * 1e-6 if end["min_rtt_us"] else None,
         rtt_end_s=end["rtt_us"] * 1e-6,
         cwnd_end_segments=end["snd_cwnd"],
+        series=series,
     )
     if samples:
         rtts = [x for x, _ in samples]

@@ -9,7 +9,10 @@ through, or changed in the root namespace, and no address or route outside them 
 Deleting a namespace deletes its interfaces, and a veth dies with its peer.
 
 ``cleanup()`` removes what any run left (a SIGKILLed one): the processes inside namespaces
-named with afsim's prefix pattern, then those namespaces, and nothing else.
+named with afsim's prefix pattern, then those namespaces, and nothing else. A run in progress is
+not debris: each run records its owner (``/run/afsim-live/<prefix>.owner``: the controlling
+process's pid and start time) before it creates anything, and ``cleanup()`` leaves the namespaces
+of a run whose owner still lives (two runs, or a run and a cleanup, can share one host).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from pathlib import Path
 #: Every name a live run creates starts with this pattern (``afl`` + 6 hex digits + ``-``).
 PREFIX_RE = re.compile(r"^afl[0-9a-f]{6}-")
 NETNS_DIR = Path("/run/netns")
+#: Where each run records its owner process (tmpfs: gone at reboot, as the namespaces are).
+OWNER_DIR = Path("/run/afsim-live")
 #: Environment variable that makes the privilege check fail as for an unprivileged user (tests).
 FAKE_NONROOT_ENV = "AFSIM_LIVE_FAKE_NONROOT"
 
@@ -118,12 +123,64 @@ def delete_namespaces(names: list[str]) -> list[str]:
     return [n for n in names if (NETNS_DIR / n).exists()]
 
 
-def cleanup(prefix: str | None = None) -> tuple[list[str], list[str]]:
-    """Removes the namespaces (and so links) of one run (``prefix``) or of every run: (removed,
-    left)."""
+def _start_time(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (field 22 of /proc/PID/stat), which
+    tells a live owner from a later process that reused its pid; None if there is none."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def _owner_file(prefix: str) -> Path:
+    return OWNER_DIR / f"{prefix.rstrip('-')}.owner"
+
+
+def claim(prefix: str) -> None:
+    """Records this process as the owner of run ``prefix`` (before anything is created)."""
+    OWNER_DIR.mkdir(mode=0o755, exist_ok=True)
+    _owner_file(prefix).write_text(f"{os.getpid()} {_start_time(os.getpid())}\n")
+
+
+def release(prefix: str) -> None:
+    """Forgets run ``prefix``'s owner record (after its namespaces are gone)."""
+    try:
+        _owner_file(prefix).unlink()
+    except FileNotFoundError:
+        pass
+
+
+def owner_alive(prefix: str) -> bool:
+    """Whether the process that created run ``prefix`` still runs (no record: not alive)."""
+    try:
+        pid_text, start = _owner_file(prefix).read_text().split()
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return False
+    return _start_time(pid) == start
+
+
+def run_prefix(name: str) -> str:
+    """The run prefix (``afl1a2b3c-``) of one of its namespace names."""
+    m = PREFIX_RE.match(name)
+    assert m, name
+    return m.group(0)
+
+
+def cleanup(prefix: str | None = None, force: bool = False
+            ) -> tuple[list[str], list[str], list[str]]:
+    """Removes the namespaces (and so links) of one run (``prefix``) or of every run whose owner
+    has died (with ``force``: of every run): (removed, left, skipped because their run is in
+    progress)."""
     names = [n for n in list_namespaces() if prefix is None or n.startswith(prefix)]
+    running = {run_prefix(n) for n in names if not force and owner_alive(run_prefix(n))}
+    skipped = [n for n in names if run_prefix(n) in running]
+    names = [n for n in names if run_prefix(n) not in running]
     left = delete_namespaces(names)
-    return [n for n in names if n not in left], left
+    for p in {run_prefix(n) for n in names} - {run_prefix(n) for n in left}:
+        release(p)
+    return [n for n in names if n not in left], left, skipped
 
 
 class Topology:

@@ -64,8 +64,9 @@ class _Stop(BaseException):
 
 def parse_cc(specs: list[str], flows: list[dict]) -> list[str]:
     """Congestion control per flow from ``--cc`` values: ``NAME`` for every flow, or
-    ``FLOW=NAME`` / ``GROUP=NAME`` for some (later ones win). Default: reno."""
-    cc = ["reno"] * len(flows)
+    ``FLOW=NAME`` / ``GROUP=NAME`` for some (later ones win). Default: the flow's ``cc`` in
+    the scenario (reno when it has none)."""
+    cc = [f.get("cc") or "reno" for f in flows]
     for spec in specs:
         target, _, name = spec.rpartition("=")
         if name not in CC_NAMES:
@@ -189,6 +190,7 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
     tmp = tempfile.TemporaryDirectory(prefix=prefix)
     try:
         say(f"creating namespaces {prefix}* ({len(topo.hosts)} hosts + forwarder)")
+        netns.claim(prefix)
         topo.create()
         hosts = [topo.host_info(k) for k in range(len(topo.hosts))]
         host_of_node = {h["node"]: h for h in hosts}
@@ -318,6 +320,8 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
                     except OSError:
                         pass
             left = topo.destroy()
+            if not left:
+                netns.release(prefix)
             tmp.cleanup()
             if left:
                 print(f"afsim: warning: could not remove namespaces {', '.join(left)}; "
@@ -431,7 +435,7 @@ def _summary(plan: dict, ccs: list[str], fwd: dict, gens: list[dict], prefix: st
                 row["timeouts"] = ns.get("TCPTimeouts")
                 row["fast_recoveries"] = ns.get("TCPSackRecovery", 0) + ns.get("TCPRenoRecovery", 0)
             for k in ("cwnd_mean_segments", "cwnd_end_segments", "min_rtt_s", "snd_mss", "segs_out",
-                      "delivered_ce", "error", "connect_s"):
+                      "delivered_ce", "error", "connect_s", "series"):
                 if k in s:
                     extra[k] = s[k]
             if "error" in r:

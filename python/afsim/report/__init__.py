@@ -288,7 +288,9 @@ LABELS = {
     "goodput_kbps_total": "total TCP goodput (kb/s)",
     "loss_ratio": "packets lost / sent",
     "mean_delay_s": "mean one-way delay (s)",
-    "jain": "Jain's fairness index",
+    # every flow of the run, whatever its contract or transport: per-group indices are the
+    # group.<name>.jain metrics, plotted beside it
+    "jain": "Jain's index, all flows (unequal contracts included)",
     "respect_of_service_mean": "mean Respect of Service",
     "packets_dropped": "packets dropped",
     "retransmitted_packets": "TCP retransmissions",
@@ -358,13 +360,19 @@ def store_report(store: Store, title: str | None = None) -> Document:
         for x in swept:
             others = [c for c in swept if c != x]
             series = others[0] if others else None
-            for m in main:
+            for m in main + _group_metrics(sruns, metrics):
                 doc.figure(metric_vs_param(points, m, x, series),
                            caption=f"{label(m)} against {_short(x)}; shaded: 95% confidence "
                            "interval" + (f"; one line per {_short(series)}" if series else ""))
         _flow_section(doc, sruns, flows_all, swept)
         _trace_section(doc, store, sruns)
     return doc
+
+
+def _group_metrics(runs: pd.DataFrame, metrics: list[str], most: int = 12) -> list[str]:
+    """The flow groups' stored metrics (``group.<name>.throughput_kbps_total``, ``.jain``,
+    ``.fieb``) that vary over the runs, at most ``most`` of them, in store order."""
+    return [m for m in metrics if m.startswith("group.") and runs[m].nunique() > 1][:most]
 
 
 _NOT_METRICS = {"key", "scenario", "source", "seed", "end_time_s", "stop_reason", "events",

@@ -13,6 +13,9 @@ Read this first. A store is a directory::
       runs/<key>/traces.parquet  TCP sender time series (flow, time_s, cwnd, ...), if any
       runs/<key>/alpha.parquet   α of each CSA over time (csa, time_s, alpha), if any
 
+and the catalog's ``sweeps`` and ``sweep_runs`` say which sweep made (or reused) which run
+(``afsim.store.sweeps``: ``Store.sweeps()``, ``Store.runs(sweep=...)``, ``Store.delete_sweep``).
+
 A run's **key** is the SHA-256 (first 24 hex digits) of the fully resolved scenario
 (``Scenario.resolved()``: parameters and ``--set`` substituted, groups expanded, units
 parsed), its seed and afsim's version (``run_key``). Two runs with the same key give the same
@@ -228,7 +231,9 @@ class Store:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             if write:
-                db.executescript(_SCHEMA)
+                from afsim.store.sweeps import SCHEMA
+
+                db.executescript(_SCHEMA + SCHEMA)
             meta = dict(db.execute("SELECT name, value FROM meta").fetchall())
         except sqlite3.Error as e:
             raise StoreError(f"{catalog}: not a readable results catalog ({e})") from None
@@ -280,9 +285,10 @@ class Store:
     def __len__(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM runs").fetchone()[0])
 
-    def put(self, rec: RunRecord) -> bool:
-        """Stores one finished run atomically (see the module header). Returns False, and
-        changes nothing, if its key is already stored. Interrupted at any point (an exception,
+    def put(self, rec: RunRecord, sweep: tuple[str, Mapping[str, Any]] | None = None) -> bool:
+        """Stores one finished run atomically (see the module header), tagged as the run of
+        ``sweep`` (its name and definition, ``afsim.store.sweeps``) in the same transaction.
+        Returns False, and changes nothing, if its key is already stored. Interrupted at any point (an exception,
         Ctrl-C, SIGTERM) it leaves nothing of the run behind; killed, it leaves at most files
         with no catalog row, which the next writable open removes."""
         import pyarrow as pa
@@ -332,6 +338,12 @@ class Store:
                  time.time()))
             self.db.executemany("INSERT INTO scalars VALUES (?, ?, ?)",
                                 [(rec.key, k, _finite(v)) for k, v in rec.metrics.items()])
+            if sweep is not None:
+                from afsim.store import sweeps
+
+                sweeps.register(self.db, sweep[0], sweep[1])
+                self.db.execute("INSERT OR IGNORE INTO sweep_runs VALUES (?, ?)",
+                                (sweep[0], rec.key))
             _test_kill_point(6)
             self.db.execute("COMMIT")
         except BaseException:
@@ -394,18 +406,37 @@ class Store:
                          stop_reason=row[7], events=row[8], packet_hops=row[9], wall_s=row[10],
                          cached=True)
 
-    def runs(self) -> pd.DataFrame:
-        """One row per stored run: key, scenario, seed, one ``param.<name>`` column per
-        parameter (numbers where every value is one), engine counts, and one column per scalar
-        metric. In the order the runs were stored."""
+    def sweeps(self) -> pd.DataFrame:
+        """One row per sweep that stored or reused runs here (``afsim.store.sweeps``)."""
+        from afsim.store import sweeps
+
+        return sweeps.sweeps(self)
+
+    def delete_sweep(self, name: str) -> tuple[int, int]:
+        """Deletes sweep ``name`` and its runs no other sweep holds: (removed, kept)."""
+        from afsim.store import sweeps
+
+        return sweeps.delete(self, name)
+
+    def runs(self, sweep: str | None = None) -> pd.DataFrame:
+        """One row per stored run (of ``sweep`` only, when given: a KeyError names the sweeps
+        for an unknown one): key, scenario, seed, one ``param.<name>`` column per parameter
+        (numbers where every value is one), engine counts, and one column per scalar metric.
+        In the order the runs were stored."""
         import pandas as pd
 
         base = pd.read_sql(
             "SELECT key, scenario, source, params, seed, end_time_s, stop_reason, events, "
             "packet_hops, wall_s, stored_at FROM runs ORDER BY rowid", self.db)
+        if sweep is not None:
+            from afsim.store import sweeps
+
+            base = base[base["key"].isin(sweeps.only(self, sweep))].reset_index(drop=True)
         params = pd.DataFrame([json.loads(p) for p in base.pop("params")], index=base.index)
         params = params.rename(columns=lambda c: f"param.{c}").apply(_numeric)
         long = pd.read_sql("SELECT key, name, value FROM scalars ORDER BY rowid", self.db)
+        if sweep is not None:
+            long = long[long["key"].isin(base["key"])]
         order = list(dict.fromkeys(long["name"]))
         wide = long.pivot(index="key", columns="name", values="value").reindex(columns=order)
         out = pd.concat([base, params], axis=1).merge(wide, left_on="key", right_index=True,

@@ -28,8 +28,11 @@ def default_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
       packets), ``jain`` (Jain's index of the flows' throughputs), ``retransmitted_packets``
       and ``timeouts`` (TCP), ``respect_of_service_mean`` (flows with a contract);
     - per flow group of more than one flow: ``group.<name>.throughput_kbps_total``,
-      ``.jain``, ``.fieb`` (when contracts are known);
-    - per conditioner: ``conditioner.<name>.respect_of_service``;
+      ``.jain``, ``.fieb`` (when contracts are known), ``.contract_kbps`` and
+      ``.delivered_ros`` (throughput ÷ contract, when the group's conditioners meter only it);
+    - per conditioner: ``conditioner.<name>.respect_of_service`` (green at the meter ÷ CIR),
+      ``.contract_kbps``, ``.delivered_kbps`` and ``.delivered_ros`` (the throughput its flows
+      delivered ÷ its contract);
     - per CSA: ``csa.<name>.alpha_end``, ``.alpha_min``;
     - per queue that dropped or marked a packet or was at least 10 % busy:
       ``queue.<name>.drops_total``, ``.mean_len_packets``, ``.utilization``.
@@ -64,8 +67,14 @@ def default_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
             m[f"group.{g['name']}.jain"] = _num(g.get("jain"))
             if g.get("fieb") is not None:
                 m[f"group.{g['name']}.fieb"] = float(g["fieb"])
+        if g.get("contract_kbps") is not None:
+            m[f"group.{g['name']}.contract_kbps"] = float(g["contract_kbps"])
+            m[f"group.{g['name']}.delivered_ros"] = _num(g.get("delivered_ros"))
     for c in summary.get("conditioners", []):
         m[f"conditioner.{c['name']}.respect_of_service"] = _num(c.get("respect_of_service"))
+        for col in ("contract_kbps", "delivered_kbps", "delivered_ros"):
+            if col in c:
+                m[f"conditioner.{c['name']}.{col}"] = _num(c.get(col))
     for c in summary.get("csas", []):
         m[f"csa.{c['name']}.alpha_end"] = float(c["alpha_end"])
         m[f"csa.{c['name']}.alpha_min"] = float(c["alpha_min"])

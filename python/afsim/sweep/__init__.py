@@ -36,6 +36,9 @@ reproductions)::
   system; a worker that dies has its runs re-run elsewhere by Dask, and the store still gets
   each run once.
 - ``progress=True``: a bar on stderr (done / running / failed, ETA).
+- ``tag=(name, definition)``: the store tags every run of the tasks, found or computed, as
+  that sweep's (``afsim.store.sweeps``); ``sweep()`` always tags, with ``name`` or a name made
+  from its definition (the scenario, ``--set``s, grid, replications and first seed).
 - A run that fails is reported in ``failures`` (``RunFailed.kind``: "conservation", packet
   conservation broken; "worker", its worker died every attempt; "error", anything else it
   raised) and not stored; the others go on. ``execute`` raises only for what stops
@@ -116,6 +119,7 @@ def execute(
     scheduler: str | None = None,
     progress: bool = False,
     tables: bool = True,
+    tag: tuple[str, Mapping[str, object]] | None = None,
 ) -> Outcome:
     """Runs every task not already in ``store`` (see the module header)."""
     from afsim._core import ScenarioError
@@ -155,6 +159,10 @@ def execute(
                 out.from_store += 1
             else:
                 todo.setdefault(k, []).append(i)
+        if st is not None and tag is not None:
+            from afsim.store import sweeps as tags
+
+            tags.tag(st, tag[0], tag[1], [r.key for r in out.records if r is not None])
         jobs = [(k, tasks[idx[0]]) for k, idx in todo.items()]
         from afsim.sweep import progress as prog
 
@@ -169,7 +177,7 @@ def execute(
                 if isinstance(result, RunRecord):
                     out.computed += 1
                     if st is not None:
-                        st.put(result)
+                        st.put(result, sweep=tag)
                         result.tables = {}  # stored: keep memory flat over long sweeps
 
             if client is not None:
@@ -242,10 +250,12 @@ def sweep(
     workers: int | None = None,
     reducer: Reducer | None = None,
     progress: bool = False,
+    name: str | None = None,
 ) -> pd.DataFrame:
     """Runs ``scenario`` at every point of ``grid`` × ``replications`` seeds and returns one row
     per run: ``param.<name>`` for each override, ``seed``, ``key``, ``cached`` (came from the
-    store), ``wall_s`` and every scalar metric. Raises SweepError for bad input, and RunFailed
+    store), ``wall_s`` and every scalar metric. In a store, the runs are tagged as sweep
+    ``name`` (default: made from the sweep's definition, ``afsim.store.sweeps.default_name``). Raises SweepError for bad input, and RunFailed
     (the first failure) if a run broke packet conservation, after the others are stored."""
     import pandas as pd
 
@@ -264,8 +274,11 @@ def sweep(
             raise SweepError(_explain(e, Task(path, tuple(base.items())))) from None
     tasks = [Task(path, tuple({**base, **point}.items()), base_seed + r)
              for point in grid_points(grid_s) for r in range(replications)]
+    from afsim.store import sweeps as tags
+
+    defn = tags.definition(path, base, grid_s, replications, base_seed)
     out = execute(tasks, store=store, reducer=reducer, workers=workers, scheduler=scheduler,
-                  progress=progress)
+                  progress=progress, tag=(name or tags.default_name(defn), defn))
     rows = []
     for t, rec in zip(tasks, out.records):
         if rec is None:

@@ -515,6 +515,17 @@ impl Conditioner {
         committed_rate_bps(&self.meter_spec)
     }
 
+    /// The rate contracted for everything this conditioner meters, bit/s: the committed rate,
+    /// times the flows seen for a per-flow meter (one contract each).
+    pub fn contract_bps(&self) -> u64 {
+        let n = if self.per_flow {
+            u64::from(self.flows_seen)
+        } else {
+            1
+        };
+        self.committed_rate_bps().saturating_mul(n)
+    }
+
     /// Checks the identity of `ConditionerStats`.
     pub fn check(&self) -> Result<(), String> {
         let s = &self.stats;

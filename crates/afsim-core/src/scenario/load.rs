@@ -29,6 +29,7 @@ mod conditioner;
 mod csa;
 mod curve;
 mod diffserv;
+mod expr;
 mod flow;
 mod link;
 mod meter;

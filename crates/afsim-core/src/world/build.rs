@@ -57,6 +57,7 @@ impl<'s> World<'s> {
                     busy_ns: 0,
                     capture: pcap::NONE,
                     series: None,
+                    by_cp: Default::default(),
                 });
             }
         }

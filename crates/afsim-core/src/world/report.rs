@@ -4,13 +4,15 @@
 
 use std::collections::BTreeMap;
 
+use crate::edge::conditioner::Conditioner;
 use crate::metrics::flow::FlowStats;
 use crate::metrics::{conservation, fairness};
-use crate::net::dscp::MAX_LEVELS;
-use crate::queue::{AnyQueue, DropReason};
+use crate::net::dscp::{ColourTable, MAX_LEVELS};
+use crate::net::packet::Pool;
+use crate::queue::{AnyQueue, DropReason, QueueStats};
 use crate::report::{
-    ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow, QueueDrops,
-    QueueRow, Report, SimaLevelRow, SimaQueueRow,
+    CodePointRow, ColourRow, ConditionerRow, CsaRow, DpCounts, EngineCounts, FlowRow, GroupRow,
+    QueueDrops, QueueRow, Report, SimaLevelRow, SimaQueueRow,
 };
 use crate::scenario::spec::AppSpec;
 use crate::scenario::spec::CsaScope;
@@ -54,7 +56,17 @@ impl World<'_> {
             .collect();
         self.af_fields(&mut flows, span);
         self.dp_fields(&mut flows);
-        let groups = group_rows(self.spec, &flows);
+        // per conditioner: the flows it metered and their contract (kb/s)
+        let n = self.spec.flows.len();
+        let metered: Vec<(Vec<usize>, f64)> = self
+            .conditioners
+            .iter()
+            .map(|c| {
+                let seen = (0..n).filter(|&i| c.seen[i]).collect();
+                (seen, c.contract_bps() as f64 / 1e3)
+            })
+            .collect();
+        let groups = group_rows(self.spec, &flows, &metered);
         // CSA control packets, one pseudo-flow per (CSA, remote conditioner)
         for (k, (name, from, to)) in self.signal_flows.iter().enumerate() {
             let st = &self.flows[self.spec.flows.len() + k];
@@ -125,6 +137,7 @@ impl World<'_> {
         let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
         let mut queues = Vec::with_capacity(self.ports.len());
         let mut colours = Vec::new();
+        let mut code_points = Vec::new();
         let (mut sima_queues, mut sima_levels) = (Vec::new(), Vec::new());
         for i in 0..self.ports.len() {
             let pname = self.port_name(i);
@@ -140,17 +153,22 @@ impl World<'_> {
             let len = p.queue.len_packets();
             p.sample(now);
             p.stats.before_change(now, len);
-            let s = &p.stats;
-            let drops = QueueDrops::new(
-                DropReason::QUEUE
-                    .iter()
-                    .map(|r| (r.name(), s.drops[r.index()])),
-            )
-            .expect("two queue drop reasons");
-            if s.arrivals != s.departures + s.total_drops() + len as u64 {
+            let row = queue_row(
+                &pname,
+                &self.spec.nodes[p.from as usize].name,
+                &self.spec.nodes[p.to as usize].name,
+                p.rate_bps,
+                &p.queue,
+                &p.stats,
+                p.busy_ns,
+                p.link_losses,
+                now,
+            );
+            if row.arrivals != row.departures + row.drops_total + row.len_packets_end {
                 broken.push(pname.clone());
             }
-            let nonzero: BTreeMap<String, u64> = drops
+            let nonzero: BTreeMap<String, u64> = row
+                .drops
                 .0
                 .iter()
                 .filter(|&&(_, v)| v > 0)
@@ -166,65 +184,22 @@ impl World<'_> {
                     BTreeMap::from([(reason, p.link_losses)]),
                 );
             }
-            queues.push(QueueRow {
-                name: pname.clone(),
-                node: self.spec.nodes[p.from as usize].name.clone(),
-                to: self.spec.nodes[p.to as usize].name.clone(),
-                discipline: p.queue.kind().to_string(),
-                rate_bps: p.rate_bps,
-                arrivals: s.arrivals,
-                arrival_bytes: s.arrival_bytes,
-                departures: s.departures,
-                departure_bytes: s.departure_bytes,
-                drops_total: s.total_drops(),
-                drops_forced: sum_levels(|l| p.queue.forced_drops(l)),
-                ecn_marks: sum_levels(|l| p.queue.ecn_marks(l)),
-                drops,
-                len_packets_end: len as u64,
-                max_len_packets: s.max_len_packets,
-                mean_len_packets: if now.0 > 0 {
-                    s.len_integral as f64 / now.0 as f64
-                } else {
-                    0.0
-                },
-                utilization: if now.0 > 0 {
-                    p.busy_ns.min(now.0) as f64 / now.0 as f64
-                } else {
-                    0.0
-                },
-                link_losses: p.link_losses,
-            });
-            // per drop-precedence level, with the packets still queued counted by level
-            let mut queued = [0u64; MAX_LEVELS];
-            for id in p.queue.queued() {
-                queued[usize::from(self.colours.level(self.pool.get(id).dscp))] += 1;
-            }
-            for (level, l) in p.stats.levels.iter().enumerate() {
-                if l.arrivals == 0 {
-                    continue;
-                }
-                let (overflow, early) = (
-                    l.drops[DropReason::Overflow.index()],
-                    l.drops[DropReason::Early.index()],
-                );
-                let dropped: u64 = l.drops.iter().sum();
-                if l.arrivals != l.departures + dropped + queued[level] {
-                    broken.push(format!("{pname} level {level}"));
-                }
-                colours.push(ColourRow {
-                    queue: pname.clone(),
-                    level: level as u8,
-                    colour: self.colours.level_name(level as u8),
-                    arrivals: l.arrivals,
-                    departures: l.departures,
-                    drops_overflow: overflow,
-                    drops_early: early,
-                    drops_forced: p.queue.forced_drops(level),
-                    ecn_marks: p.queue.ecn_marks(level),
-                    queued_end: queued[level],
-                    loss_ratio: dropped as f64 / l.arrivals as f64,
-                });
-            }
+            queues.push(row);
+            colours.extend(colour_rows(
+                &pname,
+                &p.queue,
+                &p.stats,
+                &self.colours,
+                &self.pool,
+                &mut broken,
+            ));
+            code_points.extend(code_point_rows(
+                &pname,
+                p,
+                &self.pool,
+                &self.colours,
+                &mut broken,
+            ));
         }
         let mut conditioners = Vec::with_capacity(self.conditioners.len());
         for (c, cond) in self.conditioners.iter().enumerate() {
@@ -239,33 +214,12 @@ impl World<'_> {
             if !nonzero.is_empty() {
                 dropped.insert(format!("conditioner {}", cond.name), nonzero);
             }
-            let m = cond.marker_stats();
-            let conformant_kbps = if span > 0.0 {
-                cond.stats.green_bytes_measured as f64 * 8.0 / span / 1e3
-            } else {
-                0.0
-            };
-            conditioners.push(ConditionerRow {
-                name: cond.name.clone(),
-                node: self.spec.nodes[cond.node as usize].name.clone(),
-                meter: cond.meter_kind().to_string(),
-                committed_rate_bps: cond.committed_rate_bps(),
-                matched: cond.stats.matched,
-                green_packets: m.packets[0],
-                yellow_packets: m.packets[1],
-                red_packets: m.packets[2],
-                green_bytes: m.bytes[0],
-                yellow_bytes: m.bytes[1],
-                red_bytes: m.bytes[2],
-                forwarded: cond.stats.forwarded,
-                dropped_policed: cond.stats.dropped_policed,
-                dropped_buffer: cond.stats.dropped_buffer,
-                held_end: cond.held() as u64,
-                max_held: cond.stats.max_held,
-                conformant_kbps,
-                respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
-                dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),
-            });
+            let mut row = conditioner_row(cond, &self.spec.nodes[cond.node as usize].name, span);
+            // the contract check: what the flows it metered delivered, against its contract
+            row.contract_kbps = metered[c].1;
+            row.delivered_kbps = metered[c].0.iter().map(|&i| flows[i].throughput_kbps).sum();
+            row.delivered_ros = row.delivered_kbps / metered[c].1;
+            conditioners.push(row);
         }
         for (i, d) in self.node_drops.iter().enumerate() {
             let nonzero: BTreeMap<String, u64> = DropReason::ALL
@@ -305,6 +259,7 @@ impl World<'_> {
             flows,
             queues,
             colours,
+            code_points,
             conditioners,
             groups,
             csas,
@@ -533,6 +488,60 @@ fn sima_rows(
     (row, levels)
 }
 
+/// A port's `code_points` rows, with the packets still queued counted per row and the
+/// departures derived (arrivals − drops − queued); their sum per level must equal the level's
+/// own departure counter, else the port is added to `broken`.
+fn code_point_rows(
+    name: &str,
+    p: &super::Port,
+    pool: &crate::net::packet::Pool,
+    colours: &crate::net::dscp::ColourTable,
+    broken: &mut Vec<String>,
+) -> Vec<CodePointRow> {
+    use crate::net::dscp;
+    let rows = p.by_cp.rows();
+    let mut queued = vec![0u64; rows.len()];
+    for id in p.queue.queued() {
+        let pkt = pool.get(id);
+        if let Some(i) = rows
+            .iter()
+            .position(|r| (r.0, r.1) == (pkt.rev, pkt.dscp & 63))
+        {
+            queued[i] += 1;
+        }
+    }
+    let mut departures = [0u64; MAX_LEVELS];
+    let out: Vec<CodePointRow> = rows
+        .iter()
+        .zip(queued)
+        .map(|(&(rev, d, c), queued_end)| {
+            let dropped = c.drops_overflow + c.drops_early;
+            let left = c.arrivals.checked_sub(dropped + queued_end);
+            let level = colours.level(d);
+            departures[usize::from(level)] += left.unwrap_or(u64::MAX / 2);
+            CodePointRow {
+                queue: name.to_string(),
+                code_point: dscp::name(d).map_or(format!("DSCP {d}"), str::to_string),
+                direction: if rev { "reverse" } else { "forward" }.to_string(),
+                level,
+                colour: colours.level_name(level),
+                arrivals: c.arrivals,
+                departures: left.unwrap_or(0),
+                drops_overflow: c.drops_overflow,
+                drops_early: c.drops_early,
+                queued_end,
+                loss_ratio: dropped as f64 / c.arrivals as f64,
+            }
+        })
+        .collect();
+    for (level, l) in p.stats.levels.iter().enumerate() {
+        if departures[level] != l.departures {
+            broken.push(format!("{name} level {level} by code point"));
+        }
+    }
+    out
+}
+
 /// A per-level counter summed over every level; `None` if the discipline has no such counter.
 fn sum_levels(f: impl Fn(usize) -> Option<u64>) -> Option<u64> {
     (0..MAX_LEVELS)
@@ -541,8 +550,139 @@ fn sum_levels(f: impl Fn(usize) -> Option<u64>) -> Option<u64> {
         .flatten()
 }
 
-/// One row per flow group, in order of first appearance.
-fn group_rows(spec: &Spec, flows: &[FlowRow]) -> Vec<GroupRow> {
+/// A queue's report row from its counters at `now` (its `stats` brought up to `now` first).
+/// Shared with afsim-live's `Fabric::rows`, which keeps the same counters per port.
+#[allow(clippy::too_many_arguments)]
+pub fn queue_row(
+    name: &str,
+    node: &str,
+    to: &str,
+    rate_bps: u64,
+    queue: &AnyQueue,
+    s: &QueueStats,
+    busy_ns: u64,
+    link_losses: u64,
+    now: SimTime,
+) -> QueueRow {
+    let drops = QueueDrops::new(
+        DropReason::QUEUE
+            .iter()
+            .map(|r| (r.name(), s.drops[r.index()])),
+    )
+    .expect("two queue drop reasons");
+    QueueRow {
+        name: name.to_string(),
+        node: node.to_string(),
+        to: to.to_string(),
+        discipline: queue.kind().to_string(),
+        rate_bps,
+        arrivals: s.arrivals,
+        arrival_bytes: s.arrival_bytes,
+        departures: s.departures,
+        departure_bytes: s.departure_bytes,
+        drops_total: s.total_drops(),
+        drops_forced: sum_levels(|l| queue.forced_drops(l)),
+        ecn_marks: sum_levels(|l| queue.ecn_marks(l)),
+        drops,
+        len_packets_end: queue.len_packets() as u64,
+        max_len_packets: s.max_len_packets,
+        mean_len_packets: if now.0 > 0 {
+            s.len_integral as f64 / now.0 as f64
+        } else {
+            0.0
+        },
+        utilization: if now.0 > 0 {
+            busy_ns.min(now.0) as f64 / now.0 as f64
+        } else {
+            0.0
+        },
+        link_losses,
+    }
+}
+
+/// A queue's rows per drop-precedence level that saw packets, with the packets still queued
+/// counted by level; a level whose arrivals ≠ departures + drops + queued is named in `broken`.
+/// Shared with afsim-live's `Fabric::rows`.
+pub fn colour_rows(
+    name: &str,
+    queue: &AnyQueue,
+    s: &QueueStats,
+    colours: &ColourTable,
+    pool: &Pool,
+    broken: &mut Vec<String>,
+) -> Vec<ColourRow> {
+    let mut queued = [0u64; MAX_LEVELS];
+    for id in queue.queued() {
+        queued[usize::from(colours.level(pool.get(id).dscp))] += 1;
+    }
+    let mut rows = Vec::new();
+    for (level, l) in s.levels.iter().enumerate() {
+        if l.arrivals == 0 {
+            continue;
+        }
+        let dropped: u64 = l.drops.iter().sum();
+        if l.arrivals != l.departures + dropped + queued[level] {
+            broken.push(format!("{name} level {level}"));
+        }
+        rows.push(ColourRow {
+            queue: name.to_string(),
+            level: level as u8,
+            colour: colours.level_name(level as u8),
+            arrivals: l.arrivals,
+            departures: l.departures,
+            drops_overflow: l.drops[DropReason::Overflow.index()],
+            drops_early: l.drops[DropReason::Early.index()],
+            drops_forced: queue.forced_drops(level),
+            ecn_marks: queue.ecn_marks(level),
+            queued_end: queued[level],
+            loss_ratio: dropped as f64 / l.arrivals as f64,
+        });
+    }
+    rows
+}
+
+/// An edge conditioner's report row at `node`; `span_s` is the measured interval (its
+/// conformant rate counts the green bytes after the warm-up). Shared with afsim-live's
+/// `Fabric::rows`.
+pub fn conditioner_row(cond: &Conditioner, node: &str, span_s: f64) -> ConditionerRow {
+    let m = cond.marker_stats();
+    let conformant_kbps = if span_s > 0.0 {
+        cond.stats.green_bytes_measured as f64 * 8.0 / span_s / 1e3
+    } else {
+        0.0
+    };
+    ConditionerRow {
+        name: cond.name.clone(),
+        node: node.to_string(),
+        meter: cond.meter_kind().to_string(),
+        committed_rate_bps: cond.committed_rate_bps(),
+        matched: cond.stats.matched,
+        green_packets: m.packets[0],
+        yellow_packets: m.packets[1],
+        red_packets: m.packets[2],
+        green_bytes: m.bytes[0],
+        yellow_bytes: m.bytes[1],
+        red_bytes: m.bytes[2],
+        forwarded: cond.stats.forwarded,
+        dropped_policed: cond.stats.dropped_policed,
+        dropped_buffer: cond.stats.dropped_buffer,
+        held_end: cond.held() as u64,
+        max_held: cond.stats.max_held,
+        conformant_kbps,
+        respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
+        flows: u64::from(cond.flows_seen),
+        contract_kbps: cond.contract_bps() as f64 / 1e3,
+        // the delivered rate is counted at the receivers, which only a caller holding the flows
+        // has (World::report fills it in); NaN (JSON null) otherwise, as in a live report
+        delivered_kbps: f64::NAN,
+        delivered_ros: f64::NAN,
+        dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),
+    }
+}
+
+/// One row per flow group, in order of first appearance. `metered`: per conditioner, the
+/// flows it metered and its contract in kb/s.
+fn group_rows(spec: &Spec, flows: &[FlowRow], metered: &[(Vec<usize>, f64)]) -> Vec<GroupRow> {
     let mut order: Vec<&str> = Vec::new();
     for f in &spec.flows {
         if !order.contains(&f.group.as_str()) {
@@ -556,16 +696,29 @@ fn group_rows(spec: &Spec, flows: &[FlowRow]) -> Vec<GroupRow> {
             let tput: Vec<f64> = members.iter().map(|f| f.throughput_kbps).collect();
             let contracts: Option<Vec<f64>> = members.iter().map(|f| f.contract_kbps).collect();
             let goodput: Option<Vec<f64>> = members.iter().map(|f| f.goodput_kbps).collect();
+            // the conditioners that meter this group's flows only, if they cover all of them
+            let in_group = |i: &usize| flows[*i].group == g;
+            let own: Vec<&(Vec<usize>, f64)> = metered
+                .iter()
+                .filter(|(seen, _)| !seen.is_empty() && seen.iter().all(in_group))
+                .collect();
+            let covered = (0..flows.len().min(spec.flows.len()))
+                .filter(in_group)
+                .all(|i| own.iter().any(|(seen, _)| seen.contains(&i)));
+            let contract = (covered && !own.is_empty()).then(|| own.iter().map(|m| m.1).sum());
+            let total: f64 = tput.iter().sum();
             GroupRow {
                 name: g.to_string(),
                 flows: members.len() as u64,
-                throughput_kbps_total: tput.iter().sum(),
+                throughput_kbps_total: total,
                 throughput_kbps_min: tput.iter().copied().fold(f64::INFINITY, f64::min),
                 throughput_kbps_median: fairness::median(&tput).unwrap_or(0.0),
                 throughput_kbps_max: tput.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                 jain: fairness::jain(&tput),
                 goodput_kbps_total: goodput.map(|g| g.iter().sum()),
                 fieb: contracts.and_then(|r| fairness::fieb(&tput, &r)),
+                contract_kbps: contract,
+                delivered_ros: contract.map(|c: f64| total / c),
             }
         })
         .collect()

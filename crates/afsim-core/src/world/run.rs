@@ -296,6 +296,8 @@ impl World<'_> {
         let size = u64::from(pkt.size);
         let level = usize::from(self.colours.level(pkt.dscp));
         let flow = pkt.flow as usize;
+        let (rev, dscp) = (pkt.rev, pkt.dscp);
+        p.by_cp.arrival(rev, dscp);
         p.sample(self.now);
         p.stats.before_change(self.now, p.queue.len_packets());
         p.stats.arrivals += 1;
@@ -323,6 +325,7 @@ impl World<'_> {
                 p.stats.drops[r] += 1;
                 p.stats.drop_bytes[r] += size;
                 p.stats.levels[level].drops[r] += 1;
+                p.by_cp.drop(rev, dscp, reason);
                 self.drop_packet(id);
             }
         }

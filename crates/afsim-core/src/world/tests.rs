@@ -573,8 +573,43 @@ fn edge_marking_into_rio_protects_in_profile_packets() {
         assert!(f.excess_kbps.unwrap() > 0.0);
     }
     assert_eq!(r.conditioners.len(), 2);
+    // each conditioner's contract against what its flow delivered
+    for (c, f) in r.conditioners.iter().zip(&r.flows) {
+        assert_eq!((c.flows, c.contract_kbps), (1, 1000.0));
+        assert_eq!(c.delivered_kbps, f.throughput_kbps);
+        assert_eq!(c.delivered_ros, f.throughput_kbps / 1000.0);
+        assert!(
+            c.delivered_ros > 1.0,
+            "1.5 Mb/s offered, more than 1 delivered: {c:?}"
+        );
+    }
     assert_eq!(r.groups[0].flows, 2);
     assert!(r.groups[0].fieb.is_some() && r.groups[0].jain.unwrap() > 0.9);
+    // per code point: AF11 and AF12 apart; summed by level, the colour rows
+    let cps: Vec<_> = r
+        .code_points
+        .iter()
+        .filter(|c| c.queue == "r1->r2")
+        .collect();
+    let names: Vec<(&str, &str)> = cps
+        .iter()
+        .map(|c| (c.code_point.as_str(), c.direction.as_str()))
+        .collect();
+    assert_eq!(names, [("AF11", "forward"), ("AF12", "forward")]);
+    for c in &r.colours {
+        let of_level = r
+            .code_points
+            .iter()
+            .filter(|p| p.queue == c.queue && p.level == c.level);
+        let sum = |f: fn(&crate::report::CodePointRow) -> u64| of_level.clone().map(f).sum::<u64>();
+        assert_eq!(sum(|p| p.arrivals), c.arrivals, "{c:?}");
+        assert_eq!(sum(|p| p.departures), c.departures, "{c:?}");
+        assert_eq!(sum(|p| p.drops_early), c.drops_early, "{c:?}");
+        assert_eq!(sum(|p| p.drops_overflow), c.drops_overflow, "{c:?}");
+    }
+    let g = &r.groups[0];
+    assert_eq!(g.contract_kbps, Some(2000.0));
+    assert_eq!(g.delivered_ros, Some(g.throughput_kbps_total / 2000.0));
     assert!(r.conservation.holds, "{}", r.conservation.identity);
 }
 

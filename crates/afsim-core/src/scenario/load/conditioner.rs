@@ -58,6 +58,8 @@ pub(crate) struct RawConditioner {
     pub meter: MeterSpec,
     pub per_flow: bool,
     pub actions: [PerColourAction; 3],
+    /// Which colours' actions were left to the defaults (green, yellow, red).
+    pub defaulted: [bool; 3],
     pub buffer_packets: u32,
     /// Where the meter table starts (an enhanced token bucket's missing `alpha` is reported
     /// there once it is known that no CSA sets it).
@@ -65,6 +67,11 @@ pub(crate) struct RawConditioner {
     /// Where an enhanced token bucket's `alpha` is written; `None` when it is left to the CSAs
     /// (the meter's α is then a placeholder until `settle_alphas`).
     pub alpha_at: Option<usize>,
+    /// Per-member meters and actions, one per member, when the table gave per-member values
+    /// (empty otherwise: every member takes the fields above).
+    pub members: Vec<Member>,
+    /// Where the first per-member array is, and its field.
+    pub members_at: Option<(usize, String)>,
 }
 
 /// A classifier with names still unresolved.
@@ -78,7 +85,51 @@ pub(crate) struct RawMatch {
     pub dscp: Vec<u8>,
 }
 
+/// A `[[conditioner]]` table. Its meter's fields, its colour actions, `buffer` and
+/// `per_flow` may give per-member values (`meter = { cir = ["1Mbps", "2Mbps", "4Mbps"], … }`
+/// for a group of 3): the table is then read once per member (`Params::set_member`), and
+/// `expand` gives member i the meter and actions of reading i.
 pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditioner, Fail> {
+    let read = |i: usize| {
+        params.take_members();
+        let r = read_one(rec, params, i);
+        params.set_member(None);
+        r
+    };
+    let mut c = read(0)?;
+    if let Some(m) = params.take_members() {
+        let mut members = vec![Member::of(&c)];
+        for i in 1..m.len {
+            members.push(Member::of(&read(i)?));
+        }
+        params.take_members();
+        c.members = members;
+        c.members_at = Some((m.at, m.field));
+    }
+    Ok(c)
+}
+
+/// What may differ between the members of a conditioner group.
+#[derive(Clone, Debug)]
+pub(crate) struct Member {
+    pub meter: MeterSpec,
+    pub actions: [PerColourAction; 3],
+    pub buffer_packets: u32,
+    pub per_flow: bool,
+}
+
+impl Member {
+    fn of(c: &RawConditioner) -> Member {
+        Member {
+            meter: c.meter.clone(),
+            actions: c.actions,
+            buffer_packets: c.buffer_packets,
+            per_flow: c.per_flow,
+        }
+    }
+}
+
+fn read_one(rec: &Rec, params: &Params, member: usize) -> Result<RawConditioner, Fail> {
     let (mut name, mut at, mut from) = (None, None, None);
     let mut classifier = RawMatch::default();
     let mut per_flow = false;
@@ -86,6 +137,9 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
     let mut actions: [Option<(PerColourAction, Val)>; 3] = [None, None, None];
     let mut buffer = None;
     for f in rec.fields() {
+        // Where, which packets and the name are one for the whole group.
+        let shared = matches!(f.key, "name" | "at" | "from" | "match");
+        params.set_member(if shared { None } else { Some(member) });
         match f.key {
             "match" => {
                 classifier = read_match(rec, &f, params)?;
@@ -145,6 +199,7 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
             "{ kind = \"token_bucket\", rate = \"1Mbps\", depth = \"10KB\" }",
         )
     })?;
+    let defaulted = [0, 1, 2].map(|i| actions[i].is_none());
     let (actions, buffer_packets, alpha_at) =
         settle_actions(&meter, kind, alpha_at, actions, buffer, rec)?;
     Ok(RawConditioner {
@@ -156,9 +211,12 @@ pub(crate) fn read_conditioner(rec: &Rec, params: &Params) -> Result<RawConditio
         meter,
         per_flow,
         actions,
+        defaulted,
         buffer_packets,
         meter_at,
         alpha_at,
+        members: Vec::new(),
+        members_at: None,
     })
 }
 
@@ -501,13 +559,27 @@ pub(crate) fn expand(
         group,
         Def {
             r,
-            what,
+            what: what.clone(),
             origin: origin.clone(),
         },
         |old| clash(group, old),
     )?;
     if left_out {
         return Ok(Vec::new());
+    }
+    if let Some((at, field)) = &c.members_at {
+        if c.members.len() != pairs.len() {
+            return Err(Fail::new(
+                *at,
+                field,
+                format!(
+                    "{} per-member values for {what}, which has {} member{}",
+                    c.members.len(),
+                    pairs.len(),
+                    if pairs.len() == 1 { "" } else { "s" }
+                ),
+            ));
+        }
     }
     let mut out = Vec::with_capacity(pairs.len());
     for (i, (node, from)) in pairs.into_iter().enumerate() {
@@ -535,10 +607,13 @@ pub(crate) fn expand(
                 protocol: c.classifier.protocol,
                 dscp: c.classifier.dscp.clone(),
             },
-            meter: c.meter.clone(),
-            per_flow: c.per_flow,
-            actions: c.actions,
-            buffer_packets: c.buffer_packets,
+            meter: c.members.get(i).map_or(&c.meter, |m| &m.meter).clone(),
+            per_flow: c.members.get(i).map_or(c.per_flow, |m| m.per_flow),
+            actions: c.members.get(i).map_or(c.actions, |m| m.actions),
+            buffer_packets: c
+                .members
+                .get(i)
+                .map_or(c.buffer_packets, |m| m.buffer_packets),
         });
     }
     Ok(out)

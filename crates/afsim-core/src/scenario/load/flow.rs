@@ -20,6 +20,7 @@ use crate::scenario::units::{
     parse_amount, parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity,
 };
 use crate::sim::time::SimDuration;
+use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{self, Variant, HEADER_BYTES};
 use crate::transport::tfrc::{self, InitialRate};
 
@@ -39,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 26] = [
+const TCP_FIELDS: [&str; 28] = [
     "name",
     "from",
     "to",
@@ -48,6 +49,8 @@ const TCP_FIELDS: [&str; 26] = [
     "dscp",
     "preset",
     "variant",
+    "cc",
+    "hystart",
     "packet_size",
     "max_window",
     "initial_window",
@@ -120,9 +123,14 @@ pub(crate) struct RawFlow {
     pub start_step: SimDuration,
     pub step_at: usize,
     pub app: RawApp,
+    /// Per-member applications and code points, one per flow of the group, when the table
+    /// gave per-member values (empty otherwise: every flow takes `app` and `dscp`).
+    pub members: Vec<(RawApp, u8)>,
+    /// Where the first per-member array is, and its field.
+    pub members_at: Option<(usize, String)>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum RawApp {
     Cbr(RawCbr),
     /// Validated parameters; `start` is set per flow when the group is expanded.
@@ -131,7 +139,7 @@ pub(crate) enum RawApp {
     Tfrc(tfrc::Params),
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct RawCbr {
     pub rate_bps: u64,
     pub packet_size: u32,
@@ -168,7 +176,35 @@ fn other_kinds_field(kind: &str, key: &str) -> Option<String> {
     ))
 }
 
+/// A `[[flow]]` table. Its application's fields and `dscp` may give per-member values
+/// (`rate = ["1Mbps", "2Mbps", "4Mbps"]` for a group of 3 flows): the table is then read once
+/// per member (`Params::set_member`), and `resolve` gives flow i of the group the application
+/// of reading i. `name`, `from`, `to`, `count`, `kind`, `preset`, `start` and `start_step`
+/// make the group and are one for all of it.
 pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
+    let read = |i: usize| {
+        params.take_members();
+        let r = read_one(rec, params, i);
+        params.set_member(None);
+        r
+    };
+    let mut f = read(0)?;
+    if let Some(m) = params.take_members() {
+        let mut members = Vec::with_capacity(m.len);
+        for i in 1..m.len {
+            let g = read(i)?;
+            members.push((g.app, g.dscp));
+        }
+        params.take_members();
+        // `app` and `dscp` stay member 0's for what reads the record as a whole
+        members.insert(0, (f.app.clone(), f.dscp));
+        f.members = members;
+        f.members_at = Some((m.at, m.field));
+    }
+    Ok(f)
+}
+
+fn read_one(rec: &Rec, params: &Params, member: usize) -> Result<RawFlow, Fail> {
     let fields = rec.fields();
     let kind = match fields.iter().find(|f| f.key == "kind") {
         Some(f) => {
@@ -228,6 +264,12 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
                 None => rec.unknown(f, own),
             });
         }
+        // what makes the group is one for all of it; the rest may differ per member
+        let shared = matches!(
+            f.key,
+            "name" | "from" | "to" | "count" | "kind" | "preset" | "start" | "start_step"
+        );
+        params.set_member(if shared { None } else { Some(member) });
         let v = rec.val(params, f)?;
         let time = || v.quantity(Quantity::Time, parse_time_ns).map(SimDuration);
         match f.key {
@@ -308,6 +350,8 @@ pub(crate) fn read_flow(rec: &Rec, params: &Params) -> Result<RawFlow, Fail> {
         start_step,
         step_at,
         app,
+        members: Vec::new(),
+        members_at: None,
     })
 }
 
@@ -430,6 +474,13 @@ impl TcpDraft {
                 let name = v.choice(&names, "TCP variant")?;
                 p.variant = Variant::from_name(name).expect("listed variants have names");
             }
+            // congestion control beside the loss recovery (`tcp::cc`)
+            "cc" => {
+                let names: Vec<&str> = CcKind::ALL.iter().map(|c| c.name()).collect();
+                let name = v.choice(&names, "congestion control")?;
+                p.cc = CcKind::from_name(name).expect("listed controllers have names");
+            }
+            "hystart" => p.hystart = v.boolean()?,
             // Sizes out of range are left to validate(), which states the range.
             "packet_size" => {
                 p.packet_size =

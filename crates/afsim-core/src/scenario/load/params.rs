@@ -4,60 +4,105 @@
 //! Wherever a value is written, the string `"$name"` — exactly that, nothing around it — is
 //! replaced by the parameter's value *with its type* (`count = "$n"` with `n = 10` is the integer
 //! 10), and inside any other string `${name}` is replaced by the parameter's text
-//! (`delay = "${d}ms"` with `d = 5` is "5ms"). `$$` is a literal `$`; any other `$` is an error,
-//! so a typo never silently becomes part of a name or a unit. Parameter values are literal:
-//! they cannot refer to other parameters (no `$` in them). An override `--set k=v` replaces the
-//! value of an existing parameter; `v` is read as a TOML integer, float or boolean if it is one,
-//! as a TOML string if it is quoted, and otherwise taken as the string it is. Every parameter
-//! must be used at least once, so a misspelt reference and its stale definition both fail.
+//! (`delay = "${d}ms"` with `d = 5` is "5ms"). A whole string `"$( … )"` is an expression
+//! (`expr`): `rate = "$(2 * $cir)"`, `kind = "$(if $ecn then 'red' else 'droptail')"`, typed
+//! like the value it evaluates to. `$$` is a literal `$`; any other `$` is an error, so a typo
+//! never silently becomes part of a name or a unit.
+//!
+//! A parameter's own value may refer to other parameters in the same three ways
+//! (`pir = "$(2 * $cir)"`); every parameter is resolved once, when the file is read, in
+//! dependency order, and a cycle is an error naming it. An override `--set k=v` replaces the
+//! value of an existing parameter (a derived one too, which then no longer follows its
+//! sources); `v` is read as a TOML integer, float or boolean if it is one, as a TOML string if it
+//! is quoted, and otherwise taken as the string it is. Every parameter must be used at least
+//! once (a parameter used only by another parameter counts), so a misspelt reference and its
+//! stale definition both fail. Errors in a value that came from parameters name the chain:
+//! "(from parameter 'pir' = \"$(2 * $cir)\" = \"2000000bps\", from parameter 'cir' = \"1Mbps\",
+//! set with --set cir=1Mbps)".
 
+use super::expr::{self, is_param_name};
 use super::source::{list, suggestion, Fail};
 use super::value::{Scalar, Val};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use toml_edit::{Item, Table, Value};
+
+#[derive(Clone, Copy, PartialEq)]
+enum State {
+    Fresh,
+    Resolving,
+    Done,
+}
 
 /// One parameter, with where it was defined and whether anything used it.
 pub(crate) struct Param {
     pub name: String,
-    pub value: Scalar,
+    /// The value as written in the file or by `--set`.
+    pub written: Scalar,
     /// Byte offset of the definition's value in the file.
     pub at: usize,
     /// The `--set` text that replaced the file's value, if any.
     pub set_by: Option<String>,
     pub used: Cell<bool>,
+    state: Cell<State>,
+    /// The value once parameters in it are substituted.
+    value: RefCell<Scalar>,
+    /// The parameters the value came from, described.
+    from: RefCell<Option<String>>,
 }
 
 impl Param {
-    /// "parameter 'r' = \"2MBps\"" (+ ", set with --set r=2MBps").
+    /// "parameter 'r' = \"2MBps\"" (+ " = \"…\"" when derived, + ", set with --set r=2MBps",
+    /// + ", from parameter …" for the parameters it was derived from).
     fn describe(&self) -> String {
-        let mut s = format!("parameter '{}' = {}", self.name, self.value.repr());
+        let mut s = format!("parameter '{}' = {}", self.name, self.written.repr());
+        let value = self.value.borrow();
+        if *value != self.written {
+            s += &format!(" = {}", value.repr());
+        }
         if let Some(v) = &self.set_by {
             s += &format!(", set with --set {}={v}", self.name);
         }
+        if let Some(f) = &*self.from.borrow() {
+            s += &format!(", from {f}");
+        }
         s
     }
+
+    fn field(&self) -> String {
+        match &self.set_by {
+            Some(_) => format!("--set {}", self.name),
+            None => format!("params.{}", self.name),
+        }
+    }
+}
+
+/// The first per-member array met while reading a table member by member: its length and
+/// where it is, so every other array of the table must match it.
+pub(crate) struct Members {
+    pub len: usize,
+    pub at: usize,
+    pub field: String,
 }
 
 pub(crate) struct Params {
     list: Vec<Param>,
-}
-
-/// `[A-Za-z_][A-Za-z0-9_-]*`: what may follow `$` or sit inside `${}`.
-pub(crate) fn is_param_name(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    /// While a table that takes per-member values is read for member i: Some(i).
+    member: Cell<Option<usize>>,
+    members: RefCell<Option<Members>>,
+    /// Where `--set` errors point: the [params] table, else the top of the file.
+    table_at: usize,
+    /// The parameters being resolved, outermost first (to name a cycle).
+    stack: RefCell<Vec<String>>,
 }
 
 const DOLLAR_HELP: &str =
-    "write \"$name\" for a parameter's value, \"${name}\" to put its text inside a string, or \"$$\" for a literal '$'";
+    "write \"$name\" for a parameter's value, \"${name}\" to put its text inside a string, \"$( … )\" for an expression, or \"$$\" for a literal '$'";
 
 impl Params {
-    /// Reads `[params]` from the root table and applies `overrides` in order (a later `--set`
-    /// of the same name wins).
+    /// Reads `[params]` from the root table, applies `overrides` in order (a later `--set`
+    /// of the same name wins), and resolves every parameter's references.
     pub fn read(root: &Table, overrides: &[(String, String)]) -> Result<Params, Fail> {
         let mut defs = Vec::new();
-        // Where override errors point: the [params] table, else the top of the file.
         let mut table_at = 0;
         if let Some((key, item)) = root.get_key_value("params") {
             let key_at = key.span().map_or(0, |s| s.start);
@@ -91,14 +136,23 @@ impl Params {
                 check_param_value(&value).map_err(|m| Fail::new(at, &field, m))?;
                 defs.push(Param {
                     name: name.to_string(),
-                    value,
+                    value: RefCell::new(value.clone()),
+                    written: value,
                     at,
                     set_by: None,
                     used: Cell::new(false),
+                    state: Cell::new(State::Fresh),
+                    from: RefCell::new(None),
                 });
             }
         }
-        let mut params = Params { list: defs };
+        let mut params = Params {
+            list: defs,
+            member: Cell::new(None),
+            members: RefCell::new(None),
+            table_at,
+            stack: RefCell::new(Vec::new()),
+        };
         for (k, v) in overrides {
             let k = k.trim();
             let field = format!("--set {k}");
@@ -118,17 +172,67 @@ impl Params {
             let value = parse_override(v);
             check_param_value(&value).map_err(|m| Fail::new(table_at, &field, m))?;
             let p = &mut params.list[i];
-            p.value = value;
+            p.value = RefCell::new(value.clone());
+            p.written = value;
             p.set_by = Some(v.clone());
+        }
+        for p in &params.list {
+            params.ensure(p)?;
         }
         Ok(params)
     }
 
-    /// The parameter `name`, marked as used.
+    /// Substitutes the parameters in `p`'s own value, once.
+    fn ensure(&self, p: &Param) -> Result<(), Fail> {
+        match p.state.get() {
+            State::Done => return Ok(()),
+            State::Resolving => {
+                let stack = self.stack.borrow();
+                let from = stack.iter().position(|n| *n == p.name).unwrap_or(0);
+                let mut cycle: Vec<&str> = stack[from..].iter().map(String::as_str).collect();
+                cycle.push(&p.name);
+                return Err(Fail::new(
+                    if p.set_by.is_some() {
+                        self.table_at
+                    } else {
+                        p.at
+                    },
+                    p.field(),
+                    format!(
+                        "parameter '{}' refers to itself: {}",
+                        p.name,
+                        cycle.join(" → ")
+                    ),
+                ));
+            }
+            State::Fresh => {}
+        }
+        if let Scalar::Str(text) = &p.written {
+            if text.contains('$') {
+                p.state.set(State::Resolving);
+                self.stack.borrow_mut().push(p.name.clone());
+                let at = if p.set_by.is_some() {
+                    self.table_at
+                } else {
+                    p.at
+                };
+                let r = self.substitute(text, at, &p.field());
+                self.stack.borrow_mut().pop();
+                let (value, from) = r?;
+                *p.value.borrow_mut() = value;
+                *p.from.borrow_mut() = from;
+            }
+        }
+        p.state.set(State::Done);
+        Ok(())
+    }
+
+    /// The parameter `name`, resolved and marked as used.
     fn lookup(&self, name: &str, at: usize, field: &str) -> Result<&Param, Fail> {
         match self.list.iter().find(|p| p.name == name) {
             Some(p) => {
                 p.used.set(true);
+                self.ensure(p)?;
                 Ok(p)
             }
             None => {
@@ -158,25 +262,33 @@ impl Params {
                 note: None,
             });
         };
-        let text: &str = s.value();
+        let (s, note) = self.substitute(s.value(), at, field)?;
+        Ok(Val {
+            s,
+            at,
+            field: field.to_string(),
+            note,
+        })
+    }
+
+    /// `text` with its parameter references substituted, and the parameters it used.
+    fn substitute(
+        &self,
+        text: &str,
+        at: usize,
+        field: &str,
+    ) -> Result<(Scalar, Option<String>), Fail> {
         if let Some(name) = text.strip_prefix('$') {
             if is_param_name(name) {
                 let p = self.lookup(name, at, field)?;
-                return Ok(Val {
-                    s: p.value.clone(),
-                    at,
-                    field: field.to_string(),
-                    note: Some(p.describe()),
-                });
+                return Ok((p.value.borrow().clone(), Some(p.describe())));
             }
         }
+        if let Some(src) = expr::body(text) {
+            return self.expression(text, src, at, field);
+        }
         if !text.contains('$') {
-            return Ok(Val {
-                s: Scalar::Str(text.to_string()),
-                at,
-                field: field.to_string(),
-                note: None,
-            });
+            return Ok((Scalar::Str(text.to_string()), None));
         }
         let mut out = String::with_capacity(text.len());
         let mut used = Vec::new();
@@ -204,25 +316,121 @@ impl Params {
                     ));
                 }
                 let p = self.lookup(name, at, field)?;
-                out.push_str(&p.value.text());
+                out.push_str(&p.value.borrow().text());
                 used.push(p.describe());
                 rest = &r[end + 1..];
             } else {
+                let hint = if rest.starts_with("$(") {
+                    " (an expression \"$( … )\" must be the whole string)"
+                } else {
+                    ""
+                };
                 return Err(Fail::new(
                     at,
                     field,
-                    format!("unexpected '$' in \"{text}\"; {DOLLAR_HELP}"),
+                    format!("unexpected '$' in \"{text}\"{hint}; {DOLLAR_HELP}"),
                 ));
             }
         }
         out.push_str(rest);
         let note = (!used.is_empty()).then(|| used.join(", "));
-        Ok(Val {
-            s: Scalar::Str(out),
-            at,
-            field: field.to_string(),
-            note,
-        })
+        Ok((Scalar::Str(out), note))
+    }
+
+    /// The value of the expression `src` (written as `text`), and the parameters it used.
+    fn expression(
+        &self,
+        text: &str,
+        src: &str,
+        at: usize,
+        field: &str,
+    ) -> Result<(Scalar, Option<String>), Fail> {
+        let fail = |m: String| Fail::new(at, field, format!("in the expression \"{text}\": {m}"));
+        // Every parameter either branch names is used; each is resolved before evaluation.
+        let mut used = Vec::new();
+        for name in expr::names(src).map_err(fail)? {
+            used.push(self.lookup(&name, at, field)?);
+        }
+        let get = |name: &str| -> Result<Scalar, String> {
+            used.iter()
+                .find(|p| p.name == name)
+                .map(|p| p.value.borrow().clone())
+                .ok_or_else(|| format!("undefined parameter '{name}'"))
+        };
+        let note = (!used.is_empty()).then(|| {
+            used.iter()
+                .map(|p| p.describe())
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        let value = expr::evaluate(src, &get).map_err(|m| {
+            let mut f = fail(m);
+            if let Some(n) = &note {
+                f.message += &format!(" (from {n})");
+            }
+            f
+        })?;
+        Ok((value, note))
+    }
+
+    /// Reads the values that follow as member `m`'s (None: per-member arrays are not taken);
+    /// returns the previous setting.
+    pub fn set_member(&self, m: Option<usize>) -> Option<usize> {
+        self.member.replace(m)
+    }
+
+    /// The per-member array met since the last call, if any.
+    pub fn take_members(&self) -> Option<Members> {
+        self.members.borrow_mut().take()
+    }
+
+    /// An array written where one value is expected: while reading member i, its i-th value
+    /// (every such array of a table must have the same length); otherwise None.
+    pub fn member_value(
+        &self,
+        a: &toml_edit::Array,
+        at: usize,
+        field: &str,
+    ) -> Result<Option<Val>, Fail> {
+        let Some(i) = self.member.get() else {
+            return Ok(None);
+        };
+        if a.is_empty() {
+            return Err(Fail::new(
+                at,
+                field,
+                "an empty array: per-member values give one value per member of the group",
+            ));
+        }
+        {
+            let mut m = self.members.borrow_mut();
+            match &*m {
+                None => {
+                    *m = Some(Members {
+                        len: a.len(),
+                        at,
+                        field: field.to_string(),
+                    })
+                }
+                Some(first) if first.len != a.len() => {
+                    return Err(Fail::new(
+                        at,
+                        field,
+                        format!(
+                            "{} per-member values, but {} has {}: every per-member array of a table gives one value per member",
+                            a.len(),
+                            first.field,
+                            first.len
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        let Some(v) = a.get(i) else {
+            return Err(Fail::new(at, field, format!("no value for member {i}")));
+        };
+        self.resolve(v, at, &format!("{field}[{i}]")).map(Some)
     }
 
     /// The first parameter nothing referred to.
@@ -246,10 +454,6 @@ fn check_param_value(v: &Scalar) -> Result<(), String> {
         Scalar::Other(_) => Err(format!(
             "a parameter must be a single string, integer, float or boolean, found {}",
             v.describe()
-        )),
-        Scalar::Str(s) if s.contains('$') => Err(format!(
-            "parameter values are literal and cannot refer to other parameters, found {}",
-            v.repr()
         )),
         _ => Ok(()),
     }
@@ -426,10 +630,103 @@ mod tests {
         assert!(params("[params]\na = { b = 1 }", &[]).is_err());
         assert!(params("[params]\na.b = 1", &[]).is_err());
         assert!(params("[params]\na = 1979-05-27", &[]).is_err());
-        assert!(params("[params]\na = \"$b\"\nb = 1", &[]).is_err());
         assert!(params("[params]\n\"a b\" = 1", &[]).is_err());
         assert!(params("[params]\n1a = 1", &[]).is_err());
         assert!(params("params = 3", &[]).is_err());
         assert!(params("[params]\na = 1", &[("a", "$b")]).is_err());
+        assert!(params("[params]\na = 1\nb = 2", &[("a", "$b")]).is_ok());
+    }
+
+    #[test]
+    fn parameters_derive_from_others_and_follow_their_overrides() {
+        let text = "[params]\npir = \"$(2 * $cir)\"\ncir = \"1Mbps\"\nname = \"c-${cir}\"\nalias = \"$cir\"";
+        let p = params(text, &[]).unwrap();
+        assert_eq!(
+            resolve(&p, "\"$pir\"").unwrap(),
+            Scalar::Str("2000000bps".into())
+        );
+        assert_eq!(
+            resolve(&p, "\"$name\"").unwrap(),
+            Scalar::Str("c-1Mbps".into())
+        );
+        assert_eq!(
+            resolve(&p, "\"$alias\"").unwrap(),
+            Scalar::Str("1Mbps".into())
+        );
+        let p = params(text, &[("cir", "3Mbps")]).unwrap();
+        assert_eq!(
+            resolve(&p, "\"$pir\"").unwrap(),
+            Scalar::Str("6000000bps".into())
+        );
+        let p = params(text, &[("pir", "5Mbps")]).unwrap();
+        assert_eq!(
+            resolve(&p, "\"$pir\"").unwrap(),
+            Scalar::Str("5Mbps".into())
+        );
+        // cir is used by pir, pir by nothing: only pir is reported as unused.
+        let p = params(text, &[]).unwrap();
+        resolve(&p, "\"$name\"").unwrap();
+        resolve(&p, "\"$alias\"").unwrap();
+        assert_eq!(p.check_all_used().unwrap_err().field, "params.pir");
+    }
+
+    #[test]
+    fn an_error_from_a_derived_parameter_names_the_whole_chain() {
+        let text = "[params]\ncir = \"1Mbps\"\npir = \"$(2 * $cir + 1Mbps)\"";
+        let p = params(text, &[("cir", "8")]).err().unwrap();
+        assert_eq!(p.field, "params.pir");
+        assert!(
+            p.message
+                .contains("dimension error: cannot add a number and a rate"),
+            "{}",
+            p.message
+        );
+        let p = params(text, &[("cir", "2Mbps")]).unwrap();
+        let doc: Value = "\"$(1s * $pir)\"".parse().unwrap();
+        let v = p.resolve(&doc, 0, "x").unwrap();
+        let e = v.int_at_least(0).unwrap_err();
+        assert!(
+            e.message.contains(
+                "(from parameter 'pir' = \"$(2 * $cir + 1Mbps)\" = \"5000000bps\", from parameter 'cir' = \"2Mbps\", set with --set cir=2Mbps)"
+            ),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn a_cycle_of_parameters_is_an_error_naming_it() {
+        let e = params(
+            "[params]\na = \"$(1 + $b)\"\nb = \"$c\"\nc = \"x${a}\"",
+            &[],
+        )
+        .err()
+        .unwrap();
+        assert_eq!(e.field, "params.a");
+        assert!(
+            e.message
+                .contains("parameter 'a' refers to itself: a → b → c → a"),
+            "{}",
+            e.message
+        );
+        assert!(params("[params]\na = \"$a\"", &[]).is_err());
+    }
+
+    #[test]
+    fn an_expression_must_be_the_whole_string() {
+        let p = params("[params]\nn = 1", &[]).unwrap();
+        let e = resolve(&p, "\"x$(1 + $n)\"").unwrap_err();
+        assert!(
+            e.message.contains("must be the whole string"),
+            "{}",
+            e.message
+        );
+        assert_eq!(resolve(&p, "\"$(1 + $n)\"").unwrap(), Scalar::Int(2));
+        let e = resolve(&p, "\"$(1 + )\"").unwrap_err();
+        assert!(
+            e.message.starts_with("in the expression \"$(1 + )\""),
+            "{}",
+            e.message
+        );
     }
 }

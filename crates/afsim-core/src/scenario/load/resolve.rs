@@ -598,10 +598,24 @@ fn expand_flow(
         },
         |old| clash(group, old),
     )?;
+    if let Some((at, field)) = &f.members_at {
+        if f.members.len() as u64 != total {
+            return Err(Fail::new(
+                *at,
+                field,
+                format!(
+                    "{} per-member values for flow group '{group}', which has {total} flows",
+                    f.members.len()
+                ),
+            ));
+        }
+    }
     let mut out = Vec::with_capacity(total as usize);
     for (x, y) in pairs {
         for _ in 0..f.count {
             let i = out.len();
+            // per-member values (flow.rs), else the table's own
+            let (raw_app, dscp) = f.members.get(i).map_or((&f.app, f.dscp), |m| (&m.0, m.1));
             let name = if grouped {
                 format!("{group}{i}")
             } else {
@@ -628,7 +642,7 @@ fn expand_flow(
                     "start + i × start_step overflows",
                 ));
             };
-            let app = match &f.app {
+            let app = match raw_app {
                 RawApp::Cbr(c) => {
                     if let Some((stop, stop_at)) = c.stop {
                         if start >= stop.0 {
@@ -662,7 +676,7 @@ fn expand_flow(
             };
             out.push(FlowSpec {
                 name,
-                dscp: f.dscp,
+                dscp,
                 group: group.clone(),
                 src: x,
                 dst: y,

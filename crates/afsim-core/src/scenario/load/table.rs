@@ -158,10 +158,20 @@ impl<'a> Rec<'a> {
         )
     }
 
-    /// The value of field `f`, parameters substituted.
+    /// The value of field `f`, parameters substituted; while a table is read member by member
+    /// (`Params::set_member`), an array is the members' values, one each.
     pub fn val(&self, params: &Params, f: &Field) -> Result<Val, Fail> {
         let field = self.path_of(f.key);
         match f.item {
+            Item::Value(Value::Array(a)) => match params.member_value(a, f.at, &field)? {
+                Some(v) => Ok(v),
+                None => Ok(Val {
+                    s: Scalar::Other("an array"),
+                    at: a.span().map_or(f.at, |s| s.start),
+                    field,
+                    note: None,
+                }),
+            },
             Item::Value(v) => params.resolve(v, f.at, &field),
             other => Ok(Val {
                 s: Scalar::of_item(other),

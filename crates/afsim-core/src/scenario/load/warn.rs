@@ -10,6 +10,11 @@
 //! - a queue whose byte limit is below one packet of a flow that crosses it: every such packet
 //!   is refused at the hard limit.
 //!
+//! - a conditioner that leaves the action of a colour its meter produces to the default, when
+//!   that default drops the packet or sends it as best effort (yellow → best effort, red →
+//!   drop): it polices where the file may read as a marker (issue 27). Written explicitly, the
+//!   same actions raise nothing.
+//!
 //! Packet sizes are the IP sizes the sources send: a CBR flow's `packet_size`, a TCP flow's
 //! full data segment forward and its largest ACK (40 bytes, plus 3 SACK blocks of 8 bytes for
 //! a SACK flow, as ns-2 counts them) backward. Paths follow the forwarding tables.
@@ -38,6 +43,7 @@ pub(super) fn find(spec: &Spec, origins: &Origins, src: &Source, tables: &Tables
     let mut out: Vec<Fail> = Vec::new();
     late_flows(spec, origins, &mut out);
     shallow_buckets(spec, origins, &mut out);
+    silent_policing(spec, origins, &mut out);
     small_queues(spec, origins, tables, &mut out);
     out.sort_by_key(|f| f.at);
     out.into_iter()
@@ -116,6 +122,55 @@ fn committed_bucket(m: &MeterSpec) -> Option<(u64, &'static str)> {
         | MeterSpec::Tsw3cm(_)
         | MeterSpec::EnhancedTokenBucket(_)
         | MeterSpec::Sima(_) => None,
+    }
+}
+
+/// The colours a meter produces (green, yellow, red): a two-colour meter never says red, the
+/// SIMA marker has no colour actions at all.
+fn colours_of(m: &MeterSpec) -> [bool; 3] {
+    match m {
+        MeterSpec::TokenBucket(_) | MeterSpec::Tsw2cm(_) | MeterSpec::EnhancedTokenBucket(_) => {
+            [true, true, false]
+        }
+        MeterSpec::Srtcm(_) | MeterSpec::Trtcm(_) | MeterSpec::Tsw3cm(_) => [true; 3],
+        MeterSpec::Sima(_) => [false; 3],
+    }
+}
+
+fn silent_policing(spec: &Spec, origins: &Origins, out: &mut Vec<Fail>) {
+    use crate::edge::PerColourAction as A;
+    let mut seen: Vec<&str> = Vec::new();
+    for (c, raw) in spec.conditioners.iter().zip(origins.conditioners) {
+        // One warning per [[conditioner]] table, not per member of its group.
+        if seen.contains(&raw.path.as_str()) {
+            continue;
+        }
+        seen.push(&raw.path);
+        let produced = colours_of(&c.meter);
+        let mut said = Vec::new();
+        let mut first = None;
+        for (i, colour) in ["green", "yellow", "red"].iter().enumerate() {
+            if !(produced[i] && raw.defaulted[i]) {
+                continue;
+            }
+            let fate = match c.actions[i] {
+                A::Drop => "dropped",
+                A::DowngradeToBestEffort => "sent as best effort",
+                _ => continue,
+            };
+            first.get_or_insert(*colour);
+            said.push(format!("its {colour} packets are {fate}"));
+        }
+        let Some(colour) = first else { continue };
+        out.push(Fail::new(
+            raw.name.at,
+            format!("{}.{colour}", raw.path),
+            format!(
+                "conditioner '{}' polices by default: {} (no action written); write the action (\"best_effort\", \"drop\", \"keep\" or a code point such as \"AF12\") to choose it",
+                raw.name.name,
+                said.join(" and ")
+            ),
+        ));
     }
 }
 
@@ -290,7 +345,7 @@ mod tests {
     #[test]
     fn a_token_bucket_shallower_than_a_packet_is_warned_about() {
         let cond = "[[conditioner]]\nname = \"m\"\nat = \"b\"\nfrom = \"a\"\n\
-                    meter = { kind = \"token_bucket\", rate = \"50kbps\", depth = \"DEPTH\" }\n";
+                    meter = { kind = \"token_bucket\", rate = \"50kbps\", depth = \"DEPTH\" }\nyellow = \"best_effort\"\n";
         let w = warnings(&format!("{CBR}{}", cond.replace("DEPTH", "999B")));
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].contains("conditioner[0].meter.depth: conditioner 'm': the bucket holds 999 B, less than one 1000-byte packet of flow 'f'"), "{}", w[0]);
@@ -314,6 +369,33 @@ mod tests {
             s.warnings.is_empty(),
             "500-byte segments and 40-byte ACKs fit: {:?}",
             s.warnings
+        );
+    }
+
+    #[test]
+    fn a_conditioner_that_polices_by_default_says_so_once_per_table() {
+        let cond = "[[conditioner]]\nname = \"m\"\nat = \"b\"\nfrom = \"a\"\n\
+                    meter = { kind = \"trtcm\", cir = \"50kbps\", cbs = \"2KB\", pir = \"100kbps\", pbs = \"2KB\" }\ngreen = \"AF11\"\n";
+        let w = warnings(&format!("{CBR}{cond}"));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("conditioner[0].yellow: conditioner 'm' polices by default: its yellow packets are sent as best effort and its red packets are dropped (no action written)"),
+            "{}",
+            w[0]
+        );
+        let w = warnings(&format!("{CBR}{cond}yellow = \"AF12\"\n"));
+        assert!(w[0].contains("conditioner[0].red: conditioner 'm' polices by default: its red packets are dropped"), "{w:?}");
+        let explicit = format!("{CBR}{cond}yellow = \"best_effort\"\nred = \"drop\"\n");
+        assert!(warnings(&explicit).is_empty());
+        // A two-colour meter never produces red: only yellow is named.
+        let tb = "[[conditioner]]\nname = \"t\"\nat = \"b\"\nfrom = \"a\"\n\
+                  meter = { kind = \"token_bucket\", rate = \"50kbps\", depth = \"2KB\" }\n";
+        let w = warnings(&format!("{CBR}{tb}"));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("its yellow packets are sent as best effort (no action"),
+            "{}",
+            w[0]
         );
     }
 }

@@ -31,6 +31,7 @@
 //! receiver's buffer is read at once, so its window is the constant `max_window_bytes`),
 //! window scaling, timestamps (RFC 7323), Nagle, D-SACK, F-RTO, PRR, pacing, maximum burst.
 
+pub mod cc;
 pub mod receiver;
 pub mod rto;
 pub mod sack;
@@ -172,6 +173,11 @@ pub struct Params {
     pub ns2_compat: bool,
     /// Record the sender's time series (`trace::Trace`). Default false.
     pub trace: bool,
+    /// Congestion control (`cc`): Reno (the default: RFC 5681's window growth), CUBIC (RFC
+    /// 9438) or BBR v1 (paced). CUBIC and BBR need the `rfc` preset.
+    pub cc: cc::CcKind,
+    /// HyStart++ (RFC 9406) in CUBIC's first slow start. Default false.
+    pub hystart: bool,
     /// Leung & Muppala's Throughput Sustaining Scheme (`sustain`): after a window reduction,
     /// cwnd and ssthresh are not set below target × SRTT / packet_size. Bits per second of IP
     /// packets; `None` (the default): plain TCP.
@@ -200,6 +206,8 @@ impl Default for Params {
             start: SimTime::ZERO,
             ns2_compat: false,
             trace: false,
+            cc: cc::CcKind::Reno,
+            hystart: false,
             target_rate_bps: None,
         }
     }
@@ -262,6 +270,27 @@ impl Params {
         }
         if self.max_rto == SimDuration::ZERO {
             return Err(ParamError::new("max_rto", "must be positive"));
+        }
+        if self.cc != cc::CcKind::Reno && self.ns2_compat {
+            return Err(ParamError::new(
+                "cc",
+                format!(
+                    "cc = \"{}\" needs preset = \"rfc\" (the ns2 preset models ns-2.35's Reno agents)",
+                    self.cc.name()
+                ),
+            ));
+        }
+        if self.cc != cc::CcKind::Reno && self.target_rate_bps.is_some() {
+            return Err(ParamError::new(
+                "cc",
+                "the Throughput Sustaining Scheme (target_rate) applies to cc = \"reno\" only",
+            ));
+        }
+        if self.hystart && self.cc != cc::CcKind::Cubic {
+            return Err(ParamError::new(
+                "hystart",
+                "HyStart++ is an option of cc = \"cubic\" (BBR has its own Startup)",
+            ));
         }
         if self.target_rate_bps == Some(0) {
             return Err(ParamError::new(

@@ -1,10 +1,16 @@
 //! The TCP sender: congestion control, loss recovery, retransmission timer, ECN response.
 //!
 //! Files: this one holds the state, connection set-up, ACK processing, loss recovery and the
-//! timeout (about 870 lines: one state machine whose every part reads and writes the same
+//! timeout (about 900 lines: one state machine whose every part reads and writes the same
 //! fields; split further it would scatter each transition); `sender/send.rs` the sending,
 //! `sender/timer.rs` the timer and RTT samples, `sender/preset.rs` with `rfc.rs` and `ns2.rs`
-//! the two rule sets, `sender/tests.rs` the unit tests.
+//! the two rule sets, `sender/control.rs` the calls into the congestion controller (`cc`:
+//! Reno, CUBIC, BBR) and pacing, `sender/tests.rs` the unit tests.
+//!
+//! Congestion control is separate from loss recovery, as in Linux: the recoveries below
+//! decide *what* to send; the controller `Sender::cc` (`tcp::cc`) decides how far the window
+//! opens on a new ACK, the ssthresh of a congestion event and (BBR) the window on every ACK and
+//! the pacing rate. With `cc = reno` (the default) the arithmetic is RFC 5681's, below.
 //!
 //! Read this first.
 //! - Sources: RFC 5681 §3.1 (slow start, congestion avoidance, timeout response), §3.2 (fast
@@ -53,6 +59,7 @@
 use crate::net::packet::{Ecn, Packet};
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
+use crate::transport::tcp::cc::Cc;
 use crate::transport::tcp::rto::Rto;
 use crate::transport::tcp::sack::Scoreboard;
 use crate::transport::tcp::sustain;
@@ -81,6 +88,7 @@ macro_rules! rules {
     };
 }
 
+mod control;
 mod send;
 mod timer;
 
@@ -199,6 +207,8 @@ pub struct Sender {
     preset: Preset,
     /// What only the ns2 preset keeps.
     ns2: Ns2State,
+    /// The congestion controller (`cc`, `sender/control.rs`): Reno, CUBIC or BBR.
+    cc: Cc,
     sack: Option<Scoreboard>,
     stats: SenderStats,
     rtt_m2: f64,
@@ -221,6 +231,7 @@ impl Sender {
         let mss = u64::from(p.mss().max(1));
         // ns-2 reset(): boot_time_ = Random::uniform(tcpTick_)
         let phase_ns = (rng.uniform() * p.tick.as_nanos() as f64) as u64;
+        let cc = control::new_cc(&p, mss, &rng);
         Sender {
             flow,
             src: src_node,
@@ -259,6 +270,7 @@ impl Sender {
                 growth_window: f64::from(p.initial_window_segments),
                 ignore_dupacks: false,
             },
+            cc,
             sack: None,
             stats: SenderStats::default(),
             rtt_m2: 0.0,
@@ -343,6 +355,8 @@ impl Sender {
             if self.phase == Phase::Waiting {
                 self.begin(ctx);
             }
+        } else if token == control::TOKEN_PACE {
+            self.on_pace_timer(ctx);
         } else if let RetxTimer::Armed {
             deadline, token: t, ..
         } = self.timer
@@ -447,6 +461,7 @@ impl Sender {
             self.cwnd = 1.0;
         }
         self.phase = Phase::Open;
+        self.cc_open(ctx.now);
         if self.end == 0 {
             self.complete(ctx);
         } else {
@@ -462,6 +477,8 @@ impl Sender {
             return; // an old or impossible ACK
         }
         let was_open = self.phase == Phase::Open;
+        let old_una = self.snd_una;
+        let losses = self.stats.fast_recoveries + self.stats.timeouts;
         // a preset may ignore duplicate ACKs altogether (ns-2 Sack1 after a timeout)
         let ignored = rules!(self, ignores_dupack(ack));
         // RFC 6675 §3 Update(); RFC 6675 §2: a duplicate ACK must SACK something new
@@ -487,6 +504,10 @@ impl Sender {
         } else if self.snd_max > self.snd_una && (self.sack.is_none() || newly_sacked > 0) {
             self.on_dupack(ctx);
         }
+        if !matches!(self.cc, Cc::Reno) {
+            let lost = self.stats.fast_recoveries + self.stats.timeouts > losses;
+            self.bbr_ack(pkt, old_una, lost, ctx.now);
+        }
         // what the ACK lets the sender send, within the preset's burst limit
         rules!(self, send_after_ack(was_open, ctx));
     }
@@ -511,6 +532,10 @@ impl Sender {
     /// `ecn`), its ACKs now partial ones. RFC 3168 §6.1.2 leaves recovery alone, and so does the
     /// `rfc` preset.
     fn on_ece(&mut self, ack: u64) {
+        // BBR v1 keeps its window (`control::bbr_ece`)
+        if self.bbr_ece(ack) {
+            return;
+        }
         rules!(self, ecn_response(ack));
     }
 
@@ -529,6 +554,7 @@ impl Sender {
 
     fn on_new_ack(&mut self, ack: u64, ece: bool, ctx: &mut Ctx) {
         let acked = ack - self.snd_una;
+        let old_una = self.snd_una;
         let in_sack1 = matches!(self.phase, Phase::Recovery(Recovery::Sack1 { .. }));
         // ns-2 Sack1: a partial ACK takes no RTT sample (`newack` is not called)
         let partial_sack1 = in_sack1 && !self.reaches_recover(ack);
@@ -552,7 +578,7 @@ impl Sender {
             Phase::Open => {
                 // RFC 3168 §6.1.2: no increase in response to an ECN-Echo ACK
                 if opens {
-                    self.open_cwnd(acked);
+                    self.open_cwnd(acked, old_una, ctx.now);
                 }
                 rules!(self, on_open_new_ack());
             }
@@ -632,8 +658,9 @@ impl Sender {
         }
     }
 
-    /// RFC 5681 §3.1: slow start (eq. 2) or congestion avoidance (eq. 3).
-    fn open_cwnd(&mut self, acked: u64) {
+    /// RFC 5681 §3.1: slow start (eq. 2) or congestion avoidance (eq. 3) (the `reno`
+    /// controller's window growth; `control::open_cwnd` dispatches).
+    fn open_cwnd_reno(&mut self, acked: u64) {
         if self.cwnd < self.ssthresh {
             // cwnd += min(N, SMSS) (RFC 5681 eq. 2; the preset says)
             self.cwnd += rules!(self, slow_start_increment(acked));
@@ -695,7 +722,8 @@ impl Sender {
         } else {
             // RFC 5681 §3.2 step 2: FlightSize excludes limited-transmit segments
             let flight = self.snd_max - self.snd_una - self.lt_bytes;
-            self.ssthresh = self.sustained(self.reduced_ssthresh(flight));
+            let reduced = self.reduced_ssthresh(flight);
+            self.ssthresh = self.sustained(reduced);
             if let EcnState::On { .. } = self.ecn {
                 self.ecn = EcnState::On { cwr_pending: true };
             }
@@ -741,11 +769,6 @@ impl Sender {
                 });
             }
         }
-    }
-
-    /// RFC 5681 eq. (4): ssthresh = max(FlightSize/2, 2·SMSS); ns-2: max(⌊window/2⌋, 2).
-    fn reduced_ssthresh(&self, flight: u64) -> f64 {
-        rules!(self, reduced_ssthresh(flight))
     }
 
     /// Half the usable window, at least one segment (ns-2 `windowd()/2`).
@@ -819,13 +842,16 @@ impl Sender {
             // dupwnd_ before its timeout code halves the window)
             self.cwnd = self.cwnd.min(deflate_to);
         }
+        let cwnd_before = self.cwnd;
         // RFC 5681 §3.1: ssthresh by eq. (4), unless the preset says this timeout does not cut
         if rules!(self, timeout_cuts_ssthresh()) {
-            self.ssthresh = self.sustained(self.reduced_ssthresh(self.snd_max - self.snd_una));
+            let reduced = self.reduced_ssthresh(self.snd_max - self.snd_una);
+            self.ssthresh = self.sustained(reduced);
         }
         self.timeout_una = Some(self.snd_una);
         // RFC 5681 §3.1: cwnd = loss window = one segment (or the sustaining floor)
         self.cwnd = self.sustained(1.0);
+        self.cc_timeout(cwnd_before);
         self.dupacks = 0;
         self.lt_bytes = 0;
         self.phase = Phase::Open;

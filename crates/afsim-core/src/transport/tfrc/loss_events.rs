@@ -8,10 +8,11 @@
 //!   before and just after it; a loss (or mark) begins a new loss event when its send time is more
 //!   than R after the send time of the loss that began the current event, R being the RTT the
 //!   sender wrote into its latest data packet. Losses within R belong to the event already open.
-//! - `Rules::Ns2` (tfrc-sink.cc `new_loss`, `PreciseLoss_ 1`): the send-time test, and also a
+//! - ns-2's rules (tfrc-sink.cc `new_loss`, `PreciseLoss_ 1`): the send-time test, and also a
 //!   sender round (`round_id`) newer than the event's; a mark is tested before the losses its
 //!   packet reveals (ns-2's order in `recv`); `restart_event` is `adjust_history`'s reset of
-//!   `lastloss`.
+//!   `lastloss`. Where the two differ the detector asks its `Sink` (`loss_rules.rs`, which
+//!   holds each rule set whole).
 //!
 //! Missing packets are kept as ranges ("holes") with the number of later packets seen since;
 //! holes are declared in sequence order, the lowest first (a packet that counts for a hole also
@@ -20,6 +21,7 @@
 
 use std::collections::VecDeque;
 
+use super::loss_rules::{sink, Sink};
 use super::Rules;
 use crate::sim::time::{SimDuration, SimTime};
 
@@ -69,7 +71,7 @@ pub struct Arrival {
 
 #[derive(Clone, Debug)]
 pub struct Detector {
-    rules: Rules,
+    sink: Sink,
     ndupack: u32,
     highest: Option<Seen>,
     holes: VecDeque<Hole>,
@@ -86,7 +88,7 @@ impl Detector {
     pub fn new(rules: Rules, ndupack: u32) -> Detector {
         debug_assert!(ndupack >= 1);
         Detector {
-            rules,
+            sink: Sink::of(rules),
             ndupack,
             highest: None,
             holes: VecDeque::new(),
@@ -157,11 +159,12 @@ impl Detector {
             Some(_) => arrival.new = self.fill(seen),
         }
         let mark = arrival.new && marked;
-        if mark && self.rules.ns2_sink() {
+        let mark_first = sink!(self.sink, mark_before_gaps());
+        if mark && mark_first {
             self.loss_at(seq, ts, rtt, round);
         }
         self.declare(rtt, round);
-        if mark && self.rules == Rules::Rfc5348 {
+        if mark && !mark_first {
             self.loss_at(seq, ts, rtt, round);
         }
         arrival
@@ -214,11 +217,12 @@ impl Detector {
         }
     }
 
-    /// A loss indication for packet `seq`, sent at `t`: §5.2's rule for a new event.
+    /// A loss indication for packet `seq`, sent at `t`: §5.2's rule for a new event (with
+    /// ns-2's, the round too).
     fn loss_at(&mut self, seq: u64, t: SimTime, rtt: SimDuration, round: u32) {
         let begins = match self.event {
             None => true,
-            Some(e) => t > e.time + rtt && (self.rules == Rules::Rfc5348 || round > e.round),
+            Some(e) => sink!(self.sink, begins_event(t, round, e.time, e.round, rtt)),
         };
         if begins {
             self.event = Some(EventStart { time: t, round });

@@ -21,19 +21,19 @@
 //!   n closed intervals I_tot0 also weighs I_k; the DF a new event keeps is the one computed at
 //!   the last report; the synthetic interval is a whole number of packets, and the open
 //!   interval after it counts from the packet after the highest one the last report counted.
+//!   Where the two differ the history asks its `Sink` (`loss_rules.rs`, which holds each rule
+//!   set whole).
 
+use super::loss_rules::{sink, History, Ns2Average, Sink};
+pub use super::loss_rules::{MIN_DISCOUNT, N};
 use super::Rules;
 
-/// n of §5.4: loss intervals in the average.
-pub const N: usize = 8;
 /// §5.4's weights for n = 8, most recent interval first.
 pub const WEIGHTS: [f64; N] = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2];
-/// §5.5: the discount factor never goes below this (ns-2 `minDiscountRatio_`).
-pub const MIN_DISCOUNT: f64 = 0.5;
 
 #[derive(Clone, Debug)]
 pub struct LossHistory {
-    rules: Rules,
+    sink: Sink,
     /// Closed intervals, I_1 first, and their discount factors DF_i.
     closed: [f64; N],
     discount: [f64; N],
@@ -41,22 +41,22 @@ pub struct LossHistory {
     k: usize,
     /// First sequence number the open interval counts; `None` before the first loss event.
     open_from: Option<u64>,
-    /// ns-2 `mult_factor_`: the DF of the last average, kept by the next event.
-    ns2_factor: f64,
-    /// ns-2 `last_sample`: one past the highest sequence number the last average counted.
-    ns2_counted_to: u64,
+    /// ns-2's `mult_factor_` and `last_sample` (the `Ns2` rules' state).
+    ns2: Ns2Average,
 }
 
 impl LossHistory {
     pub fn new(rules: Rules) -> LossHistory {
         LossHistory {
-            rules,
+            sink: Sink::of(rules),
             closed: [0.0; N],
             discount: [1.0; N],
             k: 0,
             open_from: None,
-            ns2_factor: 1.0,
-            ns2_counted_to: 0,
+            ns2: Ns2Average {
+                factor: 1.0,
+                counted_to: 0,
+            },
         }
     }
 
@@ -72,7 +72,7 @@ impl LossHistory {
 
     /// ns-2: where the open interval begins after the first loss (`last_sample`).
     pub fn ns2_counted_to(&self) -> u64 {
-        self.ns2_counted_to
+        self.ns2.counted_to
     }
 
     /// §6.3.1: the first loss event. I_1 is `synthetic` packets; the open interval counts from
@@ -83,7 +83,7 @@ impl LossHistory {
         self.discount[0] = 1.0;
         self.k = 1;
         self.open_from = Some(open_from);
-        self.ns2_factor = 1.0;
+        self.ns2.factor = 1.0;
     }
 
     /// A new loss event (not the first) whose first lost or marked packet is `seq`.
@@ -92,16 +92,9 @@ impl LossHistory {
             debug_assert!(false, "begin_event before start");
             return;
         };
-        let boundary = match self.rules {
-            Rules::Rfc5348 => seq,
-            // ns-2 counts the lost packet into the interval it closes
-            Rules::Ns2 | Rules::Ns2_28 => seq + 1,
-        };
+        let boundary = sink!(self.sink, interval_end(seq));
         let length = boundary.saturating_sub(from) as f64;
-        let df = match self.rules {
-            Rules::Rfc5348 => self.discount_factor(length),
-            Rules::Ns2 | Rules::Ns2_28 => self.ns2_factor,
-        };
+        let df = sink!(self.sink, event_discount(self, length));
         for i in (0..N - 1).rev() {
             self.closed[i + 1] = self.closed[i];
             self.discount[i + 1] = self.discount[i] * df;
@@ -110,7 +103,7 @@ impl LossHistory {
         self.discount[0] = 1.0;
         self.k = (self.k + 1).min(N);
         self.open_from = Some(boundary.max(from));
-        self.ns2_factor = 1.0;
+        self.ns2.factor = 1.0;
     }
 
     /// I_0 when `s_max` is the highest sequence number received.
@@ -152,26 +145,11 @@ impl LossHistory {
     /// 0 before the first loss event.
     pub fn p(&mut self, s_max: u64) -> f64 {
         if !self.has_loss() {
-            self.ns2_counted_to = s_max + 1;
+            self.ns2.counted_to = s_max + 1;
             return 0.0;
         }
         let i0 = self.open_interval(s_max);
-        let (df, last) = match self.rules {
-            Rules::Rfc5348 => (self.discount_factor(i0), self.k.saturating_sub(1)),
-            Rules::Ns2 | Rules::Ns2_28 => {
-                // `mult_factor_` only ever falls within an interval, and returns to 1 at events
-                let ratio = if i0 > 0.0 {
-                    2.0 * self.closed_mean() / i0
-                } else {
-                    f64::INFINITY
-                };
-                if ratio < 1.0 {
-                    self.ns2_factor = ratio.max(MIN_DISCOUNT);
-                }
-                self.ns2_counted_to = s_max + 1;
-                (self.ns2_factor, self.k.min(N - 1))
-            }
-        };
+        let (df, last) = sink!(self.sink, average_discount(self, i0, s_max));
         // I_0 with w_0, then I_1 ... I_last with w_1 ... w_last, discounted
         let (mut i_tot0, mut w_tot0) = (WEIGHTS[0] * i0, WEIGHTS[0]);
         for ((w, df_i), interval) in WEIGHTS[1..]
@@ -191,6 +169,24 @@ impl LossHistory {
         } else {
             1.0
         }
+    }
+}
+
+impl History for LossHistory {
+    fn closed_count(&self) -> usize {
+        self.k
+    }
+
+    fn closed_mean(&self) -> f64 {
+        LossHistory::closed_mean(self)
+    }
+
+    fn discount_factor(&self, i0: f64) -> f64 {
+        LossHistory::discount_factor(self, i0)
+    }
+
+    fn ns2(&mut self) -> &mut Ns2Average {
+        &mut self.ns2
     }
 }
 

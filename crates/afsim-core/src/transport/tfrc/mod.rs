@@ -36,6 +36,7 @@
 pub mod equation;
 pub mod loss_events;
 pub mod loss_history;
+pub mod loss_rules;
 pub mod rate_ns2;
 pub mod rate_rfc;
 pub mod receiver;

@@ -85,7 +85,8 @@ impl Rules for Ns2 {
         if (s.phase != Phase::Open && !in_recovery) || !(s.beyond_recover(ack) || after_timeout) {
             return;
         }
-        s.ssthresh = s.sustained(s.reduced_ssthresh(s.snd_max - s.snd_una));
+        let reduced = s.reduced_ssthresh(s.snd_max - s.snd_una);
+        s.ssthresh = s.sustained(reduced);
         if s.cwnd <= 1.0 {
             if s.ns2.ecn_backoff {
                 s.rto.back_off();
@@ -122,7 +123,7 @@ impl Rules for Ns2 {
     fn on_full_ack(s: &mut Sender, acked: u64, opens: bool) {
         // ns-2: the exiting ACK goes through recv_newack_helper → opencwnd
         if opens {
-            s.open_cwnd(acked);
+            s.open_cwnd_reno(acked);
         }
     }
 

@@ -44,8 +44,10 @@ impl Rules for Rfc {
         if s.phase != Phase::Open || !s.beyond_recover(ack) {
             return;
         }
-        s.ssthresh = s.sustained(s.reduced_ssthresh(s.snd_max - s.snd_una));
-        s.cwnd = s.sustained(s.half_window());
+        let reduced = s.reduced_ssthresh(s.snd_max - s.snd_una);
+        s.ssthresh = s.sustained(reduced);
+        // RFC 3168 §6.1.2: half the window (CUBIC: RFC 9438 §4.6, `Sender::ecn_window`)
+        s.cwnd = s.sustained(s.ecn_window());
         s.ecn_reduced();
     }
 

@@ -50,6 +50,10 @@ impl Sender {
             if outstanding as f64 > wnd || burst.is_some_and(|b| sent >= b) {
                 break;
             }
+            // BBR paces every segment the window allows (`control::pace_wait`)
+            if self.pace_wait(ctx) {
+                break;
+            }
             self.transmit(self.snd_nxt, len, ctx);
             self.snd_nxt += len;
             sent += 1;
@@ -75,6 +79,9 @@ impl Sender {
             let len_new = self.mss.min(self.end.saturating_sub(self.snd_max));
             let new_ok =
                 len_new > 0 && self.snd_max + len_new - self.snd_una <= self.p.max_window_bytes;
+            if self.pace_wait(ctx) {
+                break;
+            }
             match sb.next_seg(&m, new_ok) {
                 NextSeg::Retransmit { start, len, rescue } => {
                     self.transmit(start, len, ctx);
@@ -156,6 +163,7 @@ impl Sender {
                 self.ecn = EcnState::On { cwr_pending: false };
             }
         }
+        self.cc_sent(start, len, retx, ctx.now);
         self.emit(start, len as u32, f, ecn, ctx);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;

@@ -1343,3 +1343,8 @@ fn the_trace_is_absent_when_off_and_records_each_change_when_on() {
     assert_eq!(t.rto, vec![1.0, 1.0, 1.0]);
     assert_eq!(t.srtt[1], 0.1);
 }
+
+// ------------------------------------------------------------ congestion control
+
+/// The sender with CUBIC and BBR: what the controller changes at the sender's decision points.
+mod cc;

@@ -1,0 +1,485 @@
+//! BBR v1, draft-cardwell-iccrg-bbr-congestion-control-00 (the algorithm Linux's `tcp_bbr.c`
+//! implements), in payload bytes, segments and nanoseconds.
+//!
+//! Read this first: BBR keeps a model of the path — the bottleneck bandwidth BtlBw, a windowed
+//! maximum of delivery-rate samples over 10 round trips (§4.1.1), and the round-trip
+//! propagation time RTprop, a windowed minimum of RTT samples over 10 s (§4.1.2) — and sets
+//! from it the pacing rate, pacing_gain · BtlBw (§4.2.1), and cwnd, cwnd_gain · BtlBw ·
+//! RTprop plus 3 send quanta (§4.2.3). `on_ack` runs the draft's per-ACK steps in its order
+//! (§4.3.x "BBRUpdateModelAndState", then "BBRUpdateControlParameters"): UpdateBtlBw (with
+//! UpdateRound), CheckCyclePhase, CheckFullPipe, CheckDrain, UpdateRTprop, CheckProbeRTT;
+//! SetPacingRate, SetSendQuantum, SetCwnd. The state machine (§4.3):
+//!
+//! - Startup: pacing and cwnd gain 2/ln 2; the pipe is full when BtlBw has not grown by 25 %
+//!   in 3 rounds (§4.3.2.2), then Drain: pacing gain ln 2/2 until the data in flight is at
+//!   most one BDP (§4.3.3), then ProbeBW.
+//! - ProbeBW: cwnd gain 2, pacing gain cycling 5/4, 3/4, 1 ×6, a phase lasting at least
+//!   RTprop; 5/4 ends early only with losses or when inflight reaches 5/4 BDP, 3/4 ends when
+//!   inflight falls to a BDP (§4.3.4.3); entered at a random phase other than 3/4 (§4.3.4.4;
+//!   the draw is the flow's own random stream).
+//! - ProbeRTT: when RTprop has not been refreshed for 10 s, cwnd = 4 segments until inflight
+//!   is at most 4, then for max(200 ms, one round), then back to ProbeBW (or Startup if the
+//!   pipe was never full) (§4.3.5).
+//!
+//! Loss recovery is the sender's (NewReno or SACK): `on_congestion` saves cwnd, starts a
+//! round and gives the packet-conserving window (inflight less the segments the duplicate ACKs
+//! and the loss took out of the network, §4.2.3.4 "cwnd = BytesInFlight + ..."); in SACK
+//! recovery `recovery_cwnd` keeps packet conservation for that round and then grows cwnd
+//! towards the target (as Linux's `bbr_set_cwnd_to_recover_or_restore`); cwnd follows the
+//! model again once recovery ends, restored to at least the saved cwnd (§4.2.3.4, "upon
+//! exiting loss recovery"). After a timeout cwnd is 1 segment and grows by what each ACK delivers.
+//! ECN-Echo does not change cwnd (Linux BBR v1: `tcp_bbr.c` has no ECN response; BBR's own
+//! `cong_control` replaces the reduction `tcp_input.c` would make). Not modelled: the
+//! application-limited marks (sources are greedy), idle restart, Linux's long-term bandwidth
+//! (policer) estimate `lt_bw` and its 1 % pacing margin (docs/assumptions.md).
+
+use crate::sim::rng::Rng;
+use crate::sim::time::{SimDuration, SimTime};
+use crate::transport::tcp::cc::rate::Sample;
+
+/// §4.3.2.1: 2/ln 2, the smallest gain that doubles the sending rate each round.
+pub const HIGH_GAIN: f64 = 2.885_390_081_777_927; // 2 / ln 2
+/// §4.3.4.1: the ProbeBW pacing-gain cycle.
+pub const GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+/// §4.1.1: BtlBwFilterLen, round trips.
+pub const BTLBW_FILTER_LEN: usize = 10;
+/// §4.1.2: RTpropFilterLen.
+pub const RTPROP_FILTER_LEN: SimDuration = SimDuration::from_secs(10);
+/// §4.3.5: ProbeRTTDuration.
+pub const PROBE_RTT_DURATION: SimDuration = SimDuration::from_millis(200);
+/// §4.2.3.1: BBRMinPipeCwnd, segments.
+pub const MIN_PIPE_CWND: f64 = 4.0;
+
+/// The state machine's states (§4.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Startup,
+    Drain,
+    ProbeBw,
+    ProbeRtt,
+}
+
+/// What one ACK tells BBR.
+#[derive(Clone, Copy, Debug)]
+pub struct Ack {
+    pub now: SimTime,
+    pub sample: Sample,
+    /// C.delivered after this ACK, bytes.
+    pub delivered: u64,
+    /// Bytes in flight before and after this ACK.
+    pub prior_inflight: u64,
+    pub inflight: u64,
+    /// Segments this ACK revealed as lost (a fast retransmit or timeout began).
+    pub lost: bool,
+    /// Whether the sender is in loss recovery (BBR then leaves cwnd to it).
+    pub in_recovery: bool,
+}
+
+/// The BBR state of one sender.
+#[derive(Clone, Debug)]
+pub struct Bbr {
+    mss: f64,
+    /// 1 / mss: segments from bytes without a division per ACK.
+    inv_mss: f64,
+    initial_cwnd: f64,
+    mode: Mode,
+    /// Max filter: the largest sample of each of the last 10 rounds, by round % 10.
+    bw_slots: [(u64, f64); BTLBW_FILTER_LEN],
+    btlbw: f64,
+    rtprop: Option<SimDuration>,
+    rtprop_stamp: SimTime,
+    rtprop_expired: bool,
+    round_count: u64,
+    next_round_delivered: u64,
+    round_start: bool,
+    filled_pipe: bool,
+    full_bw: f64,
+    full_bw_count: u32,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    /// Bytes per second.
+    pacing_rate: f64,
+    send_quantum: f64,
+    cycle_index: usize,
+    cycle_stamp: SimTime,
+    probe_rtt_done: Option<SimTime>,
+    probe_rtt_round_done: bool,
+    prior_cwnd: f64,
+    was_in_recovery: bool,
+    /// Packet conservation: the first round of a loss recovery (§4.2.3.4; Linux
+    /// `packet_conservation`, cleared at the next round start).
+    conservation: bool,
+    rng: Rng,
+}
+
+impl Bbr {
+    /// BBRInit (§4.3.1) at `now` for segments of `mss` bytes and an initial window of
+    /// `initial_cwnd` segments, with the smoothed RTT `srtt` if known.
+    pub fn new(
+        mss: u64,
+        initial_cwnd: f64,
+        now: SimTime,
+        srtt: Option<SimDuration>,
+        rng: Rng,
+    ) -> Bbr {
+        let mss = mss as f64;
+        let mut b = Bbr {
+            mss,
+            inv_mss: 1.0 / mss,
+            initial_cwnd,
+            mode: Mode::Startup,
+            bw_slots: [(u64::MAX, 0.0); BTLBW_FILTER_LEN],
+            btlbw: 0.0,
+            rtprop: srtt,
+            rtprop_stamp: now,
+            rtprop_expired: false,
+            round_count: 0,
+            next_round_delivered: 0,
+            round_start: false,
+            filled_pipe: false,
+            full_bw: 0.0,
+            full_bw_count: 0,
+            pacing_gain: HIGH_GAIN,
+            cwnd_gain: HIGH_GAIN,
+            pacing_rate: 0.0,
+            send_quantum: mss,
+            cycle_index: 0,
+            cycle_stamp: now,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            prior_cwnd: initial_cwnd,
+            was_in_recovery: false,
+            conservation: false,
+            rng,
+        };
+        // BBRInitPacingRate: nominal bandwidth = InitialCwnd / (SRTT or 1 ms)
+        let rtt = srtt.map_or(1e-3, |d| d.as_secs_f64().max(1e-6));
+        b.pacing_rate = HIGH_GAIN * initial_cwnd * mss / rtt;
+        b
+    }
+
+    /// BBRInit again at `now`, when the connection opens (with the handshake's RTT, if any).
+    pub fn restart(&mut self, now: SimTime, srtt: Option<SimDuration>) {
+        self.rtprop = srtt;
+        self.rtprop_stamp = now;
+        self.cycle_stamp = now;
+        let rtt = srtt.map_or(1e-3, |d| d.as_secs_f64().max(1e-6));
+        self.pacing_rate = HIGH_GAIN * self.initial_cwnd * self.mss / rtt;
+    }
+
+    /// BBRRestoreCwnd: at least the window saved at the last loss or ProbeRTT.
+    pub fn restore_cwnd(&self, cwnd: f64) -> f64 {
+        cwnd.max(self.prior_cwnd)
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// BtlBw, payload bytes per second.
+    pub fn btlbw(&self) -> f64 {
+        self.btlbw
+    }
+
+    pub fn rtprop(&self) -> Option<SimDuration> {
+        self.rtprop
+    }
+
+    pub fn pacing_gain(&self) -> f64 {
+        self.pacing_gain
+    }
+
+    pub fn cwnd_gain(&self) -> f64 {
+        self.cwnd_gain
+    }
+
+    pub fn filled_pipe(&self) -> bool {
+        self.filled_pipe
+    }
+
+    pub fn round_count(&self) -> u64 {
+        self.round_count
+    }
+
+    pub fn cycle_index(&self) -> usize {
+        self.cycle_index
+    }
+
+    /// The pacing rate, payload bytes per second.
+    pub fn pacing_rate(&self) -> f64 {
+        self.pacing_rate
+    }
+
+    /// BBRInflight(gain) (§4.2.3.2), segments: gain · BDP + 3 send quanta; the initial window
+    /// before any RTT sample.
+    pub fn inflight(&self, gain: f64) -> f64 {
+        match self.rtprop {
+            None => self.initial_cwnd,
+            Some(rt) => {
+                let bdp = self.btlbw * rt.as_secs_f64() * self.inv_mss;
+                gain * bdp + 3.0 * self.send_quantum * self.inv_mss
+            }
+        }
+    }
+
+    /// One ACK: updates the model and the state, returns the new cwnd (segments) from `cwnd`.
+    pub fn on_ack(&mut self, a: &Ack, cwnd: f64) -> f64 {
+        // BBRUpdateModelAndState
+        self.update_btlbw(a);
+        self.check_cycle_phase(a);
+        self.check_full_pipe(a);
+        self.check_drain(a);
+        self.update_rtprop(a);
+        let mut cwnd = self.check_probe_rtt(a, cwnd);
+        // BBRUpdateControlParameters
+        self.set_pacing_rate();
+        self.set_send_quantum();
+        if a.in_recovery {
+            // the sender's recovery sets the window (`recovery_cwnd` for SACK recovery)
+            self.was_in_recovery = true;
+            return cwnd;
+        }
+        if self.was_in_recovery {
+            // §4.2.3.4: upon exiting loss recovery, restore the saved cwnd
+            self.was_in_recovery = false;
+            self.conservation = false;
+            cwnd = cwnd.max(self.prior_cwnd);
+        }
+        self.set_cwnd(a, cwnd)
+    }
+
+    /// A loss (fast retransmit) with `flight` segments outstanding, `dupthresh` of them known
+    /// to have left the network and one lost, `delivered` bytes delivered so far: saves cwnd,
+    /// starts a round and packet conservation, returns the window (at least 1 segment) the
+    /// sender's recovery starts from (§4.2.3.4).
+    pub fn on_congestion(&mut self, cwnd: f64, flight: f64, dupthresh: f64, delivered: u64) -> f64 {
+        self.save_cwnd(cwnd, false);
+        self.was_in_recovery = true;
+        self.conservation = true;
+        self.next_round_delivered = delivered;
+        (flight - dupthresh).max(1.0)
+    }
+
+    /// cwnd during a SACK loss recovery, from `cwnd`, with `pipe` segments in the network
+    /// (RFC 6675's pipe): in its first round packet conservation, max(cwnd, pipe + delivered);
+    /// then growth towards the model's target as outside recovery (§4.2.3.4, §4.2.3.5; Linux
+    /// `bbr_set_cwnd_to_recover_or_restore`, `bbr_set_cwnd`).
+    pub fn recovery_cwnd(&mut self, a: &Ack, cwnd: f64, pipe: f64) -> f64 {
+        let delivered = a.sample.newly_delivered as f64 * self.inv_mss;
+        if self.conservation {
+            return cwnd.max(pipe + delivered);
+        }
+        self.set_cwnd(a, cwnd)
+    }
+
+    /// The retransmission timer expired at window `cwnd` (before the sender sets it to 1).
+    pub fn on_timeout(&mut self, cwnd: f64) {
+        self.save_cwnd(cwnd, false);
+        // Linux bbr_set_state(TCP_CA_Loss): the full-pipe test starts over
+        self.full_bw = 0.0;
+        self.full_bw_count = 0;
+        self.round_start = true;
+    }
+
+    fn save_cwnd(&mut self, cwnd: f64, in_recovery: bool) {
+        // BBRSaveCwnd
+        self.prior_cwnd = if !in_recovery && self.mode != Mode::ProbeRtt {
+            cwnd
+        } else {
+            self.prior_cwnd.max(cwnd)
+        };
+    }
+
+    fn update_btlbw(&mut self, a: &Ack) {
+        // BBRUpdateRound (§4.1.1.3)
+        self.round_start = false;
+        if !a.sample.from_segment {
+            return; // no segment delivered by this ACK: nothing to sample
+        }
+        if a.sample.prior_delivered >= self.next_round_delivered {
+            self.next_round_delivered = a.delivered;
+            self.round_count += 1;
+            self.round_start = true;
+            self.conservation = false;
+        }
+        // the max filter over the last BTLBW_FILTER_LEN rounds (no app-limited samples): a
+        // slot per round; the maximum is recomputed only when a round starts (a slot may have
+        // aged out), otherwise a larger sample raises it
+        if let Some(rate) = a.sample.rate_bytes_per_s {
+            let slot = &mut self.bw_slots[(self.round_count % BTLBW_FILTER_LEN as u64) as usize];
+            if slot.0 != self.round_count {
+                *slot = (self.round_count, rate);
+            } else if rate > slot.1 {
+                slot.1 = rate;
+            }
+        }
+        if self.round_start {
+            let oldest = self.round_count.saturating_sub(BTLBW_FILTER_LEN as u64 - 1);
+            self.btlbw = self
+                .bw_slots
+                .iter()
+                .filter(|(r, _)| *r != u64::MAX && *r >= oldest)
+                .fold(0.0, |m, (_, v)| f64::max(m, *v));
+        } else if let Some(rate) = a.sample.rate_bytes_per_s {
+            self.btlbw = self.btlbw.max(rate);
+        }
+    }
+
+    fn check_cycle_phase(&mut self, a: &Ack) {
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(a) {
+            self.advance_cycle_phase(a.now);
+        }
+    }
+
+    /// BBRIsNextCyclePhase (§4.3.4.3).
+    fn is_next_cycle_phase(&self, a: &Ack) -> bool {
+        let rt = self.rtprop.unwrap_or(SimDuration::ZERO);
+        let full_length = a.now.saturating_since(self.cycle_stamp) > rt;
+        let prior = a.prior_inflight as f64 * self.inv_mss;
+        if self.pacing_gain == 1.0 {
+            full_length
+        } else if self.pacing_gain > 1.0 {
+            full_length && (a.lost || prior >= self.inflight(self.pacing_gain))
+        } else {
+            full_length || prior <= self.inflight(1.0)
+        }
+    }
+
+    fn advance_cycle_phase(&mut self, now: SimTime) {
+        self.cycle_stamp = now;
+        self.cycle_index = (self.cycle_index + 1) % GAIN_CYCLE.len();
+        self.pacing_gain = GAIN_CYCLE[self.cycle_index];
+    }
+
+    /// BBRCheckFullPipe (§4.3.2.2); no sample is application-limited here.
+    fn check_full_pipe(&mut self, _a: &Ack) {
+        if self.filled_pipe || !self.round_start {
+            return;
+        }
+        if self.btlbw >= self.full_bw * 1.25 {
+            self.full_bw = self.btlbw;
+            self.full_bw_count = 0;
+            return;
+        }
+        self.full_bw_count += 1;
+        if self.full_bw_count >= 3 {
+            self.filled_pipe = true;
+        }
+    }
+
+    /// BBRCheckDrain (§4.3.3).
+    fn check_drain(&mut self, a: &Ack) {
+        if self.mode == Mode::Startup && self.filled_pipe {
+            self.mode = Mode::Drain;
+            self.pacing_gain = 1.0 / HIGH_GAIN;
+            self.cwnd_gain = HIGH_GAIN;
+        }
+        if self.mode == Mode::Drain && a.inflight as f64 * self.inv_mss <= self.inflight(1.0) {
+            self.enter_probe_bw(a.now);
+        }
+    }
+
+    /// BBREnterProbeBW (§4.3.4.4): a random phase other than 3/4, then advanced.
+    fn enter_probe_bw(&mut self, now: SimTime) {
+        self.mode = Mode::ProbeBw;
+        self.pacing_gain = 1.0;
+        self.cwnd_gain = 2.0;
+        let r = (self.rng.uniform() * 7.0) as usize; // random_int_between(0, 6)
+        self.cycle_index = GAIN_CYCLE.len() - 1 - r.min(6);
+        self.advance_cycle_phase(now);
+    }
+
+    /// BBRUpdateRTprop (§4.1.2.3).
+    fn update_rtprop(&mut self, a: &Ack) {
+        self.rtprop_expired = a.now > self.rtprop_stamp + RTPROP_FILTER_LEN;
+        if let Some(rtt) = a.sample.rtt {
+            if self.rtprop.is_none_or(|m| rtt <= m) || self.rtprop_expired {
+                self.rtprop = Some(rtt);
+                self.rtprop_stamp = a.now;
+            }
+        }
+    }
+
+    /// BBRCheckProbeRTT and BBRHandleProbeRTT (§4.3.5); returns cwnd.
+    fn check_probe_rtt(&mut self, a: &Ack, cwnd: f64) -> f64 {
+        if self.mode != Mode::ProbeRtt && self.rtprop_expired {
+            // BBREnterProbeRTT
+            self.save_cwnd(cwnd, a.in_recovery);
+            self.mode = Mode::ProbeRtt;
+            self.pacing_gain = 1.0;
+            self.cwnd_gain = 1.0;
+            self.probe_rtt_done = None;
+        }
+        if self.mode != Mode::ProbeRtt {
+            return cwnd;
+        }
+        let inflight = a.inflight as f64 * self.inv_mss;
+        match self.probe_rtt_done {
+            None if inflight <= MIN_PIPE_CWND => {
+                self.probe_rtt_done = Some(a.now + PROBE_RTT_DURATION);
+                self.probe_rtt_round_done = false;
+                self.next_round_delivered = a.delivered;
+            }
+            None => {}
+            Some(done) => {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done && a.now > done {
+                    self.rtprop_stamp = a.now;
+                    // BBRRestoreCwnd, BBRExitProbeRTT
+                    let restored = cwnd.max(self.prior_cwnd);
+                    if self.filled_pipe {
+                        self.enter_probe_bw(a.now);
+                    } else {
+                        self.mode = Mode::Startup;
+                        self.pacing_gain = HIGH_GAIN;
+                        self.cwnd_gain = HIGH_GAIN;
+                    }
+                    return restored;
+                }
+            }
+        }
+        cwnd
+    }
+
+    /// BBRSetPacingRate (§4.2.1).
+    fn set_pacing_rate(&mut self) {
+        let rate = self.pacing_gain * self.btlbw;
+        if self.filled_pipe || rate > self.pacing_rate {
+            self.pacing_rate = rate;
+        }
+    }
+
+    /// BBRSetSendQuantum (§4.2.2): 1 segment below 1.2 Mb/s, 2 below 24 Mb/s, else 1 ms of
+    /// data up to 64 KB.
+    fn set_send_quantum(&mut self) {
+        let bps = self.pacing_rate * 8.0;
+        self.send_quantum = if bps < 1.2e6 {
+            self.mss
+        } else if bps < 24e6 {
+            2.0 * self.mss
+        } else {
+            (self.pacing_rate * 1e-3).min(65_536.0)
+        };
+    }
+
+    /// BBRSetCwnd (§4.2.3.5), outside loss recovery.
+    fn set_cwnd(&mut self, a: &Ack, cwnd: f64) -> f64 {
+        let target = self.inflight(self.cwnd_gain);
+        let delivered = a.sample.newly_delivered as f64 * self.inv_mss;
+        let mut cwnd = if self.filled_pipe {
+            (cwnd + delivered).min(target)
+        } else if cwnd < target || (a.delivered as f64) < self.initial_cwnd * self.mss {
+            cwnd + delivered
+        } else {
+            cwnd
+        };
+        cwnd = cwnd.max(MIN_PIPE_CWND);
+        // BBRModulateCwndForProbeRTT
+        if self.mode == Mode::ProbeRtt {
+            cwnd = cwnd.min(MIN_PIPE_CWND);
+        }
+        cwnd
+    }
+}

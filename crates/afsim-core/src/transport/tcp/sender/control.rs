@@ -1,0 +1,270 @@
+//! The sender's calls into its congestion controller (`cc::Cc`) at the decision points, and
+//! pacing (BBR). Loss recovery stays in `sender.rs`; this file says, for each decision, what
+//! Reno, CUBIC and BBR answer.
+//!
+//! - window growth on a new ACK outside recovery: RFC 5681 §3.1 (Reno; CUBIC's slow start,
+//!   RFC 9438 §4.10), RFC 9438 §4.2–§4.5 (CUBIC in congestion avoidance), BBR's own (every
+//!   ACK, `bbr_ack`);
+//! - the reduced ssthresh at a congestion event: RFC 5681 eq. 4 (the preset's), RFC 9438
+//!   §4.6–§4.7, BBR's packet-conserving window (draft-cardwell-…-00 §4.2.3.4);
+//! - the window an ECN-Echo sets: RFC 3168 §6.1.2 (half), RFC 9438 §4.6 (ssthresh); BBR v1
+//!   leaves cwnd alone and only answers with CWR (Linux `tcp_bbr.c`);
+//! - pacing: BBR only (`Cc::Bbr`); a segment leaves no earlier than the previous one plus its
+//!   payload at the pacing rate (draft-cardwell-…-00 §4.2.1; Linux's internal pacing,
+//!   `tcp_update_skb_after_send`), sent from a pacing timer when the window allows more.
+
+use super::{EcnState, Phase, Recovery, Sender};
+use crate::net::packet::Packet;
+use crate::sim::rng::Rng;
+use crate::sim::time::{SimDuration, SimTime};
+use crate::transport::tcp::cc::bbr::{self, Bbr};
+use crate::transport::tcp::cc::hystart::{self, HyStart};
+use crate::transport::tcp::cc::rate::RateSampler;
+use crate::transport::tcp::cc::{cubic::Cubic, BbrSender, Cc, CcKind};
+use crate::transport::tcp::sack::Marks;
+use crate::transport::tcp::Params;
+use crate::transport::Ctx;
+
+/// Timer token of the pacing timer (retransmission timers count up from 1 and skip it).
+pub(super) const TOKEN_PACE: u32 = u32::MAX;
+
+/// The controller of a new sender.
+pub(super) fn new_cc(p: &Params, mss: u64, rng: &Rng) -> Cc {
+    match p.cc {
+        CcKind::Reno => Cc::Reno,
+        CcKind::Cubic => Cc::Cubic(Cubic::new(), p.hystart.then(|| Box::new(HyStart::new(mss)))),
+        CcKind::Bbr => Cc::Bbr(Box::new(BbrSender {
+            bbr: Bbr::new(
+                mss,
+                f64::from(p.initial_window_segments),
+                p.start,
+                None,
+                rng.clone(),
+            ),
+            rate: RateSampler::new(mss),
+            loss_until: None,
+            ecn_high: 0,
+            next_send: SimTime::ZERO,
+            pace_armed: false,
+        })),
+    }
+}
+
+impl Sender {
+    /// A new ACK of `acked` bytes outside loss recovery: the window grows (Reno, CUBIC; BBR
+    /// sets its window in `bbr_ack`).
+    pub(super) fn open_cwnd(&mut self, acked: u64, old_una: u64, now: SimTime) {
+        match &mut self.cc {
+            Cc::Reno => self.open_cwnd_reno(acked),
+            Cc::Cubic(c, hs) => {
+                if self.cwnd < self.ssthresh {
+                    let segs = acked as f64 / self.mss as f64;
+                    let Some(h) = hs.as_mut() else {
+                        // RFC 9438 §4.10: slow start as RFC 5681 eq. (2)
+                        self.cwnd += segs.min(1.0);
+                        return;
+                    };
+                    // RFC 9406 §4.2: HyStart++
+                    let s = h.rate.on_ack(old_una, self.snd_una, false, &[], now, None);
+                    match h.on_ack(self.snd_una, self.snd_nxt, s.rtt) {
+                        hystart::Step::Grow { divisor } => {
+                            self.cwnd += segs.min(hystart::L) / divisor;
+                        }
+                        hystart::Step::Exit => {
+                            self.ssthresh = self.cwnd;
+                            *hs = None;
+                        }
+                    }
+                } else {
+                    let rtt = if self.rto.has_sample() {
+                        self.rto.srtt_fine().as_secs_f64()
+                    } else {
+                        0.0
+                    };
+                    let segs = acked as f64 / self.mss as f64;
+                    self.cwnd = c.on_ack_ca(self.cwnd, segs, now, rtt);
+                }
+            }
+            Cc::Bbr(_) => {}
+        }
+    }
+
+    /// The ssthresh of a congestion event with `flight` bytes outstanding (a fast
+    /// retransmit, an ECN response, a timeout).
+    pub(super) fn reduced_ssthresh(&mut self, flight: u64) -> f64 {
+        let segs = flight as f64 / self.mss as f64;
+        match &mut self.cc {
+            // RFC 5681 eq. (4): max(FlightSize/2, 2·SMSS); ns-2: max(⌊window/2⌋, 2)
+            Cc::Reno => rules!(self, reduced_ssthresh(flight)),
+            // RFC 9438 §4.6, §4.7; a congestion event ends HyStart++ (RFC 9406 §4.2)
+            Cc::Cubic(c, hs) => {
+                *hs = None;
+                c.on_congestion(self.cwnd)
+            }
+            // draft-cardwell-…-00 §4.2.3.4: cwnd saved, packet conservation
+            Cc::Bbr(b) => {
+                let dupthresh = f64::from(self.p.dupack_threshold);
+                let delivered = b.rate.delivered();
+                b.bbr.on_congestion(self.cwnd, segs, dupthresh, delivered)
+            }
+        }
+    }
+
+    /// The cwnd an ECN response sets, once ssthresh is set: half the window (RFC 3168
+    /// §6.1.2) or ssthresh (RFC 9438 §4.6, "reduction_on_ece").
+    pub(super) fn ecn_window(&self) -> f64 {
+        match self.cc {
+            Cc::Cubic(..) => self.ssthresh,
+            Cc::Reno | Cc::Bbr(_) => self.half_window(),
+        }
+    }
+
+    /// An ECN-Echo ACK under BBR: no change to cwnd (Linux BBR v1 has no ECN response), CWR
+    /// once per window of data so the receiver stops echoing. Returns false for the other
+    /// controllers, whose response is the preset's.
+    pub(super) fn bbr_ece(&mut self, ack: u64) -> bool {
+        let Cc::Bbr(b) = &mut self.cc else {
+            return false;
+        };
+        if ack > b.ecn_high || b.ecn_high == 0 {
+            b.ecn_high = self.snd_max;
+            if let EcnState::On { .. } = self.ecn {
+                self.ecn = EcnState::On { cwr_pending: true };
+            }
+        }
+        true
+    }
+
+    /// After a timeout has set cwnd to one segment (`cwnd_before` it had).
+    pub(super) fn cc_timeout(&mut self, cwnd_before: f64) {
+        match &mut self.cc {
+            Cc::Reno => {}
+            // RFC 9438 §4.8
+            Cc::Cubic(c, hs) => {
+                *hs = None;
+                c.on_timeout()
+            }
+            Cc::Bbr(b) => {
+                b.bbr.on_timeout(cwnd_before);
+                b.loss_until = Some(self.snd_max);
+            }
+        }
+    }
+
+    /// The connection opens at `now` (BBRInit with the handshake's RTT, if any).
+    pub(super) fn cc_open(&mut self, now: SimTime) {
+        let srtt = self.rto.has_sample().then(|| self.rto.srtt_fine());
+        if let Cc::Bbr(b) = &mut self.cc {
+            b.bbr.restart(now, srtt);
+        }
+    }
+
+    /// BBR's per-ACK step, after the sender has processed the ACK `pkt` that moved SND.UNA
+    /// from `old_una`; `lost` if it started a loss recovery.
+    pub(super) fn bbr_ack(&mut self, pkt: &Packet, old_una: u64, lost: bool, now: SimTime) {
+        let Cc::Bbr(b) = &mut self.cc else { return };
+        let blocks = &pkt.th.sack[..usize::from(pkt.th.sack_len).min(3)];
+        let min_rtt = b.bbr.rtprop();
+        let sample = b.rate.on_ack(
+            old_una,
+            self.snd_una,
+            self.sack.is_some(),
+            blocks,
+            now,
+            min_rtt,
+        );
+        let in_fast = matches!(self.phase, Phase::Recovery(_));
+        let a = bbr::Ack {
+            now,
+            sample,
+            delivered: b.rate.delivered(),
+            prior_inflight: self.snd_max - old_una,
+            inflight: self.snd_max - self.snd_una,
+            lost,
+            in_recovery: in_fast,
+        };
+        let mut cwnd = b.bbr.on_ack(&a, self.cwnd);
+        if let (
+            Phase::Recovery(Recovery::Sack {
+                high_rxt,
+                rescue_rxt,
+            }),
+            Some(sb),
+        ) = (self.phase, self.sack.as_ref())
+        {
+            // RFC 6675 recovery: BBR sets cwnd from the pipe (Linux BBR does in recovery)
+            let m = Marks {
+                high_ack: self.snd_una,
+                high_data: self.snd_max,
+                high_rxt,
+                rescue_rxt,
+                recovery_point: self.recover.unwrap_or(self.snd_max),
+                mss: self.mss,
+                dupthresh: self.p.dupack_threshold,
+            };
+            let pipe = sb.pipe(&m) as f64 / self.mss as f64;
+            self.cwnd = b.bbr.recovery_cwnd(&a, self.cwnd, pipe);
+        }
+        if let Some(h) = b.loss_until {
+            if self.snd_una >= h {
+                // the timeout's recovery is over (Linux leaves TCP_CA_Loss): restore cwnd
+                b.loss_until = None;
+                cwnd = b.bbr.restore_cwnd(cwnd);
+            }
+        }
+        // in NewReno recovery the window is recovery's (its inflation); SACK recovery's is set
+        // above
+        if !in_fast {
+            self.cwnd = cwnd;
+        }
+    }
+
+    /// Bookkeeping for a data segment leaving at `now` (rate samples, the next paced
+    /// departure).
+    #[inline]
+    pub(super) fn cc_sent(&mut self, start: u64, len: u64, retx: bool, now: SimTime) {
+        let in_flight = self.snd_max.saturating_sub(self.snd_una);
+        match &mut self.cc {
+            Cc::Reno | Cc::Cubic(_, None) => {}
+            Cc::Cubic(_, Some(h)) => h.rate.on_send(start, len, now, in_flight, retx),
+            Cc::Bbr(b) => {
+                b.rate.on_send(start, len, now, in_flight, retx);
+                let rate = b.bbr.pacing_rate();
+                if rate > 0.0 {
+                    let ns = (len as f64 / rate * 1e9) as u64;
+                    b.next_send = b.next_send.max(now) + SimDuration::from_nanos(ns);
+                }
+            }
+        }
+    }
+
+    /// Whether pacing holds the next segment back now; if so the pacing timer is armed for
+    /// its departure. Always false unless the controller paces.
+    #[inline]
+    pub(super) fn pace_wait(&mut self, ctx: &mut Ctx) -> bool {
+        let Cc::Bbr(b) = &mut self.cc else {
+            return false;
+        };
+        if b.next_send <= ctx.now {
+            return false;
+        }
+        if !b.pace_armed {
+            b.pace_armed = true;
+            ctx.set_timer(b.next_send, TOKEN_PACE);
+        }
+        true
+    }
+
+    /// The pacing timer fired: send what the window allows.
+    pub(super) fn on_pace_timer(&mut self, ctx: &mut Ctx) {
+        if let Cc::Bbr(b) = &mut self.cc {
+            b.pace_armed = false;
+        }
+        self.send_more(ctx);
+    }
+
+    /// The controller's state, for tests and traces.
+    pub fn cc(&self) -> &Cc {
+        &self.cc
+    }
+}

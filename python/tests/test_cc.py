@@ -1,0 +1,129 @@
+"""Congestion control (issue 26): CUBIC and BBR in whole runs, and the scenario field.
+
+Integration checks on scenarios/examples/cc-dumbbell.toml (10 Mb/s drop-tail bottleneck of
+100 packets, 44 ms base RTT, SACK recovery): a single CUBIC flow fills the bottleneck; BBR
+keeps the standing queue well below CUBIC's (it aims at one BDP in flight, about 37 packets,
+where CUBIC fills the buffer until it drops); four flows of one controller share fairly; the
+same seed gives the same report. The unit tests at exact values are in Rust
+(crates/afsim-core/src/transport/tcp/cc/tests.rs).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import afsim
+
+SCEN = Path(__file__).resolve().parents[2] / "scenarios" / "examples" / "cc-dumbbell.toml"
+LINK_KBPS = 10_000.0
+
+
+def run(cc: str, n: int = 1, duration: str = "30s", **extra: str) -> afsim.Results:
+    s = afsim.load_scenario(SCEN, overrides={"cc": cc, "n": str(n), "duration": duration, **extra})
+    return afsim.run(s)
+
+
+def bottleneck(r: afsim.Results):
+    return r.queues.set_index("name").loc["r1->r2"]
+
+
+@pytest.mark.parametrize("cc", ["reno", "cubic", "bbr"])
+def test_one_flow_fills_the_bottleneck(cc: str) -> None:
+    r = run(cc)
+    tput = r.flows["throughput_kbps"].sum()
+    # IP throughput after the 5 s warm-up: at least 90 % of 10 Mb/s
+    assert tput >= 0.9 * LINK_KBPS, (cc, tput)
+
+
+def test_bbr_keeps_the_queue_smaller_than_cubic() -> None:
+    q_cubic = bottleneck(run("cubic"))["mean_len_packets"]
+    q_bbr = bottleneck(run("bbr"))["mean_len_packets"]
+    # CUBIC fills the 100-packet buffer between losses; BBR's ProbeBW keeps about its
+    # 2-BDP cwnd cap minus the BDP in the pipe, with ProbeRTT draining it every 10 s
+    assert q_bbr < 0.6 * q_cubic, (q_bbr, q_cubic)
+    assert q_bbr < 60, q_bbr
+
+
+@pytest.mark.parametrize("cc", ["cubic", "bbr"])
+def test_flows_of_one_controller_share_fairly(cc: str) -> None:
+    r = run(cc, n=4, duration="60s")
+    jain = r.groups.set_index("name").loc["tcp"]["jain"]
+    assert jain >= 0.9, (cc, jain, r.flows["throughput_kbps"].tolist())
+    assert r.flows["throughput_kbps"].sum() >= 0.9 * LINK_KBPS
+
+
+def test_hystart_plus_plus_leaves_slow_start_before_the_buffer_overflows() -> None:
+    # RFC 9406: CSS before the slow start overshoot: fewer losses than RFC 5681's slow start
+    # (which overshoots to about twice the path's 137 packets and times out)
+    plain = run("cubic")
+    hs = run("cubic", hystart="true")
+    assert hs.flows["timeouts"].sum() == 0
+    assert hs.flows["retransmitted_packets"].sum() < 0.5 * plain.flows["retransmitted_packets"].sum()
+
+
+def test_hystart_is_refused_outside_cubic(tmp_path: Path) -> None:
+    p = _cli(tmp_path, BASE + 'cc = "bbr"\nhystart = true\n')
+    assert p.returncode == 2, p.stderr
+    assert "hystart" in p.stderr, p.stderr
+
+
+def test_same_seed_same_report() -> None:
+    a = afsim._core.run(afsim.load_scenario(SCEN, overrides={"cc": "bbr", "n": "2", "duration": "10s"}))
+    b = afsim._core.run(afsim.load_scenario(SCEN, overrides={"cc": "bbr", "n": "2", "duration": "10s"}))
+    assert a.summary_json() == b.summary_json()
+
+
+def test_cubic_cuts_to_seven_tenths() -> None:
+    # one CUBIC flow's trace: at each fast retransmit ssthresh becomes 0.7 × FlightSize
+    # (RFC 9438 §4.6) — about 0.7 × the window before the loss, never Reno's one half
+    text = SCEN.read_text() + "trace = true\n"
+    s = afsim.load_scenario(text=text, name="cc-dumbbell-trace.toml",
+                            overrides={"cc": "cubic", "duration": "30s"})
+    t = afsim.run(s).traces
+    cuts = t.index[t["ssthresh"].diff() < 0]
+    assert len(cuts) >= 2
+    ratio = t["ssthresh"][cuts] / t["cwnd"].shift(1)[cuts]
+    assert ((ratio > 0.62) & (ratio < 0.75)).all(), ratio.tolist()
+
+
+def _cli(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
+    f = tmp_path / "bad.toml"
+    f.write_text(body)
+    return subprocess.run([sys.executable, "-m", "afsim", "run", str(f)],
+                          capture_output=True, text=True)
+
+
+BASE = """[scenario]
+name = "bad"
+duration = "1s"
+[[node]]
+name = "a"
+[[node]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "1ms"
+[[flow]]
+name = "f"
+from = "a"
+to = "b"
+kind = "tcp"
+"""
+
+
+def test_unknown_cc_is_exit_2_at_its_line(tmp_path: Path) -> None:
+    p = _cli(tmp_path, BASE + 'cc = "vegas"\n')
+    assert p.returncode == 2, p.stderr
+    assert "bad.toml:17:6: flow[0].cc:" in p.stderr and "vegas" in p.stderr, p.stderr
+    assert p.stdout == ""
+
+
+def test_cc_with_the_ns2_preset_is_refused(tmp_path: Path) -> None:
+    p = _cli(tmp_path, BASE + 'preset = "ns2"\ncc = "bbr"\n')
+    assert p.returncode == 2, p.stderr
+    assert "cc" in p.stderr and "rfc" in p.stderr, p.stderr

@@ -1,0 +1,63 @@
+"""Issue 27's experiment as the built-in example examples/three-customers: per-member
+contracts, one typed ECN parameter, the contract check, the policing warning, code points."""
+
+from __future__ import annotations
+
+import pytest
+
+import afsim
+
+EXAMPLE = afsim.builtin_scenario("examples/three-customers")
+
+
+@pytest.fixture(scope="module", params=["false", "true"])
+def run(request: pytest.FixtureRequest) -> tuple[str, afsim.Results]:
+    s = afsim.load_scenario(EXAMPLE, overrides={"ecn": request.param})
+    return request.param, afsim.run(s)
+
+
+def test_one_typed_parameter_turns_ecn_on_in_tcp_and_in_the_queue(run) -> None:  # type: ignore[no-untyped-def]
+    ecn, r = run
+    q = r.queues.set_index("name").loc["r1->r2"]
+    tcp = r.flows[r.flows["group"] == "tcp"]
+    if ecn == "true":
+        assert q["ecn_marks"] > 0 and (tcp["ecn_reductions"] > 0).any()
+    else:
+        assert q["ecn_marks"] == 0 and (tcp["ecn_reductions"] == 0).all()
+
+
+def test_each_customer_has_its_contract_and_the_check_compares_delivered_traffic(run) -> None:  # type: ignore[no-untyped-def]
+    _, r = run
+    c = r.conditioners.set_index("name")
+    assert list(c["contract_kbps"]) == [1000.0, 2000.0, 4000.0]
+    assert list(c["flows"]) == [4, 4, 4]
+    for i, name in enumerate(c.index):
+        mine = r.flows[r.flows["name"].isin([f"tcp{4 * i + k}" for k in range(4)])]
+        assert c.loc[name, "delivered_kbps"] == pytest.approx(mine["throughput_kbps"].sum())
+        assert c.loc[name, "delivered_ros"] == pytest.approx(
+            c.loc[name, "delivered_kbps"] / c.loc[name, "contract_kbps"])
+    g = r.groups.set_index("name").loc["tcp"]
+    assert g["contract_kbps"] == 7000.0
+    assert g["delivered_ros"] == pytest.approx(g["throughput_kbps_total"] / 7000.0)
+    # the UDP flow is metered by no conditioner: its group has no contract
+    assert r.groups.set_index("name")["contract_kbps"].isna()["be"]
+
+
+def test_code_points_keep_af13_best_effort_apart_from_their_shared_level(run) -> None:  # type: ignore[no-untyped-def]
+    _, r = run
+    cp = r.code_points[r.code_points["queue"] == "r1->r2"].set_index("code_point")
+    assert set(cp.index) == {"BE", "AF11", "AF12", "AF13"}
+    assert cp.loc["BE", "colour"] == cp.loc["AF13", "colour"] == "red"
+    red = r.colours[(r.colours["queue"] == "r1->r2") & (r.colours["colour"] == "red")].iloc[0]
+    assert cp.loc["BE", "arrivals"] + cp.loc["AF13", "arrivals"] == red["arrivals"]
+    assert cp.loc["BE", "arrivals"] > 10 * cp.loc["AF13", "arrivals"], "mostly UDP"
+    back = r.code_points[r.code_points["direction"] == "reverse"]
+    assert len(back) and set(back["code_point"]) == {"BE"}, "the TCP ACKs, apart"
+
+
+def test_a_conditioner_that_polices_by_default_is_warned_about() -> None:
+    text = EXAMPLE.read_text().replace('yellow = "AF12"\nred = "AF13"\n', 'yellow = "AF12"\n')
+    s = afsim.load_scenario(text=text, name="three.toml")
+    [w] = s.warnings
+    assert w["field"] == "conditioner[0].red"
+    assert "polices by default: its red packets are dropped" in str(w["message"])
