@@ -262,6 +262,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench_p.add_argument("--runs", type=int, metavar="N",
                          help="with --sweep: runs of the scaling measurement (default 200)")
+    bench_p.add_argument(
+        "--scale", action="store_true",
+        help="measure one run at many flows instead: load, build and run time and peak memory "
+        "of scenarios/scale/ at 100 to 100,000 flows (minutes; see docs/performance.md)",
+    )
+    bench_p.add_argument("--flows", metavar="N,N,...",
+                         help="with --scale: the flow counts (default 100,1000,10000,100000)")
+    bench_p.add_argument("--scenario", action="append", metavar="NAME",
+                         help="with --scale: tcp-dumbbell or tcp-tree (repeatable; default both)")
+    bench_p.add_argument("--instructions", action="store_true",
+                         help="with --scale: also count instructions per packet-hop with "
+                         "cachegrind (valgrind; about 50 times slower)")
     bench_p.set_defaults(func=cmd_bench)
 
     scen_p = sub.add_parser("scenarios", help="list the built-in scenarios")
@@ -625,6 +637,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             sweep_bench.print_table(result, _console())
         return EXIT_OK
 
+    if args.scale:
+        return _bench_scale(args)
     report = bench.run_all(quick=args.quick)
     if args.format == "json":
         import json
@@ -632,6 +646,31 @@ def cmd_bench(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
         bench.print_table(report, _console())
+    return EXIT_OK
+
+
+def _bench_scale(args: argparse.Namespace) -> int:
+    from afsim import bench_scale
+
+    try:
+        flows = ([int(x.replace("_", "")) for x in args.flows.split(",")] if args.flows
+                 else list(bench_scale.FLOWS))
+    except ValueError:
+        raise UsageError(f"--flows takes integers separated by commas, got {args.flows!r}") from None
+    if any(n < 1 for n in flows):
+        raise UsageError(f"--flows must be at least 1, got {args.flows!r}")
+    names = args.scenario or list(bench_scale.SCENARIOS)
+    unknown = [n for n in names if n not in bench_scale.SCENARIOS]
+    if unknown:
+        raise UsageError(f"--scenario {unknown[0]!r}: the scale scenarios are "
+                         + ", ".join(bench_scale.SCENARIOS))
+    report = bench_scale.run_all(names, flows, count_instructions=args.instructions)
+    if args.format == "json":
+        import json
+
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        bench_scale.print_table(report, _console())
     return EXIT_OK
 
 

@@ -18,8 +18,8 @@ fn udp_reference(secs: u64) -> Spec {
         rate_bps,
         delay: SimDuration::from_millis(ms),
         framing: Framing::Plain,
-        queue_ab: q.clone(),
-        queue_ba: q.clone(),
+        queue_ab: q.clone().into(),
+        queue_ba: q.clone().into(),
         loss_ab: None,
         loss_ba: None,
     };

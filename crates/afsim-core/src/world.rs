@@ -64,7 +64,8 @@ const CONTROL: u32 = u32::MAX;
 /// One direction of a link.
 #[derive(Debug)]
 pub struct Port {
-    pub name: String,
+    /// Nodes (indices); the port's name is "from->to" in node names (`World::port_name`: not
+    /// stored, which saves 56 bytes a port; issue 28).
     pub from: u32,
     pub to: u32,
     pub rate_bps: u64,
@@ -87,8 +88,9 @@ pub struct Port {
     /// What `[[monitor]]`s record of this queue, if any asked (`None`: nothing, at the cost
     /// of one test per enqueue and dequeue).
     watch: Option<Box<Watch>>,
-    /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`).
-    loss: Option<Loss>,
+    /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`); boxed,
+    /// as few ports have one.
+    loss: Option<Box<Loss>>,
     /// Packets `loss` dropped.
     pub link_losses: u64,
     /// Arrivals, departures and drops by code point and direction (`code_points`).
@@ -234,9 +236,10 @@ impl StopReason {
     }
 }
 
-/// A built network, ready to run.
-pub struct World {
-    spec: Spec,
+/// A built network, ready to run. It borrows its spec (not a copy: at 100,000 flows a spec
+/// holds tens of megabytes, issue 28).
+pub struct World<'s> {
+    spec: &'s Spec,
     now: SimTime,
     events: EventQueue,
     pool: Pool,
@@ -244,6 +247,8 @@ pub struct World {
     tables: Tables,
     agents: Vec<AnyAgent>,
     agent_node: Vec<u32>,
+    /// Each flow's DSCP (`FlowSpec::dscp`), packed: the spec's flows are 184 bytes apart.
+    flow_dscp: Vec<u8>,
     flows: Vec<FlowStats>,
     /// Whether each flow is a finite transfer, and whether its completion was counted.
     finite: Vec<bool>,
@@ -256,6 +261,8 @@ pub struct World {
     /// Edge conditioners, and which of them see packets arriving over each port (`ingress`,
     /// by port index) or sent by each node's agents (`local`, by node index), in order.
     conditioners: Vec<Conditioner>,
+    /// `!conditioners.is_empty()`.
+    any_conditioner: bool,
     ingress: Vec<Vec<u32>>,
     local: Vec<Vec<u32>>,
     /// Drops at each conditioner, by reason.
@@ -294,9 +301,16 @@ pub struct World {
     /// Counters sampled on a grid (`[[monitor]]`).
     grid: Grid,
 }
-impl World {
+impl World<'_> {
     pub fn now(&self) -> SimTime {
         self.now
+    }
+
+    /// A port's name, "from->to" (node names), as the report names queues.
+    pub fn port_name(&self, port: usize) -> String {
+        let p = &self.ports[port];
+        let node = |i: u32| self.spec.nodes[i as usize].name.as_str();
+        format!("{}->{}", node(p.from), node(p.to))
     }
 
     /// Flushes and closes the capture files; the first write error, at the capture's place.

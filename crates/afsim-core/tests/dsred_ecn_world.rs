@@ -75,7 +75,7 @@ fn dsred(coupling: &str) -> Report {
         &[("coupling".into(), coupling.into())],
     )
     .unwrap();
-    let QueueSpec::Rio(p, _) = &spec.links[1].queue_ab else {
+    let QueueSpec::Rio(p, _) = &*spec.links[1].queue_ab else {
         panic!("r->b is a rio queue")
     };
     assert_eq!(p.common.spacing, SpacingRule::Dsredq);

@@ -141,7 +141,7 @@ fn the_corpus_dumbbell_resolves_params_groups_and_flows() {
     assert_eq!(s.links.len(), 9);
     assert_eq!(s.links[4].delay, SimDuration::from_millis(5));
     assert_eq!(
-        s.links[4].queue_ba,
+        *s.links[4].queue_ba,
         QueueSpec::DropTail {
             limit: Limit::Bytes(100_000)
         }
@@ -252,8 +252,9 @@ fn an_unknown_field_is_reported_at_its_key_with_the_valid_fields() {
     );
     let e = error(&text);
     assert!(
-        e.message
-            .contains("the fields are: between, rate, delay, framing, queue, reverse_queue"),
+        e.message.contains(
+            "the fields are: between, pairing, rate, delay, framing, queue, reverse_queue"
+        ),
         "{e}"
     );
 }
@@ -544,15 +545,15 @@ fn too_many_nodes_is_an_error_before_anything_is_allocated() {
         "1_000_000_000",
         0,
         "node[2].count",
-        "at most 4096 nodes",
+        "at most 16777216 nodes",
     );
-    let text = with("[[node]]\nname = \"h\"\ncount = 4093\n");
+    let text = with("[[node]]\nname = \"h\"\ncount = 16_777_213\n");
     expect(
         &text,
-        "4093",
+        "16_777_213",
         0,
         "node[3].count",
-        "this group would make 4097",
+        "this group would make 16777217",
     );
 }
 
@@ -1855,14 +1856,14 @@ fn the_drop_spacing_is_red_or_dsredq_of_rio_and_wred_queues_and_dsredq_takes_non
     );
     let text = queue(&format!("{{ {RIO}, spacing = \"dsredq\" }}"));
     let s = load(&text).unwrap();
-    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else {
+    let QueueSpec::Rio(p, _) = &*s.links[0].queue_ab else {
         panic!("rio")
     };
     assert_eq!(
         p.common.spacing,
         afsim_core::queue::red::SpacingRule::Dsredq
     );
-    let QueueSpec::Rio(p, _) = &load(&queue(&format!("{{ {RIO} }}"))).unwrap().links[0].queue_ab
+    let QueueSpec::Rio(p, _) = &*load(&queue(&format!("{{ {RIO} }}"))).unwrap().links[0].queue_ab
     else {
         panic!("rio")
     };
@@ -1884,7 +1885,7 @@ fn dsredq_spacing_takes_ecn_tail_with_forced_marks_and_refuses_what_dsred_cannot
         "ecn = \"tail\", out_first = false",
     ] {
         let s = load(&queue(&format!("{{ {RIO}, {extra} }}"))).unwrap();
-        let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else {
+        let QueueSpec::Rio(p, _) = &*s.links[0].queue_ab else {
             panic!("rio")
         };
         assert!(
@@ -1936,7 +1937,7 @@ fn dsredq_spacing_takes_ecn_tail_with_forced_marks_and_refuses_what_dsred_cannot
     );
     // without ECN nothing changes: ecn_forced keeps its default
     let s = load(&queue(&format!("{{ {RIO} }}"))).unwrap();
-    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else {
+    let QueueSpec::Rio(p, _) = &*s.links[0].queue_ab else {
         panic!("rio")
     };
     assert!(p.common.ecn.is_none() && !p.common.ecn_forced_mark);
@@ -1946,7 +1947,7 @@ fn dsredq_spacing_takes_ecn_tail_with_forced_marks_and_refuses_what_dsred_cannot
         "{{ {red}, ecn = \"front\", out_first = true }}"
     )))
     .unwrap();
-    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else {
+    let QueueSpec::Rio(p, _) = &*s.links[0].queue_ab else {
         panic!("rio")
     };
     assert!(
@@ -1978,7 +1979,7 @@ fn ecn_forced_is_drop_or_mark_and_marking_needs_ecn() {
         "{rio}, ecn = \"front\", out_first = true, ecn_forced = \"mark\" }}"
     )))
     .unwrap();
-    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else {
+    let QueueSpec::Rio(p, _) = &*s.links[0].queue_ab else {
         panic!("a rio queue")
     };
     assert!(p.common.ecn_forced_mark);
@@ -1986,7 +1987,7 @@ fn ecn_forced_is_drop_or_mark_and_marking_needs_ecn() {
         "{rio}, ecn = \"front\", ecn_forced = \"drop\" }}"
     )))
     .unwrap();
-    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else {
+    let QueueSpec::Rio(p, _) = &*s.links[0].queue_ab else {
         panic!("a rio queue")
     };
     assert!(!p.common.ecn_forced_mark, "ns-2 red.cc: the default");
@@ -2080,7 +2081,7 @@ fn red_family_queues_carry_the_link_rate_and_the_domain_colour_table() {
     let q = "{ kind = \"wred\", levels = [{ min_th = 20, max_th = 40, max_p = 0.02 }, { min_th = 5, max_th = 15, max_p = 0.1 }] }";
     let text = format!("[diffserv]\ncolours = {{ AF11 = 0, BE = 1 }}\n{}", queue(q));
     let s = load(&text).unwrap();
-    let QueueSpec::Wred(p, colours) = &s.links[0].queue_ab else {
+    let QueueSpec::Wred(p, colours) = &*s.links[0].queue_ab else {
         panic!("a wred queue")
     };
     assert_eq!(
@@ -2476,7 +2477,7 @@ fn the_corpus_tcp_files_cover_both_presets_and_finite_transfers() {
 #[test]
 fn the_corpus_queue_files_cover_red_rio_and_wred() {
     let s = corpus_file("red.toml");
-    let QueueSpec::Red(p) = &s.links[0].queue_ab else {
+    let QueueSpec::Red(p) = &*s.links[0].queue_ab else {
         panic!("red")
     };
     assert_eq!(
@@ -2489,16 +2490,16 @@ fn the_corpus_queue_files_cover_red_rio_and_wred() {
         (3, 0, 2)
     );
     let s = corpus_file("rio_wred.toml");
-    let QueueSpec::Rio(p, _) = &s.links[0].queue_ab else {
+    let QueueSpec::Rio(p, _) = &*s.links[0].queue_ab else {
         panic!("rio")
     };
     assert_eq!((p.in_curve.min_th, p.out_curve.max_p), (30.0, 0.2));
     assert!(p.common.ecn.is_some_and(|e| e.out_first));
-    let QueueSpec::Wred(p, colours) = &s.links[1].queue_ab else {
+    let QueueSpec::Wred(p, colours) = &*s.links[1].queue_ab else {
         panic!("wred")
     };
     assert_eq!((p.curves.len(), colours.levels()), (2, 3));
-    assert!(matches!(s.links[1].queue_ba, QueueSpec::Rio(..)));
+    assert!(matches!(*s.links[1].queue_ba, QueueSpec::Rio(..)));
 }
 
 #[test]
@@ -2548,8 +2549,8 @@ fn the_corpus_sima_file_reads_markers_queues_and_the_sima_colour_table() {
     let s = corpus_file("sima.toml");
     assert_eq!(s.colours.level(dscp::sima(false, 4)), 3);
     assert_eq!(s.colours.level(dscp::BE), 7);
-    assert_eq!(s.links[2].queue_ab, QueueSpec::Sima(Params::LAATU));
-    let QueueSpec::Sima(p) = s.links[2].queue_ba else {
+    assert_eq!(*s.links[2].queue_ab, QueueSpec::Sima(Params::LAATU));
+    let QueueSpec::Sima(p) = *s.links[2].queue_ba else {
         panic!("sima")
     };
     assert_eq!(
@@ -2937,7 +2938,7 @@ const BE_DRR: &str = "{ name = \"be\", default = true, quantum = \"1500B\" }";
 fn the_corpus_scheduler_file_covers_every_policy_and_every_class_queue() {
     use afsim_core::queue::scheduler::{Policy, Service};
     let s = corpus_file("scheduler.toml");
-    let QueueSpec::Scheduler(drr) = &s.links[4].queue_ab else {
+    let QueueSpec::Scheduler(drr) = &*s.links[4].queue_ab else {
         panic!("a scheduler")
     };
     assert_eq!(drr.policy, Policy::Drr);
@@ -2974,7 +2975,7 @@ fn the_corpus_scheduler_file_covers_every_policy_and_every_class_queue() {
         },
         "the default class queue"
     );
-    let QueueSpec::Scheduler(wrr) = &s.links[4].queue_ba else {
+    let QueueSpec::Scheduler(wrr) = &*s.links[4].queue_ba else {
         panic!("a scheduler")
     };
     assert_eq!(
@@ -2985,7 +2986,7 @@ fn the_corpus_scheduler_file_covers_every_policy_and_every_class_queue() {
         matches!(&wrr.classes[0].queue, QueueSpec::Wred(p, _) if p.curves.len() == 2 && p.common.link_rate_bps == 2_000_000)
     );
     assert!(matches!(&wrr.classes[1].queue, QueueSpec::Red(p) if p.common.ecn.is_some()));
-    let QueueSpec::Scheduler(prio) = &s.links[5].queue_ab else {
+    let QueueSpec::Scheduler(prio) = &*s.links[5].queue_ab else {
         panic!("a scheduler")
     };
     assert_eq!(prio.policy, Policy::Priority);
@@ -3015,7 +3016,7 @@ fn class_queues_take_the_domain_colour_table_and_the_link_rate() {
         sched("priority", &classes)
     );
     let s = load(&text).unwrap();
-    let QueueSpec::Scheduler(sch) = &s.links[0].queue_ab else {
+    let QueueSpec::Scheduler(sch) = &*s.links[0].queue_ab else {
         panic!("a scheduler")
     };
     let QueueSpec::Wred(p, colours) = &sch.classes[0].queue else {
@@ -4323,7 +4324,7 @@ fn marking_curves_are_read_beside_each_drop_curve() {
     let text = queue(&format!(
         "{{ kind = \"red\", min_th = 10, max_th = 30, max_p = 0.1, ecn = \"tail\", {m} }}"
     ));
-    let QueueSpec::Red(p) = &load(&text).unwrap().links[0].queue_ab else {
+    let QueueSpec::Red(p) = &*load(&text).unwrap().links[0].queue_ab else {
         panic!("a red queue")
     };
     assert_eq!(
@@ -4333,7 +4334,7 @@ fn marking_curves_are_read_beside_each_drop_curve() {
     let text = queue(&format!(
         "{{ kind = \"rio\", ecn = \"front\", in = {{ min_th = 20, max_th = 40, max_p = 0.02 }}, out = {{ min_th = 10, max_th = 20, max_p = 0.1, {m} }} }}"
     ));
-    let QueueSpec::Rio(p, _) = &load(&text).unwrap().links[0].queue_ab else {
+    let QueueSpec::Rio(p, _) = &*load(&text).unwrap().links[0].queue_ab else {
         panic!("a rio queue")
     };
     assert_eq!(
@@ -4343,7 +4344,7 @@ fn marking_curves_are_read_beside_each_drop_curve() {
     let text = queue(&format!(
         "{{ kind = \"wred\", ecn = \"random\", levels = [{{ min_th = 20, max_th = 40, max_p = 0.02, {m} }}, {{ min_th = 10, max_th = 20, max_p = 0.1 }}] }}"
     ));
-    let QueueSpec::Wred(p, _) = &load(&text).unwrap().links[0].queue_ab else {
+    let QueueSpec::Wred(p, _) = &*load(&text).unwrap().links[0].queue_ab else {
         panic!("a wred queue")
     };
     assert_eq!(
@@ -4521,7 +4522,7 @@ fn one_boolean_parameter_drives_a_boolean_on_tcp_and_a_string_on_the_queue() {
         panic!("a tcp flow")
     };
     assert!(p.ecn);
-    let QueueSpec::Red(q) = &s.links[0].queue_ab else {
+    let QueueSpec::Red(q) = &*s.links[0].queue_ab else {
         panic!("a red queue")
     };
     assert!(q.common.ecn.is_some(), "{q:?}");
@@ -4530,7 +4531,7 @@ fn one_boolean_parameter_drives_a_boolean_on_tcp_and_a_string_on_the_queue() {
         panic!("a tcp flow")
     };
     assert!(!p.ecn);
-    let QueueSpec::Red(q) = &off.links[0].queue_ab else {
+    let QueueSpec::Red(q) = &*off.links[0].queue_ab else {
         panic!("a red queue")
     };
     assert!(q.common.ecn.is_none(), "{q:?}");

@@ -62,10 +62,11 @@ fn priority_link_spec() -> Spec {
             rate_bps: 1_000_000,
             delay: SimDuration::from_millis(5),
             framing: Framing::Plain,
-            queue_ab: scheduler,
+            queue_ab: scheduler.into(),
             queue_ba: QueueSpec::DropTail {
                 limit: Limit::Packets(50),
-            },
+            }
+            .into(),
             loss_ab: None,
             loss_ba: None,
         }],

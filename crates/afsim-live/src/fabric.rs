@@ -291,7 +291,9 @@ impl Fabric {
         }
         let links: Vec<(usize, usize)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
         let routes: Vec<&[usize]> = spec.routes.iter().map(|r| r.path.as_slice()).collect();
-        let tables = Tables::compute(spec.nodes.len(), &links, &routes)
+        // real frames may be addressed to any node: a column for every one (live networks are
+        // small)
+        let tables = Tables::compute(spec.nodes.len(), &links, &routes, 0..spec.nodes.len())
             .map_err(|e| Unsupported(format!("routing: {e:?}")))?;
 
         let n_flows = spec.flows.len();

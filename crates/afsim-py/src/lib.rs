@@ -19,7 +19,7 @@ use afsim_core::metrics::series::CountSeries;
 use afsim_core::report::{FlowRow, QueueRow, Report};
 use afsim_core::scenario::spec::MonitorKind;
 use afsim_core::world::Progress;
-use afsim_core::{RunError, ScenarioError as CoreScenarioError, Spec};
+use afsim_core::{RunError, ScenarioError as CoreScenarioError, Spec, World};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -338,15 +338,35 @@ fn run(
                 }
             })
         };
+        // afsim_core::run, with the building of the world timed apart
         let start = Instant::now();
-        let outcome = afsim_core::run(spec, Some(&mut on_progress));
-        (outcome, start.elapsed().as_secs_f64())
+        let mut timing = [0.0; 2];
+        let outcome = World::build(spec)
+            .map_err(RunError::Spec)
+            .and_then(|mut world| {
+                timing[0] = start.elapsed().as_secs_f64();
+                world.run(Some(&mut on_progress))?;
+                world.finish_captures()?;
+                timing[1] = start.elapsed().as_secs_f64();
+                let report = world.report();
+                if report.conservation.holds {
+                    Ok(report)
+                } else {
+                    Err(RunError::Conservation(Box::new(report)))
+                }
+            });
+        (
+            outcome,
+            [timing[0], timing[1], start.elapsed().as_secs_f64()],
+        )
     });
 
     match outcome {
         Ok(report) => Ok(RunResult {
             report,
-            wall_seconds,
+            wall_seconds: wall_seconds[2],
+            build_seconds: wall_seconds[0],
+            report_seconds: wall_seconds[2] - wall_seconds[1],
         }),
         Err(e) => Err(run_error(py, spec, e, pending)),
     }
@@ -360,6 +380,8 @@ fn run(
 pub struct RunResult {
     report: Report,
     wall_seconds: f64,
+    build_seconds: f64,
+    report_seconds: f64,
 }
 
 #[pymethods]
@@ -581,7 +603,18 @@ impl RunResult {
         }
         Ok(out)
     }
-    /// Wall-clock seconds the core run took (not part of the report).
+    /// Of `wall_seconds`, the part spent building the world (ports, tables, agents).
+    #[getter]
+    fn build_seconds(&self) -> f64 {
+        self.build_seconds
+    }
+    /// Of `wall_seconds`, the part spent assembling the report after the run.
+    #[getter]
+    fn report_seconds(&self) -> f64 {
+        self.report_seconds
+    }
+    /// Wall-clock seconds the core run took, building and report included (not part of the
+    /// report).
     #[getter]
     fn wall_seconds(&self) -> f64 {
         self.wall_seconds
@@ -747,14 +780,11 @@ fn queue_columns<'py>(py: Python<'py>, rows: &[QueueRow]) -> PyResult<Bound<'py,
     column!(d, rows, num arrival_bytes);
     column!(d, rows, num departures);
     column!(d, rows, num departure_bytes);
-    let reasons: BTreeSet<&str> = rows
-        .iter()
-        .flat_map(|r| r.drops.keys().map(String::as_str))
-        .collect();
+    let reasons: BTreeSet<&str> = rows.iter().flat_map(|r| r.drops.keys()).collect();
     for reason in reasons {
         let counts: Vec<u64> = rows
             .iter()
-            .map(|r| r.drops.get(reason).copied().unwrap_or(0))
+            .map(|r| r.drops.get(reason).unwrap_or(0))
             .collect();
         d.set_item(format!("drops_{reason}"), PyArray1::from_vec(py, counts))?;
     }

@@ -123,15 +123,18 @@ pub const N_DROP_REASONS: usize = 6;
 /// so they stay inline and save the indirection.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
+///
+/// The RED family and SIMA are boxed (1.4–1.7 kB each against drop-tail's 56 bytes), so that a
+/// port with a drop-tail queue, as most ports of a large network are, stays small (issue 28).
 pub enum AnyQueue {
     DropTail(drop_tail::DropTail),
-    Red(red::Red),
-    Rio(rio::Rio),
-    Wred(wred::Wred),
+    Red(Box<red::Red>),
+    Rio(Box<rio::Rio>),
+    Wred(Box<wred::Wred>),
     /// Classes with their own queues under one scheduler (boxed: it holds `AnyQueue`s).
     Scheduler(Box<scheduler::Scheduler>),
     /// SIMA's core node (its own RT/NRT buffers and admission rule).
-    Sima(sima::Sima),
+    Sima(Box<sima::Sima>),
     /// Test double: a drop-tail queue that silently loses every `n`-th packet it dequeues.
     #[cfg(test)]
     Leaky(drop_tail::DropTail, u64, u64),
@@ -146,22 +149,22 @@ impl AnyQueue {
             QueueSpec::Red(p) => {
                 let mut p = *p;
                 p.common.link_rate_bps = link_rate_bps;
-                AnyQueue::Red(red::Red::new(p, ColourTable::rfc2597()))
+                AnyQueue::Red(Box::new(red::Red::new(p, ColourTable::rfc2597())))
             }
             QueueSpec::Rio(p, colours) => {
                 let mut p = *p;
                 p.common.link_rate_bps = link_rate_bps;
-                AnyQueue::Rio(rio::Rio::new(p, colours.clone()))
+                AnyQueue::Rio(Box::new(rio::Rio::new(p, colours.clone())))
             }
             QueueSpec::Wred(p, colours) => {
                 let mut p = p.clone();
                 p.common.link_rate_bps = link_rate_bps;
-                AnyQueue::Wred(wred::Wred::new(p, colours.clone()))
+                AnyQueue::Wred(Box::new(wred::Wred::new(p, colours.clone())))
             }
             QueueSpec::Scheduler(s) => {
                 AnyQueue::Scheduler(Box::new(scheduler::Scheduler::new(s, link_rate_bps)))
             }
-            QueueSpec::Sima(p) => AnyQueue::Sima(sima::Sima::new(*p)),
+            QueueSpec::Sima(p) => AnyQueue::Sima(Box::new(sima::Sima::new(*p))),
         }
     }
 
@@ -330,7 +333,7 @@ pub struct LevelStats {
 ///
 /// Identity (checked at the end of every run):
 /// `arrivals = departures + sum(drops) + len_packets` (and the same in bytes).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct QueueStats {
     pub arrivals: u64,
     pub arrival_bytes: u64,
@@ -339,14 +342,49 @@ pub struct QueueStats {
     pub drops: [u64; N_DROP_REASONS],
     pub drop_bytes: [u64; N_DROP_REASONS],
     pub max_len_packets: u64,
-    /// The same counts by drop-precedence level (the domain's `ColourTable`).
-    pub levels: [LevelStats; crate::net::dscp::MAX_LEVELS],
+    /// The same counts by drop-precedence level (the domain's `ColourTable`): `MAX_LEVELS` by
+    /// default, or as many as `with_levels` says, or up to the highest level seen
+    /// (`level_mut`). A vector, not an array of `MAX_LEVELS`, so that a port that only sees
+    /// level 0 holds 64 bytes of them, not 512, and a port that sees nothing none (issue 28);
+    /// the report skips levels without arrivals either way.
+    pub levels: Vec<LevelStats>,
     /// Integral of the queue length in packets over time (packet·ns), for the time average.
     pub len_integral: u128,
     pub last_change: SimTime,
 }
 
+impl Default for QueueStats {
+    fn default() -> Self {
+        Self::with_levels(crate::net::dscp::MAX_LEVELS)
+    }
+}
+
 impl QueueStats {
+    /// The counters of `level`, made (with those below it) at its first packet.
+    #[inline]
+    pub fn level_mut(&mut self, level: usize) -> &mut LevelStats {
+        if level >= self.levels.len() {
+            self.levels.resize(level + 1, LevelStats::default());
+        }
+        &mut self.levels[level]
+    }
+
+    /// Counters for a domain of `levels` drop-precedence levels.
+    pub fn with_levels(levels: usize) -> Self {
+        QueueStats {
+            arrivals: 0,
+            arrival_bytes: 0,
+            departures: 0,
+            departure_bytes: 0,
+            drops: [0; N_DROP_REASONS],
+            drop_bytes: [0; N_DROP_REASONS],
+            max_len_packets: 0,
+            levels: vec![LevelStats::default(); levels],
+            len_integral: 0,
+            last_change: SimTime::ZERO,
+        }
+    }
+
     /// Accumulates the time-average before the length changes.
     #[inline]
     pub fn before_change(&mut self, now: SimTime, len_packets: usize) {

@@ -192,13 +192,13 @@ start_step = "10ms"
         assert_eq!(s.links[0].rate_bps, 2_000_000);
         assert_eq!(s.links[3].framing, Framing::Aal5 { llc_snap: true });
         assert_eq!(
-            s.links[3].queue_ab,
+            *s.links[3].queue_ab,
             QueueSpec::DropTail {
                 limit: Limit::Packets(20)
             }
         );
         assert_eq!(
-            s.links[3].queue_ba,
+            *s.links[3].queue_ba,
             QueueSpec::DropTail {
                 limit: Limit::Bytes(65_536)
             }

@@ -189,10 +189,11 @@ pub struct LinkSpec {
     /// One-way propagation delay.
     pub delay: SimDuration,
     pub framing: Framing,
-    /// Output queue at `a`, towards `b`.
-    pub queue_ab: QueueSpec,
+    /// Output queue at `a`, towards `b`. Shared (`Arc`) by the links one `[[link]]` makes: a
+    /// queue spec is up to 560 bytes, and 100,000 hosts have 200,000 of them (issue 28).
+    pub queue_ab: std::sync::Arc<QueueSpec>,
     /// Output queue at `b`, towards `a`.
-    pub queue_ba: QueueSpec,
+    pub queue_ba: std::sync::Arc<QueueSpec>,
     /// Random loss of packets leaving the wire at `b` (direction a→b), and at `a` (b→a).
     pub loss_ab: Option<crate::net::loss::Model>,
     pub loss_ba: Option<crate::net::loss::Model>,
@@ -217,6 +218,18 @@ impl Spec {
     }
 
     /// Every port's name (`from->to`), by port index.
+    /// The nodes packets are addressed to: the flows' two ends (data one way, ACKs the
+    /// other) and the conditioners CSAs send their control packets to
+    /// (`net::routing::Tables::compute`'s `dsts`).
+    pub fn destinations(&self) -> impl Iterator<Item = usize> + '_ {
+        let flows = self.flows.iter().flat_map(|f| [f.src, f.dst]);
+        let signals = self
+            .csas
+            .iter()
+            .flat_map(|c| c.targets.iter().map(|&t| self.conditioners[t].node));
+        flows.chain(signals)
+    }
+
     pub fn port_names(&self) -> Vec<String> {
         let name = |i: usize| self.nodes[i].name.as_str();
         self.links
@@ -575,9 +588,9 @@ impl Spec {
                 .find(|l| (l.a, l.b) == (c.node, c.towards) || (l.b, l.a) == (c.node, c.towards));
             let queue = watched.map(|l| {
                 if l.a == c.node {
-                    &l.queue_ab
+                    &*l.queue_ab
                 } else {
-                    &l.queue_ba
+                    &*l.queue_ba
                 }
             });
             if !matches!(queue, Some(QueueSpec::Rio(..))) {

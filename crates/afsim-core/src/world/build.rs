@@ -27,9 +27,9 @@ use crate::transport::{cbr::Cbr, sink::Sink, tcp, tfrc, AnyAgent};
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::{CsaRun, CtlRun, Grid, Port, Watch, World};
 
-impl World {
+impl<'s> World<'s> {
     /// Builds the world a spec describes. Agents are started (their first timers armed) here.
-    pub fn build(spec: &Spec) -> Result<World, SpecError> {
+    pub fn build(spec: &'s Spec) -> Result<World<'s>, SpecError> {
         spec.check()?;
         let seed = spec.seed;
         let node_name = |i: usize| spec.nodes[i].name.as_str();
@@ -41,17 +41,18 @@ impl World {
             ] {
                 let name = format!("{}->{}", node_name(from), node_name(to));
                 ports.push(Port {
-                    loss: loss.map(|m| Loss::new(m, rng::stream(seed, &format!("link/{name}")))),
+                    loss: loss.map(|m| {
+                        Box::new(Loss::new(m, rng::stream(seed, &format!("link/{name}"))))
+                    }),
                     link_losses: 0,
                     rng: rng::stream(seed, &format!("queue/{name}")),
-                    name,
                     from: from as u32,
                     to: to as u32,
                     rate_bps: l.rate_bps,
                     delay: l.delay,
                     clock: TxClock::new(l.framing, l.rate_bps),
                     queue: AnyQueue::from_spec(q, l.rate_bps),
-                    stats: QueueStats::default(),
+                    stats: QueueStats::with_levels(0),
                     busy_until: SimTime::ZERO,
                     tx_pending: false,
                     line: VecDeque::new(),
@@ -109,8 +110,8 @@ impl World {
         }
         let links: Vec<(usize, usize)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
         let routes: Vec<&[usize]> = spec.routes.iter().map(|r| r.path.as_slice()).collect();
-        let tables =
-            Tables::compute(spec.nodes.len(), &links, &routes).map_err(SpecError::Route)?;
+        let tables = Tables::compute(spec.nodes.len(), &links, &routes, spec.destinations())
+            .map_err(SpecError::Route)?;
 
         let mut agents = Vec::with_capacity(2 * spec.flows.len());
         let mut agent_node = Vec::with_capacity(2 * spec.flows.len());
@@ -166,8 +167,10 @@ impl World {
         let finite_total = finite.iter().filter(|&&x| x).count();
 
         // conditioners on input lines: the ports whose far end is the conditioner's node
-        let mut ingress: Vec<Vec<u32>> = vec![Vec::new(); ports.len()];
-        let mut local: Vec<Vec<u32>> = vec![Vec::new(); spec.nodes.len()];
+        // (left empty without conditioners: `run` looks at them only when there are some)
+        let with = |n: usize| if spec.conditioners.is_empty() { 0 } else { n };
+        let mut ingress: Vec<Vec<u32>> = vec![Vec::new(); with(ports.len())];
+        let mut local: Vec<Vec<u32>> = vec![Vec::new(); with(spec.nodes.len())];
         let mut conditioners = Vec::with_capacity(spec.conditioners.len());
         for (c, cs) in spec.conditioners.iter().enumerate() {
             let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
@@ -266,6 +269,7 @@ impl World {
             tables,
             agents,
             agent_node,
+            flow_dscp: spec.flows.iter().map(|f| f.dscp).collect(),
             flows: vec![FlowStats::default(); n_flows],
             completion_counted: vec![false; n_flows],
             finite,
@@ -273,6 +277,7 @@ impl World {
             finite_done: 0,
             outbox: Vec::with_capacity(16),
             node_drops: vec![[0; N_DROP_REASONS]; spec.nodes.len()],
+            any_conditioner: !conditioners.is_empty(),
             conditioners,
             ingress,
             local,
@@ -296,7 +301,7 @@ impl World {
             flow_delays: vec![Delays::default(); n_flows],
             class_delays: vec![Delays::default(); 64],
             grid,
-            spec: spec.clone(),
+            spec,
         };
         for a in 0..world.agents.len() as u32 {
             world.call_agent(a, |agent, ctx| agent.start(ctx));

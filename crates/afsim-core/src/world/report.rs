@@ -12,7 +12,7 @@ use crate::net::packet::Pool;
 use crate::queue::{AnyQueue, DropReason, QueueStats};
 use crate::report::{
     CodePointRow, ColourRow, ConditionerRow, CsaRow, DelayClassRow, DpCounts, EngineCounts,
-    FlowRow, GroupRow, QueueRow, Report, SimaLevelRow, SimaQueueRow,
+    FlowRow, GroupRow, QueueDrops, QueueRow, Report, SimaLevelRow, SimaQueueRow,
 };
 use crate::scenario::spec::AppSpec;
 use crate::scenario::spec::CsaScope;
@@ -23,7 +23,7 @@ use crate::transport::{tfrc, AnyAgent};
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::{StopReason, World};
 
-impl World {
+impl World<'_> {
     /// The results, and the conservation check over them.
     pub fn report(&mut self) -> Report {
         // names of counters whose identity fails; any makes the run fail
@@ -75,7 +75,7 @@ impl World {
                 (seen, c.contract_bps() as f64 / 1e3)
             })
             .collect();
-        let groups = group_rows(&self.spec, &flows, &metered);
+        let groups = group_rows(self.spec, &flows, &metered);
         // CSA control packets, one pseudo-flow per (CSA, remote conditioner)
         for (k, (name, from, to)) in self.signal_flows.iter().enumerate() {
             let st = &self.flows[self.spec.flows.len() + k];
@@ -111,7 +111,7 @@ impl World {
                 let (alpha_mean, floor_share) = csa.alpha_average(self.now);
                 csas.push(CsaRow {
                     name: name.clone(),
-                    queue: self.ports[run.port as usize].name.clone(),
+                    queue: self.port_name(run.port as usize),
                     scope: run.scope.name().into(),
                     rules: csa.params().rules.name().into(),
                     alpha_end: csa.alpha(),
@@ -148,12 +148,14 @@ impl World {
         let mut colours = Vec::new();
         let mut code_points = Vec::new();
         let (mut sima_queues, mut sima_levels) = (Vec::new(), Vec::new());
-        for p in &mut self.ports {
+        for i in 0..self.ports.len() {
+            let pname = self.port_name(i);
+            let p = &mut self.ports[i];
             if let AnyQueue::Sima(q) = &p.queue {
                 if let Err(e) = q.check(&self.pool) {
-                    broken.push(format!("{}: {e}", p.name));
+                    broken.push(format!("{pname}: {e}"));
                 }
-                let (row, levels) = sima_rows(&p.name, q, now);
+                let (row, levels) = sima_rows(&pname, q, now);
                 sima_queues.push(row);
                 sima_levels.extend(levels);
             }
@@ -161,7 +163,7 @@ impl World {
             p.sample(now);
             p.stats.before_change(now, len);
             let row = queue_row(
-                &p.name,
+                &pname,
                 &self.spec.nodes[p.from as usize].name,
                 &self.spec.nodes[p.to as usize].name,
                 p.rate_bps,
@@ -172,34 +174,41 @@ impl World {
                 now,
             );
             if row.arrivals != row.departures + row.drops_total + row.len_packets_end {
-                broken.push(p.name.clone());
+                broken.push(pname.clone());
             }
             let nonzero: BTreeMap<String, u64> = row
                 .drops
+                .0
                 .iter()
-                .filter(|(_, &v)| v > 0)
-                .map(|(k, &v)| (k.clone(), v))
+                .filter(|&&(_, v)| v > 0)
+                .map(|&(k, v)| (k.to_string(), v))
                 .collect();
             if !nonzero.is_empty() {
-                dropped.insert(format!("queue {}", p.name), nonzero);
+                dropped.insert(format!("queue {pname}"), nonzero);
             }
             if p.link_losses > 0 {
                 let reason = DropReason::LinkLoss.name().to_string();
                 dropped.insert(
-                    format!("link {}", p.name),
+                    format!("link {pname}"),
                     BTreeMap::from([(reason, p.link_losses)]),
                 );
             }
             queues.push(row);
             colours.extend(colour_rows(
-                &p.name,
+                &pname,
                 &p.queue,
                 &p.stats,
                 &self.colours,
                 &self.pool,
                 &mut broken,
             ));
-            code_points.extend(code_point_rows(p, &self.pool, &self.colours, &mut broken));
+            code_points.extend(code_point_rows(
+                &pname,
+                p,
+                &self.pool,
+                &self.colours,
+                &mut broken,
+            ));
         }
         let mut conditioners = Vec::with_capacity(self.conditioners.len());
         for (c, cond) in self.conditioners.iter().enumerate() {
@@ -270,33 +279,27 @@ impl World {
             traces: self.take_traces(),
             tfrc_traces: self.take_tfrc_traces(),
             alpha_traces,
-            queue_series: self
-                .ports
-                .iter_mut()
-                .filter_map(|p| {
-                    let s = p.watch.as_deref_mut()?.series.take()?;
-                    Some((p.name.clone(), s))
+            queue_series: (0..self.ports.len())
+                .filter_map(|i| {
+                    let s = self.ports[i].watch.as_deref_mut()?.series.take()?;
+                    Some((self.port_name(i), s))
                 })
                 .collect(),
-            queue_delays: self
-                .ports
-                .iter()
-                .filter_map(|p| {
-                    let d = p.watch.as_deref()?.sojourn.as_ref()?;
-                    Some((p.name.clone(), d.distribution()))
+            queue_delays: (0..self.ports.len())
+                .filter_map(|i| {
+                    let d = self.ports[i].watch.as_deref()?.sojourn.as_ref()?;
+                    Some((self.port_name(i), d.distribution()))
                 })
                 .collect(),
-            queue_traces: self
-                .ports
-                .iter_mut()
-                .filter_map(|p| {
-                    let t = p.watch.as_deref_mut()?.trace.take()?;
-                    Some((p.name.clone(), t))
+            queue_traces: (0..self.ports.len())
+                .filter_map(|i| {
+                    let t = self.ports[i].watch.as_deref_mut()?.trace.take()?;
+                    Some((self.port_name(i), t))
                 })
                 .collect(),
             level_series: std::mem::take(&mut self.grid.levels)
                 .into_iter()
-                .map(|(port, s)| (self.ports[port as usize].name.clone(), s))
+                .map(|(port, s)| (self.port_name(port as usize), s))
                 .collect(),
             flow_series: self.grid.flows.take(),
             conditioner_series: self.grid.conditioners.take(),
@@ -431,7 +434,7 @@ impl World {
     }
 }
 
-impl World {
+impl World<'_> {
     /// The TFRC columns of flow `i`'s row at the end of the run (`now`), the rest from `rest`.
     fn tfrc_fields(&self, i: usize, now: SimTime, rest: FlowRow) -> FlowRow {
         let (AnyAgent::TfrcSender(s), AnyAgent::TfrcReceiver(r)) =
@@ -539,6 +542,7 @@ fn sima_rows(
 /// departures derived (arrivals − drops − queued); their sum per level must equal the level's
 /// own departure counter, else the port is added to `broken`.
 fn code_point_rows(
+    name: &str,
     p: &super::Port,
     pool: &crate::net::packet::Pool,
     colours: &crate::net::dscp::ColourTable,
@@ -566,7 +570,7 @@ fn code_point_rows(
             let level = colours.level(d);
             departures[usize::from(level)] += left.unwrap_or(u64::MAX / 2);
             CodePointRow {
-                queue: p.name.clone(),
+                queue: name.to_string(),
                 code_point: dscp::name(d).map_or(format!("DSCP {d}"), str::to_string),
                 direction: if rev { "reverse" } else { "forward" }.to_string(),
                 level,
@@ -582,7 +586,7 @@ fn code_point_rows(
         .collect();
     for (level, l) in p.stats.levels.iter().enumerate() {
         if departures[level] != l.departures {
-            broken.push(format!("{} level {level} by code point", p.name));
+            broken.push(format!("{name} level {level} by code point"));
         }
     }
     out
@@ -610,10 +614,12 @@ pub fn queue_row(
     link_losses: u64,
     now: SimTime,
 ) -> QueueRow {
-    let drops: BTreeMap<String, u64> = DropReason::QUEUE
-        .iter()
-        .map(|r| (r.name().to_string(), s.drops[r.index()]))
-        .collect();
+    let drops = QueueDrops::new(
+        DropReason::QUEUE
+            .iter()
+            .map(|r| (r.name(), s.drops[r.index()])),
+    )
+    .expect("two queue drop reasons");
     QueueRow {
         name: name.to_string(),
         node: node.to_string(),

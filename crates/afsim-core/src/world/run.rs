@@ -21,7 +21,7 @@ use crate::transport::{AnyAgent, Ctx};
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::{Port, Progress, RunError, StopReason, World, CONTROL, LOCAL};
 
-impl World {
+impl World<'_> {
     /// Runs the event loop until a stop condition of the spec is met.
     pub fn run(
         &mut self,
@@ -105,7 +105,7 @@ impl World {
                 if let Some(&(next, _)) = p.line.front() {
                     self.events.schedule(next, Event::Arrive { port });
                 }
-                if p.loss.as_mut().is_some_and(Loss::lose) {
+                if p.loss.as_deref_mut().is_some_and(Loss::lose) {
                     p.link_losses += 1;
                     self.drop_packet(id);
                     return;
@@ -207,11 +207,13 @@ impl World {
             self.call_agent(pkt.dst_agent, |a, ctx| a.on_packet(&pkt, ctx));
             return;
         }
-        let conditioned = if via == LOCAL {
-            !self.local[node as usize].is_empty()
-        } else {
-            !self.ingress[via as usize].is_empty()
-        };
+        // (most networks have no conditioner: one test, not a look at a per-port list)
+        let conditioned = self.any_conditioner
+            && if via == LOCAL {
+                !self.local[node as usize].is_empty()
+            } else {
+                !self.ingress[via as usize].is_empty()
+            };
         if conditioned && !self.condition(node, id, via) {
             return;
         }
@@ -314,7 +316,7 @@ impl World {
         p.stats.before_change(self.now, p.queue.len_packets());
         p.stats.arrivals += 1;
         p.stats.arrival_bytes += size;
-        p.stats.levels[level].arrivals += 1;
+        p.stats.level_mut(level).arrivals += 1;
         let watched = p.watch.is_some();
         match p.queue.enqueue(self.now, id, &mut self.pool, &mut p.rng) {
             Ok(()) => {
@@ -349,9 +351,11 @@ impl World {
             }
         }
         // Giacomazzi et al.: the CSA counts OUT arrivals at its RIO buffer, accepted or not
-        let k = self.port_csa[port];
-        if k != u32::MAX && level != 0 {
-            self.csa_out_arrival(k as usize, flow);
+        if !self.csas.is_empty() {
+            let k = self.port_csa[port];
+            if k != u32::MAX && level != 0 {
+                self.csa_out_arrival(k as usize, flow);
+            }
         }
     }
 
@@ -515,7 +519,7 @@ impl World {
                 outbox: &mut outbox,
                 flow: &mut self.flows[flow],
                 generated: &mut self.generated,
-                dscp: self.spec.flows[flow].dscp,
+                dscp: self.flow_dscp[flow],
             };
             hook(&mut self.agents[a], &mut ctx);
         }

@@ -18,8 +18,8 @@ fn link(a: usize, b: usize, rate_bps: u64, delay_ms: u64, limit: u32) -> LinkSpe
         rate_bps,
         delay: SimDuration::from_millis(delay_ms),
         framing: Framing::Plain,
-        queue_ab: q.clone(),
-        queue_ba: q,
+        queue_ab: q.clone().into(),
+        queue_ba: q.into(),
         loss_ab: None,
         loss_ba: None,
     }
@@ -315,7 +315,7 @@ fn red_link(a: usize, b: usize, rate_bps: u64, min_th: f64, max_th: f64) -> Link
         },
         common: Common::new(0 /* filled from the link */, Limit::Packets(100)),
     };
-    l.queue_ab = QueueSpec::Red(params);
+    l.queue_ab = QueueSpec::Red(params).into();
     l
 }
 
@@ -436,7 +436,7 @@ fn ecn_capable_tcp_over_red_with_ecn_is_marked_instead_of_dropped() {
     use crate::queue::ecn_mark::Strategy;
     use crate::transport::tcp::Params;
     let mut bottleneck = red_link(1, 2, 10_000_000, 5.0, 15.0);
-    if let QueueSpec::Red(p) = &mut bottleneck.queue_ab {
+    if let QueueSpec::Red(p) = std::sync::Arc::make_mut(&mut bottleneck.queue_ab) {
         p.common.ecn = Some(Strategy::MARK_TAIL);
     }
     let flows = (0..4)
@@ -503,7 +503,7 @@ fn rio_link(a: usize, b: usize, rate_bps: u64) -> LinkSpec {
     use crate::queue::red::{Common, Curve};
     use crate::queue::rio::{Coupling, Params};
     let mut l = link(a, b, rate_bps, 5, 200);
-    l.queue_ab = QueueSpec::Rio(
+    l.queue_ab = std::sync::Arc::new(QueueSpec::Rio(
         Params {
             in_curve: Curve {
                 min_th: 40.0,
@@ -519,7 +519,7 @@ fn rio_link(a: usize, b: usize, rate_bps: u64) -> LinkSpec {
             common: Common::new(0, Limit::Packets(200)),
         },
         crate::net::dscp::ColourTable::rfc2597(),
-    );
+    ));
     l
 }
 
@@ -1216,3 +1216,24 @@ fn a_monitored_queue_is_sampled_on_its_grid_and_the_run_is_unchanged() {
 }
 
 mod monitor;
+
+/// What a network of 100,000 hosts multiplies by 400,000 (ports) or 200,000 (links) stays
+/// small (issue 28: a port was 2,576 bytes, a link spec 1,192).
+#[test]
+fn ports_and_link_specs_stay_small() {
+    use std::mem::size_of;
+    let sizes = [
+        ("Port", size_of::<super::Port>(), 448),
+        // 64 bytes without the test double `Leaky`
+        ("AnyQueue", size_of::<crate::queue::AnyQueue>(), 72),
+        ("QueueStats", size_of::<crate::queue::QueueStats>(), 192),
+        (
+            "LinkSpec",
+            size_of::<crate::scenario::spec::LinkSpec>(),
+            128,
+        ),
+    ];
+    for (what, size, most) in sizes {
+        assert!(size <= most, "{what}: {size} bytes, more than {most}");
+    }
+}

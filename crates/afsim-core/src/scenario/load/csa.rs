@@ -241,7 +241,7 @@ pub(crate) fn expand_csa(
         } else {
             (&l.queue_ba, 1)
         };
-        let kind = match queue {
+        let kind = match &**queue {
             QueueSpec::Rio(..) => continue,
             QueueSpec::DropTail { .. } => "droptail",
             QueueSpec::Red(_) => "red",

@@ -14,8 +14,9 @@ use crate::scenario::spec::{Framing, QueueSpec};
 use crate::scenario::units::{parse_rate_bps, parse_size_bytes, parse_time_ns, Quantity};
 use crate::sim::time::SimDuration;
 
-const LINK_FIELDS: [&str; 8] = [
+const LINK_FIELDS: [&str; 9] = [
     "between",
+    "pairing",
     "rate",
     "delay",
     "framing",
@@ -48,7 +49,13 @@ pub(crate) struct RawLink {
     pub queue_kind: [Spot; 2],
     /// Random loss on each direction (a→b, b→a).
     pub loss: [Option<LossModel>; 2],
+    /// `pairing = "blocks"`, and where it was written: two groups of different sizes join in
+    /// consecutive blocks (`resolve::expand_link`).
+    pub blocks: Option<usize>,
 }
+
+/// `pairing`'s values: member i with member i, or in blocks.
+const PAIRINGS: [&str; 2] = ["members", "blocks"];
 
 /// A position and the field path to report there.
 #[derive(Clone, Debug)]
@@ -75,8 +82,15 @@ pub(super) fn read_link(
     };
     let mut kind_ba = None;
     let mut loss = [None, None];
+    let mut blocks = None;
     for f in rec.fields() {
         match f.key {
+            "pairing" => {
+                let v = rec.val(params, &f)?;
+                if v.choice(&PAIRINGS, "pairing")? == "blocks" {
+                    blocks = Some(f.at);
+                }
+            }
             "between" => {
                 let ends = rec.strings(params, &f, "two node names, like [\"a\", \"b\"]")?;
                 let [a, b]: [(String, usize); 2] = ends.try_into().map_err(|e: Vec<_>| {
@@ -146,6 +160,7 @@ pub(super) fn read_link(
         queue_ba,
         queue_kind,
         loss,
+        blocks,
     })
 }
 

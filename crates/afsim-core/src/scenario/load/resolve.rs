@@ -28,6 +28,7 @@ use crate::scenario::spec::{
 };
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::{tcp, tfrc};
+use std::sync::Arc;
 
 /// Builds the spec from checked records. `default_name` is used when `[scenario]` has none.
 pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, Fail> {
@@ -106,8 +107,13 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
         .iter()
         .map(|r: &RouteSpec| r.path.as_slice())
         .collect();
-    let tables = Tables::compute(nodes.len(), &pairs, &paths)
-        .map_err(|e| route_error(e, &raw.routes, &nodes))?;
+    // packets go to flows' ends (data and ACKs) and to the conditioners CSAs signal
+    let dsts = flows.iter().flat_map(|f| [f.src, f.dst]).chain(
+        csas.iter()
+            .flat_map(|(m, _)| m.spec.targets.iter().map(|&c| conditioners[c].node)),
+    );
+    let tables = Tables::compute(nodes.len(), &pairs, &paths, dsts)
+        .map_err(|e| route_error(e, &raw, &nodes))?;
     for (f, spec) in flow_origin.iter().zip(&flows) {
         if !tables.reaches(&pairs, spec.src, spec.dst) {
             let how = if routes.is_empty() {
@@ -369,14 +375,32 @@ fn expand_link(l: &RawLink, names: &Names, nodes: &[NodeSpec]) -> Result<Vec<Lin
     let rb = names
         .get(b, &format!("{}.between[1]", l.path), "node or group")?
         .r;
-    let pairs = pair_up(ra, rb).map_err(|s| {
-        Fail::new(
-            l.between_at,
-            format!("{}.between", l.path),
-            size_mismatch(a, b, s, "a link"),
-        )
-    })?;
+    let pairs = match l.blocks {
+        None => pair_up(ra, rb).map_err(|s| {
+            Fail::new(
+                l.between_at,
+                format!("{}.between", l.path),
+                size_mismatch(a, b, s, "a link"),
+            )
+        })?,
+        Some(at) => in_blocks(ra, rb).ok_or_else(|| {
+            let size = |r: Ref| match r {
+                Ref::Group { len, .. } => format!("a group of {len}"),
+                Ref::Node(_) => "a single node".to_string(),
+            };
+            Fail::new(
+                at,
+                format!("{}.pairing", l.path),
+                format!(
+                    "pairing = \"blocks\" joins two non-empty groups, one's size a multiple of the other's; '{}' is {} and '{}' {}",
+                    a.name, size(ra), b.name, size(rb)
+                ),
+            )
+        })?,
+    };
     let mut out = Vec::with_capacity(pairs.len());
+    // the links of one [[link]] share its queue specs
+    let (queue_ab, queue_ba) = (Arc::new(l.queue_ab.clone()), Arc::new(l.queue_ba.clone()));
     for (x, y) in pairs {
         if x == y {
             return Err(Fail::new(
@@ -391,13 +415,34 @@ fn expand_link(l: &RawLink, names: &Names, nodes: &[NodeSpec]) -> Result<Vec<Lin
             rate_bps: l.rate_bps,
             delay: l.delay,
             framing: l.framing,
-            queue_ab: l.queue_ab.clone(),
-            queue_ba: l.queue_ba.clone(),
+            queue_ab: Arc::clone(&queue_ab),
+            queue_ba: Arc::clone(&queue_ba),
             loss_ab: l.loss[0],
             loss_ba: l.loss[1],
         });
     }
     Ok(out)
+}
+
+/// `pairing = "blocks"`: a group of k·m members with a group of m (in either order), member
+/// i of the larger with member ⌊i / k⌋ of the smaller, so that each of the m serves k
+/// consecutive members (the hosts behind an access router, the access routers behind an
+/// aggregation router).
+fn in_blocks(a: Ref, b: Ref) -> Option<Vec<(usize, usize)>> {
+    let (Ref::Group { len: ka, .. }, Ref::Group { len: kb, .. }) = (a, b) else {
+        return None;
+    };
+    if ka == 0 || kb == 0 || ka.max(kb) % ka.min(kb) != 0 {
+        return None;
+    }
+    let (am, bm) = (a.members(), b.members());
+    Some(if ka >= kb {
+        let k = ka / kb;
+        am.enumerate().map(|(i, x)| (x, bm.start + i / k)).collect()
+    } else {
+        let k = kb / ka;
+        bm.enumerate().map(|(i, y)| (am.start + i / k, y)).collect()
+    })
 }
 
 fn resolve_route(r: &RawRoute, names: &Names) -> Result<RouteSpec, Fail> {
@@ -433,8 +478,16 @@ fn resolve_route(r: &RawRoute, names: &Names) -> Result<RouteSpec, Fail> {
     Ok(RouteSpec { path })
 }
 
-fn route_error(e: RouteError, routes: &[RawRoute], nodes: &[NodeSpec]) -> Fail {
+fn route_error(e: RouteError, raw: &Raw, nodes: &[NodeSpec]) -> Fail {
+    let routes = &raw.routes;
     match e {
+        RouteError::TooLarge { .. } => {
+            // a property of the whole network: shown at its first link
+            let (at, field) = raw.links.first().map_or((0, String::new()), |l| {
+                (l.between_at, format!("{}.between", l.path))
+            });
+            Fail::new(at, field, e.to_string())
+        }
         RouteError::TooShort { route } => {
             let r = &routes[route];
             Fail::new(r.path_at, r.path_field.clone(), e.to_string())
