@@ -568,7 +568,10 @@ impl World<'_> {
             let p = &self.ports[*port as usize];
             while s.next_ns() <= t.0 {
                 s.sample(|level| {
-                    let l = &p.stats.levels[level];
+                    // a level's counters exist from its first packet on (`QueueStats::level_mut`)
+                    let Some(l) = p.stats.levels.get(level) else {
+                        return [0; 4];
+                    };
                     [
                         l.arrivals,
                         l.departures,
