@@ -557,6 +557,49 @@ fn too_many_nodes_is_an_error_before_anything_is_allocated() {
     );
 }
 
+#[test]
+fn conditioners_times_flows_beyond_memory_is_an_error_not_an_exhausted_machine() {
+    // 6,000 hosts, a flow and a conditioner each: 36 M (conditioner, flow) entries of
+    // per-flow conditioner state, above the limit of 2^25 (a fuzzed 65,535 took 24 GB)
+    let text = r#"[scenario]
+duration = "1s"
+
+[[node]]
+name = "r"
+[[node]]
+name = "h"
+count = 6000
+
+[[link]]
+between = ["h", "r"]
+rate = "10Mbps"
+delay = "1ms"
+
+[[flow]]
+name = "f"
+from = "h"
+to = "r"
+kind = "cbr"
+rate = "1kbps"
+packet_size = "500B"
+
+[[conditioner]]
+name = "c"
+at = "r"
+from = "h"
+meter = { kind = "token_bucket", rate = "1kbps", depth = "1000B" }
+"#;
+    expect(
+        text,
+        "\"r\"\nfrom",
+        0,
+        "conditioner[0].at",
+        "36000000 (conditioner, flow) entries exceed afsim's limit of 33554432",
+    );
+    // 5,000 of each (25 M) load
+    assert!(load(&text.replace("6000", "5000")).is_ok());
+}
+
 // ---- choices -------------------------------------------------------------------------------
 
 #[test]

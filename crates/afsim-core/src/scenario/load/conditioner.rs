@@ -48,6 +48,9 @@ pub(crate) const CONDITIONER_FIELDS: [&str; 10] = [
     "name", "at", "from", "match", "per_flow", "meter", "green", "yellow", "red", "buffer",
 ];
 const MATCH_FIELDS: [&str; 5] = ["flows", "src", "dst", "protocol", "dscp"];
+/// The most (conditioner, flow) pairs a scenario may have: each costs about 9 bytes of
+/// per-flow conditioner state (300 MB at the limit).
+pub(crate) const MAX_CONDITIONER_FLOW_STATE: u64 = 1 << 25;
 #[derive(Debug)]
 pub(crate) struct RawConditioner {
     pub path: String,
@@ -442,6 +445,7 @@ pub(crate) fn expand(
     nodes: &[NodeSpec],
     links: &[LinkSpec],
     before: usize,
+    n_flows: usize,
 ) -> Result<Vec<ConditionerSpec>, Fail> {
     let at = names
         .get(&c.at, &format!("{}.at", c.path), "node or group")?
@@ -506,7 +510,26 @@ pub(crate) fn expand(
     };
     let src = single(&c.classifier.src, "src")?;
     let dst = single(&c.classifier.dst, "dst")?;
+    // A conditioner keeps state per flow of the scenario (`edge::conditioner`: the flows it
+    // saw and their green bytes), so conditioners x flows is what memory must hold; refuse
+    // what would not fit rather than exhaust the machine (issue 28).
+    let state = (before + pairs.len()) as u64 * n_flows as u64;
+    if state > MAX_CONDITIONER_FLOW_STATE {
+        return Err(Fail::new(
+            c.at.at,
+            format!("{}.at", c.path),
+            format!(
+                "this table makes {} conditioner{} ({} in all), and each keeps state per flow of \
+                 the scenario's {n_flows}: {state} (conditioner, flow) entries exceed afsim's \
+                 limit of {MAX_CONDITIONER_FLOW_STATE}; use fewer conditioners or flows",
+                pairs.len(),
+                if pairs.len() == 1 { "" } else { "s" },
+                before + pairs.len(),
+            ),
+        ));
+    }
     let mut flows: Vec<usize> = Vec::new();
+    let mut listed_already = std::collections::HashSet::new();
     if let Some(listed) = &c.classifier.flows {
         for (i, n) in listed.iter().enumerate() {
             let r = flow_names
@@ -517,7 +540,7 @@ pub(crate) fn expand(
                 )?
                 .r;
             for x in r.members() {
-                if !flows.contains(&x) {
+                if listed_already.insert(x) {
                     flows.push(x);
                 }
             }

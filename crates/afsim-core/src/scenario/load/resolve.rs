@@ -74,6 +74,7 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
             &nodes,
             &links,
             conditioners.len(),
+            flows.len(),
         );
         if let Some(mut cs) = first.take(made) {
             cond_origin.extend((0..cs.len()).map(|_| c));
