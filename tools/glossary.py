@@ -152,13 +152,13 @@ def structs(text: str) -> dict[str, tuple[str, list[tuple[str, str, str, bool]]]
 
 def columns(all_structs: dict, struct: str) -> list[tuple[str, str, str]]:
     """The output columns of a row struct: (column, type, doc), flattened structs spread and
-    the queues' ``drops`` map as ``drops_<reason>``."""
+    the queues' ``drops`` (a map by reason, ``QueueDrops``) as ``drops_<reason>``."""
     cols = []
     for name, rust, doc, flatten in all_structs[struct][1]:
         if flatten:
             inner = re.sub(r"[^\w].*", "", rust)
             cols.extend((n, t, d or doc) for n, t, d, _ in all_structs[inner][1])
-        elif rust.startswith("std::collections::BTreeMap"):
+        elif rust.startswith("std::collections::BTreeMap") or rust == "QueueDrops":
             cols.append((f"{name}_<reason>", "u64", doc + " One column per reason "
                          "(`drops_overflow`, `drops_early`, …)."))
         else:
