@@ -19,12 +19,15 @@
 //! and which one afsim follows.
 
 pub mod bbr;
+pub mod bbr_linux;
 pub mod cubic;
 pub mod hystart;
 pub mod rate;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_linux;
 
 /// Which congestion controller a TCP flow uses (scenario field `cc`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -78,4 +81,7 @@ pub struct BbrSender {
     pub next_send: crate::sim::time::SimTime,
     /// Whether the pacing timer is pending.
     pub pace_armed: bool,
+    /// Segments retransmitted so far: the segments marked lost (Linux `tp->lost`), for the
+    /// long-term bandwidth estimate (docs/assumptions.md).
+    pub lost_segs: u64,
 }

@@ -178,6 +178,9 @@ pub struct Params {
     pub cc: cc::CcKind,
     /// HyStart++ (RFC 9406) in CUBIC's first slow start. Default false.
     pub hystart: bool,
+    /// Linux `tcp_bbr.c` behaviours beyond draft-cardwell-…-00 (`ack_aggregation`,
+    /// `quantization_budget`, `policer_detection`; `cc::bbr_linux`). Default: all off.
+    pub bbr_linux: cc::bbr::Linux,
     /// Leung & Muppala's Throughput Sustaining Scheme (`sustain`): after a window reduction,
     /// cwnd and ssthresh are not set below target × SRTT / packet_size. Bits per second of IP
     /// packets; `None` (the default): plain TCP.
@@ -208,6 +211,7 @@ impl Default for Params {
             trace: false,
             cc: cc::CcKind::Reno,
             hystart: false,
+            bbr_linux: cc::bbr::Linux::default(),
             target_rate_bps: None,
         }
     }
@@ -291,6 +295,21 @@ impl Params {
                 "hystart",
                 "HyStart++ is an option of cc = \"cubic\" (BBR has its own Startup)",
             ));
+        }
+        if self.cc != cc::CcKind::Bbr {
+            let l = self.bbr_linux;
+            for (on, field) in [
+                (l.ack_aggregation, "ack_aggregation"),
+                (l.quantization_budget, "quantization_budget"),
+                (l.policer_detection, "policer_detection"),
+            ] {
+                if on {
+                    return Err(ParamError::new(
+                        field,
+                        "an option of cc = \"bbr\" (Linux tcp_bbr.c's)",
+                    ));
+                }
+            }
         }
         if self.target_rate_bps == Some(0) {
             return Err(ParamError::new(

@@ -40,12 +40,14 @@ pub(super) fn new_cc(p: &Params, mss: u64, rng: &Rng) -> Cc {
                 p.start,
                 None,
                 rng.clone(),
-            ),
+            )
+            .with_linux(p.bbr_linux),
             rate: RateSampler::new(mss),
             loss_until: None,
             ecn_high: 0,
             next_send: SimTime::ZERO,
             pace_armed: false,
+            lost_segs: 0,
         })),
     }
 }
@@ -136,7 +138,7 @@ impl Sender {
     }
 
     /// After a timeout has set cwnd to one segment (`cwnd_before` it had).
-    pub(super) fn cc_timeout(&mut self, cwnd_before: f64) {
+    pub(super) fn cc_timeout(&mut self, cwnd_before: f64, now: SimTime) {
         match &mut self.cc {
             Cc::Reno => {}
             // RFC 9438 §4.8
@@ -146,6 +148,7 @@ impl Sender {
             }
             Cc::Bbr(b) => {
                 b.bbr.on_timeout(cwnd_before);
+                b.bbr.lt_timeout(now, b.rate.delivered(), b.lost_segs);
                 b.loss_until = Some(self.snd_max);
             }
         }
@@ -182,6 +185,7 @@ impl Sender {
             inflight: self.snd_max - self.snd_una,
             lost,
             in_recovery: in_fast,
+            lost_segs: b.lost_segs,
         };
         let mut cwnd = b.bbr.on_ack(&a, self.cwnd);
         if let (
@@ -229,6 +233,7 @@ impl Sender {
             Cc::Cubic(_, Some(h)) => h.rate.on_send(start, len, now, in_flight, retx),
             Cc::Bbr(b) => {
                 b.rate.on_send(start, len, now, in_flight, retx);
+                b.lost_segs += u64::from(retx);
                 let rate = b.bbr.pacing_rate();
                 if rate > 0.0 {
                     let ns = (len as f64 / rate * 1e9) as u64;
