@@ -483,7 +483,16 @@ impl TcpDraft {
                 let name = v.choice(&names, "congestion control")?;
                 p.cc = CcKind::from_name(name).expect("listed controllers have names");
             }
-            "hystart" => p.hystart = v.boolean()?,
+            // true (or "rfc9406"): HyStart++; "linux": tcp_cubic.c's HyStart
+            "hystart" => {
+                (p.hystart, p.hystart_linux) = match v.boolean() {
+                    Ok(b) => (b, false),
+                    Err(_) => match v.choice(&["rfc9406", "linux"], "HyStart")? {
+                        "linux" => (false, true),
+                        _ => (true, false),
+                    },
+                }
+            }
             "ack_aggregation" => p.bbr_linux.ack_aggregation = v.boolean()?,
             "quantization_budget" => p.bbr_linux.quantization_budget = v.boolean()?,
             "policer_detection" => p.bbr_linux.policer_detection = v.boolean()?,

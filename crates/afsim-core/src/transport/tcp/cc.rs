@@ -22,6 +22,7 @@ pub mod bbr;
 pub mod bbr_linux;
 pub mod cubic;
 pub mod hystart;
+pub mod hystart_linux;
 pub mod rate;
 
 #[cfg(test)]
@@ -61,9 +62,29 @@ impl CcKind {
 #[derive(Debug)]
 pub enum Cc {
     Reno,
-    /// CUBIC, with HyStart++ while its first slow start lasts (if asked for).
-    Cubic(cubic::Cubic, Option<Box<hystart::HyStart>>),
+    /// CUBIC, with HyStart++ or Linux's HyStart while its first slow start lasts (if asked
+    /// for).
+    Cubic(cubic::Cubic, Option<Box<SlowStart>>),
     Bbr(Box<BbrSender>),
+}
+
+/// CUBIC's slow-start option (`hystart`).
+#[derive(Debug)]
+pub enum SlowStart {
+    /// RFC 9406 HyStart++ (`hystart = true` or `"rfc9406"`).
+    PlusPlus(hystart::HyStart),
+    /// Linux `tcp_cubic.c`'s HyStart (`hystart = "linux"`).
+    Linux(hystart_linux::LinuxHyStart),
+}
+
+impl SlowStart {
+    /// The RTT sampler it reads.
+    pub fn rate_mut(&mut self) -> &mut rate::RateSampler {
+        match self {
+            SlowStart::PlusPlus(h) => &mut h.rate,
+            SlowStart::Linux(h) => &mut h.rate,
+        }
+    }
 }
 
 /// BBR with what the sender keeps for it: the delivery-rate sampler, the end of the timeout's

@@ -178,6 +178,8 @@ pub struct Params {
     pub cc: cc::CcKind,
     /// HyStart++ (RFC 9406) in CUBIC's first slow start. Default false.
     pub hystart: bool,
+    /// Linux `tcp_cubic.c`'s HyStart instead (`hystart = "linux"`). Default false.
+    pub hystart_linux: bool,
     /// Linux `tcp_bbr.c` behaviours beyond draft-cardwell-…-00 (`ack_aggregation`,
     /// `quantization_budget`, `policer_detection`; `cc::bbr_linux`). Default: all off.
     pub bbr_linux: cc::bbr::Linux,
@@ -211,6 +213,7 @@ impl Default for Params {
             trace: false,
             cc: cc::CcKind::Reno,
             hystart: false,
+            hystart_linux: false,
             bbr_linux: cc::bbr::Linux::default(),
             target_rate_bps: None,
         }
@@ -290,7 +293,7 @@ impl Params {
                 "the Throughput Sustaining Scheme (target_rate) applies to cc = \"reno\" only",
             ));
         }
-        if self.hystart && self.cc != cc::CcKind::Cubic {
+        if (self.hystart || self.hystart_linux) && self.cc != cc::CcKind::Cubic {
             return Err(ParamError::new(
                 "hystart",
                 "HyStart++ is an option of cc = \"cubic\" (BBR has its own Startup)",

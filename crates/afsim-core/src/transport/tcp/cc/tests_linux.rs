@@ -3,6 +3,7 @@
 
 use super::bbr::{self, Bbr, Linux, Mode};
 use super::bbr_linux::{self, AckAggregation, LtAck, LtBw, LtEvent, LT_BW_MAX_RTTS};
+use super::hystart_linux::{Found, LinuxHyStart};
 use super::rate::Sample;
 use crate::sim::rng;
 use crate::sim::time::{SimDuration, SimTime};
@@ -277,4 +278,85 @@ fn cwnd_target_with_ack_aggregation_and_the_quantization_budget() {
     let (b, _) = bbr_in_probe_bw(l);
     assert!(close(b.ack_aggregation().unwrap().extra_acked(), 1.0));
     assert!(close(b.cwnd_target(), 97.0));
+}
+
+// ------------------------------------------------------------ Linux HyStart (tcp_cubic.c)
+
+fn us(n: u64) -> SimTime {
+    SimTime::from_nanos(n * 1_000)
+}
+
+fn rtt_ms(n: u64) -> Option<SimDuration> {
+    Some(SimDuration::from_millis(n))
+}
+
+#[test]
+fn linux_hystart_ack_train_ends_slow_start_after_half_the_min_rtt() {
+    let mut h = LinuxHyStart::new(1000);
+    // below hystart_low_window (16 segments) only delay_min is kept: 44 ms
+    assert_eq!(h.on_ack(ms(50), 10_000, 30_000, 15.0, rtt_ms(44)), None);
+    assert_eq!(h.delay_min(), Some(SimDuration::from_millis(44)));
+    // at 16 segments SND.UNA passes end_seq: a round starts at 100 ms; ACKs 1.2 ms apart (a
+    // 10 Mb/s bottleneck's 1500-byte spacing) extend the train; the threshold is
+    // (44 + 1) / 2 = 22.5 ms, passed by the 19th ACK (22.8 ms)
+    assert_eq!(h.on_ack(ms(100), 20_000, 50_000, 16.0, rtt_ms(44)), None);
+    for k in 1..=18u64 {
+        let r = h.on_ack(
+            us(100_000 + 1_200 * k),
+            20_000 + k,
+            50_000,
+            16.0,
+            rtt_ms(44),
+        );
+        assert_eq!(r, None, "ACK {k}");
+    }
+    let r = h.on_ack(us(100_000 + 1_200 * 19), 20_019, 50_000, 16.0, rtt_ms(44));
+    assert_eq!(r, Some(Found::AckTrain));
+}
+
+#[test]
+fn linux_hystart_train_breaks_on_a_gap_of_more_than_2_ms() {
+    let mut h = LinuxHyStart::new(1000);
+    assert_eq!(h.on_ack(ms(100), 20_000, 50_000, 16.0, rtt_ms(44)), None);
+    for k in 1..=10u64 {
+        h.on_ack(
+            us(100_000 + 1_200 * k),
+            20_000 + k,
+            50_000,
+            16.0,
+            rtt_ms(44),
+        );
+    }
+    // 112 ms, then 115 ms: 3 ms > 2 ms, the train ends; later ACKs are more than 2 ms from
+    // its last (112 ms), so none counts again this round
+    for k in 0..20u64 {
+        let r = h.on_ack(
+            us(115_000 + 1_200 * k),
+            20_011 + k,
+            50_000,
+            16.0,
+            rtt_ms(44),
+        );
+        assert_eq!(r, None, "ACK at {} µs", 115_000 + 1_200 * k);
+    }
+}
+
+#[test]
+fn linux_hystart_delay_detection_after_8_samples() {
+    // delay_min 40 ms: threshold clamp(40/8 = 5 ms, 4, 16) = 5 ms; ACKs 3 ms apart (no train)
+    let run = |rtt: u64| {
+        let mut h = LinuxHyStart::new(1000);
+        h.on_ack(ms(0), 1_000, 10_000, 10.0, rtt_ms(40));
+        let mut out = vec![];
+        for k in 0..9u64 {
+            out.push(h.on_ack(ms(100 + 3 * k), 20_000 + k, 50_000, 20.0, rtt_ms(rtt)));
+        }
+        out
+    };
+    // the round's minimum, 46 ms > 45 ms: the 9th ACK (after 8 samples) ends slow start
+    let r = run(46);
+    assert!(r[..8].iter().all(Option::is_none), "{r:?}");
+    assert_eq!(r[8], Some(Found::Delay));
+    // 45 ms is not above the threshold
+    assert!(run(45).iter().all(Option::is_none));
 }
