@@ -485,9 +485,10 @@ impl TcpDraft {
             }
             // true (or "rfc9406"): HyStart++; "linux": tcp_cubic.c's HyStart
             "hystart" => {
-                (p.hystart, p.hystart_linux) = match v.boolean() {
-                    Ok(b) => (b, false),
-                    Err(_) => match v.choice(&["rfc9406", "linux"], "HyStart")? {
+                (p.hystart, p.hystart_linux) = match (v.boolean(), v.string()) {
+                    (Ok(b), _) => (b, false),
+                    (_, Err(_)) => return Err(v.wrong("true, false, \"rfc9406\" or \"linux\"")),
+                    (_, Ok(_)) => match v.choice(&["rfc9406", "linux"], "HyStart")? {
                         "linux" => (false, true),
                         _ => (true, false),
                     },
