@@ -20,8 +20,8 @@ from pathlib import Path
 import afsim as api
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cc_af_live import afsim, summary  # noqa: E402
-from cc_compare import metrics  # noqa: E402
+from cc_af_live import afsim, summary
+from cc_compare import metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 DUMBBELL = ROOT / "scenarios" / "examples" / "cc-dumbbell.toml"
