@@ -17,9 +17,9 @@
 //!   delay_min + clamp(delay_min / 8, 4 ms, 16 ms) ends slow start.
 //!
 //! Ending slow start sets ssthresh = cwnd (`tp->snd_ssthresh = tcp_snd_cwnd(tp)`), growth by
-//! RFC 5681's slow start until then (`tcp_slow_start`). Linux starts HyStart over after a
-//! timeout (`bictcp_reset` on TCP_CA_Loss); afsim, as for HyStart++, applies it to the first
-//! slow start only (docs/assumptions.md).
+//! RFC 5681's slow start until then (`tcp_slow_start`). A timeout starts HyStart over with a
+//! new state (delay_min too), as Linux's `bictcp_reset` and `bictcp_hystart_reset` on
+//! TCP_CA_Loss (the sender's `cc_timeout`).
 
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::tcp::cc::rate::RateSampler;

@@ -166,7 +166,13 @@ impl Sender {
             Cc::Reno => {}
             // RFC 9438 §4.8
             Cc::Cubic(c, hs) => {
-                *hs = None;
+                // RFC 9406 §4.3 leaves slow starts after a timeout to the implementation:
+                // HyStart++ is not used again; Linux starts its HyStart over (tcp_cubic.c,
+                // cubictcp_state on TCP_CA_Loss: bictcp_reset, bictcp_hystart_reset)
+                *hs = self
+                    .p
+                    .hystart_linux
+                    .then(|| Box::new(SlowStart::Linux(LinuxHyStart::new(self.mss))));
                 c.on_timeout()
             }
             Cc::Bbr(b) => {
