@@ -62,8 +62,8 @@ impl CcKind {
 #[derive(Debug)]
 pub enum Cc {
     Reno,
-    /// CUBIC, with HyStart++ or Linux's HyStart while its first slow start lasts (if asked
-    /// for).
+    /// CUBIC, with HyStart++ (first slow start) or Linux's HyStart (first slow start and each
+    /// after a timeout) while the slow start lasts, if asked for.
     Cubic(cubic::Cubic, Option<Box<SlowStart>>),
     Bbr(Box<BbrSender>),
 }

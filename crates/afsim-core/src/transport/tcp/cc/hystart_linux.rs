@@ -4,7 +4,8 @@
 //!
 //! Read this first: Ha and Rhee's HyStart, with both detectors on (`hystart_detect` = 3) and
 //! Linux's constants. Every ACK with an RTT sample updates delay_min, the least RTT of the
-//! connection; from a window of `hystart_low_window` (16) segments, in the first slow start:
+//! connection; from a window of `hystart_low_window` (16) segments, in a slow start (the first,
+//! and each after a timeout):
 //!
 //! - a round begins when SND.UNA passes the previous round's SND.NXT (`end_seq`), at that
 //!   ACK's instant (`round_start`);
