@@ -40,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 28] = [
+const TCP_FIELDS: [&str; 31] = [
     "name",
     "from",
     "to",
@@ -51,6 +51,9 @@ const TCP_FIELDS: [&str; 28] = [
     "variant",
     "cc",
     "hystart",
+    "ack_aggregation",
+    "quantization_budget",
+    "policer_detection",
     "packet_size",
     "max_window",
     "initial_window",
@@ -480,7 +483,20 @@ impl TcpDraft {
                 let name = v.choice(&names, "congestion control")?;
                 p.cc = CcKind::from_name(name).expect("listed controllers have names");
             }
-            "hystart" => p.hystart = v.boolean()?,
+            // true (or "rfc9406"): HyStart++; "linux": tcp_cubic.c's HyStart
+            "hystart" => {
+                (p.hystart, p.hystart_linux) = match (v.boolean(), v.string()) {
+                    (Ok(b), _) => (b, false),
+                    (_, Err(_)) => return Err(v.wrong("true, false, \"rfc9406\" or \"linux\"")),
+                    (_, Ok(_)) => match v.choice(&["rfc9406", "linux"], "HyStart")? {
+                        "linux" => (false, true),
+                        _ => (true, false),
+                    },
+                }
+            }
+            "ack_aggregation" => p.bbr_linux.ack_aggregation = v.boolean()?,
+            "quantization_budget" => p.bbr_linux.quantization_budget = v.boolean()?,
+            "policer_detection" => p.bbr_linux.policer_detection = v.boolean()?,
             // Sizes out of range are left to validate(), which states the range.
             "packet_size" => {
                 p.packet_size =

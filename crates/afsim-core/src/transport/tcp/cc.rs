@@ -19,12 +19,16 @@
 //! and which one afsim follows.
 
 pub mod bbr;
+pub mod bbr_linux;
 pub mod cubic;
 pub mod hystart;
+pub mod hystart_linux;
 pub mod rate;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_linux;
 
 /// Which congestion controller a TCP flow uses (scenario field `cc`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -58,9 +62,29 @@ impl CcKind {
 #[derive(Debug)]
 pub enum Cc {
     Reno,
-    /// CUBIC, with HyStart++ while its first slow start lasts (if asked for).
-    Cubic(cubic::Cubic, Option<Box<hystart::HyStart>>),
+    /// CUBIC, with HyStart++ (first slow start) or Linux's HyStart (first slow start and each
+    /// after a timeout) while the slow start lasts, if asked for.
+    Cubic(cubic::Cubic, Option<Box<SlowStart>>),
     Bbr(Box<BbrSender>),
+}
+
+/// CUBIC's slow-start option (`hystart`).
+#[derive(Debug)]
+pub enum SlowStart {
+    /// RFC 9406 HyStart++ (`hystart = true` or `"rfc9406"`).
+    PlusPlus(hystart::HyStart),
+    /// Linux `tcp_cubic.c`'s HyStart (`hystart = "linux"`).
+    Linux(hystart_linux::LinuxHyStart),
+}
+
+impl SlowStart {
+    /// The RTT sampler it reads.
+    pub fn rate_mut(&mut self) -> &mut rate::RateSampler {
+        match self {
+            SlowStart::PlusPlus(h) => &mut h.rate,
+            SlowStart::Linux(h) => &mut h.rate,
+        }
+    }
 }
 
 /// BBR with what the sender keeps for it: the delivery-rate sampler, the end of the timeout's
@@ -78,4 +102,7 @@ pub struct BbrSender {
     pub next_send: crate::sim::time::SimTime,
     /// Whether the pacing timer is pending.
     pub pace_armed: bool,
+    /// Segments retransmitted so far: the segments marked lost (Linux `tp->lost`), for the
+    /// long-term bandwidth estimate (docs/assumptions.md).
+    pub lost_segs: u64,
 }

@@ -178,6 +178,11 @@ pub struct Params {
     pub cc: cc::CcKind,
     /// HyStart++ (RFC 9406) in CUBIC's first slow start. Default false.
     pub hystart: bool,
+    /// Linux `tcp_cubic.c`'s HyStart instead (`hystart = "linux"`). Default false.
+    pub hystart_linux: bool,
+    /// Linux `tcp_bbr.c` behaviours beyond draft-cardwell-…-00 (`ack_aggregation`,
+    /// `quantization_budget`, `policer_detection`; `cc::bbr_linux`). Default: all off.
+    pub bbr_linux: cc::bbr::Linux,
     /// Leung & Muppala's Throughput Sustaining Scheme (`sustain`): after a window reduction,
     /// cwnd and ssthresh are not set below target × SRTT / packet_size. Bits per second of IP
     /// packets; `None` (the default): plain TCP.
@@ -208,6 +213,8 @@ impl Default for Params {
             trace: false,
             cc: cc::CcKind::Reno,
             hystart: false,
+            hystart_linux: false,
+            bbr_linux: cc::bbr::Linux::default(),
             target_rate_bps: None,
         }
     }
@@ -286,11 +293,26 @@ impl Params {
                 "the Throughput Sustaining Scheme (target_rate) applies to cc = \"reno\" only",
             ));
         }
-        if self.hystart && self.cc != cc::CcKind::Cubic {
+        if (self.hystart || self.hystart_linux) && self.cc != cc::CcKind::Cubic {
             return Err(ParamError::new(
                 "hystart",
                 "HyStart++ is an option of cc = \"cubic\" (BBR has its own Startup)",
             ));
+        }
+        if self.cc != cc::CcKind::Bbr {
+            let l = self.bbr_linux;
+            for (on, field) in [
+                (l.ack_aggregation, "ack_aggregation"),
+                (l.quantization_budget, "quantization_budget"),
+                (l.policer_detection, "policer_detection"),
+            ] {
+                if on {
+                    return Err(ParamError::new(
+                        field,
+                        "an option of cc = \"bbr\" (Linux tcp_bbr.c's)",
+                    ));
+                }
+            }
         }
         if self.target_rate_bps == Some(0) {
             return Err(ParamError::new(

@@ -851,7 +851,7 @@ impl Sender {
         self.timeout_una = Some(self.snd_una);
         // RFC 5681 §3.1: cwnd = loss window = one segment (or the sustaining floor)
         self.cwnd = self.sustained(1.0);
-        self.cc_timeout(cwnd_before);
+        self.cc_timeout(cwnd_before, ctx.now);
         self.dupacks = 0;
         self.lt_bytes = 0;
         self.phase = Phase::Open;

@@ -30,12 +30,28 @@
 //! exiting loss recovery"). After a timeout cwnd is 1 segment and grows by what each ACK delivers.
 //! ECN-Echo does not change cwnd (Linux BBR v1: `tcp_bbr.c` has no ECN response; BBR's own
 //! `cong_control` replaces the reduction `tcp_input.c` would make). Not modelled: the
-//! application-limited marks (sources are greedy), idle restart, Linux's long-term bandwidth
-//! (policer) estimate `lt_bw` and its 1 % pacing margin (docs/assumptions.md).
+//! application-limited marks (sources are greedy), idle restart, Linux's 1 % pacing margin
+//! (docs/assumptions.md).
+//!
+//! Options (`Linux`, all off by default): three parts of Linux's `tcp_bbr.c` the draft does not
+//! have — the ACK-aggregation cwnd allowance, the quantization budget, and the long-term
+//! (policer) bandwidth estimate `lt_bw` (`bbr_linux.rs` says which functions and kernels).
 
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
+use crate::transport::tcp::cc::bbr_linux::{self, AckAggregation, LtAck, LtBw, LtEvent};
 use crate::transport::tcp::cc::rate::Sample;
+
+/// Linux `tcp_bbr.c` behaviours beyond draft-00 (`bbr_linux.rs`); all off by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Linux {
+    /// `bbr_ack_aggregation_cwnd`: extra_acked added to cwnd's target.
+    pub ack_aggregation: bool,
+    /// `bbr_quantization_budget` instead of the draft's 3 send quanta.
+    pub quantization_budget: bool,
+    /// `bbr_lt_bw_sampling`: the long-term (policer) bandwidth estimate.
+    pub policer_detection: bool,
+}
 
 /// §4.3.2.1: 2/ln 2, the smallest gain that doubles the sending rate each round.
 pub const HIGH_GAIN: f64 = 2.885_390_081_777_927; // 2 / ln 2
@@ -73,6 +89,9 @@ pub struct Ack {
     pub lost: bool,
     /// Whether the sender is in loss recovery (BBR then leaves cwnd to it).
     pub in_recovery: bool,
+    /// Segments marked lost so far (Linux `tp->lost`; afsim: segments retransmitted), for
+    /// the long-term bandwidth estimate.
+    pub lost_segs: u64,
 }
 
 /// The BBR state of one sender.
@@ -110,6 +129,13 @@ pub struct Bbr {
     /// `packet_conservation`, cleared at the next round start).
     conservation: bool,
     rng: Rng,
+    /// Linux's ACK-aggregation estimate (`Linux::ack_aggregation`).
+    aggr: Option<AckAggregation>,
+    quantize: bool,
+    /// Linux's long-term bandwidth estimate (`Linux::policer_detection`), and `lost_segs` at
+    /// the previous ACK.
+    lt: Option<LtBw>,
+    lt_lost_seen: u64,
 }
 
 impl Bbr {
@@ -151,11 +177,39 @@ impl Bbr {
             was_in_recovery: false,
             conservation: false,
             rng,
+            aggr: None,
+            quantize: false,
+            lt: None,
+            lt_lost_seen: 0,
         };
         // BBRInitPacingRate: nominal bandwidth = InitialCwnd / (SRTT or 1 ms)
         let rtt = srtt.map_or(1e-3, |d| d.as_secs_f64().max(1e-6));
         b.pacing_rate = HIGH_GAIN * initial_cwnd * mss / rtt;
         b
+    }
+
+    /// Turns on the Linux behaviours `l` asks for.
+    pub fn with_linux(mut self, l: Linux) -> Bbr {
+        self.aggr = l.ack_aggregation.then(AckAggregation::default);
+        self.quantize = l.quantization_budget;
+        self.lt = l.policer_detection.then(LtBw::default);
+        self
+    }
+
+    /// The ACK-aggregation estimate, if that option is on.
+    pub fn ack_aggregation(&self) -> Option<&AckAggregation> {
+        self.aggr.as_ref()
+    }
+
+    /// The long-term bandwidth estimate, if that option is on.
+    pub fn lt_bw(&self) -> Option<&LtBw> {
+        self.lt.as_ref()
+    }
+
+    /// The bandwidth BBR paces at and sizes cwnd from: the long-term rate while a policer is
+    /// detected (Linux `bbr_bw`), else BtlBw; bytes per second.
+    pub fn bw(&self) -> f64 {
+        self.lt.as_ref().and_then(LtBw::bw).unwrap_or(self.btlbw)
     }
 
     /// BBRInit again at `now`, when the connection opens (with the handshake's RTT, if any).
@@ -213,11 +267,27 @@ impl Bbr {
     /// BBRInflight(gain) (§4.2.3.2), segments: gain · BDP + 3 send quanta; the initial window
     /// before any RTT sample.
     pub fn inflight(&self, gain: f64) -> f64 {
+        self.inflight_at(self.btlbw, gain)
+    }
+
+    /// BBRInflight at bandwidth `bw` (bytes per second); with the quantization budget Linux's
+    /// `bbr_inflight`: `bbr_quantization_budget(⌈gain · BDP⌉)`.
+    fn inflight_at(&self, bw: f64, gain: f64) -> f64 {
         match self.rtprop {
             None => self.initial_cwnd,
             Some(rt) => {
-                let bdp = self.btlbw * rt.as_secs_f64() * self.inv_mss;
-                gain * bdp + 3.0 * self.send_quantum * self.inv_mss
+                let bdp = bw * rt.as_secs_f64() * self.inv_mss;
+                if self.quantize {
+                    let probing = self.mode == Mode::ProbeBw && self.cycle_index == 0;
+                    bbr_linux::quantization_budget(
+                        (gain * bdp).ceil(),
+                        self.pacing_rate,
+                        self.mss,
+                        probing,
+                    )
+                } else {
+                    gain * bdp + 3.0 * self.send_quantum * self.inv_mss
+                }
             }
         }
     }
@@ -226,6 +296,12 @@ impl Bbr {
     pub fn on_ack(&mut self, a: &Ack, cwnd: f64) -> f64 {
         // BBRUpdateModelAndState
         self.update_btlbw(a);
+        if let (Some(g), Some(_)) = (self.aggr.as_mut(), a.sample.rate_bytes_per_s) {
+            // Linux bbr_update_ack_aggregation, after bbr_update_bw
+            let acked = a.sample.newly_delivered as f64 * self.inv_mss;
+            let bw = self.lt.as_ref().and_then(LtBw::bw).unwrap_or(self.btlbw) * self.inv_mss;
+            g.update(self.round_start, a.now, acked, bw, cwnd);
+        }
         self.check_cycle_phase(a);
         self.check_full_pipe(a);
         self.check_drain(a);
@@ -281,6 +357,36 @@ impl Bbr {
         self.round_start = true;
     }
 
+    /// With policer detection, Linux's `bbr_set_state(TCP_CA_Loss)` also runs a long-term
+    /// sample with a loss and a round start, at `now` with `delivered` bytes and `lost_segs`
+    /// segments lost so far.
+    pub fn lt_timeout(&mut self, now: SimTime, delivered: u64, lost_segs: u64) {
+        let a = LtAck {
+            now,
+            round_start: true,
+            losses: 1,
+            delivered,
+            lost: lost_segs,
+            probe_bw: self.mode == Mode::ProbeBw,
+        };
+        self.lt_sample(&a);
+    }
+
+    fn lt_sample(&mut self, a: &LtAck) {
+        let Some(lt) = self.lt.as_mut() else { return };
+        match lt.sample(a, self.mss) {
+            LtEvent::None => {}
+            LtEvent::Engaged => {
+                // Linux: pacing_gain = BBR_UNIT; bbr_update_gains keeps 1 in ProbeBW
+                if self.mode == Mode::ProbeBw {
+                    self.pacing_gain = 1.0;
+                }
+            }
+            // Linux bbr_reset_probe_bw_mode
+            LtEvent::Expired => self.enter_probe_bw(a.now),
+        }
+    }
+
     fn save_cwnd(&mut self, cwnd: f64, in_recovery: bool) {
         // BBRSaveCwnd
         self.prior_cwnd = if !in_recovery && self.mode != Mode::ProbeRtt {
@@ -301,6 +407,19 @@ impl Bbr {
             self.round_count += 1;
             self.round_start = true;
             self.conservation = false;
+        }
+        if self.lt.is_some() && a.sample.rate_bytes_per_s.is_some() {
+            // Linux bbr_update_bw: bbr_lt_bw_sampling after the round update (valid samples)
+            let l = LtAck {
+                now: a.now,
+                round_start: self.round_start,
+                losses: a.lost_segs.saturating_sub(self.lt_lost_seen),
+                delivered: a.delivered,
+                lost: a.lost_segs,
+                probe_bw: self.mode == Mode::ProbeBw,
+            };
+            self.lt_lost_seen = a.lost_segs;
+            self.lt_sample(&l);
         }
         // the max filter over the last BTLBW_FILTER_LEN rounds (no app-limited samples): a
         // slot per round; the maximum is recomputed only when a round starts (a slot may have
@@ -348,7 +467,12 @@ impl Bbr {
     fn advance_cycle_phase(&mut self, now: SimTime) {
         self.cycle_stamp = now;
         self.cycle_index = (self.cycle_index + 1) % GAIN_CYCLE.len();
-        self.pacing_gain = GAIN_CYCLE[self.cycle_index];
+        // Linux bbr_update_gains: gain 1 while the long-term rate is in use
+        self.pacing_gain = if self.lt.as_ref().is_some_and(|l| l.bw().is_some()) {
+            1.0
+        } else {
+            GAIN_CYCLE[self.cycle_index]
+        };
     }
 
     /// BBRCheckFullPipe (§4.3.2.2); no sample is application-limited here.
@@ -445,7 +569,7 @@ impl Bbr {
 
     /// BBRSetPacingRate (§4.2.1).
     fn set_pacing_rate(&mut self) {
-        let rate = self.pacing_gain * self.btlbw;
+        let rate = self.pacing_gain * self.bw();
         if self.filled_pipe || rate > self.pacing_rate {
             self.pacing_rate = rate;
         }
@@ -464,9 +588,30 @@ impl Bbr {
         };
     }
 
+    /// The cwnd target, segments: BBRInflight(cwnd_gain) (§4.2.3.2); with the Linux options,
+    /// `bbr_set_cwnd`'s: `bbr_quantization_budget(bbr_bdp(bbr_bw) + bbr_ack_aggregation_cwnd)`.
+    pub fn cwnd_target(&self) -> f64 {
+        let bw = self.bw();
+        let aggr = self
+            .aggr
+            .as_ref()
+            .map_or(0.0, |g| g.cwnd(bw * self.inv_mss, self.filled_pipe));
+        match self.rtprop {
+            Some(rt) if self.quantize => {
+                let bdp = bw * rt.as_secs_f64() * self.inv_mss;
+                let probing = self.mode == Mode::ProbeBw && self.cycle_index == 0;
+                let c = (self.cwnd_gain * bdp).ceil() + aggr;
+                bbr_linux::quantization_budget(c, self.pacing_rate, self.mss, probing)
+            }
+            _ => self.inflight_at(bw, self.cwnd_gain) + aggr,
+        }
+    }
+
     /// BBRSetCwnd (§4.2.3.5), outside loss recovery.
     fn set_cwnd(&mut self, a: &Ack, cwnd: f64) -> f64 {
-        let target = self.inflight(self.cwnd_gain);
+        // Linux bbr_set_cwnd: bbr_bdp at bbr_bw, plus bbr_ack_aggregation_cwnd, then
+        // bbr_quantization_budget (the draft: BBRInflight, 3 send quanta)
+        let target = self.cwnd_target();
         let delivered = a.sample.newly_delivered as f64 * self.inv_mss;
         let mut cwnd = if self.filled_pipe {
             (cwnd + delivered).min(target)

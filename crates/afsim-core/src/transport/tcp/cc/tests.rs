@@ -194,6 +194,7 @@ impl Feed {
             inflight: inflight_segs * 1000,
             lost: false,
             in_recovery: false,
+            lost_segs: 0,
         }
     }
 }

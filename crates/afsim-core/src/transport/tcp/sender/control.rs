@@ -19,8 +19,9 @@ use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::tcp::cc::bbr::{self, Bbr};
 use crate::transport::tcp::cc::hystart::{self, HyStart};
+use crate::transport::tcp::cc::hystart_linux::LinuxHyStart;
 use crate::transport::tcp::cc::rate::RateSampler;
-use crate::transport::tcp::cc::{cubic::Cubic, BbrSender, Cc, CcKind};
+use crate::transport::tcp::cc::{cubic::Cubic, BbrSender, Cc, CcKind, SlowStart};
 use crate::transport::tcp::sack::Marks;
 use crate::transport::tcp::Params;
 use crate::transport::Ctx;
@@ -32,7 +33,14 @@ pub(super) const TOKEN_PACE: u32 = u32::MAX;
 pub(super) fn new_cc(p: &Params, mss: u64, rng: &Rng) -> Cc {
     match p.cc {
         CcKind::Reno => Cc::Reno,
-        CcKind::Cubic => Cc::Cubic(Cubic::new(), p.hystart.then(|| Box::new(HyStart::new(mss)))),
+        CcKind::Cubic => {
+            let ss = if p.hystart_linux {
+                Some(SlowStart::Linux(LinuxHyStart::new(mss)))
+            } else {
+                p.hystart.then(|| SlowStart::PlusPlus(HyStart::new(mss)))
+            };
+            Cc::Cubic(Cubic::new(), ss.map(Box::new))
+        }
         CcKind::Bbr => Cc::Bbr(Box::new(BbrSender {
             bbr: Bbr::new(
                 mss,
@@ -40,12 +48,14 @@ pub(super) fn new_cc(p: &Params, mss: u64, rng: &Rng) -> Cc {
                 p.start,
                 None,
                 rng.clone(),
-            ),
+            )
+            .with_linux(p.bbr_linux),
             rate: RateSampler::new(mss),
             loss_until: None,
             ecn_high: 0,
             next_send: SimTime::ZERO,
             pace_armed: false,
+            lost_segs: 0,
         })),
     }
 }
@@ -64,15 +74,30 @@ impl Sender {
                         self.cwnd += segs.min(1.0);
                         return;
                     };
-                    // RFC 9406 §4.2: HyStart++
-                    let s = h.rate.on_ack(old_una, self.snd_una, false, &[], now, None);
-                    match h.on_ack(self.snd_una, self.snd_nxt, s.rtt) {
-                        hystart::Step::Grow { divisor } => {
-                            self.cwnd += segs.min(hystart::L) / divisor;
-                        }
-                        hystart::Step::Exit => {
-                            self.ssthresh = self.cwnd;
-                            *hs = None;
+                    let s = h
+                        .rate_mut()
+                        .on_ack(old_una, self.snd_una, false, &[], now, None);
+                    match h.as_mut() {
+                        // RFC 9406 §4.2: HyStart++
+                        SlowStart::PlusPlus(h) => match h.on_ack(self.snd_una, self.snd_nxt, s.rtt)
+                        {
+                            hystart::Step::Grow { divisor } => {
+                                self.cwnd += segs.min(hystart::L) / divisor;
+                            }
+                            hystart::Step::Exit => {
+                                self.ssthresh = self.cwnd;
+                                *hs = None;
+                            }
+                        },
+                        // Linux tcp_cubic.c: cubictcp_acked (HyStart), then tcp_slow_start
+                        SlowStart::Linux(h) => {
+                            let found = h.on_ack(now, self.snd_una, self.snd_nxt, self.cwnd, s.rtt);
+                            if found.is_some() {
+                                self.ssthresh = self.cwnd;
+                                *hs = None;
+                            } else {
+                                self.cwnd += segs.min(1.0);
+                            }
                         }
                     }
                 } else {
@@ -136,16 +161,23 @@ impl Sender {
     }
 
     /// After a timeout has set cwnd to one segment (`cwnd_before` it had).
-    pub(super) fn cc_timeout(&mut self, cwnd_before: f64) {
+    pub(super) fn cc_timeout(&mut self, cwnd_before: f64, now: SimTime) {
         match &mut self.cc {
             Cc::Reno => {}
             // RFC 9438 §4.8
             Cc::Cubic(c, hs) => {
-                *hs = None;
+                // RFC 9406 §4.3 leaves slow starts after a timeout to the implementation:
+                // HyStart++ is not used again; Linux starts its HyStart over (tcp_cubic.c,
+                // cubictcp_state on TCP_CA_Loss: bictcp_reset, bictcp_hystart_reset)
+                *hs = self
+                    .p
+                    .hystart_linux
+                    .then(|| Box::new(SlowStart::Linux(LinuxHyStart::new(self.mss))));
                 c.on_timeout()
             }
             Cc::Bbr(b) => {
                 b.bbr.on_timeout(cwnd_before);
+                b.bbr.lt_timeout(now, b.rate.delivered(), b.lost_segs);
                 b.loss_until = Some(self.snd_max);
             }
         }
@@ -182,6 +214,7 @@ impl Sender {
             inflight: self.snd_max - self.snd_una,
             lost,
             in_recovery: in_fast,
+            lost_segs: b.lost_segs,
         };
         let mut cwnd = b.bbr.on_ack(&a, self.cwnd);
         if let (
@@ -226,9 +259,10 @@ impl Sender {
         let in_flight = self.snd_max.saturating_sub(self.snd_una);
         match &mut self.cc {
             Cc::Reno | Cc::Cubic(_, None) => {}
-            Cc::Cubic(_, Some(h)) => h.rate.on_send(start, len, now, in_flight, retx),
+            Cc::Cubic(_, Some(h)) => h.rate_mut().on_send(start, len, now, in_flight, retx),
             Cc::Bbr(b) => {
                 b.rate.on_send(start, len, now, in_flight, retx);
+                b.lost_segs += u64::from(retx);
                 let rate = b.bbr.pacing_rate();
                 if rate > 0.0 {
                     let ns = (len as f64 / rate * 1e9) as u64;
