@@ -4649,3 +4649,31 @@ fn a_group_of_flows_takes_per_member_values() {
         "expected a string, found an array",
     );
 }
+
+/// A host group of `n`, a flow and a conditioner per host.
+fn per_host_conditioners(n: usize) -> String {
+    format!(
+        "[scenario]\nduration = \"1s\"\n[[node]]\nname = \"h\"\ncount = {n}\n[[node]]\nname = \"r\"\n\
+         [[link]]\nbetween = [\"h\", \"r\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+         [[flow]]\nname = \"f\"\nfrom = \"h\"\nto = \"r\"\nkind = \"cbr\"\nrate = \"10kbps\"\npacket_size = \"500B\"\n\
+         [[conditioner]]\nname = \"tb\"\nat = \"r\"\nfrom = \"h\"\nmatch = {{ flows = \"f\" }}\n\
+         meter = {{ kind = \"token_bucket\", rate = \"5kbps\", depth = \"3000B\" }}\n"
+    )
+}
+
+#[test]
+fn conditioners_times_flows_is_bounded_at_the_conditioner() {
+    // 4,096 × 4,096 = 2²⁴ pairs load; 4,097 × 4,097 are refused, at the conditioner's `at`,
+    // before the world's per-flow counters would take gigabytes (issue 28)
+    let s = load(&per_host_conditioners(4096)).unwrap();
+    assert_eq!((s.conditioners.len(), s.flows.len()), (4096, 4096));
+    assert_eq!(s.conditioners[4095].classifier.flows.len(), 4096);
+    let text = per_host_conditioners(4097);
+    expect(
+        &text,
+        "\"r\"",
+        3,
+        "conditioner[0].at",
+        "4097 conditioners with 4097 flows",
+    );
+}
