@@ -159,6 +159,7 @@ def columns(all_structs: dict, struct: str) -> list[tuple[str, str, str]]:
             inner = re.sub(r"[^\w].*", "", rust)
             cols.extend((n, t, d or doc) for n, t, d, _ in all_structs[inner][1])
         elif rust.startswith("std::collections::BTreeMap") or rust == "QueueDrops":
+            # QueueDrops: two (reason, count) pairs, written as the map it replaced
             cols.append((f"{name}_<reason>", "u64", doc + " One column per reason "
                          "(`drops_overflow`, `drops_early`, …)."))
         else:

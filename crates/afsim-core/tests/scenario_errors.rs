@@ -557,49 +557,6 @@ fn too_many_nodes_is_an_error_before_anything_is_allocated() {
     );
 }
 
-#[test]
-fn conditioners_times_flows_beyond_memory_is_an_error_not_an_exhausted_machine() {
-    // 6,000 hosts, a flow and a conditioner each: 36 M (conditioner, flow) entries of
-    // per-flow conditioner state, above the limit of 2^25 (a fuzzed 65,535 took 24 GB)
-    let text = r#"[scenario]
-duration = "1s"
-
-[[node]]
-name = "r"
-[[node]]
-name = "h"
-count = 6000
-
-[[link]]
-between = ["h", "r"]
-rate = "10Mbps"
-delay = "1ms"
-
-[[flow]]
-name = "f"
-from = "h"
-to = "r"
-kind = "cbr"
-rate = "1kbps"
-packet_size = "500B"
-
-[[conditioner]]
-name = "c"
-at = "r"
-from = "h"
-meter = { kind = "token_bucket", rate = "1kbps", depth = "1000B" }
-"#;
-    expect(
-        text,
-        "\"r\"\nfrom",
-        0,
-        "conditioner[0].at",
-        "36000000 (conditioner, flow) entries exceed afsim's limit of 33554432",
-    );
-    // 5,000 of each (25 M) load
-    assert!(load(&text.replace("6000", "5000")).is_ok());
-}
-
 // ---- choices -------------------------------------------------------------------------------
 
 #[test]
@@ -4690,5 +4647,33 @@ fn a_group_of_flows_takes_per_member_values() {
         0,
         "flow[0].to",
         "expected a string, found an array",
+    );
+}
+
+/// A host group of `n`, a flow and a conditioner per host.
+fn per_host_conditioners(n: usize) -> String {
+    format!(
+        "[scenario]\nduration = \"1s\"\n[[node]]\nname = \"h\"\ncount = {n}\n[[node]]\nname = \"r\"\n\
+         [[link]]\nbetween = [\"h\", \"r\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+         [[flow]]\nname = \"f\"\nfrom = \"h\"\nto = \"r\"\nkind = \"cbr\"\nrate = \"10kbps\"\npacket_size = \"500B\"\n\
+         [[conditioner]]\nname = \"tb\"\nat = \"r\"\nfrom = \"h\"\nmatch = {{ flows = \"f\" }}\n\
+         meter = {{ kind = \"token_bucket\", rate = \"5kbps\", depth = \"3000B\" }}\n"
+    )
+}
+
+#[test]
+fn conditioners_times_flows_is_bounded_at_the_conditioner() {
+    // 4,096 × 4,096 = 2²⁴ pairs load; 4,097 × 4,097 are refused, at the conditioner's `at`,
+    // before the world's per-flow counters would take gigabytes (issue 28)
+    let s = load(&per_host_conditioners(4096)).unwrap();
+    assert_eq!((s.conditioners.len(), s.flows.len()), (4096, 4096));
+    assert_eq!(s.conditioners[4095].classifier.flows.len(), 4096);
+    let text = per_host_conditioners(4097);
+    expect(
+        &text,
+        "\"r\"",
+        3,
+        "conditioner[0].at",
+        "4097 conditioners with 4097 flows",
     );
 }

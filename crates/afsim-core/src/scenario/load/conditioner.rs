@@ -20,6 +20,8 @@
 //! conform", so only it may `shape`), whether a remote CSA's targets are reachable (`resolve`,
 //! with the routing tables), and anything the world builder decides.
 
+use std::collections::HashSet;
+
 use super::meter::{a, read_meter, two_colour};
 
 use super::diffserv::code_point;
@@ -31,9 +33,7 @@ use super::table::{Field, Rec};
 use super::value::{Scalar, Val};
 use crate::edge::{dscp, PerColourAction};
 use crate::net::packet::proto;
-use crate::scenario::spec::{
-    ClassifierSpec, ConditionerSpec, Limit, LinkSpec, MeterSpec, NodeSpec,
-};
+use crate::scenario::spec::{ClassifierSpec, ConditionerSpec, Limit, MeterSpec, NodeSpec};
 use crate::scenario::units::{parse_amount, Quantity};
 
 const PROTOCOLS: [(&str, u8); 3] = [
@@ -48,9 +48,6 @@ pub(crate) const CONDITIONER_FIELDS: [&str; 10] = [
     "name", "at", "from", "match", "per_flow", "meter", "green", "yellow", "red", "buffer",
 ];
 const MATCH_FIELDS: [&str; 5] = ["flows", "src", "dst", "protocol", "dscp"];
-/// The most (conditioner, flow) pairs a scenario may have: each costs about 9 bytes of
-/// per-flow conditioner state (300 MB at the limit).
-pub(crate) const MAX_CONDITIONER_FLOW_STATE: u64 = 1 << 25;
 #[derive(Debug)]
 pub(crate) struct RawConditioner {
     pub path: String,
@@ -434,16 +431,22 @@ fn read_match(rec: &Rec, f: &Field, params: &Params) -> Result<RawMatch, Fail> {
     Ok(m)
 }
 
+/// The most (conditioner, flow) pairs a scenario may have: each conditioner of the world keeps
+/// counters for every flow (`Conditioner::new`: 10 to 80 bytes a pair), so 2²⁴ pairs take
+/// 0.2 to 1.3 GB; beyond, a load is refused rather than the memory exhausted (issue 28).
+pub const MAX_CONDITIONER_FLOWS: u64 = 1 << 24;
+
 /// The conditioners one `[[conditioner]]` makes: one per (at, from) pair. `before` conditioners
 /// were made by the tables above it; a conditioner name refers to the indices it made (a
 /// group's name to all of them), which is how CSAs name their targets.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn expand(
     c: &RawConditioner,
     names: &Names,
     flow_names: &Names,
     cond_names: &mut Names,
     nodes: &[NodeSpec],
-    links: &[LinkSpec],
+    joined: &HashSet<(usize, usize)>,
     before: usize,
     n_flows: usize,
 ) -> Result<Vec<ConditionerSpec>, Fail> {
@@ -476,10 +479,7 @@ pub(crate) fn expand(
                         ),
                     ));
                 }
-                if !links
-                    .iter()
-                    .any(|l| (l.a, l.b) == (x, y) || (l.a, l.b) == (y, x))
-                {
+                if !joined.contains(&(x.min(y), x.max(y))) {
                     return Err(Fail::new(
                         from_name.at,
                         from_field,
@@ -510,26 +510,28 @@ pub(crate) fn expand(
     };
     let src = single(&c.classifier.src, "src")?;
     let dst = single(&c.classifier.dst, "dst")?;
-    // A conditioner keeps state per flow of the scenario (`edge::conditioner`: the flows it
-    // saw and their green bytes), so conditioners x flows is what memory must hold; refuse
-    // what would not fit rather than exhaust the machine (issue 28).
-    let state = (before + pairs.len()) as u64 * n_flows as u64;
-    if state > MAX_CONDITIONER_FLOW_STATE {
+    // the world keeps counters per (conditioner, flow): bounded, as the routing's core columns
+    let n_conds = (before + pairs.len()) as u64;
+    if n_conds * n_flows as u64 > MAX_CONDITIONER_FLOWS {
         return Err(Fail::new(
             c.at.at,
             format!("{}.at", c.path),
             format!(
-                "this table makes {} conditioner{} ({} in all), and each keeps state per flow of \
-                 the scenario's {n_flows}: {state} (conditioner, flow) entries exceed afsim's \
-                 limit of {MAX_CONDITIONER_FLOW_STATE}; use fewer conditioners or flows",
-                pairs.len(),
-                if pairs.len() == 1 { "" } else { "s" },
-                before + pairs.len(),
+                "{n_conds} conditioners with {n_flows} flows: each conditioner keeps counters for \
+                 every flow, {} (conditioner, flow) pairs; at most {MAX_CONDITIONER_FLOWS}",
+                n_conds * n_flows as u64
             ),
         ));
     }
     let mut flows: Vec<usize> = Vec::new();
-    let mut listed_already = std::collections::HashSet::new();
+    let mut listed_already = vec![
+        false;
+        if c.classifier.flows.is_some() {
+            n_flows
+        } else {
+            0
+        }
+    ];
     if let Some(listed) = &c.classifier.flows {
         for (i, n) in listed.iter().enumerate() {
             let r = flow_names
@@ -540,7 +542,7 @@ pub(crate) fn expand(
                 )?
                 .r;
             for x in r.members() {
-                if listed_already.insert(x) {
+                if !std::mem::replace(&mut listed_already[x], true) {
                     flows.push(x);
                 }
             }

@@ -28,6 +28,7 @@ use crate::scenario::spec::{
 };
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::{tcp, tfrc};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Builds the spec from checked records. `default_name` is used when `[scenario]` has none.
@@ -65,6 +66,12 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
     let mut conditioners = Vec::new();
     let mut cond_names = Names::new(src);
     let mut cond_origin: Vec<&RawConditioner> = Vec::new();
+    // the pairs of nodes a link joins (smaller index first), for conditioners' `from`
+    let joined: HashSet<(usize, usize)> = if raw.conditioners.is_empty() {
+        HashSet::new()
+    } else {
+        links.iter().map(|l| (l.a.min(l.b), l.a.max(l.b))).collect()
+    };
     for c in &raw.conditioners {
         let made = conditioner::expand(
             c,
@@ -72,7 +79,7 @@ pub(crate) fn build(raw: Raw, src: &Source, default_name: &str) -> Result<Spec, 
             &flow_names,
             &mut cond_names,
             &nodes,
-            &links,
+            &joined,
             conditioners.len(),
             flows.len(),
         );

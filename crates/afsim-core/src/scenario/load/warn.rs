@@ -180,21 +180,29 @@ fn shallow_buckets(spec: &Spec, origins: &Origins, out: &mut Vec<Fail>) {
             continue;
         };
         let k = &c.classifier;
+        // the flows it lists, in flow order (every flow if none is listed): a scan of the
+        // list, not a look-up per flow, which made conditioners × flows² (issue 28)
+        let listed: Vec<usize> = if k.flows.is_empty() {
+            (0..spec.flows.len()).collect()
+        } else {
+            let mut v = k.flows.clone();
+            v.sort_unstable();
+            v
+        };
         // the flows whose data packets this classifier takes (forward direction)
-        let metered = spec.flows.iter().enumerate().filter(|(i, f)| {
+        let metered = listed.iter().map(|&i| &spec.flows[i]).filter(|f| {
             let proto = match f.app {
                 AppSpec::Cbr(_) => crate::net::packet::proto::UDP,
                 AppSpec::Tcp(_) => crate::net::packet::proto::TCP,
                 AppSpec::Tfrc(_) => crate::net::packet::proto::DCCP,
             };
-            (k.flows.is_empty() || k.flows.contains(i))
-                && k.src.is_none_or(|s| s == f.src)
+            k.src.is_none_or(|s| s == f.src)
                 && k.dst.is_none_or(|d| d == f.dst)
                 && k.protocol.is_none_or(|p| p == proto)
                 && (k.dscp.is_empty() || k.dscp.contains(&f.dscp))
         });
         let Some((size, name)) = metered
-            .map(|(_, f)| (packet_sizes(&f.app).0, &f.name))
+            .map(|f| (packet_sizes(&f.app).0, &f.name))
             .filter(|&(size, _)| u64::from(size) > depth)
             .max_by_key(|&(size, _)| size)
         else {
