@@ -177,11 +177,10 @@ impl Scenario {
     /// with their sampling intervals in seconds.
     #[getter]
     fn monitors(&self) -> Vec<(String, f64)> {
-        let names = self.spec.port_names();
         self.spec
             .monitors
             .iter()
-            .map(|m| (names[m.port].clone(), m.interval.as_secs_f64()))
+            .map(|m| (self.spec.port_name(m.port), m.interval.as_secs_f64()))
             .collect()
     }
     /// The same scenario also sampling the queue of port `port` (`from->to`) every `interval`
