@@ -306,7 +306,7 @@ fn run(
                 world.run(Some(&mut on_progress))?;
                 world.finish_captures()?;
                 timing[1] = start.elapsed().as_secs_f64();
-                let report = world.report();
+                let report = world.into_report();
                 if report.conservation.holds {
                     Ok(report)
                 } else {
