@@ -343,7 +343,7 @@ pub fn run(
     let mut world = World::build(spec).map_err(RunError::Spec)?;
     world.run(progress)?;
     world.finish_captures()?;
-    let report = world.report();
+    let report = world.into_report();
     if !report.conservation.holds {
         return Err(RunError::Conservation(Box::new(report)));
     }

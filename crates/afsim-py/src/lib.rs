@@ -180,14 +180,13 @@ impl Scenario {
     /// interval in seconds (event traces: `traced_queues`).
     #[getter]
     fn monitors(&self) -> Vec<(String, f64)> {
-        let names = self.spec.port_names();
         self.spec
             .monitors
             .iter()
             .filter(|m| m.kind != MonitorKind::Events)
             .map(|m| {
                 let target = match m.kind {
-                    MonitorKind::Queue => names[m.port].clone(),
+                    MonitorKind::Queue => self.spec.port_name(m.port),
                     k => k.name().to_string(),
                 };
                 (target, m.interval.as_secs_f64())
@@ -198,12 +197,11 @@ impl Scenario {
     /// `with_queue_trace`).
     #[getter]
     fn traced_queues(&self) -> Vec<String> {
-        let names = self.spec.port_names();
         self.spec
             .monitors
             .iter()
             .filter(|m| m.kind == MonitorKind::Events)
-            .map(|m| names[m.port].clone())
+            .map(|m| self.spec.port_name(m.port))
             .collect()
     }
     /// The same scenario also sampling, every `interval` (a time with its unit, like "1ms"),
@@ -348,7 +346,7 @@ fn run(
                 world.run(Some(&mut on_progress))?;
                 world.finish_captures()?;
                 timing[1] = start.elapsed().as_secs_f64();
-                let report = world.report();
+                let report = world.into_report();
                 if report.conservation.holds {
                     Ok(report)
                 } else {

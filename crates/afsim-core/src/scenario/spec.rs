@@ -230,17 +230,23 @@ impl Spec {
         flows.chain(signals)
     }
 
+    /// Every port's name, "from->to" in node names, in port order (port `2k` is link `k`'s a → b
+    /// direction, `2k + 1` its b → a).
     pub fn port_names(&self) -> Vec<String> {
-        let name = |i: usize| self.nodes[i].name.as_str();
-        self.links
-            .iter()
-            .flat_map(|l| {
-                [
-                    format!("{}->{}", name(l.a), name(l.b)),
-                    format!("{}->{}", name(l.b), name(l.a)),
-                ]
-            })
+        (0..2 * self.links.len())
+            .map(|p| self.port_name(p))
             .collect()
+    }
+
+    /// Port `port`'s name, "from->to" in node names.
+    pub fn port_name(&self, port: usize) -> String {
+        let l = &self.links[port / 2];
+        let (from, to) = if port.is_multiple_of(2) {
+            (l.a, l.b)
+        } else {
+            (l.b, l.a)
+        };
+        format!("{}->{}", self.nodes[from].name, self.nodes[to].name)
     }
 
     /// Adds a capture of port `port` (named `from->to`) into `path`, as `afsim run --capture`

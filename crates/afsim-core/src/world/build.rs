@@ -172,10 +172,20 @@ impl<'s> World<'s> {
         let mut ingress: Vec<Vec<u32>> = vec![Vec::new(); with(ports.len())];
         let mut local: Vec<Vec<u32>> = vec![Vec::new(); with(spec.nodes.len())];
         let mut conditioners = Vec::with_capacity(spec.conditioners.len());
+        // the ports into each node and out of each, in port order: a conditioner or a CSA looks
+        // at its node's ports only, not at every port (issue 28)
+        let (into, out_of) = if spec.conditioners.is_empty() && spec.csas.is_empty() {
+            (PortsByNode::default(), PortsByNode::default())
+        } else {
+            (
+                PortsByNode::new(spec.nodes.len(), ports.iter().map(|p| p.to)),
+                PortsByNode::new(spec.nodes.len(), ports.iter().map(|p| p.from)),
+            )
+        };
+        // per-flow arrays also cover the CSA control-packet pseudo-flows
+        let n_all = spec.flows.len() + spec.csas.iter().map(|c| c.targets.len()).sum::<usize>();
         for (c, cs) in spec.conditioners.iter().enumerate() {
             let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
-            // per-flow arrays also cover the CSA control-packet pseudo-flows
-            let n_all = spec.flows.len() + spec.csas.iter().map(|c| c.targets.len()).sum::<usize>();
             conditioners.push(Conditioner::new(
                 cs,
                 n_all,
@@ -183,9 +193,9 @@ impl<'s> World<'s> {
                 stream,
                 SimTime::ZERO + spec.warmup,
             ));
-            for (i, p) in ports.iter().enumerate() {
-                if p.to as usize == cs.node && cs.from.is_none_or(|f| f == p.from as usize) {
-                    ingress[i].push(c as u32);
+            for &i in into.of(cs.node) {
+                if cs.from.is_none_or(|f| f == ports[i as usize].from as usize) {
+                    ingress[i as usize].push(c as u32);
                 }
             }
             if cs.from.is_none() {
@@ -198,9 +208,11 @@ impl<'s> World<'s> {
         let mut port_csa = vec![u32::MAX; ports.len()];
         let mut signal_flows = Vec::new();
         for (k, cs) in spec.csas.iter().enumerate() {
-            let port = ports
+            let port = out_of
+                .of(cs.node)
                 .iter()
-                .position(|p| p.from as usize == cs.node && p.to as usize == cs.towards)
+                .map(|&i| i as usize)
+                .find(|&i| ports[i].to as usize == cs.towards)
                 .ok_or(SpecError::NodeIndex {
                     what: "csa",
                     index: k,
@@ -325,5 +337,58 @@ impl<'s> World<'s> {
     #[cfg(test)]
     pub(crate) fn replace_queue(&mut self, port: usize, q: AnyQueue) {
         self.ports[port].queue = q;
+    }
+}
+
+/// Port indices grouped by a node of theirs (compressed rows: `ports[start[n]..start[n + 1]]`
+/// are node `n`'s, in port order).
+#[derive(Default)]
+struct PortsByNode {
+    start: Vec<u32>,
+    ports: Vec<u32>,
+}
+
+impl PortsByNode {
+    /// From each port's node, in port order.
+    fn new(n_nodes: usize, node_of: impl Iterator<Item = u32> + Clone) -> Self {
+        let mut start = vec![0u32; n_nodes + 1];
+        for n in node_of.clone() {
+            start[n as usize + 1] += 1;
+        }
+        for n in 0..n_nodes {
+            start[n + 1] += start[n];
+        }
+        let mut next = start.clone();
+        let mut ports = vec![0u32; start[n_nodes] as usize];
+        for (i, n) in node_of.enumerate() {
+            ports[next[n as usize] as usize] = i as u32;
+            next[n as usize] += 1;
+        }
+        PortsByNode { start, ports }
+    }
+
+    /// Node `n`'s ports, in port order (none for an empty index).
+    fn of(&self, n: usize) -> &[u32] {
+        match (self.start.get(n), self.start.get(n + 1)) {
+            (Some(&a), Some(&b)) => &self.ports[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PortsByNode;
+
+    #[test]
+    fn ports_by_node_keep_port_order_within_each_node() {
+        // ports 0..6 at nodes 2, 0, 2, 3, 0, 2; node 1 has none
+        let idx = PortsByNode::new(4, [2u32, 0, 2, 3, 0, 2].into_iter());
+        assert_eq!(idx.of(0), [1, 4]);
+        assert!(idx.of(1).is_empty());
+        assert_eq!(idx.of(2), [0, 2, 5]);
+        assert_eq!(idx.of(3), [3]);
+        assert!(idx.of(4).is_empty());
+        assert!(PortsByNode::default().of(0).is_empty());
     }
 }

@@ -26,6 +26,18 @@ use super::{StopReason, World};
 impl World<'_> {
     /// The results, and the conservation check over them.
     pub fn report(&mut self) -> Report {
+        self.report_with(false)
+    }
+
+    /// The results, the world given up on the way: its agents once the flow rows are made, each
+    /// port's line before its rows are, so that the report's rows take memory the world gave
+    /// back (the peak of a large run is here; issue 28).
+    pub fn into_report(mut self) -> Report {
+        self.report_with(true)
+    }
+
+    /// The report; with `free`, the agents and the ports' lines are dropped on the way.
+    fn report_with(&mut self, free: bool) -> Report {
         // names of counters whose identity fails; any makes the run fail
         let mut broken: Vec<String> = Vec::new();
         let now = self.now;
@@ -55,6 +67,12 @@ impl World<'_> {
                 ..counter_fields(st, span, self.tfrc_fields(i, now, self.tcp_fields(i, span)))
             })
             .collect();
+        // the senders' traces are the last that needs the agents
+        let traces = self.take_traces();
+        let tfrc_traces = self.take_tfrc_traces();
+        if free {
+            self.agents = Vec::new();
+        }
         self.af_fields(&mut flows, span);
         self.dp_fields(&mut flows);
         for (row, d) in flows.iter_mut().zip(&self.flow_delays) {
@@ -143,6 +161,7 @@ impl World<'_> {
             }
         }
 
+        let in_flight_walked = self.walk_in_flight();
         let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
         let mut queues = Vec::with_capacity(self.ports.len());
         let mut colours = Vec::new();
@@ -151,6 +170,9 @@ impl World<'_> {
         for i in 0..self.ports.len() {
             let pname = self.port_name(i);
             let p = &mut self.ports[i];
+            if free {
+                p.line = std::collections::VecDeque::new();
+            }
             if let AnyQueue::Sima(q) = &p.queue {
                 if let Err(e) = q.check(&self.pool) {
                     broken.push(format!("{pname}: {e}"));
@@ -245,7 +267,7 @@ impl World<'_> {
             delivered: self.delivered,
             dropped,
             in_flight: self.pool.live(),
-            in_flight_walked: self.walk_in_flight(),
+            in_flight_walked,
             broken_queues: broken,
         });
         // the engine's own drop counter must agree with the per-place counts
@@ -276,8 +298,8 @@ impl World<'_> {
             sima_queues,
             sima_levels,
             conservation,
-            traces: self.take_traces(),
-            tfrc_traces: self.take_tfrc_traces(),
+            traces,
+            tfrc_traces,
             alpha_traces,
             queue_series: (0..self.ports.len())
                 .filter_map(|i| {

@@ -282,7 +282,8 @@ fn small_queues(spec: &Spec, origins: &Origins, tables: &Tables, out: &mut Vec<F
             }
         }
     }
-    let names = spec.port_names();
+    // a port's name is formatted only for a warning (every port's name on every load was a
+    // string a port; issue 28)
     for (port, w) in worst.iter().enumerate() {
         let Some((size, flow, limit)) = w else {
             continue;
@@ -296,7 +297,7 @@ fn small_queues(spec: &Spec, origins: &Origins, tables: &Tables, out: &mut Vec<F
             format!(
                 "queue {}: its limit of {limit} B is less than one {size}-byte packet of flow '{flow}', \
                  which crosses it: every such packet is dropped",
-                names[port]
+                spec.port_name(port)
             ),
         ));
     }
@@ -377,6 +378,21 @@ mod tests {
             s.warnings.is_empty(),
             "500-byte segments and 40-byte ACKs fit: {:?}",
             s.warnings
+        );
+        // the reverse direction's queue, named b->a, refuses the ACKs
+        let reverse = NET.replace(
+            "delay = \"1ms\"\n",
+            "delay = \"1ms\"\nreverse_queue = { kind = \"droptail\", limit = \"39B\" }\n",
+        );
+        let s = load_str(&format!("{reverse}{tcp}"), "w.toml", &[]).unwrap();
+        let w: Vec<String> = s.warnings.iter().map(|w| w.to_string()).collect();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains(
+                "queue b->a: its limit of 39 B is less than one 40-byte packet of flow 't'"
+            ),
+            "{}",
+            w[0]
         );
     }
 
