@@ -247,9 +247,9 @@ impl World<'_> {
             }
             let mut row = conditioner_row(cond, &self.spec.nodes[cond.node as usize].name, span);
             // the contract check: what the flows it metered delivered, against its contract
-            row.contract_kbps = metered[c].1;
+            // (`conditioner_row` set the contract, the same `contract_bps` as `metered`'s)
             row.delivered_kbps = metered[c].0.iter().map(|&i| flows[i].throughput_kbps).sum();
-            row.delivered_ros = row.delivered_kbps / metered[c].1;
+            row.delivered_ros = row.delivered_kbps / row.contract_kbps;
             conditioners.push(row);
         }
         for (i, d) in self.node_drops.iter().enumerate() {
