@@ -171,6 +171,11 @@ def build_parser() -> argparse.ArgumentParser:
         "afsim run --capture (default FILE: r1-r2.pcap, in --out if given): whole IP packets, "
         "wall-clock time stamps; repeatable")
     live_p.add_argument(
+        "--host-capture", action="append", default=[], metavar="HOST=FILE",
+        help="write every packet HOST's interface receives (headers only) to a pcap file, "
+        "with the kernel's time stamps inside HOST's namespace (when the forwarder's frames "
+        "really reached it); repeatable")
+    live_p.add_argument(
         "--queue-trace", action="store_true",
         help="write every arrival at a RED, WRED or RIO queue (time, length, average, fate) to "
         "queue-trace.csv in --out (needs --out)")
@@ -520,12 +525,19 @@ def cmd_live(args: argparse.Namespace) -> int:
         if args.queue_trace and args.out is None:
             raise UsageError("--queue-trace writes queue-trace.csv in --out: add --out DIR")
         captures = [_capture_arg(c, args.out) for c in args.capture]
+        host_caps = []
+        for text in args.host_capture:
+            host, sep, file = text.partition("=")
+            if not sep or not host or not file:
+                raise UsageError(f"--host-capture {text!r}: expected HOST=FILE, like src0=src0.pcap")
+            host_caps.append((host, Path(file)))
         if args.out is not None and (captures or args.queue_trace):
             prepare_out_dir(args.out, "--out")
         log = (lambda m: print(f"afsim live: {m}", file=sys.stderr)) if sys.stderr.isatty() else None
         summary = live(path, dict(args.overrides), args.seed, args.cc, log=log,
                        realtime=args.realtime, spin_us=args.spin_us, captures=captures,
-                       queue_trace=args.out / "queue-trace.csv" if args.queue_trace else None)
+                       queue_trace=args.out / "queue-trace.csv" if args.queue_trace else None,
+                       host_captures=host_caps)
     except LivePermissionError as e:
         _error(str(e))
         return EXIT_USAGE
