@@ -84,13 +84,17 @@ def metrics(s: dict) -> dict:
         "per_flow_mbps": thr,
         "jain": sum(thr) ** 2 / (len(thr) * sum(x * x for x in thr)) if any(thr) else None,
         "retransmissions": sum(f["retransmitted_packets"] or 0 for f in flows),
+        # live: the sender namespaces' TcpExt counters (one sender per host here)
+        "timeouts": sum(f["timeouts"] or 0 for f in flows),
+        "fast_recoveries": sum(f["fast_recoveries"] or 0 for f in flows),
         "rtt_mean_ms": 1e3 * sum(rtts) / len(rtts) if rtts else None,
         "mean_queue_pkt": q["mean_len_packets"],
         "drops": q["drops_total"],
     }
 
 
-SUMMARY_KEYS = ("throughput_mbps", "jain", "retransmissions", "rtt_mean_ms", "mean_queue_pkt", "drops",
+SUMMARY_KEYS = ("throughput_mbps", "jain", "retransmissions", "timeouts", "fast_recoveries", "rtt_mean_ms",
+                "mean_queue_pkt", "drops",
                 "ack_gap_median_us", "ack_bunched_share", "ack_burst_mean", "ack_new_data_share",
                 "ack_acked_bytes_median", "ack_lateness_p50_us", "ack_lateness_p99_us")
 ACK_KEYS = {"gap_median_us": "ack_gap_median_us", "bunched_share": "ack_bunched_share",

@@ -39,14 +39,17 @@ DUMBBELL_RUNS = [
     ("bbr", 4, "all three Linux options", AGGR + QUANT + LT),
     ("bbr", 4, "delayed ACKs", DELACK),
     ("bbr", 4, "delayed ACKs + ack_aggregation + quantization_budget", DELACK + AGGR + QUANT),
+    ("bbr", 4, "delayed ACKs + all three Linux options", DELACK + AGGR + QUANT + LT),
     ("bbr", 1, "draft-00", []),
     ("bbr", 1, "all three Linux options", AGGR + QUANT + LT),
     ("cubic", 1, "RFC 5681 slow start", []),
     ("cubic", 1, "hystart = rfc9406", ["--set", "hystart=rfc9406"]),
     ("cubic", 1, "hystart = linux", ["--set", "hystart=linux"]),
+    ("cubic", 1, "hystart = linux + delayed ACKs", ["--set", "hystart=linux", *DELACK]),
     ("cubic", 4, "RFC 5681 slow start", []),
     ("cubic", 4, "hystart = rfc9406", ["--set", "hystart=rfc9406"]),
     ("cubic", 4, "hystart = linux", ["--set", "hystart=linux"]),
+    ("cubic", 4, "hystart = linux + delayed ACKs", ["--set", "hystart=linux", *DELACK]),
 ]
 AF_RUNS = [
     ("draft-00", []),
@@ -73,9 +76,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for cc, n, name, extra in DUMBBELL_RUNS:
             scen = Path(tmp) / "dumbbell.toml"
-            # the flow table is the file's last: the fields go to it
-            sets = extra if extra[:1] == ["--set"] else []
-            fields = [] if sets else extra
+            # the flow table is the file's last: the fields go to it; "--set", "K=V" pairs are
+            # scenario parameters
+            sets, fields, it = [], [], iter(extra)
+            for x in it:
+                if x == "--set":
+                    sets += [x, next(it)]
+                else:
+                    fields.append(x)
             scen.write_text(DUMBBELL.read_text() + "".join(f"{x}\n" for x in fields))
             sims = []
             for k in range(1, args.seeds + 1):

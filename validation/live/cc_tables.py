@@ -4,7 +4,8 @@ validation/live/cc-compare.json, cc-af-live.json and cc-linux-options.json (no r
     python validation/live/cc_tables.py
 
 Each cell is "median (min–max)" over the live runs or the simulator's seeds; a difference
-counts as a gap only where the two ranges do not overlap (marked "≠").
+counts as a gap only where the two ranges do not overlap, by more than 1 % of the live median
+(marked "≠").
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ def cell(s: dict | None, fmt: str) -> str:
 
 
 def apart(a: dict | None, b: dict | None) -> bool:
-    return a is not None and b is not None and (a["max"] < b["min"] or b["max"] < a["min"])
+    """The two ranges are apart by more than 1 % of the first's median (rounding aside)."""
+    if a is None or b is None:
+        return False
+    return max(b["min"] - a["max"], a["min"] - b["max"]) > 0.01 * abs(a["median"])
 
 
 def spread(values: list) -> dict | None:
@@ -42,14 +46,16 @@ def pair(summary: dict, key: str, fmt: str) -> list[str]:
 
 def compare() -> None:
     rows = json.loads((LIVE / "cc-compare.json").read_text())["rows"]
-    print("| cc | N | throughput (Mb/s) live | afsim | retransmissions live | afsim | mean RTT (ms) live "
-          "| afsim | mean queue (pkt) live | afsim | Jain live | afsim | 1-min load during the live runs |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| cc | N | throughput (Mb/s) live | afsim | retransmissions live | afsim | drops live | afsim "
+          "| mean RTT (ms) live | afsim | mean queue (pkt) live | afsim | Jain live | afsim "
+          "| 1-min load during the live runs |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         s = r["summary"]
         loads = [x for run in r["live_runs"] for x in (run["load_before"][0], run["load_after"][0])]
         print("| " + " | ".join([r["cc"], str(r["n"]), *pair(s, "throughput_mbps", ".2f"),
-                                 *pair(s, "retransmissions", ".0f"), *pair(s, "rtt_mean_ms", ".1f"),
+                                 *pair(s, "retransmissions", ".0f"), *pair(s, "drops", ".0f"),
+                                 *pair(s, "rtt_mean_ms", ".1f"),
                                  *pair(s, "mean_queue_pkt", ".1f"), *pair(s, "jain", ".3f"),
                                  f"{min(loads):.1f}–{max(loads):.1f}"]) + " |")
     print()
@@ -93,26 +99,31 @@ def options() -> None:
     if not p.exists():
         return
     d = json.loads(p.read_text())
-    print("\n| cc | N | afsim variant | mean queue (pkt) | mean RTT (ms) | retransmissions | Jain | "
-          "bytes per ACK |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    # the live side from the live runs' own files (the options' file may predate them)
+    live = {(r["cc"], r["n"]): {k: v["live"] for k, v in r["summary"].items()}
+            for r in json.loads((LIVE / "cc-compare.json").read_text())["rows"]}
+    af_spread = json.loads((LIVE / "cc-af-live.json").read_text())["spread"]["live"]
+    print("\n| cc | N | afsim variant | mean queue (pkt) | mean RTT (ms) | retransmissions | drops | "
+          "timeouts | Jain | bytes per ACK |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     last = None
     for r in d["dumbbell"]:
-        ls = r.get("live_spread") or {}
+        ls = live.get((r["cc"], r["n"]), {})
         if (r["cc"], r["n"]) != last and ls:
             print(f"| {r['cc']} | {r['n']} | **Linux live** | {cell(ls['mean_queue_pkt'], '.1f')} | "
                   f"{cell(ls['rtt_mean_ms'], '.1f')} | {cell(ls['retransmissions'], '.0f')} | "
+                  f"{cell(ls['drops'], '.0f')} | {cell(ls.get('timeouts'), '.0f')} | "
                   f"{cell(ls['jain'], '.3f')} | {cell(ls.get('ack_acked_bytes_median'), '.0f')} |")
             last = (r["cc"], r["n"])
         sims = r["sim"]
         cols = []
         for k, fmt in (("mean_queue_pkt", ".1f"), ("rtt_mean_ms", ".1f"), ("retransmissions", ".0f"),
-                       ("jain", ".3f"), ("ack_acked_bytes_median", ".0f")):
+                       ("drops", ".0f"), ("timeouts", ".0f"), ("jain", ".3f"), ("ack_acked_bytes_median", ".0f")):
             s = spread([m.get(k) for m in sims])
             cols.append(cell(s, fmt) + (" ≠" if apart(ls.get(k), s) else ""))
         print(f"| {r['cc']} | {r['n']} | {r['variant']} | " + " | ".join(cols) + " |")
     af_ = d["af_mix"]
-    lsp = af_.get("live_spread") or {}
+    lsp = af_spread
     print("\n| cc/af-mix, BBR senders | mean RoS | share of the bottleneck | retransmissions per sender |")
     print("|---|---|---|---|")
     if lsp:
