@@ -270,11 +270,12 @@ def test_host_capture_records_the_acks_as_the_sender_received_them(tmp_path: Pat
     # (those still on the 1 ms link when the run ended excepted)
     assert len(h[0]) > 1000 and 0 <= len(m[0]) - len(h[0]) <= 20
     assert h[1] == m[1][:len(h[1])]
-    # each after the model's arrival instant (departure + 1 ms + serialisation), and late by
-    # the forwarder's own lateness only (its p99 and the kernel's: well under 10 ms)
+    # after the model's arrival instant (departure + 1 ms + serialisation), and late by the
+    # forwarder's hand-over only: tens of µs typically (a single ACK can wait tens of ms when
+    # the machine's load delays the forwarder, so the median is what is tested)
     late = ack_timing.lateness(h, m, skip_s=0.0)
     assert late["matched"] == len(h[0])
-    assert late["p50_us"] > -50 and late["max_us"] < 10_000
+    assert -50 < late["p50_us"] < 1000
     assert s["warnings"] == [] or all("late" in w for w in s["warnings"])
     assert _ours() == before
     # a host that is not in the scenario: exit 2, nothing created
