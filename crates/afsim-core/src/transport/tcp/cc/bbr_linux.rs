@@ -2,7 +2,7 @@
 //! have, each an option of `cc = "bbr"` (off by default; the draft's BBR is `bbr.rs`). The facts
 //! are from Linux's `net/ipv4/tcp_bbr.c` (kernel 6.18, the kernel `afsim live` compares with;
 //! the functions named are unchanged since the versions given). Each constant and rule here was
-//! checked against the 6.x source (a 6.19.4 tree's `tcp_bbr.c`, whose BBR v1 is 6.18's; issue 26,
+//! checked against a 6.10-or-later `tcp_bbr.c` (6.18's own file was not available; issue 26,
 //! docs/validation.md "Linux's source against the options").
 //!
 //! Read this first:

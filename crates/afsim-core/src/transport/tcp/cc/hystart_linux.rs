@@ -89,7 +89,7 @@ impl LinuxHyStart {
         if self.delay_min.is_none_or(|m| m > delay) {
             self.delay_min = Some(delay);
         }
-        // hystart_update (kernel 6.18, as read in net/ipv4/tcp_cubic.c): a round boundary
+        // hystart_update (net/ipv4/tcp_cubic.c, as read in a 6.9-or-later copy): a round boundary
         // restarts the round first, whatever cwnd is; only then do windows below
         // hystart_low_window return (so a round that began below 16 segments goes on)
         if una > self.end_seq {
