@@ -27,7 +27,7 @@
 //!   ssthresh, the receiver's window) has no W_max: it is taken as cwnd, with K = 0, as after a
 //!   timeout (RFC 9438 is silent; docs/assumptions.md).
 //! - `linux_growth_floor` (set with `hystart = "linux"`, whose slow start ends without a loss):
-//!   Linux's `bictcp_update` (net/ipv4/tcp_cubic.c, kernel 6.18) lets cwnd grow by at least one
+//!   Linux's `bictcp_update` (net/ipv4/tcp_cubic.c, a 6.9-or-later copy) lets cwnd grow by at least one
 //!   segment per 20 acknowledged (`ca->cnt` at most 20: 5 % per round trip) while
 //!   `last_max_cwnd` is 0 — before the first congestion event and after a timeout
 //!   (`cubictcp_state` on TCP_CA_Loss: `bictcp_reset` zeroes it). RFC 9438 has no such floor.
