@@ -171,6 +171,12 @@ def build_parser() -> argparse.ArgumentParser:
         "afsim run --capture (default FILE: r1-r2.pcap, in --out if given): whole IP packets, "
         "wall-clock time stamps; repeatable")
     live_p.add_argument(
+        "--host-capture", action="append", default=[], metavar="HOST[=FILE]",
+        help="write every packet HOST's interface receives (headers only) to a pcap file "
+        "(default FILE: HOST.pcap, in --out if given), "
+        "with the kernel's time stamps inside HOST's namespace (when the forwarder's frames "
+        "really reached it); repeatable")
+    live_p.add_argument(
         "--queue-trace", action="store_true",
         help="write every arrival at a RED, WRED or RIO queue (time, length, average, fate) to "
         "queue-trace.csv in --out (needs --out)")
@@ -520,12 +526,14 @@ def cmd_live(args: argparse.Namespace) -> int:
         if args.queue_trace and args.out is None:
             raise UsageError("--queue-trace writes queue-trace.csv in --out: add --out DIR")
         captures = [_capture_arg(c, args.out) for c in args.capture]
-        if args.out is not None and (captures or args.queue_trace):
+        host_caps = [_capture_arg(c, args.out, "--host-capture") for c in args.host_capture]
+        if args.out is not None and (captures or host_caps or args.queue_trace):
             prepare_out_dir(args.out, "--out")
         log = (lambda m: print(f"afsim live: {m}", file=sys.stderr)) if sys.stderr.isatty() else None
         summary = live(path, dict(args.overrides), args.seed, args.cc, log=log,
                        realtime=args.realtime, spin_us=args.spin_us, captures=captures,
-                       queue_trace=args.out / "queue-trace.csv" if args.queue_trace else None)
+                       queue_trace=args.out / "queue-trace.csv" if args.queue_trace else None,
+                       host_captures=host_caps)
     except LivePermissionError as e:
         _error(str(e))
         return EXIT_USAGE
@@ -551,25 +559,26 @@ def cmd_live(args: argparse.Namespace) -> int:
     return EXIT_OK if summary["conservation"]["holds"] else EXIT_CONSERVATION
 
 
-def _capture_arg(text: str, out: Path | None) -> tuple[str, Path]:
-    """``PORT[=FILE]`` → (port, file); the default file is the port's name as a file name."""
+def _capture_arg(text: str, out: Path | None, flag: str = "--capture") -> tuple[str, Path]:
+    """``PORT[=FILE]`` (or ``HOST[=FILE]``) → (port, file); the default file is the port's name
+    as a file name."""
     port, sep, file = text.partition("=")
     port = port.strip()
     if not port:
-        raise UsageError(f"--capture {text!r}: expected PORT[=FILE], like r1->r2=r1.pcap")
+        raise UsageError(f"{flag} {text!r}: expected PORT[=FILE], like r1->r2=r1.pcap")
     if sep and file.strip():
         path = Path(file.strip())
     else:
         name = port.replace("->", "-").replace("/", "_") + ".pcap"
         path = (out / name) if out is not None else Path(name)
     if path.is_dir():
-        raise UsageError(f"--capture {text}: {path} is a directory, not a file")
+        raise UsageError(f"{flag} {text}: {path} is a directory, not a file")
     parent = path.parent if str(path.parent) else Path(".")
     if out is None or parent != out:
         if not parent.is_dir():
-            raise UsageError(f"--capture {text}: the directory {parent} does not exist")
+            raise UsageError(f"{flag} {text}: the directory {parent} does not exist")
         if not os.access(parent, os.W_OK | os.X_OK):
-            raise UsageError(f"--capture {text}: the directory {parent} is not writable")
+            raise UsageError(f"{flag} {text}: the directory {parent} is not writable")
     elif not out.exists():
         out.mkdir()  # checked by check_out_dir: its parent exists and is writable
     return port, path

@@ -2,20 +2,22 @@
 bucket each, RIO-C) live and simulated, per controller (docs/validation.md, "CUBIC and BBR:
 afsim against Linux").
 
-    sudo python validation/live/cc_af_live.py [--duration 40s] [--seeds 3]
+    sudo python validation/live/cc_af_live.py [--duration 40s] [--repeats 5] [--seeds 5]
         [--out validation/live/cc-af-live.json]
 
-One live run (Linux's reno, cubic and bbr, as the scenario's `cc` fields say), --seeds
+--repeats live runs (Linux's reno, cubic and bbr, as the scenario's `cc` fields say; each with
+the load average before and after it and whether the forwarder ran under SCHED_FIFO), --seeds
 simulator seeds, and the simulator once more with delayed ACKs at every receiver (Linux's
 receivers delay ACKs; the scenario's do not). Per controller: its share of the bottleneck,
 its senders' mean Respect of Service and retransmissions; the bottleneck's mean queue, drops
-and total throughput.
+and total throughput; "spread" gives each one's median, minimum and maximum per side.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,25 +49,54 @@ def summary(s: dict) -> dict:
     return out
 
 
+def flat(s: dict) -> dict:
+    """A summary's numbers as one level: "bbr.ros", "mean_queue_pkt", ..."""
+    out = {}
+    for k, v in s.items():
+        if isinstance(v, dict):
+            out.update({f"{k}.{kk}": vv for kk, vv in v.items()})
+        elif isinstance(v, (int, float)):
+            out[k] = v
+    return out
+
+
+def spread(runs: list[dict]) -> dict:
+    """Per number of the summaries: median, minimum and maximum over the runs."""
+    fl = [flat(r) for r in runs]
+    return {k: {"median": statistics.median(f[k] for f in fl), "min": min(f[k] for f in fl),
+                "max": max(f[k] for f in fl)} for k in fl[0]}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--duration", default="40s")
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=5, help="live runs")
     ap.add_argument("--out", type=Path, default=ROOT / "validation" / "live" / "cc-af-live.json")
     args = ap.parse_args()
     scen = api.builtin_scenario("cc/af-mix")
     sets = ["--set", f"duration={args.duration}"]
-    res = {"scenario": "cc/af-mix", "duration": args.duration,
-           "live": summary(afsim("live", str(scen), *sets))}
+    from cc_compare import live_run
+
+    res: dict = {"scenario": "cc/af-mix", "duration": args.duration, "live_runs": []}
+    for k in range(args.repeats):
+        s, cond = live_run(str(scen), *sets)
+        res["live_runs"].append({**summary(s), **cond})
+        print(f"live {k + 1}/{args.repeats}:", json.dumps(summary(s)), "load", cond["load_before"][0],
+              "->", cond["load_after"][0], flush=True)
+    # the first run's, as before (validation/live/cc_linux_options.py reads it)
+    res["live"] = res["live_runs"][0]
     res["sim"] = [summary(afsim("run", str(scen), *sets, "--seed", str(k))) for k in range(1, args.seeds + 1)]
     with tempfile.TemporaryDirectory() as tmp:
         da = Path(tmp) / "af-mix-delack.toml"
         da.write_text(scen.read_text().replace('start_step = "50ms"', 'start_step = "50ms"\ndelayed_ack = true'))
         res["sim_delayed_ack"] = [summary(afsim("run", str(da), *sets, "--seed", str(k)))
                                   for k in range(1, args.seeds + 1)]
+    res["spread"] = {"live": spread([{k: v for k, v in r.items() if k in ("throughput_mbps", "mean_queue_pkt", "drops",
+                                                                          "reno", "cubic", "bbr")}
+                                      for r in res["live_runs"]]),
+                     "sim": spread(res["sim"]), "sim_delayed_ack": spread(res["sim_delayed_ack"])}
     args.out.write_text(json.dumps(res, indent=1) + "\n")
-    for name in ("live",):
-        print(name, json.dumps(res[name]))
     for name in ("sim", "sim_delayed_ack"):
         for r in res[name]:
             print(name, json.dumps(r))

@@ -3,13 +3,15 @@ tcp_cubic / tcp_bbr) and `afsim run` (afsim's RFC 9438 CUBIC and draft-00 BBR), 
 (docs/validation.md, "CUBIC and BBR: afsim against Linux").
 
     sudo python validation/live/cc_compare.py [--cc reno cubic bbr] [--n 1 4] [--duration 30s]
-        [--seeds 3] [--out validation/live/cc-compare.json] [--figures docs/figures] [--merge]
-        [--set KEY=VALUE ...] [--tag SUFFIX]
+        [--repeats 5] [--seeds 5] [--out validation/live/cc-compare.json] [--figures docs/figures]
+        [--merge] [--set KEY=VALUE ...] [--tag SUFFIX]
 
 Scenario: scenarios/examples/cc-dumbbell.toml (N greedy flows, 100 Mb/s access, 10 Mb/s
 20 ms drop-tail bottleneck of 100 packets, SACK, initial window 10), with `trace = true` on
-the flow so that the simulator records cwnd. For each controller and N: one live run and
---seeds simulator seeds. Per run, over the scenario's measured interval (after 5 s): aggregate
+the flow so that the simulator records cwnd. For each controller and N: --repeats live runs
+(each with the machine's load average before and after it, and whether the forwarder got its
+SCHED_FIFO priority; a run that fails is tried again, at most twice) and --seeds simulator
+seeds; the row's "summary" gives each metric's median, minimum and maximum on both sides. Per run, over the scenario's measured interval (after 5 s): aggregate
 and per-flow throughput, retransmitted segments, mean RTT (live: TCP_INFO's smoothed RTT every
 100 ms; simulated: every RTT sample), the bottleneck's mean queue and drops. Over time (one
 figure per controller and N): each flow's cwnd (live: TCP_INFO every 100 ms; simulated: the
@@ -21,11 +23,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
 import struct
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ack_timing
 
 ROOT = Path(__file__).resolve().parents[2]
 SCEN = ROOT / "scenarios" / "examples" / "cc-dumbbell.toml"
@@ -77,30 +84,107 @@ def metrics(s: dict) -> dict:
         "per_flow_mbps": thr,
         "jain": sum(thr) ** 2 / (len(thr) * sum(x * x for x in thr)) if any(thr) else None,
         "retransmissions": sum(f["retransmitted_packets"] or 0 for f in flows),
+        # live: the sender namespaces' TcpExt counters (one sender per host here)
+        "timeouts": sum(f["timeouts"] or 0 for f in flows),
+        "fast_recoveries": sum(f["fast_recoveries"] or 0 for f in flows),
         "rtt_mean_ms": 1e3 * sum(rtts) / len(rtts) if rtts else None,
         "mean_queue_pkt": q["mean_len_packets"],
         "drops": q["drops_total"],
     }
 
 
-def run_pair(cc: str, n: int, duration: str, seeds: int, work: Path, extra: list[str]) -> dict:
+SUMMARY_KEYS = ("throughput_mbps", "jain", "retransmissions", "timeouts", "fast_recoveries", "rtt_mean_ms",
+                "mean_queue_pkt", "drops",
+                "ack_gap_median_us", "ack_bunched_share", "ack_burst_mean", "ack_new_data_share",
+                "ack_acked_bytes_median", "ack_lateness_p50_us", "ack_lateness_p99_us")
+ACK_KEYS = {"gap_median_us": "ack_gap_median_us", "bunched_share": "ack_bunched_share",
+            "burst_mean_acks": "ack_burst_mean", "new_data_share": "ack_new_data_share",
+            "acked_bytes_median": "ack_acked_bytes_median"}
+
+
+def ack_metrics(pcap: Path, model: Path | None = None) -> dict:
+    """ACK timing at the first sender (validation/live/ack_timing.py): pcap is the sender's own
+    capture (live) or the capture of the port feeding it (simulated); model, live only, the
+    forwarder's capture of that port, for the lateness of the ACKs' arrival."""
+    a = ack_timing.acks(pcap)
+    st = ack_timing.stats(a[0], a[1])
+    out = {ACK_KEYS[k]: v for k, v in st.items() if k in ACK_KEYS}
+    out["ack_timing"] = st
+    if model is not None:
+        late = ack_timing.lateness(a, ack_timing.acks(model))
+        out["ack_lateness"] = late
+        out["ack_lateness_p50_us"], out["ack_lateness_p99_us"] = late.get("p50_us"), late.get("p99_us")
+    return out
+
+
+def spread(values: list) -> dict | None:
+    """Median, minimum and maximum of the values that are not None."""
+    v = [x for x in values if x is not None]
+    if not v:
+        return None
+    return {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)}
+
+
+def summarise(live_runs: list[dict], sim: list[dict], keys: tuple[str, ...] = SUMMARY_KEYS) -> dict:
+    return {k: {"live": spread([r.get(k) for r in live_runs]), "sim": spread([m.get(k) for m in sim])}
+            for k in keys}
+
+
+def live_run(*args: str, tries: int = 3) -> tuple[dict, dict]:
+    """One `afsim live` run, tried again (at most tries − 1 times) if it fails (a generator
+    killed under the machine's load); the summary and the run's conditions: the 1-, 5- and
+    15-minute load averages before and after, whether the forwarder ran under SCHED_FIFO, its
+    lateness, the attempts it took and the run's warnings."""
+    errors = []
+    for attempt in range(1, tries + 1):
+        before = os.getloadavg()
+        try:
+            s = afsim("live", *args)
+        except SystemExit as e:
+            errors.append(str(e)[-500:])
+            print(f"  live run failed (attempt {attempt}): {str(e)[-200:]}", flush=True)
+            continue
+        fw = s["live"]["forwarder"]
+        return s, {"load_before": [round(x, 2) for x in before],
+                   "load_after": [round(x, 2) for x in os.getloadavg()],
+                   "forwarder_realtime": fw["realtime"], "lateness_us": fw["lateness_us"],
+                   "attempts": attempt, "failed_attempts": errors, "warnings": s["warnings"]}
+    raise SystemExit(f"afsim live {' '.join(args)}: failed {tries} times: {errors}")
+
+
+def run_pair(cc: str, n: int, duration: str, seeds: int, work: Path, extra: list[str],
+             repeats: int = 5) -> dict:
     scen = work / "cc-dumbbell-trace.toml"
     scen.write_text(SCEN.read_text() + "trace = true\n")
     sets = ["--set", f"cc={cc}", "--set", f"n={n}", "--set", f"duration={duration}"]
     sets += [x for kv in extra for x in ("--set", kv)]
-    cap = work / f"live-{cc}-{n}.pcap"
-    s = afsim("live", str(scen), *sets, "--cc", cc, "--capture", f"r1->r2={cap}")
-    live = metrics(s)
-    live["series"] = [
-        {"t": [p[0] for p in f["live"].get("series", [])],
-         "cwnd_segments": [p[1] for p in f["live"].get("series", [])]}
-        for f in s["flows"] if f["kind"].startswith("tcp")]
-    live["rate_t"], live["rate_mbps"] = pcap_rates(cap)
+    live_runs = []
+    for k in range(repeats):
+        cap = work / f"live-{cc}-{n}-{k}.pcap"
+        host, model = work / "live-src0.pcap", work / "live-r1-src0.pcap"
+        s, cond = live_run(str(scen), *sets, "--cc", cc, "--capture", f"r1->r2={cap}",
+                           "--host-capture", f"src0={host}", "--capture", f"r1->src0={model}")
+        m = {**metrics(s), **cond, **ack_metrics(host, model)}
+        if k == 0:
+            # the first run's time series (the figure's solid lines)
+            m["series"] = [
+                {"t": [p[0] for p in f["live"].get("series", [])],
+                 "cwnd_segments": [p[1] for p in f["live"].get("series", [])]}
+                for f in s["flows"] if f["kind"].startswith("tcp")]
+            m["rate_t"], m["rate_mbps"] = pcap_rates(cap)
+        cap.unlink(missing_ok=True)
+        live_runs.append(m)
+        print(f"  live {k + 1}/{repeats}: q {m['mean_queue_pkt']:.1f} rtt {m['rtt_mean_ms']:.1f} "
+              f"retx {m['retransmissions']} load {cond['load_before'][0]}->{cond['load_after'][0]} "
+              f"ack {m['ack_timing']} late {m['ack_lateness']}", flush=True)
+    live = live_runs[0]
     sim = []
     for seed in range(1, seeds + 1):
         cap = work / f"sim-{cc}-{n}-{seed}.pcap"
-        s = afsim("run", str(scen), *sets, "--seed", str(seed), "--capture", f"r1->r2={cap}")
-        m = metrics(s)
+        acap = work / f"sim-{cc}-{n}-{seed}-r1-src0.pcap"
+        s = afsim("run", str(scen), *sets, "--seed", str(seed), "--capture", f"r1->r2={cap}",
+                  "--capture", f"r1->src0={acap}")
+        m = {**metrics(s), **ack_metrics(acap)}
         if seed == 1:
             # the first seed's time series (the figure's dashed lines)
             import afsim as api
@@ -112,7 +196,10 @@ def run_pair(cc: str, n: int, duration: str, seeds: int, work: Path, extra: list
                            for name in res.flows["name"]]
             m["rate_t"], m["rate_mbps"] = pcap_rates(cap)
         sim.append(m)
-    return {"cc": cc, "n": n, "duration": duration, "live": live, "sim": sim}
+    return {"cc": cc, "n": n, "duration": duration, "live": live,
+            "live_runs": [{k: v for k, v in r.items() if k not in ("series", "rate_t", "rate_mbps")}
+                          for r in live_runs],
+            "sim": sim, "summary": summarise(live_runs, sim)}
 
 
 def figure(row: dict, out: Path) -> None:
@@ -143,12 +230,17 @@ def figure(row: dict, out: Path) -> None:
     plt.close(fig)
 
 
+def fmt(s: dict | None) -> str:
+    return "-" if s is None else f"{s['median']:.4g} [{s['min']:.4g}, {s['max']:.4g}]"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cc", nargs="+", default=["reno", "cubic", "bbr"])
     ap.add_argument("--n", nargs="+", type=int, default=[1, 4])
     ap.add_argument("--duration", default="30s")
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=5, help="live runs per controller and N")
     ap.add_argument("--out", type=Path, default=ROOT / "validation" / "live" / "cc-compare.json")
     ap.add_argument("--figures", type=Path, default=ROOT / "docs" / "figures")
     ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
@@ -162,15 +254,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for cc in args.cc:
             for n in args.n:
-                row = run_pair(cc, n, args.duration, args.seeds, Path(tmp), args.sets)
+                row = run_pair(cc, n, args.duration, args.seeds, Path(tmp), args.sets, args.repeats)
                 row["sets"] = args.sets
                 rows.append(row)
                 figure(row, args.figures / f"cc-live-{cc}-{n}{args.tag}.png")
-                lv, sm = row["live"], row["sim"]
-                print(f"{cc} n={n}: live {lv['throughput_mbps']:.2f} Mb/s retx {lv['retransmissions']} "
-                      f"rtt {lv['rtt_mean_ms']:.1f} ms q {lv['mean_queue_pkt']:.1f} | sim "
-                      + ", ".join(f"{m['throughput_mbps']:.2f}/{m['retransmissions']}/{m['rtt_mean_ms']:.1f}/"
-                                  f"{m['mean_queue_pkt']:.1f}" for m in sm), flush=True)
+                print(f"{cc} n={n}: median [min, max], live | sim: " + "; ".join(
+                    f"{k} {fmt(v['live'])} | {fmt(v['sim'])}" for k, v in row["summary"].items()), flush=True)
     if args.merge and args.out.exists():
         done = {(r["cc"], r["n"]) for r in rows}
         old = [r for r in json.loads(args.out.read_text())["rows"] if (r["cc"], r["n"]) not in done]

@@ -2,11 +2,12 @@
 options of afsim's BBR (`ack_aggregation`, `quantization_budget`, `policer_detection`) and
 CUBIC (`hystart = "linux"` beside RFC 9406's `"rfc9406"`), beside the committed live runs (issue 26's open differences).
 
-    python validation/live/cc_linux_options.py [--seeds 3] [--out validation/live/cc-linux-options.json]
+    python validation/live/cc_linux_options.py [--seeds 5] [--out validation/live/cc-linux-options.json]
 
 Simulator only (no root needed): cc-dumbbell (BBR and CUBIC, 1 and 4 flows) and cc/af-mix,
 each with the options added to the TCP flows' tables, --seeds seeds each. The live numbers
-are read from the committed validation/live/cc-compare.json and cc-af-live.json.
+are read from the committed validation/live/cc-compare.json and cc-af-live.json: each row's
+median and range over its live runs ("live_spread"; the first run as "live").
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import afsim as api
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cc_af_live import afsim, summary
-from cc_compare import metrics
+from cc_compare import ack_metrics, metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 DUMBBELL = ROOT / "scenarios" / "examples" / "cc-dumbbell.toml"
@@ -38,14 +39,17 @@ DUMBBELL_RUNS = [
     ("bbr", 4, "all three Linux options", AGGR + QUANT + LT),
     ("bbr", 4, "delayed ACKs", DELACK),
     ("bbr", 4, "delayed ACKs + ack_aggregation + quantization_budget", DELACK + AGGR + QUANT),
+    ("bbr", 4, "delayed ACKs + all three Linux options", DELACK + AGGR + QUANT + LT),
     ("bbr", 1, "draft-00", []),
     ("bbr", 1, "all three Linux options", AGGR + QUANT + LT),
     ("cubic", 1, "RFC 5681 slow start", []),
     ("cubic", 1, "hystart = rfc9406", ["--set", "hystart=rfc9406"]),
     ("cubic", 1, "hystart = linux", ["--set", "hystart=linux"]),
+    ("cubic", 1, "hystart = linux + delayed ACKs", ["--set", "hystart=linux", *DELACK]),
     ("cubic", 4, "RFC 5681 slow start", []),
     ("cubic", 4, "hystart = rfc9406", ["--set", "hystart=rfc9406"]),
     ("cubic", 4, "hystart = linux", ["--set", "hystart=linux"]),
+    ("cubic", 4, "hystart = linux + delayed ACKs", ["--set", "hystart=linux", *DELACK]),
 ]
 AF_RUNS = [
     ("draft-00", []),
@@ -59,24 +63,38 @@ AF_RUNS = [
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--out", type=Path, default=ROOT / "validation" / "live" / "cc-linux-options.json")
     args = ap.parse_args()
-    live = {(r["cc"], r["n"]): r["live"]
-            for r in json.loads((ROOT / "validation/live/cc-compare.json").read_text())["rows"]}
-    af_live = json.loads((ROOT / "validation/live/cc-af-live.json").read_text())["live"]
-    out: dict = {"dumbbell": [], "af_mix": {"live": af_live, "sim": []}}
+    rows = json.loads((ROOT / "validation/live/cc-compare.json").read_text())["rows"]
+    live = {(r["cc"], r["n"]): r["live"] for r in rows}
+    live_spread = {(r["cc"], r["n"]): {k: v["live"] for k, v in r.get("summary", {}).items()} for r in rows}
+    af = json.loads((ROOT / "validation/live/cc-af-live.json").read_text())
+    af_live = af["live"]
+    out: dict = {"dumbbell": [], "af_mix": {"live": af_live, "live_spread": af.get("spread", {}).get("live"),
+                                            "sim": []}}
     with tempfile.TemporaryDirectory() as tmp:
         for cc, n, name, extra in DUMBBELL_RUNS:
             scen = Path(tmp) / "dumbbell.toml"
-            # the flow table is the file's last: the fields go to it
-            sets = extra if extra[:1] == ["--set"] else []
-            fields = [] if sets else extra
+            # the flow table is the file's last: the fields go to it; "--set", "K=V" pairs are
+            # scenario parameters
+            sets, fields, it = [], [], iter(extra)
+            for x in it:
+                if x == "--set":
+                    sets += [x, next(it)]
+                else:
+                    fields.append(x)
             scen.write_text(DUMBBELL.read_text() + "".join(f"{x}\n" for x in fields))
-            sims = [metrics(afsim("run", str(scen), "--set", f"cc={cc}", "--set", f"n={n}", *sets,
-                                  "--seed", str(k))) for k in range(1, args.seeds + 1)]
+            sims = []
+            for k in range(1, args.seeds + 1):
+                # the first sender's ACKs as they reach it (validation/live/ack_timing.py)
+                acap = Path(tmp) / "r1-src0.pcap"
+                s = afsim("run", str(scen), "--set", f"cc={cc}", "--set", f"n={n}", *sets,
+                          "--seed", str(k), "--capture", f"r1->src0={acap}")
+                sims.append({**metrics(s), **ack_metrics(acap)})
             lv = {k: v for k, v in live[(cc, n)].items() if k not in ("series", "rate_t", "rate_mbps")}
-            out["dumbbell"].append({"cc": cc, "n": n, "variant": name, "fields": extra, "live": lv, "sim": sims})
+            out["dumbbell"].append({"cc": cc, "n": n, "variant": name, "fields": extra, "live": lv,
+                                    "live_spread": live_spread[(cc, n)], "sim": sims})
             print(cc, n, name, "| live q", round(lv["mean_queue_pkt"], 1), "rtt", round(lv["rtt_mean_ms"], 1),
                   "retx", lv["retransmissions"], "| sim",
                   ", ".join(f"q {m['mean_queue_pkt']:.1f} rtt {m['rtt_mean_ms']:.1f} retx {m['retransmissions']}"

@@ -5,7 +5,10 @@ CONFIG`` (no afsim import: it starts in tens of milliseconds). It sets the names
 off, ECN as the host's flows ask, the interface's offloads off), opens its listeners, prints
 ``ready``, reads the run's time zero (CLOCK_MONOTONIC nanoseconds, shared by every namespace)
 from stdin, runs its roles (TCP or UDP senders and receivers, one thread each), and prints its
-results as one JSON line. TCP senders read TCP_INFO every 100 ms (RTT, cwnd; kept from the
+results as one JSON line. With ``capture`` (``afsim live --host-capture``) a thread records
+every IP packet the host's interface receives, headers only, with the kernel's
+receive time stamps (SO_TIMESTAMPNS on an AF_PACKET socket: when the packet reached the
+host's stack, after the forwarder's send and the veth), into a pcap file. TCP senders read TCP_INFO every 100 ms (RTT, cwnd; kept from the
 start as the report's ``live.series``: time, cwnd, RTT, bytes acknowledged) and at the measured
 interval's ends (bytes acknowledged, retransmissions).
 
@@ -69,6 +72,50 @@ def offloads_off(iface: str) -> list[str]:
     finally:
         s.close()
     return failed
+
+
+ETH_P_IP = 0x0800
+SO_TIMESTAMPNS = 35
+#: bytes kept of each packet: IPv4 (20) + TCP with options (up to 60)
+CAPTURE_SNAPLEN = 80
+
+
+def host_capture(run: Run, sock: socket.socket, path: str, out: dict) -> None:
+    """Every IP packet the interface receives until the run ends, into ``path`` (pcap,
+    nanosecond time stamps of CLOCK_REALTIME, LINKTYPE_RAW, the first CAPTURE_SNAPLEN bytes):
+    the kernel's time stamp of each, taken as it entered the packet taps, not when this thread
+    read it."""
+    n = 0
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, CAPTURE_SNAPLEN, 101))
+        while mono() < run.end + 0.5:
+            try:
+                data, anc, _, _ = sock.recvmsg(CAPTURE_SNAPLEN, 64)
+            except (TimeoutError, BlockingIOError):
+                continue
+            except OSError as e:
+                out["capture_error"] = str(e)
+                break
+            ts = next((struct.unpack("qq", d[:16]) for lvl, typ, d in anc
+                       if lvl == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS), None)
+            if ts is None:
+                continue
+            orig = struct.unpack_from(">H", data, 2)[0] if len(data) >= 4 else len(data)
+            f.write(struct.pack("<IIII", ts[0], ts[1], len(data), orig) + data)
+            n += 1
+    out["capture_packets"] = n
+
+
+def open_capture(iface: str) -> socket.socket:
+    """An AF_PACKET socket of the IP packets ``iface`` receives, with kernel time stamps (a
+    socket bound to one protocol sees incoming packets only: outgoing ones reach ETH_P_ALL
+    taps alone)."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_IP))
+    s.bind((iface, ETH_P_IP))
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    s.settimeout(0.1)
+    return s
 
 
 def tcp_info(s: socket.socket) -> dict[str, float]:
@@ -304,6 +351,8 @@ def prepare(cfg: dict) -> list[str]:
     # RFC 3168 for the flows that ask (a namespace-wide setting: 1 requests ECN, 2 accepts it)
     sysctl("net.ipv4.tcp_ecn", "1" if cfg.get("ecn") else "2")
     failed = offloads_off(cfg["iface"])
+    if cfg.get("capture"):
+        cfg["capture_sock"] = open_capture(cfg["iface"])
     for r in cfg["roles"]:
         tos = r["dscp"] << 2
         if r["role"].startswith("tcp"):
@@ -349,6 +398,10 @@ def main() -> int:
     results = [{"flow": r["flow"], "role": r["role"]} for r in cfg["roles"]]
     threads = [threading.Thread(target=ROLES[r["role"]], args=(run, r, o), daemon=True)
                for r, o in zip(cfg["roles"], results)]
+    cap_out: dict = {}
+    if cfg.get("capture_sock"):
+        threads.append(threading.Thread(target=host_capture, daemon=True,
+                                        args=(run, cfg["capture_sock"], cfg["capture"], cap_out)))
     for t in threads:
         t.start()
 
@@ -367,7 +420,7 @@ def main() -> int:
     diff = {k: after.get(k, 0) - before.get(k, 0) for k in
             ("TCPTimeouts", "TCPSackRecovery", "TCPRenoRecovery", "TCPLossProbes")}
     print(json.dumps({"host": cfg["host"], "roles": results, "netstat": diff,
-                      "offloads_left_on": failed}), flush=True)
+                      "offloads_left_on": failed, **cap_out}), flush=True)
     return 0
 
 

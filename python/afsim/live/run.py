@@ -141,14 +141,17 @@ class _Lines:
 def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None = None,
          cc: list[str] | None = None, log: Any = None, realtime: bool = True,
          spin_us: float = 0.0, captures: list[tuple[str, Path]] | None = None,
-         queue_trace: Path | None = None, until_complete: bool | None = None) -> dict:
+         queue_trace: Path | None = None, until_complete: bool | None = None,
+         host_captures: list[tuple[str, Path]] | None = None) -> dict:
     """Runs ``path`` live; returns the summary (a dict in the report's shape).
 
     ``captures``: (port ``from->to``, pcap file) pairs, as ``afsim run --capture``;
     ``queue_trace``: a CSV file for every arrival at a RED/WRED/RIO queue (time, length,
     average, fate); ``until_complete``: stop once every finite TCP transfer is acknowledged
-    (None: as the scenario's ``until_transfers_complete`` says). A bad port is a ValueError
-    naming it, raised before anything is created."""
+    (None: as the scenario's ``until_transfers_complete`` says); ``host_captures``: (host node
+    name, pcap file) pairs: every packet that host's interface receives, headers only,
+    with the kernel's time stamps inside the host's namespace (gen.py's ``host_capture``). A
+    bad port or host is a ValueError naming it, raised before anything is created."""
     import afsim
     from afsim import _core
 
@@ -170,6 +173,13 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
     if plan["duration_s"] is None:
         raise LiveSetupError(f"{path}: a live run needs a duration ([scenario] duration)")
     ccs = parse_cc(cc or [], plan["flows"])
+    host_names = {n["name"]: i for i, n in enumerate(plan["nodes"]) if n["host"]}
+    host_cap: dict[int, str] = {}
+    for name, file in host_captures or []:
+        if name not in host_names:
+            raise ValueError(f"--host-capture {name}: no host named '{name}' (hosts: "
+                             f"{', '.join(sorted(host_names))})")
+        host_cap[host_names[name]] = str(Path(file).resolve())
     dur = plan["duration_s"]
     finite = {i for i, f in enumerate(plan["flows"])
               if f["kind"] == "tcp" and f.get("transfer_bytes") is not None and f["start_s"] < dur}
@@ -237,7 +247,8 @@ def live(path: Path, overrides: dict[str, str] | None = None, seed: int | None =
             cfg = {"host": plan["nodes"][h["node"]]["name"], "iface": h["iface"], "roles": roles,
                    "ecn": any(r["role"] == "tcp-sender" and r.get("ecn") for r in roles),
                    "duration_s": plan["duration_s"], "warmup_s": plan["warmup_s"],
-                   "realtime_priority": 10 if realtime else 0}
+                   "realtime_priority": 10 if realtime else 0,
+                   "capture": host_cap.get(h["node"])}
             gfile = Path(tmp.name) / f"gen-{h['node']}.json"
             gfile.write_text(json.dumps(cfg))
             gens.append(_spawn(h["ns"], [sys.executable, "-S", str(Path(__file__).with_name("gen.py")),

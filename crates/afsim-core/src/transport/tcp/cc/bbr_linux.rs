@@ -1,7 +1,9 @@
 //! Three parts of Linux's BBR v1 that draft-cardwell-iccrg-bbr-congestion-control-00 does not
 //! have, each an option of `cc = "bbr"` (off by default; the draft's BBR is `bbr.rs`). The facts
 //! are from Linux's `net/ipv4/tcp_bbr.c` (kernel 6.18, the kernel `afsim live` compares with;
-//! the functions named are unchanged since the versions given).
+//! the functions named are unchanged since the versions given). Each constant and rule here was
+//! checked against a 6.10-or-later `tcp_bbr.c` (6.18's own file was not available; issue 26,
+//! docs/validation.md "Linux's source against the options").
 //!
 //! Read this first:
 //!
@@ -45,6 +47,12 @@ pub const LT_BW_DIFF: f64 = 4000.0 / 8.0;
 pub const LT_BW_MAX_RTTS: u32 = 48;
 /// `bbr_min_tso_rate`, bits per second: below it a TSO burst is one segment, else two.
 pub const MIN_TSO_RATE_BPS: f64 = 1_200_000.0;
+/// `bbr_pacing_margin_percent`: `bbr_rate_bytes_per_sec` converts a rate 1 % low, which the
+/// long-term estimator's 4 kb/s test (`bbr_lt_bw_interval_done`) goes through.
+pub const PACING_MARGIN: f64 = 0.01;
+/// `GSO_MAX_SIZE` (include/linux/netdevice.h, 6.x: 8 · GSO_MAX_SEGS = 8 · 65 535 bytes) less 1
+/// and `MAX_TCP_HEADER` (taken as 320 bytes): `bbr_tso_segs_goal`'s cap on a burst's bytes.
+pub const TSO_GOAL_MAX_BYTES: f64 = 8.0 * 65_535.0 - 1.0 - 320.0;
 
 /// Linux's ACK-aggregation estimate, in segments.
 #[derive(Clone, Debug, Default)]
@@ -71,8 +79,9 @@ impl AckAggregation {
                 self.extra_acked[self.win_idx] = 0.0;
             }
         }
-        // what the bandwidth estimate expects delivered since the epoch began (Linux's epoch
-        // stamp starts at 0, so the first ACK starts an epoch)
+        // what the bandwidth estimate expects delivered since the epoch began (Linux stamps
+        // the epoch at bbr_init with ack_epoch_acked 0, so its first ACK starts an epoch too:
+        // 0 acknowledged is at most what any rate expects)
         let mut expected = match self.epoch_start {
             Some(t) => bw * now.saturating_since(t).as_secs_f64(),
             None => f64::INFINITY,
@@ -106,18 +115,19 @@ impl AckAggregation {
     }
 }
 
-/// `bbr_tso_segs_goal`: segments per TSO burst at pacing rate `rate` (bytes per second): about
-/// 1 ms of data (`sk_pacing_shift` 10: rate / 1024), at least 1 below 1.2 Mb/s and 2 above,
-/// at most 127, and at most 64 KB less the headers (taken as 320 bytes; it binds only above
-/// 500 Mb/s).
+/// `bbr_tso_segs_goal` (6.x: `bbr_tso_segs_generic` with `GSO_MAX_SIZE`): segments per TSO
+/// burst at pacing rate `rate` (bytes per second): about 1 ms of data (`sk_pacing_shift` 10:
+/// rate / 1024), at least 1 below 1.2 Mb/s (`bbr_min_tso_segs`) and 2 above, its bytes at most
+/// `TSO_GOAL_MAX_BYTES` (binds only above 4 Gb/s). Kernels before 6.0 also capped the count at
+/// 127 segments (0x7F) and the bytes at 64 KB; 6.18 does neither.
 pub fn tso_segs_goal(rate: f64, mss: f64) -> f64 {
-    let bytes = (rate / 1024.0).floor().min(65_536.0 - 1.0 - 320.0);
+    let bytes = (rate / 1024.0).floor().min(TSO_GOAL_MAX_BYTES);
     let min = if rate < MIN_TSO_RATE_BPS / 8.0 {
         1.0
     } else {
         2.0
     };
-    (bytes / mss).floor().max(min).min(127.0)
+    (bytes / mss).floor().max(min)
 }
 
 /// `bbr_quantization_budget` of `cwnd` (segments, already ⌈gain·BDP⌉): plus 3 TSO bursts,
@@ -233,12 +243,14 @@ impl LtBw {
         if delivered == 0.0 || lost < LT_LOSS_THRESH * delivered {
             return LtEvent::None;
         }
-        // Linux measures the interval in whole milliseconds and waits below one
-        let t = a.now.saturating_since(self.last_stamp);
-        if t < SimDuration::from_millis(1) {
+        // Linux measures the interval in whole milliseconds (both ends truncated to ms:
+        // `div_u64(tp->delivered_mstamp, USEC_PER_MSEC)`) and waits below one
+        let ms_of = |t: SimTime| t.as_nanos() / 1_000_000;
+        let t_ms = ms_of(a.now).saturating_sub(ms_of(self.last_stamp));
+        if t_ms < 1 {
             return LtEvent::None;
         }
-        let bw = delivered_bytes / t.as_secs_f64();
+        let bw = delivered_bytes / (t_ms as f64 * 1e-3);
         self.interval_done(bw, a)
     }
 
@@ -246,7 +258,8 @@ impl LtBw {
     fn interval_done(&mut self, bw: f64, a: &LtAck) -> LtEvent {
         if self.bw > 0.0 {
             let diff = (bw - self.bw).abs();
-            if diff <= LT_BW_RATIO * self.bw || diff <= LT_BW_DIFF {
+            // the 4 kb/s test compares bbr_rate_bytes_per_sec(diff), 1 % low
+            if diff <= LT_BW_RATIO * self.bw || diff * (1.0 - PACING_MARGIN) <= LT_BW_DIFF {
                 self.bw = (bw + self.bw) / 2.0;
                 self.use_bw = true;
                 self.rtt_cnt = 0;

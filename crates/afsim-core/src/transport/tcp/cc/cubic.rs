@@ -26,6 +26,11 @@
 //! - A stage that starts without any congestion event before (slow start ended at the initial
 //!   ssthresh, the receiver's window) has no W_max: it is taken as cwnd, with K = 0, as after a
 //!   timeout (RFC 9438 is silent; docs/assumptions.md).
+//! - `linux_growth_floor` (set with `hystart = "linux"`, whose slow start ends without a loss):
+//!   Linux's `bictcp_update` (net/ipv4/tcp_cubic.c, a 6.9-or-later copy) lets cwnd grow by at least one
+//!   segment per 20 acknowledged (`ca->cnt` at most 20: 5 % per round trip) while
+//!   `last_max_cwnd` is 0 — before the first congestion event and after a timeout
+//!   (`cubictcp_state` on TCP_CA_Loss: `bictcp_reset` zeroes it). RFC 9438 has no such floor.
 
 use crate::sim::time::SimTime;
 
@@ -67,6 +72,10 @@ pub struct Cubic {
     w_est: f64,
     /// The stage to come follows a timeout (§4.8).
     after_rto: bool,
+    /// Linux's growth floor while it has no W_max (`bictcp_update`, `ca->cnt` ≤ 20).
+    pub linux_growth_floor: bool,
+    /// Linux's `last_max_cwnd == 0`: no congestion event yet, or a timeout since the last.
+    linux_no_w_max: bool,
 }
 
 impl Default for Cubic {
@@ -86,6 +95,8 @@ impl Cubic {
             cwnd_epoch: 0.0,
             w_est: 0.0,
             after_rto: false,
+            linux_growth_floor: false,
+            linux_no_w_max: true,
         }
     }
 
@@ -113,6 +124,7 @@ impl Cubic {
         self.cwnd_prior = cwnd;
         self.epoch = None;
         self.after_rto = false;
+        self.linux_no_w_max = false;
         // §4.6: ssthresh = cwnd · β_cubic (RFC 5681 eq. 4's floor of 2 segments)
         (cwnd * BETA).max(2.0)
     }
@@ -121,11 +133,24 @@ impl Cubic {
     pub fn on_timeout(&mut self) {
         self.after_rto = true;
         self.epoch = None;
+        self.linux_no_w_max = true;
     }
 
     /// A new ACK of `acked` segments in congestion avoidance at `now`, with window `cwnd` and
     /// smoothed RTT `rtt_s` seconds: the new cwnd (§4.2–§4.5).
     pub fn on_ack_ca(&mut self, cwnd: f64, acked: f64, now: SimTime, rtt_s: f64) -> f64 {
+        let next = self.rfc_ack_ca(cwnd, acked, now, rtt_s);
+        if self.linux_growth_floor && self.linux_no_w_max {
+            // tcp_cubic.c bictcp_update: with no last_max_cwnd, ca->cnt is at most 20, so at
+            // least one segment per 20 acknowledged
+            next.max(cwnd + acked / 20.0)
+        } else {
+            next
+        }
+    }
+
+    /// §4.2–§4.5's new cwnd.
+    fn rfc_ack_ca(&mut self, cwnd: f64, acked: f64, now: SimTime, rtt_s: f64) -> f64 {
         let epoch = match self.epoch {
             Some(e) => e,
             None => {

@@ -4,11 +4,11 @@
 //!
 //! Read this first: Ha and Rhee's HyStart, with both detectors on (`hystart_detect` = 3) and
 //! Linux's constants. Every ACK with an RTT sample updates delay_min, the least RTT of the
-//! connection; from a window of `hystart_low_window` (16) segments, in a slow start (the first,
-//! and each after a timeout):
+//! connection; in a slow start (the first, and each after a timeout):
 //!
 //! - a round begins when SND.UNA passes the previous round's SND.NXT (`end_seq`), at that
-//!   ACK's instant (`round_start`);
+//!   ACK's instant (`round_start`), at any window; the two detectors below run from a window
+//!   of `hystart_low_window` (16) segments on;
 //! - ACK train: an ACK within 2 ms (`hystart_ack_delta_us`) of the previous one extends the
 //!   train; once the train has lasted more than (delay_min + ack_delay) / 2 since the round
 //!   began, slow start ends. ack_delay is `hystart_ack_delay`, min(1 ms, 4 · 64 KB at the
@@ -89,11 +89,9 @@ impl LinuxHyStart {
         if self.delay_min.is_none_or(|m| m > delay) {
             self.delay_min = Some(delay);
         }
-        if cwnd < LOW_WINDOW {
-            return None;
-        }
-        let delay_min = self.delay_min.expect("set above");
-        // hystart_update
+        // hystart_update (net/ipv4/tcp_cubic.c, as read in a 6.9-or-later copy): a round boundary
+        // restarts the round first, whatever cwnd is; only then do windows below
+        // hystart_low_window return (so a round that began below 16 segments goes on)
         if una > self.end_seq {
             // bictcp_hystart_reset
             self.round_start = now;
@@ -102,6 +100,10 @@ impl LinuxHyStart {
             self.curr_rtt = None;
             self.sample_cnt = 0;
         }
+        if cwnd < LOW_WINDOW {
+            return None;
+        }
+        let delay_min = self.delay_min.expect("set above");
         if now.saturating_since(self.last_ack) <= ACK_DELTA {
             self.last_ack = now;
             // not paced: half of delay_min + ack_delay

@@ -101,6 +101,36 @@ fn after_a_timeout_k_is_zero_and_w_max_is_the_stage_start() {
 // ------------------------------------------------------------------------------ rate samples
 
 #[test]
+fn linux_growth_floor_before_any_loss_and_after_a_timeout_only() {
+    // a stage without W_max at 72 segments, RTT 0.1 s: RFC 9438 gives the Reno-friendly
+    // W_est = 72 + 1/72 per segment (α = 1: W_est ≥ cwnd_prior, taken as cwnd); Linux's floor
+    // (cnt ≤ 20) 72 + 1/20
+    let grow = |floor: bool, cong: bool, rto: bool| {
+        let mut c = Cubic::new();
+        c.linux_growth_floor = floor;
+        if cong {
+            c.on_congestion(80.0);
+            if rto {
+                c.on_timeout();
+            }
+        }
+        c.on_ack_ca(72.0, 1.0, ms(1000), 0.1)
+    };
+    let rfc = 72.0 + 1.0 / 72.0;
+    assert!(
+        close(grow(false, false, false), rfc),
+        "{}",
+        grow(false, false, false)
+    );
+    assert!(close(grow(true, false, false), 72.05));
+    // after a loss (W_max 80) the floor is off: the cubic curve from K = ∛(8/0.4)
+    let after_loss = grow(true, true, false);
+    assert!(close(after_loss, grow(false, true, false)) && after_loss < 72.05);
+    // a timeout zeroes Linux's last_max_cwnd: the floor again
+    assert!(close(grow(true, true, true), 72.05));
+}
+
+#[test]
 fn delivery_rate_samples_at_exact_values() {
     let mss = 1000;
     let mut r = RateSampler::new(mss);

@@ -71,6 +71,9 @@ fn quantization_budget_at_exact_values() {
     assert!(close(bbr_linux::tso_segs_goal(1.25e6, 1448.0), 2.0));
     assert!(close(bbr_linux::tso_segs_goal(1.0e5, 1448.0), 1.0));
     assert!(close(bbr_linux::tso_segs_goal(1.25e7, 1448.0), 8.0));
+    // 4 Gb/s = 5e8 B/s: 488 281 bytes (under 6.x's GSO_MAX_SIZE cap), 337 segments — kernels
+    // before 6.0 capped this at 127 segments and 64 KB (45 segments)
+    assert!(close(bbr_linux::tso_segs_goal(5.0e8, 1448.0), 337.0));
     // 57 + 3 · 2 = 63, rounded up to even: 64; in ProbeBW's 5/4 phase 66
     assert!(close(
         bbr_linux::quantization_budget(57.0, 1.25e6, 1448.0, false),
@@ -282,6 +285,44 @@ fn cwnd_target_with_ack_aggregation_and_the_quantization_budget() {
 
 // ------------------------------------------------------------ Linux HyStart (tcp_cubic.c)
 
+#[test]
+fn lt_bw_rate_test_is_on_whole_milliseconds_and_one_percent_low() {
+    let at = |t: SimTime, round_start: bool, losses: u64, delivered: u64, lost: u64| LtAck {
+        now: t,
+        round_start,
+        losses,
+        delivered,
+        lost,
+        probe_bw: true,
+    };
+    let mut lt = LtBw::default();
+    // the first loss at 0.6 ms starts the interval: Linux stamps it 0 ms
+    lt.sample(&at(us(600), false, 1, 0, 0), 1000.0);
+    for k in 1..=4u64 {
+        lt.sample(&at(ms(100 * k), true, 0, 0, 0), 1000.0);
+    }
+    // at 1000.9 ms, 2000 bytes delivered and 1 lost (1 ≥ 2 · 50/256): 1000 − 0 = 1000 whole
+    // ms, 2000 B/s
+    assert_eq!(
+        lt.sample(&at(us(1_000_900), false, 1, 2000, 1), 1000.0),
+        LtEvent::None
+    );
+    for k in 1..=4u64 {
+        lt.sample(&at(ms(1000 + 100 * k), true, 0, 2000, 1), 1000.0);
+    }
+    // the second interval, 1000 → 2000 ms: 2502 B/s; 502 B/s apart, more than 1/8 of 2000,
+    // but 502 · 0.99 = 497 ≤ 500 B/s (bbr_lt_bw_diff through bbr_rate_bytes_per_sec): a policer
+    assert_eq!(
+        lt.sample(&at(ms(2000), false, 1, 4502, 2), 1000.0),
+        LtEvent::Engaged
+    );
+    assert!(
+        close(lt.bw().unwrap(), (2000.0 + 2502.0) / 2.0),
+        "{:?}",
+        lt.bw()
+    );
+}
+
 fn us(n: u64) -> SimTime {
     SimTime::from_nanos(n * 1_000)
 }
@@ -293,8 +334,9 @@ fn rtt_ms(n: u64) -> Option<SimDuration> {
 #[test]
 fn linux_hystart_ack_train_ends_slow_start_after_half_the_min_rtt() {
     let mut h = LinuxHyStart::new(1000);
-    // below hystart_low_window (16 segments) only delay_min is kept: 44 ms
-    assert_eq!(h.on_ack(ms(50), 10_000, 30_000, 15.0, rtt_ms(44)), None);
+    // below hystart_low_window (16 segments) only delay_min and the round are kept: 44 ms, a
+    // round to SND.NXT 19 999
+    assert_eq!(h.on_ack(ms(50), 10_000, 19_999, 15.0, rtt_ms(44)), None);
     assert_eq!(h.delay_min(), Some(SimDuration::from_millis(44)));
     // at 16 segments SND.UNA passes end_seq: a round starts at 100 ms; ACKs 1.2 ms apart (a
     // 10 Mb/s bottleneck's 1500-byte spacing) extend the train; the threshold is
@@ -312,6 +354,27 @@ fn linux_hystart_ack_train_ends_slow_start_after_half_the_min_rtt() {
     }
     let r = h.on_ack(us(100_000 + 1_200 * 19), 20_019, 50_000, 16.0, rtt_ms(44));
     assert_eq!(r, Some(Found::AckTrain));
+}
+
+#[test]
+fn linux_hystart_round_that_began_below_the_low_window_goes_on() {
+    // tcp_cubic.c's hystart_update restarts the round before it looks at cwnd: the round begun
+    // at 50 ms (cwnd 15) runs to SND.NXT 30 000, so at 100 ms (cwnd 16, SND.UNA 20 000) no round
+    // starts, the train's last ACK is still 50 ms, and ACKs 1.2 ms apart from 100 ms on are
+    // more than 2 ms from it: no ACK train this round (a round started at 100 ms would end
+    // slow start at the 19th ACK, as in the test above)
+    let mut h = LinuxHyStart::new(1000);
+    assert_eq!(h.on_ack(ms(50), 10_000, 30_000, 15.0, rtt_ms(44)), None);
+    for k in 0..=19u64 {
+        let r = h.on_ack(
+            us(100_000 + 1_200 * k),
+            20_000 + k,
+            50_000,
+            16.0,
+            rtt_ms(44),
+        );
+        assert_eq!(r, None, "ACK {k}");
+    }
 }
 
 #[test]

@@ -39,7 +39,10 @@ pub(super) fn new_cc(p: &Params, mss: u64, rng: &Rng) -> Cc {
             } else {
                 p.hystart.then(|| SlowStart::PlusPlus(HyStart::new(mss)))
             };
-            Cc::Cubic(Cubic::new(), ss.map(Box::new))
+            let mut c = Cubic::new();
+            // Linux's slow start comes with Linux's growth after it (cubic.rs)
+            c.linux_growth_floor = p.hystart_linux;
+            Cc::Cubic(c, ss.map(Box::new))
         }
         CcKind::Bbr => Cc::Bbr(Box::new(BbrSender {
             bbr: Bbr::new(
