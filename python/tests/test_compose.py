@@ -3,7 +3,10 @@ contracts, one typed ECN parameter, the contract check, the policing warning, co
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from conftest import afsim_cmd
 
 import afsim
 
@@ -65,3 +68,16 @@ def test_a_conditioner_that_polices_by_default_is_warned_about() -> None:
     [w] = s.warnings
     assert w["field"] == "conditioner[0].red"
     assert "polices by default: its red packets are dropped" in str(w["message"])
+
+
+def test_a_link_group_with_too_few_per_member_values_exits_2(tmp_path: Path) -> None:
+    text = (
+        '[scenario]\nduration = "1s"\n[[node]]\nname = "h"\ncount = 3\n[[node]]\nname = "r"\n'
+        '[[link]]\nbetween = ["h", "r"]\nrate = ["1Mbps", "2Mbps"]\ndelay = "1ms"\n'
+    )
+    f = tmp_path / "links.toml"
+    f.write_text(text)
+    p = afsim_cmd("run", f)
+    assert p.returncode == 2 and p.stdout == ""
+    assert (f"{f}:10:8: link[0].rate: 2 per-member values for link[0] (between 'h' and 'r'), "
+            "which makes 3 links") in p.stderr
