@@ -3,7 +3,8 @@
 Read this first: nothing here computes a result; every panel draws a table of ``Results`` as
 it is. The panels, top to bottom, appear when their table has rows: each sampled queue's length
 and the discipline's average over time (``[[monitor]]``, ``--monitor``), its drops per colour
-per interval and its queueing-delay histogram, each flow group's delivered rate per interval
+per interval, its drops and ECN marks per code point per interval and its queueing-delay
+histogram, each flow group's delivered rate per interval
 (``kind = "flows"``), the conditioners' packets by colour per interval (``kind =
 "conditioners"``), each traced TCP
 sender's cwnd (``trace = true``), each traced TFRC sender's rate X and X_recv, each CSA's α; the
@@ -46,6 +47,9 @@ def plot(results: Results, path: Path) -> Path:
         panels.append(("queues", _queues))
     if len(results.monitor_levels) and results.monitor_levels["drops"].sum() > 0:
         panels.append(("drops", _drops))
+    cp = results.monitor_code_points
+    if len(cp) and (cp["drops_overflow"] + cp["drops_early"] + cp["ecn_marks"]).sum() > 0:
+        panels.append(("code points", _code_points))
     if len(results.queue_delay_hist):
         panels.append(("queue delay", _queue_delay))
     if len(results.monitor_flows):
@@ -120,6 +124,29 @@ def _drops(r: Results, ax) -> None:
     ax.set_ylabel("drops per s")
     ax.set_xlabel("time (s)")
     ax.set_title("sampled queues: drops per drop-precedence level, per interval", fontsize=10)
+    _legend(ax, n)
+
+
+def _code_points(r: Results, ax) -> None:
+    """Drops (solid) and ECN marks (dashed) per second of each (queue, code point,
+    direction) that had any, per interval: AF13, best effort and ACKs sharing a level apart."""
+    cp = r.monitor_code_points.assign(
+        drops=lambda t: t["drops_overflow"] + t["drops_early"])
+    n = 0
+    for i, ((queue, name, direction), g) in enumerate(
+            cp.groupby(["queue", "code_point", "direction"], sort=False)):
+        dt = _interval(g["time_s"])
+        who = f"{queue} {name}" + (" (reverse)" if direction == "reverse" else "")
+        colour = f"C{i % 10}"
+        for col, style, what in (("drops", "-", "drops"), ("ecn_marks", "--", "marks")):
+            if g[col].sum() > 0:
+                ax.step(g["time_s"], g[col] / dt, where="pre", lw=0.9, ls=style, color=colour,
+                        label=f"{who} {what}")
+                n += 1
+    ax.set_ylabel("packets per s")
+    ax.set_xlabel("time (s)")
+    ax.set_title("sampled queues: drops (solid) and ECN marks (dashed) per code point, per interval",
+                 fontsize=10)
     _legend(ax, n)
 
 

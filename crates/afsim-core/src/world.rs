@@ -31,7 +31,7 @@ use crate::edge::conditioner::Conditioner;
 use crate::edge::csa::Csa;
 use crate::metrics::delay::Delays;
 use crate::metrics::flow::FlowStats;
-use crate::metrics::series::{CountSeries, QueueSeries, QueueState};
+use crate::metrics::series::{CodePointSeries, CountSeries, QueueSeries, QueueState};
 use crate::metrics::trace::QueueTrace;
 use crate::net::dscp::ColourTable;
 use crate::net::framing::TxClock;
@@ -125,6 +125,9 @@ struct Grid {
     /// Per monitored port, per level of the colour table: arrivals, departures, drops, ECN
     /// marks.
     levels: Vec<(u32, CountSeries<4>)>,
+    /// Per monitored port, per (direction, code point) it has seen: arrivals, overflow drops,
+    /// early drops, ECN marks (from `Port::by_cp`).
+    code_points: Vec<(u32, CodePointSeries<4>)>,
 }
 
 impl Port {

@@ -422,6 +422,10 @@ def _series_rates(name: str, t: pd.DataFrame, store: Store, key: str) -> pd.Data
         return t.groupby(["group", "time_s"], sort=False)["rate_kbps"].sum().reset_index()
     if name == "monitor_levels":
         return t.assign(series=t["queue"] + " level " + t["level"].astype(str))
+    if name == "monitor_code_points":
+        reverse = t["direction"].map({"reverse": " (reverse)"}).fillna("")
+        return t.assign(series=t["queue"] + " " + t["code_point"] + reverse,
+                        drops=t["drops_overflow"] + t["drops_early"])
     return t
 
 
@@ -434,12 +438,18 @@ def _trace_section(doc: Document, store: Store, runs: pd.DataFrame) -> None:
                                      "packets"),
                                     ("monitor_levels", "series", "drops",
                                      "Drops per drop-precedence level and interval", "packets"),
+                                    ("monitor_code_points", "series", "drops",
+                                     "Drops per code point and interval", "packets"),
+                                    ("monitor_code_points", "series", "ecn_marks",
+                                     "ECN marks per code point and interval", "packets"),
                                     ("monitor_flows", "group", "rate_kbps",
                                      "Delivered rate per flow group and interval", "kb/s")):
         for key in runs["key"]:
             t = store.table(name, [key])
             if len(t):
                 t = _series_rates(name, t, store, key)
+                if name == "monitor_code_points" and not t[y].sum():
+                    continue  # no drops (or no marks) at any code point: nothing to draw
                 seed = runs.loc[runs["key"] == key, "seed"].iloc[0]
                 doc.figure(time_series(t, by, y, title=f"{what} over time (one run, seed {seed})",
                                        ylabel=unit),

@@ -108,7 +108,8 @@ def run_tables(result: RunResult) -> dict[str, dict[str, Any]]:
     for name, by, series in (("traces", "flow", result.traces()),
                              ("alpha", "csa", result.alpha_traces()),
                              ("monitor", "queue", result.queue_series()),
-                             ("monitor_levels", "queue", result.level_series())):
+                             ("monitor_levels", "queue", result.level_series()),
+                             ("monitor_code_points", "queue", result.code_point_series())):
         if series:
             out[name] = _long(by, series)
     for name, cols in (("monitor_flows", result.flow_series()),

@@ -8,7 +8,7 @@ use crate::edge::conditioner::Conditioner;
 use crate::edge::csa::Csa;
 use crate::metrics::delay::Delays;
 use crate::metrics::flow::FlowStats;
-use crate::metrics::series::{CountSeries, QueueSeries};
+use crate::metrics::series::{CodePointSeries, CountSeries, QueueSeries};
 use crate::metrics::trace::QueueTrace;
 use crate::net::framing::TxClock;
 use crate::net::loss::Loss;
@@ -80,6 +80,7 @@ impl<'s> World<'s> {
             flows: None,
             conditioners: None,
             levels: Vec::new(),
+            code_points: Vec::new(),
         };
         let n_levels = usize::from(spec.colours.levels());
         for m in &spec.monitors {
@@ -93,6 +94,8 @@ impl<'s> World<'s> {
                     w.sojourn = Some(Delays::default());
                     grid.levels
                         .push((m.port as u32, CountSeries::new(interval, n_levels)));
+                    grid.code_points
+                        .push((m.port as u32, CodePointSeries::new(interval)));
                 }
                 MonitorKind::Events => {
                     let w = ports[m.port]

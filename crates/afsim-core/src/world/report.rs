@@ -323,6 +323,10 @@ impl World<'_> {
                 .into_iter()
                 .map(|(port, s)| (self.port_name(port as usize), s))
                 .collect(),
+            code_point_series: std::mem::take(&mut self.grid.code_points)
+                .into_iter()
+                .map(|(port, s)| (self.port_name(port as usize), s))
+                .collect(),
             flow_series: self.grid.flows.take(),
             conditioner_series: self.grid.conditioners.take(),
             dp_traces: self
