@@ -11,7 +11,7 @@ import pytest
 from conftest import DATA, afsim_cmd
 
 import afsim
-from afsim.results import Results
+from afsim.results import QUEUE_EVENT_COLUMNS, Results
 
 TCP_ECN = DATA / "tcp_ecn.toml"
 
@@ -139,7 +139,8 @@ def test_the_store_keeps_a_series_table_per_run(tmp_path: Path) -> None:
     from afsim.sweep import execute
 
     text = TCP_ECN.read_text() + '\n[[monitor]]\nkind = "flows"\ninterval = "500ms"\n' \
-        '\n[[monitor]]\nqueue = "r1->r2"\ninterval = "100ms"\n'
+        '\n[[monitor]]\nqueue = "r1->r2"\ninterval = "100ms"\n' \
+        '\n[[monitor]]\nkind = "events"\nqueue = "r1->r2"\n'
     f = tmp_path / "s.toml"
     f.write_text(text)
     with Store.open(tmp_path / "store") as st:
@@ -148,6 +149,8 @@ def test_the_store_keeps_a_series_table_per_run(tmp_path: Path) -> None:
         queue = st.table("monitor")
         levels = st.table("monitor_levels")
         code_points = st.table("monitor_code_points")
+        events = st.table("queue_events")
+        queues = st.table("queues")
         keys = set(st.runs()["key"])
     assert set(flows["key"]) == keys and len(keys) == 2
     assert len(flows) == 2 * 6 * 3, "2 runs x 6 instants x 3 flows"
@@ -155,6 +158,18 @@ def test_the_store_keeps_a_series_table_per_run(tmp_path: Path) -> None:
     assert levels["arrivals"].sum() > 0
     assert code_points["arrivals"].sum() == levels["arrivals"].sum()
     assert set(code_points["key"]) == keys
+    # the event record, stored with each run: a row per arrival and departure of the queue
+    assert set(events["key"]) == keys and list(events.columns) == ["key", "queue", *QUEUE_EVENT_COLUMNS]
+    bottleneck = queues[queues["name"] == "r1->r2"].set_index("key")
+    per_run = events.groupby("key")["event"].value_counts().unstack(fill_value=0)
+    assert (per_run["dequeue"] == bottleneck.loc[per_run.index, "departures"]).all()
+    assert (per_run.sum(axis=1) - per_run["dequeue"]
+            == bottleneck.loc[per_run.index, "arrivals"]).all()
+    p = afsim_cmd("results", tmp_path / "store", "--export", tmp_path / "export")
+    assert p.returncode == 0, p.stderr
+    exported = pd.read_parquet(tmp_path / "export" / "queue_events.parquet")
+    assert len(exported) == len(events)
+    assert (tmp_path / "export" / "monitor_code_points.parquet").is_file()
     from afsim.report import store_report
 
     with Store.open(tmp_path / "store", write=False) as st:
