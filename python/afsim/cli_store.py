@@ -217,8 +217,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"-o {args.out}: the directory {parent} does not exist")
     prepare_out_dir(parent, f"-o {args.out}: its directory")
     with _open_store(args.store, write=False) as store:
-        whole_runs(store)  # warns about damage; the report leaves damaged runs out itself
-        doc = report.store_report(store)
+        # warns about damage (the report leaves damaged runs out itself); an unknown --only
+        # is a usage error
+        whole_runs(store, args.only)
+        doc = report.store_report(store, sweep=args.only)
     doc.write(args.out)
     print(f"afsim: wrote {args.out}", file=sys.stderr)
     return EXIT_OK

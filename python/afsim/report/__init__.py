@@ -321,15 +321,19 @@ def _value(v: Any) -> str:
 # The report of a results store
 
 
-def store_report(store: Store, title: str | None = None) -> Document:
-    """The report ``afsim report`` writes (see the module header)."""
+def store_report(store: Store, title: str | None = None, sweep: str | None = None) -> Document:
+    """The report ``afsim report`` writes (see the module header): of every stored run, or
+    of the runs of ``sweep`` only (``afsim report --only SWEEP``; ``"(untagged)"``: the runs of
+    no sweep; an unknown sweep is ``Store.runs``' KeyError)."""
     from afsim.stats import aggregate
 
-    runs = store.runs()
+    runs = store.runs(sweep=sweep)
     damaged = store.damaged()
     runs = runs[~runs["key"].isin(damaged)].reset_index(drop=True)
-    doc = Document(title or f"afsim results: {store.path.name}")
-    doc.text(f"{len(runs)} runs in {store.path} (stored by afsim {store.made_by}). Means with "
+    of = f" (sweep {sweep})" if sweep is not None else ""
+    doc = Document(title or f"afsim results: {store.path.name}{of}")
+    which = f"The {len(runs)} runs of sweep {sweep}" if sweep is not None else f"{len(runs)} runs"
+    doc.text(f"{which} in {store.path} (stored by afsim {store.made_by}). Means with "
              "95% Student-t confidence intervals over the replications of each grid point.",
              note=True)
     if damaged:
@@ -339,7 +343,7 @@ def store_report(store: Store, title: str | None = None) -> Document:
     if not len(runs):
         doc.text("The store holds no runs yet.")
         return doc
-    flows_all = store.table("flows")
+    flows_all = store.table("flows", list(runs["key"]))
     for scenario, sruns in runs.groupby("scenario", sort=False):
         sruns = sruns.dropna(axis=1, how="all")
         params = [c for c in sruns.columns if c.startswith("param.")]
