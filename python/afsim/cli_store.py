@@ -31,7 +31,7 @@ from afsim.cli_common import (
 
 #: The metrics the sweep and results tables show, when the runs have them.
 MAIN_METRICS = ("throughput_kbps_total", "goodput_kbps_total", "loss_ratio", "mean_delay_s",
-                "jain", "respect_of_service_mean")
+                "jain", "jain_contracted", "respect_of_service_mean")
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -128,6 +128,10 @@ def print_points(runs: Any, fmt: str, swept: list[str] | None = None) -> None:
         _console().print("[dim]jain: Jain's index over every flow of a run, whatever its "
                          "contract or transport; per flow group: group.<name>.jain "
                          "(afsim results STORE --format csv)[/dim]")
+    if "jain_contracted" in metrics:
+        _console().print("[dim]jain_contracted: Jain's index of throughput ÷ contract over the "
+                         "flows with a contract (a customer's contract shared equally by its "
+                         "flows); per contract class: contract.<kbps>.jain[/dim]")
 
 
 def _mean_ci(mean: float, ci: float) -> str:

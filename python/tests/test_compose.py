@@ -81,3 +81,24 @@ def test_a_link_group_with_too_few_per_member_values_exits_2(tmp_path: Path) -> 
     assert p.returncode == 2 and p.stdout == ""
     assert (f"{f}:10:8: link[0].rate: 2 per-member values for link[0] (between 'h' and 'r'), "
             "which makes 3 links") in p.stderr
+
+
+def test_fairness_is_computed_within_contracts_and_normalised_by_them(run) -> None:  # type: ignore[no-untyped-def]
+    from afsim.stats import jain
+    from afsim.store.metrics import default_metrics
+
+    _, r = run
+    m = default_metrics(r.summary)
+    groups = r.groups.set_index("name")
+    f = r.flows[r.flows["group"].isin(["a", "b", "c"])]
+    share = (groups.loc[f["group"], "contract_kbps"].to_numpy()
+             / groups.loc[f["group"], "flows"].to_numpy())
+    assert m["jain_contracted"] == pytest.approx(jain(list(f["throughput_kbps"] / share)))
+    # three classes of four flows: 1, 2 and 4 Mb/s customers' flows (250, 500, 1000 kb/s each)
+    classes = sorted(k for k in m if k.startswith("contract."))
+    assert len(classes) == len(set(share)) == 3
+    for c in set(share):
+        xs = f.loc[share == c, "throughput_kbps"]
+        assert m[f"contract.{c:g}kbps.jain"] == pytest.approx(jain(list(xs)))
+    # the best-effort UDP flow has no contract and is in the headline only
+    assert "be" in set(r.flows["name"]) and m["jain"] != m["jain_contracted"]

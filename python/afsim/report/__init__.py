@@ -292,6 +292,9 @@ LABELS = {
     # every flow of the run, whatever its contract or transport: per-group indices are the
     # group.<name>.jain metrics, plotted beside it
     "jain": "Jain's index, all flows (unequal contracts included)",
+    # the flows with a contract, each throughput ÷ its contract (store/metrics.py); per
+    # contract class: contract.<kbps>.jain
+    "jain_contracted": "Jain's index of throughput ÷ contract, contracted flows",
     "respect_of_service_mean": "mean Respect of Service",
     "packets_dropped": "packets dropped",
     "retransmitted_packets": "TCP retransmissions",
@@ -362,6 +365,13 @@ def store_report(store: Store, title: str | None = None, sweep: str | None = Non
             table[label(m)] = [_pm(a, b) for a, b in zip(points[f"{m}.mean"],
                                                          points[f"{m}.ci95"])]
         doc.table(table, caption="Grid points: mean ± 95% confidence half-width")
+        if "jain" in main:
+            doc.text("Jain's index (jain) covers every flow of a run, whatever its contract or "
+                     "transport (starved best effort included)"
+                     + ("; jain_contracted is Jain's index of throughput ÷ contract over the "
+                        "flows with a contract, and contract.<kbps>.jain the index within "
+                        "each contract class." if "jain_contracted" in metrics else "."),
+                     note=True)
         for x in swept:
             others = [c for c in swept if c != x]
             series = others[0] if others else None
@@ -376,8 +386,10 @@ def store_report(store: Store, title: str | None = None, sweep: str | None = Non
 
 def _group_metrics(runs: pd.DataFrame, metrics: list[str], most: int = 12) -> list[str]:
     """The flow groups' stored metrics (``group.<name>.throughput_kbps_total``, ``.jain``,
-    ``.fieb``) that vary over the runs, at most ``most`` of them, in store order."""
-    return [m for m in metrics if m.startswith("group.") and runs[m].nunique() > 1][:most]
+    ``.fieb``) and the contract classes' (``contract.<kbps>.jain``) that vary over the runs, at
+    most ``most`` of them, in store order."""
+    return [m for m in metrics if m.startswith(("group.", "contract."))
+            and runs[m].nunique() > 1][:most]
 
 
 _NOT_METRICS = {"key", "scenario", "source", "seed", "end_time_s", "stop_reason", "events",
