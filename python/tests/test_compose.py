@@ -102,3 +102,35 @@ def test_fairness_is_computed_within_contracts_and_normalised_by_them(run) -> No
         assert m[f"contract.{c:g}kbps.jain"] == pytest.approx(jain(list(xs)))
     # the best-effort UDP flow has no contract and is in the headline only
     assert "be" in set(r.flows["name"]) and m["jain"] != m["jain_contracted"]
+
+
+def test_the_run_plot_checks_each_contract_against_delivered_traffic(run) -> None:  # type: ignore[no-untyped-def]
+    from afsim.plot import contract_check
+
+    _, r = run
+    t = contract_check(r).set_index("who")
+    c = r.conditioners.set_index("name")
+    for name in c.index:
+        assert t.loc[f"conditioner {name}", "delivered_kbps"] == c.loc[name, "delivered_kbps"]
+        assert t.loc[f"conditioner {name}", "contract_kbps"] == c.loc[name, "contract_kbps"]
+    g = r.groups.set_index("name")
+    for name in ("a", "b", "c"):
+        assert t.loc[f"group {name}", "delivered_kbps"] == g.loc[name, "throughput_kbps_total"]
+    assert "group be" not in t.index, "best effort has no contract"
+
+
+def test_the_sweep_report_draws_the_contract_check_and_the_delays(tmp_path: Path) -> None:
+    from afsim.report import store_report
+    from afsim.store import Store
+    from afsim.sweep import sweep
+
+    store = tmp_path / "s"
+    sweep(str(EXAMPLE), {"ecn": ["false", "true"]}, store=store, workers=1,
+          overrides={"duration": "3s", "warmup": "1s"})
+    with Store.open(store, write=False) as s:
+        assert len(s.table("queue_delay_hist")), "the queue monitor's histogram is stored"
+        page = store_report(s).html()
+    for caption in ("Contract check at ecn = false", "Contract check at ecn = true",
+                    "One-way delay percentiles per flow group", "Queueing-delay histogram"):
+        assert caption in page, caption
+    assert "conditioner contract0" in page and "group a" in page

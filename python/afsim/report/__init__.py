@@ -14,8 +14,10 @@ Read this first. Two layers:
   time, one line per flow or CSA).
 - ``store_report(store)``: the report of a results store (``afsim report``): per scenario, the
   grid points' statistics table, every main metric against every swept parameter, per-flow
-  throughput bars, and the TCP cwnd, CSA α and ``[[monitor]]`` time series (queue length, drops
-  per colour, delivered rate per flow group) of one run when the runs recorded any.
+  throughput bars, the contract check and the delay percentiles per flow group (``checks``), and
+  the TCP cwnd, CSA α and ``[[monitor]]`` time series (queue length, drops per colour and per
+  code point, delivered rate per flow group) and queueing-delay histogram of one run when the
+  runs recorded any.
 
 Not done here: interactivity (zoom, hover).
 """
@@ -30,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from afsim.report import checks
 from afsim.stats import format_eng, format_mean_ci
 
 if TYPE_CHECKING:
@@ -380,6 +383,9 @@ def store_report(store: Store, title: str | None = None, sweep: str | None = Non
                            caption=f"{label(m)} against {_short(x)}; shaded: 95% confidence "
                            "interval" + (f"; one line per {_short(series)}" if series else ""))
         _flow_section(doc, sruns, flows_all, swept)
+        pts = _extreme_points(sruns, swept)
+        checks.contract_section(doc, pts)
+        checks.delay_section(doc, pts, flows_all, store.table)
         _trace_section(doc, store, sruns)
     return doc
 
@@ -398,6 +404,23 @@ _NOT_METRICS = {"key", "scenario", "source", "seed", "end_time_s", "stop_reason"
 
 def _pm(mean: float, ci: float) -> str:
     return format_mean_ci(mean, ci)
+
+
+def _extreme_points(runs: pd.DataFrame, swept: list[str]) -> list[tuple[str, pd.DataFrame]]:
+    """(" at x = v", runs) of the first and the last grid point by value (one point: ("",
+    runs)), as the per-flow bars pick them."""
+    from afsim.stats import natural_key
+
+    if not swept:
+        return [("", runs)]
+    groups = sorted(runs.groupby(swept, sort=False), key=lambda kv: tuple(
+        natural_key(v) for v in (kv[0] if isinstance(kv[0], tuple) else (kv[0],))))
+    out = []
+    for value, g in ([groups[0], groups[-1]] if len(groups) > 1 else groups):
+        values = value if isinstance(value, tuple) else (value,)
+        out.append((" at " + ", ".join(f"{_short(c)} = {_value(v)}" for c, v in zip(swept, values)),
+                    g))
+    return out
 
 
 def _flow_section(doc: Document, runs: pd.DataFrame, flows: pd.DataFrame,

@@ -112,6 +112,14 @@ def run_tables(result: RunResult) -> dict[str, dict[str, Any]]:
                              ("queue_events", "queue", result.queue_traces())):
         if series:
             out[name] = _long(by, series)
+    delays = result.queue_delays()
+    if delays:
+        import numpy as np
+
+        out["queue_delay_hist"] = {
+            "queue": [q for q, d in delays.items() for _ in range(len(d["bin_count"]))],
+            "bin_upper_s": np.concatenate([d["bin_upper_s"] for d in delays.values()]),
+            "count": np.concatenate([d["bin_count"] for d in delays.values()])}
     for name, cols in (("monitor_flows", result.flow_series()),
                        ("monitor_conditioners", result.conditioner_series())):
         if cols is not None:
