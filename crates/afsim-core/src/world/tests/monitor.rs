@@ -224,7 +224,7 @@ fn the_code_point_series_counts_ecn_marks_per_code_point() {
         ..Params::default()
     };
     let mut flows: Vec<_> = (0..4)
-        .map(|i| tcp(&format!("t{i}"), 0, 3, params.clone()))
+        .map(|i| tcp(&format!("t{i}"), 0, 3, params))
         .collect();
     flows[3].dscp = crate::net::dscp::AF11;
     let mut s = tcp_dumbbell(bottleneck, flows, 10);
