@@ -113,8 +113,10 @@ SERIES_GLOSSARY = {
          "drops_overflow": "Of them, refused because the buffer was full.",
          "drops_early": "Of them, RED-family early and forced drops (as `drops_early` of "
                         "`code_points`).",
-         "ecn_marks": "Of them, accepted with an ECN Congestion Experienced mark the queue put "
-                      "on."}),
+         "ecn_marks": "ECN marks the queue made on their arrivals, on this code point: the "
+                      "arriving packet's under mark-tail (the default); under mark-front, "
+                      "mark-random or OUT marking the marked packet may be a queued one "
+                      "(docs/assumptions.md)."}),
 }
 
 

@@ -110,6 +110,9 @@ struct Watch {
     trace: Option<QueueTrace>,
     /// The discipline's ECN marks (all levels) at the last recorded arrival.
     marks_seen: u64,
+    /// A queue monitor on a discipline that can mark (`build::may_mark`): its arrivals are
+    /// checked for marks, counted per code point (`Port::by_cp`).
+    marks_by_cp: bool,
 }
 
 /// Counters sampled on a grid for the `[[monitor]]`s of kinds "flows", "conditioners" and

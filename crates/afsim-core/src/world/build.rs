@@ -15,7 +15,7 @@ use crate::net::loss::Loss;
 use crate::net::packet::Pool;
 use crate::net::pcap;
 use crate::net::routing::Tables;
-use crate::queue::{AnyQueue, QueueStats, N_DROP_REASONS};
+use crate::queue::{AnyQueue, QueueSpec, QueueStats, N_DROP_REASONS};
 use crate::scenario::spec::CsaScope;
 use crate::scenario::spec::{AppSpec, MonitorKind, SpecError};
 use crate::scenario::Spec;
@@ -91,6 +91,12 @@ impl<'s> World<'s> {
                         .watch
                         .get_or_insert_with(Box::<Watch>::default);
                     w.series = Some(QueueSeries::new(interval));
+                    let l = &spec.links[m.port / 2];
+                    w.marks_by_cp = may_mark(if m.port % 2 == 0 {
+                        &l.queue_ab
+                    } else {
+                        &l.queue_ba
+                    });
                     w.sojourn = Some(Delays::default());
                     grid.levels
                         .push((m.port as u32, CountSeries::new(interval, n_levels)));
@@ -376,6 +382,18 @@ impl PortsByNode {
             (Some(&a), Some(&b)) => &self.ports[a as usize..b as usize],
             _ => &[],
         }
+    }
+}
+
+/// Whether a discipline can ever put an ECN mark: RED, RIO and WRED with `ecn` (their marking
+/// curves need it), a scheduler with such a class queue.
+fn may_mark(q: &QueueSpec) -> bool {
+    match q {
+        QueueSpec::Red(p) => p.common.ecn.is_some(),
+        QueueSpec::Rio(p, _) => p.common.ecn.is_some(),
+        QueueSpec::Wred(p, _) => p.common.ecn.is_some(),
+        QueueSpec::Scheduler(s) => s.classes.iter().any(|c| may_mark(&c.queue)),
+        QueueSpec::DropTail { .. } | QueueSpec::Sima(_) => false,
     }
 }
 

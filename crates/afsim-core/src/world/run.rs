@@ -638,11 +638,14 @@ fn watch_arrival(
         w.enq_at[slot] = now.0;
     }
     // marks are found for the event record and for the queue monitor's per-code-point marks
-    let by_cp = w.series.is_some();
+    // (when the discipline can mark at all)
+    let by_cp = w.marks_by_cp;
     if w.trace.is_none() && !by_cp {
         return;
     }
-    let marks: u64 = (0..MAX_LEVELS)
+    // a mark lands on a queued packet or the arrival, whose levels have all seen arrivals at
+    // this port: the levels beyond those the port's counters hold have no marks to add
+    let marks: u64 = (0..p.stats.levels.len().min(MAX_LEVELS))
         .map(|l| p.queue.ecn_marks(l).unwrap_or(0))
         .sum();
     let (event, reason) = match dropped {
