@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 REPORT_RS = ROOT / "crates/afsim-core/src/report.rs"
 RED_COMMON_RS = ROOT / "crates/afsim-core/src/queue/red/common.rs"
 METRICS_PY = ROOT / "python/afsim/store/metrics.py"
+RESULTS_PY = ROOT / "python/afsim/results.py"
 OUT = ROOT / "docs/glossary.md"
 
 #: Output table → its row struct, in the order the report lists them.
@@ -212,12 +213,44 @@ def render() -> str:
             out.append(f"| `{name}` | {u} | {interval(table, name, doc, u)} | "
                        f"{_cell(doc) or '—'} |")
         out.append("")
+    out += series_sections()
     if metrics_doc:
         body = "\n".join(line.strip() for line in metrics_doc.group(1).strip().splitlines())
         out += ["## Store scalars (`afsim sweep`, `afsim results`)", "",
                 "Computed from a run's report by `afsim.store.metrics.default_metrics`, whose "
                 "docstring reads:", "", body, ""]
     return "\n".join(out)
+
+
+def series_glossary() -> dict[str, tuple[str, dict[str, str]]]:
+    """``afsim.results.SERIES_GLOSSARY``, read as a literal (no import of afsim)."""
+    import ast
+
+    tree = ast.parse(RESULTS_PY.read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign | ast.Assign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "SERIES_GLOSSARY" for t in targets):
+                assert node.value is not None
+                return ast.literal_eval(node.value)
+    return {}
+
+
+def series_sections() -> list[str]:
+    """A section per ``[[monitor]]`` count series: the interval of every count is the row's."""
+    out = []
+    for table, (what, cols) in series_glossary().items():
+        out += [f"## {table}", "", f"Time series (`Results.{table}`, `{table}.parquet`, the "
+                f"store's `{table}` table): {what}", "",
+                "| column | unit | interval | meaning |", "|---|---|---|---|"]
+        for name, doc in cols.items():
+            rust = "String" if name in ("queue", "direction", "code_point") else "u64"
+            u = "s" if name == "time_s" else unit(table, name, rust)
+            span = "—" if u == "text" or name in _SETTINGS else (
+                "instant" if name == "time_s" else "per interval")
+            out.append(f"| `{name}` | {u} | {span} | {_cell(doc)} |")
+        out.append("")
+    return out
 
 
 def main(argv: list[str]) -> int:

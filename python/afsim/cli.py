@@ -252,6 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep_p.add_argument("store", type=Path, metavar="STORE")
     rep_p.add_argument("-o", "--out", type=Path, default=Path("report.html"), metavar="FILE",
                        help="the HTML file to write (default: report.html)")
+    rep_p.add_argument("--only", metavar="SWEEP",
+                       help="only the runs of this sweep ('(untagged)': of no sweep), as "
+                       "afsim results --only")
     rep_p.set_defaults(func=cmd_report)
 
     bench_p = sub.add_parser(

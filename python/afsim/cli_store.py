@@ -31,7 +31,7 @@ from afsim.cli_common import (
 
 #: The metrics the sweep and results tables show, when the runs have them.
 MAIN_METRICS = ("throughput_kbps_total", "goodput_kbps_total", "loss_ratio", "mean_delay_s",
-                "jain", "respect_of_service_mean")
+                "jain", "jain_contracted", "respect_of_service_mean")
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -128,6 +128,10 @@ def print_points(runs: Any, fmt: str, swept: list[str] | None = None) -> None:
         _console().print("[dim]jain: Jain's index over every flow of a run, whatever its "
                          "contract or transport; per flow group: group.<name>.jain "
                          "(afsim results STORE --format csv)[/dim]")
+    if "jain_contracted" in metrics:
+        _console().print("[dim]jain_contracted: Jain's index of throughput ÷ contract over the "
+                         "flows with a contract (a customer's contract shared equally by its "
+                         "flows); per contract class: contract.<kbps>.jain[/dim]")
 
 
 def _mean_ci(mean: float, ci: float) -> str:
@@ -217,8 +221,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"-o {args.out}: the directory {parent} does not exist")
     prepare_out_dir(parent, f"-o {args.out}: its directory")
     with _open_store(args.store, write=False) as store:
-        whole_runs(store)  # warns about damage; the report leaves damaged runs out itself
-        doc = report.store_report(store)
+        # warns about damage (the report leaves damaged runs out itself); an unknown --only
+        # is a usage error
+        whole_runs(store, args.only)
+        doc = report.store_report(store, sweep=args.only)
     doc.write(args.out)
     print(f"afsim: wrote {args.out}", file=sys.stderr)
     return EXIT_OK

@@ -3,11 +3,13 @@
 Read this first: nothing here computes a result; every panel draws a table of ``Results`` as
 it is. The panels, top to bottom, appear when their table has rows: each sampled queue's length
 and the discipline's average over time (``[[monitor]]``, ``--monitor``), its drops per colour
-per interval and its queueing-delay histogram, each flow group's delivered rate per interval
+per interval, its drops and ECN marks per code point per interval and its queueing-delay
+histogram, each flow group's delivered rate per interval
 (``kind = "flows"``), the conditioners' packets by colour per interval (``kind =
 "conditioners"``), each traced TCP
-sender's cwnd (``trace = true``), each traced TFRC sender's rate X and X_recv, each CSA's α; the
-last panel is always the flows' throughput (and goodput where TCP has one) against their
+sender's cwnd (``trace = true``), each traced TFRC sender's rate X and X_recv, each CSA's α,
+the contract check (each conditioner's and flow group's delivered rate against its contract),
+the one-way delay percentiles per code point at delivery; the last panel is always the flows' throughput (and goodput where TCP has one) against their
 contracts. The file's suffix picks the format (.png, .svg, .pdf).
 """
 
@@ -17,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from afsim.results import Results
 
 #: Formats ``--plot`` writes, by suffix.
@@ -46,6 +50,9 @@ def plot(results: Results, path: Path) -> Path:
         panels.append(("queues", _queues))
     if len(results.monitor_levels) and results.monitor_levels["drops"].sum() > 0:
         panels.append(("drops", _drops))
+    cp = results.monitor_code_points
+    if len(cp) and (cp["drops_overflow"] + cp["drops_early"] + cp["ecn_marks"]).sum() > 0:
+        panels.append(("code points", _code_points))
     if len(results.queue_delay_hist):
         panels.append(("queue delay", _queue_delay))
     if len(results.monitor_flows):
@@ -58,6 +65,10 @@ def plot(results: Results, path: Path) -> Path:
         panels.append(("tfrc", _tfrc))
     if len(results.alpha):
         panels.append(("alpha", _alpha))
+    if len(contract_check(results)):
+        panels.append(("contract", _contract))
+    if len(results.delay_classes):
+        panels.append(("delay percentiles", _delay_percentiles))
     panels.append(("flows", _flows))
     fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.2 * len(panels)), squeeze=False)
     for (_, draw), ax in zip(panels, axes[:, 0]):
@@ -120,6 +131,29 @@ def _drops(r: Results, ax) -> None:
     ax.set_ylabel("drops per s")
     ax.set_xlabel("time (s)")
     ax.set_title("sampled queues: drops per drop-precedence level, per interval", fontsize=10)
+    _legend(ax, n)
+
+
+def _code_points(r: Results, ax) -> None:
+    """Drops (solid) and ECN marks (dashed) per second of each (queue, code point,
+    direction) that had any, per interval: AF13, best effort and ACKs sharing a level apart."""
+    cp = r.monitor_code_points.assign(
+        drops=lambda t: t["drops_overflow"] + t["drops_early"])
+    n = 0
+    for i, ((queue, name, direction), g) in enumerate(
+            cp.groupby(["queue", "code_point", "direction"], sort=False)):
+        dt = _interval(g["time_s"])
+        who = f"{queue} {name}" + (" (reverse)" if direction == "reverse" else "")
+        colour = f"C{i % 10}"
+        for col, style, what in (("drops", "-", "drops"), ("ecn_marks", "--", "marks")):
+            if g[col].sum() > 0:
+                ax.step(g["time_s"], g[col] / dt, where="pre", lw=0.9, ls=style, color=colour,
+                        label=f"{who} {what}")
+                n += 1
+    ax.set_ylabel("packets per s")
+    ax.set_xlabel("time (s)")
+    ax.set_title("sampled queues: drops (solid) and ECN marks (dashed) per code point, per interval",
+                 fontsize=10)
     _legend(ax, n)
 
 
@@ -208,4 +242,60 @@ def _flows(r: Results, ax) -> None:
     ax.set_ylabel("kb/s")
     span = "after the warm-up" if r.summary.get("warmup_s") else "over the run"
     ax.set_title(f"flows: delivered throughput {span}", fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+
+
+def contract_check(r: Results) -> pd.DataFrame:
+    """The contract check of a run: one row per conditioner with a contract, then per flow
+    group with one (``groups.contract_kbps``): who ("conditioner x", "group y"), contract_kbps
+    and delivered_kbps (its flows' throughput, measured interval), both kb/s."""
+    import pandas as pd
+
+    rows = []
+    c = r.conditioners
+    if len(c) and "delivered_kbps" in c.columns:
+        for name, contract, delivered in zip(c["name"], c["contract_kbps"], c["delivered_kbps"]):
+            if contract == contract and contract > 0:
+                rows.append((f"conditioner {name}", float(contract), float(delivered)))
+    g = r.groups
+    if len(g) and "contract_kbps" in g.columns:
+        for name, contract, delivered in zip(g["name"], g["contract_kbps"],
+                                             g["throughput_kbps_total"]):
+            if contract == contract and contract is not None and contract > 0:
+                rows.append((f"group {name}", float(contract), float(delivered)))
+    return pd.DataFrame(rows, columns=["who", "contract_kbps", "delivered_kbps"])
+
+
+def _contract(r: Results, ax) -> None:
+    """Delivered rate against the contract, per conditioner and per flow group."""
+    t = contract_check(r)
+    x = range(len(t))
+    ax.bar(x, t["delivered_kbps"], color="C0", label="delivered")
+    ax.scatter(x, t["contract_kbps"], color="k", marker="_", s=600, zorder=3, label="contract")
+    for i, (d, c) in enumerate(zip(t["delivered_kbps"], t["contract_kbps"])):
+        ax.text(i, d, f"{d / c:.2f}×", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(t["who"], rotation=45 if len(t) > 8 else 0, fontsize=8,
+                       ha="right" if len(t) > 8 else "center")
+    ax.set_ylabel("kb/s")
+    span = "after the warm-up" if r.summary.get("warmup_s") else "over the run"
+    ax.set_title(f"contract check: delivered rate {span} against the contract "
+                 "(delivered ÷ contract on the bars)", fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+
+
+def _delay_percentiles(r: Results, ax) -> None:
+    """One-way delay percentiles (p50, p90, p99, max) per code point at delivery."""
+    c = r.delay_classes
+    x = range(len(c))
+    width = 0.2
+    for k, (col, name) in enumerate((("delay_p50_s", "p50"), ("delay_p90_s", "p90"),
+                                      ("delay_p99_s", "p99"), ("delay_max_s", "max"))):
+        ax.bar([i + (k - 1.5) * width for i in x], c[col] * 1e3, width=width, color=f"C{k}",
+               label=name)
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(c["code_point"], fontsize=9)
+    ax.set_ylabel("ms")
+    ax.set_title("one-way delay per code point at delivery, whole run (HDR histogram, within "
+                 "0.1 %)", fontsize=10)
     ax.legend(fontsize=8, loc="best")

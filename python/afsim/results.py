@@ -52,6 +52,7 @@ SERIES_FILES = (
     "dp_trace",
     "monitor",
     "monitor_levels",
+    "monitor_code_points",
     "monitor_flows",
     "monitor_conditioners",
     "queue_delays",
@@ -75,10 +76,48 @@ FLOW_SERIES_COLUMNS = ("time_s", "flow", "delivered_packets", "delivered_bytes",
 CONDITIONER_SERIES_COLUMNS = ("time_s", "conditioner", "green_packets", "yellow_packets",
                               "red_packets", "green_bytes", "yellow_bytes", "red_bytes", "dropped")
 LEVEL_SERIES_COLUMNS = ("time_s", "level", "arrivals", "departures", "drops", "ecn_marks")
+#: Columns of a queue's per-code-point counters (afsim-core `metrics::series::CodePointSeries`).
+CODE_POINT_SERIES_COLUMNS = ("time_s", "direction", "dscp", "code_point", "arrivals",
+                             "drops_overflow", "drops_early", "ecn_marks")
 #: Columns of a queue's event record (afsim-core `metrics::trace::QueueTrace`).
 QUEUE_EVENT_COLUMNS = ("time_s", "event", "flow", "dscp", "level", "size_bytes", "len_packets",
                        "reason")
 QUEUE_DELAY_COLUMNS = ("count", "mean_s", "p50_s", "p90_s", "p99_s", "max_s")
+
+#: The ``[[monitor]]`` count series as docs/glossary.md describes them (tools/glossary.py
+#: reads this literal; python/tests/test_glossary.py checks it names every column a run
+#: gives): table → (what a row is, {column: meaning}). Every count covers the row's interval
+#: [time_s − interval, time_s).
+SERIES_GLOSSARY = {
+    "monitor_levels": (
+        "One sampled queue (`kind = \"queue\"`), one drop-precedence level, one interval.",
+        {"queue": "The queue (\"from->to\").",
+         "time_s": "The interval's end, s; the row counts [time_s − interval, time_s).",
+         "level": "Drop-precedence level in the domain's colour table.",
+         "arrivals": "Packets of this level offered to the queue in the interval.",
+         "departures": "Packets of this level that left for the link in the interval.",
+         "drops": "Packets of this level the queue refused in the interval (overflow and "
+                  "early drops together).",
+         "ecn_marks": "ECN marks the queue put on this level's packets in the interval."}),
+    "monitor_code_points": (
+        "One sampled queue (`kind = \"queue\"`), one (direction, code point) it has seen, one "
+        "interval: `monitor_levels` split so that AF13, best effort and ACKs sharing a level "
+        "stay apart. A code point has rows from the first instant after its first packet on.",
+        {"queue": "The queue (\"from->to\").",
+         "time_s": "The interval's end, s; the row counts [time_s − interval, time_s).",
+         "direction": "\"forward\" (data, from the flows' sources) or \"reverse\" (ACKs and "
+                      "feedback), as in `code_points`.",
+         "dscp": "The code point the packets carried on arrival at the queue.",
+         "code_point": "Its name (\"AF11\", \"BE\"; \"DSCP n\" for one without a name).",
+         "arrivals": "Packets of this code point offered to the queue in the interval.",
+         "drops_overflow": "Of them, refused because the buffer was full.",
+         "drops_early": "Of them, RED-family early and forced drops (as `drops_early` of "
+                        "`code_points`).",
+         "ecn_marks": "ECN marks the queue made on their arrivals, on this code point: the "
+                      "arriving packet's under mark-tail (the default); under mark-front, "
+                      "mark-random or OUT marking the marked packet may be a queued one "
+                      "(docs/assumptions.md)."}),
+}
 
 
 @dataclass(frozen=True)
@@ -135,6 +174,11 @@ class Results:
     #: end: counts of [time_s − interval, time_s)), level, arrivals, departures, drops,
     #: ecn_marks. Empty if none.
     monitor_levels: pd.DataFrame
+    #: Per sampled queue, (direction, code point) it has seen and interval: queue, time_s (the
+    #: interval's end), direction, dscp, code_point, arrivals, drops_overflow, drops_early,
+    #: ecn_marks — ``monitor_levels`` split so that AF13, best effort and ACKs sharing a level
+    #: stay apart. A code point has rows from its first packet on. Empty if none.
+    monitor_code_points: pd.DataFrame
     #: Per flow and interval (``[[monitor]] kind = "flows"``): time_s (the interval's end),
     #: flow, delivered_packets, delivered_bytes, dropped_packets (forward direction) and
     #: rate_kbps (delivered bits / interval, kb/s). Empty if none.
@@ -182,6 +226,8 @@ class Results:
             dp_trace=_long("conditioner", result.dp_traces(), ["time_s", "flow", "dp", "mbr_bps"]),
             monitor=_long("queue", result.queue_series(), list(MONITOR_COLUMNS)),
             monitor_levels=_long("queue", result.level_series(), list(LEVEL_SERIES_COLUMNS)),
+            monitor_code_points=_long("queue", result.code_point_series(),
+                                      list(CODE_POINT_SERIES_COLUMNS)),
             monitor_flows=_with_rate(_columns(result.flow_series(), FLOW_SERIES_COLUMNS)),
             monitor_conditioners=_columns(result.conditioner_series(),
                                           CONDITIONER_SERIES_COLUMNS),

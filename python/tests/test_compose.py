@@ -3,7 +3,10 @@ contracts, one typed ECN parameter, the contract check, the policing warning, co
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from conftest import afsim_cmd
 
 import afsim
 
@@ -65,3 +68,69 @@ def test_a_conditioner_that_polices_by_default_is_warned_about() -> None:
     [w] = s.warnings
     assert w["field"] == "conditioner[0].red"
     assert "polices by default: its red packets are dropped" in str(w["message"])
+
+
+def test_a_link_group_with_too_few_per_member_values_exits_2(tmp_path: Path) -> None:
+    text = (
+        '[scenario]\nduration = "1s"\n[[node]]\nname = "h"\ncount = 3\n[[node]]\nname = "r"\n'
+        '[[link]]\nbetween = ["h", "r"]\nrate = ["1Mbps", "2Mbps"]\ndelay = "1ms"\n'
+    )
+    f = tmp_path / "links.toml"
+    f.write_text(text)
+    p = afsim_cmd("run", f)
+    assert p.returncode == 2 and p.stdout == ""
+    assert (f"{f}:10:8: link[0].rate: 2 per-member values for link[0] (between 'h' and 'r'), "
+            "which makes 3 links") in p.stderr
+
+
+def test_fairness_is_computed_within_contracts_and_normalised_by_them(run) -> None:  # type: ignore[no-untyped-def]
+    from afsim.stats import jain
+    from afsim.store.metrics import default_metrics
+
+    _, r = run
+    m = default_metrics(r.summary)
+    groups = r.groups.set_index("name")
+    f = r.flows[r.flows["group"].isin(["a", "b", "c"])]
+    share = (groups.loc[f["group"], "contract_kbps"].to_numpy()
+             / groups.loc[f["group"], "flows"].to_numpy())
+    assert m["jain_contracted"] == pytest.approx(jain(list(f["throughput_kbps"] / share)))
+    # three classes of four flows: 1, 2 and 4 Mb/s customers' flows (250, 500, 1000 kb/s each)
+    classes = sorted(k for k in m if k.startswith("contract."))
+    assert len(classes) == len(set(share)) == 3
+    for c in set(share):
+        xs = f.loc[share == c, "throughput_kbps"]
+        assert m[f"contract.{c:g}kbps.jain"] == pytest.approx(jain(list(xs)))
+    # the best-effort UDP flow has no contract and is in the headline only
+    assert "be" in set(r.flows["name"]) and m["jain"] != m["jain_contracted"]
+
+
+def test_the_run_plot_checks_each_contract_against_delivered_traffic(run) -> None:  # type: ignore[no-untyped-def]
+    from afsim.plot import contract_check
+
+    _, r = run
+    t = contract_check(r).set_index("who")
+    c = r.conditioners.set_index("name")
+    for name in c.index:
+        assert t.loc[f"conditioner {name}", "delivered_kbps"] == c.loc[name, "delivered_kbps"]
+        assert t.loc[f"conditioner {name}", "contract_kbps"] == c.loc[name, "contract_kbps"]
+    g = r.groups.set_index("name")
+    for name in ("a", "b", "c"):
+        assert t.loc[f"group {name}", "delivered_kbps"] == g.loc[name, "throughput_kbps_total"]
+    assert "group be" not in t.index, "best effort has no contract"
+
+
+def test_the_sweep_report_draws_the_contract_check_and_the_delays(tmp_path: Path) -> None:
+    from afsim.report import store_report
+    from afsim.store import Store
+    from afsim.sweep import sweep
+
+    store = tmp_path / "s"
+    sweep(str(EXAMPLE), {"ecn": ["false", "true"]}, store=store, workers=1,
+          overrides={"duration": "3s", "warmup": "1s"})
+    with Store.open(store, write=False) as s:
+        assert len(s.table("queue_delay_hist")), "the queue monitor's histogram is stored"
+        page = store_report(s).html()
+    for caption in ("Contract check at ecn = false", "Contract check at ecn = true",
+                    "One-way delay percentiles per flow group", "Queueing-delay histogram"):
+        assert caption in page, caption
+    assert "conditioner contract0" in page and "group a" in page

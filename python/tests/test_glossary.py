@@ -43,6 +43,13 @@ def test_every_column_of_a_run_is_in_the_glossary_with_a_unit_and_an_interval() 
             key = "drops_<reason>" if table == "queues" and col.startswith("drops_") \
                 and col not in rows else col
             assert key in rows, f"{table}.{col} is not in docs/glossary.md"
+    from afsim.results import SERIES_GLOSSARY
+
+    for table, (_, cols) in SERIES_GLOSSARY.items():
+        df = getattr(r, table)
+        assert len(df), table
+        assert list(df.columns) == list(cols), f"{table}: the glossary's columns are not the run's"
+        assert all(f"| `{c}` |" in sections[table] for c in cols), table
 
 
 def test_the_unit_and_interval_rules_read_names_and_doc_comments() -> None:

@@ -368,3 +368,24 @@ def test_tcptrace_rtt_samples_acks_of_segments_sent_once(tmp_path: Path) -> None
     # the retransmitted segment's own ACK gives none (Karn)
     _pcap(tmp_path / "a2.pcap", [(1.55, ack(2001))])
     assert sender_rtts(tmp_path / "d.pcap", tmp_path / "a2.pcap", port, lambda n: 0.0)["rtt_samples"] == 0
+
+
+@needs_root
+def test_a_live_conditioner_checks_its_contract_against_what_its_flow_delivered(
+        tmp_path: Path) -> None:
+    before = _ours()
+    f = tmp_path / "cond.toml"
+    f.write_text(SMALL.read_text() + '\n[[conditioner]]\nname = "edge"\nat = "r1"\nfrom = "src"\n'
+                 'meter = { kind = "token_bucket", rate = "4Mbps", depth = "15KB" }\n'
+                 'green = "AF11"\nyellow = "AF12"\n')
+    p = afsim_cmd("live", f, "--format", "json", timeout=60)
+    assert p.returncode == 0, p.stderr
+    s = json.loads(p.stdout)
+    (c,) = s["conditioners"]
+    (flow,) = s["flows"]
+    # measured at the forwarder, as the flow's own throughput (no NaN, no null)
+    assert c["contract_kbps"] == pytest.approx(4000.0)
+    assert c["delivered_kbps"] == pytest.approx(flow["throughput_kbps"])
+    assert c["delivered_ros"] == pytest.approx(flow["throughput_kbps"] / 4000.0)
+    assert c["delivered_kbps"] > 0
+    assert _ours() == before

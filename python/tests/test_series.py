@@ -11,7 +11,7 @@ import pytest
 from conftest import DATA, afsim_cmd
 
 import afsim
-from afsim.results import Results
+from afsim.results import QUEUE_EVENT_COLUMNS, Results
 
 TCP_ECN = DATA / "tcp_ecn.toml"
 
@@ -53,6 +53,16 @@ def test_every_kind_leaves_the_report_unchanged_and_adds_up_to_it() -> None:
     assert set(ev["flow"]) <= set(r.flows["name"])
     lv = r.monitor_levels
     assert lv["ecn_marks"].sum() == q["ecn_marks"] and lv["arrivals"].sum() == q["arrivals"]
+    # per code point: the code_points rows, and every mark of the event record on its code point
+    cp = r.monitor_code_points.groupby(["direction", "code_point"])[
+        ["arrivals", "drops_overflow", "drops_early", "ecn_marks"]].sum()
+    rows = r.code_points[r.code_points["queue"] == "r1->r2"].set_index(
+        ["direction", "code_point"])
+    for col in ("arrivals", "drops_overflow", "drops_early"):
+        assert (cp.loc[rows.index, col] == rows[col]).all(), col
+    marks = ev[ev["event"] == "mark"].groupby("dscp").size()
+    by_dscp = r.monitor_code_points.groupby("dscp")["ecn_marks"].sum()
+    assert (by_dscp[by_dscp > 0] == marks).all() and by_dscp.sum() == q["ecn_marks"]
     d = r.queue_delays.set_index("queue").loc["r1->r2"]
     assert d["count"] == q["departures"]
     assert d["p50_s"] <= d["p90_s"] <= d["p99_s"] <= d["max_s"]
@@ -129,7 +139,8 @@ def test_the_store_keeps_a_series_table_per_run(tmp_path: Path) -> None:
     from afsim.sweep import execute
 
     text = TCP_ECN.read_text() + '\n[[monitor]]\nkind = "flows"\ninterval = "500ms"\n' \
-        '\n[[monitor]]\nqueue = "r1->r2"\ninterval = "100ms"\n'
+        '\n[[monitor]]\nqueue = "r1->r2"\ninterval = "100ms"\n' \
+        '\n[[monitor]]\nkind = "events"\nqueue = "r1->r2"\n'
     f = tmp_path / "s.toml"
     f.write_text(text)
     with Store.open(tmp_path / "store") as st:
@@ -137,17 +148,34 @@ def test_the_store_keeps_a_series_table_per_run(tmp_path: Path) -> None:
         flows = st.table("monitor_flows")
         queue = st.table("monitor")
         levels = st.table("monitor_levels")
+        code_points = st.table("monitor_code_points")
+        events = st.table("queue_events")
+        queues = st.table("queues")
         keys = set(st.runs()["key"])
     assert set(flows["key"]) == keys and len(keys) == 2
     assert len(flows) == 2 * 6 * 3, "2 runs x 6 instants x 3 flows"
     assert set(queue["queue"]) == {"r1->r2"} and len(queue) == 2 * 31
     assert levels["arrivals"].sum() > 0
+    assert code_points["arrivals"].sum() == levels["arrivals"].sum()
+    assert set(code_points["key"]) == keys
+    # the event record, stored with each run: a row per arrival and departure of the queue
+    assert set(events["key"]) == keys and list(events.columns) == ["key", "queue", *QUEUE_EVENT_COLUMNS]
+    bottleneck = queues[queues["name"] == "r1->r2"].set_index("key")
+    per_run = events.groupby("key")["event"].value_counts().unstack(fill_value=0)
+    assert (per_run["dequeue"] == bottleneck.loc[per_run.index, "departures"]).all()
+    assert (per_run.sum(axis=1) - per_run["dequeue"]
+            == bottleneck.loc[per_run.index, "arrivals"]).all()
+    p = afsim_cmd("results", tmp_path / "store", "--export", tmp_path / "export")
+    assert p.returncode == 0, p.stderr
+    exported = pd.read_parquet(tmp_path / "export" / "queue_events.parquet")
+    assert len(exported) == len(events)
+    assert (tmp_path / "export" / "monitor_code_points.parquet").is_file()
     from afsim.report import store_report
 
     with Store.open(tmp_path / "store", write=False) as st:
         page = store_report(st).html()
     for caption in ("Queue length over time", "Drops per drop-precedence level",
-                    "Delivered rate per flow group"):
+                    "ECN marks per code point", "Delivered rate per flow group"):
         assert caption in page, caption
 
 
@@ -164,5 +192,8 @@ def test_the_example_runs_by_name_and_plots_every_series(tmp_path: Path) -> None
     assert set(cond["conditioner"]) == {"contract0", "contract1", "contract2"}
     assert (cond[["green_packets", "yellow_packets", "red_packets"]].sum() > 0).all()
     assert (out / "monitor.parquet").is_file() and (out / "queue_delays.parquet").is_file()
+    cps = pd.read_parquet(out / "monitor_code_points.parquet")
+    forward = set(cps.loc[cps["direction"] == "forward", "code_point"])
+    assert {"AF11", "AF12", "AF13", "BE"} <= forward, "AF13 and best effort apart"
     classes = pd.read_csv(out / "delay_classes.csv")
     assert {"AF11", "AF12", "AF13", "BE"} <= set(classes["code_point"])

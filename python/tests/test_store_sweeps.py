@@ -111,3 +111,20 @@ def test_afsim_sweep_names_its_sweep(tmp_path: Path) -> None:
     assert "sweep mine: 2 runs" in r.stderr
     with Store.open(store, write=False) as s:
         assert list(s.sweeps()["sweep"]) == ["mine"]
+
+
+def test_the_report_covers_one_sweep_with_only(two_sweeps: Path) -> None:
+    from afsim.report import store_report
+
+    with Store.open(two_sweeps, write=False) as s:
+        whole = store_report(s).html()
+        only_a = store_report(s, sweep="A").html()
+    assert "3 runs in" in whole and "The 2 runs of sweep A in" in only_a
+    # sweep A's grid is 1 and 2 Mb/s: B's 3 Mb/s point is not in its report
+    assert "3Mbps" in whole and "3Mbps" not in only_a and "1Mbps" in only_a
+    html = two_sweeps.parent / "a.html"
+    r = afsim_cmd("report", two_sweeps, "--only", "A", "-o", html)
+    assert r.returncode == 0, r.stderr
+    assert "The 2 runs of sweep A" in html.read_text(encoding="utf-8")
+    r = afsim_cmd("report", two_sweeps, "--only", "Z", "-o", html)
+    assert r.returncode == 2 and "no sweep 'Z'" in r.stderr

@@ -65,6 +65,11 @@ pub struct Report {
     /// drops and ECN marks (`[[monitor]] kind = "queue"`).
     #[serde(skip)]
     pub level_series: Vec<(String, crate::metrics::series::CountSeries<4>)>,
+    /// Per monitored queue, per (direction, code point) seen and interval: arrivals, overflow
+    /// drops, early drops and ECN marks (`[[monitor]] kind = "queue"`); keys `64 × reverse +
+    /// DSCP`.
+    #[serde(skip)]
+    pub code_point_series: Vec<(String, crate::metrics::series::CodePointSeries<4>)>,
     /// Per monitored queue: its queueing delays (enqueue to the start of transmission).
     #[serde(skip)]
     pub queue_delays: Vec<(String, crate::metrics::delay::Distribution)>,

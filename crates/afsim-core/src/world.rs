@@ -31,7 +31,7 @@ use crate::edge::conditioner::Conditioner;
 use crate::edge::csa::Csa;
 use crate::metrics::delay::Delays;
 use crate::metrics::flow::FlowStats;
-use crate::metrics::series::{CountSeries, QueueSeries, QueueState};
+use crate::metrics::series::{CodePointSeries, CountSeries, QueueSeries, QueueState};
 use crate::metrics::trace::QueueTrace;
 use crate::net::dscp::ColourTable;
 use crate::net::framing::TxClock;
@@ -110,6 +110,9 @@ struct Watch {
     trace: Option<QueueTrace>,
     /// The discipline's ECN marks (all levels) at the last recorded arrival.
     marks_seen: u64,
+    /// A queue monitor on a discipline that can mark (`build::may_mark`): its arrivals are
+    /// checked for marks, counted per code point (`Port::by_cp`).
+    marks_by_cp: bool,
 }
 
 /// Counters sampled on a grid for the `[[monitor]]`s of kinds "flows", "conditioners" and
@@ -125,6 +128,9 @@ struct Grid {
     /// Per monitored port, per level of the colour table: arrivals, departures, drops, ECN
     /// marks.
     levels: Vec<(u32, CountSeries<4>)>,
+    /// Per monitored port, per (direction, code point) it has seen: arrivals, overflow drops,
+    /// early drops, ECN marks (from `Port::by_cp`).
+    code_points: Vec<(u32, CodePointSeries<4>)>,
 }
 
 impl Port {

@@ -4677,3 +4677,81 @@ fn conditioners_times_flows_is_bounded_at_the_conditioner() {
         "4097 conditioners with 4097 flows",
     );
 }
+
+/// Three hosts on their own access links to r: one `[[link]]` with per-member values.
+const ACCESS: &str = "[scenario]\nduration = \"1s\"\n\
+[[node]]\nname = \"h\"\ncount = 3\n[[node]]\nname = \"r\"\n\
+[[link]]\nbetween = [\"h\", \"r\"]\nrate = [\"1Mbps\", \"2Mbps\", \"$(2 * 2Mbps)\"]\n\
+delay = [\"1ms\", \"2ms\", \"5ms\"]\nloss = [0.0, 0.01, 0.02]\n\
+queue = { kind = \"droptail\", limit = [\"10pkt\", \"20pkt\", \"30pkt\"] }\n";
+
+#[test]
+fn a_group_of_links_takes_per_member_values() {
+    use afsim_core::net::loss::Model;
+    let s = load(ACCESS).unwrap();
+    let got: Vec<(u64, u64)> = s.links.iter().map(|l| (l.rate_bps, l.delay.0)).collect();
+    assert_eq!(
+        got,
+        [
+            (1_000_000, 1_000_000),
+            (2_000_000, 2_000_000),
+            (4_000_000, 5_000_000)
+        ]
+    );
+    let p: Vec<Option<Model>> = s.links.iter().map(|l| l.loss_ab).collect();
+    assert_eq!(p[2], Some(Model::Bernoulli { p: 0.02 }));
+    assert_eq!(p[1], Some(Model::Bernoulli { p: 0.01 }));
+    for (l, n) in s.links.iter().zip([10, 20, 30]) {
+        let want = QueueSpec::DropTail {
+            limit: Limit::Packets(n),
+        };
+        assert_eq!(*l.queue_ab, want);
+        // the reverse queue copies the forward one, member by member
+        assert_eq!(*l.queue_ba, want);
+    }
+    // a single value still applies to every link of the group
+    let one = ACCESS.replace("delay = [\"1ms\", \"2ms\", \"5ms\"]", "delay = \"3ms\"");
+    let s = load(&one).unwrap();
+    assert!(s.links.iter().all(|l| l.delay.0 == 3_000_000));
+}
+
+#[test]
+fn per_member_values_of_links_must_match_the_group_and_each_other() {
+    let two = ACCESS.replace("count = 3", "count = 2");
+    expect(
+        &two,
+        "[\"1Mbps\"",
+        0,
+        "link[0].rate",
+        "3 per-member values for link[0] (between 'h' and 'r'), which makes 2 links",
+    );
+    let short = ACCESS.replace(
+        "[\"10pkt\", \"20pkt\", \"30pkt\"]",
+        "[\"10pkt\", \"20pkt\"]",
+    );
+    expect(
+        &short,
+        "[\"10pkt\"",
+        0,
+        "link[0].queue.limit",
+        "2 per-member values, but link[0].rate has 3",
+    );
+    // a member's own value is checked as the single value is, at its element
+    let bad = ACCESS.replace("\"5ms\"]", "5]");
+    expect(
+        &bad,
+        "5]",
+        0,
+        "link[0].delay[2]",
+        "expected a time with a unit",
+    );
+    // `between` and `pairing` make the group: an array there is the usual type error
+    let blocks = ACCESS.replace("between =", "pairing = [\"blocks\"]\nbetween =");
+    expect(
+        &blocks,
+        "[\"blocks\"]",
+        0,
+        "link[0].pairing",
+        "expected a string, found an array",
+    );
+}

@@ -526,6 +526,38 @@ impl RunResult {
         }
         Ok(out)
     }
+    /// Each sampled queue's arrivals, overflow drops, early drops and ECN marks per
+    /// (direction, code point) it has seen and interval, by queue name: columns `time_s`,
+    /// `direction` ("forward", "reverse"), `dscp` (uint8), `code_point` (its name),
+    /// `arrivals`, `drops_overflow`, `drops_early`, `ecn_marks` (uint64).
+    fn code_point_series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        use afsim_core::net::dscp;
+        let out = PyDict::new(py);
+        for (name, s) in &self.report.code_point_series {
+            let d = PyDict::new(py);
+            d.set_item("time_s", PyArray1::from_slice(py, &s.time_s))?;
+            let dirs = s
+                .key
+                .iter()
+                .map(|&k| if k >= 64 { "reverse" } else { "forward" });
+            d.set_item("direction", PyList::new(py, dirs)?)?;
+            let dscps: Vec<u8> = s.key.iter().map(|&k| k & 63).collect();
+            let names: Vec<String> = dscps
+                .iter()
+                .map(|&c| dscp::name(c).map_or(format!("DSCP {c}"), str::to_string))
+                .collect();
+            d.set_item("dscp", PyArray1::from_vec(py, dscps))?;
+            d.set_item("code_point", PyList::new(py, names)?)?;
+            for (col, v) in ["arrivals", "drops_overflow", "drops_early", "ecn_marks"]
+                .iter()
+                .zip(&s.counts)
+            {
+                d.set_item(*col, PyArray1::from_slice(py, v))?;
+            }
+            out.set_item(name, d)?;
+        }
+        Ok(out)
+    }
     /// Each sampled queue's queueing delays (enqueue to the start of transmission), by queue
     /// name: `count`, `mean_s`, `p50_s`, `p90_s`, `p99_s`, `max_s` (HDR histogram, 3
     /// significant digits; None without departures) and the histogram as `bin_upper_s` and

@@ -14,8 +14,10 @@ Read this first. Two layers:
   time, one line per flow or CSA).
 - ``store_report(store)``: the report of a results store (``afsim report``): per scenario, the
   grid points' statistics table, every main metric against every swept parameter, per-flow
-  throughput bars, and the TCP cwnd, CSA α and ``[[monitor]]`` time series (queue length, drops
-  per colour, delivered rate per flow group) of one run when the runs recorded any.
+  throughput bars, the contract check and the delay percentiles per flow group (``checks``), and
+  the TCP cwnd, CSA α and ``[[monitor]]`` time series (queue length, drops per colour and per
+  code point, delivered rate per flow group) and queueing-delay histogram of one run when the
+  runs recorded any.
 
 Not done here: interactivity (zoom, hover).
 """
@@ -30,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from afsim.report import checks
 from afsim.stats import format_eng, format_mean_ci
 
 if TYPE_CHECKING:
@@ -292,6 +295,9 @@ LABELS = {
     # every flow of the run, whatever its contract or transport: per-group indices are the
     # group.<name>.jain metrics, plotted beside it
     "jain": "Jain's index, all flows (unequal contracts included)",
+    # the flows with a contract, each throughput ÷ its contract (store/metrics.py); per
+    # contract class: contract.<kbps>.jain
+    "jain_contracted": "Jain's index of throughput ÷ contract, contracted flows",
     "respect_of_service_mean": "mean Respect of Service",
     "packets_dropped": "packets dropped",
     "retransmitted_packets": "TCP retransmissions",
@@ -321,15 +327,19 @@ def _value(v: Any) -> str:
 # The report of a results store
 
 
-def store_report(store: Store, title: str | None = None) -> Document:
-    """The report ``afsim report`` writes (see the module header)."""
+def store_report(store: Store, title: str | None = None, sweep: str | None = None) -> Document:
+    """The report ``afsim report`` writes (see the module header): of every stored run, or
+    of the runs of ``sweep`` only (``afsim report --only SWEEP``; ``"(untagged)"``: the runs of
+    no sweep; an unknown sweep is ``Store.runs``' KeyError)."""
     from afsim.stats import aggregate
 
-    runs = store.runs()
+    runs = store.runs(sweep=sweep)
     damaged = store.damaged()
     runs = runs[~runs["key"].isin(damaged)].reset_index(drop=True)
-    doc = Document(title or f"afsim results: {store.path.name}")
-    doc.text(f"{len(runs)} runs in {store.path} (stored by afsim {store.made_by}). Means with "
+    of = f" (sweep {sweep})" if sweep is not None else ""
+    doc = Document(title or f"afsim results: {store.path.name}{of}")
+    which = f"The {len(runs)} runs of sweep {sweep}" if sweep is not None else f"{len(runs)} runs"
+    doc.text(f"{which} in {store.path} (stored by afsim {store.made_by}). Means with "
              "95% Student-t confidence intervals over the replications of each grid point.",
              note=True)
     if damaged:
@@ -339,7 +349,7 @@ def store_report(store: Store, title: str | None = None) -> Document:
     if not len(runs):
         doc.text("The store holds no runs yet.")
         return doc
-    flows_all = store.table("flows")
+    flows_all = store.table("flows", list(runs["key"]))
     for scenario, sruns in runs.groupby("scenario", sort=False):
         sruns = sruns.dropna(axis=1, how="all")
         params = [c for c in sruns.columns if c.startswith("param.")]
@@ -358,6 +368,13 @@ def store_report(store: Store, title: str | None = None) -> Document:
             table[label(m)] = [_pm(a, b) for a, b in zip(points[f"{m}.mean"],
                                                          points[f"{m}.ci95"])]
         doc.table(table, caption="Grid points: mean ± 95% confidence half-width")
+        if "jain" in main:
+            doc.text("Jain's index (jain) covers every flow of a run, whatever its contract or "
+                     "transport (starved best effort included)"
+                     + ("; jain_contracted is Jain's index of throughput ÷ contract over the "
+                        "flows with a contract, and contract.<kbps>.jain the index within "
+                        "each contract class." if "jain_contracted" in metrics else "."),
+                     note=True)
         for x in swept:
             others = [c for c in swept if c != x]
             series = others[0] if others else None
@@ -366,14 +383,19 @@ def store_report(store: Store, title: str | None = None) -> Document:
                            caption=f"{label(m)} against {_short(x)}; shaded: 95% confidence "
                            "interval" + (f"; one line per {_short(series)}" if series else ""))
         _flow_section(doc, sruns, flows_all, swept)
+        pts = _extreme_points(sruns, swept)
+        checks.contract_section(doc, pts)
+        checks.delay_section(doc, pts, flows_all, store.table)
         _trace_section(doc, store, sruns)
     return doc
 
 
 def _group_metrics(runs: pd.DataFrame, metrics: list[str], most: int = 12) -> list[str]:
     """The flow groups' stored metrics (``group.<name>.throughput_kbps_total``, ``.jain``,
-    ``.fieb``) that vary over the runs, at most ``most`` of them, in store order."""
-    return [m for m in metrics if m.startswith("group.") and runs[m].nunique() > 1][:most]
+    ``.fieb``) and the contract classes' (``contract.<kbps>.jain``) that vary over the runs, at
+    most ``most`` of them, in store order."""
+    return [m for m in metrics if m.startswith(("group.", "contract."))
+            and runs[m].nunique() > 1][:most]
 
 
 _NOT_METRICS = {"key", "scenario", "source", "seed", "end_time_s", "stop_reason", "events",
@@ -382,6 +404,23 @@ _NOT_METRICS = {"key", "scenario", "source", "seed", "end_time_s", "stop_reason"
 
 def _pm(mean: float, ci: float) -> str:
     return format_mean_ci(mean, ci)
+
+
+def _extreme_points(runs: pd.DataFrame, swept: list[str]) -> list[tuple[str, pd.DataFrame]]:
+    """(" at x = v", runs) of the first and the last grid point by value (one point: ("",
+    runs)), as the per-flow bars pick them."""
+    from afsim.stats import natural_key
+
+    if not swept:
+        return [("", runs)]
+    groups = sorted(runs.groupby(swept, sort=False), key=lambda kv: tuple(
+        natural_key(v) for v in (kv[0] if isinstance(kv[0], tuple) else (kv[0],))))
+    out = []
+    for value, g in ([groups[0], groups[-1]] if len(groups) > 1 else groups):
+        values = value if isinstance(value, tuple) else (value,)
+        out.append((" at " + ", ".join(f"{_short(c)} = {_value(v)}" for c, v in zip(swept, values)),
+                    g))
+    return out
 
 
 def _flow_section(doc: Document, runs: pd.DataFrame, flows: pd.DataFrame,
@@ -422,6 +461,10 @@ def _series_rates(name: str, t: pd.DataFrame, store: Store, key: str) -> pd.Data
         return t.groupby(["group", "time_s"], sort=False)["rate_kbps"].sum().reset_index()
     if name == "monitor_levels":
         return t.assign(series=t["queue"] + " level " + t["level"].astype(str))
+    if name == "monitor_code_points":
+        reverse = t["direction"].map({"reverse": " (reverse)"}).fillna("")
+        return t.assign(series=t["queue"] + " " + t["code_point"] + reverse,
+                        drops=t["drops_overflow"] + t["drops_early"])
     return t
 
 
@@ -434,12 +477,18 @@ def _trace_section(doc: Document, store: Store, runs: pd.DataFrame) -> None:
                                      "packets"),
                                     ("monitor_levels", "series", "drops",
                                      "Drops per drop-precedence level and interval", "packets"),
+                                    ("monitor_code_points", "series", "drops",
+                                     "Drops per code point and interval", "packets"),
+                                    ("monitor_code_points", "series", "ecn_marks",
+                                     "ECN marks per code point and interval", "packets"),
                                     ("monitor_flows", "group", "rate_kbps",
                                      "Delivered rate per flow group and interval", "kb/s")):
         for key in runs["key"]:
             t = store.table(name, [key])
             if len(t):
                 t = _series_rates(name, t, store, key)
+                if name == "monitor_code_points" and not t[y].sum():
+                    continue  # no drops (or no marks) at any code point: nothing to draw
                 seed = runs.loc[runs["key"] == key, "seed"].iloc[0]
                 doc.figure(time_series(t, by, y, title=f"{what} over time (one run, seed {seed})",
                                        ylabel=unit),

@@ -87,8 +87,9 @@ FORMAT = 1
 CATALOG = "catalog.sqlite"
 RUNS = "runs"
 #: The per-run tables a store may hold, as Parquet files in the run's directory.
-TABLES = ("flows", "queues", "traces", "alpha", "monitor", "monitor_levels", "monitor_flows",
-          "monitor_conditioners")
+TABLES = ("flows", "queues", "traces", "alpha", "monitor", "monitor_levels",
+          "monitor_code_points", "monitor_flows", "monitor_conditioners", "queue_events",
+          "queue_delay_hist")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -452,8 +453,9 @@ class Store:
 
     def table(self, name: str, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """One per-run table (``TABLES``: ``flows``, ``queues``, ``traces``, ``alpha`` and the
-        ``[[monitor]]`` series ``monitor``, ``monitor_levels``, ``monitor_flows``,
-        ``monitor_conditioners``, as ``Results`` names them) of every stored run (or of
+        ``[[monitor]]`` series ``monitor``, ``monitor_levels``, ``monitor_code_points``,
+        ``monitor_flows``, ``monitor_conditioners``, the queueing-delay histogram
+        ``queue_delay_hist`` and the event record ``queue_events``, as ``Results`` names them) of every stored run (or of
         ``keys``), concatenated, with its ``key`` column."""
         import pandas as pd
         import pyarrow.parquet as pq

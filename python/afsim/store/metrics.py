@@ -19,14 +19,40 @@ def _num(x: Any) -> float:
     return float(x) if x is not None else math.nan
 
 
+def flow_contracts(summary: Mapping[str, Any]) -> dict[str, float]:
+    """Each contracted flow's contract, kb/s: its own ``contract_kbps`` when a conditioner
+    meters it alone, else an equal share of its group's ``contract_kbps`` (the group's
+    conditioners meter only it: a customer's contract, its flows sharing it equally — the
+    choice docs/assumptions.md states). Flows with neither (best effort) are left out."""
+    groups = {g["name"]: g for g in summary.get("groups", [])}
+    out: dict[str, float] = {}
+    for f in summary["flows"]:
+        if f["kind"] == "csa-signal":
+            continue
+        if f.get("contract_kbps") is not None:
+            out[f["name"]] = float(f["contract_kbps"])
+            continue
+        g = groups.get(f.get("group", ""))
+        if g is not None and g.get("contract_kbps") is not None and g["flows"] > 0:
+            out[f["name"]] = float(g["contract_kbps"]) / int(g["flows"])
+    return out
+
+
 def default_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
     """The scalars every stored run gets, from its report alone (no pandas):
 
     - totals over the scenario's flows (CSA signal pseudo-flows left out):
       ``throughput_kbps_total``, ``goodput_kbps_total`` (TCP), ``packets_sent``,
       ``packets_dropped``, ``loss_ratio`` (dropped ÷ sent), ``mean_delay_s`` (over delivered
-      packets), ``jain`` (Jain's index of the flows' throughputs), ``retransmitted_packets``
-      and ``timeouts`` (TCP), ``respect_of_service_mean`` (flows with a contract);
+      packets), ``jain`` (Jain's index of the throughputs of every flow, whatever its
+      contract or transport), ``retransmitted_packets`` and ``timeouts`` (TCP),
+      ``respect_of_service_mean`` (flows with a contract);
+    - fairness by contract (``flow_contracts``: a flow metered alone has its conditioner's
+      contract, a flow of a group whose conditioners meter only it an equal share of the
+      group's): ``jain_contracted``, Jain's index of throughput ÷ contract over the flows with
+      a contract (Jain, Chiu & Hawe 1984 §3: 1 when every flow gets the same multiple of its
+      contract), and per contract class of more than one flow ``contract.<kbps>.jain``,
+      Jain's index of the throughputs of the flows with that contract;
     - per flow group of more than one flow: ``group.<name>.throughput_kbps_total``,
       ``.jain``, ``.fieb`` (when contracts are known), ``.contract_kbps`` and
       ``.delivered_ros`` (throughput ÷ contract, when the group's conditioners meter only it);
@@ -54,6 +80,18 @@ def default_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
     n = sum(k for k, _ in delivered)
     m["mean_delay_s"] = math.fsum(k * d for k, d in delivered) / n if n else math.nan
     m["jain"] = jain(tput, exact_sums=True)
+    contracts = flow_contracts(summary)
+    shares = [float(f["throughput_kbps"]) / contracts[f["name"]] for f in flows
+              if contracts.get(f["name"], 0.0) > 0.0]
+    if len(shares) > 1:
+        m["jain_contracted"] = jain(shares, exact_sums=True)
+        classes: dict[float, list[float]] = {}
+        for f in flows:
+            if contracts.get(f["name"], 0.0) > 0.0:
+                classes.setdefault(contracts[f["name"]], []).append(float(f["throughput_kbps"]))
+        for c, xs in sorted(classes.items()):
+            if len(xs) > 1:
+                m[f"contract.{c:g}kbps.jain"] = jain(xs, exact_sums=True)
     for col in ("retransmitted_packets", "timeouts"):
         vals = [f[col] for f in flows if f.get(col) is not None]
         if vals:

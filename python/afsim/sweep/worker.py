@@ -100,17 +100,26 @@ def run_task(task: Task, key: str, reducer: Reducer | None = None,
 
 def run_tables(result: RunResult) -> dict[str, dict[str, Any]]:
     """The run's tables as column dicts: flows and queues always; TCP traces, CSA α series and
-    the ``[[monitor]]`` time series when the run has them (long: one ``flow`` / ``csa`` /
-    ``queue`` column). A queue's event record (``kind = "events"``) is not stored: it holds a
-    row per packet event, too many for a store of many runs."""
+    the ``[[monitor]]`` time series and a queue's event record (``kind = "events"``: a row per
+    packet event) when the run has them (long: one ``flow`` / ``csa`` / ``queue`` column)."""
     out: dict[str, dict[str, Any]] = {"flows": result.flows_columns(),
                                       "queues": result.queues_columns()}
     for name, by, series in (("traces", "flow", result.traces()),
                              ("alpha", "csa", result.alpha_traces()),
                              ("monitor", "queue", result.queue_series()),
-                             ("monitor_levels", "queue", result.level_series())):
+                             ("monitor_levels", "queue", result.level_series()),
+                             ("monitor_code_points", "queue", result.code_point_series()),
+                             ("queue_events", "queue", result.queue_traces())):
         if series:
             out[name] = _long(by, series)
+    delays = result.queue_delays()
+    if delays:
+        import numpy as np
+
+        out["queue_delay_hist"] = {
+            "queue": [q for q, d in delays.items() for _ in range(len(d["bin_count"]))],
+            "bin_upper_s": np.concatenate([d["bin_upper_s"] for d in delays.values()]),
+            "count": np.concatenate([d["bin_count"] for d in delays.values()])}
     for name, cols in (("monitor_flows", result.flow_series()),
                        ("monitor_conditioners", result.conditioner_series())):
         if cols is not None:

@@ -1,7 +1,8 @@
 //! Time series sampled on a regular grid (`[[monitor]]`, `afsim run --monitor`): a queue's
 //! state (`QueueSeries`), and counters of several things per interval (`CountSeries`: flows'
 //! deliveries and drops, conditioners' colours, a queue's arrivals, drops and marks per
-//! drop-precedence level).
+//! drop-precedence level), and a queue's counters per code point (`CodePointSeries`: the
+//! entities are the (direction, DSCP) pairs the queue has seen, which grow during the run).
 //!
 //! A sampler costs no event: the queue's state (length, bytes, the discipline's averages) is
 //! constant between two changes, so just before each change the world hands the state that
@@ -140,6 +141,78 @@ impl<const N: usize> CountSeries<N> {
     }
 }
 
+/// Counters of one queue per (direction, code point), sampled like `CountSeries` (rows at
+/// `k · interval`, k = 1, 2, …, each counting [t − interval, t)), but over the pairs the queue
+/// has seen so far: a pair has rows from the first instant after its first packet on, in key
+/// order within each instant (key `64 × reverse + DSCP`, as `world::code_points`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodePointSeries<const N: usize> {
+    /// Sampling interval, ns (> 0).
+    pub interval_ns: u64,
+    next_ns: u64,
+    /// Every key's cumulative counters at the previous instant, in key order.
+    last: Vec<(u8, [u64; N])>,
+    pub time_s: Vec<f64>,
+    /// The key of each row: `64 × reverse + DSCP`.
+    pub key: Vec<u8>,
+    /// Counts in each row's interval, one column per counter.
+    pub counts: [Vec<u64>; N],
+}
+
+impl<const N: usize> CodePointSeries<N> {
+    pub fn new(interval_ns: u64) -> Self {
+        assert!(interval_ns > 0, "a sampling interval must be positive");
+        CodePointSeries {
+            interval_ns,
+            next_ns: interval_ns,
+            last: Vec::new(),
+            time_s: Vec::new(),
+            key: Vec::new(),
+            counts: std::array::from_fn(|_| Vec::new()),
+        }
+    }
+
+    /// The next grid instant to write, ns.
+    #[inline]
+    pub fn next_ns(&self) -> u64 {
+        self.next_ns
+    }
+
+    /// Writes the rows of the next grid instant from the cumulative counters of every key
+    /// seen so far (any order; a key once given must be given at every later instant, as
+    /// counters are never forgotten) and moves to the instant after it.
+    pub fn sample(&mut self, mut now: Vec<(u8, [u64; N])>) {
+        now.sort_unstable_by_key(|e| e.0);
+        let t = self.next_ns as f64 * 1e-9;
+        let mut before = self.last.iter().peekable();
+        for (key, c) in &now {
+            let prev = match before.peek() {
+                Some((k, p)) if k == key => {
+                    let p = *p;
+                    before.next();
+                    p
+                }
+                _ => [0; N],
+            };
+            self.time_s.push(t);
+            self.key.push(*key);
+            for (col, (n, l)) in self.counts.iter_mut().zip(c.iter().zip(prev.iter())) {
+                col.push(n - l);
+            }
+        }
+        self.last = now;
+        self.next_ns += self.interval_ns;
+    }
+
+    pub fn len(&self) -> usize {
+        self.time_s.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time_s.is_empty()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +275,25 @@ mod tests {
         assert!((c.time_s[2] - 20e-9).abs() < 1e-18);
         // the counts of every interval add up to the cumulative counter at the last instant
         assert_eq!(c.counts[1].iter().step_by(2).sum::<u64>(), 50);
+    }
+
+    #[test]
+    fn code_points_get_rows_from_their_first_sight_on_in_key_order() {
+        let mut c: CodePointSeries<2> = CodePointSeries::new(10);
+        c.sample(vec![(10, [3, 1])]);
+        // key 64 (reverse BE) and 0 appear; 10 stays
+        c.sample(vec![(64, [2, 0]), (10, [5, 1]), (0, [1, 1])]);
+        c.sample(vec![(0, [1, 1]), (10, [5, 4]), (64, [7, 0])]);
+        assert_eq!(c.key, vec![10, 0, 10, 64, 0, 10, 64]);
+        assert_eq!(c.counts[0], vec![3, 1, 2, 2, 0, 0, 5]);
+        assert_eq!(c.counts[1], vec![1, 1, 0, 0, 0, 3, 0]);
+        assert_eq!(c.next_ns(), 40);
+        assert!((c.time_s[6] - 30e-9).abs() < 1e-18);
+        // each key's counts add up to its cumulative counter at the last instant
+        let sum10: u64 = (0..c.len())
+            .filter(|&i| c.key[i] == 10)
+            .map(|i| c.counts[1][i])
+            .sum();
+        assert_eq!(sum10, 4);
     }
 }

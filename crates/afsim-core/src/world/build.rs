@@ -8,14 +8,14 @@ use crate::edge::conditioner::Conditioner;
 use crate::edge::csa::Csa;
 use crate::metrics::delay::Delays;
 use crate::metrics::flow::FlowStats;
-use crate::metrics::series::{CountSeries, QueueSeries};
+use crate::metrics::series::{CodePointSeries, CountSeries, QueueSeries};
 use crate::metrics::trace::QueueTrace;
 use crate::net::framing::TxClock;
 use crate::net::loss::Loss;
 use crate::net::packet::Pool;
 use crate::net::pcap;
 use crate::net::routing::Tables;
-use crate::queue::{AnyQueue, QueueStats, N_DROP_REASONS};
+use crate::queue::{AnyQueue, QueueSpec, QueueStats, N_DROP_REASONS};
 use crate::scenario::spec::CsaScope;
 use crate::scenario::spec::{AppSpec, MonitorKind, SpecError};
 use crate::scenario::Spec;
@@ -80,6 +80,7 @@ impl<'s> World<'s> {
             flows: None,
             conditioners: None,
             levels: Vec::new(),
+            code_points: Vec::new(),
         };
         let n_levels = usize::from(spec.colours.levels());
         for m in &spec.monitors {
@@ -90,9 +91,17 @@ impl<'s> World<'s> {
                         .watch
                         .get_or_insert_with(Box::<Watch>::default);
                     w.series = Some(QueueSeries::new(interval));
+                    let l = &spec.links[m.port / 2];
+                    w.marks_by_cp = may_mark(if m.port % 2 == 0 {
+                        &l.queue_ab
+                    } else {
+                        &l.queue_ba
+                    });
                     w.sojourn = Some(Delays::default());
                     grid.levels
                         .push((m.port as u32, CountSeries::new(interval, n_levels)));
+                    grid.code_points
+                        .push((m.port as u32, CodePointSeries::new(interval)));
                 }
                 MonitorKind::Events => {
                     let w = ports[m.port]
@@ -373,6 +382,18 @@ impl PortsByNode {
             (Some(&a), Some(&b)) => &self.ports[a as usize..b as usize],
             _ => &[],
         }
+    }
+}
+
+/// Whether a discipline can ever put an ECN mark: RED, RIO and WRED with `ecn` (their marking
+/// curves need it), a scheduler with such a class queue.
+fn may_mark(q: &QueueSpec) -> bool {
+    match q {
+        QueueSpec::Red(p) => p.common.ecn.is_some(),
+        QueueSpec::Rio(p, _) => p.common.ecn.is_some(),
+        QueueSpec::Wred(p, _) => p.common.ecn.is_some(),
+        QueueSpec::Scheduler(s) => s.classes.iter().any(|c| may_mark(&c.queue)),
+        QueueSpec::DropTail { .. } | QueueSpec::Sima(_) => false,
     }
 }
 

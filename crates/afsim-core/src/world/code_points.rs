@@ -18,6 +18,9 @@ pub struct CpCounts {
     pub arrivals: u64,
     pub drops_overflow: u64,
     pub drops_early: u64,
+    /// ECN marks the queue put on its packets; counted only at ports a `[[monitor]] kind =
+    /// "queue"` watches (`run::watch_arrival`), 0 elsewhere.
+    pub ecn_marks: u64,
 }
 
 /// The counts of a port: (key, counts) for each (reverse, DSCP) seen, key `64 × reverse +
@@ -60,6 +63,25 @@ impl ByCodePoint {
             DropReason::Overflow => c.drops_overflow += 1,
             _ => c.drops_early += 1,
         }
+    }
+
+    /// An ECN mark the queue put on an arriving packet (watched ports only).
+    pub fn mark(&mut self, rev: bool, dscp: u8) {
+        self.entry(rev, dscp).ecn_marks += 1;
+    }
+
+    /// Every key's cumulative arrivals, overflow drops, early drops and ECN marks, in order
+    /// of first sight (for `metrics::series::CodePointSeries`).
+    pub fn cumulative(&self) -> Vec<(u8, [u64; 4])> {
+        self.counts
+            .iter()
+            .map(|(k, c)| {
+                (
+                    *k,
+                    [c.arrivals, c.drops_overflow, c.drops_early, c.ecn_marks],
+                )
+            })
+            .collect()
     }
 
     /// Every (reverse, DSCP) that saw a packet, forward first, each by code point.

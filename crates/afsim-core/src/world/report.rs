@@ -323,6 +323,10 @@ impl World<'_> {
                 .into_iter()
                 .map(|(port, s)| (self.port_name(port as usize), s))
                 .collect(),
+            code_point_series: std::mem::take(&mut self.grid.code_points)
+                .into_iter()
+                .map(|(port, s)| (self.port_name(port as usize), s))
+                .collect(),
             flow_series: self.grid.flows.take(),
             conditioner_series: self.grid.conditioners.take(),
             dp_traces: self
@@ -744,8 +748,8 @@ pub fn conditioner_row(cond: &Conditioner, node: &str, span_s: f64) -> Condition
         respect_of_service: conformant_kbps * 1e3 / cond.committed_rate_bps() as f64,
         flows: u64::from(cond.flows_seen),
         contract_kbps: cond.contract_bps() as f64 / 1e3,
-        // the delivered rate is counted at the receivers, which only a caller holding the flows
-        // has (World::report fills it in); NaN (JSON null) otherwise, as in a live report
+        // counted where the flows are: World::report and afsim-live's Fabric::rows fill them
+        // in; NaN (JSON null) otherwise
         delivered_kbps: f64::NAN,
         delivered_ros: f64::NAN,
         dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),

@@ -581,6 +581,12 @@ impl World<'_> {
                 });
             }
         }
+        for (port, s) in &mut g.code_points {
+            let p = &self.ports[*port as usize];
+            while s.next_ns() <= t.0 {
+                s.sample(p.by_cp.cumulative());
+            }
+        }
         g.next_ns = [
             g.flows.as_ref().map(CountSeries::next_ns),
             g.conditioners.as_ref().map(CountSeries::next_ns),
@@ -588,6 +594,7 @@ impl World<'_> {
         .into_iter()
         .flatten()
         .chain(g.levels.iter().map(|(_, s)| s.next_ns()))
+        .chain(g.code_points.iter().map(|(_, s)| s.next_ns()))
         .min()
         .unwrap_or(u64::MAX);
     }
@@ -630,10 +637,15 @@ fn watch_arrival(
         }
         w.enq_at[slot] = now.0;
     }
-    let Some(t) = w.trace.as_mut() else {
+    // marks are found for the event record and for the queue monitor's per-code-point marks
+    // (when the discipline can mark at all)
+    let by_cp = w.marks_by_cp;
+    if w.trace.is_none() && !by_cp {
         return;
-    };
-    let marks: u64 = (0..MAX_LEVELS)
+    }
+    // a mark lands on a queued packet or the arrival, whose levels have all seen arrivals at
+    // this port: the levels beyond those the port's counters hold have no marks to add
+    let marks: u64 = (0..p.stats.levels.len().min(MAX_LEVELS))
         .map(|l| p.queue.ecn_marks(l).unwrap_or(0))
         .sum();
     let (event, reason) = match dropped {
@@ -643,6 +655,12 @@ fn watch_arrival(
     };
     w.marks_seen = marks;
     let pkt = pool.get(id);
+    if by_cp && event == QueueEvent::Mark {
+        p.by_cp.mark(pkt.rev, pkt.dscp);
+    }
+    let Some(t) = w.trace.as_mut() else {
+        return;
+    };
     t.push(Record {
         time_ns: now.0,
         event,

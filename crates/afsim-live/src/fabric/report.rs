@@ -41,7 +41,9 @@ impl Fabric {
     }
 
     /// The queue, colour and conditioner rows of afsim's report, from the live counters, over
-    /// `[0, now]` (`span_s`: the measured interval, after the warm-up).
+    /// `[0, now]` (`span_s`: the measured interval, after the warm-up). A conditioner's
+    /// `delivered_kbps` and `delivered_ros` (the contract check) are measured at the forwarder:
+    /// its flows' bytes that left it for their hosts after the warm-up.
     pub fn rows(
         &mut self,
         now: SimTime,
@@ -73,10 +75,29 @@ impl Fabric {
                 &mut broken,
             ));
         }
+        // the contract check, as `World::report` makes it: the throughput the flows a
+        // conditioner metered delivered (here: left the forwarder for their host, IP bytes
+        // after the warm-up, as the live flow rows' `throughput_kbps`), against its contract
+        let n = self.spec.flows.len();
+        let kbps = |b: u64| {
+            if span_s > 0.0 {
+                b as f64 * 8.0 / span_s / 1e3
+            } else {
+                0.0
+            }
+        };
         let conds = self
             .conditioners
             .iter()
-            .map(|c| conditioner_row(c, &self.spec.nodes[c.node as usize].name, span_s))
+            .map(|c| {
+                let mut row = conditioner_row(c, &self.spec.nodes[c.node as usize].name, span_s);
+                row.delivered_kbps = (0..n)
+                    .filter(|&i| c.seen[i])
+                    .map(|i| kbps(self.flows[i].bytes_measured))
+                    .sum();
+                row.delivered_ros = row.delivered_kbps / row.contract_kbps;
+                row
+            })
             .collect();
         (queues, colours, conds)
     }

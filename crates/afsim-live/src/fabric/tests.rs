@@ -207,6 +207,12 @@ fn the_conditioner_re_marks_the_excess_in_the_frames_themselves() {
     }
     let (_, _, conds) = f.rows(SimTime(100 * MS), 1.0);
     assert_eq!((conds[0].green_packets, conds[0].yellow_packets), (2, 4));
+    // the contract check is filled live: the metered flow's bytes that left for b, over the
+    // measured interval (1 s here), against the 1 Mb/s contract
+    let delivered = f.flows[0].bytes_measured as f64 * 8.0 / 1e3;
+    assert!(delivered > 0.0);
+    assert_eq!(conds[0].delivered_kbps, delivered);
+    assert_eq!(conds[0].delivered_ros, delivered / conds[0].contract_kbps);
 }
 
 #[test]

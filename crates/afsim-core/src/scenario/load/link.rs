@@ -52,6 +52,36 @@ pub(crate) struct RawLink {
     /// `pairing = "blocks"`, and where it was written: two groups of different sizes join in
     /// consecutive blocks (`resolve::expand_link`).
     pub blocks: Option<usize>,
+    /// Per-member rates, delays, framings, queues and losses, one per link the table makes,
+    /// when it gave per-member values (empty otherwise: every link takes the fields above).
+    pub members: Vec<LinkMember>,
+    /// Where the first per-member array is, and its field.
+    pub members_at: Option<(usize, String)>,
+}
+
+/// What may differ between the links of one `[[link]]` group (everything but `between` and
+/// `pairing`, which make the group).
+#[derive(Clone, Debug)]
+pub(crate) struct LinkMember {
+    pub rate_bps: u64,
+    pub delay: SimDuration,
+    pub framing: Framing,
+    pub queue_ab: QueueSpec,
+    pub queue_ba: QueueSpec,
+    pub loss: [Option<LossModel>; 2],
+}
+
+impl LinkMember {
+    fn of(l: &RawLink) -> LinkMember {
+        LinkMember {
+            rate_bps: l.rate_bps,
+            delay: l.delay,
+            framing: l.framing,
+            queue_ab: l.queue_ab.clone(),
+            queue_ba: l.queue_ba.clone(),
+            loss: l.loss,
+        }
+    }
 }
 
 /// `pairing`'s values: member i with member i, or in blocks.
@@ -64,10 +94,40 @@ pub(crate) struct Spot {
     pub field: String,
 }
 
+/// A `[[link]]` table. Its rate, delay, framing, queues and losses may give per-member values
+/// (`rate = ["1Mbps", "2Mbps", "4Mbps"]` for a link group of 3, or an array inside a queue
+/// table): the table is then read once per member (`Params::set_member`), and
+/// `resolve::expand_link` gives link i of the group the values of reading i. `between` and
+/// `pairing` make the group and are one for all of it.
 pub(super) fn read_link(
     rec: &Rec,
     params: &Params,
     colours: &ColourTable,
+) -> Result<RawLink, Fail> {
+    let read = |i: usize| {
+        params.take_members();
+        let r = read_one(rec, params, colours, i);
+        params.set_member(None);
+        r
+    };
+    let mut l = read(0)?;
+    if let Some(m) = params.take_members() {
+        let mut members = vec![LinkMember::of(&l)];
+        for i in 1..m.len {
+            members.push(LinkMember::of(&read(i)?));
+        }
+        params.take_members();
+        l.members = members;
+        l.members_at = Some((m.at, m.field));
+    }
+    Ok(l)
+}
+
+fn read_one(
+    rec: &Rec,
+    params: &Params,
+    colours: &ColourTable,
+    member: usize,
 ) -> Result<RawLink, Fail> {
     let mut between = None;
     let mut rate = None;
@@ -84,6 +144,9 @@ pub(super) fn read_link(
     let mut loss = [None, None];
     let mut blocks = None;
     for f in rec.fields() {
+        // The ends and their pairing make the group; the rest may differ per member.
+        let shared = matches!(f.key, "between" | "pairing");
+        params.set_member(if shared { None } else { Some(member) });
         match f.key {
             "pairing" => {
                 let v = rec.val(params, &f)?;
@@ -161,6 +224,8 @@ pub(super) fn read_link(
         queue_kind,
         loss,
         blocks,
+        members: Vec::new(),
+        members_at: None,
     })
 }
 

@@ -406,10 +406,27 @@ fn expand_link(l: &RawLink, names: &Names, nodes: &[NodeSpec]) -> Result<Vec<Lin
             )
         })?,
     };
+    if let Some((at, field)) = &l.members_at {
+        if l.members.len() != pairs.len() {
+            return Err(Fail::new(
+                *at,
+                field,
+                format!(
+                    "{} per-member values for {} (between '{}' and '{}'), which makes {} link{}",
+                    l.members.len(),
+                    l.path,
+                    a.name,
+                    b.name,
+                    pairs.len(),
+                    if pairs.len() == 1 { "" } else { "s" }
+                ),
+            ));
+        }
+    }
     let mut out = Vec::with_capacity(pairs.len());
-    // the links of one [[link]] share its queue specs
+    // the links of one [[link]] share its queue specs, unless it gave per-member values
     let (queue_ab, queue_ba) = (Arc::new(l.queue_ab.clone()), Arc::new(l.queue_ba.clone()));
-    for (x, y) in pairs {
+    for (i, (x, y)) in pairs.into_iter().enumerate() {
         if x == y {
             return Err(Fail::new(
                 b.at,
@@ -417,17 +434,31 @@ fn expand_link(l: &RawLink, names: &Names, nodes: &[NodeSpec]) -> Result<Vec<Lin
                 format!("a link cannot join '{}' to itself", nodes[x].name),
             ));
         }
-        out.push(LinkSpec {
-            a: x,
-            b: y,
-            rate_bps: l.rate_bps,
-            delay: l.delay,
-            framing: l.framing,
-            queue_ab: Arc::clone(&queue_ab),
-            queue_ba: Arc::clone(&queue_ba),
-            loss_ab: l.loss[0],
-            loss_ba: l.loss[1],
-        });
+        let spec = match l.members.get(i) {
+            Some(m) => LinkSpec {
+                a: x,
+                b: y,
+                rate_bps: m.rate_bps,
+                delay: m.delay,
+                framing: m.framing,
+                queue_ab: Arc::new(m.queue_ab.clone()),
+                queue_ba: Arc::new(m.queue_ba.clone()),
+                loss_ab: m.loss[0],
+                loss_ba: m.loss[1],
+            },
+            None => LinkSpec {
+                a: x,
+                b: y,
+                rate_bps: l.rate_bps,
+                delay: l.delay,
+                framing: l.framing,
+                queue_ab: Arc::clone(&queue_ab),
+                queue_ba: Arc::clone(&queue_ba),
+                loss_ab: l.loss[0],
+                loss_ba: l.loss[1],
+            },
+        };
+        out.push(spec);
     }
     Ok(out)
 }

@@ -173,3 +173,71 @@ fn delay_percentiles_per_flow_and_per_class_are_ordered_and_bound_the_mean() {
     assert_eq!(in_.packets + out.packets, delivered);
     assert!(in_.delay_p50_s <= in_.delay_p99_s && out.delay_p99_s <= out.delay_max_s);
 }
+
+/// Per key (`64 × reverse + DSCP`) of a code point series: the sums of its counter columns.
+fn cp_sums(s: &crate::metrics::series::CodePointSeries<4>, key: u8) -> [u64; 4] {
+    std::array::from_fn(|c| {
+        (0..s.len())
+            .filter(|&k| s.key[k] == key)
+            .map(|k| s.counts[c][k])
+            .sum()
+    })
+}
+
+#[test]
+fn the_code_point_series_adds_up_to_the_code_point_rows() {
+    use crate::net::dscp;
+    let r = run_ok(&watched(&af_network()));
+    let (name, s) = &r.code_point_series[0];
+    assert_eq!(name, "r1->r2");
+    // a row per key seen, from 10 ms to 20 s
+    assert!((s.time_s[s.len() - 1] - 20.0).abs() < 1e-9);
+    let rows: Vec<_> = r
+        .code_points
+        .iter()
+        .filter(|c| c.queue == "r1->r2")
+        .collect();
+    assert!(rows.len() >= 2, "AF11 and AF12 at least");
+    for c in rows {
+        let d = dscp::parse(&c.code_point).unwrap();
+        let key = d + if c.direction == "reverse" { 64 } else { 0 };
+        let [arrivals, overflow, early, marks] = cp_sums(s, key);
+        assert_eq!(arrivals, c.arrivals, "{}", c.code_point);
+        assert_eq!((overflow, early), (c.drops_overflow, c.drops_early));
+        assert_eq!(marks, 0, "RIO without ECN marks nothing");
+    }
+    // AF12 (the excess) is dropped, AF11 (in profile) is not, apart in the series
+    assert!(cp_sums(s, dscp::AF12)[2] > 0);
+    assert!(cp_sums(s, dscp::AF11)[1] + cp_sums(s, dscp::AF11)[2] < cp_sums(s, dscp::AF12)[2]);
+}
+
+#[test]
+fn the_code_point_series_counts_ecn_marks_per_code_point() {
+    use crate::queue::ecn_mark::Strategy;
+    use crate::transport::tcp::Params;
+    let mut bottleneck = red_link(1, 2, 10_000_000, 5.0, 15.0);
+    if let QueueSpec::Red(p) = std::sync::Arc::make_mut(&mut bottleneck.queue_ab) {
+        p.common.ecn = Some(Strategy::MARK_TAIL);
+    }
+    let params = Params {
+        ecn: true,
+        ..Params::default()
+    };
+    let mut flows: Vec<_> = (0..4)
+        .map(|i| tcp(&format!("t{i}"), 0, 3, params))
+        .collect();
+    flows[3].dscp = crate::net::dscp::AF11;
+    let mut s = tcp_dumbbell(bottleneck, flows, 10);
+    s.add_monitor(MonitorKind::Queue, "r1->r2", SimDuration::from_millis(100))
+        .unwrap();
+    let r = run_ok(&s);
+    let q = r.queues.iter().find(|q| q.name == "r1->r2").unwrap();
+    let (_, cs) = &r.code_point_series[0];
+    let (be, af11) = (cp_sums(cs, 0)[3], cp_sums(cs, crate::net::dscp::AF11)[3]);
+    assert!(be > 0 && af11 > 0, "both code points marked: {be}, {af11}");
+    assert_eq!(
+        be + af11,
+        q.ecn_marks.unwrap(),
+        "every mark, on its code point"
+    );
+}
