@@ -85,8 +85,8 @@ pub struct Port {
     busy_ns: u64,
     /// The capture writer (`World::captures`) of this port's departures, or `pcap::NONE`.
     capture: u32,
-    /// What `[[monitor]]`s record of this queue, if any asked (`None`: nothing, at the cost
-    /// of one test per enqueue and dequeue).
+    /// What `[[monitor]]`s record of this queue, if any asked (`None`: nothing; a run with no
+    /// watched port, monitor or capture does not test it, `World::run`).
     watch: Option<Box<Watch>>,
     /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`); boxed,
     /// as few ports have one.

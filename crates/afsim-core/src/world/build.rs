@@ -316,7 +316,7 @@ impl<'s> World<'s> {
             spec,
         };
         for a in 0..world.agents.len() as u32 {
-            world.call_agent(a, |agent, ctx| agent.start(ctx));
+            world.call_agent::<true>(a, |agent, ctx| agent.start(ctx));
         }
         if world.warmup > SimTime::ZERO {
             world.events.schedule(world.warmup, Event::Warmup);
