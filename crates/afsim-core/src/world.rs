@@ -68,7 +68,6 @@ pub struct Port {
     /// stored, which saves 56 bytes a port; issue 28).
     pub from: u32,
     pub to: u32,
-    pub rate_bps: u64,
     pub delay: SimDuration,
     clock: TxClock,
     pub queue: AnyQueue,
@@ -77,6 +76,11 @@ pub struct Port {
     busy_until: SimTime,
     /// A `TxDone` event is scheduled at `busy_until`.
     tx_pending: bool,
+    /// Packets in `queue`, kept here as the discipline accepts (+1) and hands out (−1) packets,
+    /// so that the packet path reads the port, not the discipline behind its `match` and box
+    /// (issue 25). Equal to `queue.len_packets()`: no discipline gains or loses packets
+    /// otherwise (only the test double `AnyQueue::Leaky`, which loses packets on purpose).
+    qlen: u32,
     /// Packets being transmitted or propagating, with their arrival times (non-decreasing).
     line: VecDeque<(SimTime, PacketId)>,
     /// The queue discipline's own random stream.
@@ -128,6 +132,12 @@ struct Grid {
 }
 
 impl Port {
+    /// The link rate, bits per second (kept once, in the transmitter's clock: the 8 bytes
+    /// pay for `qlen` within the size `ports_and_link_specs_stay_small` allows).
+    pub fn rate_bps(&self) -> u64 {
+        self.clock.rate_bps()
+    }
+
     /// Hands the queue's state since its last change to its time series, if it has one; called
     /// just before the queue changes (and at the end of the run).
     #[inline]

@@ -86,6 +86,11 @@ impl TxClock {
         }
     }
 
+    /// The link rate, bits per second.
+    pub fn rate_bps(&self) -> u64 {
+        self.rate_bps
+    }
+
     /// Nanoseconds to transmit the next packet of `size` bytes.
     #[inline]
     pub fn tx_ns(&mut self, size: u32) -> u64 {

@@ -188,7 +188,7 @@ impl World<'_> {
                 &pname,
                 &self.spec.nodes[p.from as usize].name,
                 &self.spec.nodes[p.to as usize].name,
-                p.rate_bps,
+                p.rate_bps(),
                 &p.queue,
                 &p.stats,
                 p.busy_ns,
