@@ -92,11 +92,10 @@ pub struct Port {
     /// What `[[monitor]]`s record of this queue, if any asked (`None`: nothing; a run with no
     /// watched port, monitor or capture does not test it, `World::run`).
     watch: Option<Box<Watch>>,
-    /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`); boxed,
-    /// as few ports have one.
-    loss: Option<Box<Loss>>,
-    /// Packets `loss` dropped.
-    pub link_losses: u64,
+    /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`), and the
+    /// packets it dropped; boxed, as few ports have one (the count in the box leaves room in
+    /// the port for `TxClock`'s remembered size, issue 25).
+    loss: Option<Box<(Loss, u64)>>,
     /// Arrivals, departures and drops by code point and direction (`code_points`).
     by_cp: code_points::ByCodePoint,
 }
@@ -132,6 +131,11 @@ struct Grid {
 }
 
 impl Port {
+    /// Packets lost on the wire (`loss`).
+    pub fn link_losses(&self) -> u64 {
+        self.loss.as_ref().map_or(0, |l| l.1)
+    }
+
     /// The link rate, bits per second (kept once, in the transmitter's clock: the 8 bytes
     /// pay for `qlen` within the size `ports_and_link_specs_stay_small` allows).
     pub fn rate_bps(&self) -> u64 {

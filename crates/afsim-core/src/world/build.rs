@@ -42,9 +42,8 @@ impl<'s> World<'s> {
                 let name = format!("{}->{}", node_name(from), node_name(to));
                 ports.push(Port {
                     loss: loss.map(|m| {
-                        Box::new(Loss::new(m, rng::stream(seed, &format!("link/{name}"))))
+                        Box::new((Loss::new(m, rng::stream(seed, &format!("link/{name}"))), 0))
                     }),
-                    link_losses: 0,
                     rng: rng::stream(seed, &format!("queue/{name}")),
                     from: from as u32,
                     to: to as u32,

@@ -7,7 +7,6 @@ use crate::metrics::series::CountSeries;
 use crate::metrics::trace::{QueueEvent, Record};
 use crate::net::dscp::ColourTable;
 use crate::net::dscp::MAX_LEVELS;
-use crate::net::loss::Loss;
 use crate::net::packet::{proto, Packet, TransportHeader};
 use crate::net::packet::{PacketId, Pool};
 use crate::net::pcap;
@@ -130,10 +129,12 @@ impl World<'_> {
                 if let Some(&(next, _)) = p.line.front() {
                     self.events.schedule(next, Event::Arrive { port });
                 }
-                if p.loss.as_deref_mut().is_some_and(Loss::lose) {
-                    p.link_losses += 1;
-                    self.drop_packet(id);
-                    return;
+                if let Some((loss, lost)) = p.loss.as_deref_mut() {
+                    if loss.lose() {
+                        *lost += 1;
+                        self.drop_packet(id);
+                        return;
+                    }
                 }
                 let node = p.to;
                 self.receive::<O>(node, id, port);
