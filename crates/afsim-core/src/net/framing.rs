@@ -101,7 +101,7 @@ impl TxClock {
     }
 
     /// Nanoseconds to transmit the next packet of `size` bytes.
-    #[inline]
+    #[inline(always)]
     pub fn tx_ns(&mut self, size: u32) -> u64 {
         if self.rem != 0 {
             return self.compute(size);
@@ -121,8 +121,9 @@ impl TxClock {
         ns
     }
 
-    /// `tx_ns` by the division.
-    #[inline]
+    /// `tx_ns` by the division (out of line: the remembered size above is the common case,
+    /// and small enough to inline into the packet path).
+    #[inline(never)]
     fn compute(&mut self, size: u32) -> u64 {
         let (num, den) = self.framing.wire_bits(size);
         // ns = bits / rate * 1e9 = num * 1e9 / (den * rate). In u64 for any size ≤ 65535 B
