@@ -281,8 +281,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench_p.add_argument("--scenario", action="append", metavar="NAME",
                          help="with --scale: tcp-dumbbell or tcp-tree (repeatable; default both)")
     bench_p.add_argument("--instructions", action="store_true",
-                         help="with --scale: also count instructions per packet-hop with "
-                         "cachegrind (valgrind; about 50 times slower)")
+                         help="also count instructions per packet-hop with cachegrind (needs "
+                         "valgrind; two more runs of each row, about 50 times slower)")
     bench_p.set_defaults(func=cmd_bench)
 
     scen_p = sub.add_parser("scenarios", help="list the built-in scenarios")
@@ -649,9 +649,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             sweep_bench.print_table(result, _console())
         return EXIT_OK
 
+    if args.instructions and not bench.have_valgrind():
+        raise UsageError("--instructions counts with cachegrind: install valgrind")
     if args.scale:
         return _bench_scale(args)
-    report = bench.run_all(quick=args.quick)
+    report = bench.run_all(quick=args.quick, count_instructions=args.instructions)
     if args.format == "json":
         import json
 

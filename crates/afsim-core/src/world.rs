@@ -68,7 +68,6 @@ pub struct Port {
     /// stored, which saves 56 bytes a port; issue 28).
     pub from: u32,
     pub to: u32,
-    pub rate_bps: u64,
     pub delay: SimDuration,
     clock: TxClock,
     pub queue: AnyQueue,
@@ -77,6 +76,11 @@ pub struct Port {
     busy_until: SimTime,
     /// A `TxDone` event is scheduled at `busy_until`.
     tx_pending: bool,
+    /// Packets in `queue`, kept here as the discipline accepts (+1) and hands out (−1) packets,
+    /// so that the packet path reads the port, not the discipline behind its `match` and box
+    /// (issue 25). Equal to `queue.len_packets()`: no discipline gains or loses packets
+    /// otherwise (only the test double `AnyQueue::Leaky`, which loses packets on purpose).
+    qlen: u32,
     /// Packets being transmitted or propagating, with their arrival times (non-decreasing).
     line: VecDeque<(SimTime, PacketId)>,
     /// The queue discipline's own random stream.
@@ -85,14 +89,13 @@ pub struct Port {
     busy_ns: u64,
     /// The capture writer (`World::captures`) of this port's departures, or `pcap::NONE`.
     capture: u32,
-    /// What `[[monitor]]`s record of this queue, if any asked (`None`: nothing, at the cost
-    /// of one test per enqueue and dequeue).
+    /// What `[[monitor]]`s record of this queue, if any asked (`None`: nothing; a run with no
+    /// watched port, monitor or capture does not test it, `World::run`).
     watch: Option<Box<Watch>>,
-    /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`); boxed,
-    /// as few ports have one.
-    loss: Option<Box<Loss>>,
-    /// Packets `loss` dropped.
-    pub link_losses: u64,
+    /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`), and the
+    /// packets it dropped; boxed, as few ports have one (the count in the box leaves room in
+    /// the port for `TxClock`'s remembered size, issue 25).
+    loss: Option<Box<(Loss, u64)>>,
     /// Arrivals, departures and drops by code point and direction (`code_points`).
     by_cp: code_points::ByCodePoint,
 }
@@ -134,9 +137,22 @@ struct Grid {
 }
 
 impl Port {
+    /// Packets lost on the wire (`loss`).
+    pub fn link_losses(&self) -> u64 {
+        self.loss.as_ref().map_or(0, |l| l.1)
+    }
+
+    /// The link rate, bits per second (kept once, in the transmitter's clock: the 8 bytes
+    /// pay for `qlen` within the size `ports_and_link_specs_stay_small` allows).
+    pub fn rate_bps(&self) -> u64 {
+        self.clock.rate_bps()
+    }
+
     /// Hands the queue's state since its last change to its time series, if it has one; called
-    /// just before the queue changes (and at the end of the run).
-    #[inline]
+    /// just before the queue changes (and at the end of the run). Called only on the packet
+    /// path compiled with observers (`World::run`), and inlined there: it is one test when the
+    /// port has no series.
+    #[inline(always)]
     fn sample(&mut self, now: SimTime) {
         if let Some(s) = self.watch.as_deref_mut().and_then(|w| w.series.as_mut()) {
             let (avg, avg_in) = self.queue.averages();

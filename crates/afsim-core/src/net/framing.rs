@@ -74,6 +74,13 @@ pub struct TxClock {
     rate_bps: u64,
     /// Remainder of the last division, in units of 1/(den·rate) ns.
     rem: u64,
+    /// A size whose transmission time from a zero remainder is a whole number of ns
+    /// (`exact_ns`, below 2^32), leaving the remainder zero: another packet of that size after
+    /// it needs no arithmetic (issue 25; most links carry one or two sizes at a rate that
+    /// divides them). `u32::MAX`, never a packet's size (at most 65,535 B: the loader refuses
+    /// more), until one is found.
+    exact_size: u32,
+    exact_ns: u32,
 }
 
 impl TxClock {
@@ -83,12 +90,41 @@ impl TxClock {
             framing,
             rate_bps,
             rem: 0,
+            exact_size: u32::MAX,
+            exact_ns: 0,
         }
     }
 
+    /// The link rate, bits per second.
+    pub fn rate_bps(&self) -> u64 {
+        self.rate_bps
+    }
+
     /// Nanoseconds to transmit the next packet of `size` bytes.
-    #[inline]
+    #[inline(always)]
     pub fn tx_ns(&mut self, size: u32) -> u64 {
+        if self.rem != 0 {
+            return self.compute(size);
+        }
+        // `compute` depends on `size` and `rem` only: from a zero remainder, a size seen
+        // before that left it zero gives the same answer and leaves it zero again
+        if size == self.exact_size {
+            return u64::from(self.exact_ns);
+        }
+        let ns = self.compute(size);
+        if self.rem == 0 && size != u32::MAX {
+            if let Ok(exact) = u32::try_from(ns) {
+                self.exact_size = size;
+                self.exact_ns = exact;
+            }
+        }
+        ns
+    }
+
+    /// `tx_ns` by the division (out of line: the remembered size above is the common case,
+    /// and small enough to inline into the packet path).
+    #[inline(never)]
+    fn compute(&mut self, size: u32) -> u64 {
         let (num, den) = self.framing.wire_bits(size);
         // ns = bits / rate * 1e9 = num * 1e9 / (den * rate). In u64 for any size ≤ 65535 B
         // and rate ≤ 1e12 b/s (a 64-bit division is several times cheaper than a 128-bit
@@ -111,6 +147,42 @@ impl TxClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remembered_exact_sizes_give_the_divisions_answers() {
+        // sizes from a few values, on rates that divide them (remainder stays zero) and that
+        // do not: every answer and remainder equals the division's
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let sizes = [40u32, 52, 500, 1000, 1040, 1500];
+        for framing in [
+            Framing::Plain,
+            Framing::Fixed { overhead_bytes: 8 },
+            Framing::AtmCellTax,
+            Framing::Aal5 { llc_snap: true },
+        ] {
+            for rate in [800_000, 10_000_000, 34_000_000, 45_000_000, 100_000_000] {
+                let mut clock = TxClock::new(framing, rate);
+                let mut reference = clock.clone();
+                let mut hits = 0;
+                for _ in 0..2000 {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let size = sizes[(x % 6) as usize];
+                    hits += u32::from(clock.rem == 0 && size == clock.exact_size);
+                    assert_eq!(
+                        clock.tx_ns(size),
+                        reference.compute(size),
+                        "{framing:?} {rate}"
+                    );
+                    assert_eq!(clock.rem, reference.rem);
+                }
+                if framing == Framing::Plain && rate == 10_000_000 {
+                    assert!(hits > 200, "{hits}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn e3_with_atm_cell_tax_nets_30_792_mbps_for_576_byte_packets() {

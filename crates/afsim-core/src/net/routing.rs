@@ -40,6 +40,12 @@
 //!   in use.
 //! * **Explicit routes** are kept as exceptions, `(node, dst) → port`, looked at first.
 //!
+//! * **Small networks also keep the answers**: up to `DENSE_MAX_NODES` nodes, every
+//!   `(node, dst)` answer of the above is stored once in a dense `n × n` array of 2-byte
+//!   entries (at most 128 KiB), so that a lookup is one load instead of an interval test, a
+//!   walk down a subtree or a column (issue 25: that was 4 % of the instructions of
+//!   tcp-dumbbell-100). It holds the same answers, computed by the same lookup.
+//!
 //! Memory is a few words per node plus `core × columns` entries; the columns are refused past
 //! `MAX_CORE_ENTRIES` with an error that says so. The tests compare every `(node, dst)` answer
 //! with the dense table's algorithm, kept there as the reference, on random networks and
@@ -62,6 +68,11 @@ const NONE: u32 = u32::MAX;
 /// Most core entries (core nodes × destination columns, 4 bytes each: 1 GiB) the tables
 /// may hold.
 pub const MAX_CORE_ENTRIES: u64 = 1 << 28;
+
+/// Most nodes for which the tables also keep every answer in a dense array (`Tables::dense`).
+pub const DENSE_MAX_NODES: usize = 256;
+/// `Tables::dense`'s entry for `NO_ROUTE`.
+const DENSE_NO_ROUTE: u16 = u16::MAX;
 
 /// What a node needs for a lookup, in one place (one cache line holds three).
 #[derive(Clone, Copy, Debug)]
@@ -95,6 +106,9 @@ pub struct Tables {
     cols: Vec<u32>,
     /// Explicit routes' entries, `(node << 32 | dst, port)`, sorted; later routes won.
     overrides: Vec<(u64, u32)>,
+    /// `dense[node * n + dst]`: every answer of `lookup`, `DENSE_NO_ROUTE` for `NO_ROUTE`,
+    /// when `n <= DENSE_MAX_NODES` and every port number fits below it; empty otherwise.
+    dense: Vec<u16>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -264,7 +278,7 @@ impl Tables {
                 }
             }
         }
-        Ok(Tables {
+        let mut tables = Tables {
             n,
             node,
             parent,
@@ -273,12 +287,35 @@ impl Tables {
             col_of,
             cols,
             overrides,
-        })
+            dense: Vec::new(),
+        };
+        if n <= DENSE_MAX_NODES && 2 * links.len() < usize::from(DENSE_NO_ROUTE) {
+            let dense = (0..n * n)
+                .map(|i| match tables.lookup(i / n, i % n) {
+                    NO_ROUTE => DENSE_NO_ROUTE,
+                    p => p as u16,
+                })
+                .collect();
+            tables.dense = dense;
+        }
+        Ok(tables)
     }
 
     /// The output port at `node` for packets to `dst`, or `NO_ROUTE`.
     #[inline]
     pub fn next_port(&self, node: usize, dst: usize) -> u32 {
+        if !self.dense.is_empty() {
+            return match self.dense[node * self.n + dst] {
+                DENSE_NO_ROUTE => NO_ROUTE,
+                p => u32::from(p),
+            };
+        }
+        self.lookup(node, dst)
+    }
+
+    /// `next_port` from the pruned trees, core columns and explicit routes.
+    #[inline]
+    fn lookup(&self, node: usize, dst: usize) -> u32 {
         if !self.overrides.is_empty() {
             if let Some(p) = self.exception(node, dst) {
                 return p;
@@ -351,6 +388,7 @@ impl Tables {
         self.node.len() * std::mem::size_of::<Entry>()
             + 4 * (self.parent.len() + self.down.len() + self.col_of.len() + self.cols.len())
             + self.overrides.len() * 16
+            + 2 * self.dense.len()
     }
 }
 

@@ -42,19 +42,18 @@ impl<'s> World<'s> {
                 let name = format!("{}->{}", node_name(from), node_name(to));
                 ports.push(Port {
                     loss: loss.map(|m| {
-                        Box::new(Loss::new(m, rng::stream(seed, &format!("link/{name}"))))
+                        Box::new((Loss::new(m, rng::stream(seed, &format!("link/{name}"))), 0))
                     }),
-                    link_losses: 0,
                     rng: rng::stream(seed, &format!("queue/{name}")),
                     from: from as u32,
                     to: to as u32,
-                    rate_bps: l.rate_bps,
                     delay: l.delay,
                     clock: TxClock::new(l.framing, l.rate_bps),
                     queue: AnyQueue::from_spec(q, l.rate_bps),
                     stats: QueueStats::with_levels(0),
                     busy_until: SimTime::ZERO,
                     tx_pending: false,
+                    qlen: 0,
                     line: VecDeque::new(),
                     busy_ns: 0,
                     capture: pcap::NONE,
@@ -325,7 +324,7 @@ impl<'s> World<'s> {
             spec,
         };
         for a in 0..world.agents.len() as u32 {
-            world.call_agent(a, |agent, ctx| agent.start(ctx));
+            world.call_agent::<true>(a, |agent, ctx| agent.start(ctx));
         }
         if world.warmup > SimTime::ZERO {
             world.events.schedule(world.warmup, Event::Warmup);

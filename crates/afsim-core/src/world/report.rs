@@ -188,11 +188,11 @@ impl World<'_> {
                 &pname,
                 &self.spec.nodes[p.from as usize].name,
                 &self.spec.nodes[p.to as usize].name,
-                p.rate_bps,
+                p.rate_bps(),
                 &p.queue,
                 &p.stats,
                 p.busy_ns,
-                p.link_losses,
+                p.link_losses(),
                 now,
             );
             if row.arrivals != row.departures + row.drops_total + row.len_packets_end {
@@ -208,11 +208,11 @@ impl World<'_> {
             if !nonzero.is_empty() {
                 dropped.insert(format!("queue {pname}"), nonzero);
             }
-            if p.link_losses > 0 {
+            if p.link_losses() > 0 {
                 let reason = DropReason::LinkLoss.name().to_string();
                 dropped.insert(
                     format!("link {pname}"),
-                    BTreeMap::from([(reason, p.link_losses)]),
+                    BTreeMap::from([(reason, p.link_losses())]),
                 );
             }
             queues.push(row);
