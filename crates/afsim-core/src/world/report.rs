@@ -2,7 +2,7 @@
 //! (flows, queues, colours, conditioners, groups, CSAs, SIMA), and the conservation check
 //! over them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::edge::conditioner::Conditioner;
 use crate::metrics::flow::FlowStats;
@@ -84,12 +84,20 @@ impl World<'_> {
             }
         }
         // per conditioner: the flows it metered and their contract (kb/s)
+        // (each conditioner's flows in increasing order: the sums below add in that order; the
+        // CSAs' signal pseudo-flows, after the scenario's, left out)
         let n = self.spec.flows.len();
         let metered: Vec<(Vec<usize>, f64)> = self
             .conditioners
             .iter()
             .map(|c| {
-                let seen = (0..n).filter(|&i| c.seen[i]).collect();
+                let mut seen: Vec<usize> = c
+                    .seen_flows
+                    .iter()
+                    .map(|&i| i as usize)
+                    .filter(|&i| i < n)
+                    .collect();
+                seen.sort_unstable();
                 (seen, c.contract_bps() as f64 / 1e3)
             })
             .collect();
@@ -392,10 +400,22 @@ impl World<'_> {
     /// Fills each flow's contract, conformant rate, Respect of Service and excess, from the
     /// conditioner that meters it alone (the first such, in file order).
     fn af_fields(&self, flows: &mut [FlowRow], span_s: f64) {
+        // per flow, the first conditioner that meters it alone: O(flows seen), not
+        // conditioners × flows
+        let mut alone = vec![u32::MAX; flows.len()];
+        for (k, c) in self.conditioners.iter().enumerate() {
+            for &i in &c.seen_flows {
+                let i = i as usize;
+                if i < alone.len() && alone[i] == u32::MAX && c.meters_alone(i) {
+                    alone[i] = k as u32;
+                }
+            }
+        }
         for (i, row) in flows.iter_mut().enumerate() {
-            let Some(c) = self.conditioners.iter().find(|c| c.meters_alone(i)) else {
+            if alone[i] == u32::MAX {
                 continue;
-            };
+            }
+            let c = &self.conditioners[alone[i] as usize];
             let contract = c.committed_rate_bps() as f64 / 1e3;
             let conformant = if span_s > 0.0 {
                 c.green_by_flow[i] as f64 * 8.0 / span_s / 1e3
@@ -412,19 +432,19 @@ impl World<'_> {
     /// Fills each flow's packets by SIMA drop precedence, summed over the SIMA conditioners
     /// that saw it (`None` if none did).
     fn dp_fields(&self, flows: &mut [FlowRow]) {
-        for (i, row) in flows.iter_mut().enumerate() {
-            let mut total: Option<[u64; 8]> = None;
-            for c in self
-                .conditioners
-                .iter()
-                .filter(|c| c.is_sima() && c.seen[i])
-            {
-                let t = total.get_or_insert([0; 8]);
-                for (dp, n) in c.dp_by_flow[i].iter().enumerate() {
+        // each SIMA conditioner adds to the flows it saw: O(flows seen)
+        let mut totals: Vec<Option<[u64; 8]>> = Vec::new();
+        for c in self.conditioners.iter().filter(|c| c.is_sima()) {
+            totals.resize(flows.len(), None);
+            for &i in c.seen_flows.iter().filter(|&&i| (i as usize) < flows.len()) {
+                let t = totals[i as usize].get_or_insert([0; 8]);
+                for (dp, n) in c.dp_by_flow[i as usize].iter().enumerate() {
                     t[dp] += n;
                 }
             }
-            row.dp = DpCounts::new(total);
+        }
+        for (i, row) in flows.iter_mut().enumerate() {
+            row.dp = DpCounts::new(totals.get(i).copied().flatten());
         }
     }
 
@@ -755,32 +775,58 @@ pub fn conditioner_row(cond: &Conditioner, node: &str, span_s: f64) -> Condition
 /// One row per flow group, in order of first appearance. `metered`: per conditioner, the
 /// flows it metered and its contract in kb/s.
 fn group_rows(spec: &Spec, flows: &[FlowRow], metered: &[(Vec<usize>, f64)]) -> Vec<GroupRow> {
+    // the groups in the order they first appear, each flow row's group, each group's rows:
+    // O(flows), not groups × flows
+    let mut index: HashMap<&str, usize> = HashMap::new();
     let mut order: Vec<&str> = Vec::new();
     for f in &spec.flows {
-        if !order.contains(&f.group.as_str()) {
+        index.entry(&f.group).or_insert_with(|| {
             order.push(&f.group);
+            order.len() - 1
+        });
+    }
+    let gid: Vec<usize> = flows
+        .iter()
+        .map(|f| index.get(f.group.as_str()).copied().unwrap_or(usize::MAX))
+        .collect();
+    let mut rows: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
+    for (i, &g) in gid.iter().enumerate() {
+        if g != usize::MAX {
+            rows[g].push(i);
         }
     }
+    // each group's own conditioners (in order): those that meter its flows only; and the
+    // flows such a conditioner meters. O(flows metered)
+    let mut own: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
+    let mut owned = vec![false; flows.len()];
+    for (k, (seen, _)) in metered.iter().enumerate() {
+        let Some(&first) = seen.first() else {
+            continue;
+        };
+        let g = gid[first];
+        if g != usize::MAX && seen.iter().all(|&i| gid[i] == g) {
+            own[g].push(k);
+            for &i in seen {
+                owned[i] = true;
+            }
+        }
+    }
+    let n = flows.len().min(spec.flows.len());
     order
         .into_iter()
-        .map(|g| {
-            let members: Vec<&FlowRow> = flows.iter().filter(|f| f.group == g).collect();
+        .enumerate()
+        .map(|(g, name)| {
+            let members: Vec<&FlowRow> = rows[g].iter().map(|&i| &flows[i]).collect();
             let tput: Vec<f64> = members.iter().map(|f| f.throughput_kbps).collect();
             let contracts: Option<Vec<f64>> = members.iter().map(|f| f.contract_kbps).collect();
             let goodput: Option<Vec<f64>> = members.iter().map(|f| f.goodput_kbps).collect();
-            // the conditioners that meter this group's flows only, if they cover all of them
-            let in_group = |i: &usize| flows[*i].group == g;
-            let own: Vec<&(Vec<usize>, f64)> = metered
-                .iter()
-                .filter(|(seen, _)| !seen.is_empty() && seen.iter().all(in_group))
-                .collect();
-            let covered = (0..flows.len().min(spec.flows.len()))
-                .filter(in_group)
-                .all(|i| own.iter().any(|(seen, _)| seen.contains(&i)));
-            let contract = (covered && !own.is_empty()).then(|| own.iter().map(|m| m.1).sum());
+            // the group's own conditioners give its contract if they cover all its flows
+            let covered = rows[g].iter().filter(|&&i| i < n).all(|&i| owned[i]);
+            let contract =
+                (covered && !own[g].is_empty()).then(|| own[g].iter().map(|&k| metered[k].1).sum());
             let total: f64 = tput.iter().sum();
             GroupRow {
-                name: g.to_string(),
+                name: name.to_string(),
                 flows: members.len() as u64,
                 throughput_kbps_total: total,
                 throughput_kbps_min: tput.iter().copied().fold(f64::INFINITY, f64::min),
