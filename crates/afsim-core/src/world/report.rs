@@ -239,6 +239,10 @@ impl World<'_> {
                 &self.colours,
                 &mut broken,
             ));
+            if free {
+                // nothing reads the per-level counters after this port's rows
+                p.stats.levels = Vec::new();
+            }
         }
         let mut conditioners = Vec::with_capacity(self.conditioners.len());
         for (c, cond) in self.conditioners.iter().enumerate() {
