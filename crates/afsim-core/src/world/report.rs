@@ -172,8 +172,16 @@ impl World<'_> {
         let in_flight_walked = self.walk_in_flight();
         let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
         let mut queues = Vec::with_capacity(self.ports.len());
-        let mut colours = Vec::new();
-        let mut code_points = Vec::new();
+        // (sized exactly, counted first: grown by doubling, they held up to twice their rows,
+        // and both buffers at each doubling, at the report's peak of memory)
+        let mut colours = Vec::with_capacity(
+            self.ports
+                .iter()
+                .map(|p| p.stats.levels.iter().filter(|l| l.arrivals > 0).count())
+                .sum(),
+        );
+        let mut code_points =
+            Vec::with_capacity(self.ports.iter().map(|p| p.by_cp.rows_len()).sum());
         let (mut sima_queues, mut sima_levels) = (Vec::new(), Vec::new());
         for i in 0..self.ports.len() {
             let pname = self.port_name(i);
