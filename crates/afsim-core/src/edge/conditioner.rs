@@ -216,8 +216,10 @@ pub struct Conditioner {
     /// Per flow: bytes that left green after the warm-up time, and whether the flow was seen.
     pub green_by_flow: Vec<u64>,
     pub seen: Vec<bool>,
-    /// Distinct flows seen.
+    /// Distinct flows seen, and which, in the order first seen (the report reads them instead
+    /// of `seen`'s every entry, so that it is linear in flows, not conditioners × flows).
     pub flows_seen: u32,
+    pub seen_flows: Vec<u32>,
     /// The meter is SIMA's: it marks, and the actions do not apply.
     is_sima: bool,
     /// SIMA meter only: per flow, the packets marked with each drop precedence.
@@ -287,6 +289,7 @@ impl Conditioner {
             green_by_flow: vec![0; n_flows],
             seen: vec![false; n_flows],
             flows_seen: 0,
+            seen_flows: Vec::new(),
             is_sima: sima.is_some(),
             dp_by_flow: if sima.is_some() {
                 vec![[0; sima::LEVELS]; n_flows]
@@ -328,6 +331,7 @@ impl Conditioner {
         if !self.seen[flow] {
             self.seen[flow] = true;
             self.flows_seen += 1;
+            self.seen_flows.push(p.flow);
         }
         if self.shaping {
             // no overtaking: behind a held packet, every packet waits its turn

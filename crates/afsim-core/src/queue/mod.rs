@@ -368,6 +368,8 @@ impl QueueStats {
     #[inline]
     pub fn level_mut(&mut self, level: usize) -> &mut LevelStats {
         if level >= self.levels.len() {
+            // (exactly: `resize` alone makes room for at least 4, 256 bytes for one level)
+            self.levels.reserve_exact(level + 1 - self.levels.len());
             self.levels.resize(level + 1, LevelStats::default());
         }
         &mut self.levels[level]

@@ -17,8 +17,9 @@
 //! * a *ring* of `R` slots (a power of two), each `2^shift` ns wide. An event's slot number is
 //!   `time >> shift`; the ring holds the events whose slot number is in the *horizon*
 //!   `[base, base + R)`, where `base` is the slot number of the last event popped. Ring slot
-//!   `slot % R` holds that slot's events as a singly linked list sorted by key, with head and
-//!   tail indices; nodes live in a pool with a free list. A three-level bitmap of non-empty
+//!   `slot % R` holds that slot's events as a singly linked list with head and tail indices;
+//!   nodes live in a pool with a free list. The first non-empty slot's list is always sorted
+//!   by key; a later slot's list is sorted unless its bit in `dirty` is set (below). A three-level bitmap of non-empty
 //!   slots (a bit per slot, per 64 slots, per 4096 slots) finds the next non-empty slot with at
 //!   most three `trailing_zeros`; `next` caches the first one, so `peek_time` is two loads;
 //! * a `BinaryHeap` (`far`) of the events beyond the horizon (on the bench dumbbells: the
@@ -34,10 +35,24 @@
 //! scan. As in Brown's queue, the bucket width follows the measured event spacing and the
 //! number of buckets follows the number of events.
 //!
+//! *Crowded slots, and bursts.* An out-of-order schedule into a sorted slot that is not the
+//! first walks at most `SHORT_WALK` list steps from its head; beyond that (a crowded slot) it
+//! is appended at the tail and the slot marked unsorted, and the slot is sorted once, when it
+//! becomes the first non-empty slot. This is the ladder queue's rule (W. T. Tang, R. S. M. Goh,
+//! I. L.-J. Thng, "Ladder queue: an O(1) priority queue structure for large-scale discrete
+//! event simulation", ACM TOMACS 15(3), 2005: events go unsorted into buckets, a bucket is
+//! sorted when dequeuing reaches it), applied to the slots of the wheel: a crowded slot costs
+//! one sort, O(log k) an event, instead of a walk of O(k) steps at each schedule, which made a
+//! burst of schedules before the first pop (a million flows starting) quadratic. Only the
+//! first slot is kept sorted at every schedule (it is the one `pop` and `peek_time` read); if
+//! schedules walk it too long (`WALK_BUDGET_PER_POP` × max(`WINDOW`, pending) steps), the
+//! slots are narrowed 16× at once (`narrow`), in `schedule`, not at the next pop.
+//!
 //! *Why it is exact.* The ring's events lie in `R` consecutive slot numbers, so each ring slot
-//! holds the events of one slot number only, sorted by the full key; slot numbers are monotone
-//! in time, so the head of the first non-empty slot is the smallest key in the ring, and every
-//! heap key is larger still. So `pop` returns the minimum key, ties in scheduling order. Width
+//! holds the events of one slot number only; the first non-empty one is sorted by the full key
+//! (a slot is sorted before it becomes the first); slot numbers are monotone in time, so the
+//! head of the first non-empty slot is the smallest key in the ring, and every heap key is
+//! larger still. So `pop` returns the minimum key, ties in scheduling order. Width
 //! and size decide only where an event is stored, never the order events leave in; the tests
 //! check the queue against a binary heap, step by step, over random schedules.
 //!
@@ -51,12 +66,15 @@
 //! spacing / 2^`SPREAD_LOG2` and what makes the horizon `REACH` mean stays long (a stay, from
 //! scheduling to popping, is pending × spacing by Little's law), rounded to a power of two. It
 //! rebuilds (O(pending + R), so O(1) per pop of the window) when the width is off by 4× or
-//! more or the size by more than the band; if slots crowd anyway (out-of-order inserts walking
-//! long lists), it narrows early. On the bench dumbbells (about 20 to 250 pending) `R` = 4096
+//! more or the size by more than the band. The first window starts at the first pop (the time
+//! before it is no spacing). A rebuild whose horizon reaches further than the old one takes
+//! the heap's events in with one sort instead of a heap pop each. At 10⁶ pending re-armed
+//! timers the ring is at its largest (`MAX_SLOTS`) with about 16 events a slot: crowded
+//! slots, sorted once each. On the bench dumbbells (about 20 to 250 pending) `R` = 4096
 //! and the horizon is 1024 spacings, 8 ms (tcp-dumbbell-100) to 67 ms (tcp-dumbbell-10): only
 //! timers and arrivals over idle long-delay lines go to the heap, and such an event costs a
 //! heap push and pop, as before. No allocation in steady state: the pool, the heap and the
-//! rebuild scratch stop growing at the largest number of pending events.
+//! rebuild and sort scratch stop growing at the largest number of pending events.
 //!
 //! `schedule` earlier than the last pop never happens in a run (times are `>= now`), but test
 //! harnesses that re-queue events do it; it stays exact, at the cost of a rebuild.
@@ -94,9 +112,12 @@ const WINDOW: u64 = 4096;
 const SPREAD_LOG2: u32 = 2;
 /// …and at least what makes the horizon this many mean stays long (rounded up).
 const REACH: u64 = 4;
-/// List steps walked by out-of-order inserts per pop of a window beyond which slots count as
-/// crowded.
+/// List steps walked by out-of-order inserts into the first slot, per event pending (at least
+/// per `WINDOW`), beyond which the slots are narrowed.
 const WALK_BUDGET_PER_POP: u64 = 8;
+/// List steps an out-of-order schedule into a sorted slot, not the first, may walk before it
+/// appends instead (and the slot is sorted when reached).
+const SHORT_WALK: u64 = 4;
 /// Width before the first measurement: 2^16 ns = 65.5 µs (horizon 268 ms).
 const INITIAL_SHIFT: u32 = 16;
 
@@ -176,11 +197,24 @@ pub struct EventQueue {
     window_pops: u64,
     window_start: u64,
     retune_at: u64,
-    /// List steps walked by out-of-order inserts in the current window, and the most allowed.
+    /// List steps walked by out-of-order inserts into the first slot since the last rebuild or
+    /// window, and the most allowed before the slots are narrowed (at once, in `schedule`).
     walked: u64,
     walk_budget: u64,
-    /// Reused by rebuilds.
+    /// Whether slots were narrowed for crowding in the current window (`retune` then does not
+    /// widen them again).
+    narrowed: bool,
+    /// Ring slots whose list is not sorted (bit `i % 64` of `dirty[i / 64]`): out-of-order
+    /// events scheduled into a slot other than the first are appended, and the slot is sorted
+    /// when it becomes the first. (Sized for the largest ring, as `bits0`.)
+    dirty: Box<[u64; (MAX_SLOTS / 64) as usize]>,
+    /// Work counters (they never decide anything): list steps walked by out-of-order inserts
+    /// into the first slot, and events in slots sorted. The tests bound them.
+    steps_walked: u64,
+    steps_sorted: u64,
+    /// Reused by rebuilds and slot sorts.
     scratch: Vec<Entry>,
+    sort_buf: Vec<(u128, u32)>,
 }
 
 impl Default for EventQueue {
@@ -213,10 +247,18 @@ impl EventQueue {
             pops: 0,
             window_pops: 0,
             window_start: 0,
-            retune_at: WINDOW,
+            retune_at: 1,
             walked: 0,
             walk_budget: WALK_BUDGET_PER_POP * WINDOW,
+            narrowed: false,
+            dirty: vec![0; (MAX_SLOTS / 64) as usize]
+                .into_boxed_slice()
+                .try_into()
+                .expect("dirty"),
+            steps_walked: 0,
+            steps_sorted: 0,
             scratch: Vec::new(),
+            sort_buf: Vec::new(),
         }
     }
 
@@ -263,6 +305,12 @@ impl EventQueue {
             self.slots[i] = [NIL, NIL];
             self.clear_bit(i);
             self.next = self.find_next(i);
+            if self.next != NONE {
+                let j = self.next as usize & (self.slots.len() - 1);
+                if self.dirty[(j >> 6) & W_MASK] & (1 << (j & 63)) != 0 {
+                    self.sort_slot(j);
+                }
+            }
         } else {
             self.slots[i][0] = node.next;
         }
@@ -333,12 +381,72 @@ impl EventQueue {
             // the usual case: later than everything in the slot
             self.nodes[tail as usize].next = n;
             self.slots[i][1] = n;
+        } else if slot != self.next {
+            self.insert_not_first(i, head, tail, n, key);
         } else {
             self.insert_before_tail(i, head, n, key);
         }
     }
 
-    /// Links node `n` (key `key`) into the non-empty ring slot `i`, whose tail is later.
+    /// Links node `n` (key `key`) into ring slot `i`, not the first non-empty one, whose tail is
+    /// later: into its place if the slot is sorted and that place is within `SHORT_WALK` steps
+    /// of the head, else at the tail, the slot then sorted when it becomes the first (so a
+    /// crowded slot costs a sort, O(log) per event, never a walk per schedule).
+    #[inline(never)]
+    fn insert_not_first(&mut self, i: usize, head: u32, tail: u32, n: u32, key: u128) {
+        let (w, bit) = ((i >> 6) & W_MASK, 1u64 << (i & 63));
+        if self.dirty[w] & bit == 0 {
+            if key < self.nodes[head as usize].key {
+                self.nodes[n as usize].next = head;
+                self.slots[i][0] = n;
+                return;
+            }
+            let mut p = head;
+            for steps in 1..=SHORT_WALK {
+                let q = self.nodes[p as usize].next;
+                // (q is not NIL: the tail is later than `key`)
+                if key < self.nodes[q as usize].key {
+                    self.nodes[n as usize].next = q;
+                    self.nodes[p as usize].next = n;
+                    self.steps_walked += steps;
+                    return;
+                }
+                p = q;
+            }
+            self.steps_walked += SHORT_WALK;
+            self.dirty[w] |= bit;
+        }
+        self.nodes[tail as usize].next = n;
+        self.slots[i][1] = n;
+    }
+
+    /// Sorts the list of ring slot `i` by key (it becomes the first non-empty slot).
+    #[cold]
+    #[inline(never)]
+    fn sort_slot(&mut self, i: usize) {
+        self.dirty[(i >> 6) & W_MASK] &= !(1 << (i & 63));
+        let mut buf = std::mem::take(&mut self.sort_buf);
+        let mut n = self.slots[i][0];
+        while n != NIL {
+            buf.push((self.nodes[n as usize].key, n));
+            n = self.nodes[n as usize].next;
+        }
+        self.steps_sorted += buf.len() as u64;
+        // (keys are distinct: the sequence number is in them)
+        buf.sort_unstable_by_key(|&(key, _)| key);
+        for w in buf.windows(2) {
+            self.nodes[w[0].1 as usize].next = w[1].1;
+        }
+        let (first, last) = (buf[0].1, buf[buf.len() - 1].1);
+        self.nodes[last as usize].next = NIL;
+        self.slots[i] = [first, last];
+        buf.clear();
+        self.sort_buf = buf;
+    }
+
+    /// Links node `n` (key `key`) into the first non-empty ring slot `i`, whose tail is later.
+    /// If such walks grow long (a burst of events into the first slot, as when a million flows
+    /// start before the first pop), the slots are narrowed at once.
     #[inline(never)]
     fn insert_before_tail(&mut self, i: usize, head: u32, n: u32, key: u128) {
         if key < self.nodes[head as usize].key {
@@ -359,10 +467,24 @@ impl EventQueue {
             steps += 1;
         }
         self.walked += steps;
+        self.steps_walked += steps;
         if self.walked > self.walk_budget {
-            // crowded slots: re-measure at the next pop
-            self.retune_at = self.pops + 1;
+            self.narrow();
         }
+    }
+
+    /// The first slot is crowded: rebuilds with slots 16 times narrower and a ring sized to the
+    /// events pending, so that a burst of schedules costs O(pending) list steps per rebuild, and
+    /// at most 16 rebuilds. (The next window's `retune` does not widen them again.)
+    #[cold]
+    #[inline(never)]
+    fn narrow(&mut self) {
+        let pending = self.len as u64;
+        let ring = ring_for(pending, self.mask + 1);
+        self.rebuild(self.shift.saturating_sub(4), ring);
+        self.narrowed = true;
+        self.walked = 0;
+        self.walk_budget = WALK_BUDGET_PER_POP * WINDOW.max(pending);
     }
 
     #[inline]
@@ -463,29 +585,32 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn retune(&mut self) {
+        if self.pops == 1 {
+            // the first window starts at the first pop: the time before it (when a run's
+            // events start, or a burst of timers set at 0 falls due) is no spacing
+            self.window_pops = 1;
+            self.window_start = self.now;
+            self.retune_at = 1 + WINDOW;
+            return;
+        }
         let popped = self.pops - self.window_pops;
         let spacing = self.now.saturating_sub(self.window_start) / popped;
         let pending = self.len as u64;
         let size = self.mask + 1;
-        let mut ring = size;
-        if 2 * pending > size || 16 * pending < size {
-            ring = (4 * pending)
-                .next_power_of_two()
-                .clamp(MIN_SLOTS, MAX_SLOTS);
-        }
+        let ring = ring_for(pending, size);
         // slots a fraction of the spacing wide...
         let by_spacing = (63 - spacing.max(1).leading_zeros()).saturating_sub(SPREAD_LOG2);
         // ...but a horizon of at least REACH mean stays (pending × spacing, by Little's law)
         let reach = pending.saturating_mul(spacing).saturating_mul(REACH) / ring;
         let by_reach = 64 - reach.saturating_sub(1).leading_zeros();
         let mut shift = by_spacing.max(by_reach).min(63);
-        let crowded = self.walked > self.walk_budget;
-        if crowded {
-            shift = shift.min(self.shift.saturating_sub(1));
+        if self.narrowed {
+            shift = shift.min(self.shift);
         }
-        if ring != size || shift.abs_diff(self.shift) >= 2 || (crowded && shift < self.shift) {
+        if ring != size || shift.abs_diff(self.shift) >= 2 {
             self.rebuild(shift, ring);
         }
+        self.narrowed = false;
         // windows of at least as many pops as events pending keep rebuilds O(1) per pop
         let window = WINDOW.max(pending);
         self.window_pops = self.pops;
@@ -497,12 +622,15 @@ impl EventQueue {
 
     /// Re-files every pending event (after those in `scratch`, which must be earlier) in a ring
     /// of `ring` slots `2^shift` ns wide, its horizon starting at the slot of `self.now`, which
-    /// no event may precede. O(pending + ring size): the ring is read in key order, so every
-    /// insert appends.
+    /// no event may precede. O(pending + ring size), plus a sort of the unsorted slots and, if
+    /// the horizon grows, of the heap: the events are re-filed in key order, so every insert
+    /// appends (and every heap push is a leaf).
     fn rebuild(&mut self, shift: u32, ring: u64) {
         let first = self.base & self.mask;
         for k in 0..=self.mask {
-            let mut n = self.slots[((first + k) & self.mask) as usize][0];
+            let i = ((first + k) & self.mask) as usize;
+            let start = self.scratch.len();
+            let mut n = self.slots[i][0];
             while n != NIL {
                 let node = self.nodes[n as usize];
                 self.scratch.push(Entry {
@@ -511,8 +639,24 @@ impl EventQueue {
                 });
                 n = node.next;
             }
+            if self.dirty[(i >> 6) & W_MASK] & (1 << (i & 63)) != 0 {
+                self.steps_sorted += (self.scratch.len() - start) as u64;
+                self.scratch[start..].sort_unstable_by_key(|e| e.key);
+            }
+        }
+        // A horizon reaching further takes in the heap's events at once: one sort of a vector
+        // instead of a heap pop each (a burst of timers before the first pop lands in the heap).
+        let old_end = u128::from(self.base + self.mask + 1) << self.shift;
+        let new_end = u128::from((self.now >> shift) + ring) << shift;
+        if new_end > old_end && !self.far.is_empty() {
+            let mut far = std::mem::take(&mut self.far).into_vec();
+            far.sort_unstable_by_key(|e| e.key);
+            self.scratch.extend_from_slice(&far);
+            far.clear();
+            self.far = BinaryHeap::from(far);
         }
         debug_assert!(self.scratch.windows(2).all(|w| w[0].key < w[1].key));
+        self.dirty[..(self.mask + 1) as usize / 64].fill(0);
         self.nodes.clear();
         self.free = NIL;
         // (bits beyond the ring stay 0)
@@ -542,6 +686,18 @@ impl EventQueue {
         self.scratch = scratch;
         self.far_slot = NONE;
         self.migrate();
+    }
+}
+
+/// The ring size for `pending` events, now `size`: kept while within 2 to 16 slots an event,
+/// else about 4 (a power of two from `MIN_SLOTS` to `MAX_SLOTS`).
+fn ring_for(pending: u64, size: u64) -> u64 {
+    if 2 * pending > size || 16 * pending < size {
+        (4 * pending)
+            .next_power_of_two()
+            .clamp(MIN_SLOTS, MAX_SLOTS)
+    } else {
+        size
     }
 }
 

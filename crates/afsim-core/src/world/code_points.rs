@@ -85,6 +85,11 @@ impl ByCodePoint {
     }
 
     /// Every (reverse, DSCP) that saw a packet, forward first, each by code point.
+    /// How many rows `rows` returns.
+    pub fn rows_len(&self) -> usize {
+        self.counts.iter().filter(|e| e.1.arrivals > 0).count()
+    }
+
     pub fn rows(&self) -> Vec<(bool, u8, CpCounts)> {
         let mut seen: Vec<(u8, CpCounts)> = self
             .counts

@@ -5,23 +5,25 @@
 use std::collections::BTreeMap;
 
 use crate::edge::conditioner::Conditioner;
+use crate::metrics::conservation;
 use crate::metrics::flow::FlowStats;
-use crate::metrics::{conservation, fairness};
 use crate::net::dscp::{self, ColourTable, MAX_LEVELS};
 use crate::net::packet::Pool;
 use crate::queue::{AnyQueue, DropReason, QueueStats};
 use crate::report::{
     CodePointRow, ColourRow, ConditionerRow, CsaRow, DelayClassRow, DpCounts, EngineCounts,
-    FlowRow, GroupRow, QueueDrops, QueueRow, Report, SimaLevelRow, SimaQueueRow,
+    FlowRow, QueueDrops, QueueRow, Report, SimaLevelRow, SimaQueueRow,
 };
 use crate::scenario::spec::AppSpec;
 use crate::scenario::spec::CsaScope;
-use crate::scenario::Spec;
 use crate::sim::time::SimTime;
 use crate::transport::{tfrc, AnyAgent};
 
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::{StopReason, World};
+
+mod groups;
+use groups::group_rows;
 
 impl World<'_> {
     /// The results, and the conservation check over them.
@@ -84,12 +86,20 @@ impl World<'_> {
             }
         }
         // per conditioner: the flows it metered and their contract (kb/s)
+        // (each conditioner's flows in increasing order: the sums below add in that order; the
+        // CSAs' signal pseudo-flows, after the scenario's, left out)
         let n = self.spec.flows.len();
         let metered: Vec<(Vec<usize>, f64)> = self
             .conditioners
             .iter()
             .map(|c| {
-                let seen = (0..n).filter(|&i| c.seen[i]).collect();
+                let mut seen: Vec<usize> = c
+                    .seen_flows
+                    .iter()
+                    .map(|&i| i as usize)
+                    .filter(|&i| i < n)
+                    .collect();
+                seen.sort_unstable();
                 (seen, c.contract_bps() as f64 / 1e3)
             })
             .collect();
@@ -164,8 +174,16 @@ impl World<'_> {
         let in_flight_walked = self.walk_in_flight();
         let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
         let mut queues = Vec::with_capacity(self.ports.len());
-        let mut colours = Vec::new();
-        let mut code_points = Vec::new();
+        // (sized exactly, counted first: grown by doubling, they held up to twice their rows,
+        // and both buffers at each doubling, at the report's peak of memory)
+        let mut colours = Vec::with_capacity(
+            self.ports
+                .iter()
+                .map(|p| p.stats.levels.iter().filter(|l| l.arrivals > 0).count())
+                .sum(),
+        );
+        let mut code_points =
+            Vec::with_capacity(self.ports.iter().map(|p| p.by_cp.rows_len()).sum());
         let (mut sima_queues, mut sima_levels) = (Vec::new(), Vec::new());
         for i in 0..self.ports.len() {
             let pname = self.port_name(i);
@@ -231,6 +249,10 @@ impl World<'_> {
                 &self.colours,
                 &mut broken,
             ));
+            if free {
+                // nothing reads the per-level counters after this port's rows
+                p.stats.levels = Vec::new();
+            }
         }
         let mut conditioners = Vec::with_capacity(self.conditioners.len());
         for (c, cond) in self.conditioners.iter().enumerate() {
@@ -396,10 +418,22 @@ impl World<'_> {
     /// Fills each flow's contract, conformant rate, Respect of Service and excess, from the
     /// conditioner that meters it alone (the first such, in file order).
     fn af_fields(&self, flows: &mut [FlowRow], span_s: f64) {
+        // per flow, the first conditioner that meters it alone: O(flows seen), not
+        // conditioners × flows
+        let mut alone = vec![u32::MAX; flows.len()];
+        for (k, c) in self.conditioners.iter().enumerate() {
+            for &i in &c.seen_flows {
+                let i = i as usize;
+                if i < alone.len() && alone[i] == u32::MAX && c.meters_alone(i) {
+                    alone[i] = k as u32;
+                }
+            }
+        }
         for (i, row) in flows.iter_mut().enumerate() {
-            let Some(c) = self.conditioners.iter().find(|c| c.meters_alone(i)) else {
+            if alone[i] == u32::MAX {
                 continue;
-            };
+            }
+            let c = &self.conditioners[alone[i] as usize];
             let contract = c.committed_rate_bps() as f64 / 1e3;
             let conformant = if span_s > 0.0 {
                 c.green_by_flow[i] as f64 * 8.0 / span_s / 1e3
@@ -416,19 +450,19 @@ impl World<'_> {
     /// Fills each flow's packets by SIMA drop precedence, summed over the SIMA conditioners
     /// that saw it (`None` if none did).
     fn dp_fields(&self, flows: &mut [FlowRow]) {
-        for (i, row) in flows.iter_mut().enumerate() {
-            let mut total: Option<[u64; 8]> = None;
-            for c in self
-                .conditioners
-                .iter()
-                .filter(|c| c.is_sima() && c.seen[i])
-            {
-                let t = total.get_or_insert([0; 8]);
-                for (dp, n) in c.dp_by_flow[i].iter().enumerate() {
+        // each SIMA conditioner adds to the flows it saw: O(flows seen)
+        let mut totals: Vec<Option<[u64; 8]>> = Vec::new();
+        for c in self.conditioners.iter().filter(|c| c.is_sima()) {
+            totals.resize(flows.len(), None);
+            for &i in c.seen_flows.iter().filter(|&&i| (i as usize) < flows.len()) {
+                let t = totals[i as usize].get_or_insert([0; 8]);
+                for (dp, n) in c.dp_by_flow[i as usize].iter().enumerate() {
                     t[dp] += n;
                 }
             }
-            row.dp = DpCounts::new(total);
+        }
+        for (i, row) in flows.iter_mut().enumerate() {
+            row.dp = DpCounts::new(totals.get(i).copied().flatten());
         }
     }
 
@@ -754,48 +788,4 @@ pub fn conditioner_row(cond: &Conditioner, node: &str, span_s: f64) -> Condition
         delivered_ros: f64::NAN,
         dp: DpCounts::new(cond.dp_totals().map(|(packets, _)| packets)),
     }
-}
-
-/// One row per flow group, in order of first appearance. `metered`: per conditioner, the
-/// flows it metered and its contract in kb/s.
-fn group_rows(spec: &Spec, flows: &[FlowRow], metered: &[(Vec<usize>, f64)]) -> Vec<GroupRow> {
-    let mut order: Vec<&str> = Vec::new();
-    for f in &spec.flows {
-        if !order.contains(&f.group.as_str()) {
-            order.push(&f.group);
-        }
-    }
-    order
-        .into_iter()
-        .map(|g| {
-            let members: Vec<&FlowRow> = flows.iter().filter(|f| f.group == g).collect();
-            let tput: Vec<f64> = members.iter().map(|f| f.throughput_kbps).collect();
-            let contracts: Option<Vec<f64>> = members.iter().map(|f| f.contract_kbps).collect();
-            let goodput: Option<Vec<f64>> = members.iter().map(|f| f.goodput_kbps).collect();
-            // the conditioners that meter this group's flows only, if they cover all of them
-            let in_group = |i: &usize| flows[*i].group == g;
-            let own: Vec<&(Vec<usize>, f64)> = metered
-                .iter()
-                .filter(|(seen, _)| !seen.is_empty() && seen.iter().all(in_group))
-                .collect();
-            let covered = (0..flows.len().min(spec.flows.len()))
-                .filter(in_group)
-                .all(|i| own.iter().any(|(seen, _)| seen.contains(&i)));
-            let contract = (covered && !own.is_empty()).then(|| own.iter().map(|m| m.1).sum());
-            let total: f64 = tput.iter().sum();
-            GroupRow {
-                name: g.to_string(),
-                flows: members.len() as u64,
-                throughput_kbps_total: total,
-                throughput_kbps_min: tput.iter().copied().fold(f64::INFINITY, f64::min),
-                throughput_kbps_median: fairness::median(&tput).unwrap_or(0.0),
-                throughput_kbps_max: tput.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                jain: fairness::jain(&tput),
-                goodput_kbps_total: goodput.map(|g| g.iter().sum()),
-                fieb: contracts.and_then(|r| fairness::fieb(&tput, &r)),
-                contract_kbps: contract,
-                delivered_ros: contract.map(|c: f64| total / c),
-            }
-        })
-        .collect()
 }

@@ -1,0 +1,82 @@
+// A dumbbell over csg-htsim's TcpSrc/TcpSink, Queue and Pipe, written for afsim's comparison of
+// whole-process time and memory (issue 28; docs/performance.md). It mirrors
+// python/afsim/scenarios/scale/tcp-dumbbell.toml: `flows` sources, each behind its own
+// 100 Mb/s, 1 ms access link (1000-packet drop-tail queue), share one 100 Mb/s, 20 ms
+// bottleneck (500 packets) to `flows` sinks behind 100 Mb/s, 1 ms links; flow i starts at
+// i × 1 s / flows; 1040-byte packets; 20 simulated seconds. Differences, stated: htsim's
+// Queue is drop-tail (afsim's bottleneck is RED, as ns-2's is), its TCP is htsim's NewReno-like
+// TcpSrc with its retransmission-timer scanner (10 ms period), not ns-2's or afsim's.
+//
+// Usage: dumbbell FLOWS  (prints the flow count, the bytes acknowledged to all sources, and the
+// simulated seconds). Build and run with run.sh.
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "eventlist.h"
+#include "network.h"
+#include "pipe.h"
+#include "queue.h"
+#include "tcp.h"
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s FLOWS\n", argv[0]);
+        return 2;
+    }
+    const int flows = std::atoi(argv[1]);
+    if (flows <= 0) {
+        std::fprintf(stderr, "FLOWS must be a positive integer\n");
+        return 2;
+    }
+    EventList events;
+    events.setEndtime(timeFromSec(20));
+    Packet::set_packet_size(1040);
+
+    const linkspeed_bps rate = speedFromMbps((uint64_t)100);
+    // the shared parts: the bottleneck's queue both ways, and the delay lines (a pipe is a
+    // pure delay, so all flows can share one of each length)
+    Queue bottleneck(rate, memFromPkt(500), events, nullptr);
+    Queue bottleneck_back(rate, memFromPkt(500), events, nullptr);
+    Pipe access_up(timeFromMs(1), events), core(timeFromMs(20), events),
+        access_down(timeFromMs(1), events);
+    Pipe access_up_back(timeFromMs(1), events), core_back(timeFromMs(20), events),
+        access_down_back(timeFromMs(1), events);
+    TcpRtxTimerScanner scanner(timeFromMs(10), events);
+
+    std::vector<TcpSink*> sinks;
+    for (int i = 0; i < flows; i++) {
+        TcpSrc* src = new TcpSrc(nullptr, nullptr, events);
+        TcpSink* sink = new TcpSink();
+        scanner.registerTcp(*src);
+        // src -> r1 -> r2 -> dst, each access link with its own queue
+        route_t* out = new route_t();
+        out->push_back(new Queue(rate, memFromPkt(1000), events, nullptr));
+        out->push_back(&access_up);
+        out->push_back(&bottleneck);
+        out->push_back(&core);
+        out->push_back(new Queue(rate, memFromPkt(1000), events, nullptr));
+        out->push_back(&access_down);
+        out->push_back(sink);
+        // the ACKs: dst -> r2 -> r1 -> src
+        route_t* back = new route_t();
+        back->push_back(new Queue(rate, memFromPkt(1000), events, nullptr));
+        back->push_back(&access_down_back);
+        back->push_back(&bottleneck_back);
+        back->push_back(&core_back);
+        back->push_back(new Queue(rate, memFromPkt(1000), events, nullptr));
+        back->push_back(&access_up_back);
+        back->push_back(src);
+        src->connect(*out, *back, *sink, timeFromSec(1.0) * i / flows);
+        sinks.push_back(sink);
+    }
+    while (events.doNextEvent()) {
+    }
+    uint64_t acked = 0;
+    for (TcpSink* s : sinks) {
+        acked += s->cumulative_ack();
+    }
+    std::printf("flows %d acked_bytes %llu end_s %.3f\n", flows, (unsigned long long)acked,
+                timeAsSec(events.now()));
+    return 0;
+}
