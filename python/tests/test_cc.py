@@ -163,3 +163,38 @@ def test_linux_bbr_options_raise_the_four_flow_queue(tmp_path: Path) -> None:
     f.write_text(SCEN.read_text() + "ack_aggregation = true\nquantization_budget = true\n")
     linux = bottleneck(afsim.run(afsim.load_scenario(f, overrides={"cc": "bbr", "n": "4"})))
     assert linux["mean_len_packets"] > draft + 5, (draft, linux["mean_len_packets"])
+
+
+# RACK-TLP (RFC 8985, `rack = true`; unit tests at exact packet sequences in
+# crates/afsim-core/src/transport/tcp/sender/tests/rack.rs)
+
+def _rack_run(cc: str, rack: bool) -> afsim.Results:
+    text = SCEN.read_text() + ("rack = true\n" if rack else "")
+    s = afsim.load_scenario(text=text, name="cc-dumbbell-rack.toml",
+                            overrides={"cc": cc, "n": "4", "duration": "30s", "hystart": "false"})
+    return afsim.run(s)
+
+
+@pytest.mark.parametrize("cc", ["reno", "cubic", "bbr"])
+def test_rack_keeps_conservation_and_times_out_no_more(cc: str) -> None:
+    plain, rack = _rack_run(cc, False), _rack_run(cc, True)
+    assert rack.conservation["holds"] is True
+    # RACK finds lost retransmissions and TLP lost tails, which SACK recovery leaves to the timer
+    assert rack.flows["timeouts"].sum() <= plain.flows["timeouts"].sum(), cc
+    assert rack.flows["throughput_kbps"].sum() >= 0.9 * LINK_KBPS
+
+
+def test_rack_changes_nothing_when_off() -> None:
+    a = afsim._core.run(afsim.load_scenario(SCEN, overrides={"cc": "cubic", "n": "2", "duration": "10s"}))
+    text = SCEN.read_text() + "rack = false\n"
+    b = afsim._core.run(afsim.load_scenario(text=text, name="cc-dumbbell.toml",
+                                            overrides={"cc": "cubic", "n": "2", "duration": "10s"}))
+    assert a.summary_json() == b.summary_json()
+
+
+@pytest.mark.parametrize("extra", ['variant = "newreno"\nrack = true\n',
+                                   'variant = "sack"\npreset = "ns2"\nrack = true\n'])
+def test_rack_without_sack_or_with_the_ns2_preset_is_exit_2(tmp_path: Path, extra: str) -> None:
+    p = _cli(tmp_path, BASE + extra)
+    assert p.returncode == 2, p.stderr
+    assert "bad.toml:" in p.stderr and "flow[0].rack:" in p.stderr and "RFC 8985" in p.stderr, p.stderr
