@@ -2,6 +2,7 @@
 comparisons against Linux (docs/validation.md, "RACK-TLP in the model"; issue 26).
 
     python validation/live/rack_sim.py [--seeds 5] [--out validation/live/rack-sim.json]
+    python validation/live/rack_sim.py --table    # docs/validation.md's tables from the JSON
 
 No live run: the Linux side is the committed JSON (cc-linux-options.json's four-flow CUBIC
 rows, cc-compare-cubic4-recovery.json's TcpExt counters, cc-af-live.json, and
@@ -68,11 +69,58 @@ def with_fields(text: str, anchor: str, fields: list[str]) -> str:
     return text.replace(anchor, "\n".join([anchor, *fields]))
 
 
+def rng(s: dict, k: str, fmt: str = ".0f") -> str:
+    lo, hi = format(s[k]["min"], fmt), format(s[k]["max"], fmt)
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def table(path: Path) -> None:
+    """Markdown tables: each simulated row's range over the seeds beside the live range."""
+    d = json.loads(path.read_text())
+    live = ROOT / "validation" / "live"
+    opts = json.loads((live / "cc-linux-options.json").read_text())["dumbbell"]
+    lv = next(r for r in opts if r["cc"] == "cubic" and r["n"] == 4
+              and r["variant"] == "hystart = linux + delayed ACKs")["live_spread"]
+    rec = json.loads((live / "cc-compare-cubic4-recovery.json").read_text())["rows"][0]["summary"]
+    print("| four-flow CUBIC, 30 s | retransmissions | timeouts | fast recoveries | drops | Jain |")
+    print("|---|---|---|---|---|---|")
+    print(f"| Linux, 5 runs | {rng({'r': lv['retransmissions']}, 'r')} | – | – | {rng({'d': lv['drops']}, 'd')} "
+          f"| {rng({'j': lv['jain']}, 'j', '.3f')} |")
+    print(f"| Linux, 3 runs with TcpExt counters | {rng({'r': rec['retransmissions']['live']}, 'r')} "
+          f"| {rng({'t': rec['timeouts']['live']}, 't')} | {rng({'f': rec['fast_recoveries']['live']}, 'f')} "
+          f"| {rng({'d': rec['drops']['live']}, 'd')} | {rng({'j': rec['jain']['live']}, 'j', '.3f')} |")
+    for r in d["dumbbell"]:
+        s = r["spread"]
+        name = f"afsim{', delayed ACKs' if r['delayed_ack'] else ''}{', rack' if r['rack'] else ''}"
+        print(f"| {name} | {rng(s, 'retransmissions')} | {rng(s, 'timeouts')} | {rng(s, 'fast_recoveries')} "
+              f"| {rng(s, 'drops')} | {rng(s, 'jain', '.3f')} |")
+    af = json.loads((live / "cc-af-live.json").read_text())["spread"]["live"]
+    cnt = json.loads((live / "af-mix-recovery-live.json").read_text())["flows"]
+    to = {cc: [f["timeouts"] for f in cnt if f["group"] == cc] for cc in ("reno", "cubic", "bbr")}
+    print()
+    print("| AF network, 40 s | bottleneck Mb/s | queue (pkt) | timeouts per sender: Reno, CUBIC, BBR "
+          "| RoS: Reno, CUBIC, BBR | share: Reno, CUBIC, BBR |")
+    print("|---|---|---|---|---|---|")
+    print(f"| Linux, 5 runs | {rng(af, 'throughput_mbps', '.2f')} | {rng(af, 'mean_queue_pkt', '.1f')} "
+          f"| {', '.join(f'{min(v)}–{max(v)}' for v in to.values())} (one run) "
+          f"| {', '.join(rng(af, f'{c}.ros', '.3f') for c in to)} | {', '.join(rng(af, f'{c}.share', '.3f') for c in to)} |")
+    for r in d["af_mix"]:
+        s = r["spread"]
+        name = f"afsim{', delayed ACKs' if r['delayed_ack'] else ''}{', rack' if r['rack'] else ''}"
+        print(f"| {name} | {rng(s, 'throughput_mbps', '.2f')} | {rng(s, 'mean_queue_pkt', '.1f')} "
+              f"| {', '.join(rng(s, f'{c}.timeouts') for c in to)} | {', '.join(rng(s, f'{c}.ros', '.3f') for c in to)} "
+              f"| {', '.join(rng(s, f'{c}.share', '.3f') for c in to)} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--out", type=Path, default=ROOT / "validation" / "live" / "rack-sim.json")
+    ap.add_argument("--table", action="store_true", help="print the tables of --out and stop")
     args = ap.parse_args()
+    if args.table:
+        table(args.out)
+        return 0
     seeds = range(1, args.seeds + 1)
     out: dict = {"seeds": args.seeds, "dumbbell": [], "af_mix": []}
     with tempfile.TemporaryDirectory() as tmp:

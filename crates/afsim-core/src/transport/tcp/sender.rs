@@ -5,7 +5,8 @@
 //! fields; split further it would scatter each transition); `sender/send.rs` the sending,
 //! `sender/timer.rs` the timer and RTT samples, `sender/preset.rs` with `rfc.rs` and `ns2.rs`
 //! the two rule sets, `sender/control.rs` the calls into the congestion controller (`cc`:
-//! Reno, CUBIC, BBR) and pacing, `sender/tests.rs` the unit tests.
+//! Reno, CUBIC, BBR) and pacing, `sender/rack.rs` RACK-TLP (RFC 8985, `Params::rack`: its
+//! own recovery, `Recovery::Rack`), `sender/tests.rs` the unit tests.
 //!
 //! Congestion control is separate from loss recovery, as in Linux: the recoveries below
 //! decide *what* to send; the controller `Sender::cc` (`tcp::cc`) decides how far the window
@@ -900,7 +901,7 @@ impl Sender {
             self.ecn = EcnState::On { cwr_pending: true };
         }
         rules!(self, after_timeout());
-        self.rack_timeout();
+        self.rack_timeout(ctx.now);
         // RFC 6298 (5.5): back off; Karn: stop timing; (5.4): resend from SND.UNA
         self.rto.back_off();
         self.timing = None;

@@ -271,6 +271,21 @@ impl Rack {
         (marked, wait)
     }
 
+    /// RFC 8985 §6.3 RACK_mark_losses_on_RTO(): at a retransmission timeout, the first
+    /// outstanding segment and every one sent more than RACK.rtt + reo_wnd ago are lost.
+    pub fn mark_on_rto(&mut self, una: u64, now: SimTime, reo_wnd: SimDuration) {
+        let horizon = self.rtt + reo_wnd;
+        let mut marked = 0;
+        for s in self.segs.iter_mut() {
+            if !s.sacked && !s.lost && (s.start <= una || s.xmit_ts + horizon <= now) {
+                s.lost = true;
+                marked += 1;
+            }
+        }
+        self.lost += marked;
+        self.marked_lost += marked as u64;
+    }
+
     /// Bytes in flight: un-SACKed segments, less those marked lost and not yet retransmitted
     /// (RFC 6675's pipe with RACK's marks; Linux `tcp_packets_in_flight`).
     pub fn pipe(&self) -> u64 {
@@ -384,6 +399,8 @@ impl Sender {
         if marked > 0 && self.phase == Phase::Open && self.snd_nxt == self.snd_max {
             // RFC 8985 §6.1: a segment RACK marks lost starts loss recovery
             self.enter_recovery(ctx);
+        } else if marked > 0 {
+            self.rack_resend_in_rto(ctx);
         }
         if let Some(w) = wait {
             // §6.2 step 5: the reordering timer, in place of a PTO
@@ -475,6 +492,7 @@ impl Sender {
             if self.phase == Phase::Open && self.snd_nxt == self.snd_max {
                 self.enter_recovery(ctx);
             }
+            self.rack_resend_in_rto(ctx);
             self.send_more(ctx);
         }
         if let Some(w) = wait {
@@ -559,12 +577,43 @@ impl Sender {
             .then(|| r.pipe() as f64 / self.mss as f64)
     }
 
-    /// A retransmission timeout: the probe episode and the RACK timer end (the go-back-N
-    /// that follows resends what RACK had marked).
-    pub(super) fn rack_timeout(&mut self) {
+    /// A retransmission timeout: the probe episode and the RACK timer end; RFC 8985 §6.3
+    /// marks what is lost (the go-back-N that follows resends it, `rack_resend_in_rto`
+    /// what is lost again).
+    pub(super) fn rack_timeout(&mut self, now: SimTime) {
+        let (una, nxt) = (self.snd_una, self.snd_max);
+        let srtt = self.rto.has_sample().then(|| self.rto.srtt_fine());
+        let dupthresh = self.p.dupack_threshold;
         if let Some(r) = self.rack.as_deref_mut() {
             r.timer = None;
             r.tlp_end = None;
+            let reo = r.reo_wnd(false, false, true, una, nxt, srtt, dupthresh);
+            r.mark_on_rto(una, now, reo);
+        }
+    }
+
+    /// After a timeout (go-back-N from SND.UNA, `snd_nxt` < HighData): a segment the
+    /// go-back-N already resent and RACK marks lost again goes out once more, while cwnd −
+    /// pipe ≥ 1 SMSS (RFC 8985 §6.3: RACK goes on detecting losses in RTO recovery; Linux
+    /// retransmits them in its Loss state).
+    fn rack_resend_in_rto(&mut self, ctx: &mut Ctx) {
+        if self.phase != Phase::Open || self.snd_nxt >= self.snd_max {
+            return;
+        }
+        let Some(r) = self.rack.as_deref() else {
+            return;
+        };
+        let mut pipe = r.pipe();
+        let mut from = self.snd_una;
+        let cwnd = self.cwnd * self.mss as f64;
+        while cwnd - pipe as f64 >= self.mss as f64 {
+            let lost = self.rack.as_ref().and_then(|r| r.first_lost(from));
+            let Some((s, e)) = lost.filter(|&(s, _)| s < self.snd_nxt) else {
+                break;
+            };
+            self.transmit(s, e - s, ctx);
+            pipe += e - s;
+            from = e;
         }
     }
 
