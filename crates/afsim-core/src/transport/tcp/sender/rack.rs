@@ -395,10 +395,13 @@ impl Sender {
         r.on_ack(una, blocks, now);
         let reo = r.reo_wnd(false, exited, in_rec, una, nxt, srtt, dupthresh);
         let (marked, wait) = r.detect_loss(now, reo);
+        // segments marked lost and not yet resent, newly or before (a mark made while
+        // recovery could not begin, or in the go-back-N after a timeout)
+        let pending = r.lost > 0;
         self.tlp_ack(old_una, newly_sacked);
-        if marked > 0 && self.phase == Phase::Open && self.snd_nxt == self.snd_max {
+        if pending && self.phase == Phase::Open && self.snd_nxt == self.snd_max {
             // RFC 8985 §6.1: a segment RACK marks lost starts loss recovery
-            self.enter_recovery(ctx);
+            self.rack_enter_recovery(ctx);
         } else if marked > 0 {
             self.rack_resend_in_rto(ctx);
         }
@@ -411,6 +414,24 @@ impl Sender {
             self.schedule_probe(ctx);
         } else if !self.may_probe() || matches!(self.rack_fire(), Some(Fire::Reordering)) {
             self.rack_cancel();
+        }
+    }
+
+    /// Loss recovery for what RACK marked lost: `enter_recovery` (fast retransmit and the
+    /// window reduction). In a window of data already reduced (RFC 6582 §3.2 step 1, RFC 6675
+    /// §5.1: no second reduction below `recover`, e.g. after a probe's reduction or an ECN
+    /// response) the marked segments are still repaired (RFC 8985 §6.1): a recovery without a
+    /// reduction, until everything now outstanding is acknowledged.
+    fn rack_enter_recovery(&mut self, ctx: &mut Ctx) {
+        self.enter_recovery(ctx);
+        if self.phase != Phase::Open {
+            return;
+        }
+        let first = self.rack.as_ref().and_then(|r| r.first_lost(self.snd_una));
+        self.recover = Some(self.snd_max);
+        self.phase = Phase::Recovery(Recovery::Rack);
+        if let Some((s, e)) = first {
+            self.transmit(s, e - s, ctx);
         }
     }
 
@@ -490,7 +511,7 @@ impl Sender {
         let (marked, wait) = r.detect_loss(ctx.now, reo);
         if marked > 0 {
             if self.phase == Phase::Open && self.snd_nxt == self.snd_max {
-                self.enter_recovery(ctx);
+                self.rack_enter_recovery(ctx);
             }
             self.rack_resend_in_rto(ctx);
             self.send_more(ctx);
