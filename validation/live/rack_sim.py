@@ -29,10 +29,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import afsim as api  # noqa: E402
-from cc_af_live import summary  # noqa: E402
-from cc_compare import SCEN as DUMBBELL  # noqa: E402
-from cc_compare import afsim, metrics  # noqa: E402
+from cc_af_live import summary
+from cc_compare import SCEN as DUMBBELL
+from cc_compare import afsim, metrics
+
+import afsim as api
 
 ROOT = HERE.parents[1]
 KEYS = ("throughput_mbps", "jain", "retransmissions", "timeouts", "fast_recoveries", "mean_queue_pkt", "drops")

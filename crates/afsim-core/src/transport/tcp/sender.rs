@@ -749,7 +749,12 @@ impl Sender {
             self.cwnd
         } else {
             // RFC 5681 §3.2 step 2: FlightSize excludes limited-transmit segments
-            let flight = self.snd_max - self.snd_una - self.lt_bytes;
+            let mut flight = self.snd_max - self.snd_una - self.lt_bytes;
+            if self.rack.is_some() {
+                // RACK: no more than cwnd (docs/assumptions.md: holes RACK has marked and not
+                // yet repaired would otherwise raise ssthresh above cwnd; Linux cuts from cwnd)
+                flight = flight.min((self.cwnd * self.mss as f64) as u64);
+            }
             let reduced = self.reduced_ssthresh(flight);
             self.ssthresh = self.sustained(reduced);
             if let EcnState::On { .. } = self.ecn {

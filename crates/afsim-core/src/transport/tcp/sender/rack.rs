@@ -205,14 +205,14 @@ impl Rack {
 
     /// RFC 8985 §6.2 step 4, RACK_update_reo_wnd(): the reordering window. `dsack` says the
     /// ACK carried a D-SACK (never, here: the receiver sends none); `exiting` that a recovery
-    /// just ended; `in_recovery` that one is in progress (fast or RTO recovery).
+    /// just ended; `in_recovery` that one is in progress (fast or RTO recovery); then SND.UNA
+    /// and SND.NXT.
     pub fn reo_wnd(
         &mut self,
         dsack: bool,
         exiting: bool,
         in_recovery: bool,
-        snd_una: u64,
-        snd_nxt: u64,
+        (snd_una, snd_nxt): (u64, u64),
         srtt: Option<SimDuration>,
         dupthresh: u32,
     ) -> SimDuration {
@@ -289,6 +289,8 @@ impl Rack {
     /// Bytes in flight: un-SACKed segments, less those marked lost and not yet retransmitted
     /// (RFC 6675's pipe with RACK's marks; Linux `tcp_packets_in_flight`).
     pub fn pipe(&self) -> u64 {
+        debug_assert_eq!(self.lost, self.segs.iter().filter(|s| s.lost).count());
+        debug_assert_eq!(self.sacked, self.segs.iter().filter(|s| s.sacked).count());
         self.segs
             .iter()
             .filter(|s| !s.sacked && !s.lost)
@@ -393,7 +395,7 @@ impl Sender {
             return;
         };
         r.on_ack(una, blocks, now);
-        let reo = r.reo_wnd(false, exited, in_rec, una, nxt, srtt, dupthresh);
+        let reo = r.reo_wnd(false, exited, in_rec, (una, nxt), srtt, dupthresh);
         let (marked, wait) = r.detect_loss(now, reo);
         // segments marked lost and not yet resent, newly or before (a mark made while
         // recovery could not begin, or in the go-back-N after a timeout)
@@ -421,14 +423,14 @@ impl Sender {
     /// window reduction). In a window of data already reduced (RFC 6582 §3.2 step 1, RFC 6675
     /// §5.1: no second reduction below `recover`, e.g. after a probe's reduction or an ECN
     /// response) the marked segments are still repaired (RFC 8985 §6.1): a recovery without a
-    /// reduction, until everything now outstanding is acknowledged.
+    /// reduction, until the cumulative ACK reaches `recover` (a mark left then starts another).
     fn rack_enter_recovery(&mut self, ctx: &mut Ctx) {
         self.enter_recovery(ctx);
         if self.phase != Phase::Open {
             return;
         }
+        // `recover` stays: moved forward, it would forbid the next window's reduction
         let first = self.rack.as_ref().and_then(|r| r.first_lost(self.snd_una));
-        self.recover = Some(self.snd_max);
         self.phase = Phase::Recovery(Recovery::Rack);
         if let Some((s, e)) = first {
             self.transmit(s, e - s, ctx);
@@ -507,7 +509,7 @@ impl Sender {
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
-        let reo = r.reo_wnd(false, false, in_rec, una, nxt, srtt, dupthresh);
+        let reo = r.reo_wnd(false, false, in_rec, (una, nxt), srtt, dupthresh);
         let (marked, wait) = r.detect_loss(ctx.now, reo);
         if marked > 0 {
             if self.phase == Phase::Open && self.snd_nxt == self.snd_max {
@@ -608,7 +610,7 @@ impl Sender {
         if let Some(r) = self.rack.as_deref_mut() {
             r.timer = None;
             r.tlp_end = None;
-            let reo = r.reo_wnd(false, false, true, una, nxt, srtt, dupthresh);
+            let reo = r.reo_wnd(false, false, true, (una, nxt), srtt, dupthresh);
             r.mark_on_rto(una, now, reo);
         }
     }
