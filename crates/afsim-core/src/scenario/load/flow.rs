@@ -40,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 31] = [
+const TCP_FIELDS: [&str; 32] = [
     "name",
     "from",
     "to",
@@ -54,6 +54,7 @@ const TCP_FIELDS: [&str; 31] = [
     "ack_aggregation",
     "quantization_budget",
     "policer_detection",
+    "rack",
     "packet_size",
     "max_window",
     "initial_window",
@@ -497,6 +498,8 @@ impl TcpDraft {
             "ack_aggregation" => p.bbr_linux.ack_aggregation = v.boolean()?,
             "quantization_budget" => p.bbr_linux.quantization_budget = v.boolean()?,
             "policer_detection" => p.bbr_linux.policer_detection = v.boolean()?,
+            // RFC 8985 RACK-TLP (`tcp::sender::rack`)
+            "rack" => p.rack = v.boolean()?,
             // Sizes out of range are left to validate(), which states the range.
             "packet_size" => {
                 p.packet_size =

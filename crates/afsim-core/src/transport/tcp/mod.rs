@@ -183,6 +183,9 @@ pub struct Params {
     /// Linux `tcp_bbr.c` behaviours beyond draft-cardwell-…-00 (`ack_aggregation`,
     /// `quantization_budget`, `policer_detection`; `cc::bbr_linux`). Default: all off.
     pub bbr_linux: cc::bbr::Linux,
+    /// RACK-TLP loss detection (RFC 8985, `sender/rack.rs`) in SACK recovery. Needs `variant
+    /// = Sack` and the `rfc` preset. Default false.
+    pub rack: bool,
     /// Leung & Muppala's Throughput Sustaining Scheme (`sustain`): after a window reduction,
     /// cwnd and ssthresh are not set below target × SRTT / packet_size. Bits per second of IP
     /// packets; `None` (the default): plain TCP.
@@ -215,6 +218,7 @@ impl Default for Params {
             hystart: false,
             hystart_linux: false,
             bbr_linux: cc::bbr::Linux::default(),
+            rack: false,
             target_rate_bps: None,
         }
     }
@@ -313,6 +317,12 @@ impl Params {
                     ));
                 }
             }
+        }
+        if self.rack && (self.variant != Variant::Sack || self.ns2_compat) {
+            return Err(ParamError::new(
+                "rack",
+                "RACK-TLP (RFC 8985) needs variant = \"sack\" and preset = \"rfc\"",
+            ));
         }
         if self.target_rate_bps == Some(0) {
             return Err(ParamError::new(

@@ -1,11 +1,12 @@
 //! The TCP sender: congestion control, loss recovery, retransmission timer, ECN response.
 //!
 //! Files: this one holds the state, connection set-up, ACK processing, loss recovery and the
-//! timeout (about 900 lines: one state machine whose every part reads and writes the same
+//! timeout (about 950 lines: one state machine whose every part reads and writes the same
 //! fields; split further it would scatter each transition); `sender/send.rs` the sending,
 //! `sender/timer.rs` the timer and RTT samples, `sender/preset.rs` with `rfc.rs` and `ns2.rs`
 //! the two rule sets, `sender/control.rs` the calls into the congestion controller (`cc`:
-//! Reno, CUBIC, BBR) and pacing, `sender/tests.rs` the unit tests.
+//! Reno, CUBIC, BBR) and pacing, `sender/rack.rs` RACK-TLP (RFC 8985, `Params::rack`: its
+//! own recovery, `Recovery::Rack`), `sender/tests.rs` the unit tests.
 //!
 //! Congestion control is separate from loss recovery, as in Linux: the recoveries below
 //! decide *what* to send; the controller `Sender::cc` (`tcp::cc`) decides how far the window
@@ -89,6 +90,7 @@ macro_rules! rules {
 }
 
 mod control;
+mod rack;
 mod send;
 mod timer;
 
@@ -130,6 +132,8 @@ enum Recovery {
     /// order and once each, every hole below the highest SACKed byte from `next_rtx` on (the
     /// scoreboard's `h_seqno_`), then new data, while pipe < ⌊cwnd⌋.
     Sack1 { pipe: i64, next_rtx: u64 },
+    /// SACK recovery with RACK-TLP's loss detection (RFC 8985, `Params::rack`, `sender/rack.rs`).
+    Rack,
 }
 
 /// The last window reduction and its cause.
@@ -210,6 +214,8 @@ pub struct Sender {
     /// The congestion controller (`cc`, `sender/control.rs`): Reno, CUBIC or BBR.
     cc: Cc,
     sack: Option<Scoreboard>,
+    /// RACK-TLP (RFC 8985), if `Params::rack` and SACK was agreed (`sender/rack.rs`).
+    rack: Option<Box<rack::Rack>>,
     stats: SenderStats,
     rtt_m2: f64,
     trace: Option<Box<Trace>>,
@@ -272,6 +278,7 @@ impl Sender {
             },
             cc,
             sack: None,
+            rack: None,
             stats: SenderStats::default(),
             rtt_m2: 0.0,
             trace: p.trace.then(|| Box::new(Trace::new())),
@@ -357,6 +364,8 @@ impl Sender {
             }
         } else if token == control::TOKEN_PACE {
             self.on_pace_timer(ctx);
+        } else if token == rack::TOKEN_RACK {
+            self.on_rack_timer(ctx);
         } else if let RetxTimer::Armed {
             deadline, token: t, ..
         } = self.timer
@@ -456,6 +465,10 @@ impl Sender {
             self.variant = Variant::NewReno;
         }
         self.sack = (self.variant == Variant::Sack).then(Scoreboard::new);
+        // RFC 8985 needs SACK (§3.1): without it the option is off, as in Linux
+        if self.p.rack && self.sack.is_some() {
+            self.rack = Some(Box::new(rack::Rack::new()));
+        }
         // RFC 5681 §3.1: after a lost SYN the initial window is one segment
         if syn_lost {
             self.cwnd = 1.0;
@@ -499,10 +512,17 @@ impl Sender {
         if ece {
             self.on_ece(ack);
         }
+        let in_recovery = !was_open;
         if ack > self.snd_una {
             self.on_new_ack(ack, ece, ctx);
         } else if self.snd_max > self.snd_una && (self.sack.is_none() || newly_sacked > 0) {
             self.on_dupack(ctx);
+        }
+        if self.rack.is_some() {
+            // RFC 8985 §6.2, §7.4 (`sender/rack.rs`)
+            let blocks = &pkt.th.sack[..usize::from(pkt.th.sack_len).min(3)];
+            let exited = in_recovery && self.phase == Phase::Open;
+            self.rack_ack(blocks, old_una, newly_sacked, exited, ctx);
         }
         if !matches!(self.cc, Cc::Reno) {
             let lost = self.stats.fast_recoveries + self.stats.timeouts > losses;
@@ -606,7 +626,7 @@ impl Sender {
                     });
                 }
             }
-            Phase::Recovery(Recovery::Sack { .. }) => {
+            Phase::Recovery(Recovery::Sack { .. } | Recovery::Rack) => {
                 // RFC 6675 §5 (A): a cumulative ACK at or above RecoveryPoint ends recovery;
                 // cwnd stays at ssthresh
                 if self.reaches_recover(ack) {
@@ -675,7 +695,15 @@ impl Sender {
             // RFC 5681 §3.2 step 4: each further duplicate ACK inflates cwnd by one segment
             Phase::Recovery(Recovery::Fast { .. }) => self.cwnd += 1.0,
             // RFC 6675: the scoreboard and pipe account for it (ns-2 Sack1: pipe, in on_ack)
-            Phase::Recovery(Recovery::Sack { .. } | Recovery::Sack1 { .. }) => {}
+            Phase::Recovery(Recovery::Sack { .. } | Recovery::Sack1 { .. } | Recovery::Rack) => {}
+            Phase::Open if self.rack.is_some() => {
+                // RFC 8985: RACK, not DupThresh, says what is lost (`rack_ack`); limited
+                // transmit as before
+                self.dupacks += 1;
+                if self.dupacks < self.p.dupack_threshold && self.p.limited_transmit {
+                    self.limited_transmit(ctx);
+                }
+            }
             Phase::Open => {
                 self.dupacks += 1;
                 let thresh = self.p.dupack_threshold;
@@ -721,7 +749,12 @@ impl Sender {
             self.cwnd
         } else {
             // RFC 5681 §3.2 step 2: FlightSize excludes limited-transmit segments
-            let flight = self.snd_max - self.snd_una - self.lt_bytes;
+            let mut flight = self.snd_max - self.snd_una - self.lt_bytes;
+            if self.rack.is_some() {
+                // RACK: no more than cwnd (docs/assumptions.md: holes RACK has marked and not
+                // yet repaired would otherwise raise ssthresh above cwnd; Linux cuts from cwnd)
+                flight = flight.min((self.cwnd * self.mss as f64) as u64);
+            }
             let reduced = self.reduced_ssthresh(flight);
             self.ssthresh = self.sustained(reduced);
             if let EcnState::On { .. } = self.ecn {
@@ -734,6 +767,17 @@ impl Sender {
             self.recover = Some(self.snd_max);
         }
         self.reduction = Reduction::Loss;
+        if let Some(r) = self.rack.as_deref() {
+            // RFC 8985 §6.1: RACK marked the lost segments; RFC 6675 §5 (4.3): the first goes
+            // out now, whatever pipe says; `send_rack` resends the rest
+            let first = r.first_lost(self.snd_una);
+            self.cwnd = target;
+            self.phase = Phase::Recovery(Recovery::Rack);
+            if let Some((s, e)) = first {
+                self.transmit(s, e - s, ctx);
+            }
+            return;
+        }
         // RFC 5681 §3.2 step 2: retransmit the first unacknowledged segment
         let len = self.mss.min(self.snd_max - self.snd_una);
         self.transmit(self.snd_una, len, ctx);
@@ -862,6 +906,7 @@ impl Sender {
             self.ecn = EcnState::On { cwr_pending: true };
         }
         rules!(self, after_timeout());
+        self.rack_timeout(ctx.now);
         // RFC 6298 (5.5): back off; Karn: stop timing; (5.4): resend from SND.UNA
         self.rto.back_off();
         self.timing = None;

@@ -197,6 +197,7 @@ impl Sender {
     /// BBR's per-ACK step, after the sender has processed the ACK `pkt` that moved SND.UNA
     /// from `old_una`; `lost` if it started a loss recovery.
     pub(super) fn bbr_ack(&mut self, pkt: &Packet, old_una: u64, lost: bool, now: SimTime) {
+        let rack_pipe = self.rack_pipe_segments();
         let Cc::Bbr(b) = &mut self.cc else { return };
         let blocks = &pkt.th.sack[..usize::from(pkt.th.sack_len).min(3)];
         let min_rtt = b.bbr.rtprop();
@@ -239,6 +240,9 @@ impl Sender {
                 dupthresh: self.p.dupack_threshold,
             };
             let pipe = sb.pipe(&m) as f64 / self.mss as f64;
+            self.cwnd = b.bbr.recovery_cwnd(&a, self.cwnd, pipe);
+        } else if let Some(pipe) = rack_pipe {
+            // RACK recovery (`sender/rack.rs`): the same, with RACK's pipe
             self.cwnd = b.bbr.recovery_cwnd(&a, self.cwnd, pipe);
         }
         if let Some(h) = b.loss_until {

@@ -18,6 +18,7 @@ impl Sender {
             Phase::Recovery(Recovery::Sack1 { pipe, next_rtx }) => {
                 self.send_sack1(pipe, next_rtx, ctx)
             }
+            Phase::Recovery(Recovery::Rack) => self.send_rack(ctx),
             Phase::Waiting | Phase::SynSent { .. } | Phase::Complete => {}
         }
     }
@@ -164,6 +165,9 @@ impl Sender {
             }
         }
         self.cc_sent(start, len, retx, ctx.now);
+        if self.rack.is_some() {
+            self.rack_sent(start, len, retx, ctx);
+        }
         self.emit(start, len as u32, f, ecn, ctx);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;

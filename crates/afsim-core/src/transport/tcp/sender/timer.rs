@@ -22,7 +22,7 @@ impl Sender {
             RetxTimer::Armed { .. } | RetxTimer::Idle => {
                 // 1, 2, ... wrapping, never the start or the pacing token
                 self.next_token = self.next_token.wrapping_add(1).max(1);
-                if self.next_token == super::control::TOKEN_PACE {
+                if self.next_token >= super::rack::TOKEN_RACK {
                     self.next_token = 1;
                 }
                 let token = self.next_token;
