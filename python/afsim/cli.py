@@ -6,7 +6,8 @@ Read this first: the command only parses, checks, calls the subsystems (``afsim.
 broke packet conservation, 2 bad input (usage, a missing file, any scenario error, an ``--out``
 that cannot be written, a bad grid or scheduler, a store that cannot be used or that another
 sweep is writing: nothing runs), 3 a sweep finished but some of its runs failed (a worker
-died on every attempt, or a run raised an error), 4 ``afsim results --check`` found problems,
+died on every attempt, or a run raised an error), 4 ``afsim results --check`` found problems, 5 an
+output (stdout, a file of ``--out``) could not be written whole (``afsim.output``),
 130 interrupted (Ctrl-C), 143 terminated (SIGTERM, handled as Ctrl-C is: workers stopped, the
 store left consistent). In ``--format json`` and
 ``--format csv`` stdout carries the data and nothing else; messages and warnings go to stderr.
@@ -32,6 +33,7 @@ from afsim.cli_common import (
     EXIT_CONSERVATION,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_OUTPUT,
     EXIT_RUNS_FAILED,
     EXIT_TERMINATED,
     EXIT_USAGE,
@@ -45,6 +47,7 @@ from afsim.cli_common import (
     scenario_path,
 )
 from afsim.cli_tables import _speed
+from afsim.output import OutputError, write_file, write_text
 from afsim.results import Results
 
 if TYPE_CHECKING:
@@ -407,6 +410,9 @@ def _main(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         _error("interrupted")
         return EXIT_INTERRUPTED
+    except OutputError as e:
+        _error(f"{e} (the output is incomplete)")
+        return EXIT_OUTPUT
     except BrokenPipeError:
         # The reader went away (`afsim run --format csv | head`): stop quietly, as a Unix
         # filter does, and keep Python from complaining again when it flushes stdout at exit.
@@ -474,12 +480,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     need_tables = args.format != "json" or args.out is not None or args.plot is not None
     results = Results.from_run(raw) if need_tables else None
     if args.format == "json":
-        sys.stdout.write(raw.summary_json() + "\n")
+        write_text(sys.stdout, raw.summary_json() + "\n")
     elif args.format == "csv":
         assert results is not None
-        sys.stdout.write(results.flows.to_csv(index=False))
-        sys.stdout.write("\n")
-        sys.stdout.write(results.queues.to_csv(index=False))
+        write_text(sys.stdout, results.flows.to_csv(index=False) + "\n"
+                   + results.queues.to_csv(index=False))
     else:
         assert results is not None
         from afsim.cli_tables import print_tables
@@ -545,14 +550,14 @@ def cmd_live(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     text = json.dumps(summary, indent=1)
     if args.format == "json":
-        sys.stdout.write(text + "\n")
+        write_text(sys.stdout, text + "\n")
     else:
         from afsim.live.report import print_live
 
         print_live(summary, _console())
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "summary.json").write_text(text + "\n")
+        write_file(args.out / "summary.json", text + "\n")
     if args.format == "table":
         for c in summary["live"].get("captures", []):
             print(f"captured {c['frames']} frames of {c['port']} to {c['path']}", file=sys.stderr)
@@ -644,7 +649,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if args.format == "json":
             import json
 
-            sys.stdout.write(json.dumps(result, indent=2) + "\n")
+            write_text(sys.stdout, json.dumps(result, indent=2) + "\n")
         else:
             sweep_bench.print_table(result, _console())
         return EXIT_OK
@@ -657,7 +662,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.format == "json":
         import json
 
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        write_text(sys.stdout, json.dumps(report, indent=2) + "\n")
     else:
         bench.print_table(report, _console())
     return EXIT_OK
@@ -682,7 +687,7 @@ def _bench_scale(args: argparse.Namespace) -> int:
     if args.format == "json":
         import json
 
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        write_text(sys.stdout, json.dumps(report, indent=2) + "\n")
     else:
         bench_scale.print_table(report, _console())
     return EXIT_OK
@@ -783,7 +788,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.format == "json":
         import json
 
-        sys.stdout.write(json.dumps(reproduce.to_json(rep), indent=2, ensure_ascii=False) + "\n")
+        write_text(sys.stdout,
+                   json.dumps(reproduce.to_json(rep), indent=2, ensure_ascii=False) + "\n")
     else:
         console = _console()
         reproduce.print_summary(rep, console)

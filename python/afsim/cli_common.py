@@ -23,6 +23,7 @@ EXIT_CONSERVATION = 1
 EXIT_USAGE = 2
 EXIT_RUNS_FAILED = 3
 EXIT_STORE_DAMAGED = 4
+EXIT_OUTPUT = 5  # an output could not be written whole (afsim.output.OutputError)
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a filter killed by it
