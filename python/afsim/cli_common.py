@@ -1,7 +1,7 @@
 """What every ``afsim`` subcommand shares: the exit codes, the usage error, and the checks and
 printing of the command line (a scenario path, an output directory, the loader's warnings, the
-console). ``afsim.cli`` (run, live, bench, scenarios, reproduce) and ``afsim.cli_store``
-(sweep, results, report) build on it; it imports neither.
+console). ``afsim.cli`` (run, live, bench, scenarios), ``afsim.cli_reproduce`` (reproduce) and
+``afsim.cli_store`` (sweep, results, report) build on it; it imports none of them.
 """
 
 from __future__ import annotations
