@@ -550,10 +550,11 @@ impl Serialize for QueueDrops {
 pub struct QueueRow {
     /// "from->to".
     pub name: String,
-    /// The node whose output port it is (shared by the rows of that node's ports: one string
-    /// a node, not two copies a port; issue 28).
+    // `node` and `to` are shared by the rows of a node's ports: one string a node, not two
+    // copies a port (issue 28).
+    /// The node whose output port it is.
     pub node: Arc<str>,
-    /// The neighbour the port sends to (shared as `node` is).
+    /// The neighbour the port sends to.
     pub to: Arc<str>,
     /// "droptail", "red", "rio", "wred", "scheduler" or "sima".
     pub discipline: &'static str,
