@@ -6,7 +6,8 @@ Read this first: the command only parses, checks, calls the subsystems (``afsim.
 broke packet conservation, 2 bad input (usage, a missing file, any scenario error, an ``--out``
 that cannot be written, a bad grid or scheduler, a store that cannot be used or that another
 sweep is writing: nothing runs), 3 a sweep finished but some of its runs failed (a worker
-died on every attempt, or a run raised an error), 4 ``afsim results --check`` found problems,
+died on every attempt, or a run raised an error), 4 ``afsim results --check`` found problems, 5 an
+output (stdout, a file of ``--out``) could not be written whole (``afsim.output``),
 130 interrupted (Ctrl-C), 143 terminated (SIGTERM, handled as Ctrl-C is: workers stopped, the
 store left consistent). In ``--format json`` and
 ``--format csv`` stdout carries the data and nothing else; messages and warnings go to stderr.
@@ -32,6 +33,7 @@ from afsim.cli_common import (
     EXIT_CONSERVATION,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_OUTPUT,
     EXIT_RUNS_FAILED,
     EXIT_TERMINATED,
     EXIT_USAGE,
@@ -45,6 +47,7 @@ from afsim.cli_common import (
     scenario_path,
 )
 from afsim.cli_tables import _speed
+from afsim.output import OutputError, write_file, write_text
 from afsim.results import Results
 
 if TYPE_CHECKING:
@@ -407,6 +410,9 @@ def _main(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         _error("interrupted")
         return EXIT_INTERRUPTED
+    except OutputError as e:
+        _error(f"{e} (the output is incomplete)")
+        return EXIT_OUTPUT
     except BrokenPipeError:
         # The reader went away (`afsim run --format csv | head`): stop quietly, as a Unix
         # filter does, and keep Python from complaining again when it flushes stdout at exit.
@@ -474,12 +480,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     need_tables = args.format != "json" or args.out is not None or args.plot is not None
     results = Results.from_run(raw) if need_tables else None
     if args.format == "json":
-        sys.stdout.write(raw.summary_json() + "\n")
+        write_text(sys.stdout, raw.summary_json() + "\n")
     elif args.format == "csv":
         assert results is not None
-        sys.stdout.write(results.flows.to_csv(index=False))
-        sys.stdout.write("\n")
-        sys.stdout.write(results.queues.to_csv(index=False))
+        write_text(sys.stdout, results.flows.to_csv(index=False) + "\n"
+                   + results.queues.to_csv(index=False))
     else:
         assert results is not None
         from afsim.cli_tables import print_tables
@@ -545,14 +550,14 @@ def cmd_live(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     text = json.dumps(summary, indent=1)
     if args.format == "json":
-        sys.stdout.write(text + "\n")
+        write_text(sys.stdout, text + "\n")
     else:
         from afsim.live.report import print_live
 
         print_live(summary, _console())
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "summary.json").write_text(text + "\n")
+        write_file(args.out / "summary.json", text + "\n")
     if args.format == "table":
         for c in summary["live"].get("captures", []):
             print(f"captured {c['frames']} frames of {c['port']} to {c['path']}", file=sys.stderr)
@@ -644,7 +649,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if args.format == "json":
             import json
 
-            sys.stdout.write(json.dumps(result, indent=2) + "\n")
+            write_text(sys.stdout, json.dumps(result, indent=2) + "\n")
         else:
             sweep_bench.print_table(result, _console())
         return EXIT_OK
@@ -657,7 +662,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.format == "json":
         import json
 
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        write_text(sys.stdout, json.dumps(report, indent=2) + "\n")
     else:
         bench.print_table(report, _console())
     return EXIT_OK
@@ -682,7 +687,7 @@ def _bench_scale(args: argparse.Namespace) -> int:
     if args.format == "json":
         import json
 
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        write_text(sys.stdout, json.dumps(report, indent=2) + "\n")
     else:
         bench_scale.print_table(report, _console())
     return EXIT_OK
@@ -700,7 +705,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# afsim sweep / results / report: afsim.cli_store
+# afsim sweep / results / report: afsim.cli_store; afsim reproduce: afsim.cli_reproduce
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -722,92 +727,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from afsim import reproduce
+    from afsim import cli_reproduce
 
-    if args.paper not in reproduce.PAPERS:
-        raise UsageError(f"no reproduction of {args.paper!r}; the papers are: "
-                         f"{', '.join(reproduce.PAPERS)}")
-    for name in ("jobs", "budget", "replications", "variant_replications", "robust_points"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
-    if args.ns2_save and args.ns2 != "run":
-        raise UsageError("--ns2-save writes the ns-2 runs of --ns2 run; add --ns2 run")
-    if args.live_save and args.live != "run":
-        raise UsageError("--live-save writes the live runs of --live run; add --live run")
-    module = reproduce.paper_module(args.paper)
-    try:
-        paper = module.paper()
-    except FileNotFoundError as e:
-        raise UsageError(str(e)) from None
-    known = [e.id for e in paper.experiments]
-    unknown = sorted(set(args.only or ()) - set(known))
-    if unknown:
-        raise UsageError(f"unknown experiment(s) {', '.join(unknown)}; the experiments of "
-                         f"{args.paper} are: {', '.join(known)}")
-    out = args.out or Path(f"reproduce-{args.paper}" + ("-quick" if args.quick else ""))
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: exists and is not a directory")
-    prepare_out_dir(out, "--out", parents=True)
-    try:
-        mode = module.mode(args.quick, args.budget, args.replications)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    mode = _resize_design(mode, module.mode(args.quick, None, None), args)
-    try:
-        rep = reproduce.reproduce(
-            paper, mode,
-            jobs=args.jobs, only=args.only, show_progress=sys.stderr.isatty(),
-            variants=not args.no_variants, robustness=not args.no_robustness,
-            store=None if args.no_store else (args.store or out / "store"), ns2=args.ns2,
-            live=args.live,
-        )
-    except reproduce.RunFailed as e:
-        _error(str(e))
-        return EXIT_CONSERVATION if e.kind == "conservation" else EXIT_USAGE
-    if rep.ns2 is not None:
-        for message in rep.ns2.messages:
-            sys.stderr.write(f"afsim: ns-2: {message}\n")
-        if args.ns2_save:
-            from afsim.reproduce.twin import save
-
-            sys.stderr.write(f"afsim: ns-2 runs saved to {save(rep.ns2, rep.paper.id)}\n")
-    if rep.live is not None:
-        for message in rep.live.messages + rep.live.failed:
-            sys.stderr.write(f"afsim: live: {message}\n")
-        if args.live_save:
-            from afsim.reproduce.live import save as save_live
-
-            sys.stderr.write(f"afsim: live runs saved to {save_live(rep.live, rep.paper.id)}\n")
-    written = reproduce.write_outputs(rep, out)
-    if args.format == "json":
-        import json
-
-        sys.stdout.write(json.dumps(reproduce.to_json(rep), indent=2, ensure_ascii=False) + "\n")
-    else:
-        console = _console()
-        reproduce.print_summary(rep, console)
-        console.print(f"wrote {len(written)} files to {out} (report: {out / 'report.md'})")
-    return EXIT_OK
-
-
-def _resize_design(mode, default, args: argparse.Namespace):
-    """``mode`` with --variant-replications and --robust-points applied; a mode at the paper's
-    budget (full) is named "<mode>, reduced design" when it has fewer replications, variant
-    replications or robustness points than its own (``default``), so that every output says so
-    (a quick mode says in every output that it is reduced already)."""
-    import dataclasses
-
-    changes = {k: getattr(args, k) for k in ("variant_replications", "robust_points")
-               if getattr(args, k) is not None}
-    mode = dataclasses.replace(mode, **changes)
-    smaller = (mode.replications < default.replications
-               or mode.robust_points < default.robust_points
-               or (mode.variant_replications or mode.replications)
-               < (default.variant_replications or default.replications))
-    if smaller and mode.is_paper_budget:
-        return dataclasses.replace(mode, name=f"{mode.name}, reduced design")
-    return mode
+    return cli_reproduce.cmd_reproduce(args)
 
 
 def describe(path: Path) -> str:

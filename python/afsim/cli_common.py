@@ -1,7 +1,7 @@
 """What every ``afsim`` subcommand shares: the exit codes, the usage error, and the checks and
 printing of the command line (a scenario path, an output directory, the loader's warnings, the
-console). ``afsim.cli`` (run, live, bench, scenarios, reproduce) and ``afsim.cli_store``
-(sweep, results, report) build on it; it imports neither.
+console). ``afsim.cli`` (run, live, bench, scenarios), ``afsim.cli_reproduce`` (reproduce) and
+``afsim.cli_store`` (sweep, results, report) build on it; it imports none of them.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ EXIT_CONSERVATION = 1
 EXIT_USAGE = 2
 EXIT_RUNS_FAILED = 3
 EXIT_STORE_DAMAGED = 4
+EXIT_OUTPUT = 5  # an output could not be written whole (afsim.output.OutputError)
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a filter killed by it

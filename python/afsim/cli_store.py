@@ -28,6 +28,7 @@ from afsim.cli_common import (
     print_warnings,
     scenario_path,
 )
+from afsim.output import write_text
 
 #: The metrics the sweep and results tables show, when the runs have them.
 MAIN_METRICS = ("throughput_kbps_total", "goodput_kbps_total", "loss_ratio", "mean_delay_s",
@@ -108,10 +109,10 @@ def print_points(runs: Any, fmt: str, swept: list[str] | None = None) -> None:
     if fmt == "json":
         import json
 
-        sys.stdout.write(json.dumps(_records(points), indent=2) + "\n")
+        write_text(sys.stdout, json.dumps(_records(points), indent=2) + "\n")
         return
     if fmt == "csv":
-        sys.stdout.write(points.to_csv(index=False))
+        write_text(sys.stdout, points.to_csv(index=False))
         return
     from rich.table import Table
 
@@ -163,7 +164,7 @@ def cmd_results(args: argparse.Namespace) -> int:
             written = export_store(store, runs, args.export)
             print(f"afsim: wrote {len(written)} files to {args.export}", file=sys.stderr)
         if args.format == "csv":
-            sys.stdout.write(runs.to_csv(index=False))
+            write_text(sys.stdout, runs.to_csv(index=False))
         elif args.format == "json":
             import json
 
@@ -174,7 +175,7 @@ def cmd_results(args: argparse.Namespace) -> int:
             doc = {"store": str(args.store), "afsim_version": store.made_by,
                    "runs": _records(runs),
                    "points": _records(aggregate(runs, ["scenario", *params], metrics))}
-            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+            write_text(sys.stdout, json.dumps(doc, indent=2) + "\n")
         else:
             if not len(runs):
                 print(f"{args.store}: no runs stored yet")
@@ -255,12 +256,12 @@ def list_sweeps(path: Path, fmt: str) -> int:
     with _open_store(path, write=False) as store:
         table = store.sweeps()
     if fmt == "csv":
-        sys.stdout.write(table.to_csv(index=False))
+        write_text(sys.stdout, table.to_csv(index=False))
         return EXIT_OK
     if fmt == "json":
         import json
 
-        sys.stdout.write(json.dumps(_records(table), indent=2) + "\n")
+        write_text(sys.stdout, json.dumps(_records(table), indent=2) + "\n")
         return EXIT_OK
     if not len(table):
         print(f"{path}: no runs stored yet")

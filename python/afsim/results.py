@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from afsim.output import write_file
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -269,7 +271,7 @@ class Results:
         paths += [out / f"{name}.parquet" for name in SERIES_FILES if len(getattr(self, name))]
         for path in paths:
             if path.name == "summary.json":
-                path.write_text(self.summary_json, encoding="utf-8")
+                write_file(path, self.summary_json)
                 continue
             table: pd.DataFrame = getattr(self, path.stem)
             if path.suffix == ".csv":

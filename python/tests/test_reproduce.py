@@ -1012,7 +1012,8 @@ def test_cli_reproduce_resizes_the_design_and_says_so(tmp_path: Path) -> None:
     assert doc["mode"] == "quick" and "QUICK MODE" in doc["mode_note"], "quick says it already"
     assert len(doc["design"]) == 1
     # the design's own sizes, or larger ones, keep the mode's name
-    from afsim.cli import _resize_design, build_parser
+    from afsim.cli import build_parser
+    from afsim.cli_reproduce import _resize_design
 
     args = build_parser().parse_args(["reproduce", "giacomazzi", "--robust-points", "9"])
     full = giacomazzi.mode(False, None, None)

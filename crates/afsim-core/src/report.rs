@@ -4,6 +4,8 @@
 //! give the same report, and `to_json` gives the same bytes. Wall-clock measurements (speed,
 //! memory) are kept apart in `EngineStats::wall_*`, which `to_json` leaves out.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 /// Everything a run produced.
@@ -548,12 +550,14 @@ impl Serialize for QueueDrops {
 pub struct QueueRow {
     /// "from->to".
     pub name: String,
+    // `node` and `to` are shared by the rows of a node's ports: one string a node, not two
+    // copies a port (issue 28).
     /// The node whose output port it is.
-    pub node: String,
+    pub node: Arc<str>,
     /// The neighbour the port sends to.
-    pub to: String,
+    pub to: Arc<str>,
     /// "droptail", "red", "rio", "wred", "scheduler" or "sima".
-    pub discipline: String,
+    pub discipline: &'static str,
     /// The link direction's rate.
     pub rate_bps: u64,
     /// Packets offered to the queue, from time 0.

@@ -703,7 +703,10 @@ macro_rules! column {
     ($dict:ident, $rows:ident, str $field:ident) => {
         $dict.set_item(
             stringify!($field),
-            PyList::new($dict.py(), $rows.iter().map(|r| r.$field.as_str()))?,
+            PyList::new(
+                $dict.py(),
+                $rows.iter().map(|r| AsRef::<str>::as_ref(&r.$field)),
+            )?,
         )?
     };
     ($dict:ident, $rows:ident, num $field:ident) => {

@@ -3,6 +3,7 @@
 //! over them.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::edge::conditioner::Conditioner;
 use crate::metrics::conservation;
@@ -185,6 +186,13 @@ impl World<'_> {
         let mut code_points =
             Vec::with_capacity(self.ports.iter().map(|p| p.by_cp.rows_len()).sum());
         let (mut sima_queues, mut sima_levels) = (Vec::new(), Vec::new());
+        // the node names the queue rows share (a row's `node` and `to`)
+        let node_names: Vec<Arc<str>> = self
+            .spec
+            .nodes
+            .iter()
+            .map(|n| Arc::from(n.name.as_str()))
+            .collect();
         for i in 0..self.ports.len() {
             let pname = self.port_name(i);
             let p = &mut self.ports[i];
@@ -204,8 +212,8 @@ impl World<'_> {
             p.stats.before_change(now, len);
             let row = queue_row(
                 &pname,
-                &self.spec.nodes[p.from as usize].name,
-                &self.spec.nodes[p.to as usize].name,
+                &node_names[p.from as usize],
+                &node_names[p.to as usize],
                 p.rate_bps(),
                 &p.queue,
                 &p.stats,
@@ -250,8 +258,10 @@ impl World<'_> {
                 &mut broken,
             ));
             if free {
-                // nothing reads the per-level counters after this port's rows
+                // nothing reads the per-level counters, nor those by code point, after this
+                // port's rows
                 p.stats.levels = Vec::new();
+                p.by_cp = Default::default();
             }
         }
         let mut conditioners = Vec::with_capacity(self.conditioners.len());
@@ -665,8 +675,8 @@ fn sum_levels(f: impl Fn(usize) -> Option<u64>) -> Option<u64> {
 #[allow(clippy::too_many_arguments)]
 pub fn queue_row(
     name: &str,
-    node: &str,
-    to: &str,
+    node: &Arc<str>,
+    to: &Arc<str>,
     rate_bps: u64,
     queue: &AnyQueue,
     s: &QueueStats,
@@ -682,9 +692,9 @@ pub fn queue_row(
     .expect("two queue drop reasons");
     QueueRow {
         name: name.to_string(),
-        node: node.to_string(),
-        to: to.to_string(),
-        discipline: queue.kind().to_string(),
+        node: Arc::clone(node),
+        to: Arc::clone(to),
+        discipline: queue.kind(),
         rate_bps,
         arrivals: s.arrivals,
         arrival_bytes: s.arrival_bytes,

@@ -4,6 +4,7 @@
 //! conditioner_row}`), so that a live run's rows and a simulated run's are the same code.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use afsim_core::queue::{DropReason, N_DROP_REASONS};
 use afsim_core::report::{ColourRow, ConditionerRow, QueueRow};
@@ -57,8 +58,8 @@ impl Fabric {
             p.stats.before_change(now, p.queue.len_packets());
             queues.push(queue_row(
                 &p.name,
-                &self.spec.nodes[p.from as usize].name,
-                &self.spec.nodes[p.to as usize].name,
+                &Arc::from(self.spec.nodes[p.from as usize].name.as_str()),
+                &Arc::from(self.spec.nodes[p.to as usize].name.as_str()),
                 p.rate_bps,
                 &p.queue,
                 &p.stats,

@@ -1,0 +1,97 @@
+"""Writing an output whole, or failing loudly: stdout and files that can be larger than 2 GiB.
+
+Read this first. A single ``write`` system call on Linux moves at most 0x7ffff000 bytes
+(2,147,479,552; write(2), NOTES), and a write to a pipe, a socket or a raw stream may move fewer
+bytes than asked. Python's own ``sys.stdout.write(text)`` of a > 2 GiB string (CPython 3.11,
+stdout redirected to a file) returned the full length yet left the file cut at exactly
+2,147,479,552 bytes, with exit status 0: a million-flow ``afsim run --format json`` lost the end
+of its report so. ``write_text`` and ``write_file`` instead write in pieces of ``CHUNK_BYTES``,
+count the bytes each write call reports moved, write the rest again until none is left, and
+raise ``OutputError`` (naming the output and how many bytes of how many went out) when a call
+moves nothing or fails; ``afsim`` reports it on stderr and exits with status 5. A reader that
+went away (``BrokenPipeError``) is left to the caller (``afsim`` stops quietly, as a filter).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+#: The most a single write call is asked to move: far below the kernel's 0x7ffff000 bytes, and
+#: small enough that a piece's encoded copy costs little memory beside the text.
+CHUNK_BYTES = 1 << 24
+
+
+class OutputError(Exception):
+    """An output could not be written whole (a full disk, a write that moved nothing)."""
+
+
+def write_text(stream: IO[str], text: str, name: str = "stdout") -> int:
+    """Writes all of ``text`` (UTF-8) to the text stream ``stream``; returns the bytes written.
+
+    A stream with a file descriptor (stdout, an open file) is flushed and then written with
+    ``os.write`` on the descriptor; one with a binary ``buffer`` (a ``TextIOWrapper``) through
+    that buffer; any other text stream (``io.StringIO``) piece by piece, each write checked."""
+    try:
+        fd: int | None = stream.fileno()
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        fd = None
+    stream.flush()
+    if fd is not None:
+        return _write_pieces(lambda b: os.write(fd, b), text, name)
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        written = _write_pieces(buffer.write, text, name)
+        buffer.flush()
+        return written
+    total = 0
+    for start in range(0, len(text), CHUNK_BYTES):
+        piece = text[start:start + CHUNK_BYTES]
+        n = stream.write(piece)
+        if n != len(piece):
+            raise OutputError(f"{name}: a write took {n} of {len(piece)} characters; "
+                              f"{total} characters of {len(text)} were written")
+        total += n
+    stream.flush()
+    return total
+
+
+def write_file(path: Path, text: str) -> int:
+    """Writes ``text`` (UTF-8) to the file ``path`` whole, replacing it; returns the bytes
+    written. ``OutputError`` (naming the path) when it cannot."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    except OSError as e:
+        raise OutputError(f"{path}: cannot open it for writing: {e.strerror or e}") from None
+    try:
+        return _write_pieces(lambda b: os.write(fd, b), text, str(path))
+    finally:
+        os.close(fd)
+
+
+def _write_pieces(write: Callable[[memoryview], int | None], text: str, name: str) -> int:
+    """Encodes ``text`` a piece at a time and hands each piece to ``write`` until every byte
+    is taken; the total of bytes written."""
+    total = 0
+    # a piece of CHUNK_BYTES characters encodes to at most 4 x CHUNK_BYTES bytes
+    step = CHUNK_BYTES // 4 if not text.isascii() else CHUNK_BYTES
+    for start in range(0, len(text), step):
+        data = memoryview(text[start:start + step].encode("utf-8"))
+        done = 0
+        while done < len(data):
+            try:
+                n = write(data[done:done + CHUNK_BYTES])
+            except BrokenPipeError:
+                raise
+            except OSError as e:
+                raise OutputError(f"{name}: {e.strerror or e}; {total + done:,} bytes of the "
+                                  "output were written, the rest is lost") from None
+            if not n:  # None: a non-blocking stream took nothing; 0: nothing moved
+                raise OutputError(f"{name}: a write moved no bytes; {total + done:,} bytes of "
+                                  "the output were written, the rest is lost")
+            done += n
+        total += done
+    return total

@@ -1,0 +1,138 @@
+"""Outputs written whole or not at all quietly (afsim/output.py): a write call may move fewer
+bytes than asked (Linux moves at most 0x7ffff000 bytes a call; pipes and raw streams fewer),
+and ``afsim run --format json`` once left a > 2 GiB report cut at 2,147,479,552 bytes with exit
+status 0. Tested with streams that take a few bytes a call, not with a million-flow run."""
+
+from __future__ import annotations
+
+import errno
+import io
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import afsim
+from afsim import cli, output
+
+
+class Trickle(io.RawIOBase):
+    """A raw binary stream that takes at most ``most`` bytes a write call, as a pipe or the
+    kernel's 0x7ffff000 cap does; ``fail_after`` bytes in, it raises ``error`` (or, with
+    ``error=None``, moves nothing)."""
+
+    def __init__(self, most: int, fail_after: int | None = None,
+                 error: OSError | None = None) -> None:
+        self.most = most
+        self.fail_after = fail_after
+        self.error = error
+        self.data = bytearray()
+        self.calls = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b) -> int:  # type: ignore[override]
+        self.calls += 1
+        if self.fail_after is not None and len(self.data) >= self.fail_after:
+            if self.error is not None:
+                raise self.error
+            return 0
+        piece = bytes(b[: self.most])
+        self.data += piece
+        return len(piece)
+
+
+def _stdout_over(raw: Trickle, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="utf-8"))  # type: ignore[arg-type]
+
+
+def test_run_json_reaches_a_stream_that_takes_a_few_bytes_a_call(
+    monkeypatch: pytest.MonkeyPatch, tiny: Path
+) -> None:
+    # the old `sys.stdout.write(report)` handed the whole report to one raw write call and kept
+    # only what that call took (997 bytes here), with exit status 0
+    expected = afsim.run(afsim.load_scenario(tiny)).summary_json + "\n"
+    raw = Trickle(most=997)
+    _stdout_over(raw, monkeypatch)
+    assert cli.main(["run", str(tiny), "--format", "json"]) == 0
+    assert len(expected) > 3 * 997
+    assert raw.data.decode("utf-8") == expected
+    assert raw.calls >= len(expected.encode()) // 997
+
+
+def test_run_csv_reaches_a_stream_that_takes_a_few_bytes_a_call(
+    monkeypatch: pytest.MonkeyPatch, tiny: Path
+) -> None:
+    raw = Trickle(most=61)
+    _stdout_over(raw, monkeypatch)
+    assert cli.main(["run", str(tiny), "--format", "csv"]) == 0
+    flows, blank, queues = raw.data.decode().partition("\n\n")
+    assert blank and flows.startswith("name,") and queues.startswith("name,")
+    assert queues.endswith("\n")
+
+
+@pytest.mark.parametrize("error", [OSError(errno.ENOSPC, "No space left on device"), None])
+def test_a_stdout_that_stops_taking_bytes_fails_loudly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tiny: Path,
+    error: OSError | None,
+) -> None:
+    raw = Trickle(most=500, fail_after=1500, error=error)
+    _stdout_over(raw, monkeypatch)
+    assert cli.main(["run", str(tiny), "--format", "json"]) == 5
+    err = capsys.readouterr().err
+    assert "afsim: error: stdout:" in err and "1,500 bytes of the output were written" in err
+    assert ("No space left" in err) == (error is not None)
+    assert "the output is incomplete" in err
+
+
+def test_run_json_through_a_pipe_with_a_slow_reader(tiny: Path) -> None:
+    # stdout is a pipe (64 KiB of kernel buffer): the writer blocks until the reader drains it
+    expected = afsim.run(afsim.load_scenario(tiny)).summary_json + "\n"
+    text = expected * (1 + (1 << 18) // len(expected))  # > 256 KiB: several fills of the pipe
+    r, w = os.pipe()
+    got = bytearray()
+
+    def read() -> None:
+        while chunk := os.read(r, 4096):
+            got.extend(chunk)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    with os.fdopen(w, "w", encoding="utf-8") as stream:
+        assert output.write_text(stream, text) == len(text.encode())
+    reader.join()
+    os.close(r)
+    assert got.decode() == text
+
+
+def test_write_text_pieces_and_non_ascii(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(output, "CHUNK_BYTES", 8)
+    text = "débit ≤ 4 KiB · " * 50
+    raw = Trickle(most=3)
+    stream = io.TextIOWrapper(raw, encoding="utf-8")  # type: ignore[arg-type]
+    assert output.write_text(stream, text) == len(text.encode())
+    assert raw.data.decode() == text
+    plain = io.StringIO()
+    assert output.write_text(plain, text) == len(text)
+    assert plain.getvalue() == text
+
+
+def test_write_file_keeps_writing_after_short_writes(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    real = os.write
+    monkeypatch.setattr(output.os, "write", lambda fd, b: real(fd, bytes(b[:5])))
+    text = json.dumps({"flows": list(range(1000))})
+    path = tmp_path / "summary.json"
+    path.write_text("an older, longer file " * 500)
+    assert output.write_file(path, text) == len(text)
+    assert path.read_text() == text
+
+
+def test_write_file_names_the_path_when_it_cannot(tmp_path: Path) -> None:
+    with pytest.raises(output.OutputError, match=r"nowhere/summary\.json: cannot open it"):
+        output.write_file(tmp_path / "nowhere" / "summary.json", "{}")
