@@ -305,8 +305,7 @@ impl EventQueue {
         if head == tail {
             // (migrated events are in later slots than this one, so it stays empty)
             self.slots[i] = [NIL, NIL];
-            self.clear_bit(i);
-            self.next = self.find_next(i);
+            self.next = self.clear_and_find_next(i);
             if self.n_dirty != 0 && self.next != NONE {
                 let j = self.next as usize & (self.slots.len() - 1);
                 if self.dirty[(j >> 6) & W_MASK] & (1 << (j & 63)) != 0 {
@@ -491,12 +490,21 @@ impl EventQueue {
         self.walk_budget = WALK_BUDGET_PER_POP * WINDOW.max(pending);
     }
 
-    #[inline]
-    fn clear_bit(&mut self, i: usize) {
+    /// Clears the bit of ring slot `i` (slot number `self.base`, now empty) and returns the
+    /// slot number of the first non-empty slot after it (`find_next`). The common case, a later
+    /// slot in the same 64-slot word, reads that word once.
+    #[inline(always)]
+    fn clear_and_find_next(&mut self, i: usize) -> u64 {
         let w = (i >> 6) & W_MASK;
-        let b0 = &mut self.bits0[w];
-        *b0 &= !(1 << (i & 63));
-        if *b0 == 0 {
+        let b0 = self.bits0[w] & !(1 << (i & 63));
+        self.bits0[w] = b0;
+        let m0 = b0 & (!0u64 << (i & 63));
+        if m0 != 0 {
+            // (a later bit of the same word: slot j > i, less than 64 slots on, so no wrap)
+            let j = (i & !63) | m0.trailing_zeros() as usize;
+            return self.base + (j - i) as u64;
+        }
+        if b0 == 0 {
             let v = w >> 6;
             let b1 = &mut self.bits1[v];
             *b1 &= !(1 << (w & 63));
@@ -504,6 +512,7 @@ impl EventQueue {
                 self.bits2 &= !(1 << v);
             }
         }
+        self.find_next(i)
     }
 
     /// Slot number of the first non-empty slot at or after ring slot `i` (which is slot number
