@@ -532,24 +532,26 @@ impl World<'_> {
         hook: impl FnOnce(&mut AnyAgent, &mut Ctx),
     ) {
         let a = agent as usize;
-        let flow = self.agents[a].flow() as usize;
-        let sent_before = self.flows[flow].packets_sent;
         let mut outbox = std::mem::take(&mut self.outbox);
-        {
-            let mut ctx = Ctx {
-                now: self.now,
-                me: agent,
-                pool: &mut self.pool,
-                events: &mut self.events,
-                outbox: &mut outbox,
-                flow: &mut self.flows[flow],
-                generated: &mut self.generated,
-                dscp: self.flow_dscp[flow],
-            };
-            hook(&mut self.agents[a], &mut ctx);
-        }
+        // (the agent and its flow indexed once each, borrowed across the hook)
+        let ag = &mut self.agents[a];
+        let flow = ag.flow() as usize;
+        let dscp = self.flow_dscp[flow];
+        let f = &mut self.flows[flow];
+        let sent_before = f.packets_sent;
+        let mut ctx = Ctx {
+            now: self.now,
+            me: agent,
+            pool: &mut self.pool,
+            events: &mut self.events,
+            outbox: &mut outbox,
+            flow: f,
+            generated: &mut self.generated,
+            dscp,
+        };
+        hook(ag, &mut ctx);
         // forward packets are the source's: data (and a SYN); the sink's ACKs are reverse
-        self.data_generated += self.flows[flow].packets_sent - sent_before;
+        self.data_generated += ctx.flow.packets_sent - sent_before;
         let node = self.agent_node[a];
         for &id in &outbox {
             self.receive::<O>(node, id, LOCAL);
