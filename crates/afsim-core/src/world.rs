@@ -319,7 +319,7 @@ pub struct World<'s> {
     captures: Vec<pcap::Writer>,
     /// One-way delays of delivered forward packets, per flow and per code point at delivery.
     flow_delays: Vec<Delays>,
-    class_delays: Vec<Delays>,
+    class_delays: Box<[Delays; 64]>,
     /// Counters sampled on a grid (`[[monitor]]`).
     grid: Grid,
 }

@@ -293,8 +293,9 @@ impl Marking {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ColourTable {
     levels: u8,
-    default: Marking,
-    entries: [Option<Marking>; 64],
+    /// What every byte value means: `default` unless set (6-bit code points only), indexed
+    /// by the byte itself, so a lookup is one load, no bounds check and no branch.
+    resolved: [Marking; 256],
     /// How reports name a level: as colours, or (SIMA) by drop precedence.
     naming: LevelNames,
 }
@@ -329,8 +330,7 @@ impl ColourTable {
         }
         Ok(ColourTable {
             levels,
-            default,
-            entries: [None; 64],
+            resolved: [default; 256],
             naming: LevelNames::Colours,
         })
     }
@@ -350,23 +350,32 @@ impl ColourTable {
         let mut t = ColourTable::new(3, be).expect("3 levels is valid");
         for class in 1..=4u8 {
             for prec in 1..=3u8 {
-                t.entries[af(class, prec) as usize] = Some(Marking {
-                    class: Class::Af(class),
-                    level: prec - 1,
-                });
+                t.put(
+                    af(class, prec),
+                    Marking {
+                        class: Class::Af(class),
+                        level: prec - 1,
+                    },
+                );
             }
         }
-        t.entries[EF as usize] = Some(Marking {
-            class: Class::Ef,
-            level: 0,
-        });
-        for n in 1..=7u8 {
-            t.entries[(8 * n) as usize] = Some(Marking {
-                class: Class::ClassSelector(n),
+        t.put(
+            EF,
+            Marking {
+                class: Class::Ef,
                 level: 0,
-            });
+            },
+        );
+        for n in 1..=7u8 {
+            t.put(
+                8 * n,
+                Marking {
+                    class: Class::ClassSelector(n),
+                    level: 0,
+                },
+            );
         }
-        t.entries[BE as usize] = Some(be);
+        t.put(BE, be);
         t
     }
 
@@ -382,14 +391,20 @@ impl ColourTable {
         };
         let mut t = ColourTable::new(8, default).expect("8 levels is valid");
         for dp in 0..8u8 {
-            t.entries[sima(false, dp) as usize] = Some(Marking {
-                class: SIMA_NRT,
-                level: 7 - dp,
-            });
-            t.entries[sima(true, dp) as usize] = Some(Marking {
-                class: SIMA_RT,
-                level: 7 - dp,
-            });
+            t.put(
+                sima(false, dp),
+                Marking {
+                    class: SIMA_NRT,
+                    level: 7 - dp,
+                },
+            );
+            t.put(
+                sima(true, dp),
+                Marking {
+                    class: SIMA_RT,
+                    level: 7 - dp,
+                },
+            );
         }
         t.naming = LevelNames::SimaDp;
         t
@@ -422,8 +437,13 @@ impl ColourTable {
                 ),
             ));
         }
-        self.entries[dscp as usize] = Some(marking);
+        self.put(dscp, marking);
         Ok(())
+    }
+
+    /// `dscp` (a 6-bit code point) means `marking`.
+    fn put(&mut self, dscp: u8, marking: Marking) {
+        self.resolved[dscp as usize] = marking;
     }
 
     /// Number of drop-precedence levels.
@@ -434,11 +454,7 @@ impl ColourTable {
     /// What `dscp` means here (the default for unset or out-of-range code points).
     #[inline]
     pub fn lookup(&self, dscp: u8) -> Marking {
-        self.entries
-            .get(dscp as usize)
-            .copied()
-            .flatten()
-            .unwrap_or(self.default)
+        self.resolved[usize::from(dscp)]
     }
 
     /// The drop-precedence level of `dscp`.

@@ -365,14 +365,21 @@ impl Default for QueueStats {
 
 impl QueueStats {
     /// The counters of `level`, made (with those below it) at its first packet.
-    #[inline]
+    /// (Inlined into every enqueue; the growth, once per level, out of line.)
+    #[inline(always)]
     pub fn level_mut(&mut self, level: usize) -> &mut LevelStats {
         if level >= self.levels.len() {
-            // (exactly: `resize` alone makes room for at least 4, 256 bytes for one level)
-            self.levels.reserve_exact(level + 1 - self.levels.len());
-            self.levels.resize(level + 1, LevelStats::default());
+            self.grow_levels(level);
         }
         &mut self.levels[level]
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow_levels(&mut self, level: usize) {
+        // (exactly: `resize` alone makes room for at least 4, 256 bytes for one level)
+        self.levels.reserve_exact(level + 1 - self.levels.len());
+        self.levels.resize(level + 1, LevelStats::default());
     }
 
     /// Counters for a domain of `levels` drop-precedence levels.

@@ -191,12 +191,11 @@ pub struct EventQueue {
     seq: u64,
     /// Time of the last pop (of the event scheduled in the past, after one).
     now: u64,
-    /// Pops so far; the current measurement window began at pop `window_pops`, time
-    /// `window_start`, and ends at pop `retune_at`.
-    pops: u64,
+    /// The current measurement window is `window_pops` pops long (0 before the first pop),
+    /// began at time `window_start`, and ends in `to_retune` pops (one counter per pop).
     window_pops: u64,
     window_start: u64,
-    retune_at: u64,
+    to_retune: u64,
     /// List steps walked by out-of-order inserts into the first slot since the last rebuild or
     /// window, and the most allowed before the slots are narrowed (at once, in `schedule`).
     walked: u64,
@@ -208,6 +207,9 @@ pub struct EventQueue {
     /// events scheduled into a slot other than the first are appended, and the slot is sorted
     /// when it becomes the first. (Sized for the largest ring, as `bits0`.)
     dirty: Box<[u64; (MAX_SLOTS / 64) as usize]>,
+    /// Bits set in `dirty`: while 0 (nearly always on the bench scenarios), `pop` skips the
+    /// test of the next slot's bit.
+    n_dirty: u64,
     /// Work counters (they never decide anything): list steps walked by out-of-order inserts
     /// into the first slot, and events in slots sorted. The tests bound them.
     steps_walked: u64,
@@ -244,10 +246,9 @@ impl EventQueue {
             len: 0,
             seq: 0,
             now: 0,
-            pops: 0,
             window_pops: 0,
             window_start: 0,
-            retune_at: 1,
+            to_retune: 1,
             walked: 0,
             walk_budget: WALK_BUDGET_PER_POP * WINDOW,
             narrowed: false,
@@ -255,6 +256,7 @@ impl EventQueue {
                 .into_boxed_slice()
                 .try_into()
                 .expect("dirty"),
+            n_dirty: 0,
             steps_walked: 0,
             steps_sorted: 0,
             scratch: Vec::new(),
@@ -303,9 +305,8 @@ impl EventQueue {
         if head == tail {
             // (migrated events are in later slots than this one, so it stays empty)
             self.slots[i] = [NIL, NIL];
-            self.clear_bit(i);
-            self.next = self.find_next(i);
-            if self.next != NONE {
+            self.next = self.clear_and_find_next(i);
+            if self.n_dirty != 0 && self.next != NONE {
                 let j = self.next as usize & (self.slots.len() - 1);
                 if self.dirty[(j >> 6) & W_MASK] & (1 << (j & 63)) != 0 {
                     self.sort_slot(j);
@@ -314,8 +315,8 @@ impl EventQueue {
         } else {
             self.slots[i][0] = node.next;
         }
-        self.pops += 1;
-        if self.pops == self.retune_at {
+        self.to_retune -= 1;
+        if self.to_retune == 0 {
             self.retune();
         }
         Some((SimTime(t), node.event))
@@ -415,6 +416,7 @@ impl EventQueue {
             }
             self.steps_walked += SHORT_WALK;
             self.dirty[w] |= bit;
+            self.n_dirty += 1;
         }
         self.nodes[tail as usize].next = n;
         self.slots[i][1] = n;
@@ -425,6 +427,7 @@ impl EventQueue {
     #[inline(never)]
     fn sort_slot(&mut self, i: usize) {
         self.dirty[(i >> 6) & W_MASK] &= !(1 << (i & 63));
+        self.n_dirty -= 1;
         let mut buf = std::mem::take(&mut self.sort_buf);
         let mut n = self.slots[i][0];
         while n != NIL {
@@ -487,12 +490,21 @@ impl EventQueue {
         self.walk_budget = WALK_BUDGET_PER_POP * WINDOW.max(pending);
     }
 
-    #[inline]
-    fn clear_bit(&mut self, i: usize) {
+    /// Clears the bit of ring slot `i` (slot number `self.base`, now empty) and returns the
+    /// slot number of the first non-empty slot after it (`find_next`). The common case, a later
+    /// slot in the same 64-slot word, reads that word once.
+    #[inline(always)]
+    fn clear_and_find_next(&mut self, i: usize) -> u64 {
         let w = (i >> 6) & W_MASK;
-        let b0 = &mut self.bits0[w];
-        *b0 &= !(1 << (i & 63));
-        if *b0 == 0 {
+        let b0 = self.bits0[w] & !(1 << (i & 63));
+        self.bits0[w] = b0;
+        let m0 = b0 & (!0u64 << (i & 63));
+        if m0 != 0 {
+            // (a later bit of the same word: slot j > i, less than 64 slots on, so no wrap)
+            let j = (i & !63) | m0.trailing_zeros() as usize;
+            return self.base + (j - i) as u64;
+        }
+        if b0 == 0 {
             let v = w >> 6;
             let b1 = &mut self.bits1[v];
             *b1 &= !(1 << (w & 63));
@@ -500,6 +512,7 @@ impl EventQueue {
                 self.bits2 &= !(1 << v);
             }
         }
+        self.find_next(i)
     }
 
     /// Slot number of the first non-empty slot at or after ring slot `i` (which is slot number
@@ -585,16 +598,15 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn retune(&mut self) {
-        if self.pops == 1 {
+        if self.window_pops == 0 {
             // the first window starts at the first pop: the time before it (when a run's
             // events start, or a burst of timers set at 0 falls due) is no spacing
-            self.window_pops = 1;
+            self.window_pops = WINDOW;
             self.window_start = self.now;
-            self.retune_at = 1 + WINDOW;
+            self.to_retune = WINDOW;
             return;
         }
-        let popped = self.pops - self.window_pops;
-        let spacing = self.now.saturating_sub(self.window_start) / popped;
+        let spacing = self.now.saturating_sub(self.window_start) / self.window_pops;
         let pending = self.len as u64;
         let size = self.mask + 1;
         let ring = ring_for(pending, size);
@@ -613,9 +625,9 @@ impl EventQueue {
         self.narrowed = false;
         // windows of at least as many pops as events pending keep rebuilds O(1) per pop
         let window = WINDOW.max(pending);
-        self.window_pops = self.pops;
+        self.window_pops = window;
         self.window_start = self.now;
-        self.retune_at = self.pops + window;
+        self.to_retune = window;
         self.walk_budget = WALK_BUDGET_PER_POP * window;
         self.walked = 0;
     }
@@ -657,6 +669,7 @@ impl EventQueue {
         }
         debug_assert!(self.scratch.windows(2).all(|w| w[0].key < w[1].key));
         self.dirty[..(self.mask + 1) as usize / 64].fill(0);
+        self.n_dirty = 0;
         self.nodes.clear();
         self.free = NIL;
         // (bits beyond the ring stay 0)

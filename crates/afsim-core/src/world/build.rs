@@ -319,7 +319,10 @@ impl<'s> World<'s> {
             stop_reason: None,
             captures,
             flow_delays: vec![Delays::default(); n_flows],
-            class_delays: vec![Delays::default(); 64],
+            class_delays: vec![Delays::default(); 64]
+                .into_boxed_slice()
+                .try_into()
+                .expect("64 code points"),
             grid,
             spec,
         };

@@ -13,7 +13,7 @@ use crate::net::pcap;
 use crate::net::routing::NO_ROUTE;
 use crate::queue::{AnyQueue, DropReason};
 use crate::scenario::spec::CsaScope;
-use crate::sim::event::Event;
+use crate::sim::event::{Event, EventQueue};
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::{AnyAgent, Ctx};
 
@@ -163,52 +163,23 @@ impl World<'_> {
         let p = &mut self.ports[port];
         p.tx_pending = false;
         if p.qlen > 0 {
-            self.start_tx::<O>(port);
-            let p = &mut self.ports[port];
+            let (pool, events) = (&mut self.pool, &mut self.events);
+            if start_tx::<O>(
+                p,
+                port,
+                self.now,
+                pool,
+                &self.colours,
+                events,
+                &mut self.captures,
+            ) {
+                self.hops += 1;
+            }
             if p.qlen > 0 {
                 p.tx_pending = true;
                 self.events
                     .schedule(p.busy_until, Event::TxDone { port: port as u32 });
             }
-        }
-    }
-
-    /// Moves the next packet of `port`'s queue onto the wire; the transmitter must be free.
-    #[inline]
-    fn start_tx<const O: bool>(&mut self, port: usize) {
-        let p = &mut self.ports[port];
-        debug_assert!(p.busy_until <= self.now);
-        if O {
-            p.sample(self.now);
-        }
-        p.stats.before_change(self.now, p.qlen as usize);
-        let Some(id) = p.queue.dequeue(self.now, &mut self.pool) else {
-            p.qlen = 0;
-            return;
-        };
-        p.qlen -= 1;
-        if O && p.watch.is_some() {
-            watch_departure(p, &self.pool, &self.colours, self.now, id);
-        }
-        let pkt = self.pool.get(id);
-        let size = pkt.size;
-        p.stats.levels[usize::from(self.colours.level(pkt.dscp))].departures += 1;
-        p.stats.departures += 1;
-        p.stats.departure_bytes += u64::from(size);
-        let tx = p.clock.tx_ns(size);
-        p.busy_ns += tx;
-        p.busy_until = self.now + SimDuration(tx);
-        p.queue.tx_ends(p.busy_until);
-        let at = p.busy_until + p.delay;
-        if p.line.is_empty() {
-            self.events
-                .schedule(at, Event::Arrive { port: port as u32 });
-        }
-        p.line.push_back((at, id));
-        self.hops += 1;
-        let capture = p.capture;
-        if O && capture != pcap::NONE {
-            self.captures[capture as usize].write(self.now, self.pool.get(id));
         }
     }
 
@@ -368,7 +339,18 @@ impl World<'_> {
                 // invariant: packets wait only behind a busy transmitter with a TxDone pending
                 if !p.tx_pending {
                     if p.busy_until <= self.now {
-                        self.start_tx::<O>(port);
+                        let (pool, events) = (&mut self.pool, &mut self.events);
+                        if start_tx::<O>(
+                            p,
+                            port,
+                            self.now,
+                            pool,
+                            &self.colours,
+                            events,
+                            &mut self.captures,
+                        ) {
+                            self.hops += 1;
+                        }
                     } else {
                         p.tx_pending = true;
                         self.events
@@ -550,24 +532,26 @@ impl World<'_> {
         hook: impl FnOnce(&mut AnyAgent, &mut Ctx),
     ) {
         let a = agent as usize;
-        let flow = self.agents[a].flow() as usize;
-        let sent_before = self.flows[flow].packets_sent;
         let mut outbox = std::mem::take(&mut self.outbox);
-        {
-            let mut ctx = Ctx {
-                now: self.now,
-                me: agent,
-                pool: &mut self.pool,
-                events: &mut self.events,
-                outbox: &mut outbox,
-                flow: &mut self.flows[flow],
-                generated: &mut self.generated,
-                dscp: self.flow_dscp[flow],
-            };
-            hook(&mut self.agents[a], &mut ctx);
-        }
+        // (the agent and its flow indexed once each, borrowed across the hook)
+        let ag = &mut self.agents[a];
+        let flow = ag.flow() as usize;
+        let dscp = self.flow_dscp[flow];
+        let f = &mut self.flows[flow];
+        let sent_before = f.packets_sent;
+        let mut ctx = Ctx {
+            now: self.now,
+            me: agent,
+            pool: &mut self.pool,
+            events: &mut self.events,
+            outbox: &mut outbox,
+            flow: f,
+            generated: &mut self.generated,
+            dscp,
+        };
+        hook(ag, &mut ctx);
         // forward packets are the source's: data (and a SYN); the sink's ACKs are reverse
-        self.data_generated += self.flows[flow].packets_sent - sent_before;
+        self.data_generated += ctx.flow.packets_sent - sent_before;
         let node = self.agent_node[a];
         for &id in &outbox {
             self.receive::<O>(node, id, LOCAL);
@@ -714,6 +698,53 @@ fn watch_arrival(
         len_packets: u32::try_from(p.queue.len_packets()).unwrap_or(u32::MAX),
         reason,
     });
+}
+
+/// Moves the next packet of port `port` (`p`) onto the wire; the transmitter must be free.
+/// Returns whether a packet left (the caller counts the hop). It takes the world's fields it
+/// uses, not the world, so that its callers, which hold `p`, do not index `ports` again.
+#[inline(always)]
+fn start_tx<const O: bool>(
+    p: &mut Port,
+    port: usize,
+    now: SimTime,
+    pool: &mut Pool,
+    colours: &ColourTable,
+    events: &mut EventQueue,
+    captures: &mut [pcap::Writer],
+) -> bool {
+    debug_assert!(p.busy_until <= now);
+    if O {
+        p.sample(now);
+    }
+    p.stats.before_change(now, p.qlen as usize);
+    let Some(id) = p.queue.dequeue(now, pool) else {
+        p.qlen = 0;
+        return false;
+    };
+    p.qlen -= 1;
+    if O && p.watch.is_some() {
+        watch_departure(p, pool, colours, now, id);
+    }
+    let pkt = pool.get(id);
+    let size = pkt.size;
+    p.stats.levels[usize::from(colours.level(pkt.dscp))].departures += 1;
+    p.stats.departures += 1;
+    p.stats.departure_bytes += u64::from(size);
+    let tx = p.clock.tx_ns(size);
+    p.busy_ns += tx;
+    p.busy_until = now + SimDuration(tx);
+    p.queue.tx_ends(p.busy_until);
+    let at = p.busy_until + p.delay;
+    if p.line.is_empty() {
+        events.schedule(at, Event::Arrive { port: port as u32 });
+    }
+    p.line.push_back((at, id));
+    let capture = p.capture;
+    if O && capture != pcap::NONE {
+        captures[capture as usize].write(now, pool.get(id));
+    }
+    true
 }
 
 /// Records a departure from a watched port: its queueing delay and its event.
