@@ -129,17 +129,25 @@ def run_worker(name: str, quick: bool) -> dict[str, Any]:
 
 def instructions(name: str) -> dict[str, Any]:
     """Instructions per packet-hop of one bench scenario by cachegrind: the worker at the two
-    ``INSTR_FACTORS`` of its duration, the difference of their instruction counts over the
-    difference of their packet-hops."""
+    ``INSTR_FACTORS`` of its duration (``per_hop``)."""
+    return per_hop([[sys.executable, "-m", "afsim.bench", "--worker", name, "--factor", str(f)]
+                    for f in INSTR_FACTORS], name)
+
+
+def per_hop(commands: Sequence[Sequence[str]], label: str) -> dict[str, Any]:
+    """Instructions per packet-hop by cachegrind from two worker commands, a short and a long
+    run of the same scenario (each printing a JSON row with ``packet_hops``): the difference of
+    their instruction counts over the difference of their packet-hops, which leaves out the
+    interpreter's start-up, loading and the report."""
     counts = []
-    for factor in INSTR_FACTORS:
+    for cmd in commands:
         proc = subprocess.run(
             ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-             sys.executable, "-m", "afsim.bench", "--worker", name, "--factor", str(factor)],
+             *cmd],
             capture_output=True, text=True, check=False)
         m = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
         if proc.returncode != 0 or m is None:
-            raise RuntimeError(f"cachegrind of {name} failed:\n{proc.stderr[-2000:]}")
+            raise RuntimeError(f"cachegrind of {label} failed:\n{proc.stderr[-2000:]}")
         counts.append((int(m.group(1).replace(",", "")), json.loads(proc.stdout)["packet_hops"]))
     (i0, h0), (i1, h1) = counts
     return {"instr_short": i0, "hops_short": h0, "instr_long": i1, "hops_long": h1,

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import resource
 import subprocess
 import sys
@@ -108,21 +107,11 @@ def run_worker(name: str, flows: int, duration_s: float) -> dict[str, Any]:
 
 
 def instructions(name: str, flows: int, short_s: float, long_s: float) -> dict[str, Any]:
-    """Instructions per packet-hop by cachegrind: two runs, the difference of their
-    instruction counts over the difference of their packet-hops."""
-    counts = []
-    for d in (short_s, long_s):
-        proc = subprocess.run(
-            ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-             *_worker_cmd(name, flows, d)],
-            capture_output=True, text=True, check=False)
-        m = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
-        if proc.returncode != 0 or m is None:
-            raise RuntimeError(f"cachegrind of {name} at {flows} flows failed:\n{proc.stderr[-2000:]}")
-        counts.append((int(m.group(1).replace(",", "")), json.loads(proc.stdout)["packet_hops"]))
-    (i0, h0), (i1, h1) = counts
-    return {"instr_short": i0, "hops_short": h0, "instr_long": i1, "hops_long": h1,
-            "instr_per_hop": (i1 - i0) / (h1 - h0) if h1 > h0 else None}
+    """Instructions per packet-hop by cachegrind: a short and a long run (``bench.per_hop``)."""
+    from afsim.bench import per_hop
+
+    return per_hop([_worker_cmd(name, flows, d) for d in (short_s, long_s)],
+                   f"{name} at {flows} flows")
 
 
 def slope_kib_per_flow(rows: list[dict[str, Any]]) -> float | None:
