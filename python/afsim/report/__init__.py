@@ -126,22 +126,6 @@ class Document:
 # Plots that label what they draw
 
 
-def _axes(title: str, xlabel: str, ylabel: str) -> tuple[Figure, Any]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    matplotlib.rcParams["svg.fonttype"] = "none"
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7.0, 3.8))
-    ax.set_title(title, loc="left", fontsize=11)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.grid(True, alpha=0.3)
-    ax.spines[["top", "right"]].set_visible(False)
-    return fig, ax
-
-
 def _label_ends(ax: Any, ends: Sequence[tuple[float, float, str, str]],
                 fontsize: float = 9.0) -> None:
     """Writes each ``(x, y, text, colour)`` just right of its point, moving labels apart
@@ -225,7 +209,7 @@ def metric_vs_param(points: pd.DataFrame, metric: str, x: str, series: str | Non
 
     pos, unit, ticks = x_positions(points[x])
     xlabel = f"{_short(x)} ({unit})" if unit else _short(x)
-    fig, ax = _axes(title or f"{label(metric)} against {_short(x)}", xlabel,
+    fig, ax = checks.axes(title or f"{label(metric)} against {_short(x)}", xlabel,
                     ylabel or label(metric))
     lo, hi = bounds(metric)
     frame = points.assign(_x=pos)
@@ -259,7 +243,7 @@ def metric_vs_param(points: pd.DataFrame, metric: str, x: str, series: str | Non
 def flow_bars(names: Sequence[str], means: Sequence[float], cis: Sequence[float], *,
               title: str, ylabel: str) -> Figure:
     """One bar per flow with its 95 % interval, its value written on it."""
-    fig, ax = _axes(title, "flow", ylabel)
+    fig, ax = checks.axes(title, "flow", ylabel)
     xs = range(len(names))
     # whiskers clipped at 0: a throughput is never negative
     low = [min(c, m) if c == c else 0.0 for m, c in zip(means, cis)]
@@ -276,7 +260,7 @@ def time_series(table: pd.DataFrame, by: str, y: str, *, title: str, ylabel: str
                 limit: int = 8) -> Figure:
     """``y`` against ``time_s``, one step line per value of ``by`` (the first ``limit``), each
     named at its end."""
-    fig, ax = _axes(title, "simulated time (s)", ylabel)
+    fig, ax = checks.axes(title, "simulated time (s)", ylabel)
     ends = []
     for i, (name, g) in enumerate(list(table.groupby(by, sort=False))[:limit]):
         color = f"C{i % 10}"

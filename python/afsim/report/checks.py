@@ -26,7 +26,9 @@ from typing import Any
 MOST = 24
 
 
-def _axes(title: str, xlabel: str, ylabel: str) -> tuple[Any, Any]:
+def axes(title: str, xlabel: str, ylabel: str, grid_axis: str = "both") -> tuple[Any, Any]:
+    """A figure and its axes as every report figure has them (title left, light grid on
+    ``grid_axis``, no top or right spine); also the sweep report's (``afsim.report``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -37,7 +39,7 @@ def _axes(title: str, xlabel: str, ylabel: str) -> tuple[Any, Any]:
     ax.set_title(title, loc="left", fontsize=11)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.grid(True, alpha=0.3, axis="y")
+    ax.grid(True, alpha=0.3, axis=grid_axis)
     ax.spines[["top", "right"]].set_visible(False)
     return fig, ax
 
@@ -53,7 +55,7 @@ def contract_bars(names: Sequence[str], delivered: Sequence[float], cis: Sequenc
                   contracts: Sequence[float], *, title: str) -> Any:
     """One bar per conditioner or group: the delivered rate (kb/s) with its 95 % interval, the
     contract as a black mark, delivered ÷ contract written above."""
-    fig, ax = _axes(title, "", "kb/s")
+    fig, ax = axes(title, "", "kb/s", grid_axis="y")
     xs = range(len(names))
     low = [min(c, m) if c == c else 0.0 for m, c in zip(delivered, cis)]
     high = [c if c == c else 0.0 for c in cis]
@@ -71,7 +73,7 @@ def contract_bars(names: Sequence[str], delivered: Sequence[float], cis: Sequenc
 def percentile_bars(names: Sequence[str], columns: dict[str, Sequence[float]], *,
                     title: str, ylabel: str) -> Any:
     """Grouped bars: per name, one bar per column (p50, p90, p99)."""
-    fig, ax = _axes(title, "", ylabel)
+    fig, ax = axes(title, "", ylabel, grid_axis="y")
     width = 0.8 / max(1, len(columns))
     for k, (label, values) in enumerate(columns.items()):
         ax.bar([i + (k - (len(columns) - 1) / 2) * width for i in range(len(names))], values,
@@ -83,7 +85,7 @@ def percentile_bars(names: Sequence[str], columns: dict[str, Sequence[float]], *
 
 def histogram(table: Any, *, title: str) -> Any:
     """Each queue's queueing-delay histogram (bins 10 % wide) as the share of its packets."""
-    fig, ax = _axes(title, "queueing delay (ms, bins 10 % wide)", "share of packets")
+    fig, ax = axes(title, "queueing delay (ms, bins 10 % wide)", "share of packets", grid_axis="y")
     for queue, g in list(table.groupby("queue", sort=False))[:8]:
         ax.step(g["bin_upper_s"] * 1e3, g["count"] / g["count"].sum(), where="pre", lw=1.0,
                 label=str(queue))
