@@ -13,7 +13,7 @@
 //!   payload at the pacing rate (draft-cardwell-…-00 §4.2.1; Linux's internal pacing,
 //!   `tcp_update_skb_after_send`), sent from a pacing timer when the window allows more.
 
-use super::{EcnState, Phase, Recovery, Sender};
+use super::{EcnState, Phase, Sender};
 use crate::net::packet::Packet;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
@@ -22,7 +22,6 @@ use crate::transport::tcp::cc::hystart::{self, HyStart};
 use crate::transport::tcp::cc::hystart_linux::LinuxHyStart;
 use crate::transport::tcp::cc::rate::RateSampler;
 use crate::transport::tcp::cc::{cubic::Cubic, BbrSender, Cc, CcKind, SlowStart};
-use crate::transport::tcp::sack::Marks;
 use crate::transport::tcp::Params;
 use crate::transport::Ctx;
 
@@ -197,7 +196,11 @@ impl Sender {
     /// BBR's per-ACK step, after the sender has processed the ACK `pkt` that moved SND.UNA
     /// from `old_una`; `lost` if it started a loss recovery.
     pub(super) fn bbr_ack(&mut self, pkt: &Packet, old_una: u64, lost: bool, now: SimTime) {
-        let rack_pipe = self.rack_pipe_segments();
+        // the pipe in segments while recovering: RFC 6675's SetPipe() in a SACK recovery, RACK's
+        // (`sender/rack.rs`) in a RACK one; BBR sets cwnd from it (Linux BBR does in recovery)
+        let recovery_pipe = self
+            .sack_pipe_segments()
+            .or_else(|| self.rack_pipe_segments());
         let Cc::Bbr(b) = &mut self.cc else { return };
         let blocks = &pkt.th.sack[..usize::from(pkt.th.sack_len).min(3)];
         let min_rtt = b.bbr.rtprop();
@@ -221,28 +224,7 @@ impl Sender {
             lost_segs: b.lost_segs,
         };
         let mut cwnd = b.bbr.on_ack(&a, self.cwnd);
-        if let (
-            Phase::Recovery(Recovery::Sack {
-                high_rxt,
-                rescue_rxt,
-            }),
-            Some(sb),
-        ) = (self.phase, self.sack.as_ref())
-        {
-            // RFC 6675 recovery: BBR sets cwnd from the pipe (Linux BBR does in recovery)
-            let m = Marks {
-                high_ack: self.snd_una,
-                high_data: self.snd_max,
-                high_rxt,
-                rescue_rxt,
-                recovery_point: self.recover.unwrap_or(self.snd_max),
-                mss: self.mss,
-                dupthresh: self.p.dupack_threshold,
-            };
-            let pipe = sb.pipe(&m) as f64 / self.mss as f64;
-            self.cwnd = b.bbr.recovery_cwnd(&a, self.cwnd, pipe);
-        } else if let Some(pipe) = rack_pipe {
-            // RACK recovery (`sender/rack.rs`): the same, with RACK's pipe
+        if let Some(pipe) = recovery_pipe {
             self.cwnd = b.bbr.recovery_cwnd(&a, self.cwnd, pipe);
         }
         if let Some(h) = b.loss_until {

@@ -61,10 +61,10 @@ impl Sender {
         }
     }
 
-    /// RFC 6675 §5 (B)–(C): while cwnd − pipe ≥ 1 SMSS, send what NextSeg() chooses.
-    pub(super) fn send_sack(&mut self, high_rxt: u64, rescue_rxt: Option<u64>, ctx: &mut Ctx) {
-        let Some(sb) = self.sack.take() else { return };
-        let mut m = Marks {
+    /// RFC 6675 §2's sender state that the scoreboard's SetPipe() and NextSeg() read, at this
+    /// moment of a SACK recovery with `high_rxt` and `rescue_rxt`.
+    pub(super) fn sack_marks(&self, high_rxt: u64, rescue_rxt: Option<u64>) -> Marks {
+        Marks {
             high_ack: self.snd_una,
             high_data: self.snd_max,
             high_rxt,
@@ -72,7 +72,26 @@ impl Sender {
             recovery_point: self.recover.unwrap_or(self.snd_max),
             mss: self.mss,
             dupthresh: self.p.dupack_threshold,
+        }
+    }
+
+    /// RFC 6675 §4's SetPipe() in segments during a SACK recovery; `None` outside one.
+    pub(super) fn sack_pipe_segments(&self) -> Option<f64> {
+        let Phase::Recovery(Recovery::Sack {
+            high_rxt,
+            rescue_rxt,
+        }) = self.phase
+        else {
+            return None;
         };
+        let sb = self.sack.as_ref()?;
+        Some(sb.pipe(&self.sack_marks(high_rxt, rescue_rxt)) as f64 / self.mss as f64)
+    }
+
+    /// RFC 6675 §5 (B)–(C): while cwnd − pipe ≥ 1 SMSS, send what NextSeg() chooses.
+    pub(super) fn send_sack(&mut self, high_rxt: u64, rescue_rxt: Option<u64>, ctx: &mut Ctx) {
+        let Some(sb) = self.sack.take() else { return };
+        let mut m = self.sack_marks(high_rxt, rescue_rxt);
         let cwnd = self.cwnd * self.mss as f64;
         // (B.2) SetPipe()
         let mut pipe = sb.pipe(&m);
