@@ -52,6 +52,14 @@ pub struct TransportHeader {
     pub sack_len: u8,
 }
 
+impl TransportHeader {
+    /// The meaningful SACK blocks: the first `sack_len` of `sack` (at most three).
+    #[inline]
+    pub fn sack_blocks(&self) -> &[(u64, u64)] {
+        &self.sack[..usize::from(self.sack_len).min(3)]
+    }
+}
+
 /// The TFRC fields of a packet (RFC 5348 §3.2); `None` for every other protocol.
 ///
 /// A data packet carries its sequence number in `TransportHeader::seq` and, here, what §3.2.1

@@ -496,9 +496,7 @@ impl Sender {
         let ignored = rules!(self, ignores_dupack(ack));
         // RFC 6675 §3 Update(); RFC 6675 §2: a duplicate ACK must SACK something new
         let newly_sacked = match self.sack.as_mut() {
-            Some(sb) if !ignored => {
-                sb.update(ack, &pkt.th.sack[..usize::from(pkt.th.sack_len).min(3)])
-            }
+            Some(sb) if !ignored => sb.update(ack, pkt.th.sack_blocks()),
             _ => 0,
         };
         if let Phase::Recovery(Recovery::Sack1 { pipe, next_rtx }) = self.phase {
@@ -520,7 +518,7 @@ impl Sender {
         }
         if self.rack.is_some() {
             // RFC 8985 §6.2, §7.4 (`sender/rack.rs`)
-            let blocks = &pkt.th.sack[..usize::from(pkt.th.sack_len).min(3)];
+            let blocks = pkt.th.sack_blocks();
             let exited = in_recovery && self.phase == Phase::Open;
             self.rack_ack(blocks, old_una, newly_sacked, exited, ctx);
         }

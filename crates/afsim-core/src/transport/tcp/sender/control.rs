@@ -202,7 +202,7 @@ impl Sender {
             .sack_pipe_segments()
             .or_else(|| self.rack_pipe_segments());
         let Cc::Bbr(b) = &mut self.cc else { return };
-        let blocks = &pkt.th.sack[..usize::from(pkt.th.sack_len).min(3)];
+        let blocks = pkt.th.sack_blocks();
         let min_rtt = b.bbr.rtprop();
         let sample = b.rate.on_ack(
             old_una,
