@@ -18,22 +18,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import afsim as api
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cc_compare import afsim
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def afsim(*args: str) -> dict:
-    p = subprocess.run([sys.executable, "-m", "afsim", *args, "--format", "json"],
-                       capture_output=True, text=True, timeout=1800)
-    if p.returncode != 0:
-        raise SystemExit(f"afsim {' '.join(args)} failed: {p.stderr}")
-    return json.loads(p.stdout)
 
 
 def summary(s: dict) -> dict:
