@@ -287,10 +287,45 @@ impl EventQueue {
             self.jump_to_far();
         }
         let slot = self.next;
-        let i = slot as usize & (self.slots.len() - 1);
-        let [head, tail] = self.slots[i];
-        let node = self.nodes[head as usize];
-        self.nodes[head as usize].next = self.free;
+        let i = slot as usize & self.mask as usize;
+        let [head, tail] = *self.slot(i);
+        let node = *self.node(head);
+        Some(self.take_head(slot, i, head, tail, node))
+    }
+
+    /// Removes and returns the earliest event if it is earlier than `end`, else leaves the
+    /// queue as it is: the event loop's one call per event, `peek_time` and `pop` in one (the
+    /// first slot and its head node read once).
+    #[inline(always)]
+    pub fn pop_before(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
+        if self.next == NONE {
+            match self.far.peek() {
+                Some(e) if time_of(e.key) < end.0 => self.jump_to_far(),
+                _ => return None,
+            }
+        }
+        let slot = self.next;
+        let i = slot as usize & self.mask as usize;
+        let [head, tail] = *self.slot(i);
+        let node = *self.node(head);
+        if time_of(node.key) >= end.0 {
+            return None;
+        }
+        Some(self.take_head(slot, i, head, tail, node))
+    }
+
+    /// Unlinks `node`, the head (`head`) of ring slot `i` (slot number `slot`, the first
+    /// non-empty one; its tail `tail`), and returns its event: the rest of `pop`.
+    #[inline(always)]
+    fn take_head(
+        &mut self,
+        slot: u64,
+        i: usize,
+        head: u32,
+        tail: u32,
+        node: Node,
+    ) -> (SimTime, Event) {
+        self.node_mut(head).next = self.free;
         self.free = head;
         self.len -= 1;
         let t = time_of(node.key);
@@ -304,30 +339,65 @@ impl EventQueue {
         }
         if head == tail {
             // (migrated events are in later slots than this one, so it stays empty)
-            self.slots[i] = [NIL, NIL];
+            *self.slot_mut(i) = [NIL, NIL];
             self.next = self.clear_and_find_next(i);
             if self.n_dirty != 0 && self.next != NONE {
-                let j = self.next as usize & (self.slots.len() - 1);
+                let j = self.next as usize & self.mask as usize;
                 if self.dirty[(j >> 6) & W_MASK] & (1 << (j & 63)) != 0 {
                     self.sort_slot(j);
                 }
             }
         } else {
-            self.slots[i][0] = node.next;
+            self.slot_mut(i)[0] = node.next;
         }
         self.to_retune -= 1;
         if self.to_retune == 0 {
             self.retune();
         }
-        Some((SimTime(t), node.event))
+        (SimTime(t), node.event)
+    }
+
+    // Unchecked access on the hot path (issue 25: bounds checks were a tenth of all
+    // instructions). Both indices are valid by construction: a ring index is a slot number
+    // masked by `mask`, and `slots.len() == mask + 1` always (`new` and `rebuild` set them
+    // together); a node index comes from a slot's list or the free list, which hold only
+    // indices `insert_ring` handed out of `nodes`, and `nodes` shrinks only in `rebuild`, which
+    // empties both. The debug build checks each.
+
+    #[inline(always)]
+    fn slot(&self, i: usize) -> &[u32; 2] {
+        debug_assert!(i < self.slots.len() && self.slots.len() as u64 == self.mask + 1);
+        // SAFETY: `i` is masked by `mask` and `slots.len() == mask + 1` (above).
+        unsafe { self.slots.get_unchecked(i) }
+    }
+
+    #[inline(always)]
+    fn slot_mut(&mut self, i: usize) -> &mut [u32; 2] {
+        debug_assert!(i < self.slots.len() && self.slots.len() as u64 == self.mask + 1);
+        // SAFETY: as `slot`.
+        unsafe { self.slots.get_unchecked_mut(i) }
+    }
+
+    #[inline(always)]
+    fn node(&self, n: u32) -> &Node {
+        debug_assert!((n as usize) < self.nodes.len());
+        // SAFETY: `n` is a linked or free node, an index into `nodes` (above).
+        unsafe { self.nodes.get_unchecked(n as usize) }
+    }
+
+    #[inline(always)]
+    fn node_mut(&mut self, n: u32) -> &mut Node {
+        debug_assert!((n as usize) < self.nodes.len());
+        // SAFETY: as `node`.
+        unsafe { self.nodes.get_unchecked_mut(n as usize) }
     }
 
     /// Time of the earliest event, without removing it.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
         if self.next != NONE {
-            let head = self.slots[self.next as usize & (self.slots.len() - 1)][0];
-            Some(SimTime(time_of(self.nodes[head as usize].key)))
+            let head = self.slot(self.next as usize & self.mask as usize)[0];
+            Some(SimTime(time_of(self.node(head).key)))
         } else {
             self.far.peek().map(|e| SimTime(time_of(e.key)))
         }
@@ -348,13 +418,14 @@ impl EventQueue {
     fn insert_ring(&mut self, slot: u64, key: u128, event: Event) {
         let n = if self.free != NIL {
             let n = self.free;
-            let node = &mut self.nodes[n as usize];
-            self.free = node.next;
+            let node = self.node_mut(n);
+            let next_free = node.next;
             *node = Node {
                 key,
                 event,
                 next: NIL,
             };
+            self.free = next_free;
             n
         } else {
             self.nodes.push(Node {
@@ -364,10 +435,10 @@ impl EventQueue {
             });
             u32::try_from(self.nodes.len() - 1).expect("fewer than 2^32 pending events")
         };
-        let i = slot as usize & (self.slots.len() - 1);
-        let [head, tail] = self.slots[i];
+        let i = slot as usize & self.mask as usize;
+        let [head, tail] = *self.slot(i);
         if tail == NIL {
-            self.slots[i] = [n, n];
+            *self.slot_mut(i) = [n, n];
             let w = (i >> 6) & W_MASK;
             let b0 = &mut self.bits0[w];
             if *b0 == 0 {
@@ -378,10 +449,10 @@ impl EventQueue {
             if slot < self.next {
                 self.next = slot;
             }
-        } else if self.nodes[tail as usize].key < key {
+        } else if self.node(tail).key < key {
             // the usual case: later than everything in the slot
-            self.nodes[tail as usize].next = n;
-            self.slots[i][1] = n;
+            self.node_mut(tail).next = n;
+            self.slot_mut(i)[1] = n;
         } else if slot != self.next {
             self.insert_not_first(i, head, tail, n, key);
         } else {

@@ -67,18 +67,17 @@ impl World<'_> {
                     break StopReason::TransfersComplete;
                 }
             }
-            let Some(t) = self.events.peek_time() else {
+            // the run covers [0, duration): an event at exactly `duration` does not happen
+            let Some((t, ev)) = self.events.pop_before(end) else {
+                if self.events.peek_time().is_some() {
+                    self.now = end;
+                    break StopReason::Duration;
+                }
                 if end != SimTime::MAX {
                     self.now = end;
                 }
                 break StopReason::NoEvents;
             };
-            // the run covers [0, duration): an event at exactly `duration` does not happen
-            if t >= end {
-                self.now = end;
-                break StopReason::Duration;
-            }
-            let (t, ev) = self.events.pop().expect("peeked");
             if observed {
                 // counters on a grid: each instant passed gets the counts from before this event
                 if t.0 >= self.grid.next_ns {

@@ -35,6 +35,33 @@ fn fifo_ties_hold_when_interleaved_with_earlier_events() {
     assert_eq!(q.pop().unwrap().1, Event::Timer { agent: 2, token: 0 });
 }
 
+#[test]
+fn pop_before_stops_at_the_end_and_leaves_the_queue_as_it_was() {
+    let mut q = EventQueue::new();
+    // one in the ring, one far beyond its horizon (in the heap)
+    q.schedule(SimTime(10), Event::TxDone { port: 1 });
+    q.schedule(SimTime(1 << 40), Event::TxDone { port: 2 });
+    assert_eq!(
+        q.pop_before(SimTime(10)),
+        None,
+        "an event at the end does not happen"
+    );
+    assert_eq!(q.len(), 2);
+    assert_eq!(
+        q.pop_before(SimTime(11)),
+        Some((SimTime(10), Event::TxDone { port: 1 }))
+    );
+    // the far event: not taken out of the heap for an end before it
+    assert_eq!(q.pop_before(SimTime(1 << 40)), None);
+    assert_eq!(q.peek_time(), Some(SimTime(1 << 40)));
+    assert_eq!(
+        q.pop_before(SimTime::MAX),
+        Some((SimTime(1 << 40), Event::TxDone { port: 2 }))
+    );
+    assert_eq!(q.pop_before(SimTime::MAX), None);
+    assert!(q.is_empty());
+}
+
 // ------------------------------------------------ differential tests against a binary heap
 
 /// The tests' random numbers: the project's seeded stream (`sim::rng`).
@@ -96,7 +123,18 @@ impl Pair {
                 },
             )
         });
-        assert_eq!(self.q.pop(), want, "pop #{}", self.popped);
+        // every other pop through the event loop's `pop_before`: nothing before the earliest
+        // event's time, then that event
+        let got = match want {
+            Some((t, _)) if self.popped % 2 == 1 && t.0 < u64::MAX => {
+                assert_eq!(self.q.pop_before(t), None, "pop_before #{}", self.popped);
+                assert_eq!(self.q.peek_time(), Some(t));
+                assert_eq!(self.q.len(), self.reference.len() + 1);
+                self.q.pop_before(SimTime(t.0 + 1))
+            }
+            _ => self.q.pop(),
+        };
+        assert_eq!(got, want, "pop #{}", self.popped);
         if let Some((t, _)) = want {
             self.now = t.0;
         }
