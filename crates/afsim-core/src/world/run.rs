@@ -184,7 +184,7 @@ impl World<'_> {
 
     /// A packet is at `node`, arrived over port `via` (or sent there by an agent: `LOCAL`):
     /// deliver it if this is its destination, else condition it and forward it.
-    #[inline]
+    #[inline(always)]
     fn receive<const O: bool>(&mut self, node: u32, id: PacketId, via: u32) {
         let dst = self.pool.get(id).dst;
         if dst == node {
@@ -293,7 +293,7 @@ impl World<'_> {
     }
 
     /// Routes a packet out of `node`.
-    #[inline]
+    #[inline(always)]
     fn forward<const O: bool>(&mut self, node: u32, id: PacketId) {
         let dst = self.pool.get(id).dst;
         let port = self.tables.next_port(node as usize, dst as usize);
