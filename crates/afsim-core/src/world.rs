@@ -25,8 +25,6 @@
 //!
 //! Not modelled: processing delay inside nodes, node input queues.
 
-use std::collections::VecDeque;
-
 use crate::edge::conditioner::Conditioner;
 use crate::edge::csa::Csa;
 use crate::metrics::delay::Delays;
@@ -45,6 +43,7 @@ use crate::scenario::spec::CsaScope;
 use crate::scenario::spec::SpecError;
 use crate::scenario::Spec;
 use crate::sim::event::EventQueue;
+use crate::sim::ring::Ring;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::AnyAgent;
@@ -82,7 +81,7 @@ pub struct Port {
     /// otherwise (only the test double `AnyQueue::Leaky`, which loses packets on purpose).
     qlen: u32,
     /// Packets being transmitted or propagating, with their arrival times (non-decreasing).
-    line: VecDeque<(SimTime, PacketId)>,
+    line: Ring<(SimTime, PacketId)>,
     /// The queue discipline's own random stream.
     rng: Rng,
     /// Nanoseconds spent transmitting.

@@ -6,18 +6,17 @@
 //!
 //! Not modelled: drop-front, shared buffers across ports.
 
-use std::collections::VecDeque;
-
 use crate::net::packet::{PacketId, Pool};
 use crate::queue::DropReason;
 use crate::queue::Limit;
+use crate::sim::ring::Ring;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
 
 #[derive(Debug)]
 pub struct DropTail {
     limit: Limit,
-    fifo: VecDeque<PacketId>,
+    fifo: Ring<PacketId>,
     bytes: u64,
 }
 
@@ -28,7 +27,7 @@ impl DropTail {
     pub fn new(limit: Limit) -> Self {
         DropTail {
             limit,
-            fifo: VecDeque::new(),
+            fifo: Ring::new(),
             bytes: 0,
         }
     }
@@ -62,7 +61,7 @@ impl DropTail {
     }
 
     /// The packets queued now, head first (for end-of-run accounting).
-    pub fn queued(&self) -> &std::collections::VecDeque<PacketId> {
+    pub fn queued(&self) -> &Ring<PacketId> {
         &self.fifo
     }
 

@@ -1,4 +1,5 @@
 //! Simulated time, the event queue and seeded random streams.
 pub mod event;
+pub mod ring;
 pub mod rng;
 pub mod time;

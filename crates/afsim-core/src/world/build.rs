@@ -2,8 +2,6 @@
 //! loss), routing tables, conditioners, CSAs, agents with their random streams, captures and
 //! monitors. The event loop is `run`, the results `report`.
 
-use std::collections::VecDeque;
-
 use crate::edge::conditioner::Conditioner;
 use crate::edge::csa::Csa;
 use crate::metrics::delay::Delays;
@@ -20,6 +18,7 @@ use crate::scenario::spec::CsaScope;
 use crate::scenario::spec::{AppSpec, MonitorKind, SpecError};
 use crate::scenario::Spec;
 use crate::sim::event::{Event, EventQueue};
+use crate::sim::ring::Ring;
 use crate::sim::rng::{self};
 use crate::sim::time::SimTime;
 use crate::transport::{cbr::Cbr, sink::Sink, tcp, tfrc, AnyAgent};
@@ -54,7 +53,7 @@ impl<'s> World<'s> {
                     busy_until: SimTime::ZERO,
                     tx_pending: false,
                     qlen: 0,
-                    line: VecDeque::new(),
+                    line: Ring::new(),
                     busy_ns: 0,
                     capture: pcap::NONE,
                     watch: None,

@@ -197,7 +197,7 @@ impl World<'_> {
             let pname = self.port_name(i);
             let p = &mut self.ports[i];
             if free {
-                p.line = std::collections::VecDeque::new();
+                p.line = crate::sim::ring::Ring::new();
             }
             if let AnyQueue::Sima(q) = &p.queue {
                 if let Err(e) = q.check(&self.pool) {
