@@ -35,14 +35,18 @@ impl World<'_> {
         let observed = self.grid.next_ns != u64::MAX
             || !self.captures.is_empty()
             || self.ports.iter().any(|p| p.watch.is_some());
-        self.run_loop(observed, progress)
+        if observed {
+            self.run_loop::<true>(progress)
+        } else {
+            self.run_loop::<false>(progress)
+        }
     }
 
-    /// The event loop of `run`: one loop (the event queue's `pop` inlined once), each event
-    /// dispatched to the packet path compiled with or without observers.
-    fn run_loop(
+    /// The event loop of `run`, compiled with or without observers (`O`) as the packet path
+    /// it dispatches to: no per-event test of which (issue 25; the event queue's `pop_before`
+    /// is inlined into each loop).
+    fn run_loop<const O: bool>(
         &mut self,
-        observed: bool,
         mut progress: Option<&mut dyn FnMut(&Progress) -> bool>,
     ) -> Result<(), RunError> {
         let end = self
@@ -78,17 +82,12 @@ impl World<'_> {
                 }
                 break StopReason::NoEvents;
             };
-            if observed {
-                // counters on a grid: each instant passed gets the counts from before this event
-                if t.0 >= self.grid.next_ns {
-                    self.sample_grid(t);
-                }
-                self.now = t;
-                self.dispatch::<true>(ev);
-            } else {
-                self.now = t;
-                self.dispatch::<false>(ev);
+            // counters on a grid: each instant passed gets the counts from before this event
+            if O && t.0 >= self.grid.next_ns {
+                self.sample_grid(t);
             }
+            self.now = t;
+            self.dispatch::<O>(ev);
             self.events_done += 1;
             if self.events_done & 0xFFFF == 0 {
                 if let Some(cb) = progress.as_mut() {
