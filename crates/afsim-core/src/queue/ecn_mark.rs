@@ -39,7 +39,7 @@
 //!
 //! Not modelled: push-out drops of queued packets, marking on dequeue.
 
-use std::collections::VecDeque;
+use crate::sim::ring::Ring;
 
 use crate::net::packet::{Ecn, Packet, PacketId, Pool};
 use crate::sim::rng::Rng;
@@ -91,7 +91,7 @@ pub enum Signal {
 
 /// The `i`-th candidate: the queued packets head first, then the arriving packet.
 #[inline]
-fn candidate(fifo: &VecDeque<PacketId>, arriving: PacketId, i: usize) -> PacketId {
+fn candidate(fifo: &Ring<PacketId>, arriving: PacketId, i: usize) -> PacketId {
     if i < fifo.len() {
         fifo[i]
     } else {
@@ -109,7 +109,7 @@ fn pick_index(n: usize, rng: &mut Rng) -> usize {
 /// asked only when `strategy.out_first`.
 pub fn choose(
     strategy: Strategy,
-    fifo: &VecDeque<PacketId>,
+    fifo: &Ring<PacketId>,
     arriving: PacketId,
     rank: impl Fn(PacketId) -> u8,
     rng: &mut Rng,
@@ -160,7 +160,7 @@ pub fn ecn_capable(p: &Packet) -> bool {
 /// (RFC 3168 §5: a router marks instead of dropping an ECN-capable packet).
 pub fn signal(
     strategy: Strategy,
-    fifo: &VecDeque<PacketId>,
+    fifo: &Ring<PacketId>,
     arriving: PacketId,
     pool: &mut Pool,
     rank: impl Fn(&Packet) -> u8,
@@ -188,7 +188,7 @@ mod tests {
     const OUT: u8 = 12; // AF12
 
     /// A pool and a FIFO holding packets of the given DSCPs (all ECT(0)), plus an arriving one.
-    fn queue_of(dscps: &[u8], arriving: u8) -> (Pool, VecDeque<PacketId>, PacketId) {
+    fn queue_of(dscps: &[u8], arriving: u8) -> (Pool, Ring<PacketId>, PacketId) {
         let mut pool = Pool::new();
         let fifo = dscps
             .iter()
@@ -219,7 +219,7 @@ mod tests {
         dscps: &[u8],
         arriving: u8,
         seed: u64,
-    ) -> (Pool, VecDeque<PacketId>, PacketId, Signal) {
+    ) -> (Pool, Ring<PacketId>, PacketId, Signal) {
         let (mut pool, fifo, a) = queue_of(dscps, arriving);
         let mut rng = stream(seed, "queue/ecn");
         let sig = signal(s, &fifo, a, &mut pool, out_rank, &mut rng);

@@ -77,7 +77,7 @@ mod common;
 mod maths;
 mod verdict;
 
-use std::collections::VecDeque;
+use crate::sim::ring::Ring;
 
 use crate::net::dscp::ColourTable;
 use crate::net::packet::{PacketId, Pool};
@@ -126,7 +126,7 @@ pub struct Red {
     mark: Option<Curve>,
     mark_spacing: Spacing,
     colours: ColourTable,
-    fifo: VecDeque<PacketId>,
+    fifo: Ring<PacketId>,
     bytes: u64,
     avg: RedAverage,
     spacing: Spacing,
@@ -147,7 +147,7 @@ impl Red {
             mark: c.mark[0].map(|m| m.in_unit(c.measure, c.mean_pkt_size)),
             mark_spacing: Spacing::default(),
             colours,
-            fifo: VecDeque::new(),
+            fifo: Ring::new(),
             bytes: 0,
             avg: RedAverage::default(),
             spacing: Spacing::default(),
@@ -273,7 +273,7 @@ impl Red {
     }
 
     /// The packets queued now, head first (for end-of-run accounting).
-    pub fn queued(&self) -> &std::collections::VecDeque<PacketId> {
+    pub fn queued(&self) -> &Ring<PacketId> {
         &self.fifo
     }
 

@@ -31,7 +31,7 @@
 //! Not modelled: more than two colours with separate averages (use `wred` for N levels on one
 //! average), per-colour w_q (ns-2 allows one per precedence; here one w_q), push-out drops.
 
-use std::collections::VecDeque;
+use crate::sim::ring::Ring;
 
 use crate::net::dscp::ColourTable;
 use crate::net::packet::{PacketId, Pool};
@@ -80,7 +80,7 @@ pub struct Rio {
     in_mark: Option<Curve>,
     out_mark: Option<Curve>,
     colours: ColourTable,
-    fifo: VecDeque<PacketId>,
+    fifo: Ring<PacketId>,
     bytes: u64,
     in_packets: usize,
     in_bytes: u64,
@@ -115,7 +115,7 @@ impl Rio {
             in_mark: c.mark[0].map(|m| m.in_unit(c.measure, c.mean_pkt_size)),
             out_mark: c.mark[1].map(|m| m.in_unit(c.measure, c.mean_pkt_size)),
             colours,
-            fifo: VecDeque::new(),
+            fifo: Ring::new(),
             bytes: 0,
             in_packets: 0,
             in_bytes: 0,
@@ -328,7 +328,7 @@ impl Rio {
     }
 
     /// The packets queued now, head first (for end-of-run accounting).
-    pub fn queued(&self) -> &std::collections::VecDeque<PacketId> {
+    pub fn queued(&self) -> &Ring<PacketId> {
         &self.fifo
     }
 

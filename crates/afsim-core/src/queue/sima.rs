@@ -32,7 +32,7 @@
 //! of the averages (they move only at arrivals), pre-emption of a non-real-time packet being
 //! transmitted (§9.3 discusses it; transmission is non-pre-emptive here).
 
-use std::collections::VecDeque;
+use crate::sim::ring::Ring;
 
 use crate::net::dscp;
 use crate::net::dscp::{ServiceClass, SIMA_LEVELS as LEVELS};
@@ -178,7 +178,7 @@ pub struct Stats {
 pub struct Sima {
     params: Params,
     /// The buffers, by class index (NRT 0, RT 1), and their bytes.
-    fifo: [VecDeque<PacketId>; 2],
+    fifo: [Ring<PacketId>; 2],
     bytes: [u64; 2],
     /// Averaged occupancies (fractions of each limit), by class index.
     avg: [f64; 2],
@@ -206,7 +206,7 @@ impl Sima {
         debug_assert!(params.validate().is_ok());
         Sima {
             params,
-            fifo: [VecDeque::with_capacity(64), VecDeque::with_capacity(16)],
+            fifo: [Ring::new(), Ring::new()],
             bytes: [0; 2],
             avg: [0.0; 2],
             dpa: params.allowed(0.0),
@@ -330,7 +330,7 @@ impl Sima {
     pub fn check(&self, pool: &Pool) -> Result<(), String> {
         let mut queued = [[0u64; LEVELS]; 2];
         for (counts, fifo) in queued.iter_mut().zip(&self.fifo) {
-            for &id in fifo {
+            for &id in fifo.iter() {
                 counts[usize::from(classify(pool.get(id).dscp).1)] += 1;
             }
         }

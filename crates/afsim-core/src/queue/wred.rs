@@ -23,7 +23,7 @@
 //! Not modelled: per-level w_q, per-level averages (that is `rio`'s decoupled mode for two
 //! colours), push-out drops.
 
-use std::collections::VecDeque;
+use crate::sim::ring::Ring;
 
 use crate::net::dscp::{ColourTable, MAX_LEVELS};
 use crate::net::packet::{PacketId, Pool};
@@ -66,7 +66,7 @@ pub struct Wred {
     /// Each curve's marking curve (`common.mark`) in the measured unit.
     marks: Vec<Option<Curve>>,
     colours: ColourTable,
-    fifo: VecDeque<PacketId>,
+    fifo: Ring<PacketId>,
     bytes: u64,
     avg: RedAverage,
     activity: Activity,
@@ -98,7 +98,7 @@ impl Wred {
             mark_spacing: spacing.clone(),
             curves,
             colours,
-            fifo: VecDeque::new(),
+            fifo: Ring::new(),
             bytes: 0,
             avg: RedAverage::default(),
             activity: Activity::idle(SimTime::ZERO),
@@ -194,7 +194,7 @@ impl Wred {
     }
 
     /// The packets queued now, head first (for end-of-run accounting).
-    pub fn queued(&self) -> &std::collections::VecDeque<PacketId> {
+    pub fn queued(&self) -> &Ring<PacketId> {
         &self.fifo
     }
 

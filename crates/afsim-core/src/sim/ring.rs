@@ -89,6 +89,10 @@ impl<T: Copy + Default> Ring<T> {
         (0..self.len()).map(move |i| self.slot(self.at(i)))
     }
 
+    pub fn clear(&mut self) {
+        self.head = self.tail;
+    }
+
     /// The slot of the `i`-th item from the front (`i < len()`, so the ring has slots).
     #[inline(always)]
     fn at(&self, i: usize) -> usize {
@@ -127,6 +131,31 @@ impl<T: Copy + Default> Ring<T> {
         debug_assert!(i < self.buf.len());
         // SAFETY: as `slot`.
         unsafe { self.buf.get_unchecked_mut(i) }
+    }
+}
+
+impl<T: Copy + Default> std::ops::Index<usize> for Ring<T> {
+    type Output = T;
+
+    /// The `i`-th item from the front; panics if there are not that many.
+    fn index(&self, i: usize) -> &T {
+        self.get(i).expect("ring index out of range")
+    }
+}
+
+impl<T: Copy + Default> Extend<T> for Ring<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, items: I) {
+        for x in items {
+            self.push_back(x);
+        }
+    }
+}
+
+impl<T: Copy + Default> FromIterator<T> for Ring<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(items: I) -> Self {
+        let mut r = Ring::new();
+        r.extend(items);
+        r
     }
 }
 
@@ -199,6 +228,19 @@ mod tests {
             std::mem::size_of::<Ring<u32>>(),
             std::mem::size_of::<VecDeque<u32>>()
         );
+    }
+
+    #[test]
+    fn index_extend_collect_and_clear() {
+        let mut r: Ring<u32> = (10..15).collect();
+        r.pop_front();
+        r.extend([20, 21]);
+        assert_eq!((r[0], r[3], r[5], r.len()), (11, 14, 21, 6));
+        assert!(std::panic::catch_unwind(|| r[6]).is_err());
+        r.clear();
+        assert!(r.is_empty() && r.front().is_none());
+        r.push_back(7);
+        assert_eq!(r.pop_front(), Some(7));
     }
 
     #[test]

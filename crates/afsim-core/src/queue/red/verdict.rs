@@ -2,7 +2,7 @@
 //! decision for one arrival (`act`) and the hard limit (`fits`), shared by `Red`, `rio` and
 //! `wred`.
 
-use std::collections::VecDeque;
+use crate::sim::ring::Ring;
 
 use super::common::{Common, Curve};
 use super::maths::{Spacing, Verdict};
@@ -139,7 +139,7 @@ pub(crate) fn act(
     verdict: Verdict,
     mark: Option<MarkTest>,
     common: &Common,
-    fifo: &VecDeque<PacketId>,
+    fifo: &Ring<PacketId>,
     id: PacketId,
     pool: &mut Pool,
     rank: impl Fn(&crate::net::packet::Packet) -> u8,
