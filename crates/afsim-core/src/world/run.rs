@@ -219,7 +219,8 @@ impl World<'_> {
         if conditioned && !self.condition(node, id, via) {
             return;
         }
-        self.forward::<O>(node, id);
+        // (a conditioner may re-mark the packet, never re-address it)
+        self.forward_to::<O>(node, id, dst);
     }
 
     /// Hands a packet to the conditioners of its input (first match wins). Returns whether it
@@ -295,6 +296,12 @@ impl World<'_> {
     #[inline(always)]
     fn forward<const O: bool>(&mut self, node: u32, id: PacketId) {
         let dst = self.pool.get(id).dst;
+        self.forward_to::<O>(node, id, dst);
+    }
+
+    /// `forward` of a packet whose destination `dst` the caller has read.
+    #[inline(always)]
+    fn forward_to<const O: bool>(&mut self, node: u32, id: PacketId, dst: u32) {
         let port = self.tables.next_port(node as usize, dst as usize);
         if port == NO_ROUTE {
             self.node_drops[node as usize][DropReason::NoRoute.index()] += 1;
@@ -512,7 +519,8 @@ impl World<'_> {
 
     #[inline]
     fn note_completion(&mut self, flow: usize) {
-        if self.finite[flow] && !self.completion_counted[flow] {
+        // (one test when no flow is finite, as on the bench scenarios)
+        if self.finite_total != 0 && self.finite[flow] && !self.completion_counted[flow] {
             let f = &mut self.flows[flow];
             f.check_complete(self.now);
             if f.completed_at.is_some() {
