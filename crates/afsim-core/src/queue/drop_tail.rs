@@ -13,9 +13,16 @@ use crate::sim::ring::Ring;
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
 
+/// `DropTail::limit`'s flag of a byte limit.
+const BYTES: u64 = 1 << 63;
+
 #[derive(Debug)]
 pub struct DropTail {
-    limit: Limit,
+    /// The limit in one word: packets, or bytes with `BYTES` set (a byte limit of 2^63 or
+    /// more, beyond any queue that can exist, kept as 2^63 − 1). So the queue is 48 bytes, and
+    /// the ports' queue enum (`AnyQueue`) has an explicit tag, cheaper to test per packet than
+    /// the one folded into `Limit`'s, at the size it had before (issue 25).
+    limit: u64,
     fifo: Ring<PacketId>,
     bytes: u64,
 }
@@ -26,7 +33,10 @@ impl DropTail {
     /// reserving each one's limit up front cost 4 kB a port (issue 28).
     pub fn new(limit: Limit) -> Self {
         DropTail {
-            limit,
+            limit: match limit {
+                Limit::Packets(n) => u64::from(n),
+                Limit::Bytes(b) => BYTES | b.min(BYTES - 1),
+            },
             fifo: Ring::new(),
             bytes: 0,
         }
@@ -41,9 +51,10 @@ impl DropTail {
         _rng: &mut Rng,
     ) -> Result<(), DropReason> {
         let size = u64::from(pool.get(id).size);
-        let fits = match self.limit {
-            Limit::Packets(n) => self.fifo.len() < n as usize,
-            Limit::Bytes(b) => self.bytes + size <= b,
+        let fits = if self.limit & BYTES == 0 {
+            (self.fifo.len() as u64) < self.limit
+        } else {
+            self.bytes + size <= self.limit & !BYTES
         };
         if !fits {
             return Err(DropReason::Overflow);
@@ -108,6 +119,19 @@ mod tests {
         );
         assert_eq!(q.dequeue(t, &mut pool), Some(a), "first in, first out");
         assert_eq!(q.len_bytes(), 100);
+    }
+
+    #[test]
+    fn the_largest_byte_limit_takes_everything_and_the_queue_stays_small() {
+        let mut pool = Pool::new();
+        let mut rng = stream(1, "q");
+        let mut q = DropTail::new(Limit::Bytes(u64::MAX));
+        for _ in 0..100 {
+            let p = pkt(&mut pool, 1500);
+            assert_eq!(q.enqueue(SimTime::ZERO, p, &mut pool, &mut rng), Ok(()));
+        }
+        assert_eq!(q.len_bytes(), 150_000);
+        assert!(std::mem::size_of::<DropTail>() <= 48);
     }
 
     #[test]

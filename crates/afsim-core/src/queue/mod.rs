@@ -126,6 +126,7 @@ pub const N_DROP_REASONS: usize = 6;
 ///
 /// The RED family and SIMA are boxed (1.4–1.7 kB each against drop-tail's 56 bytes), so that a
 /// port with a drop-tail queue, as most ports of a large network are, stays small (issue 28).
+#[repr(u8)]
 pub enum AnyQueue {
     DropTail(drop_tail::DropTail),
     Red(Box<red::Red>),
