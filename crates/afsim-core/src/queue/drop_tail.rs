@@ -64,6 +64,17 @@ impl DropTail {
         Ok(())
     }
 
+    /// Whether a packet of `size` bytes would fit were the queue empty (`World::enqueue` sends
+    /// an arrival at an empty queue and an idle transmitter straight on, if so).
+    #[inline]
+    pub fn fits_when_empty(&self, size: u64) -> bool {
+        if self.limit & BYTES == 0 {
+            self.limit > 0
+        } else {
+            size <= self.limit & !BYTES
+        }
+    }
+
     #[inline]
     pub fn dequeue(&mut self, _now: SimTime, pool: &mut Pool) -> Option<PacketId> {
         let id = self.fifo.pop_front()?;

@@ -328,6 +328,56 @@ impl World<'_> {
         p.stats.arrivals += 1;
         p.stats.arrival_bytes += size;
         p.stats.level_mut(level).arrivals += 1;
+        // An arrival at an idle drop-tail port with nothing queued goes straight onto the wire
+        // (issue 25): the FIFO's push and pop of the same packet, which leave the queue as it
+        // was, are skipped. The counters are those of the two steps: the length integral gains
+        // nothing at the departure (same instant), the longest queue is at least 1. (Not with
+        // observers: they see the enqueue and the departure.)
+        let through = !O
+            && p.qlen == 0
+            && !p.tx_pending
+            && p.busy_until <= self.now
+            && matches!(&p.queue, AnyQueue::DropTail(q) if q.fits_when_empty(size));
+        if through {
+            if p.stats.max_len_packets == 0 {
+                p.stats.max_len_packets = 1;
+            }
+            let (pool, events) = (&mut self.pool, &mut self.events);
+            transmit::<O>(
+                p,
+                port,
+                self.now,
+                pool,
+                &self.colours,
+                events,
+                &mut self.captures,
+                id,
+            );
+            self.hops += 1;
+        } else {
+            self.enqueue_queued::<O>(port, id, size, level, (rev, dscp));
+        }
+        // Giacomazzi et al.: the CSA counts OUT arrivals at its RIO buffer, accepted or not
+        if !self.csas.is_empty() {
+            let k = self.port_csa[port];
+            if k != u32::MAX && level != 0 {
+                self.csa_out_arrival(k as usize, flow);
+            }
+        }
+    }
+
+    /// The rest of `enqueue` for an arrival the discipline is offered: queued (and sent at
+    /// once if the transmitter is idle) or dropped.
+    #[inline(always)]
+    fn enqueue_queued<const O: bool>(
+        &mut self,
+        port: usize,
+        id: PacketId,
+        size: u64,
+        level: usize,
+        (rev, dscp): (bool, u8),
+    ) {
+        let p = &mut self.ports[port];
         let watched = O && p.watch.is_some();
         match p.queue.enqueue(self.now, id, &mut self.pool, &mut p.rng) {
             Ok(()) => {
@@ -373,13 +423,6 @@ impl World<'_> {
                     watch_arrival(p, &self.pool, &self.colours, self.now, id, Some(r as u8));
                 }
                 self.drop_packet(id);
-            }
-        }
-        // Giacomazzi et al.: the CSA counts OUT arrivals at its RIO buffer, accepted or not
-        if !self.csas.is_empty() {
-            let k = self.port_csa[port];
-            if k != u32::MAX && level != 0 {
-                self.csa_out_arrival(k as usize, flow);
             }
         }
     }
@@ -732,6 +775,24 @@ fn start_tx<const O: bool>(
     if O && p.watch.is_some() {
         watch_departure(p, pool, colours, now, id);
     }
+    transmit::<O>(p, port, now, pool, colours, events, captures, id);
+    true
+}
+
+/// Puts packet `id`, just taken from port `port`'s queue (`p`), on the wire: departure
+/// counters, transmission time, propagation line. The transmitter must be free.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn transmit<const O: bool>(
+    p: &mut Port,
+    port: usize,
+    now: SimTime,
+    pool: &mut Pool,
+    colours: &ColourTable,
+    events: &mut EventQueue,
+    captures: &mut [pcap::Writer],
+    id: PacketId,
+) {
     let pkt = pool.get(id);
     let size = pkt.size;
     p.stats.levels[usize::from(colours.level(pkt.dscp))].departures += 1;
@@ -750,7 +811,6 @@ fn start_tx<const O: bool>(
     if O && capture != pcap::NONE {
         captures[capture as usize].write(now, pool.get(id));
     }
-    true
 }
 
 /// Records a departure from a watched port: its queueing delay and its event.
