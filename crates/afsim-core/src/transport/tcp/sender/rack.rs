@@ -365,14 +365,22 @@ impl Sender {
     }
 
     /// A data segment left (`transmit`): its transmit time; a new segment (not a probe)
-    /// (re)starts the PTO (RFC 8985 §7.2).
+    /// (re)starts the PTO (RFC 8985 §7.2). A retransmission of the first unacknowledged
+    /// segment restarts the retransmission timer, unless the reordering timer is pending
+    /// (Linux `tcp_xmit_retransmit_queue`: the RTO then counts from the repair of the head,
+    /// not from the last cumulative ACK; RFC 6298 (5.1) only starts a stopped timer, and with
+    /// RACK's later loss marking the timer would otherwise expire while the repair is in
+    /// flight: docs/assumptions.md).
     pub(super) fn rack_sent(&mut self, start: u64, len: u64, retx: bool, ctx: &mut Ctx) {
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
         r.on_sent(start, len, ctx.now, retx);
-        if !retx && !matches!(r.timer, Some((_, Fire::Reordering))) {
+        let reordering = matches!(r.timer, Some((_, Fire::Reordering)));
+        if !retx && !reordering {
             self.schedule_probe(ctx);
+        } else if retx && start == self.snd_una && !reordering {
+            self.arm(ctx.now + self.rto.timeout(), ctx);
         }
     }
 
