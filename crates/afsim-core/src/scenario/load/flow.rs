@@ -40,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 32] = [
+const TCP_FIELDS: [&str; 33] = [
     "name",
     "from",
     "to",
@@ -55,6 +55,7 @@ const TCP_FIELDS: [&str; 32] = [
     "quantization_budget",
     "policer_detection",
     "rack",
+    "prr",
     "packet_size",
     "max_window",
     "initial_window",
@@ -500,6 +501,8 @@ impl TcpDraft {
             "policer_detection" => p.bbr_linux.policer_detection = v.boolean()?,
             // RFC 8985 RACK-TLP (`tcp::sender::rack`)
             "rack" => p.rack = v.boolean()?,
+            // RFC 6937 PRR (`tcp::sender::prr`)
+            "prr" => p.prr = v.boolean()?,
             // Sizes out of range are left to validate(), which states the range.
             "packet_size" => {
                 p.packet_size =

@@ -442,6 +442,8 @@ impl Sender {
         self.phase = Phase::Recovery(Recovery::Rack);
         if let Some((s, e)) = first {
             self.transmit(s, e - s, ctx);
+            // RFC 6937 (`prr`): a recovery without a reduction spreads toward the same ssthresh
+            self.prr_enter(self.snd_max - self.snd_una, e - s);
         }
     }
 
