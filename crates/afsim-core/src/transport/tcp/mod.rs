@@ -314,6 +314,7 @@ impl Params {
                 (l.ack_aggregation, "ack_aggregation"),
                 (l.quantization_budget, "quantization_budget"),
                 (l.policer_detection, "policer_detection"),
+                (l.tso_bursts, "tso_bursts"),
             ] {
                 if on {
                     return Err(ParamError::new(
