@@ -49,7 +49,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 SCEN = ROOT / "scenarios" / "examples" / "cc-dumbbell.toml"
 sys.path.insert(0, str(HERE))
-from bbr_state_live import BBR_RE, namespaces  # noqa: E402
+from bbr_state_live import BBR_RE, namespaces
 
 NS_RE = re.compile(r"^(afl[0-9a-f]{6}-)src0\b")
 PROP_S = 2 * (1e-3 + 20e-3 + 1e-3)
@@ -234,7 +234,7 @@ def main() -> int:
         args.out.write_text(json.dumps(res, indent=1) + "\n")
         return 0
     runs = []
-    for k in range(args.repeats):
+    for _ in range(args.repeats):
         for n in args.n:
             r = one_run(n, args.duration, args.skip)
             runs.append(r)
