@@ -19,7 +19,7 @@ fn bbr_with_tso_bursts_sends_a_burst_back_to_back_then_paces_it() {
     // time later: 10 · 34 657.36 ns
     let mut p = with(CcKind::Bbr);
     p.bbr_linux.tso_bursts = true;
-    let (mut fx, out) = Fx::with_window(p, 10, 1000.0);
+    let (fx, out) = Fx::with_window(p, 10, 1000.0);
     assert_eq!(segs(&out), (0..10).collect::<Vec<_>>());
     let crate::transport::tcp::cc::Cc::Bbr(b) = fx.s.cc() else {
         panic!("bbr")
