@@ -6,7 +6,8 @@
 //! `sender/timer.rs` the timer and RTT samples, `sender/preset.rs` with `rfc.rs` and `ns2.rs`
 //! the two rule sets, `sender/control.rs` the calls into the congestion controller (`cc`:
 //! Reno, CUBIC, BBR) and pacing, `sender/rack.rs` RACK-TLP (RFC 8985, `Params::rack`: its
-//! own recovery, `Recovery::Rack`), `sender/tests.rs` the unit tests.
+//! own recovery, `Recovery::Rack`), `sender/prr.rs` PRR (RFC 6937, `Params::prr`: the window
+//! in SACK and RACK recovery), `sender/tests.rs` the unit tests.
 //!
 //! Congestion control is separate from loss recovery, as in Linux: the recoveries below
 //! decide *what* to send; the controller `Sender::cc` (`tcp::cc`) decides how far the window

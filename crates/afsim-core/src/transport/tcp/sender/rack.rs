@@ -17,11 +17,14 @@
 //!   detection, the sending is the recovery's). pipe counts each un-SACKed segment once unless
 //!   it is marked lost and not yet retransmitted (Linux `tcp_packets_in_flight`).
 //! - One engine timer (`TOKEN_RACK`) carries the reordering timer or the PTO (never both, as
-//!   Linux's single timer slot); re-armed lazily like the retransmission timer.
+//!   Linux's single timer slot); re-armed lazily like the retransmission timer. Resending the
+//!   first unacknowledged segment restarts the retransmission timer (Linux; `rack_sent`).
+//! - The window in recovery is cwnd = ssthresh (RFC 6675), or PRR's with `Params::prr`
+//!   (RFC 6937, `sender/prr.rs`).
 //!
 //! Not modelled: D-SACK (the receiver sends none, so §6.2 step 4's growth of the window and
 //! §7.4's "probe was a duplicate" test never fire), TCP timestamps (§6.2 step 2's
-//! echo_reply test), PRR (RFC 6937; cwnd = ssthresh in recovery instead), RFC 8985 §6.3's
+//! echo_reply test), RFC 8985 §6.3's
 //! selective retransmission after an RTO (the sender's go-back-N stays).
 
 use std::collections::VecDeque;
