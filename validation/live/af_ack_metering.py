@@ -1,0 +1,91 @@
+"""What cc/af-mix's token buckets meter: each sender's data and, on their way back through the
+edge, its receiver's ACKs (docs/validation.md, "BBR's Respect of Service in the AF network";
+issue 26).
+
+    python validation/live/af_ack_metering.py [--seeds 3] [--out validation/live/af-ack-metering.json]
+
+The scenario's conditioner (`at = "edge"`, `match = { protocol = "tcp" }`, one token bucket
+per flow) has no `from`: it meters every TCP packet the edge receives, the ACKs that come
+back from the core included, and a packet costs one token whatever its size. Simulator only:
+cc/af-mix with delayed ACKs at every receiver and the three Linux options at the BBR senders,
+with and without `tso_bursts`, each (a) as committed and (b) with the conditioner split into
+three, `from = "reno"`, `"cubic"`, `"bbr"` (the senders' input lines only: data). Per run:
+each controller's mean Respect of Service and the green packets' mean size (bytes: 1500 for
+data alone, less when ACKs take tokens).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import afsim as api
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from cc_compare import afsim
+
+CONDITIONER = '''[[conditioner]]
+name = "tb"
+at = "edge"
+match = { protocol = "tcp" }
+per_flow = true               # one token bucket per sender, each with the contract
+meter = { kind = "token_bucket", rate = "$contract", depth = "$depth", token_size = "1500B" }
+green = "AF11"
+yellow = "AF12"'''
+SPLIT = "\n\n".join(f'''[[conditioner]]
+name = "tb{g}"
+at = "edge"
+from = "{g}"
+match = {{ protocol = "tcp" }}
+per_flow = true
+meter = {{ kind = "token_bucket", rate = "$contract", depth = "$depth", token_size = "1500B" }}
+green = "AF11"
+yellow = "AF12"''' for g in ("reno", "cubic", "bbr"))
+LINUX = "\nack_aggregation = true\nquantization_budget = true\npolicer_detection = true"
+
+
+def variant(text: str, data_only: bool, tso: bool) -> str:
+    assert text.count(CONDITIONER) == 1, "cc/af-mix's conditioner changed"
+    if data_only:
+        text = text.replace(CONDITIONER, SPLIT)
+    text = text.replace('start_step = "50ms"', 'start_step = "50ms"\ndelayed_ack = true')
+    return text.replace('cc = "bbr"', 'cc = "bbr"' + LINUX + ("\ntso_bursts = true" if tso else ""))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=HERE / "af-ack-metering.json")
+    args = ap.parse_args()
+    base = api.builtin_scenario("cc/af-mix").read_text()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        scen = Path(tmp) / "af.toml"
+        for data_only in (False, True):
+            for tso in (False, True):
+                scen.write_text(variant(base, data_only, tso))
+                runs = []
+                for k in range(1, args.seeds + 1):
+                    s = afsim("run", str(scen), "--set", "duration=40s", "--seed", str(k))
+                    ros = {g: statistics.mean(f["respect_of_service"] for f in s["flows"] if f["group"] == g)
+                           for g in ("reno", "cubic", "bbr")}
+                    green = sum(c["green_bytes"] for c in s["conditioners"])
+                    pkts = sum(c["green_packets"] for c in s["conditioners"])
+                    runs.append({"ros": ros, "green_packet_bytes": green / pkts})
+                row = {"meters": "data only (from = sender groups)" if data_only else "as committed (ACKs too)",
+                       "tso_bursts": tso, "runs": runs}
+                rows.append(row)
+                print(row["meters"], "tso_bursts" if tso else "-",
+                      [(round(r["ros"]["reno"], 3), round(r["ros"]["cubic"], 3), round(r["ros"]["bbr"], 3),
+                        round(r["green_packet_bytes"])) for r in runs], flush=True)
+    args.out.write_text(json.dumps({"scenario": "cc/af-mix", "duration": "40s", "rows": rows}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
