@@ -1,7 +1,7 @@
 //! The TCP sender: congestion control, loss recovery, retransmission timer, ECN response.
 //!
 //! Files: this one holds the state, connection set-up, ACK processing, loss recovery and the
-//! timeout (about 950 lines: one state machine whose every part reads and writes the same
+//! timeout (about 970 lines: one state machine whose every part reads and writes the same
 //! fields; split further it would scatter each transition); `sender/send.rs` the sending,
 //! `sender/timer.rs` the timer and RTT samples, `sender/preset.rs` with `rfc.rs` and `ns2.rs`
 //! the two rule sets, `sender/control.rs` the calls into the congestion controller (`cc`:
