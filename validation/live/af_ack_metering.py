@@ -3,6 +3,7 @@ edge, its receiver's ACKs (docs/validation.md, "BBR's Respect of Service in the 
 issue 26).
 
     python validation/live/af_ack_metering.py [--seeds 3] [--out validation/live/af-ack-metering.json]
+    python validation/live/af_ack_metering.py --live 5    # root: also 5 live runs of (b), about 4 min
 
 The scenario's conditioner (`at = "edge"`, `match = { protocol = "tcp" }`, one token bucket
 per flow) has no `from`: it meters every TCP packet the edge receives, the ACKs that come
@@ -11,7 +12,9 @@ cc/af-mix with delayed ACKs at every receiver and the three Linux options at the
 with and without `tso_bursts`, each (a) as committed and (b) with the conditioner split into
 three, `from = "reno"`, `"cubic"`, `"bbr"` (the senders' input lines only: data). Per run:
 each controller's mean Respect of Service and the green packets' mean size (bytes: 1500 for
-data alone, less when ACKs take tokens).
+data alone, less when ACKs take tokens). With --live N, N live runs of (b) (Linux's reno,
+cubic and bbr as the scenario's `cc` fields say, Linux's own receivers), each with its load
+and SCHED_FIFO, beside cc-af-live.json's runs of (a).
 """
 
 from __future__ import annotations
@@ -61,9 +64,26 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--out", type=Path, default=HERE / "af-ack-metering.json")
+    ap.add_argument("--live", type=int, default=0, help="live runs of the data-only variant")
     args = ap.parse_args()
     base = api.builtin_scenario("cc/af-mix").read_text()
     rows = []
+    live = []
+    if args.live:
+        from cc_compare import live_run
+
+        with tempfile.TemporaryDirectory() as tmp:
+            scen = Path(tmp) / "af-data-only.toml"
+            scen.write_text(base.replace(CONDITIONER, SPLIT))
+            for k in range(args.live):
+                s, cond = live_run(str(scen), "--set", "duration=40s")
+                ros = {g: statistics.mean(f["respect_of_service"] for f in s["flows"] if f["group"] == g)
+                       for g in ("reno", "cubic", "bbr")}
+                green = sum(c["green_bytes"] for c in s["conditioners"])
+                pkts = sum(c["green_packets"] for c in s["conditioners"])
+                live.append({"ros": ros, "green_packet_bytes": green / pkts, **cond})
+                print("live", k + 1, {g: round(v, 3) for g, v in ros.items()}, round(green / pkts),
+                      "load", cond["load_before"][0], flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         scen = Path(tmp) / "af.toml"
         for data_only in (False, True):
@@ -83,7 +103,8 @@ def main() -> int:
                 print(row["meters"], "tso_bursts" if tso else "-",
                       [(round(r["ros"]["reno"], 3), round(r["ros"]["cubic"], 3), round(r["ros"]["bbr"], 3),
                         round(r["green_packet_bytes"])) for r in runs], flush=True)
-    args.out.write_text(json.dumps({"scenario": "cc/af-mix", "duration": "40s", "rows": rows}, indent=1) + "\n")
+    args.out.write_text(json.dumps({"scenario": "cc/af-mix", "duration": "40s", "rows": rows,
+                                    "live_data_only": live}, indent=1) + "\n")
     return 0
 
 
