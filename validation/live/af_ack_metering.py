@@ -1,20 +1,20 @@
-"""What cc/af-mix's token buckets meter: each sender's data and, on their way back through the
-edge, its receiver's ACKs (docs/validation.md, "BBR's Respect of Service in the AF network";
-issue 26).
+"""What cc/af-mix's token buckets meter: each sender's data only, as the scenario does since
+issue 26's fix, or, as it did before, its receiver's ACKs too on their way back through the edge
+(docs/validation.md, "BBR's Respect of Service in the AF network"; docs/cc-af.md, "Before the fix").
 
     python validation/live/af_ack_metering.py [--seeds 3] [--out validation/live/af-ack-metering.json]
     python validation/live/af_ack_metering.py --live 5    # root: also 5 live runs of (b), about 4 min
 
-The scenario's conditioner (`at = "edge"`, `match = { protocol = "tcp" }`, one token bucket
-per flow) has no `from`: it meters every TCP packet the edge receives, the ACKs that come
-back from the core included, and a packet costs one token whatever its size. Simulator only:
-cc/af-mix with delayed ACKs at every receiver and the three Linux options at the BBR senders,
-with and without `tso_bursts`, each (a) as committed and (b) with the conditioner split into
-three, `from = "reno"`, `"cubic"`, `"bbr"` (the senders' input lines only: data). Per run:
-each controller's mean Respect of Service and the green packets' mean size (bytes: 1500 for
-data alone, less when ACKs take tokens). With --live N, N live runs of (b) (Linux's reno,
-cubic and bbr as the scenario's `cc` fields say, Linux's own receivers), each with its load
-and SCHED_FIFO, beside cc-af-live.json's runs of (a).
+Before the fix the conditioner (`at = "edge"`, `match = { protocol = "tcp" }`, one token bucket
+per flow) had no `from`: it metered every TCP packet the edge received, the ACKs that came back
+from the core included, and a packet cost one token whatever its size (af_mix_variants.py
+rebuilds it). Simulator only: cc/af-mix with delayed ACKs at every receiver and the three Linux
+options at the BBR senders, with and without `tso_bursts`, each (a) with the old conditioner
+and (b) as the scenario is now, three conditioners `from = "reno"`, `"cubic"`, `"bbr"` (the
+senders' input lines only: data). Per run: each controller's mean Respect of Service and the
+green packets' mean size (bytes: 1500 for data alone, less when ACKs take tokens). With --live
+N, N live runs of (b) (Linux's reno, cubic and bbr as the scenario's `cc` fields say, Linux's
+own receivers), each with its load and SCHED_FIFO, beside cc-af-live.json's runs of (a).
 """
 
 from __future__ import annotations
@@ -30,32 +30,15 @@ import afsim as api
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from af_mix_variants import ack_metered
 from cc_compare import afsim
 
-CONDITIONER = '''[[conditioner]]
-name = "tb"
-at = "edge"
-match = { protocol = "tcp" }
-per_flow = true               # one token bucket per sender, each with the contract
-meter = { kind = "token_bucket", rate = "$contract", depth = "$depth", token_size = "1500B" }
-green = "AF11"
-yellow = "AF12"'''
-SPLIT = "\n\n".join(f'''[[conditioner]]
-name = "tb{g}"
-at = "edge"
-from = "{g}"
-match = {{ protocol = "tcp" }}
-per_flow = true
-meter = {{ kind = "token_bucket", rate = "$contract", depth = "$depth", token_size = "1500B" }}
-green = "AF11"
-yellow = "AF12"''' for g in ("reno", "cubic", "bbr"))
 LINUX = "\nack_aggregation = true\nquantization_budget = true\npolicer_detection = true"
 
 
 def variant(text: str, data_only: bool, tso: bool) -> str:
-    assert text.count(CONDITIONER) == 1, "cc/af-mix's conditioner changed"
-    if data_only:
-        text = text.replace(CONDITIONER, SPLIT)
+    if not data_only:
+        text = ack_metered(text)
     text = text.replace('start_step = "50ms"', 'start_step = "50ms"\ndelayed_ack = true')
     return text.replace('cc = "bbr"', 'cc = "bbr"' + LINUX + ("\ntso_bursts = true" if tso else ""))
 
@@ -74,7 +57,7 @@ def main() -> int:
 
         with tempfile.TemporaryDirectory() as tmp:
             scen = Path(tmp) / "af-data-only.toml"
-            scen.write_text(base.replace(CONDITIONER, SPLIT))
+            scen.write_text(base)
             for k in range(args.live):
                 s, cond = live_run(str(scen), "--set", "duration=40s")
                 ros = {g: statistics.mean(f["respect_of_service"] for f in s["flows"] if f["group"] == g)
@@ -97,7 +80,7 @@ def main() -> int:
                     green = sum(c["green_bytes"] for c in s["conditioners"])
                     pkts = sum(c["green_packets"] for c in s["conditioners"])
                     runs.append({"ros": ros, "green_packet_bytes": green / pkts})
-                row = {"meters": "data only (from = sender groups)" if data_only else "as committed (ACKs too)",
+                row = {"meters": "data only (from = sender groups)" if data_only else "ACKs too (before the fix)",
                        "tso_bursts": tso, "runs": runs}
                 rows.append(row)
                 print(row["meters"], "tso_bursts" if tso else "-",

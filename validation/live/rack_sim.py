@@ -30,6 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from af_mix_variants import ack_metered
 from cc_af_live import summary
 from cc_compare import SCEN as DUMBBELL
 from cc_compare import afsim, metrics
@@ -150,7 +151,8 @@ def main() -> int:
                        "prr": prr, "sim": runs, "spread": spread(runs)}
                 out["dumbbell"].append(row)
                 print("dumbbell", label(row), json.dumps(row["spread"]), flush=True)
-        af = api.builtin_scenario("cc/af-mix").read_text()
+        # the conditioner of before issue 26's fix (ACKs metered too), as the live runs compared
+        af = ack_metered(api.builtin_scenario("cc/af-mix").read_text())
         for delack in (False, True):
             for rack, prr in VARIANTS:
                 fields = ((["delayed_ack = true"] if delack else []) + (["rack = true"] if rack else [])
