@@ -47,29 +47,42 @@ impl World<'_> {
         self.sample_grid(now);
         let end_s = now.as_secs_f64();
         let span = now.saturating_since(self.warmup).as_secs_f64();
-        let name = |i: u32| self.spec.nodes[i as usize].name.clone();
-        let mut flows: Vec<FlowRow> = self
+        // the node names the flow rows (`src`, `dst`) and the queue rows (`node`, `to`) share
+        let node_names: Vec<Arc<str>> = self
             .spec
-            .flows
+            .nodes
             .iter()
-            .zip(&self.flows)
-            .enumerate()
-            .map(|(i, (fs, st))| FlowRow {
+            .map(|n| Arc::from(n.name.as_str()))
+            .collect();
+        // a group's flows share its name and kind (they follow each other in the spec)
+        let mut last: Option<(Arc<str>, Arc<str>)> = None;
+        let mut flows: Vec<FlowRow> = Vec::with_capacity(self.flows.len());
+        for (i, (fs, st)) in self.spec.flows.iter().zip(&self.flows).enumerate() {
+            let kind: std::borrow::Cow<'static, str> = match fs.app {
+                AppSpec::Cbr(_) => "cbr".into(),
+                AppSpec::Tcp(ref p) => format!("tcp-{}", p.variant.name()).into(),
+                AppSpec::Tfrc(ref p) if p.target_rate_bps.is_some() => "gtfrc".into(),
+                AppSpec::Tfrc(_) => "tfrc".into(),
+            };
+            let (group, kind) = match &last {
+                Some((g, k)) if **g == *fs.group && **k == *kind => (Arc::clone(g), Arc::clone(k)),
+                _ => {
+                    let shared: (Arc<str>, Arc<str>) = (fs.group.as_str().into(), kind.into());
+                    last = Some(shared.clone());
+                    shared
+                }
+            };
+            flows.push(FlowRow {
                 name: fs.name.clone(),
-                group: fs.group.clone(),
-                kind: match fs.app {
-                    AppSpec::Cbr(_) => "cbr".into(),
-                    AppSpec::Tcp(ref p) => format!("tcp-{}", p.variant.name()),
-                    AppSpec::Tfrc(ref p) if p.target_rate_bps.is_some() => "gtfrc".into(),
-                    AppSpec::Tfrc(_) => "tfrc".into(),
-                },
-                src: name(fs.src as u32),
-                dst: name(fs.dst as u32),
+                group,
+                kind,
+                src: Arc::clone(&node_names[fs.src]),
+                dst: Arc::clone(&node_names[fs.dst]),
                 finite: self.finite[i],
                 dscp: fs.dscp,
                 ..counter_fields(st, span, self.tfrc_fields(i, now, self.tcp_fields(i, span)))
-            })
-            .collect();
+            });
+        }
         // the senders' traces are the last that needs the agents
         let traces = self.take_traces();
         let tfrc_traces = self.take_tfrc_traces();
@@ -112,8 +125,8 @@ impl World<'_> {
                 name: name.clone(),
                 group: "csa-signals".into(),
                 kind: "csa-signal".into(),
-                src: self.spec.nodes[*from as usize].name.clone(),
-                dst: self.spec.nodes[*to as usize].name.clone(),
+                src: Arc::clone(&node_names[*from as usize]),
+                dst: Arc::clone(&node_names[*to as usize]),
                 ..counter_fields(st, span, FlowRow::default())
             });
         }
@@ -172,98 +185,55 @@ impl World<'_> {
             }
         }
 
-        let in_flight_walked = self.walk_in_flight();
-        let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-        let mut queues = Vec::with_capacity(self.ports.len());
-        // (sized exactly, counted first: grown by doubling, they held up to twice their rows,
-        // and both buffers at each doubling, at the report's peak of memory)
-        let mut colours = Vec::with_capacity(
-            self.ports
-                .iter()
-                .map(|p| p.stats.levels.iter().filter(|l| l.arrivals > 0).count())
-                .sum(),
-        );
-        let mut code_points =
-            Vec::with_capacity(self.ports.iter().map(|p| p.by_cp.rows_len()).sum());
-        let (mut sima_queues, mut sima_levels) = (Vec::new(), Vec::new());
-        // the node names the queue rows share (a row's `node` and `to`)
-        let node_names: Vec<Arc<str>> = self
-            .spec
-            .nodes
-            .iter()
-            .map(|n| Arc::from(n.name.as_str()))
+        // the grid's per-port series, named while the ports are there
+        let level_series = std::mem::take(&mut self.grid.levels)
+            .into_iter()
+            .map(|(port, s)| (self.port_name(port as usize), s))
             .collect();
-        for i in 0..self.ports.len() {
-            let pname = self.port_name(i);
-            let p = &mut self.ports[i];
-            if free {
-                p.line = std::collections::VecDeque::new();
-            }
-            if let AnyQueue::Sima(q) = &p.queue {
-                if let Err(e) = q.check(&self.pool) {
-                    broken.push(format!("{pname}: {e}"));
-                }
-                let (row, levels) = sima_rows(&pname, q, now);
-                sima_queues.push(row);
-                sima_levels.extend(levels);
-            }
-            let len = p.queue.len_packets();
-            p.sample(now);
-            p.stats.before_change(now, len);
-            let row = queue_row(
-                &pname,
-                &node_names[p.from as usize],
-                &node_names[p.to as usize],
-                p.rate_bps(),
-                &p.queue,
-                &p.stats,
-                p.busy_ns,
-                p.link_losses(),
-                now,
-            );
-            if row.arrivals != row.departures + row.drops_total + row.len_packets_end {
-                broken.push(pname.clone());
-            }
-            let nonzero: BTreeMap<String, u64> = row
-                .drops
-                .0
-                .iter()
-                .filter(|&&(_, v)| v > 0)
-                .map(|&(k, v)| (k.to_string(), v))
-                .collect();
-            if !nonzero.is_empty() {
-                dropped.insert(format!("queue {pname}"), nonzero);
-            }
-            if p.link_losses() > 0 {
-                let reason = DropReason::LinkLoss.name().to_string();
-                dropped.insert(
-                    format!("link {pname}"),
-                    BTreeMap::from([(reason, p.link_losses())]),
-                );
-            }
-            queues.push(row);
-            colours.extend(colour_rows(
-                &pname,
-                &p.queue,
-                &p.stats,
-                &self.colours,
-                &self.pool,
-                &mut broken,
-            ));
-            code_points.extend(code_point_rows(
-                &pname,
-                p,
-                &self.pool,
-                &self.colours,
-                &mut broken,
-            ));
-            if free {
-                // nothing reads the per-level counters, nor those by code point, after this
-                // port's rows
-                p.stats.levels = Vec::new();
-                p.by_cp = Default::default();
-            }
+        let code_point_series = std::mem::take(&mut self.grid.code_points)
+            .into_iter()
+            .map(|(port, s)| (self.port_name(port as usize), s))
+            .collect();
+        let in_flight_walked = self.walk_in_flight();
+        if free {
+            // nothing below schedules or reads an event
+            self.events = crate::sim::event::EventQueue::new();
         }
+        let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+        let mut rows = PortRows::sized(&self.ports);
+        let level_names = self.colours.level_names();
+        if free {
+            // The ports go from the end of their vector as their rows are made, and the vector
+            // shrinks as it empties, so that the rows take the memory the ports give back (the
+            // peak of a large run's memory was here, ports and rows side by side; issue 28).
+            // The rows, made last port first, are put in port order at the end.
+            while let Some(mut p) = self.ports.pop() {
+                self.port_rows(&mut p, &node_names, &level_names, &mut rows, &mut dropped, true);
+                drop(p);
+                if self.ports.capacity() > 64 && self.ports.len() < self.ports.capacity() / 2 {
+                    self.ports.shrink_to_fit();
+                }
+            }
+            rows.reverse();
+        } else {
+            let mut ports = std::mem::take(&mut self.ports);
+            for p in &mut ports {
+                self.port_rows(p, &node_names, &level_names, &mut rows, &mut dropped, false);
+            }
+            self.ports = ports;
+        }
+        let PortRows {
+            queues,
+            colours,
+            code_points,
+            sima_queues,
+            sima_levels,
+            queue_series,
+            queue_delays,
+            queue_traces,
+            broken: broken_ports,
+        } = rows;
+        broken.extend(broken_ports);
         let mut conditioners = Vec::with_capacity(self.conditioners.len());
         for (c, cond) in self.conditioners.iter().enumerate() {
             if let Err(e) = cond.check() {
@@ -333,32 +303,11 @@ impl World<'_> {
             traces,
             tfrc_traces,
             alpha_traces,
-            queue_series: (0..self.ports.len())
-                .filter_map(|i| {
-                    let s = self.ports[i].watch.as_deref_mut()?.series.take()?;
-                    Some((self.port_name(i), s))
-                })
-                .collect(),
-            queue_delays: (0..self.ports.len())
-                .filter_map(|i| {
-                    let d = self.ports[i].watch.as_deref()?.sojourn.as_ref()?;
-                    Some((self.port_name(i), d.distribution()))
-                })
-                .collect(),
-            queue_traces: (0..self.ports.len())
-                .filter_map(|i| {
-                    let t = self.ports[i].watch.as_deref_mut()?.trace.take()?;
-                    Some((self.port_name(i), t))
-                })
-                .collect(),
-            level_series: std::mem::take(&mut self.grid.levels)
-                .into_iter()
-                .map(|(port, s)| (self.port_name(port as usize), s))
-                .collect(),
-            code_point_series: std::mem::take(&mut self.grid.code_points)
-                .into_iter()
-                .map(|(port, s)| (self.port_name(port as usize), s))
-                .collect(),
+            queue_series,
+            queue_delays,
+            queue_traces,
+            level_series,
+            code_point_series,
             flow_series: self.grid.flows.take(),
             conditioner_series: self.grid.conditioners.take(),
             dp_traces: self
@@ -377,6 +326,175 @@ impl World<'_> {
         }
     }
 
+}
+
+/// The rows made from the ports: the report's per-port tables, the monitors' outputs of each
+/// port, and the ports whose identities failed.
+#[derive(Default)]
+struct PortRows {
+    queues: Vec<QueueRow>,
+    colours: Vec<ColourRow>,
+    code_points: Vec<CodePointRow>,
+    sima_queues: Vec<SimaQueueRow>,
+    sima_levels: Vec<SimaLevelRow>,
+    queue_series: Vec<(String, crate::metrics::series::QueueSeries)>,
+    queue_delays: Vec<(String, crate::metrics::delay::Distribution)>,
+    queue_traces: Vec<(String, crate::metrics::trace::QueueTrace)>,
+    broken: Vec<String>,
+}
+
+impl PortRows {
+    /// Empty, with room for the rows of `ports` exactly (counted first: grown by doubling, the
+    /// vectors held up to twice their rows, and both buffers at each doubling, at the report's
+    /// peak of memory).
+    fn sized(ports: &[super::Port]) -> Self {
+        PortRows {
+            queues: Vec::with_capacity(ports.len()),
+            colours: Vec::with_capacity(
+                ports
+                    .iter()
+                    .map(|p| p.stats.levels.iter().filter(|l| l.arrivals > 0).count())
+                    .sum(),
+            ),
+            code_points: Vec::with_capacity(ports.iter().map(|p| p.by_cp.rows_len()).sum()),
+            ..Default::default()
+        }
+    }
+
+    /// Puts rows made last port first in port order: each port's rows were added in reverse
+    /// (`World::port_rows` with `rev`), so reversing every table puts both the ports and each
+    /// port's rows in order.
+    fn reverse(&mut self) {
+        self.queues.reverse();
+        self.colours.reverse();
+        self.code_points.reverse();
+        self.sima_queues.reverse();
+        self.sima_levels.reverse();
+        self.queue_series.reverse();
+        self.queue_delays.reverse();
+        self.queue_traces.reverse();
+        self.broken.reverse();
+    }
+}
+
+/// Appends `items` to `to`, in reverse order if `rev`.
+fn put<T>(to: &mut Vec<T>, items: Vec<T>, rev: bool) {
+    if rev {
+        to.extend(items.into_iter().rev());
+    } else {
+        to.extend(items);
+    }
+}
+
+impl World<'_> {
+    /// Adds the rows of port `p` (which may be out of `self.ports`) to `rows`, each port's in
+    /// reverse order if `rev` (`PortRows::reverse`), and its drops to `dropped`; with `rev`
+    /// (the world is given up) the port's per-level counters, those by code point and its line
+    /// are given back on the way.
+    #[allow(clippy::too_many_arguments)]
+    fn port_rows(
+        &self,
+        p: &mut super::Port,
+        node_names: &[Arc<str>],
+        level_names: &[Arc<str>],
+        rows: &mut PortRows,
+        dropped: &mut BTreeMap<String, BTreeMap<String, u64>>,
+        rev: bool,
+    ) {
+        let now = self.now;
+        let name: Arc<str> = format!(
+            "{}->{}",
+            node_names[p.from as usize], node_names[p.to as usize]
+        )
+        .into();
+        let mut broken = Vec::new();
+        if rev {
+            p.line = std::collections::VecDeque::new();
+        }
+        if let AnyQueue::Sima(q) = &p.queue {
+            if let Err(e) = q.check(&self.pool) {
+                broken.push(format!("{name}: {e}"));
+            }
+            let (row, levels) = sima_rows(&name, q, now);
+            rows.sima_queues.push(row);
+            put(&mut rows.sima_levels, levels, rev);
+        }
+        let len = p.queue.len_packets();
+        p.sample(now);
+        p.stats.before_change(now, len);
+        let row = queue_row(
+            &name,
+            &node_names[p.from as usize],
+            &node_names[p.to as usize],
+            p.rate_bps(),
+            &p.queue,
+            &p.stats,
+            p.busy_ns,
+            p.link_losses(),
+            now,
+        );
+        if row.arrivals != row.departures + row.drops_total + row.len_packets_end {
+            broken.push(name.to_string());
+        }
+        let nonzero: BTreeMap<String, u64> = row
+            .drops
+            .0
+            .iter()
+            .filter(|&&(_, v)| v > 0)
+            .map(|&(k, v)| (k.to_string(), v))
+            .collect();
+        if !nonzero.is_empty() {
+            dropped.insert(format!("queue {name}"), nonzero);
+        }
+        if p.link_losses() > 0 {
+            let reason = DropReason::LinkLoss.name().to_string();
+            dropped.insert(
+                format!("link {name}"),
+                BTreeMap::from([(reason, p.link_losses())]),
+            );
+        }
+        rows.queues.push(row);
+        let colours = colour_rows(
+            &name,
+            &p.queue,
+            &p.stats,
+            &self.colours,
+            level_names,
+            &self.pool,
+            &mut broken,
+        );
+        put(&mut rows.colours, colours, rev);
+        let cps = code_point_rows(
+            &name,
+            p,
+            &self.pool,
+            &self.colours,
+            level_names,
+            &mut broken,
+        );
+        put(&mut rows.code_points, cps, rev);
+        if rev {
+            // nothing reads the per-level counters, nor those by code point, after this
+            // port's rows
+            p.stats.levels = Vec::new();
+            p.by_cp = Default::default();
+        }
+        if let Some(w) = p.watch.as_deref_mut() {
+            if let Some(s) = w.series.take() {
+                rows.queue_series.push((name.to_string(), s));
+            }
+            if let Some(d) = w.sojourn.as_ref() {
+                rows.queue_delays.push((name.to_string(), d.distribution()));
+            }
+            if let Some(t) = w.trace.take() {
+                rows.queue_traces.push((name.to_string(), t));
+            }
+        }
+        put(&mut rows.broken, broken, rev);
+    }
+}
+
+impl World<'_> {
     /// One row per code point that delivered forward packets, in code point order.
     fn delay_class_rows(&self) -> Vec<DelayClassRow> {
         self.class_delays
@@ -612,10 +730,11 @@ fn sima_rows(
 /// departures derived (arrivals − drops − queued); their sum per level must equal the level's
 /// own departure counter, else the port is added to `broken`.
 fn code_point_rows(
-    name: &str,
+    name: &Arc<str>,
     p: &super::Port,
     pool: &crate::net::packet::Pool,
     colours: &crate::net::dscp::ColourTable,
+    level_names: &[Arc<str>],
     broken: &mut Vec<String>,
 ) -> Vec<CodePointRow> {
     use crate::net::dscp;
@@ -640,11 +759,11 @@ fn code_point_rows(
             let level = colours.level(d);
             departures[usize::from(level)] += left.unwrap_or(u64::MAX / 2);
             CodePointRow {
-                queue: name.to_string(),
-                code_point: dscp::name(d).map_or(format!("DSCP {d}"), str::to_string),
-                direction: if rev { "reverse" } else { "forward" }.to_string(),
+                queue: Arc::clone(name),
+                code_point: dscp::name(d).map_or_else(|| format!("DSCP {d}").into(), Into::into),
+                direction: if rev { "reverse" } else { "forward" },
                 level,
-                colour: colours.level_name(level),
+                colour: Arc::clone(&level_names[usize::from(level)]),
                 arrivals: c.arrivals,
                 departures: left.unwrap_or(0),
                 drops_overflow: c.drops_overflow,
@@ -674,7 +793,7 @@ fn sum_levels(f: impl Fn(usize) -> Option<u64>) -> Option<u64> {
 /// Shared with afsim-live's `Fabric::rows`, which keeps the same counters per port.
 #[allow(clippy::too_many_arguments)]
 pub fn queue_row(
-    name: &str,
+    name: &Arc<str>,
     node: &Arc<str>,
     to: &Arc<str>,
     rate_bps: u64,
@@ -691,7 +810,7 @@ pub fn queue_row(
     )
     .expect("two queue drop reasons");
     QueueRow {
-        name: name.to_string(),
+        name: Arc::clone(name),
         node: Arc::clone(node),
         to: Arc::clone(to),
         discipline: queue.kind(),
@@ -722,12 +841,14 @@ pub fn queue_row(
 
 /// A queue's rows per drop-precedence level that saw packets, with the packets still queued
 /// counted by level; a level whose arrivals ≠ departures + drops + queued is named in `broken`.
-/// Shared with afsim-live's `Fabric::rows`.
+/// `level_names` is `colours.level_names()`, shared by the rows. Shared with afsim-live's
+/// `Fabric::rows`.
 pub fn colour_rows(
-    name: &str,
+    name: &Arc<str>,
     queue: &AnyQueue,
     s: &QueueStats,
     colours: &ColourTable,
+    level_names: &[Arc<str>],
     pool: &Pool,
     broken: &mut Vec<String>,
 ) -> Vec<ColourRow> {
@@ -745,9 +866,9 @@ pub fn colour_rows(
             broken.push(format!("{name} level {level}"));
         }
         rows.push(ColourRow {
-            queue: name.to_string(),
+            queue: Arc::clone(name),
             level: level as u8,
-            colour: colours.level_name(level as u8),
+            colour: Arc::clone(&level_names[level]),
             arrivals: l.arrivals,
             departures: l.departures,
             drops_overflow: l.drops[DropReason::Overflow.index()],
