@@ -47,7 +47,7 @@ from afsim.cli_common import (
     scenario_path,
 )
 from afsim.cli_tables import _speed
-from afsim.output import OutputError, write_file, write_text
+from afsim.output import OutputError, write_chunks, write_file, write_text
 from afsim.results import Results
 
 if TYPE_CHECKING:
@@ -480,7 +480,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     need_tables = args.format != "json" or args.out is not None or args.plot is not None
     results = Results.from_run(raw) if need_tables else None
     if args.format == "json":
-        write_text(sys.stdout, raw.summary_json() + "\n")
+        # streamed: the report's text is never one string (> 2 GiB at a million flows)
+        write_chunks(sys.stdout, lambda sink: (raw.write_summary(sink), sink(b"\n")))
     elif args.format == "csv":
         assert results is not None
         write_text(sys.stdout, results.flows.to_csv(index=False) + "\n"

@@ -616,4 +616,10 @@ impl Report {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("report serializes")
     }
+
+    /// Writes `to_json`'s bytes to `out` as they are made, without the whole text in memory
+    /// (more than 2 GiB at a million flows; issue 28). The first error of `out` stops it.
+    pub fn write_json<W: std::io::Write>(&self, out: W) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(out, self).map_err(std::io::Error::from)
+    }
 }

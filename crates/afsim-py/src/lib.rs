@@ -23,7 +23,7 @@ use afsim_core::{RunError, ScenarioError as CoreScenarioError, Spec, World};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyMapping};
+use pyo3::types::{PyBytes, PyDict, PyList, PyMapping};
 
 #[cfg(target_os = "linux")]
 mod live;
@@ -387,6 +387,25 @@ impl RunResult {
     /// The report as deterministic pretty JSON (same scenario and seed → same bytes).
     fn summary_json(&self) -> String {
         self.report.to_json()
+    }
+    /// `summary_json()`'s UTF-8 bytes handed to `sink` (a callable taking `bytes`) in pieces of
+    /// `chunk_bytes` (the last shorter) as they are made, without the whole text in memory (more
+    /// than 2 GiB at a million flows; issue 28). An exception `sink` raises stops the writing
+    /// and is raised here.
+    #[pyo3(signature = (sink, chunk_bytes=1 << 20))]
+    fn write_summary(&self, sink: Bound<'_, PyAny>, chunk_bytes: usize) -> PyResult<()> {
+        let mut out = Pieces {
+            sink,
+            buf: Vec::with_capacity(chunk_bytes.max(1)),
+            chunk: chunk_bytes.max(1),
+            failed: None,
+        };
+        let written = self.report.write_json(&mut out).and_then(|()| out.hand_over());
+        match (written, out.failed) {
+            (_, Some(e)) => Err(e),
+            (Err(e), None) => Err(PyRuntimeError::new_err(format!("writing the report: {e}"))),
+            (Ok(()), None) => Ok(()),
+        }
     }
     /// Per-flow rows as columns: one entry per field of the report's flow rows.
     fn flows_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -830,6 +849,52 @@ fn queue_columns<'py>(py: Python<'py>, rows: &[QueueRow]) -> PyResult<Bound<'py,
     column!(d, rows, num utilization);
     column!(d, rows, num link_losses);
     Ok(d)
+}
+
+/// A writer that hands what it is given to a Python callable, `chunk` bytes at a time
+/// (`RunResult::write_summary`); the callable's exception is kept in `failed`.
+struct Pieces<'py> {
+    sink: Bound<'py, PyAny>,
+    buf: Vec<u8>,
+    chunk: usize,
+    failed: Option<PyErr>,
+}
+
+impl Pieces<'_> {
+    /// Hands the bytes held so far to the sink.
+    fn hand_over(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let bytes = PyBytes::new(self.sink.py(), &self.buf);
+        self.buf.clear();
+        match self.sink.call1((bytes,)) {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                self.failed = Some(e);
+                Err(std::io::Error::other("the sink raised an exception"))
+            }
+        }
+    }
+}
+
+impl std::io::Write for Pieces<'_> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let mut rest = b;
+        while !rest.is_empty() {
+            let take = rest.len().min(self.chunk - self.buf.len());
+            self.buf.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if self.buf.len() == self.chunk {
+                self.hand_over()?;
+            }
+        }
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
