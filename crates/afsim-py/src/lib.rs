@@ -400,7 +400,10 @@ impl RunResult {
             chunk: chunk_bytes.max(1),
             failed: None,
         };
-        let written = self.report.write_json(&mut out).and_then(|()| out.hand_over());
+        let written = self
+            .report
+            .write_json(&mut out)
+            .and_then(|()| out.hand_over());
         match (written, out.failed) {
             (_, Some(e)) => Err(e),
             (Err(e), None) => Err(PyRuntimeError::new_err(format!("writing the report: {e}"))),

@@ -458,7 +458,8 @@ impl Spec {
                 return Err(SpecError::Monitor(m.port));
             }
         }
-        let mut seen = std::collections::HashSet::new();
+        // (sized at once, with the loader's fast hash: 2,000,002 names at a million flows)
+        let mut seen = fast_set(self.nodes.len());
         for node in &self.nodes {
             if !seen.insert(node.name.as_str()) {
                 return Err(SpecError::DuplicateName {
@@ -493,7 +494,7 @@ impl Spec {
                 });
             }
         }
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = fast_set(self.flows.len());
         for (i, f) in self.flows.iter().enumerate() {
             if f.src >= n {
                 return Err(SpecError::NodeIndex {
@@ -614,4 +615,10 @@ impl Spec {
         }
         Ok(())
     }
+}
+
+/// An empty set of names with room for `n`, hashed as the loader's namespaces are
+/// (`load::names::FastHash`).
+fn fast_set<'a>(n: usize) -> std::collections::HashSet<&'a str, rustc_hash::FxBuildHasher> {
+    std::collections::HashSet::with_capacity_and_hasher(n, rustc_hash::FxBuildHasher)
 }

@@ -133,7 +133,14 @@ impl World<'_> {
             // peak of a large run's memory was here, ports and rows side by side; issue 28).
             // The rows, made last port first, are put in port order at the end.
             while let Some(mut p) = self.ports.pop() {
-                self.port_rows(&mut p, &node_names, &level_names, &mut rows, &mut dropped, true);
+                self.port_rows(
+                    &mut p,
+                    &node_names,
+                    &level_names,
+                    &mut rows,
+                    &mut dropped,
+                    true,
+                );
                 drop(p);
                 shrink_as_it_empties(&mut self.ports);
             }
@@ -314,7 +321,6 @@ impl World<'_> {
             },
         }
     }
-
 }
 
 impl World<'_> {

@@ -591,10 +591,7 @@ fn edge_marking_into_rio_protects_in_profile_packets() {
         .iter()
         .filter(|c| &*c.queue == "r1->r2")
         .collect();
-    let names: Vec<(&str, &str)> = cps
-        .iter()
-        .map(|c| (&*c.code_point, c.direction))
-        .collect();
+    let names: Vec<(&str, &str)> = cps.iter().map(|c| (&*c.code_point, c.direction)).collect();
     assert_eq!(names, [("AF11", "forward"), ("AF12", "forward")]);
     for c in &r.colours {
         let of_level = r
@@ -917,7 +914,11 @@ fn a_remote_csa_signals_alpha_to_the_border_router_in_control_packets() {
     let row = &r.csas[0];
     assert_eq!(row.queue, "core->d");
     assert!(row.decreases > 0 && row.signals_sent > 0, "{row:?}");
-    let signals: Vec<_> = r.flows.iter().filter(|f| &*f.kind == "csa-signal").collect();
+    let signals: Vec<_> = r
+        .flows
+        .iter()
+        .filter(|f| &*f.kind == "csa-signal")
+        .collect();
     assert_eq!(signals.len(), 3, "one control flow per border conditioner");
     assert!(signals
         .iter()
