@@ -554,7 +554,8 @@ impl Serialize for QueueDrops {
 /// One output queue (one direction of a link).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct QueueRow {
-    /// "from->to" (shared with the port's colour and code-point rows).
+    // `name` is shared with the port's colour and code-point rows (issue 28)
+    /// "from->to".
     pub name: Arc<str>,
     // `node` and `to` are shared by the rows of a node's ports: one string a node, not two
     // copies a port (issue 28).
