@@ -340,8 +340,9 @@ pub struct FlowSpec {
     /// The code point the source puts on its packets (RFC 2474; default 0, best effort).
     pub dscp: u8,
     /// Name of the group (`[[flow]] name`) this flow was expanded from; equal to `name` for a
-    /// single flow.
-    pub group: String,
+    /// single flow. One string for the group's flows (a string a flow was 40 bytes of a
+    /// million-flow spec's; issue 28).
+    pub group: std::sync::Arc<str>,
     pub src: usize,
     pub dst: usize,
     pub app: AppSpec,

@@ -343,7 +343,7 @@ impl World<'_> {
         let (group, kind) = match &*last {
             Some((g, k)) if **g == *fs.group && **k == *kind => (Arc::clone(g), Arc::clone(k)),
             _ => {
-                let shared: (Arc<str>, Arc<str>) = (fs.group.as_str().into(), kind.into());
+                let shared: (Arc<str>, Arc<str>) = (Arc::clone(&fs.group), kind.into());
                 *last = Some(shared.clone());
                 shared
             }

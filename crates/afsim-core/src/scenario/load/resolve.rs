@@ -660,6 +660,7 @@ fn expand_flow(
         name: group.clone(),
         origin,
     });
+    let group_shared: std::sync::Arc<str> = group.as_str().into();
     let mut out = Vec::with_capacity(total as usize);
     for (x, y) in pairs {
         for _ in 0..f.count {
@@ -723,7 +724,7 @@ fn expand_flow(
             out.push(FlowSpec {
                 name,
                 dscp,
-                group: group.clone(),
+                group: std::sync::Arc::clone(&group_shared),
                 src: x,
                 dst: y,
                 app,
@@ -770,7 +771,7 @@ mod tests {
         let s = load_str(&format!("{NET}{extra}"), "t.toml", &[]).unwrap();
         s.flows
             .into_iter()
-            .map(|f| (f.name, f.group, f.src, f.dst))
+            .map(|f| (f.name, f.group.to_string(), f.src, f.dst))
             .collect()
     }
 
