@@ -23,10 +23,12 @@ use afsim_core::{RunError, ScenarioError as CoreScenarioError, Spec, World};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyMapping};
+use pyo3::types::{PyDict, PyList, PyMapping};
 
 #[cfg(target_os = "linux")]
 mod live;
+mod pieces;
+use pieces::Pieces;
 
 pyo3::create_exception!(
     _core,
@@ -852,52 +854,6 @@ fn queue_columns<'py>(py: Python<'py>, rows: &[QueueRow]) -> PyResult<Bound<'py,
     column!(d, rows, num utilization);
     column!(d, rows, num link_losses);
     Ok(d)
-}
-
-/// A writer that hands what it is given to a Python callable, `chunk` bytes at a time
-/// (`RunResult::write_summary`); the callable's exception is kept in `failed`.
-struct Pieces<'py> {
-    sink: Bound<'py, PyAny>,
-    buf: Vec<u8>,
-    chunk: usize,
-    failed: Option<PyErr>,
-}
-
-impl Pieces<'_> {
-    /// Hands the bytes held so far to the sink.
-    fn hand_over(&mut self) -> std::io::Result<()> {
-        if self.buf.is_empty() {
-            return Ok(());
-        }
-        let bytes = PyBytes::new(self.sink.py(), &self.buf);
-        self.buf.clear();
-        match self.sink.call1((bytes,)) {
-            Ok(_) => Ok(()),
-            Err(e) => {
-                self.failed = Some(e);
-                Err(std::io::Error::other("the sink raised an exception"))
-            }
-        }
-    }
-}
-
-impl std::io::Write for Pieces<'_> {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        let mut rest = b;
-        while !rest.is_empty() {
-            let take = rest.len().min(self.chunk - self.buf.len());
-            self.buf.extend_from_slice(&rest[..take]);
-            rest = &rest[take..];
-            if self.buf.len() == self.chunk {
-                self.hand_over()?;
-            }
-        }
-        Ok(b.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
