@@ -34,9 +34,12 @@ impl World<'_> {
         self.report_with(false)
     }
 
-    /// The results, the world given up on the way: the event queue first, each port as its
-    /// rows are made (the ports first), each flow's agents as its row is (so that the rows
-    /// take memory the world gave back: the peak of a large run's memory was here; issue 28).
+    /// The results, the world given up on the way: the event queue and the forwarding tables
+    /// first, each port as its rows are made (the ports' rows first), the packet pool, each
+    /// flow's agents and delay histogram as its row is made, the flows' counters; vectors
+    /// emptied from their end shrink and the heap's free pages go back (`ports::give_back`), so
+    /// that the rows take memory the world gave back (the peak of a large run's memory was
+    /// here; issue 28).
     pub fn into_report(mut self) -> Report {
         self.report_with(true)
     }
