@@ -15,6 +15,9 @@ and mixes of controllers, ``--seeds`` seeds each, and writes to ``--out``:
   over all senders;
 - ``report.md`` and ``ros.png``, ``share.png``: the tables and figures docs/cc-af.md shows.
 
+With ``--linux-recovery`` every sender has RACK-TLP and PRR (``rack = true``, ``prr = true``),
+Linux's loss recovery (docs/cc-af.md writes it to ``docs/cc-af/linux-recovery``).
+
 Everything comes from afsim's reports (the flows table's ``respect_of_service``,
 ``excess_kbps``); FIEB and the confidence intervals from ``afsim.stats``. Deterministic: the
 same arguments write the same files.
@@ -26,6 +29,7 @@ import argparse
 import csv
 import math
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,10 +46,20 @@ CCS = ("reno", "cubic", "bbr")
 LINK_KBPS = 10_000.0
 
 
-def run_point(mix: tuple[int, int, int], contract: int, seed: int, duration: str) -> list[dict]:
+def linux_recovery(text: str) -> str:
+    """cc/af-mix with RACK-TLP and PRR (``rack = true``, ``prr = true``) at every sender: Linux's
+    loss recovery, off in the scenario (docs/scenario-format.md)."""
+    anchor = 'start_step = "50ms"'
+    assert text.count(anchor) == 3, "cc/af-mix: three flow tables with start_step expected"
+    return text.replace(anchor, anchor + "\nrack = true\nprr = true")
+
+
+def run_point(mix: tuple[int, int, int], contract: int, seed: int, duration: str,
+              scenario: Path | None = None) -> list[dict]:
     over = {"n_reno": str(mix[0]), "n_cubic": str(mix[1]), "n_bbr": str(mix[2]),
             "contract": f"{contract}kbps", "duration": duration}
-    r = afsim.run(afsim.load_scenario(afsim.builtin_scenario("cc/af-mix"), overrides=over), seed=seed)
+    scen = scenario or afsim.builtin_scenario("cc/af-mix")
+    r = afsim.run(afsim.load_scenario(scen, overrides=over), seed=seed)
     rows = []
     for f in r.flows.itertuples():
         rows.append({
@@ -67,7 +81,7 @@ def summarise(rows: list[dict]) -> list[dict]:
         seeds = sorted({r["seed"] for r in point})
         for cc in CCS:
             per_seed: dict[str, list[float]] = {"ros": [], "tput": [], "share": [], "fieb_cc": [],
-                                                 "fieb_all": [], "retx": []}
+                                                 "fieb_all": [], "retx": [], "timeouts": []}
             for s in seeds:
                 mine = [r for r in point if r["seed"] == s and r["cc"] == cc]
                 every = [r for r in point if r["seed"] == s]
@@ -78,6 +92,7 @@ def summarise(rows: list[dict]) -> list[dict]:
                 per_seed["share"].append(sum(r["throughput_kbps"] for r in mine)
                                          / sum(r["throughput_kbps"] for r in every))
                 per_seed["retx"].append(sum(r["retransmitted_packets"] for r in mine) / len(mine))
+                per_seed["timeouts"].append(sum(r["timeouts"] for r in mine) / len(mine))
                 tp = [r["throughput_kbps"] for r in mine]
                 per_seed["fieb_cc"].append(fieb(tp, [contract] * len(tp)) if len(tp) > 1 else math.nan)
                 tp_all = [r["throughput_kbps"] for r in every]
@@ -129,16 +144,23 @@ def figures(summary: list[dict], out: Path) -> None:
 
 
 def report(summary: list[dict], args: argparse.Namespace, out: Path) -> None:
+    default = ROOT / "docs" / "cc-af"
+    shown = out.resolve().relative_to(ROOT) if out.resolve().is_relative_to(ROOT) else out
+    out_arg = "" if out.resolve() == default else f" --out {shown}"
     lines = [
         "# Reno, CUBIC and BBR under Assured Forwarding: results",
         "",
-        f"Written by `python tools/cc_af.py --seeds {args.seeds} --duration {args.duration}` "
-        "(scenario `cc/af-mix`; docs/cc-af.md explains it). Mean ± 95 % CI over "
+        f"Written by `python tools/cc_af.py --seeds {args.seeds} --duration {args.duration}"
+        + (" --linux-recovery" if args.linux_recovery else "") + out_arg + "` "
+        "(scenario `cc/af-mix`" + (", every sender with `rack = true` and `prr = true`"
+                                   if args.linux_recovery else "")
+        + "; docs/cc-af.md explains it). Mean ± 95 % CI over "
         f"{args.seeds} seeds; measured after the scenario's 10 s warm-up.",
         "",
         "| reno/cubic/bbr | contract (kb/s) | cc | senders | mean RoS | throughput per sender (kb/s) "
-        "| share of the bottleneck | FIEB among them | FIEB, all senders | retransmissions per sender |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| share of the bottleneck | FIEB among them | FIEB, all senders | retransmissions per sender "
+        "| timeouts per sender |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
 
     def f(r: dict, k: str, d: int) -> str:
@@ -150,7 +172,7 @@ def report(summary: list[dict], args: argparse.Namespace, out: Path) -> None:
     for r in summary:
         lines.append(f"| {r['mix']} | {r['contract_kbps']} | {r['cc']} | {r['senders']} | {f(r, 'ros', 3)} | "
                      f"{f(r, 'tput', 0)} | {f(r, 'share', 3)} | {f(r, 'fieb_cc', 3)} | "
-                     f"{f(r, 'fieb_all', 3)} | {f(r, 'retx', 0)} |")
+                     f"{f(r, 'fieb_all', 3)} | {f(r, 'retx', 0)} | {f(r, 'timeouts', 1)} |")
     lines += ["", "![mean Respect of Service](ros.png)", "", "![share of the bottleneck](share.png)", ""]
     (out / "report.md").write_text("\n".join(lines))
 
@@ -159,15 +181,22 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--duration", default="60s")
+    ap.add_argument("--linux-recovery", action="store_true",
+                    help="every sender with RACK-TLP and PRR (rack = true, prr = true), as Linux's")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "cc-af")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
-    for mix in MIXES:
-        for contract in CONTRACTS:
-            for seed in range(1, args.seeds + 1):
-                rows += run_point(mix, contract, seed, args.duration)
-            print(f"mix {mix} contract {contract} kb/s done", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        scen = None
+        if args.linux_recovery:
+            scen = Path(tmp) / "af-mix-linux-recovery.toml"
+            scen.write_text(linux_recovery(afsim.builtin_scenario("cc/af-mix").read_text()))
+        for mix in MIXES:
+            for contract in CONTRACTS:
+                for seed in range(1, args.seeds + 1):
+                    rows += run_point(mix, contract, seed, args.duration, scen)
+                print(f"mix {mix} contract {contract} kb/s done", file=sys.stderr, flush=True)
     write_csv(args.out / "runs.csv", rows)
     summary = summarise(rows)
     write_csv(args.out / "summary.csv", summary)

@@ -77,7 +77,7 @@ def unit(table: str, name: str, rust: str) -> str:
     if "bytes" in name:
         return "bytes"
     base = rust.removeprefix("Option<").removesuffix(">")
-    if base in ("String", "&'static str") or rust.startswith("Arc<str>"):
+    if base in ("String", "&'static str") or rust.startswith(("Arc<str>", "Cow<'static, str>")):
         return "text"
     if base == "bool":
         return "true/false"

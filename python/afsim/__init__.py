@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from afsim import _core
 from afsim._core import (
@@ -27,7 +28,9 @@ from afsim._core import (
     __version__,
     load_scenario,
 )
-from afsim.results import Results
+
+if TYPE_CHECKING:
+    from afsim.results import Results
 
 __all__ = [
     "ConservationError",
@@ -48,6 +51,12 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     # ``afsim.sweep(...)``: imported on first use, so that ``afsim run`` does not pay for it
+    # imported when first asked for: `afsim run --format json` needs neither (issue 28: the
+    # whole process's fixed cost)
+    if name == "Results":
+        from afsim.results import Results
+
+        return Results
     if name == "sweep":
         import afsim.sweep
 
@@ -110,4 +119,6 @@ def run(
     an exception it raises (or Ctrl-C) stops the run and propagates. Raises
     :class:`ConservationError` if the run breaks packet conservation.
     """
+    from afsim.results import Results
+
     return Results.from_run(_core.run(scenario, seed=seed, progress=progress))

@@ -47,8 +47,7 @@ from afsim.cli_common import (
     scenario_path,
 )
 from afsim.cli_tables import _speed
-from afsim.output import OutputError, write_file, write_text
-from afsim.results import Results
+from afsim.output import OutputError, write_chunks, write_file, write_text
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -478,9 +477,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             progress.close()
 
     need_tables = args.format != "json" or args.out is not None or args.plot is not None
-    results = Results.from_run(raw) if need_tables else None
+    results = None
+    if need_tables:
+        from afsim.results import Results
+
+        results = Results.from_run(raw)
     if args.format == "json":
-        write_text(sys.stdout, raw.summary_json() + "\n")
+        # streamed: the report's text is never one string (> 2 GiB at a million flows)
+        write_chunks(sys.stdout, lambda sink: (raw.write_summary(sink), sink(b"\n")))
     elif args.format == "csv":
         assert results is not None
         write_text(sys.stdout, results.flows.to_csv(index=False) + "\n"

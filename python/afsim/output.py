@@ -10,10 +10,14 @@ count the bytes each write call reports moved, write the rest again until none i
 raise ``OutputError`` (naming the output and how many bytes of how many went out) when a call
 moves nothing or fails; ``afsim`` reports it on stderr and exits with status 5. A reader that
 went away (``BrokenPipeError``) is left to the caller (``afsim`` stops quietly, as a filter).
+``write_chunks`` does the same for an output made piece by piece (the JSON report, which
+``RunResult.write_summary`` hands over a megabyte at a time instead of one string of more than
+2 GiB at a million flows).
 """
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 from collections.abc import Callable
@@ -59,6 +63,49 @@ def write_text(stream: IO[str], text: str, name: str = "stdout") -> int:
     return total
 
 
+def write_chunks(stream: IO[str], produce: Callable[[Callable[[bytes], None]], None],
+                 name: str = "stdout") -> int:
+    """Writes the UTF-8 bytes that ``produce`` hands, piece by piece, to the function it is
+    given, to the text stream ``stream``, each piece whole as ``write_text`` writes text
+    (``OutputError`` naming the bytes written so far, ``BrokenPipeError`` left to the caller);
+    returns the bytes written (characters, for a stream without a descriptor or a buffer)."""
+    try:
+        fd: int | None = stream.fileno()
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        fd = None
+    stream.flush()
+    total = 0
+    if fd is not None or getattr(stream, "buffer", None) is not None:
+        write: Callable[[memoryview], int | None] = (
+            (lambda b: os.write(fd, b)) if fd is not None else stream.buffer.write)  # type: ignore[union-attr]
+
+        def sink(data: bytes) -> None:
+            nonlocal total
+            total += _write_all(write, memoryview(data), name, total)
+
+        produce(sink)
+        if fd is None:
+            stream.buffer.flush()  # type: ignore[union-attr]
+        return total
+    # a stream of text only (io.StringIO): the pieces decoded, a character cut between two
+    # pieces decoded with the second
+    decoder = codecs.getincrementaldecoder("utf-8")()
+
+    def text_sink(data: bytes) -> None:
+        nonlocal total
+        piece = decoder.decode(data)
+        n = stream.write(piece)
+        if n != len(piece):
+            raise OutputError(f"{name}: a write took {n} of {len(piece)} characters; "
+                              f"{total} characters were written, the rest is lost")
+        total += n
+
+    produce(text_sink)
+    decoder.decode(b"", final=True)  # UnicodeDecodeError if the bytes ended inside a character
+    stream.flush()
+    return total
+
+
 def write_file(path: Path, text: str) -> int:
     """Writes ``text`` (UTF-8) to the file ``path`` whole, replacing it; returns the bytes
     written. ``OutputError`` (naming the path) when it cannot."""
@@ -79,19 +126,26 @@ def _write_pieces(write: Callable[[memoryview], int | None], text: str, name: st
     # a piece of CHUNK_BYTES characters encodes to at most 4 x CHUNK_BYTES bytes
     step = CHUNK_BYTES // 4 if not text.isascii() else CHUNK_BYTES
     for start in range(0, len(text), step):
-        data = memoryview(text[start:start + step].encode("utf-8"))
-        done = 0
-        while done < len(data):
-            try:
-                n = write(data[done:done + CHUNK_BYTES])
-            except BrokenPipeError:
-                raise
-            except OSError as e:
-                raise OutputError(f"{name}: {e.strerror or e}; {total + done:,} bytes of the "
-                                  "output were written, the rest is lost") from None
-            if not n:  # None: a non-blocking stream took nothing; 0: nothing moved
-                raise OutputError(f"{name}: a write moved no bytes; {total + done:,} bytes of "
-                                  "the output were written, the rest is lost")
-            done += n
-        total += done
+        total += _write_all(write, memoryview(text[start:start + step].encode("utf-8")), name,
+                            total)
     return total
+
+
+def _write_all(write: Callable[[memoryview], int | None], data: memoryview, name: str,
+               before: int) -> int:
+    """Hands ``data`` to ``write`` until every byte is taken, at most ``CHUNK_BYTES`` a call;
+    ``len(data)``. ``before``: the bytes of the output written before, for the error."""
+    done = 0
+    while done < len(data):
+        try:
+            n = write(data[done:done + CHUNK_BYTES])
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OutputError(f"{name}: {e.strerror or e}; {before + done:,} bytes of the "
+                              "output were written, the rest is lost") from None
+        if not n:  # None: a non-blocking stream took nothing; 0: nothing moved
+            raise OutputError(f"{name}: a write moved no bytes; {before + done:,} bytes of "
+                              "the output were written, the rest is lost")
+        done += n
+    return done

@@ -136,3 +136,45 @@ def test_write_file_keeps_writing_after_short_writes(
 def test_write_file_names_the_path_when_it_cannot(tmp_path: Path) -> None:
     with pytest.raises(output.OutputError, match=r"nowhere/summary\.json: cannot open it"):
         output.write_file(tmp_path / "nowhere" / "summary.json", "{}")
+
+
+def test_the_streamed_report_is_summary_json_in_pieces(tiny: Path) -> None:
+    # `afsim run --format json` writes the report as `write_summary` makes it, never as one
+    # string (more than 2 GiB at a million flows); the bytes are `summary_json`'s
+    raw = afsim._core.run(afsim.load_scenario(tiny))
+    pieces: list[bytes] = []
+    raw.write_summary(pieces.append, 100)
+    assert len(pieces) > 3
+    assert all(len(p) == 100 for p in pieces[:-1]) and 0 < len(pieces[-1]) <= 100
+    assert b"".join(pieces).decode() == raw.summary_json()
+
+
+def test_an_exception_of_the_sink_stops_the_streamed_report(tiny: Path) -> None:
+    raw = afsim._core.run(afsim.load_scenario(tiny))
+    calls: list[bytes] = []
+
+    def sink(b: bytes) -> None:
+        calls.append(b)
+        if len(calls) == 3:
+            raise output.OutputError("stdout: full")
+
+    with pytest.raises(output.OutputError, match="full"):
+        raw.write_summary(sink, 64)
+    assert len(calls) == 3
+
+
+def test_write_chunks_with_characters_cut_between_pieces() -> None:
+    text = "débit ≤ 4 KiB · " * 50
+    data = text.encode()
+
+    def produce(sink) -> None:  # type: ignore[no-untyped-def]
+        for start in range(0, len(data), 7):  # cuts the two- and three-byte characters
+            sink(data[start:start + 7])
+
+    raw = Trickle(most=3)
+    stream = io.TextIOWrapper(raw, encoding="utf-8")  # type: ignore[arg-type]
+    assert output.write_chunks(stream, produce) == len(data)
+    assert raw.data.decode() == text
+    plain = io.StringIO()
+    assert output.write_chunks(plain, produce) == len(text)
+    assert plain.getvalue() == text

@@ -119,3 +119,24 @@ def test_gtfrc_holds_the_high_rtt_flow_nearer_its_target_than_tfrc() -> None:
     assert list(tfrc.flows["kind"]) == ["tfrc", "tfrc"]
     assert a_gtfrc > a_tfrc + 50, (a_tfrc, a_gtfrc)
     assert _in_profile_share(gtfrc) > _in_profile_share(tfrc) + 0.05
+
+
+def test_every_shipped_conditioner_sits_on_an_input_line() -> None:
+    # RFC 2475 §2.1.2: an ingress node conditions the traffic entering the domain; a
+    # conditioner without `from` meters everything its node forwards, the ACKs returning to
+    # the senders included (cc/af-mix did until issue 26's fix: docs/cc-af.md)
+    missing = [(p.name, c.get("name")) for p in FILES
+               for c in tomllib.loads(p.read_text(encoding="utf-8")).get("conditioner", [])
+               if "from" not in c]
+    assert not missing, missing
+
+
+def test_af_mix_buckets_meter_the_senders_data_only() -> None:
+    # 1500-byte segments (and one 40-byte SYN each); with the receivers' ACKs metered too the
+    # green packets averaged 742-919 B (docs/validation.md, "BBR's Respect of Service in the AF network")
+    r = afsim.simulate(BUILTIN / "cc" / "af-mix.toml", overrides={"duration": "3s", "warmup": "1s"})
+    c = r.conditioners
+    assert len(c) == 9
+    for row in c.itertuples():
+        assert row.green_packets > 0
+        assert row.green_bytes / row.green_packets > 1400, (row.name, row.green_bytes / row.green_packets)

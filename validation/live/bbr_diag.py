@@ -52,9 +52,13 @@ def main() -> int:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     if args.af:
+        from af_mix_variants import ack_metered
+
         import afsim
 
-        base_text, name, warm, argv = Path(afsim.builtin_scenario("cc/af-mix")).read_text(), "cc/af-mix", 10.0, []
+        # the conditioner of before issue 26's fix (ACKs metered too), as bbr-state-*-af.json
+        base_text = ack_metered(Path(afsim.builtin_scenario("cc/af-mix")).read_text())
+        name, warm, argv = "cc/af-mix (ACKs metered, before issue 26's fix)", 10.0, []
         variants = [("draft-00", []), ("delayed ACKs", ["delayed_ack = true"])]
     else:
         base_text, name, warm = SCEN.read_text(), str(SCEN.relative_to(ROOT)), 5.0

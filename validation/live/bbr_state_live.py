@@ -57,8 +57,16 @@ def main() -> int:
     if args.af:
         import afsim
 
-        scen, hosts, warm = Path(afsim.builtin_scenario("cc/af-mix")), ["bbr0", "bbr1", "bbr2"], 10.0
-        name = "cc/af-mix"
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import tempfile
+
+        from af_mix_variants import ack_metered
+
+        # the conditioner of before issue 26's fix (ACKs metered too), as bbr-state-live-af.json
+        scen = Path(tempfile.mkdtemp()) / "af-mix-ack-metered.toml"
+        scen.write_text(ack_metered(Path(afsim.builtin_scenario("cc/af-mix")).read_text()))
+        hosts, warm = ["bbr0", "bbr1", "bbr2"], 10.0
+        name = "cc/af-mix (ACKs metered, before issue 26's fix)"
         sets = ["--set", f"duration={args.duration or '40s'}"]
         out_default = "bbr-state-live-af.json"
     else:

@@ -3,12 +3,19 @@ bucket each, RIO-C) live and simulated, per controller (docs/validation.md, "CUB
 afsim against Linux").
 
     sudo python validation/live/cc_af_live.py [--duration 40s] [--repeats 5] [--seeds 5]
-        [--out validation/live/cc-af-live.json]
+        [--out validation/live/cc-af-live-data.json]
+    sudo python validation/live/cc_af_live.py --ack-metered    # validation/live/cc-af-live.json
+
+The scenario as it is (each token bucket on its sender's input line: data only), or with
+--ack-metered its conditioner of before issue 26's fix, which metered the receivers' ACKs too
+(af_mix_variants.py; cc-af-live.json was made so).
 
 --repeats live runs (Linux's reno, cubic and bbr, as the scenario's `cc` fields say; each with
 the load average before and after it and whether the forwarder ran under SCHED_FIFO), --seeds
-simulator seeds, and the simulator once more with delayed ACKs at every receiver (Linux's
-receivers delay ACKs; the scenario's do not). Per controller: its share of the bottleneck,
+simulator seeds, the simulator once more with delayed ACKs at every receiver (Linux's
+receivers delay ACKs; the scenario's do not), and once more with RACK-TLP and PRR at every
+sender as well (`rack`, `prr`: Linux's loss recovery). --reuse-live keeps --out's live runs and
+runs only the simulator. Per controller: its share of the bottleneck,
 its senders' mean Respect of Service and retransmissions; the bottleneck's mean queue, drops
 and total throughput; "spread" gives each one's median, minimum and maximum per side.
 """
@@ -25,6 +32,7 @@ from pathlib import Path
 import afsim as api
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from af_mix_variants import ack_metered
 from cc_compare import afsim
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,6 +43,10 @@ def summary(s: dict) -> dict:
     q = next(q for q in s["queues"] if q["name"] == "edge->core")
     out: dict = {"throughput_mbps": tot / 1e3, "mean_queue_pkt": q["mean_len_packets"],
                  "drops": q["drops_total"]}
+    # the green packets' mean size: 1500 B when the buckets meter data alone, less with ACKs
+    green = sum(c["green_packets"] for c in s["conditioners"])
+    if green:
+        out["green_packet_bytes"] = sum(c["green_bytes"] for c in s["conditioners"]) / green
     for cc in ("reno", "cubic", "bbr"):
         fl = [f for f in s["flows"] if f["group"] == cc]
         out[cc] = {"share": sum(f["throughput_kbps"] for f in fl) / tot,
@@ -66,14 +78,29 @@ def main() -> int:
     ap.add_argument("--duration", default="40s")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=5, help="live runs")
-    ap.add_argument("--out", type=Path, default=ROOT / "validation" / "live" / "cc-af-live.json")
+    ap.add_argument("--ack-metered", action="store_true",
+                    help="the conditioner of before issue 26's fix (ACKs metered too)")
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--reuse-live", action="store_true",
+                    help="keep --out's live runs (no root needed) and run the simulator again")
     args = ap.parse_args()
+    args.out = args.out or ROOT / "validation" / "live" / (
+        "cc-af-live.json" if args.ack_metered else "cc-af-live-data.json")
+    tmpdir = tempfile.TemporaryDirectory()
     scen = api.builtin_scenario("cc/af-mix")
+    if args.ack_metered:
+        text = ack_metered(scen.read_text())
+        scen = Path(tmpdir.name) / "af-mix-ack-metered.toml"
+        scen.write_text(text)
     sets = ["--set", f"duration={args.duration}"]
     from cc_compare import live_run
 
-    res: dict = {"scenario": "cc/af-mix", "duration": args.duration, "live_runs": []}
-    for k in range(args.repeats):
+    res: dict = {"scenario": "cc/af-mix", "duration": args.duration,
+                 "conditioner": "ACKs metered too (before issue 26's fix)" if args.ack_metered
+                 else "each sender's input line (data only)", "live_runs": []}
+    if args.reuse_live:
+        res["live_runs"] = json.loads(args.out.read_text())["live_runs"]
+    for k in range(0 if args.reuse_live else args.repeats):
         s, cond = live_run(str(scen), *sets)
         res["live_runs"].append({**summary(s), **cond})
         print(f"live {k + 1}/{args.repeats}:", json.dumps(summary(s)), "load", cond["load_before"][0],
@@ -86,12 +113,19 @@ def main() -> int:
         da.write_text(scen.read_text().replace('start_step = "50ms"', 'start_step = "50ms"\ndelayed_ack = true'))
         res["sim_delayed_ack"] = [summary(afsim("run", str(da), *sets, "--seed", str(k)))
                                   for k in range(1, args.seeds + 1)]
+        # and Linux's loss recovery at every sender as well (RACK-TLP and PRR)
+        lr = Path(tmp) / "af-mix-linux-recovery.toml"
+        lr.write_text(scen.read_text().replace(
+            'start_step = "50ms"', 'start_step = "50ms"\ndelayed_ack = true\nrack = true\nprr = true'))
+        res["sim_linux_recovery"] = [summary(afsim("run", str(lr), *sets, "--seed", str(k)))
+                                     for k in range(1, args.seeds + 1)]
     res["spread"] = {"live": spread([{k: v for k, v in r.items() if k in ("throughput_mbps", "mean_queue_pkt", "drops",
-                                                                          "reno", "cubic", "bbr")}
+                                                                          "green_packet_bytes", "reno", "cubic", "bbr")}
                                       for r in res["live_runs"]]),
-                     "sim": spread(res["sim"]), "sim_delayed_ack": spread(res["sim_delayed_ack"])}
+                     "sim": spread(res["sim"]), "sim_delayed_ack": spread(res["sim_delayed_ack"]),
+                     "sim_linux_recovery": spread(res["sim_linux_recovery"])}
     args.out.write_text(json.dumps(res, indent=1) + "\n")
-    for name in ("sim", "sim_delayed_ack"):
+    for name in ("sim", "sim_delayed_ack", "sim_linux_recovery"):
         for r in res[name]:
             print(name, json.dumps(r))
     return 0

@@ -1,5 +1,6 @@
 """The simulated side of docs/validation.md's CUBIC/BBR comparison again, with the Linux
-options of afsim's BBR (`ack_aggregation`, `quantization_budget`, `policer_detection`) and
+options of afsim's BBR (`ack_aggregation`, `quantization_budget`, `policer_detection`,
+`tso_bursts`), RACK-TLP and PRR (`rack`, `prr`, every flow) and
 CUBIC (`hystart = "linux"` beside RFC 9406's `"rfc9406"`), beside the committed live runs (issue 26's open differences).
 
     python validation/live/cc_linux_options.py [--seeds 5] [--out validation/live/cc-linux-options.json]
@@ -21,6 +22,7 @@ from pathlib import Path
 import afsim as api
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from af_mix_variants import ack_metered
 from cc_af_live import afsim, summary
 from cc_compare import ack_metrics, metrics
 
@@ -30,6 +32,9 @@ AGGR = ["ack_aggregation = true"]
 QUANT = ["quantization_budget = true"]
 LT = ["policer_detection = true"]
 DELACK = ["delayed_ack = true"]
+TSO = ["tso_bursts = true"]
+RACK = ["rack = true"]
+PRR = ["prr = true"]
 # (controller, flows, variant name, extra fields of the TCP flow or --set arguments)
 DUMBBELL_RUNS = [
     ("bbr", 4, "draft-00", []),
@@ -40,8 +45,11 @@ DUMBBELL_RUNS = [
     ("bbr", 4, "delayed ACKs", DELACK),
     ("bbr", 4, "delayed ACKs + ack_aggregation + quantization_budget", DELACK + AGGR + QUANT),
     ("bbr", 4, "delayed ACKs + all three Linux options", DELACK + AGGR + QUANT + LT),
+    ("bbr", 4, "delayed ACKs + the three + tso_bursts", DELACK + AGGR + QUANT + LT + TSO),
+    ("bbr", 4, "delayed ACKs + the three + tso_bursts + rack", DELACK + AGGR + QUANT + LT + TSO + RACK),
     ("bbr", 1, "draft-00", []),
     ("bbr", 1, "all three Linux options", AGGR + QUANT + LT),
+    ("bbr", 1, "delayed ACKs + the three + tso_bursts", DELACK + AGGR + QUANT + LT + TSO),
     ("cubic", 1, "RFC 5681 slow start", []),
     ("cubic", 1, "hystart = rfc9406", ["--set", "hystart=rfc9406"]),
     ("cubic", 1, "hystart = linux", ["--set", "hystart=linux"]),
@@ -58,6 +66,8 @@ AF_RUNS = [
     ("delayed ACKs", DELACK),
     ("delayed ACKs + policer_detection", DELACK + LT),
     ("delayed ACKs + all three Linux options", DELACK + AGGR + QUANT + LT),
+    ("delayed ACKs + the three + tso_bursts", DELACK + AGGR + QUANT + LT + TSO),
+    ("delayed ACKs + the three + tso_bursts + rack + prr", DELACK + AGGR + QUANT + LT + TSO + RACK + PRR),
 ]
 
 
@@ -99,14 +109,17 @@ def main() -> int:
                   "retx", lv["retransmissions"], "| sim",
                   ", ".join(f"q {m['mean_queue_pkt']:.1f} rtt {m['rtt_mean_ms']:.1f} retx {m['retransmissions']}"
                             f" thr {m['throughput_mbps']:.2f}" for m in sims), flush=True)
-        af = api.builtin_scenario("cc/af-mix").read_text()
+        # the conditioner of before issue 26's fix (ACKs metered too), as the live runs of
+        # cc-af-live.json that these rows are compared with
+        af = ack_metered(api.builtin_scenario("cc/af-mix").read_text())
         bbr_flow = 'cc = "bbr"'
         assert af.count(bbr_flow) == 1, "cc/af-mix: one BBR flow table expected"
         for name, extra in AF_RUNS:
             text = af
             for x in extra:
-                if x == "delayed_ack = true":  # every receiver, as cc_af_live.py does
-                    text = text.replace('start_step = "50ms"', 'start_step = "50ms"\ndelayed_ack = true')
+                if x in ("delayed_ack = true", "rack = true", "prr = true"):
+                    # every receiver (as cc_af_live.py does) or every sender (Linux's all recover so)
+                    text = text.replace('start_step = "50ms"', f'start_step = "50ms"\n{x}')
                 else:  # the BBR senders only
                     text = text.replace(bbr_flow, f"{bbr_flow}\n{x}")
             scen = Path(tmp) / "af-mix.toml"

@@ -1,5 +1,7 @@
 """The markdown tables of docs/validation.md's CUBIC/BBR sections from the committed JSON:
-validation/live/cc-compare.json, cc-af-live.json and cc-linux-options.json (no runs).
+validation/live/cc-compare.json, cc-af-live.json (the AF network with the conditioner of before
+issue 26's fix), cc-af-live-data.json (with the scenario's data-only one) and
+cc-linux-options.json (no runs).
 
     python validation/live/cc_tables.py
 
@@ -72,26 +74,43 @@ def compare() -> None:
                                  "all runs" if rt else "not all"]) + " |")
 
 
-def af() -> None:
-    d = json.loads((LIVE / "cc-af-live.json").read_text())
+def af(name: str = "cc-af-live.json") -> None:
+    """The AF network's table: cc-af-live.json was made with the conditioner of before issue
+    26's fix (ACKs metered too), cc-af-live-data.json with the scenario's data-only one."""
+    p = LIVE / name
+    if not p.exists():
+        return
+    d = json.loads(p.read_text())
     sp = d["spread"]
     loads = [x for run in d["live_runs"] for x in (run["load_before"][0], run["load_after"][0])]
-    print(f"\ncc/af-mix: {len(d['live_runs'])} live runs (1-min load {min(loads):.1f}–{max(loads):.1f}), "
-          f"{len(d['sim'])} seeds\n")
-    print("| per controller | live | afsim | afsim, delayed ACKs |")
-    print("|---|---|---|---|")
+    which = d.get("conditioner", "ACKs metered too (before issue 26's fix)")
+    print(f"\ncc/af-mix ({name}; conditioner: {which}): {len(d['live_runs'])} live runs "
+          f"(1-min load {min(loads):.1f}–{max(loads):.1f}), {len(d['sim'])} seeds\n")
+    lr = "sim_linux_recovery" in sp
+    print("| per controller | live | afsim | afsim, delayed ACKs |" + (" afsim, delayed ACKs, rack, prr |" if lr else ""))
+    print("|---|---|---|---|" + ("---|" if lr else ""))
+
+    def more(a: dict, k: str, fmt: str) -> str:
+        if not lr:
+            return ""
+        d = sp["sim_linux_recovery"][k]
+        return f" {cell(d, fmt)}{' ≠' if apart(a, d) else ''} |"
+
     for label, key, fmt in (("share of the bottleneck", "share", ".3f"), ("mean Respect of Service", "ros", ".3f"),
                             ("retransmissions per sender", "retx", ".0f")):
         for cc in ("reno", "cubic", "bbr"):
             k = f"{cc}.{key}"
             a, b, c = sp["live"][k], sp["sim"][k], sp["sim_delayed_ack"][k]
             print(f"| {label}: {cc} | {cell(a, fmt)} | {cell(b, fmt)}{' ≠' if apart(a, b) else ''} | "
-                  f"{cell(c, fmt)}{' ≠' if apart(a, c) else ''} |")
+                  f"{cell(c, fmt)}{' ≠' if apart(a, c) else ''} |" + more(a, k, fmt))
     for label, k, fmt in (("total throughput (Mb/s)", "throughput_mbps", ".2f"),
-                          ("mean queue (pkt)", "mean_queue_pkt", ".1f")):
+                          ("mean queue (pkt)", "mean_queue_pkt", ".1f"),
+                          ("green packets' mean size (B)", "green_packet_bytes", ".0f")):
+        if k not in sp["live"]:
+            continue
         a, b, c = sp["live"][k], sp["sim"][k], sp["sim_delayed_ack"][k]
         print(f"| {label} | {cell(a, fmt)} | {cell(b, fmt)}{' ≠' if apart(a, b) else ''} | "
-              f"{cell(c, fmt)}{' ≠' if apart(a, c) else ''} |")
+              f"{cell(c, fmt)}{' ≠' if apart(a, c) else ''} |" + more(a, k, fmt))
 
 
 def options() -> None:
@@ -140,4 +159,5 @@ def options() -> None:
 if __name__ == "__main__":
     compare()
     af()
+    af("cc-af-live-data.json")
     options()

@@ -4,6 +4,7 @@
 //! give the same report, and `to_json` gives the same bytes. Wall-clock measurements (speed,
 //! memory) are kept apart in `EngineStats::wall_*`, which `to_json` leaves out.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -228,14 +229,16 @@ pub struct CsaRow {
 pub struct FlowRow {
     /// The flow's name (a group's members are named group0, group1, …).
     pub name: String,
+    // `group`, `kind`, `src` and `dst` are shared: by a group's rows, and with the queue rows'
+    // node names (one string a node or a group instead of four copies a flow; issue 28)
     /// The `[[flow]]` entry it was expanded from.
-    pub group: String,
+    pub group: Arc<str>,
     /// "cbr", "tcp-<variant>", "tfrc" or "gtfrc" ("csa-signal" for a CSA's control packets).
-    pub kind: String,
+    pub kind: Arc<str>,
     /// The node it starts at.
-    pub src: String,
+    pub src: Arc<str>,
     /// The node it goes to.
-    pub dst: String,
+    pub dst: Arc<str>,
     /// Forward packets the source sent (data, TCP retransmissions included; the reverse
     /// direction's ACKs and feedback are not counted here), from time 0.
     pub packets_sent: u64,
@@ -330,12 +333,14 @@ pub struct FlowRow {
 /// Identity: `arrivals = departures + drops_overflow + drops_early + queued_end`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ColourRow {
+    // `queue` is the port's one name string, shared with its queue and code-point rows, and
+    // `colour` one string a level (issue 28)
     /// The queue ("from->to").
-    pub queue: String,
+    pub queue: Arc<str>,
     /// Drop-precedence level in the domain's colour table (0 is dropped last).
     pub level: u8,
     /// "green", "yellow", "red" for levels 0–2, "level N" beyond.
-    pub colour: String,
+    pub colour: Arc<str>,
     /// Packets of this level offered to the queue, from time 0.
     pub arrivals: u64,
     /// Packets of this level that left for the link.
@@ -362,16 +367,17 @@ pub struct ColourRow {
 /// counted departures (`colours`).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct CodePointRow {
+    // strings shared as `ColourRow`'s (issue 28)
     /// The queue ("from->to").
-    pub queue: String,
+    pub queue: Arc<str>,
     /// The code point's name ("AF11", "BE", …; "DSCP n" for one without a name).
-    pub code_point: String,
+    pub code_point: Cow<'static, str>,
     /// "forward" (data, from the flows' sources) or "reverse" (ACKs and feedback).
-    pub direction: String,
+    pub direction: &'static str,
     /// Its drop-precedence level in the domain's colour table.
     pub level: u8,
     /// The level's colour ("green", "yellow", "red", "level N"), as in `colours`.
-    pub colour: String,
+    pub colour: Arc<str>,
     /// Packets of this code point and direction offered to the queue, from time 0.
     pub arrivals: u64,
     /// Packets of this code point and direction that left for the link (derived, see above).
@@ -548,8 +554,9 @@ impl Serialize for QueueDrops {
 /// One output queue (one direction of a link).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct QueueRow {
+    // `name` is shared with the port's colour and code-point rows (issue 28)
     /// "from->to".
-    pub name: String,
+    pub name: Arc<str>,
     // `node` and `to` are shared by the rows of a node's ports: one string a node, not two
     // copies a port (issue 28).
     /// The node whose output port it is.
@@ -609,5 +616,11 @@ impl Report {
     /// The report as pretty JSON; byte-identical for the same scenario and seed.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("report serializes")
+    }
+
+    /// Writes `to_json`'s bytes to `out` as they are made, without the whole text in memory
+    /// (more than 2 GiB at a million flows; issue 28). The first error of `out` stops it.
+    pub fn write_json<W: std::io::Write>(&self, out: W) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(out, self).map_err(std::io::Error::from)
     }
 }

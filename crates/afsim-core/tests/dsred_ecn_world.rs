@@ -92,7 +92,7 @@ fn dsred(coupling: &str) -> Report {
 fn a_dsredq_rio_with_ecn_tail_marks_ecn_tcp_and_still_drops_non_ecn_packets_early() {
     for coupling in ["coupled", "decoupled"] {
         let r = dsred(coupling);
-        let q = r.queues.iter().find(|q| q.name == "r->b").unwrap();
+        let q = r.queues.iter().find(|q| &*q.name == "r->b").unwrap();
         assert!(q.ecn_marks.unwrap() > 0, "{coupling}: {q:?}");
         assert!(
             q.drops["early"] > 0,
@@ -110,7 +110,7 @@ fn a_dsredq_rio_with_ecn_tail_marks_ecn_tcp_and_still_drops_non_ecn_packets_earl
             ce("in") + ce("out") > 0,
             "{coupling}: the TCP receivers see CE"
         );
-        for c in r.colours.iter().filter(|c| c.queue == "r->b") {
+        for c in r.colours.iter().filter(|c| &*c.queue == "r->b") {
             assert_eq!(
                 c.arrivals,
                 c.departures + c.drops_overflow + c.drops_early + c.queued_end,

@@ -103,7 +103,7 @@ fn strict_priority_protects_ef_and_best_effort_absorbs_the_overload() {
         "BE gets the rest: {}",
         be.throughput_kbps
     );
-    let q = r.queues.iter().find(|q| q.name == "a->b").unwrap();
+    let q = r.queues.iter().find(|q| &*q.name == "a->b").unwrap();
     assert_eq!(q.discipline, "scheduler");
     assert_eq!(
         q.drops_total, be.packets_dropped,

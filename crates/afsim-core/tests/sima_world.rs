@@ -125,7 +125,7 @@ fn a_sima_bottleneck_admits_dp_four_and_drops_the_lower_levels_first() {
     let colour = r
         .colours
         .iter()
-        .find(|c| c.queue == "r1->r2" && c.colour == "DP 2")
+        .find(|c| &*c.queue == "r1->r2" && &*c.colour == "DP 2")
         .unwrap();
     assert_eq!(
         (colour.arrivals, colour.drops_early),

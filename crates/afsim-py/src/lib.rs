@@ -27,6 +27,8 @@ use pyo3::types::{PyDict, PyList, PyMapping};
 
 #[cfg(target_os = "linux")]
 mod live;
+mod pieces;
+use pieces::Pieces;
 
 pyo3::create_exception!(
     _core,
@@ -387,6 +389,28 @@ impl RunResult {
     /// The report as deterministic pretty JSON (same scenario and seed → same bytes).
     fn summary_json(&self) -> String {
         self.report.to_json()
+    }
+    /// `summary_json()`'s UTF-8 bytes handed to `sink` (a callable taking `bytes`) in pieces of
+    /// `chunk_bytes` (the last shorter) as they are made, without the whole text in memory (more
+    /// than 2 GiB at a million flows; issue 28). An exception `sink` raises stops the writing
+    /// and is raised here.
+    #[pyo3(signature = (sink, chunk_bytes=1 << 20))]
+    fn write_summary(&self, sink: Bound<'_, PyAny>, chunk_bytes: usize) -> PyResult<()> {
+        let mut out = Pieces {
+            sink,
+            buf: Vec::with_capacity(chunk_bytes.max(1)),
+            chunk: chunk_bytes.max(1),
+            failed: None,
+        };
+        let written = self
+            .report
+            .write_json(&mut out)
+            .and_then(|()| out.hand_over());
+        match (written, out.failed) {
+            (_, Some(e)) => Err(e),
+            (Err(e), None) => Err(PyRuntimeError::new_err(format!("writing the report: {e}"))),
+            (Ok(()), None) => Ok(()),
+        }
     }
     /// Per-flow rows as columns: one entry per field of the report's flow rows.
     fn flows_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

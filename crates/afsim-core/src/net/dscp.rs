@@ -420,6 +420,14 @@ impl ColourTable {
         }
     }
 
+    /// `level_name` of every level, 0 to `MAX_LEVELS` − 1, one shared string each: the report's
+    /// rows share them (issue 28).
+    pub fn level_names(&self) -> Vec<std::sync::Arc<str>> {
+        (0..MAX_LEVELS as u8)
+            .map(|l| self.level_name(l).into())
+            .collect()
+    }
+
     /// Sets what `dscp` means in this domain.
     pub fn set(&mut self, dscp: u8, marking: Marking) -> Result<(), ParamError> {
         if dscp > MAX_DSCP {

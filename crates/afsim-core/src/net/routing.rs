@@ -90,8 +90,8 @@ struct Entry {
     core: u32,
 }
 
-/// Forwarding tables for every node.
-#[derive(Clone, Debug)]
+/// Forwarding tables for every node (`Default`: none, for a world that is done forwarding).
+#[derive(Clone, Debug, Default)]
 pub struct Tables {
     n: usize,
     node: Vec<Entry>,

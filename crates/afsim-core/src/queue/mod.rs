@@ -100,7 +100,7 @@ impl DropReason {
         }
     }
 
-    pub fn index(self) -> usize {
+    pub const fn index(self) -> usize {
         match self {
             DropReason::Overflow => 0,
             DropReason::Early => 1,
@@ -116,6 +116,15 @@ impl DropReason {
 
 /// Number of drop reasons (counter arrays are indexed by `DropReason::index`).
 pub const N_DROP_REASONS: usize = 6;
+
+/// Number of reasons a queue drops for (`DropReason::QUEUE`: overflow and early, indices 0 and
+/// 1): a queue's counters by reason (`QueueStats`, `LevelStats`) hold these only, which keeps
+/// 64 bytes a port and 32 a level of counters that stayed zero out of every port (issue 28).
+pub const N_QUEUE_DROP_REASONS: usize = 2;
+const _: () = assert!(
+    DropReason::Overflow.index() < N_QUEUE_DROP_REASONS
+        && DropReason::Early.index() < N_QUEUE_DROP_REASONS
+);
 
 /// Every discipline, dispatched without boxing. The AQM variants are large (per-level
 /// counters, parameters, the idle clock's table: over a kilobyte); boxing them made no
@@ -331,7 +340,8 @@ impl AnyQueue {
 pub struct LevelStats {
     pub arrivals: u64,
     pub departures: u64,
-    pub drops: [u64; N_DROP_REASONS],
+    /// By `DropReason::index` of the queue's reasons.
+    pub drops: [u64; N_QUEUE_DROP_REASONS],
 }
 
 /// Counters of one output queue.
@@ -344,8 +354,9 @@ pub struct QueueStats {
     pub arrival_bytes: u64,
     pub departures: u64,
     pub departure_bytes: u64,
-    pub drops: [u64; N_DROP_REASONS],
-    pub drop_bytes: [u64; N_DROP_REASONS],
+    /// By `DropReason::index` of the queue's reasons (`N_QUEUE_DROP_REASONS`).
+    pub drops: [u64; N_QUEUE_DROP_REASONS],
+    pub drop_bytes: [u64; N_QUEUE_DROP_REASONS],
     pub max_len_packets: u64,
     /// The same counts by drop-precedence level (the domain's `ColourTable`): `MAX_LEVELS` by
     /// default, or as many as `with_levels` says, or up to the highest level seen
@@ -390,8 +401,8 @@ impl QueueStats {
             arrival_bytes: 0,
             departures: 0,
             departure_bytes: 0,
-            drops: [0; N_DROP_REASONS],
-            drop_bytes: [0; N_DROP_REASONS],
+            drops: [0; N_QUEUE_DROP_REASONS],
+            drop_bytes: [0; N_QUEUE_DROP_REASONS],
             max_len_packets: 0,
             levels: vec![LevelStats::default(); levels],
             len_integral: 0,

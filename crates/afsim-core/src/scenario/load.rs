@@ -215,7 +215,7 @@ start_step = "10ms"
         let f: Vec<(&str, &str, usize, usize)> = s
             .flows
             .iter()
-            .map(|f| (f.name.as_str(), f.group.as_str(), f.src, f.dst))
+            .map(|f| (f.name.as_str(), &*f.group, f.src, f.dst))
             .collect();
         assert_eq!(
             f,
@@ -251,10 +251,7 @@ start_step = "10ms"
                     [[flow]]\nname = \"x\"\nfrom = \"a\"\nto = \"b\"\nkind = \"cbr\"\nrate = \"1Mbps\"\npacket_size = \"1000B\"\npackets = 10\n";
         let s = load(base).unwrap();
         assert_eq!(s.flows.len(), 1);
-        assert_eq!(
-            (s.flows[0].name.as_str(), s.flows[0].group.as_str()),
-            ("x", "x")
-        );
+        assert_eq!((s.flows[0].name.as_str(), &*s.flows[0].group), ("x", "x"));
         assert!(s.stop.transfers_complete);
         let s = load(&format!("{base}count = 3\n")).unwrap();
         let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();

@@ -12,8 +12,8 @@ use crate::net::dscp::{self, ColourTable, MAX_LEVELS};
 use crate::net::packet::Pool;
 use crate::queue::{AnyQueue, DropReason, QueueStats};
 use crate::report::{
-    CodePointRow, ColourRow, ConditionerRow, CsaRow, DelayClassRow, DpCounts, EngineCounts,
-    FlowRow, QueueDrops, QueueRow, Report, SimaLevelRow, SimaQueueRow,
+    ColourRow, ConditionerRow, CsaRow, DelayClassRow, DpCounts, EngineCounts, FlowRow, QueueDrops,
+    QueueRow, Report,
 };
 use crate::scenario::spec::AppSpec;
 use crate::scenario::spec::CsaScope;
@@ -25,6 +25,8 @@ use super::{StopReason, World};
 
 mod groups;
 use groups::group_rows;
+mod ports;
+use ports::{shrink_as_it_empties, PortRows};
 
 impl World<'_> {
     /// The results, and the conservation check over them.
@@ -32,14 +34,17 @@ impl World<'_> {
         self.report_with(false)
     }
 
-    /// The results, the world given up on the way: its agents once the flow rows are made, each
-    /// port's line before its rows are, so that the report's rows take memory the world gave
-    /// back (the peak of a large run is here; issue 28).
+    /// The results, the world given up on the way: the event queue and the forwarding tables
+    /// first, each port as its rows are made (the ports' rows first), the packet pool, each
+    /// flow's agents and delay histogram as its row is made, the flows' counters; vectors
+    /// emptied from their end shrink and the heap's free pages go back (`ports::give_back`), so
+    /// that the rows take memory the world gave back (the peak of a large run's memory was
+    /// here; issue 28).
     pub fn into_report(mut self) -> Report {
         self.report_with(true)
     }
 
-    /// The report; with `free`, the agents and the ports' lines are dropped on the way.
+    /// The report; with `free`, the world is given up on the way (`into_report`).
     fn report_with(&mut self, free: bool) -> Report {
         // names of counters whose identity fails; any makes the run fail
         let mut broken: Vec<String> = Vec::new();
@@ -47,76 +52,13 @@ impl World<'_> {
         self.sample_grid(now);
         let end_s = now.as_secs_f64();
         let span = now.saturating_since(self.warmup).as_secs_f64();
-        let name = |i: u32| self.spec.nodes[i as usize].name.clone();
-        let mut flows: Vec<FlowRow> = self
+        // the node names the flow rows (`src`, `dst`) and the queue rows (`node`, `to`) share
+        let node_names: Vec<Arc<str>> = self
             .spec
-            .flows
+            .nodes
             .iter()
-            .zip(&self.flows)
-            .enumerate()
-            .map(|(i, (fs, st))| FlowRow {
-                name: fs.name.clone(),
-                group: fs.group.clone(),
-                kind: match fs.app {
-                    AppSpec::Cbr(_) => "cbr".into(),
-                    AppSpec::Tcp(ref p) => format!("tcp-{}", p.variant.name()),
-                    AppSpec::Tfrc(ref p) if p.target_rate_bps.is_some() => "gtfrc".into(),
-                    AppSpec::Tfrc(_) => "tfrc".into(),
-                },
-                src: name(fs.src as u32),
-                dst: name(fs.dst as u32),
-                finite: self.finite[i],
-                dscp: fs.dscp,
-                ..counter_fields(st, span, self.tfrc_fields(i, now, self.tcp_fields(i, span)))
-            })
+            .map(|n| Arc::from(n.name.as_str()))
             .collect();
-        // the senders' traces are the last that needs the agents
-        let traces = self.take_traces();
-        let tfrc_traces = self.take_tfrc_traces();
-        if free {
-            self.agents = Vec::new();
-        }
-        self.af_fields(&mut flows, span);
-        self.dp_fields(&mut flows);
-        for (row, d) in flows.iter_mut().zip(&self.flow_delays) {
-            if let Some(q) = d.quantiles() {
-                row.delay_p50_s = Some(q.p50_s);
-                row.delay_p90_s = Some(q.p90_s);
-                row.delay_p99_s = Some(q.p99_s);
-                row.delay_max_s = Some(q.max_s);
-            }
-        }
-        // per conditioner: the flows it metered and their contract (kb/s)
-        // (each conditioner's flows in increasing order: the sums below add in that order; the
-        // CSAs' signal pseudo-flows, after the scenario's, left out)
-        let n = self.spec.flows.len();
-        let metered: Vec<(Vec<usize>, f64)> = self
-            .conditioners
-            .iter()
-            .map(|c| {
-                let mut seen: Vec<usize> = c
-                    .seen_flows
-                    .iter()
-                    .map(|&i| i as usize)
-                    .filter(|&i| i < n)
-                    .collect();
-                seen.sort_unstable();
-                (seen, c.contract_bps() as f64 / 1e3)
-            })
-            .collect();
-        let groups = group_rows(self.spec, &flows, &metered);
-        // CSA control packets, one pseudo-flow per (CSA, remote conditioner)
-        for (k, (name, from, to)) in self.signal_flows.iter().enumerate() {
-            let st = &self.flows[self.spec.flows.len() + k];
-            flows.push(FlowRow {
-                name: name.clone(),
-                group: "csa-signals".into(),
-                kind: "csa-signal".into(),
-                src: self.spec.nodes[*from as usize].name.clone(),
-                dst: self.spec.nodes[*to as usize].name.clone(),
-                ..counter_fields(st, span, FlowRow::default())
-            });
-        }
         let mut csas = Vec::with_capacity(self.csas.len());
         let mut alpha_traces = Vec::with_capacity(self.csas.len());
         for run in &self.csas {
@@ -172,97 +114,126 @@ impl World<'_> {
             }
         }
 
-        let in_flight_walked = self.walk_in_flight();
-        let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-        let mut queues = Vec::with_capacity(self.ports.len());
-        // (sized exactly, counted first: grown by doubling, they held up to twice their rows,
-        // and both buffers at each doubling, at the report's peak of memory)
-        let mut colours = Vec::with_capacity(
-            self.ports
-                .iter()
-                .map(|p| p.stats.levels.iter().filter(|l| l.arrivals > 0).count())
-                .sum(),
-        );
-        let mut code_points =
-            Vec::with_capacity(self.ports.iter().map(|p| p.by_cp.rows_len()).sum());
-        let (mut sima_queues, mut sima_levels) = (Vec::new(), Vec::new());
-        // the node names the queue rows share (a row's `node` and `to`)
-        let node_names: Vec<Arc<str>> = self
-            .spec
-            .nodes
-            .iter()
-            .map(|n| Arc::from(n.name.as_str()))
+        // the grid's per-port series, named while the ports are there
+        let level_series = std::mem::take(&mut self.grid.levels)
+            .into_iter()
+            .map(|(port, s)| (self.port_name(port as usize), s))
             .collect();
-        for i in 0..self.ports.len() {
-            let pname = self.port_name(i);
-            let p = &mut self.ports[i];
-            if free {
-                p.line = crate::sim::ring::Ring::new();
-            }
-            if let AnyQueue::Sima(q) = &p.queue {
-                if let Err(e) = q.check(&self.pool) {
-                    broken.push(format!("{pname}: {e}"));
-                }
-                let (row, levels) = sima_rows(&pname, q, now);
-                sima_queues.push(row);
-                sima_levels.extend(levels);
-            }
-            let len = p.queue.len_packets();
-            p.sample(now);
-            p.stats.before_change(now, len);
-            let row = queue_row(
-                &pname,
-                &node_names[p.from as usize],
-                &node_names[p.to as usize],
-                p.rate_bps(),
-                &p.queue,
-                &p.stats,
-                p.busy_ns,
-                p.link_losses(),
-                now,
-            );
-            if row.arrivals != row.departures + row.drops_total + row.len_packets_end {
-                broken.push(pname.clone());
-            }
-            let nonzero: BTreeMap<String, u64> = row
-                .drops
-                .0
-                .iter()
-                .filter(|&&(_, v)| v > 0)
-                .map(|&(k, v)| (k.to_string(), v))
-                .collect();
-            if !nonzero.is_empty() {
-                dropped.insert(format!("queue {pname}"), nonzero);
-            }
-            if p.link_losses() > 0 {
-                let reason = DropReason::LinkLoss.name().to_string();
-                dropped.insert(
-                    format!("link {pname}"),
-                    BTreeMap::from([(reason, p.link_losses())]),
+        let code_point_series = std::mem::take(&mut self.grid.code_points)
+            .into_iter()
+            .map(|(port, s)| (self.port_name(port as usize), s))
+            .collect();
+        let in_flight_walked = self.walk_in_flight();
+        if free {
+            // nothing below schedules or reads an event, nor forwards a packet
+            self.events = crate::sim::event::EventQueue::new();
+            self.tables = crate::net::routing::Tables::default();
+        }
+        let mut dropped: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+        let mut rows = PortRows::sized(&self.ports);
+        let level_names = self.colours.level_names();
+        if free {
+            // The ports go from the end of their vector as their rows are made, and the vector
+            // shrinks as it empties, so that the rows take the memory the ports give back (the
+            // peak of a large run's memory was here, ports and rows side by side; issue 28).
+            // The rows, made last port first, are put in port order at the end.
+            while let Some(mut p) = self.ports.pop() {
+                self.port_rows(
+                    &mut p,
+                    &node_names,
+                    &level_names,
+                    &mut rows,
+                    &mut dropped,
+                    true,
                 );
+                drop(p);
+                shrink_as_it_empties(&mut self.ports);
             }
-            queues.push(row);
-            colours.extend(colour_rows(
-                &pname,
-                &p.queue,
-                &p.stats,
-                &self.colours,
-                &self.pool,
-                &mut broken,
-            ));
-            code_points.extend(code_point_rows(
-                &pname,
-                p,
-                &self.pool,
-                &self.colours,
-                &mut broken,
-            ));
-            if free {
-                // nothing reads the per-level counters, nor those by code point, after this
-                // port's rows
-                p.stats.levels = Vec::new();
-                p.by_cp = Default::default();
+            rows.reverse();
+        } else {
+            let mut ports = std::mem::take(&mut self.ports);
+            for p in &mut ports {
+                self.port_rows(p, &node_names, &level_names, &mut rows, &mut dropped, false);
             }
+            self.ports = ports;
+        }
+        let PortRows {
+            queues,
+            colours,
+            code_points,
+            sima_queues,
+            sima_levels,
+            queue_series,
+            queue_delays,
+            queue_traces,
+            broken: broken_ports,
+        } = rows;
+        broken.extend(broken_ports);
+        // the packets in the pool are read no more: what the report keeps of it, and (given
+        // up) the pool
+        let (pool_live, pool_high_water) = (self.pool.live(), self.pool.capacity_used() as u64);
+        if free {
+            self.pool = Pool::default();
+        }
+        // the senders' traces, and then the flow rows, are the last that need the agents
+        let traces = self.take_traces();
+        let tfrc_traces = self.take_tfrc_traces();
+        // a group's flows share its name and kind (they follow each other in the spec)
+        let mut last: Option<(Arc<str>, Arc<str>)> = None;
+        let n = self.spec.flows.len();
+        let mut flows: Vec<FlowRow> = Vec::with_capacity(n + self.signal_flows.len());
+        if free {
+            // as the ports above: each flow's two agents go as its row is made, last first
+            for i in (0..n).rev() {
+                flows.push(self.flow_row(i, span, &node_names, &mut last));
+                self.agents.truncate(2 * i);
+                shrink_as_it_empties(&mut self.agents);
+                self.flow_delays.truncate(i);
+                shrink_as_it_empties(&mut self.flow_delays);
+            }
+            flows.reverse();
+            self.agents = Vec::new();
+            self.flow_delays = Vec::new();
+        } else {
+            for i in 0..n {
+                flows.push(self.flow_row(i, span, &node_names, &mut last));
+            }
+        }
+        self.af_fields(&mut flows, span);
+        self.dp_fields(&mut flows);
+        // per conditioner: the flows it metered and their contract (kb/s)
+        // (each conditioner's flows in increasing order: the sums below add in that order; the
+        // CSAs' signal pseudo-flows, after the scenario's, left out)
+        let metered: Vec<(Vec<usize>, f64)> = self
+            .conditioners
+            .iter()
+            .map(|c| {
+                let mut seen: Vec<usize> = c
+                    .seen_flows
+                    .iter()
+                    .map(|&i| i as usize)
+                    .filter(|&i| i < n)
+                    .collect();
+                seen.sort_unstable();
+                (seen, c.contract_bps() as f64 / 1e3)
+            })
+            .collect();
+        let groups = group_rows(self.spec, &flows, &metered);
+        // CSA control packets, one pseudo-flow per (CSA, remote conditioner)
+        for (k, (name, from, to)) in self.signal_flows.iter().enumerate() {
+            let st = &self.flows[self.spec.flows.len() + k];
+            flows.push(FlowRow {
+                name: name.clone(),
+                group: "csa-signals".into(),
+                kind: "csa-signal".into(),
+                src: Arc::clone(&node_names[*from as usize]),
+                dst: Arc::clone(&node_names[*to as usize]),
+                ..counter_fields(st, span, FlowRow::default())
+            });
+        }
+        if free {
+            // the flows' counters are read no more
+            self.flows = Vec::new();
         }
         let mut conditioners = Vec::with_capacity(self.conditioners.len());
         for (c, cond) in self.conditioners.iter().enumerate() {
@@ -298,7 +269,7 @@ impl World<'_> {
             sent: self.generated,
             delivered: self.delivered,
             dropped,
-            in_flight: self.pool.live(),
+            in_flight: pool_live,
             in_flight_walked,
             broken_queues: broken,
         });
@@ -333,32 +304,11 @@ impl World<'_> {
             traces,
             tfrc_traces,
             alpha_traces,
-            queue_series: (0..self.ports.len())
-                .filter_map(|i| {
-                    let s = self.ports[i].watch.as_deref_mut()?.series.take()?;
-                    Some((self.port_name(i), s))
-                })
-                .collect(),
-            queue_delays: (0..self.ports.len())
-                .filter_map(|i| {
-                    let d = self.ports[i].watch.as_deref()?.sojourn.as_ref()?;
-                    Some((self.port_name(i), d.distribution()))
-                })
-                .collect(),
-            queue_traces: (0..self.ports.len())
-                .filter_map(|i| {
-                    let t = self.ports[i].watch.as_deref_mut()?.trace.take()?;
-                    Some((self.port_name(i), t))
-                })
-                .collect(),
-            level_series: std::mem::take(&mut self.grid.levels)
-                .into_iter()
-                .map(|(port, s)| (self.port_name(port as usize), s))
-                .collect(),
-            code_point_series: std::mem::take(&mut self.grid.code_points)
-                .into_iter()
-                .map(|(port, s)| (self.port_name(port as usize), s))
-                .collect(),
+            queue_series,
+            queue_delays,
+            queue_traces,
+            level_series,
+            code_point_series,
             flow_series: self.grid.flows.take(),
             conditioner_series: self.grid.conditioners.take(),
             dp_traces: self
@@ -372,11 +322,59 @@ impl World<'_> {
                 packet_hops: self.hops,
                 packets_generated: self.generated,
                 data_packets_generated: self.data_generated,
-                pool_high_water: self.pool.capacity_used() as u64,
+                pool_high_water,
             },
         }
     }
+}
 
+impl World<'_> {
+    /// Flow `i`'s row (the scenario's flows; `last`: the group and kind strings of the row made
+    /// before, shared when this flow's are the same).
+    fn flow_row(
+        &self,
+        i: usize,
+        span: f64,
+        node_names: &[Arc<str>],
+        last: &mut Option<(Arc<str>, Arc<str>)>,
+    ) -> FlowRow {
+        let (fs, st) = (&self.spec.flows[i], &self.flows[i]);
+        let kind: std::borrow::Cow<'static, str> = match fs.app {
+            AppSpec::Cbr(_) => "cbr".into(),
+            AppSpec::Tcp(ref p) => format!("tcp-{}", p.variant.name()).into(),
+            AppSpec::Tfrc(ref p) if p.target_rate_bps.is_some() => "gtfrc".into(),
+            AppSpec::Tfrc(_) => "tfrc".into(),
+        };
+        let (group, kind) = match &*last {
+            Some((g, k)) if **g == *fs.group && **k == *kind => (Arc::clone(g), Arc::clone(k)),
+            _ => {
+                let shared: (Arc<str>, Arc<str>) = (Arc::clone(&fs.group), kind.into());
+                *last = Some(shared.clone());
+                shared
+            }
+        };
+        let now = self.now;
+        let mut row = FlowRow {
+            name: fs.name.clone(),
+            group,
+            kind,
+            src: Arc::clone(&node_names[fs.src]),
+            dst: Arc::clone(&node_names[fs.dst]),
+            finite: self.finite[i],
+            dscp: fs.dscp,
+            ..counter_fields(st, span, self.tfrc_fields(i, now, self.tcp_fields(i, span)))
+        };
+        if let Some(q) = self.flow_delays[i].quantiles() {
+            row.delay_p50_s = Some(q.p50_s);
+            row.delay_p90_s = Some(q.p90_s);
+            row.delay_p99_s = Some(q.p99_s);
+            row.delay_max_s = Some(q.max_s);
+        }
+        row
+    }
+}
+
+impl World<'_> {
     /// One row per code point that delivered forward packets, in code point order.
     fn delay_class_rows(&self) -> Vec<DelayClassRow> {
         self.class_delays
@@ -553,115 +551,6 @@ fn counter_fields(st: &FlowStats, span_s: f64, rest: FlowRow) -> FlowRow {
     }
 }
 
-/// The report rows of a SIMA core queue at `now`: the queue's, and one per (class, drop
-/// precedence) that saw an arrival.
-fn sima_rows(
-    name: &str,
-    q: &crate::queue::sima::Sima,
-    now: SimTime,
-) -> (SimaQueueRow, Vec<SimaLevelRow>) {
-    use crate::edge::sima::ServiceClass;
-    let p = q.params();
-    let time = q.dpa_time(now);
-    let total = now.as_nanos().max(1) as f64;
-    let row = SimaQueueRow {
-        queue: name.to_string(),
-        rt_limit_bytes: p.rt_limit_bytes,
-        nrt_limit_bytes: p.nrt_limit_bytes,
-        rt_weight: p.rt_weight,
-        nrt_weight: p.nrt_weight,
-        occupancy: p.occupancy.name().to_string(),
-        dpa_offset: p.dpa_offset,
-        dpa_slope: p.dpa_slope,
-        avg_rt_end: q.avg_occupancy(ServiceClass::Rt),
-        avg_nrt_end: q.avg_occupancy(ServiceClass::Nrt),
-        dpa_end: q.dpa(),
-        dpa_max: q.dpa_max(),
-        dpa_mean: time
-            .iter()
-            .enumerate()
-            .map(|(v, &ns)| v as f64 * ns as f64)
-            .sum::<f64>()
-            / total,
-        dpa_time_share: time.iter().map(|&ns| ns as f64 / total).collect(),
-    };
-    let mut levels = Vec::new();
-    for class in [ServiceClass::Nrt, ServiceClass::Rt] {
-        for (dp, s) in q.stats.dp[class.index()].iter().enumerate() {
-            if s.arrivals == 0 {
-                continue;
-            }
-            let drops = s.drops_below_dpa + s.drops_overflow;
-            levels.push(SimaLevelRow {
-                queue: name.to_string(),
-                class: class.name().to_string(),
-                dp: dp as u8,
-                arrivals: s.arrivals,
-                departures: s.departures,
-                drops_below_dpa: s.drops_below_dpa,
-                drops_overflow: s.drops_overflow,
-                queued_end: s.arrivals.saturating_sub(s.departures + drops),
-                loss_ratio: drops as f64 / s.arrivals as f64,
-            });
-        }
-    }
-    (row, levels)
-}
-
-/// A port's `code_points` rows, with the packets still queued counted per row and the
-/// departures derived (arrivals − drops − queued); their sum per level must equal the level's
-/// own departure counter, else the port is added to `broken`.
-fn code_point_rows(
-    name: &str,
-    p: &super::Port,
-    pool: &crate::net::packet::Pool,
-    colours: &crate::net::dscp::ColourTable,
-    broken: &mut Vec<String>,
-) -> Vec<CodePointRow> {
-    use crate::net::dscp;
-    let rows = p.by_cp.rows();
-    let mut queued = vec![0u64; rows.len()];
-    for id in p.queue.queued() {
-        let pkt = pool.get(id);
-        if let Some(i) = rows
-            .iter()
-            .position(|r| (r.0, r.1) == (pkt.rev, pkt.dscp & 63))
-        {
-            queued[i] += 1;
-        }
-    }
-    let mut departures = [0u64; MAX_LEVELS];
-    let out: Vec<CodePointRow> = rows
-        .iter()
-        .zip(queued)
-        .map(|(&(rev, d, c), queued_end)| {
-            let dropped = c.drops_overflow + c.drops_early;
-            let left = c.arrivals.checked_sub(dropped + queued_end);
-            let level = colours.level(d);
-            departures[usize::from(level)] += left.unwrap_or(u64::MAX / 2);
-            CodePointRow {
-                queue: name.to_string(),
-                code_point: dscp::name(d).map_or(format!("DSCP {d}"), str::to_string),
-                direction: if rev { "reverse" } else { "forward" }.to_string(),
-                level,
-                colour: colours.level_name(level),
-                arrivals: c.arrivals,
-                departures: left.unwrap_or(0),
-                drops_overflow: c.drops_overflow,
-                drops_early: c.drops_early,
-                queued_end,
-                loss_ratio: dropped as f64 / c.arrivals as f64,
-            }
-        })
-        .collect();
-    for (level, l) in p.stats.levels.iter().enumerate() {
-        if departures[level] != l.departures {
-            broken.push(format!("{name} level {level} by code point"));
-        }
-    }
-    out
-}
-
 /// A per-level counter summed over every level; `None` if the discipline has no such counter.
 fn sum_levels(f: impl Fn(usize) -> Option<u64>) -> Option<u64> {
     (0..MAX_LEVELS)
@@ -674,7 +563,7 @@ fn sum_levels(f: impl Fn(usize) -> Option<u64>) -> Option<u64> {
 /// Shared with afsim-live's `Fabric::rows`, which keeps the same counters per port.
 #[allow(clippy::too_many_arguments)]
 pub fn queue_row(
-    name: &str,
+    name: &Arc<str>,
     node: &Arc<str>,
     to: &Arc<str>,
     rate_bps: u64,
@@ -691,7 +580,7 @@ pub fn queue_row(
     )
     .expect("two queue drop reasons");
     QueueRow {
-        name: name.to_string(),
+        name: Arc::clone(name),
         node: Arc::clone(node),
         to: Arc::clone(to),
         discipline: queue.kind(),
@@ -722,12 +611,14 @@ pub fn queue_row(
 
 /// A queue's rows per drop-precedence level that saw packets, with the packets still queued
 /// counted by level; a level whose arrivals ≠ departures + drops + queued is named in `broken`.
-/// Shared with afsim-live's `Fabric::rows`.
+/// `level_names` is `colours.level_names()`, shared by the rows. Shared with afsim-live's
+/// `Fabric::rows`.
 pub fn colour_rows(
-    name: &str,
+    name: &Arc<str>,
     queue: &AnyQueue,
     s: &QueueStats,
     colours: &ColourTable,
+    level_names: &[Arc<str>],
     pool: &Pool,
     broken: &mut Vec<String>,
 ) -> Vec<ColourRow> {
@@ -745,9 +636,9 @@ pub fn colour_rows(
             broken.push(format!("{name} level {level}"));
         }
         rows.push(ColourRow {
-            queue: name.to_string(),
+            queue: Arc::clone(name),
             level: level as u8,
-            colour: colours.level_name(level as u8),
+            colour: Arc::clone(&level_names[level]),
             arrivals: l.arrivals,
             departures: l.departures,
             drops_overflow: l.drops[DropReason::Overflow.index()],

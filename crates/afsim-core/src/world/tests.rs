@@ -113,7 +113,7 @@ fn overload_fills_the_drop_tail_queue_and_every_drop_is_counted() {
     );
     let r = run_ok(&s);
     let q = &r.queues[0];
-    assert_eq!(q.name, "a->b");
+    assert_eq!(&*q.name, "a->b");
     assert!(q.drops["overflow"] > 200, "{:?}", q.drops);
     assert_eq!(q.max_len_packets, 10);
     assert_eq!(q.arrivals, q.departures + q.drops_total + q.len_packets_end);
@@ -385,7 +385,7 @@ fn one_tcp_flow_fills_the_bottleneck_and_every_packet_is_accounted_for() {
     let s = tcp_dumbbell(link(1, 2, 10_000_000, 20, 50), vec![tcp("t", 0, 3, p)], 30);
     let r = run_ok(&s);
     let f = &r.flows[0];
-    assert_eq!(f.kind, "tcp-newreno");
+    assert_eq!(&*f.kind, "tcp-newreno");
     // payload share of a 1000-byte packet is 960 bytes: 9.6 Mb/s of goodput at most
     let goodput = f.goodput_kbps.unwrap();
     assert!(goodput > 0.85 * 9600.0 && goodput <= 9600.0, "{goodput}");
@@ -405,7 +405,7 @@ fn one_tcp_flow_fills_the_bottleneck_and_every_packet_is_accounted_for() {
     assert!(
         r.queues
             .iter()
-            .find(|q| q.name == "r1->r2")
+            .find(|q| &*q.name == "r1->r2")
             .unwrap()
             .utilization
             > 0.9
@@ -457,7 +457,7 @@ fn ecn_capable_tcp_over_red_with_ecn_is_marked_instead_of_dropped() {
     let ce: u64 = r.flows.iter().map(|f| f.ce_received.unwrap()).sum();
     assert!(ce > 0 && reductions > 0, "ce {ce}, reductions {reductions}");
     assert!(reductions <= ce, "at most one reduction per mark");
-    let q = r.queues.iter().find(|q| q.name == "r1->r2").unwrap();
+    let q = r.queues.iter().find(|q| &*q.name == "r1->r2").unwrap();
     let marks = q.ecn_marks.expect("RED counts marks");
     assert!(
         marks >= ce && marks <= ce + q.len_packets_end,
@@ -466,7 +466,7 @@ fn ecn_capable_tcp_over_red_with_ecn_is_marked_instead_of_dropped() {
     assert_eq!(
         r.queues
             .iter()
-            .find(|q| q.name == "a->r1")
+            .find(|q| &*q.name == "a->r1")
             .unwrap()
             .ecn_marks,
         None,
@@ -559,9 +559,9 @@ fn edge_marking_into_rio_protects_in_profile_packets() {
         ));
     }
     let r = run_ok(&s);
-    let colours: Vec<_> = r.colours.iter().filter(|c| c.queue == "r1->r2").collect();
-    let green = colours.iter().find(|c| c.colour == "green").unwrap();
-    let yellow = colours.iter().find(|c| c.colour == "yellow").unwrap();
+    let colours: Vec<_> = r.colours.iter().filter(|c| &*c.queue == "r1->r2").collect();
+    let green = colours.iter().find(|c| &*c.colour == "green").unwrap();
+    let yellow = colours.iter().find(|c| &*c.colour == "yellow").unwrap();
     assert!(
         yellow.loss_ratio > 10.0 * green.loss_ratio.max(1e-4),
         "OUT dropped before IN: {colours:?}"
@@ -589,12 +589,9 @@ fn edge_marking_into_rio_protects_in_profile_packets() {
     let cps: Vec<_> = r
         .code_points
         .iter()
-        .filter(|c| c.queue == "r1->r2")
+        .filter(|c| &*c.queue == "r1->r2")
         .collect();
-    let names: Vec<(&str, &str)> = cps
-        .iter()
-        .map(|c| (c.code_point.as_str(), c.direction.as_str()))
-        .collect();
+    let names: Vec<(&str, &str)> = cps.iter().map(|c| (&*c.code_point, c.direction)).collect();
     assert_eq!(names, [("AF11", "forward"), ("AF12", "forward")]);
     for c in &r.colours {
         let of_level = r
@@ -828,7 +825,7 @@ fn periodic_token_clocks_release_the_sources_in_step_continuous_ones_do_not() {
         }
         r.queues
             .iter()
-            .find(|q| q.name == "border->core")
+            .find(|q| &*q.name == "border->core")
             .unwrap()
             .mean_len_packets
     };
@@ -881,7 +878,7 @@ fn a_local_csa_lowers_alpha_under_congestion_and_protects_in_profile_traffic() {
     let in_loss = |r: &Report| {
         r.colours
             .iter()
-            .find(|c| c.queue == "border->core" && c.level == 0)
+            .find(|c| &*c.queue == "border->core" && c.level == 0)
             .unwrap()
             .loss_ratio
     };
@@ -917,11 +914,15 @@ fn a_remote_csa_signals_alpha_to_the_border_router_in_control_packets() {
     let row = &r.csas[0];
     assert_eq!(row.queue, "core->d");
     assert!(row.decreases > 0 && row.signals_sent > 0, "{row:?}");
-    let signals: Vec<_> = r.flows.iter().filter(|f| f.kind == "csa-signal").collect();
+    let signals: Vec<_> = r
+        .flows
+        .iter()
+        .filter(|f| &*f.kind == "csa-signal")
+        .collect();
     assert_eq!(signals.len(), 3, "one control flow per border conditioner");
     assert!(signals
         .iter()
-        .all(|f| f.packets_delivered > 0 && f.src == "core" && f.dst == "border"));
+        .all(|f| f.packets_delivered > 0 && &*f.src == "core" && &*f.dst == "border"));
     assert!(r.conservation.holds, "{}", r.conservation.identity);
 }
 
@@ -1134,7 +1135,7 @@ fn a_tfrc_flow_runs_deterministically_and_reports_its_columns() {
     assert_eq!(a.to_json(), b.to_json());
     assert_eq!(a.tfrc_traces, b.tfrc_traces);
     let f = &a.flows[0];
-    assert_eq!(f.kind, "tfrc");
+    assert_eq!(&*f.kind, "tfrc");
     // alone on a 2 Mb/s drop-tail bottleneck: it fills it and loses packets to the buffer
     assert!(
         f.throughput_kbps > 1500.0 && f.throughput_kbps <= 2000.0,
@@ -1193,7 +1194,7 @@ fn a_monitored_queue_is_sampled_on_its_grid_and_the_run_is_unchanged() {
     // every millisecond from 0 to the end (10 s) inclusive
     assert_eq!(s.len(), 10_001);
     assert!((s.time_s[10_000] - 10.0).abs() < 1e-9);
-    let q = r1.queues.iter().find(|q| q.name == "r1->r2").unwrap();
+    let q = r1.queues.iter().find(|q| &*q.name == "r1->r2").unwrap();
     assert!(s
         .len_packets
         .iter()
@@ -1223,10 +1224,12 @@ mod monitor;
 fn ports_and_link_specs_stay_small() {
     use std::mem::size_of;
     let sizes = [
-        ("Port", size_of::<super::Port>(), 448),
+        // 448 before the queue counters kept the queue's two drop reasons only
+        ("Port", size_of::<super::Port>(), 384),
         // 64 bytes without the test double `Leaky`
         ("AnyQueue", size_of::<crate::queue::AnyQueue>(), 72),
-        ("QueueStats", size_of::<crate::queue::QueueStats>(), 192),
+        ("QueueStats", size_of::<crate::queue::QueueStats>(), 128),
+        ("LevelStats", size_of::<crate::queue::LevelStats>(), 32),
         (
             "LinkSpec",
             size_of::<crate::scenario::spec::LinkSpec>(),

@@ -54,10 +54,12 @@ impl Fabric {
         let mut colours = Vec::new();
         // the identities the rows break are afsim's report's concern, not the live report's
         let mut broken = Vec::new();
+        let level_names = self.colours.level_names();
         for p in &mut self.ports {
+            let name: Arc<str> = p.name.as_str().into();
             p.stats.before_change(now, p.queue.len_packets());
             queues.push(queue_row(
-                &p.name,
+                &name,
                 &Arc::from(self.spec.nodes[p.from as usize].name.as_str()),
                 &Arc::from(self.spec.nodes[p.to as usize].name.as_str()),
                 p.rate_bps,
@@ -68,10 +70,11 @@ impl Fabric {
                 now,
             ));
             colours.extend(colour_rows(
-                &p.name,
+                &name,
                 &p.queue,
                 &p.stats,
                 &self.colours,
+                &level_names,
                 &self.pool,
                 &mut broken,
             ));

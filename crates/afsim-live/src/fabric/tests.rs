@@ -177,7 +177,7 @@ fn the_access_queue_drops_what_it_cannot_hold_and_counts_stay_whole() {
     }
     // one on the wire, five queued, fourteen dropped
     let (q, _, _) = f.rows(SimTime(0), 1.0);
-    assert_eq!(q[0].name, "a->r");
+    assert_eq!(&*q[0].name, "a->r");
     assert_eq!(q[0].drops["overflow"], 14);
     let out = run_to(&mut f, 100 * MS);
     assert_eq!(out.len(), 6);
@@ -357,7 +357,7 @@ packet_size = "1000B"
     run_to(&mut f, 2000 * MS);
     let rows = f.queue_trace.clone().expect("trace");
     let (queues, _, _) = f.rows(SimTime(2000 * MS), 2.0);
-    let red = queues.iter().find(|q| q.name == "r->b").unwrap();
+    let red = queues.iter().find(|q| &*q.name == "r->b").unwrap();
     assert_eq!(
         rows.len() as u64,
         red.arrivals,

@@ -26,7 +26,7 @@ use super::meter::{a, read_meter, two_colour};
 
 use super::diffserv::code_point;
 use super::names::Named;
-use super::names::{pair_up, size_mismatch, Def, Names, Ref};
+use super::names::{pair_up, size_mismatch, Def, Group, Names, Ref};
 use super::params::Params;
 use super::source::{list, Fail};
 use super::table::{Field, Rec};
@@ -35,6 +35,7 @@ use crate::edge::{dscp, PerColourAction};
 use crate::net::packet::proto;
 use crate::scenario::spec::{ClassifierSpec, ConditionerSpec, Limit, MeterSpec, NodeSpec};
 use crate::scenario::units::{parse_amount, Quantity};
+use std::rc::Rc;
 
 const PROTOCOLS: [(&str, u8); 3] = [
     ("tcp", proto::TCP),
@@ -565,7 +566,8 @@ pub(crate) fn expand(
             &name_field,
             format!(
                 "{made}the conditioner name '{name}' is already taken by {} ({})",
-                old.what, old.origin
+                old.what(name),
+                old.origin()
             ),
         )
     };
@@ -580,15 +582,9 @@ pub(crate) fn expand(
         first: before,
         len: if left_out { 0 } else { pairs.len() },
     };
-    cond_names.define(
-        group,
-        Def {
-            r,
-            what: what.clone(),
-            origin: origin.clone(),
-        },
-        |old| clash(group, old),
-    )?;
+    cond_names.define(group, Def::new(r, what.clone(), origin.clone()), |old| {
+        clash(group, old)
+    })?;
     if left_out {
         return Ok(Vec::new());
     }
@@ -606,6 +602,11 @@ pub(crate) fn expand(
             ));
         }
     }
+    let member_of = Rc::new(Group {
+        kind: "conditioner",
+        name: group.clone(),
+        origin,
+    });
     let mut out = Vec::with_capacity(pairs.len());
     for (i, (node, from)) in pairs.into_iter().enumerate() {
         let name = if grouped {
@@ -614,11 +615,7 @@ pub(crate) fn expand(
             group.clone()
         };
         if grouped {
-            let def = Def {
-                r: Ref::Node(before + i),
-                what: format!("conditioner '{name}' of group '{group}'"),
-                origin: origin.clone(),
-            };
+            let def = Def::member(Ref::Node(before + i), &member_of);
             cond_names.define(&name, def, |old| clash(&name, old))?;
         }
         out.push(ConditionerSpec {

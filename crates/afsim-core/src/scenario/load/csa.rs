@@ -14,7 +14,7 @@ use super::diffserv::code_point;
 use super::link::RawLink;
 use super::meter::meter_kind;
 use super::names::Named;
-use super::names::{pair_up, size_mismatch, Def, Names, Ref};
+use super::names::{pair_up, size_mismatch, Def, Group, Names, Ref};
 use super::params::Params;
 use super::source::{Fail, First};
 use super::table::Rec;
@@ -24,6 +24,7 @@ use crate::scenario::spec::{
 };
 use crate::scenario::units::{parse_size_bytes, parse_time_ns, Quantity};
 use crate::sim::time::SimDuration;
+use std::rc::Rc;
 
 pub(crate) const CSA_FIELDS: [&str; 14] = [
     "name",
@@ -310,7 +311,8 @@ pub(crate) fn expand_csa(
             &name_field,
             format!(
                 "{made}the CSA name '{name}' is already taken by {} ({})",
-                old.what, old.origin
+                old.what(name),
+                old.origin()
             ),
         )
     };
@@ -323,15 +325,14 @@ pub(crate) fn expand_csa(
         first: before,
         len: pairs.len(),
     };
-    csa_names.define(
-        group,
-        Def {
-            r,
-            what,
-            origin: origin.clone(),
-        },
-        |old| clash(group, old),
-    )?;
+    csa_names.define(group, Def::new(r, what, origin.clone()), |old| {
+        clash(group, old)
+    })?;
+    let member_of = Rc::new(Group {
+        kind: "csa",
+        name: group.clone(),
+        origin,
+    });
     let mut out = Vec::with_capacity(pairs.len());
     for (i, (node, towards)) in pairs.into_iter().enumerate() {
         let name = if grouped {
@@ -340,11 +341,7 @@ pub(crate) fn expand_csa(
             group.clone()
         };
         if grouped {
-            let def = Def {
-                r: Ref::Node(before + i),
-                what: format!("csa '{name}' of group '{group}'"),
-                origin: origin.clone(),
-            };
+            let def = Def::member(Ref::Node(before + i), &member_of);
             csa_names.define(&name, def, |old| clash(&name, old))?;
         }
         let spec = CsaSpec {

@@ -40,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 32] = [
+const TCP_FIELDS: [&str; 34] = [
     "name",
     "from",
     "to",
@@ -54,7 +54,9 @@ const TCP_FIELDS: [&str; 32] = [
     "ack_aggregation",
     "quantization_budget",
     "policer_detection",
+    "tso_bursts",
     "rack",
+    "prr",
     "packet_size",
     "max_window",
     "initial_window",
@@ -498,8 +500,11 @@ impl TcpDraft {
             "ack_aggregation" => p.bbr_linux.ack_aggregation = v.boolean()?,
             "quantization_budget" => p.bbr_linux.quantization_budget = v.boolean()?,
             "policer_detection" => p.bbr_linux.policer_detection = v.boolean()?,
+            "tso_bursts" => p.bbr_linux.tso_bursts = v.boolean()?,
             // RFC 8985 RACK-TLP (`tcp::sender::rack`)
             "rack" => p.rack = v.boolean()?,
+            // RFC 6937 PRR (`tcp::sender::prr`)
+            "prr" => p.prr = v.boolean()?,
             // Sizes out of range are left to validate(), which states the range.
             "packet_size" => {
                 p.packet_size =

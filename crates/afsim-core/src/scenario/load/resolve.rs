@@ -18,7 +18,7 @@ use super::conditioner::{self, RawConditioner};
 use super::csa::{self, CsaWorld};
 use super::flow::{RawApp, RawFlow};
 use super::link::RawLink;
-use super::names::{pair_up, size_mismatch, Def, Names, Ref, MAX_FLOWS, MAX_NODES};
+use super::names::{pair_up, size_mismatch, Def, Group, Names, Ref, MAX_FLOWS, MAX_NODES};
 use super::raw::{Raw, RawCapture, RawMonitor, RawRoute};
 use super::source::{suggestion, Fail, First, Source};
 use super::warn;
@@ -29,6 +29,7 @@ use crate::scenario::spec::{
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::{tcp, tfrc};
 use std::collections::HashSet;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// Builds the spec from checked records. `default_name` is used when `[scenario]` has none.
@@ -320,17 +321,14 @@ fn expand_nodes<'s>(raw: &Raw, src: &'s Source<'s>) -> Result<(Vec<NodeSpec>, Na
                 format!("{}.name", n.path),
                 format!(
                     "the name '{name}' is already taken by {} ({})",
-                    old.what, old.origin
+                    old.what(name),
+                    old.origin()
                 ),
             )
         };
         match n.count {
             None => {
-                let def = Def {
-                    r: Ref::Node(nodes.len()),
-                    what: format!("node '{name}'"),
-                    origin,
-                };
+                let def = Def::new(Ref::Node(nodes.len()), format!("node '{name}'"), origin);
                 names.define(name, def, taken)?;
                 nodes.push(NodeSpec { name: name.clone() });
             }
@@ -344,26 +342,27 @@ fn expand_nodes<'s>(raw: &Raw, src: &'s Source<'s>) -> Result<(Vec<NodeSpec>, Na
                 }
                 let first = nodes.len();
                 let len = k as usize;
-                let def = Def {
-                    r: Ref::Group { first, len },
-                    what: format!("group '{name}'"),
-                    origin: origin.clone(),
-                };
+                let def = Def::new(
+                    Ref::Group { first, len },
+                    format!("group '{name}'"),
+                    origin.clone(),
+                );
                 names.define(name, def, taken)?;
+                let member_of = Rc::new(Group {
+                    kind: "node",
+                    name: name.clone(),
+                    origin,
+                });
                 for i in 0..len {
                     let member = format!("{name}{i}");
-                    let def = Def {
-                        r: Ref::Node(nodes.len()),
-                        what: format!("node '{member}' of group '{name}'"),
-                        origin: origin.clone(),
-                    };
+                    let def = Def::member(Ref::Node(nodes.len()), &member_of);
                     names.define(&member, def, |old| {
                         Fail::new(
                             n.name.at,
                             format!("{}.name", n.path),
                             format!(
                                 "group '{name}' names its member {i} '{member}', but that name is already taken by {} ({})",
-                                old.what, old.origin
+                                old.what(&member), old.origin()
                             ),
                         )
                     })?;
@@ -625,7 +624,8 @@ fn expand_flow(
         };
         let msg = format!(
             "{made}the flow name '{name}' is already taken by {} ({})",
-            old.what, old.origin
+            old.what(name),
+            old.origin()
         );
         Fail::new(f.name.at, &name_field, msg)
     };
@@ -640,15 +640,9 @@ fn expand_flow(
         first: before,
         len: total as usize,
     };
-    flow_names.define(
-        group,
-        Def {
-            r,
-            what,
-            origin: origin.clone(),
-        },
-        |old| clash(group, old),
-    )?;
+    flow_names.define(group, Def::new(r, what, origin.clone()), |old| {
+        clash(group, old)
+    })?;
     if let Some((at, field)) = &f.members_at {
         if f.members.len() as u64 != total {
             return Err(Fail::new(
@@ -661,6 +655,12 @@ fn expand_flow(
             ));
         }
     }
+    let member_of = Rc::new(Group {
+        kind: "flow",
+        name: group.clone(),
+        origin,
+    });
+    let group_shared: std::sync::Arc<str> = group.as_str().into();
     let mut out = Vec::with_capacity(total as usize);
     for (x, y) in pairs {
         for _ in 0..f.count {
@@ -673,11 +673,7 @@ fn expand_flow(
                 group.clone()
             };
             if grouped {
-                let def = Def {
-                    r: Ref::Node(before + i),
-                    what: format!("flow '{name}' of group '{group}'"),
-                    origin: origin.clone(),
-                };
+                let def = Def::member(Ref::Node(before + i), &member_of);
                 flow_names.define(&name, def, |old| clash(&name, old))?;
             }
             // Flow i of the group starts start_step after flow i-1.
@@ -728,7 +724,7 @@ fn expand_flow(
             out.push(FlowSpec {
                 name,
                 dscp,
-                group: group.clone(),
+                group: std::sync::Arc::clone(&group_shared),
                 src: x,
                 dst: y,
                 app,
@@ -775,7 +771,7 @@ mod tests {
         let s = load_str(&format!("{NET}{extra}"), "t.toml", &[]).unwrap();
         s.flows
             .into_iter()
-            .map(|f| (f.name, f.group, f.src, f.dst))
+            .map(|f| (f.name, f.group.to_string(), f.src, f.dst))
             .collect()
     }
 

@@ -102,6 +102,10 @@ pub struct BbrSender {
     pub next_send: crate::sim::time::SimTime,
     /// Whether the pacing timer is pending.
     pub pace_armed: bool,
+    /// Segments the current TSO burst may still send back to back, and the instant it began
+    /// (`Linux::tso_bursts`; 0 without it).
+    pub burst_left: u32,
+    pub burst_at: crate::sim::time::SimTime,
     /// Segments retransmitted so far: the segments marked lost (Linux `tp->lost`), for the
     /// long-term bandwidth estimate (docs/assumptions.md).
     pub lost_segs: u64,

@@ -186,6 +186,10 @@ pub struct Params {
     /// RACK-TLP loss detection (RFC 8985, `sender/rack.rs`) in SACK recovery. Needs `variant
     /// = Sack` and the `rfc` preset. Default false.
     pub rack: bool,
+    /// Proportional Rate Reduction (RFC 6937, PRR-SSRB; `sender/prr.rs`) sets cwnd in SACK
+    /// recovery (with or without `rack`), for `cc` reno and cubic (BBR sets its own window, as
+    /// in Linux). Needs `variant = Sack` and the `rfc` preset. Default false.
+    pub prr: bool,
     /// Leung & Muppala's Throughput Sustaining Scheme (`sustain`): after a window reduction,
     /// cwnd and ssthresh are not set below target × SRTT / packet_size. Bits per second of IP
     /// packets; `None` (the default): plain TCP.
@@ -219,6 +223,7 @@ impl Default for Params {
             hystart_linux: false,
             bbr_linux: cc::bbr::Linux::default(),
             rack: false,
+            prr: false,
             target_rate_bps: None,
         }
     }
@@ -309,6 +314,7 @@ impl Params {
                 (l.ack_aggregation, "ack_aggregation"),
                 (l.quantization_budget, "quantization_budget"),
                 (l.policer_detection, "policer_detection"),
+                (l.tso_bursts, "tso_bursts"),
             ] {
                 if on {
                     return Err(ParamError::new(
@@ -322,6 +328,12 @@ impl Params {
             return Err(ParamError::new(
                 "rack",
                 "RACK-TLP (RFC 8985) needs variant = \"sack\" and preset = \"rfc\"",
+            ));
+        }
+        if self.prr && (self.variant != Variant::Sack || self.ns2_compat) {
+            return Err(ParamError::new(
+                "prr",
+                "PRR (RFC 6937) needs variant = \"sack\" and preset = \"rfc\"",
             ));
         }
         if self.target_rate_bps == Some(0) {

@@ -1,12 +1,13 @@
 //! The TCP sender: congestion control, loss recovery, retransmission timer, ECN response.
 //!
 //! Files: this one holds the state, connection set-up, ACK processing, loss recovery and the
-//! timeout (about 950 lines: one state machine whose every part reads and writes the same
+//! timeout (about 970 lines: one state machine whose every part reads and writes the same
 //! fields; split further it would scatter each transition); `sender/send.rs` the sending,
 //! `sender/timer.rs` the timer and RTT samples, `sender/preset.rs` with `rfc.rs` and `ns2.rs`
 //! the two rule sets, `sender/control.rs` the calls into the congestion controller (`cc`:
 //! Reno, CUBIC, BBR) and pacing, `sender/rack.rs` RACK-TLP (RFC 8985, `Params::rack`: its
-//! own recovery, `Recovery::Rack`), `sender/tests.rs` the unit tests.
+//! own recovery, `Recovery::Rack`), `sender/prr.rs` PRR (RFC 6937, `Params::prr`: the window
+//! in SACK and RACK recovery), `sender/tests.rs` the unit tests.
 //!
 //! Congestion control is separate from loss recovery, as in Linux: the recoveries below
 //! decide *what* to send; the controller `Sender::cc` (`tcp::cc`) decides how far the window
@@ -90,6 +91,7 @@ macro_rules! rules {
 }
 
 mod control;
+mod prr;
 mod rack;
 mod send;
 mod timer;
@@ -216,6 +218,9 @@ pub struct Sender {
     sack: Option<Scoreboard>,
     /// RACK-TLP (RFC 8985), if `Params::rack` and SACK was agreed (`sender/rack.rs`).
     rack: Option<Box<rack::Rack>>,
+    /// Proportional Rate Reduction (RFC 6937), if `Params::prr` and SACK was agreed
+    /// (`sender/prr.rs`).
+    prr: Option<prr::Prr>,
     stats: SenderStats,
     rtt_m2: f64,
     trace: Option<Box<Trace>>,
@@ -279,6 +284,7 @@ impl Sender {
             cc,
             sack: None,
             rack: None,
+            prr: None,
             stats: SenderStats::default(),
             rtt_m2: 0.0,
             trace: p.trace.then(|| Box::new(Trace::new())),
@@ -469,6 +475,9 @@ impl Sender {
         if self.p.rack && self.sack.is_some() {
             self.rack = Some(Box::new(rack::Rack::new()));
         }
+        if self.p.prr && self.sack.is_some() {
+            self.prr = Some(prr::Prr::default());
+        }
         // RFC 5681 §3.1: after a lost SYN the initial window is one segment
         if syn_lost {
             self.cwnd = 1.0;
@@ -506,6 +515,10 @@ impl Sender {
                 next_rtx,
             });
         }
+        if self.prr.is_some() {
+            // RFC 6937 §3: DeliveredData (`sender/prr.rs`)
+            self.prr_ack_begins(ack - old_una, newly_sacked);
+        }
         let ece = self.ecn != EcnState::Off && pkt.th.flags & flags::ECE != 0;
         if ece {
             self.on_ece(ack);
@@ -521,6 +534,10 @@ impl Sender {
             let blocks = pkt.th.sack_blocks();
             let exited = in_recovery && self.phase == Phase::Open;
             self.rack_ack(blocks, old_una, newly_sacked, exited, ctx);
+        }
+        if self.prr.is_some() {
+            // RFC 6937 §3: cwnd = pipe + sndcnt, or ssthresh at the end of recovery
+            self.prr_ack(in_recovery && self.phase == Phase::Open);
         }
         if !matches!(self.cc, Cc::Reno) {
             let lost = self.stats.fast_recoveries + self.stats.timeouts > losses;
@@ -743,11 +760,11 @@ impl Sender {
             return;
         }
         self.stats.fast_recoveries += 1;
+        // RFC 5681 §3.2 step 2: FlightSize excludes limited-transmit segments
+        let mut flight = self.snd_max - self.snd_una - self.lt_bytes;
         let target = if after_ecn {
             self.cwnd
         } else {
-            // RFC 5681 §3.2 step 2: FlightSize excludes limited-transmit segments
-            let mut flight = self.snd_max - self.snd_una - self.lt_bytes;
             if self.rack.is_some() {
                 // RACK: no more than cwnd (docs/assumptions.md: holes RACK has marked and not
                 // yet repaired would otherwise raise ssthresh above cwnd; Linux cuts from cwnd)
@@ -773,6 +790,8 @@ impl Sender {
             self.phase = Phase::Recovery(Recovery::Rack);
             if let Some((s, e)) = first {
                 self.transmit(s, e - s, ctx);
+                // RFC 6937 (`prr`)
+                self.prr_enter(flight, e - s);
             }
             return;
         }
@@ -801,6 +820,8 @@ impl Sender {
                     high_rxt: high,
                     rescue_rxt: Some(high),
                 });
+                // RFC 6937 (`prr`)
+                self.prr_enter(flight, len);
             }
             Variant::Reno | Variant::NewReno => {
                 // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3·SMSS

@@ -27,7 +27,7 @@ pub(super) fn group_rows(
     }
     let gid: Vec<usize> = flows
         .iter()
-        .map(|f| index.get(f.group.as_str()).copied().unwrap_or(usize::MAX))
+        .map(|f| index.get(&*f.group).copied().unwrap_or(usize::MAX))
         .collect();
     let mut rows: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
     for (i, &g) in gid.iter().enumerate() {

@@ -110,7 +110,7 @@ fn the_conditioner_and_level_series_add_up_to_the_report_rows() {
     }
     let (name, ls) = &r.level_series[0];
     assert_eq!(name, "r1->r2");
-    for c in r.colours.iter().filter(|c| c.queue == "r1->r2") {
+    for c in r.colours.iter().filter(|c| &*c.queue == "r1->r2") {
         let sum = |col: usize| -> u64 {
             (0..ls.len())
                 .filter(|&k| ls.entity[k] == u32::from(c.level))
@@ -127,7 +127,7 @@ fn the_conditioner_and_level_series_add_up_to_the_report_rows() {
 fn the_event_trace_holds_every_arrival_and_departure_of_its_queue() {
     use crate::metrics::trace::QueueEvent;
     let r = run_ok(&watched(&af_network()));
-    let q = r.queues.iter().find(|q| q.name == "r1->r2").unwrap();
+    let q = r.queues.iter().find(|q| &*q.name == "r1->r2").unwrap();
     let (name, t) = &r.queue_traces[0];
     assert_eq!(name, "r1->r2");
     let count = |e: QueueEvent| t.event.iter().filter(|&&x| x == e as u8).count() as u64;
@@ -195,7 +195,7 @@ fn the_code_point_series_adds_up_to_the_code_point_rows() {
     let rows: Vec<_> = r
         .code_points
         .iter()
-        .filter(|c| c.queue == "r1->r2")
+        .filter(|c| &*c.queue == "r1->r2")
         .collect();
     assert!(rows.len() >= 2, "AF11 and AF12 at least");
     for c in rows {
@@ -231,7 +231,7 @@ fn the_code_point_series_counts_ecn_marks_per_code_point() {
     s.add_monitor(MonitorKind::Queue, "r1->r2", SimDuration::from_millis(100))
         .unwrap();
     let r = run_ok(&s);
-    let q = r.queues.iter().find(|q| q.name == "r1->r2").unwrap();
+    let q = r.queues.iter().find(|q| &*q.name == "r1->r2").unwrap();
     let (_, cs) = &r.code_point_series[0];
     let (be, af11) = (cp_sums(cs, 0)[3], cp_sums(cs, crate::net::dscp::AF11)[3]);
     assert!(be > 0 && af11 > 0, "both code points marked: {be}, {af11}");

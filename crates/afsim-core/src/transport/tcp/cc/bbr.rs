@@ -51,6 +51,9 @@ pub struct Linux {
     pub quantization_budget: bool,
     /// `bbr_lt_bw_sampling`: the long-term (policer) bandwidth estimate.
     pub policer_detection: bool,
+    /// Pacing per TSO burst of `bbr_tso_segs_goal` segments (`sender/control.rs`): the
+    /// segments of a burst leave back to back.
+    pub tso_bursts: bool,
 }
 
 /// §4.3.2.1: 2/ln 2, the smallest gain that doubles the sending rate each round.

@@ -18,6 +18,7 @@ use crate::net::packet::Packet;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::tcp::cc::bbr::{self, Bbr};
+use crate::transport::tcp::cc::bbr_linux;
 use crate::transport::tcp::cc::hystart::{self, HyStart};
 use crate::transport::tcp::cc::hystart_linux::LinuxHyStart;
 use crate::transport::tcp::cc::rate::RateSampler;
@@ -57,6 +58,8 @@ pub(super) fn new_cc(p: &Params, mss: u64, rng: &Rng) -> Cc {
             ecn_high: 0,
             next_send: SimTime::ZERO,
             pace_armed: false,
+            burst_left: 0,
+            burst_at: SimTime::ZERO,
             lost_segs: 0,
         })),
     }
@@ -246,6 +249,8 @@ impl Sender {
     #[inline]
     pub(super) fn cc_sent(&mut self, start: u64, len: u64, retx: bool, now: SimTime) {
         let in_flight = self.snd_max.saturating_sub(self.snd_una);
+        let tso = self.p.bbr_linux.tso_bursts;
+        let mss = self.mss as f64;
         match &mut self.cc {
             Cc::Reno | Cc::Cubic(_, None) => {}
             Cc::Cubic(_, Some(h)) => h.rate_mut().on_send(start, len, now, in_flight, retx),
@@ -253,6 +258,18 @@ impl Sender {
                 b.rate.on_send(start, len, now, in_flight, retx);
                 b.lost_segs += u64::from(retx);
                 let rate = b.bbr.pacing_rate();
+                if tso {
+                    // Linux (`tso_bursts`): an skb of `bbr_tso_segs_goal` segments leaves at
+                    // once, its segments back to back; the next one skb's time at the pacing
+                    // rate later (`tcp_update_skb_after_send`): the burst's segments are let
+                    // through at the instant it began (`pace_wait`)
+                    if b.burst_left > 0 && b.burst_at == now {
+                        b.burst_left -= 1;
+                    } else {
+                        b.burst_left = bbr_linux::tso_segs_goal(rate, mss) as u32 - 1;
+                        b.burst_at = now;
+                    }
+                }
                 if rate > 0.0 {
                     let ns = (len as f64 / rate * 1e9) as u64;
                     b.next_send = b.next_send.max(now) + SimDuration::from_nanos(ns);
@@ -268,7 +285,7 @@ impl Sender {
         let Cc::Bbr(b) = &mut self.cc else {
             return false;
         };
-        if b.next_send <= ctx.now {
+        if b.next_send <= ctx.now || (b.burst_left > 0 && b.burst_at == ctx.now) {
             return false;
         }
         if !b.pace_armed {

@@ -17,11 +17,14 @@
 //!   detection, the sending is the recovery's). pipe counts each un-SACKed segment once unless
 //!   it is marked lost and not yet retransmitted (Linux `tcp_packets_in_flight`).
 //! - One engine timer (`TOKEN_RACK`) carries the reordering timer or the PTO (never both, as
-//!   Linux's single timer slot); re-armed lazily like the retransmission timer.
+//!   Linux's single timer slot); re-armed lazily like the retransmission timer. Resending the
+//!   first unacknowledged segment restarts the retransmission timer (Linux; `rack_sent`).
+//! - The window in recovery is cwnd = ssthresh (RFC 6675), or PRR's with `Params::prr`
+//!   (RFC 6937, `sender/prr.rs`).
 //!
 //! Not modelled: D-SACK (the receiver sends none, so §6.2 step 4's growth of the window and
 //! §7.4's "probe was a duplicate" test never fire), TCP timestamps (§6.2 step 2's
-//! echo_reply test), PRR (RFC 6937; cwnd = ssthresh in recovery instead), RFC 8985 §6.3's
+//! echo_reply test), RFC 8985 §6.3's
 //! selective retransmission after an RTO (the sender's go-back-N stays).
 
 use std::collections::VecDeque;
@@ -84,6 +87,9 @@ pub(super) struct Rack {
     sacked: usize,
     /// Segments marked lost and not retransmitted.
     lost: usize,
+    /// `pipe()`, kept as the marks change: bytes of the segments neither SACKed nor marked
+    /// lost (a scan of `segs` on every ACK cost RACK and PRR a tenth of their instructions).
+    in_flight: u64,
     /// The RACK timer: when it fires and for what; `scheduled` the engine event pending.
     pub timer: Option<(SimTime, Fire)>,
     scheduled: Option<SimTime>,
@@ -116,6 +122,7 @@ impl Rack {
     /// A data segment left at `now` (RFC 8985 §6.1: Segment.xmit_ts, Segment.retransmitted).
     pub fn on_sent(&mut self, start: u64, len: u64, now: SimTime, retx: bool) {
         if !retx {
+            self.in_flight += len;
             self.segs.push_back(Seg {
                 start,
                 end: start + len,
@@ -131,6 +138,7 @@ impl Rack {
             if s.lost {
                 s.lost = false;
                 self.lost -= 1;
+                self.in_flight += s.end - s.start;
             }
             s.xmit_ts = now;
             s.retransmitted = true;
@@ -172,6 +180,8 @@ impl Rack {
             } else {
                 if s.lost {
                     self.lost -= 1;
+                } else {
+                    self.in_flight -= s.end - s.start;
                 }
                 note(self, s);
             }
@@ -188,6 +198,8 @@ impl Rack {
                     self.sacked += 1;
                     if seg.lost {
                         self.lost -= 1;
+                    } else {
+                        self.in_flight -= seg.end - seg.start;
                     }
                     note(self, seg);
                 }
@@ -260,6 +272,7 @@ impl Rack {
             let due = s.xmit_ts + horizon;
             if due <= now {
                 s.lost = true;
+                self.in_flight -= s.end - s.start;
                 marked += 1;
             } else {
                 let left = due.saturating_since(now);
@@ -279,6 +292,7 @@ impl Rack {
         for s in self.segs.iter_mut() {
             if !s.sacked && !s.lost && (s.start <= una || s.xmit_ts + horizon <= now) {
                 s.lost = true;
+                self.in_flight -= s.end - s.start;
                 marked += 1;
             }
         }
@@ -291,11 +305,15 @@ impl Rack {
     pub fn pipe(&self) -> u64 {
         debug_assert_eq!(self.lost, self.segs.iter().filter(|s| s.lost).count());
         debug_assert_eq!(self.sacked, self.segs.iter().filter(|s| s.sacked).count());
-        self.segs
-            .iter()
-            .filter(|s| !s.sacked && !s.lost)
-            .map(|s| s.end - s.start)
-            .sum()
+        debug_assert_eq!(
+            self.in_flight,
+            self.segs
+                .iter()
+                .filter(|s| !s.sacked && !s.lost)
+                .map(|s| s.end - s.start)
+                .sum::<u64>()
+        );
+        self.in_flight
     }
 
     /// The lowest segment marked lost and not yet retransmitted, at or above `from`.
@@ -365,14 +383,22 @@ impl Sender {
     }
 
     /// A data segment left (`transmit`): its transmit time; a new segment (not a probe)
-    /// (re)starts the PTO (RFC 8985 §7.2).
+    /// (re)starts the PTO (RFC 8985 §7.2). A retransmission of the first unacknowledged
+    /// segment restarts the retransmission timer, unless the reordering timer is pending
+    /// (Linux `tcp_xmit_retransmit_queue`: the RTO then counts from the repair of the head,
+    /// not from the last cumulative ACK; RFC 6298 (5.1) only starts a stopped timer, and with
+    /// RACK's later loss marking the timer would otherwise expire while the repair is in
+    /// flight: docs/assumptions.md).
     pub(super) fn rack_sent(&mut self, start: u64, len: u64, retx: bool, ctx: &mut Ctx) {
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
         r.on_sent(start, len, ctx.now, retx);
-        if !retx && !matches!(r.timer, Some((_, Fire::Reordering))) {
+        let reordering = matches!(r.timer, Some((_, Fire::Reordering)));
+        if !retx && !reordering {
             self.schedule_probe(ctx);
+        } else if retx && start == self.snd_una && !reordering {
+            self.arm(ctx.now + self.rto.timeout(), ctx);
         }
     }
 
@@ -434,6 +460,8 @@ impl Sender {
         self.phase = Phase::Recovery(Recovery::Rack);
         if let Some((s, e)) = first {
             self.transmit(s, e - s, ctx);
+            // RFC 6937 (`prr`): a recovery without a reduction spreads toward the same ssthresh
+            self.prr_enter(self.snd_max - self.snd_una, e - s);
         }
     }
 

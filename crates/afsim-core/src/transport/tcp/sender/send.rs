@@ -187,6 +187,10 @@ impl Sender {
         if self.rack.is_some() {
             self.rack_sent(start, len, retx, ctx);
         }
+        if self.prr.is_some() {
+            // RFC 6937 §3: prr_out (`sender/prr.rs`)
+            self.prr_sent(len);
+        }
         self.emit(start, len as u32, f, ecn, ctx);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;

@@ -1348,4 +1348,5 @@ fn the_trace_is_absent_when_off_and_records_each_change_when_on() {
 
 /// The sender with CUBIC and BBR: what the controller changes at the sender's decision points.
 mod cc;
+mod prr;
 mod rack;

@@ -13,6 +13,26 @@ fn with(cc: CcKind) -> Params {
 }
 
 #[test]
+fn bbr_with_tso_bursts_sends_a_burst_back_to_back_then_paces_it() {
+    // Linux `bbr_tso_segs_goal` at 27.70 MB/s: ⌊27.70e6 / 1024 / 960⌋ = 28 segments per skb,
+    // so the initial window of 10 leaves at once (one skb), and the next segment one skb's
+    // time later: 10 · 34 657.36 ns
+    let mut p = with(CcKind::Bbr);
+    p.bbr_linux.tso_bursts = true;
+    let (fx, out) = Fx::with_window(p, 10, 1000.0);
+    assert_eq!(segs(&out), (0..10).collect::<Vec<_>>());
+    let crate::transport::tcp::cc::Cc::Bbr(b) = fx.s.cc() else {
+        panic!("bbr")
+    };
+    let gap = 960.0 / (HIGH_GAIN * 9600.0 / 1e-3) * 1e9;
+    let t = b.next_send.as_nanos() as f64;
+    assert!((t - 10.0 * gap).abs() <= 10.0, "{t} ns");
+    // without the option one segment, then the pacing timer (the next test)
+    let (_, out) = Fx::with_window(with(CcKind::Bbr), 10, 1000.0);
+    assert_eq!(out.len(), 1);
+}
+
+#[test]
 fn bbr_paces_the_initial_window_reno_sends_it_at_once() {
     let (_, out) = Fx::with_window(with(CcKind::Reno), 10, 1000.0);
     assert_eq!(out.len(), 10);
