@@ -129,7 +129,8 @@ def test_cc_with_the_ns2_preset_is_refused(tmp_path: Path) -> None:
     assert "cc" in p.stderr and "rfc" in p.stderr, p.stderr
 
 
-@pytest.mark.parametrize("field", ["ack_aggregation", "quantization_budget", "policer_detection"])
+@pytest.mark.parametrize("field", ["ack_aggregation", "quantization_budget", "policer_detection", "tso_bursts",
+                                   "recovery_losses"])
 def test_linux_bbr_options_are_refused_outside_bbr(tmp_path: Path, field: str) -> None:
     p = _cli(tmp_path, BASE + f'cc = "cubic"\n{field} = true\n')
     assert p.returncode == 2, p.stderr
@@ -220,3 +221,33 @@ def test_rack_on_the_bench_network_does_not_open_the_window_at_each_loss() -> No
     plain, rack = (r.flows["retransmitted_packets"].sum() for r in runs)
     assert runs[1].conservation["holds"] is True
     assert rack < 2 * plain, (plain, rack)
+
+
+def test_recovery_losses_needs_rack(tmp_path: Path) -> None:
+    p = _cli(tmp_path, BASE + 'cc = "bbr"\nrecovery_losses = true\n')
+    assert p.returncode == 2, p.stderr
+    assert "flow[0].recovery_losses:" in p.stderr and "rack" in p.stderr, p.stderr
+    assert p.stdout == ""
+
+
+def _af_mix_linux_recovery(recovery_losses: bool) -> afsim.Results:
+    # cc/af-mix with Linux's loss recovery at every sender (delayed ACKs, RACK-TLP, PRR), as
+    # validation/live/cc_af_live.py runs it, and BBR's `recovery_losses` on or off
+    text = afsim.builtin_scenario("cc/af-mix").read_text().replace(
+        'start_step = "50ms"', 'start_step = "50ms"\ndelayed_ack = true\nrack = true\nprr = true')
+    if recovery_losses:
+        text += "recovery_losses = true\n"  # the last [[flow]] table: the BBR senders
+    s = afsim.load_scenario(text=text, name="af-mix.toml", overrides={"duration": "20s"})
+    return afsim.run(s)
+
+
+def test_recovery_losses_halves_bbrs_retransmissions_in_the_af_network() -> None:
+    # Linux's bbr_set_cwnd_to_recover_or_restore takes RACK's newly lost segments off cwnd and
+    # starts recovery from the pipe; without it afsim's BBR keeps sending into RIO's OUT drops
+    # (docs/validation.md, "BBR's retransmissions in the AF network")
+    def retx(r: afsim.Results) -> float:
+        f = r.flows
+        return f[f["group"] == "bbr"]["retransmitted_packets"].sum()
+    off, on = _af_mix_linux_recovery(False), _af_mix_linux_recovery(True)
+    assert on.conservation["holds"] is True
+    assert retx(on) < 0.7 * retx(off), (retx(on), retx(off))

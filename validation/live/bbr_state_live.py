@@ -5,6 +5,12 @@ gains, and cwnd (docs/validation.md, "BBR with four flows: why Linux's queue is 
 
     sudo python validation/live/bbr_state_live.py [--duration 30s] [--out validation/live/bbr-state-live.json]
     sudo python validation/live/bbr_state_live.py --af [--out validation/live/bbr-state-live-af.json]
+    sudo python validation/live/bbr_state_live.py --af --data --repeats 5   # bbr-state-live-af-data.json
+
+--data: cc/af-mix as it is (each token bucket on its sender's input line: data only) instead of
+its conditioner of before issue 26's fix; --repeats N: N live runs, each one's result in
+"runs", with each flow's share of the samples at each pacing gain ("gain_share": Linux BBR
+paces with gain 1 throughout ProbeBW while it uses its long-term, policed, rate `lt_bw`).
 
 Per flow, over the measured interval (after 5 s; --af: the AF network cc/af-mix, its three BBR
 senders bbr0..bbr2, 40 s, after 10 s): the median of each; and their sum of the bandwidth
@@ -52,6 +58,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--duration", default=None)
     ap.add_argument("--af", action="store_true", help="the AF network (cc/af-mix) instead of the dumbbell")
+    ap.add_argument("--data", action="store_true", help="with --af: the scenario as it is (data metered)")
+    ap.add_argument("--repeats", type=int, default=1, help="live runs (more than 1: a list of runs)")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     if args.af:
@@ -62,19 +70,42 @@ def main() -> int:
 
         from af_mix_variants import ack_metered
 
-        # the conditioner of before issue 26's fix (ACKs metered too), as bbr-state-live-af.json
-        scen = Path(tempfile.mkdtemp()) / "af-mix-ack-metered.toml"
-        scen.write_text(ack_metered(Path(afsim.builtin_scenario("cc/af-mix")).read_text()))
         hosts, warm = ["bbr0", "bbr1", "bbr2"], 10.0
-        name = "cc/af-mix (ACKs metered, before issue 26's fix)"
         sets = ["--set", f"duration={args.duration or '40s'}"]
-        out_default = "bbr-state-live-af.json"
+        if args.data:
+            scen = Path(afsim.builtin_scenario("cc/af-mix"))
+            name, out_default = "cc/af-mix (data metered)", "bbr-state-live-af-data.json"
+        else:
+            # the conditioner of before issue 26's fix (ACKs metered too), as bbr-state-live-af.json
+            scen = Path(tempfile.mkdtemp()) / "af-mix-ack-metered.toml"
+            scen.write_text(ack_metered(Path(afsim.builtin_scenario("cc/af-mix")).read_text()))
+            name = "cc/af-mix (ACKs metered, before issue 26's fix)"
+            out_default = "bbr-state-live-af.json"
     else:
         scen, hosts, warm = SCEN, ["src0", "src1", "src2", "src3"], 5.0
         name = str(SCEN.relative_to(ROOT))
         sets = ["--set", "cc=bbr", "--set", "n=4", "--set", f"duration={args.duration or '30s'}", "--cc", "bbr"]
         out_default = "bbr-state-live.json"
     args.out = args.out or ROOT / "validation" / "live" / out_default
+    runs = [live_once(scen, name, hosts, warm, sets) for _ in range(args.repeats)]
+    res = runs[0] if args.repeats == 1 else {"scenario": name, "runs": runs}
+    args.out.write_text(json.dumps(res, indent=1) + "\n")
+    for r in runs:
+        print(json.dumps({k: v for k, v in r.items() if k != "series"}, indent=1))
+    return 0
+
+
+def gain_share(pts: list[dict]) -> dict:
+    """The share of the samples at each pacing gain."""
+    n = len(pts)
+    out: dict[str, float] = {}
+    for p in pts:
+        k = format(p["pacing_gain"], "g")
+        out[k] = out.get(k, 0.0) + 1 / n
+    return out
+
+
+def live_once(scen: Path, name: str, hosts: list[str], warm: float, sets: list[str]) -> dict:
     before = namespaces()
     load0 = os.getloadavg()
     run = subprocess.Popen([sys.executable, "-m", "afsim", "live", str(scen), *sets, "--format", "json"],
@@ -109,8 +140,9 @@ def main() -> int:
     per_flow = []
     for k in range(len(hosts)):
         pts = [p for p in series[k] if p["t"] >= warm]
-        per_flow.append({key: statistics.median(p[key] for p in pts if p[key] == p[key])
-                         for key in ("bw_mbps", "mrtt_ms", "cwnd")} if pts else {})
+        per_flow.append({**{key: statistics.median(p[key] for p in pts if p[key] == p[key])
+                            for key in ("bw_mbps", "mrtt_ms", "cwnd")}, "gain_share": gain_share(pts)}
+                        if pts else {})
     res = {"scenario": name, "hosts": hosts, "sets": sets, "load_before": load0,
            "load_after": os.getloadavg(), "forwarder_realtime": s["live"]["forwarder"]["realtime"],
            "mean_queue_pkt": q["mean_len_packets"], "per_flow_median": per_flow,
@@ -118,9 +150,7 @@ def main() -> int:
            "flows": [{k: f[k] for k in ("name", "throughput_kbps", "respect_of_service", "retransmitted_packets")}
                      for f in s["flows"]],
            "series": series}
-    args.out.write_text(json.dumps(res, indent=1) + "\n")
-    print(json.dumps({k: v for k, v in res.items() if k != "series"}, indent=1))
-    return 0
+    return res
 
 
 if __name__ == "__main__":

@@ -14,7 +14,9 @@ The scenario as it is (each token bucket on its sender's input line: data only),
 the load average before and after it and whether the forwarder ran under SCHED_FIFO), --seeds
 simulator seeds, the simulator once more with delayed ACKs at every receiver (Linux's
 receivers delay ACKs; the scenario's do not), and once more with RACK-TLP and PRR at every
-sender as well (`rack`, `prr`: Linux's loss recovery). --reuse-live keeps --out's live runs and
+sender as well (`rack`, `prr`: Linux's loss recovery), and once more with BBR's Linux options on
+the BBR senders as well (`linux_bbr`: the five options that model Linux's tcp_bbr.c). --reuse-live
+keeps --out's live runs and
 runs only the simulator. Per controller: its share of the bottleneck,
 its senders' mean Respect of Service and retransmissions; the bottleneck's mean queue, drops
 and total throughput; "spread" gives each one's median, minimum and maximum per side.
@@ -36,6 +38,17 @@ from af_mix_variants import ack_metered
 from cc_compare import afsim
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+#: afsim BBR's options that model Linux's tcp_bbr.c (docs/scenario-format.md)
+BBR_LINUX = ("ack_aggregation", "quantization_budget", "policer_detection", "tso_bursts", "recovery_losses")
+
+
+def linux_bbr(text: str, options: tuple[str, ...] = BBR_LINUX) -> str:
+    """cc/af-mix's text with `options` on its BBR senders (the [[flow]] with cc = "bbr")."""
+    anchor = 'cc = "bbr"\n'
+    assert text.count(anchor) == 1, "cc/af-mix: one BBR flow table expected"
+    return text.replace(anchor, anchor + "".join(f"{o} = true\n" for o in options))
 
 
 def summary(s: dict) -> dict:
@@ -119,13 +132,19 @@ def main() -> int:
             'start_step = "50ms"', 'start_step = "50ms"\ndelayed_ack = true\nrack = true\nprr = true'))
         res["sim_linux_recovery"] = [summary(afsim("run", str(lr), *sets, "--seed", str(k)))
                                      for k in range(1, args.seeds + 1)]
+        # and BBR as Linux's: its Linux options on the BBR senders (bbr_af_options.py separates them)
+        lb = Path(tmp) / "af-mix-linux-bbr.toml"
+        lb.write_text(linux_bbr(lr.read_text()))
+        res["sim_linux_bbr"] = [summary(afsim("run", str(lb), *sets, "--seed", str(k)))
+                                for k in range(1, args.seeds + 1)]
     res["spread"] = {"live": spread([{k: v for k, v in r.items() if k in ("throughput_mbps", "mean_queue_pkt", "drops",
                                                                           "green_packet_bytes", "reno", "cubic", "bbr")}
                                       for r in res["live_runs"]]),
                      "sim": spread(res["sim"]), "sim_delayed_ack": spread(res["sim_delayed_ack"]),
-                     "sim_linux_recovery": spread(res["sim_linux_recovery"])}
+                     "sim_linux_recovery": spread(res["sim_linux_recovery"]),
+                     "sim_linux_bbr": spread(res["sim_linux_bbr"])}
     args.out.write_text(json.dumps(res, indent=1) + "\n")
-    for name in ("sim", "sim_delayed_ack", "sim_linux_recovery"):
+    for name in ("sim", "sim_delayed_ack", "sim_linux_recovery", "sim_linux_bbr"):
         for r in res[name]:
             print(name, json.dumps(r))
     return 0

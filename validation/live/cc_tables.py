@@ -1,7 +1,7 @@
 """The markdown tables of docs/validation.md's CUBIC/BBR sections from the committed JSON:
 validation/live/cc-compare.json, cc-af-live.json (the AF network with the conditioner of before
-issue 26's fix), cc-af-live-data.json (with the scenario's data-only one) and
-cc-linux-options.json (no runs).
+issue 26's fix), cc-af-live-data.json (with the scenario's data-only one), bbr-af-options.json
+and cc-linux-options.json (no runs).
 
     python validation/live/cc_tables.py
 
@@ -86,15 +86,14 @@ def af(name: str = "cc-af-live.json") -> None:
     which = d.get("conditioner", "ACKs metered too (before issue 26's fix)")
     print(f"\ncc/af-mix ({name}; conditioner: {which}): {len(d['live_runs'])} live runs "
           f"(1-min load {min(loads):.1f}–{max(loads):.1f}), {len(d['sim'])} seeds\n")
-    lr = "sim_linux_recovery" in sp
-    print("| per controller | live | afsim | afsim, delayed ACKs |" + (" afsim, delayed ACKs, rack, prr |" if lr else ""))
-    print("|---|---|---|---|" + ("---|" if lr else ""))
+    extra = [(k, h) for k, h in (("sim_linux_recovery", "afsim, delayed ACKs, rack, prr"),
+                                 ("sim_linux_bbr", "afsim, delayed ACKs, rack, prr, BBR's Linux options"))
+             if k in sp]
+    print("| per controller | live | afsim | afsim, delayed ACKs |" + "".join(f" {h} |" for _, h in extra))
+    print("|---|---|---|---|" + "---|" * len(extra))
 
     def more(a: dict, k: str, fmt: str) -> str:
-        if not lr:
-            return ""
-        d = sp["sim_linux_recovery"][k]
-        return f" {cell(d, fmt)}{' ≠' if apart(a, d) else ''} |"
+        return "".join(f" {cell(sp[c][k], fmt)}{' ≠' if apart(a, sp[c][k]) else ''} |" for c, _ in extra)
 
     for label, key, fmt in (("share of the bottleneck", "share", ".3f"), ("mean Respect of Service", "ros", ".3f"),
                             ("retransmissions per sender", "retx", ".0f")):
@@ -105,12 +104,35 @@ def af(name: str = "cc-af-live.json") -> None:
                   f"{cell(c, fmt)}{' ≠' if apart(a, c) else ''} |" + more(a, k, fmt))
     for label, k, fmt in (("total throughput (Mb/s)", "throughput_mbps", ".2f"),
                           ("mean queue (pkt)", "mean_queue_pkt", ".1f"),
+                          ("drops at the bottleneck", "drops", ".0f"),
                           ("green packets' mean size (B)", "green_packet_bytes", ".0f")):
         if k not in sp["live"]:
             continue
         a, b, c = sp["live"][k], sp["sim"][k], sp["sim_delayed_ack"][k]
         print(f"| {label} | {cell(a, fmt)} | {cell(b, fmt)}{' ≠' if apart(a, b) else ''} | "
               f"{cell(c, fmt)}{' ≠' if apart(a, c) else ''} |" + more(a, k, fmt))
+
+
+def af_options() -> None:
+    """bbr-af-options.json: BBR's Linux options one by one in the AF network (RACK, PRR and
+    delayed ACKs everywhere), against the live runs of cc-af-live-data.json."""
+    p = LIVE / "bbr-af-options.json"
+    if not p.exists():
+        return
+    d = json.loads(p.read_text())
+    lsp = json.loads((LIVE / "cc-af-live-data.json").read_text())["spread"]["live"]
+    print(f"\ncc/af-mix (data metered), every sender {d['every sender']}; BBR's options "
+          f"({len(d['variants'][0]['sim'])} seeds, {d['duration']}):\n")
+    keys = (("bbr", "share", ".3f"), ("bbr", "retx", ".0f"), ("reno", "share", ".3f"), ("cubic", "share", ".3f"))
+    print("| BBR's Linux options | BBR share | BBR retransmissions per sender | Reno share | CUBIC share |")
+    print("|---|---|---|---|---|")
+    print("| **Linux live** | " + " | ".join(cell(lsp[f"{c}.{k}"], f) for c, k, f in keys) + " |")
+    for v in d["variants"]:
+        cols = []
+        for c, k, f in keys:
+            s = spread([r[c][k] for r in v["sim"]])
+            cols.append(cell(s, f) + (" ≠" if apart(lsp[f"{c}.{k}"], s) else ""))
+        print(f"| {v['variant']} | " + " | ".join(cols) + " |")
 
 
 def options() -> None:
@@ -160,4 +182,5 @@ if __name__ == "__main__":
     compare()
     af()
     af("cc-af-live-data.json")
+    af_options()
     options()

@@ -40,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 34] = [
+const TCP_FIELDS: [&str; 35] = [
     "name",
     "from",
     "to",
@@ -55,6 +55,7 @@ const TCP_FIELDS: [&str; 34] = [
     "quantization_budget",
     "policer_detection",
     "tso_bursts",
+    "recovery_losses",
     "rack",
     "prr",
     "packet_size",
@@ -501,6 +502,7 @@ impl TcpDraft {
             "quantization_budget" => p.bbr_linux.quantization_budget = v.boolean()?,
             "policer_detection" => p.bbr_linux.policer_detection = v.boolean()?,
             "tso_bursts" => p.bbr_linux.tso_bursts = v.boolean()?,
+            "recovery_losses" => p.bbr_linux.recovery_losses = v.boolean()?,
             // RFC 8985 RACK-TLP (`tcp::sender::rack`)
             "rack" => p.rack = v.boolean()?,
             // RFC 6937 PRR (`tcp::sender::prr`)

@@ -315,6 +315,7 @@ impl Params {
                 (l.quantization_budget, "quantization_budget"),
                 (l.policer_detection, "policer_detection"),
                 (l.tso_bursts, "tso_bursts"),
+                (l.recovery_losses, "recovery_losses"),
             ] {
                 if on {
                     return Err(ParamError::new(
@@ -328,6 +329,12 @@ impl Params {
             return Err(ParamError::new(
                 "rack",
                 "RACK-TLP (RFC 8985) needs variant = \"sack\" and preset = \"rfc\"",
+            ));
+        }
+        if self.bbr_linux.recovery_losses && !self.rack {
+            return Err(ParamError::new(
+                "recovery_losses",
+                "needs rack = true (the segments an ACK marks lost are RACK's marks)",
             ));
         }
         if self.prr && (self.variant != Variant::Sack || self.ns2_compat) {

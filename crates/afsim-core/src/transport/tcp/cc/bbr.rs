@@ -35,7 +35,11 @@
 //!
 //! Options (`Linux`, all off by default): three parts of Linux's `tcp_bbr.c` the draft does not
 //! have — the ACK-aggregation cwnd allowance, the quantization budget, and the long-term
-//! (policer) bandwidth estimate `lt_bw` (`bbr_linux.rs` says which functions and kernels).
+//! (policer) bandwidth estimate `lt_bw` (`bbr_linux.rs` says which functions and kernels); and
+//! Linux's window in loss recovery, `recovery_losses` (`bbr_set_cwnd_to_recover_or_restore`,
+//! whose steps draft-00 §4.2.3.4 also gives as BBRModulateCwndForRecovery): the segments an ACK
+//! newly marks lost come off cwnd, and recovery starts from the pipe plus what the ACK
+//! delivered, where the default keeps the rule above (inflight − dupthresh, no deduction).
 
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
@@ -54,6 +58,10 @@ pub struct Linux {
     /// Pacing per TSO burst of `bbr_tso_segs_goal` segments (`sender/control.rs`): the
     /// segments of a burst leave back to back.
     pub tso_bursts: bool,
+    /// Linux `bbr_set_cwnd_to_recover_or_restore` in RACK recovery: the segments an ACK
+    /// newly marks lost come off cwnd, recovery starts from the pipe plus what the ACK
+    /// delivered, and an ACK that delivers nothing leaves cwnd alone (`recovery_losses`).
+    pub recovery_losses: bool,
 }
 
 /// §4.3.2.1: 2/ln 2, the smallest gain that doubles the sending rate each round.
@@ -95,6 +103,9 @@ pub struct Ack {
     /// Segments marked lost so far (Linux `tp->lost`; afsim: segments retransmitted), for
     /// the long-term bandwidth estimate.
     pub lost_segs: u64,
+    /// Segments this ACK newly marked lost (Linux `rs->losses`; RACK's marks, 0 without RACK),
+    /// read with `Linux::recovery_losses` only.
+    pub losses: u64,
 }
 
 /// The BBR state of one sender.
@@ -139,6 +150,10 @@ pub struct Bbr {
     /// the previous ACK.
     lt: Option<LtBw>,
     lt_lost_seen: u64,
+    /// `Linux::recovery_losses`, and a recovery entered whose first ACK with data delivered
+    /// has not yet set cwnd (Linux: `prev_ca_state` not yet `TCP_CA_Recovery`).
+    recovery_losses: bool,
+    entering: bool,
 }
 
 impl Bbr {
@@ -184,6 +199,8 @@ impl Bbr {
             quantize: false,
             lt: None,
             lt_lost_seen: 0,
+            recovery_losses: false,
+            entering: false,
         };
         // BBRInitPacingRate: nominal bandwidth = InitialCwnd / (SRTT or 1 ms)
         let rtt = srtt.map_or(1e-3, |d| d.as_secs_f64().max(1e-6));
@@ -196,6 +213,7 @@ impl Bbr {
         self.aggr = l.ack_aggregation.then(AckAggregation::default);
         self.quantize = l.quantization_budget;
         self.lt = l.policer_detection.then(LtBw::default);
+        self.recovery_losses = l.recovery_losses;
         self
     }
 
@@ -318,10 +336,20 @@ impl Bbr {
             self.was_in_recovery = true;
             return cwnd;
         }
+        if self.recovery_losses {
+            if a.sample.newly_delivered == 0 {
+                // Linux bbr_set_cwnd: `if (!acked) goto done` (only the caps apply)
+                return self.probe_rtt_cap(cwnd);
+            }
+            // Linux bbr_set_cwnd_to_recover_or_restore: the newly lost come off cwnd in
+            // every state (after a timeout too)
+            cwnd = deduct(cwnd, a.losses);
+        }
         if self.was_in_recovery {
             // §4.2.3.4: upon exiting loss recovery, restore the saved cwnd
             self.was_in_recovery = false;
             self.conservation = false;
+            self.entering = false;
             cwnd = cwnd.max(self.prior_cwnd);
         }
         self.set_cwnd(a, cwnd)
@@ -334,6 +362,13 @@ impl Bbr {
     pub fn on_congestion(&mut self, cwnd: f64, flight: f64, dupthresh: f64, delivered: u64) -> f64 {
         self.save_cwnd(cwnd, false);
         self.was_in_recovery = true;
+        if self.recovery_losses {
+            // Linux: entering recovery leaves cwnd to BBR's next `cong_control` call
+            // (`bbr_ssthresh` only saves it); `recovery_cwnd` starts packet conservation and
+            // the round at the first ACK that delivers data
+            self.entering = true;
+            return cwnd;
+        }
         self.conservation = true;
         self.next_round_delivered = delivered;
         (flight - dupthresh).max(1.0)
@@ -343,8 +378,32 @@ impl Bbr {
     /// (RFC 6675's pipe): in its first round packet conservation, max(cwnd, pipe + delivered);
     /// then growth towards the model's target as outside recovery (§4.2.3.4, §4.2.3.5; Linux
     /// `bbr_set_cwnd_to_recover_or_restore`, `bbr_set_cwnd`).
+    ///
+    /// With `Linux::recovery_losses`, `bbr_set_cwnd_to_recover_or_restore` (tcp_bbr.c; the
+    /// same steps as draft-00 §4.2.3.4's BBRModulateCwndForRecovery): nothing changes on an ACK
+    /// that delivers nothing (`bbr_set_cwnd`: `if (!acked) goto done`); else cwnd loses the
+    /// segments the ACK newly marked lost (at least 1 left), the recovery's first such ACK sets
+    /// cwnd to `tcp_packets_in_flight` + acked (the pipe, lost segments excluded) and starts
+    /// packet conservation and a round.
     pub fn recovery_cwnd(&mut self, a: &Ack, cwnd: f64, pipe: f64) -> f64 {
         let delivered = a.sample.newly_delivered as f64 * self.inv_mss;
+        let mut cwnd = cwnd;
+        if self.recovery_losses {
+            if a.sample.newly_delivered == 0 {
+                return self.probe_rtt_cap(cwnd);
+            }
+            cwnd = deduct(cwnd, a.losses);
+            if self.entering {
+                self.entering = false;
+                self.conservation = true;
+                self.next_round_delivered = a.delivered;
+                cwnd = pipe + delivered;
+            }
+            if self.conservation {
+                return self.probe_rtt_cap(cwnd.max(pipe + delivered));
+            }
+            return self.set_cwnd(a, cwnd);
+        }
         if self.conservation {
             return cwnd.max(pipe + delivered);
         }
@@ -610,6 +669,15 @@ impl Bbr {
         }
     }
 
+    /// Linux `bbr_set_cwnd`'s `done:` step: at most `bbr_cwnd_min_target` in ProbeRTT.
+    fn probe_rtt_cap(&self, cwnd: f64) -> f64 {
+        if self.mode == Mode::ProbeRtt {
+            cwnd.min(MIN_PIPE_CWND)
+        } else {
+            cwnd
+        }
+    }
+
     /// BBRSetCwnd (§4.2.3.5), outside loss recovery.
     fn set_cwnd(&mut self, a: &Ack, cwnd: f64) -> f64 {
         // Linux bbr_set_cwnd: bbr_bdp at bbr_bw, plus bbr_ack_aggregation_cwnd, then
@@ -628,6 +696,15 @@ impl Bbr {
         if self.mode == Mode::ProbeRtt {
             cwnd = cwnd.min(MIN_PIPE_CWND);
         }
+        cwnd
+    }
+}
+
+/// Linux `bbr_set_cwnd_to_recover_or_restore`: `cwnd = max(cwnd - rs->losses, 1)`, segments.
+fn deduct(cwnd: f64, losses: u64) -> f64 {
+    if losses > 0 {
+        (cwnd - losses as f64).max(1.0)
+    } else {
         cwnd
     }
 }

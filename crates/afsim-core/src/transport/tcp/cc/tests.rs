@@ -225,6 +225,7 @@ impl Feed {
             lost: false,
             in_recovery: false,
             lost_segs: 0,
+            losses: 0,
         }
     }
 }

@@ -198,6 +198,7 @@ fn ack(t: u64, delivered: u64, lost: u64, rate: f64, inflight: u64) -> bbr::Ack 
         lost: false,
         in_recovery: false,
         lost_segs: lost,
+        losses: 0,
     }
 }
 
@@ -422,4 +423,78 @@ fn linux_hystart_delay_detection_after_8_samples() {
     assert_eq!(r[8], Some(Found::Delay));
     // 45 ms is not above the threshold
     assert!(run(45).iter().all(Option::is_none));
+}
+
+/// An ACK in RACK recovery at `t` ms delivering one 1000-byte segment (`delivered` so far)
+/// whose segment was sent before the current round's end (`prior` delivered then), `losses`
+/// segments newly marked lost by it.
+fn recovery_ack(t: u64, delivered: u64, prior: u64, losses: u64, in_recovery: bool) -> bbr::Ack {
+    bbr::Ack {
+        now: ms(t),
+        sample: Sample {
+            newly_delivered: 1000,
+            from_segment: true,
+            prior_delivered: prior * 1000,
+            rate_bytes_per_s: Some(4.5e5),
+            rtt: Some(SimDuration::from_millis(100)),
+        },
+        delivered: delivered * 1000,
+        prior_inflight: 60_000,
+        inflight: 59_000,
+        lost: false,
+        in_recovery,
+        lost_segs: 0,
+        losses,
+    }
+}
+
+/// The sender's order on an ACK in recovery: `on_ack`, then `recovery_cwnd` with the pipe.
+fn step(b: &mut Bbr, a: &bbr::Ack, cwnd: f64, pipe: f64) -> f64 {
+    let c = b.on_ack(a, cwnd);
+    b.recovery_cwnd(a, c, pipe)
+}
+
+#[test]
+fn recovery_losses_follow_bbr_set_cwnd_to_recover_or_restore() {
+    let l = Linux {
+        recovery_losses: true,
+        ..Linux::default()
+    };
+    let (mut b, d) = bbr_in_probe_bw(l);
+    let (mut draft, _) = bbr_in_probe_bw(Linux::default());
+    // recovery begins with cwnd 60, 60 segments in flight, dupthresh 3: the draft-00 model's
+    // packet-conserving start is 60 − 3 = 57; Linux leaves cwnd to the next ACK (60)
+    assert!(close(draft.on_congestion(60.0, 60.0, 3.0, d * 1000), 57.0));
+    assert!(close(b.on_congestion(60.0, 60.0, 3.0, d * 1000), 60.0));
+    // the recovery's first ACK delivers 1 segment and RACK marks 5 lost; the pipe is 40:
+    // cwnd = max(60 − 5, 1), then tcp_packets_in_flight + acked = 40 + 1 = 41 (conservation:
+    // max(41, 41))
+    let a = recovery_ack(800, d + 1, d - 1, 5, true);
+    let c = b.on_ack(&a, 60.0);
+    let c = b.recovery_cwnd(&a, c, 40.0);
+    assert!(close(c, 41.0));
+    let c_draft = step(&mut draft, &a, 57.0, 40.0);
+    assert!(close(c_draft, 57.0)); // max(57, 40 + 1): losses do not count
+                                   // the next ACK, same round (its segment sent before the recovery's round began), 2 newly
+                                   // lost, pipe 39: max(41 − 2, 39 + 1) = 40
+    let a = recovery_ack(801, d + 2, d - 1, 2, true);
+    let c = step(&mut b, &a, c, 39.0);
+    assert!(close(c, 40.0));
+    // an ACK that delivers nothing (`if (!acked) goto done`): 3 marked lost, cwnd stays 40
+    let mut a0 = recovery_ack(802, d + 2, d - 1, 3, true);
+    a0.sample.newly_delivered = 0;
+    a0.sample.rate_bytes_per_s = None;
+    let c = step(&mut b, &a0, c, 36.0);
+    assert!(close(c, 40.0));
+    // a round start ends packet conservation: then cwnd − losses + acked, at most the target
+    // (2 · 45 + 3 quanta of 2 segments = 96): 40 − 1 + 1 = 40
+    let a = recovery_ack(900, d + 3, d + 2, 1, true);
+    let c = step(&mut b, &a, c, 38.0);
+    assert!(close(c, 40.0));
+    // outside recovery the newly lost come off too (Linux: every state; after a timeout, say):
+    // the ACK ends the recovery, so cwnd = max(40 − 2, prior_cwnd 60) = 60, then 60 + 1
+    let a = recovery_ack(1000, d + 4, d + 3, 2, false);
+    assert!(close(b.on_ack(&a, c), 61.0));
+    let a = recovery_ack(1100, d + 5, d + 4, 4, false);
+    assert!(close(b.on_ack(&a, 61.0), 58.0)); // 61 − 4 + 1
 }

@@ -204,6 +204,8 @@ impl Sender {
         let recovery_pipe = self
             .sack_pipe_segments()
             .or_else(|| self.rack_pipe_segments());
+        // the segments this ACK marked lost (Linux `rs->losses`): RACK's marks
+        let losses = self.rack.as_ref().map_or(0, |r| r.ack_marked);
         let Cc::Bbr(b) = &mut self.cc else { return };
         let blocks = pkt.th.sack_blocks();
         let min_rtt = b.bbr.rtprop();
@@ -225,6 +227,7 @@ impl Sender {
             lost,
             in_recovery: in_fast,
             lost_segs: b.lost_segs,
+            losses,
         };
         let mut cwnd = b.bbr.on_ack(&a, self.cwnd);
         if let Some(pipe) = recovery_pipe {

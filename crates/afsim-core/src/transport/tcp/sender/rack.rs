@@ -99,6 +99,9 @@ pub(super) struct Rack {
     /// Probes sent and segments marked lost by RACK (for tests and reports).
     pub probes: u64,
     pub marked_lost: u64,
+    /// Segments the last ACK newly marked lost (Linux `rs->losses`, for BBR's
+    /// `recovery_losses`).
+    pub ack_marked: u64,
 }
 
 /// RACK_sent_after(t1, seq1, t2, seq2) (RFC 8985 §6.2 step 2).
@@ -423,6 +426,7 @@ impl Sender {
         r.on_ack(una, blocks, now);
         let reo = r.reo_wnd(false, exited, in_rec, (una, nxt), srtt, dupthresh);
         let (marked, wait) = r.detect_loss(now, reo);
+        r.ack_marked = u64::from(marked);
         // segments marked lost and not yet resent, newly or before (a mark made while
         // recovery could not begin, or in the go-back-N after a timeout)
         let pending = r.lost > 0;
