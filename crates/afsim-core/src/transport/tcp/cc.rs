@@ -109,4 +109,8 @@ pub struct BbrSender {
     /// Segments retransmitted so far: the segments marked lost (Linux `tp->lost`), for the
     /// long-term bandwidth estimate (docs/assumptions.md).
     pub lost_segs: u64,
+    /// In an RFC 6675 SACK recovery without RACK: the `IsLost()` boundary
+    /// (`Scoreboard::lost_below`) already counted, so that each ACK counts only the segments
+    /// it newly marks lost (draft-00 §4.2.3.4's packets_lost).
+    pub sack_lost_to: u64,
 }

@@ -24,9 +24,10 @@
 //! Loss recovery is the sender's (NewReno or SACK): `on_congestion` saves cwnd, starts a
 //! round and gives the packet-conserving window (inflight less the segments the duplicate ACKs
 //! and the loss took out of the network, §4.2.3.4 "cwnd = BytesInFlight + ..."); in SACK
-//! recovery `recovery_cwnd` keeps packet conservation for that round and then grows cwnd
-//! towards the target (as Linux's `bbr_set_cwnd_to_recover_or_restore`); cwnd follows the
-//! model again once recovery ends, restored to at least the saved cwnd (§4.2.3.4, "upon
+//! recovery `recovery_cwnd` runs §4.2.3.4's BBRModulateCwndForRecovery on each later ACK: the
+//! segments the ACK newly marked lost come off cwnd (RACK's marks, or RFC 6675 `IsLost()`'s),
+//! packet conservation holds for that round, then cwnd grows towards the target; cwnd follows
+//! the model again once recovery ends, restored to at least the saved cwnd (§4.2.3.4, "upon
 //! exiting loss recovery"). After a timeout cwnd is 1 segment and grows by what each ACK delivers.
 //! ECN-Echo does not change cwnd (Linux BBR v1: `tcp_bbr.c` has no ECN response; BBR's own
 //! `cong_control` replaces the reduction `tcp_input.c` would make). Not modelled: the
@@ -36,10 +37,11 @@
 //! Options (`Linux`, all off by default): three parts of Linux's `tcp_bbr.c` the draft does not
 //! have — the ACK-aggregation cwnd allowance, the quantization budget, and the long-term
 //! (policer) bandwidth estimate `lt_bw` (`bbr_linux.rs` says which functions and kernels); and
-//! Linux's window in loss recovery, `recovery_losses` (`bbr_set_cwnd_to_recover_or_restore`,
-//! whose steps draft-00 §4.2.3.4 also gives as BBRModulateCwndForRecovery): the segments an ACK
-//! newly marks lost come off cwnd, and recovery starts from the pipe plus what the ACK
-//! delivered, where the default keeps the rule above (inflight − dupthresh, no deduction).
+//! Linux's window in loss recovery, `recovery_losses` (`bbr_set_cwnd_to_recover_or_restore`):
+//! the same deduction of newly lost segments, but also outside recovery (after a timeout),
+//! none at all on an ACK that delivers nothing, and recovery starting from the pipe plus what
+//! the ACK delivered at its first ACK with data, where the default starts from inflight −
+//! dupthresh at the fast retransmit.
 
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
@@ -103,8 +105,9 @@ pub struct Ack {
     /// Segments marked lost so far (Linux `tp->lost`; afsim: segments retransmitted), for
     /// the long-term bandwidth estimate.
     pub lost_segs: u64,
-    /// Segments this ACK newly marked lost (Linux `rs->losses`; RACK's marks, 0 without RACK),
-    /// read with `Linux::recovery_losses` only.
+    /// Segments this ACK newly marked lost (draft-00 §4.2.3.4 packets_lost, Linux
+    /// `rs->losses`): RACK's marks with RACK, else RFC 6675 `IsLost()`'s in a SACK recovery;
+    /// 0 otherwise (NewReno recovery, where BBR leaves the window to the sender).
     pub losses: u64,
 }
 
@@ -375,9 +378,13 @@ impl Bbr {
     }
 
     /// cwnd during a SACK loss recovery, from `cwnd`, with `pipe` segments in the network
-    /// (RFC 6675's pipe): in its first round packet conservation, max(cwnd, pipe + delivered);
-    /// then growth towards the model's target as outside recovery (§4.2.3.4, §4.2.3.5; Linux
-    /// `bbr_set_cwnd_to_recover_or_restore`, `bbr_set_cwnd`).
+    /// (RFC 6675's pipe), draft-00 §4.2.3.4's BBRModulateCwndForRecovery on every ACK after
+    /// the one that began the recovery: cwnd loses the segments the ACK newly marked lost
+    /// (`Ack::losses`, at least 1 left), then in the first round packet conservation,
+    /// max(cwnd, pipe + delivered); in later rounds growth towards the model's target as
+    /// outside recovery (§4.2.3.6 BBRSetCwnd). The ACK that began the recovery keeps the window
+    /// `on_congestion` gave (§4.2.3.4 "upon entering Fast Recovery": the losses that started it
+    /// are already out of that window).
     ///
     /// With `Linux::recovery_losses`, `bbr_set_cwnd_to_recover_or_restore` (tcp_bbr.c; the
     /// same steps as draft-00 §4.2.3.4's BBRModulateCwndForRecovery): nothing changes on an ACK
@@ -403,6 +410,11 @@ impl Bbr {
                 return self.probe_rtt_cap(cwnd.max(pipe + delivered));
             }
             return self.set_cwnd(a, cwnd);
+        }
+        if !a.lost {
+            // draft-00 §4.2.3.4 BBRModulateCwndForRecovery: "if (packets_lost > 0) cwnd =
+            // max(cwnd - packets_lost, 1)"
+            cwnd = deduct(cwnd, a.losses);
         }
         if self.conservation {
             return cwnd.max(pipe + delivered);

@@ -473,10 +473,12 @@ fn recovery_losses_follow_bbr_set_cwnd_to_recover_or_restore() {
     let c = b.on_ack(&a, 60.0);
     let c = b.recovery_cwnd(&a, c, 40.0);
     assert!(close(c, 41.0));
+    // the draft's BBRModulateCwndForRecovery (§4.2.3.4) takes the 5 off too: max(57 − 5,
+    // 40 + 1) = 52 (the draft's window did not start from the pipe)
     let c_draft = step(&mut draft, &a, 57.0, 40.0);
-    assert!(close(c_draft, 57.0)); // max(57, 40 + 1): losses do not count
-                                   // the next ACK, same round (its segment sent before the recovery's round began), 2 newly
-                                   // lost, pipe 39: max(41 − 2, 39 + 1) = 40
+    assert!(close(c_draft, 52.0), "{c_draft}");
+    // the next ACK, same round (its segment sent before the recovery's round began), 2 newly
+    // lost, pipe 39: max(41 − 2, 39 + 1) = 40
     let a = recovery_ack(801, d + 2, d - 1, 2, true);
     let c = step(&mut b, &a, c, 39.0);
     assert!(close(c, 40.0));
@@ -497,4 +499,36 @@ fn recovery_losses_follow_bbr_set_cwnd_to_recover_or_restore() {
     assert!(close(b.on_ack(&a, c), 61.0));
     let a = recovery_ack(1100, d + 5, d + 4, 4, false);
     assert!(close(b.on_ack(&a, 61.0), 58.0)); // 61 − 4 + 1
+}
+
+#[test]
+fn draft_mode_takes_newly_lost_segments_off_cwnd_in_recovery() {
+    // draft-00 §4.2.3.4 BBRModulateCwndForRecovery, the default (no Linux option)
+    let (mut b, d) = bbr_in_probe_bw(Linux::default());
+    // the fast retransmit: 60 in flight, dupthresh 3: cwnd 57, packet conservation
+    assert!(close(b.on_congestion(60.0, 60.0, 3.0, d * 1000), 57.0));
+    // the ACK that began the recovery (`lost`): its 5 marks are already out of 57
+    let mut a = recovery_ack(800, d + 1, d - 1, 5, true);
+    a.lost = true;
+    assert!(close(step(&mut b, &a, 57.0, 40.0), 57.0));
+    // 2 newly lost, pipe 39: max(57 − 2, 39 + 1) = 55 (before the fix 57)
+    let a = recovery_ack(801, d + 2, d - 1, 2, true);
+    let c = step(&mut b, &a, 57.0, 39.0);
+    assert!(close(c, 55.0), "{c}");
+    // none lost: max(55, 38 + 1) = 55
+    let a = recovery_ack(802, d + 3, d - 1, 0, true);
+    let c = step(&mut b, &a, c, 38.0);
+    assert!(close(c, 55.0), "{c}");
+    // 30 lost at once, pipe 20: max(55 − 30, 20 + 1) = 25
+    let a = recovery_ack(803, d + 4, d - 1, 30, true);
+    let c = step(&mut b, &a, c, 20.0);
+    assert!(close(c, 25.0), "{c}");
+    // a round start ends packet conservation: 25 − 1 lost, + 1 delivered (below the target)
+    let a = recovery_ack(900, d + 5, d, 1, true);
+    let c = step(&mut b, &a, c, 20.0);
+    assert!(close(c, 25.0), "{c}");
+    // recovery over: the window saved at the fast retransmit (60) comes back, + 1 delivered
+    let a = recovery_ack(1000, d + 6, d + 5, 0, false);
+    let c = b.on_ack(&a, c);
+    assert!(close(c, 61.0), "{c}");
 }

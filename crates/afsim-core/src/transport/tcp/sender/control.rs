@@ -13,7 +13,7 @@
 //!   payload at the pacing rate (draft-cardwell-…-00 §4.2.1; Linux's internal pacing,
 //!   `tcp_update_skb_after_send`), sent from a pacing timer when the window allows more.
 
-use super::{EcnState, Phase, Sender};
+use super::{EcnState, Phase, Recovery, Sender};
 use crate::net::packet::Packet;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
@@ -61,6 +61,7 @@ pub(super) fn new_cc(p: &Params, mss: u64, rng: &Rng) -> Cc {
             burst_left: 0,
             burst_at: SimTime::ZERO,
             lost_segs: 0,
+            sack_lost_to: 0,
         })),
     }
 }
@@ -204,9 +205,32 @@ impl Sender {
         let recovery_pipe = self
             .sack_pipe_segments()
             .or_else(|| self.rack_pipe_segments());
-        // the segments this ACK marked lost (Linux `rs->losses`): RACK's marks
-        let losses = self.rack.as_ref().map_or(0, |r| r.ack_marked);
         let Cc::Bbr(b) = &mut self.cc else { return };
+        // the segments this ACK newly marked lost (draft-00 §4.2.3.4's packets_lost, Linux
+        // `rs->losses`), by the loss detection in use: RACK's marks (RFC 8985 §6.2), else in an
+        // RFC 6675 SACK recovery the un-SACKed segments the ACK moved below IsLost()'s boundary
+        let losses = if let Some(r) = self.rack.as_ref() {
+            r.ack_marked
+        } else if let (Some(sb), Phase::Recovery(Recovery::Sack { .. })) =
+            (self.sack.as_ref(), self.phase)
+        {
+            let bound = sb.lost_below(self.mss, self.p.dupack_threshold);
+            let from = if lost {
+                // the ACK that starts the recovery: what is lost by now is counted already
+                bound
+            } else {
+                b.sack_lost_to.max(self.snd_una)
+            };
+            let bytes: u64 = sb.holes(from, bound).map(|(s, e)| e - s).sum();
+            b.sack_lost_to = if lost {
+                bound
+            } else {
+                b.sack_lost_to.max(bound)
+            };
+            bytes.div_ceil(self.mss)
+        } else {
+            0
+        };
         let blocks = pkt.th.sack_blocks();
         let min_rtt = b.bbr.rtprop();
         let sample = b.rate.on_ack(
