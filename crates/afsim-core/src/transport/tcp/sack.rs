@@ -160,6 +160,16 @@ impl Scoreboard {
         0
     }
 
+    /// The segments RFC 6675's `IsLost()` marks between `from` and its boundary
+    /// (`lost_below`): the un-SACKed bytes there in segments (a part counts one), and the
+    /// boundary. An ACK's newly lost segments are those from the boundary the previous ACK
+    /// left (BBR's packets_lost, draft-cardwell-iccrg-bbr-congestion-control-00 §4.2.3.4).
+    pub fn lost_segments_from(&self, from: u64, mss: u64, dupthresh: u32) -> (u64, u64) {
+        let bound = self.lost_below(mss, dupthresh);
+        let bytes: u64 = self.holes(from, bound).map(|(s, e)| e - s).sum();
+        (bytes.div_ceil(mss), bound)
+    }
+
     /// RFC 6675 §4 `IsLost(seq)`.
     pub fn is_lost(&self, seq: u64, mss: u64, dupthresh: u32) -> bool {
         seq < self.lost_below(mss, dupthresh) && self.sacked_until(seq).is_none()
@@ -345,6 +355,22 @@ mod tests {
         assert!(!three.is_lost(1000, MSS, 3), "SACKed bytes are never lost");
         assert!(!three.is_lost(4000, MSS, 3), "nothing SACKed above");
         assert_eq!(three.lost_below(MSS, 3), 1000);
+    }
+
+    #[test]
+    fn an_ack_newly_marks_lost_the_holes_it_moves_below_the_boundary() {
+        // segments 0 and 4 missing, 1–3 SACKed: only 0 is lost (boundary 1)
+        let mut sb = board(0, &[1, 2, 3]);
+        assert_eq!(sb.lost_segments_from(0, MSS, 3), (1, MSS));
+        // 5 and 6 SACKed: two above 4, not yet lost; counted from the last boundary: none
+        sb.update(0, &[(5 * MSS, 7 * MSS)]);
+        assert_eq!(sb.lost_segments_from(MSS, MSS, 3), (0, MSS));
+        // 7 SACKed (3 above 4) and 9 (8 missing): 4 is newly lost, 8 not (one above)
+        sb.update(0, &[(7 * MSS, 8 * MSS), (9 * MSS, 10 * MSS)]);
+        assert_eq!(sb.lost_segments_from(MSS, MSS, 3), (1, 5 * MSS));
+        // 10–12 SACKed: 8 newly lost; from the boundary 5 the hole [8, 9) counts alone
+        sb.update(0, &[(10 * MSS, 13 * MSS)]);
+        assert_eq!(sb.lost_segments_from(5 * MSS, MSS, 3), (1, 9 * MSS));
     }
 
     #[test]

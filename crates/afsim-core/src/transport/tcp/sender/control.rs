@@ -214,20 +214,17 @@ impl Sender {
         } else if let (Some(sb), Phase::Recovery(Recovery::Sack { .. })) =
             (self.sack.as_ref(), self.phase)
         {
-            let bound = sb.lost_below(self.mss, self.p.dupack_threshold);
-            let from = if lost {
+            let from = b.sack_lost_to.max(self.snd_una);
+            let (segs, bound) = sb.lost_segments_from(from, self.mss, self.p.dupack_threshold);
+            if lost {
                 // the ACK that starts the recovery: what is lost by now is counted already
-                bound
+                // (and a mark an earlier recovery left is forgotten)
+                b.sack_lost_to = bound;
+                0
             } else {
-                b.sack_lost_to.max(self.snd_una)
-            };
-            let bytes: u64 = sb.holes(from, bound).map(|(s, e)| e - s).sum();
-            b.sack_lost_to = if lost {
-                bound
-            } else {
-                b.sack_lost_to.max(bound)
-            };
-            bytes.div_ceil(self.mss)
+                b.sack_lost_to = b.sack_lost_to.max(bound);
+                segs
+            }
         } else {
             0
         };
