@@ -39,16 +39,18 @@ impl<'s> World<'s> {
                 (l.b, l.a, &l.queue_ba, l.loss_ba),
             ] {
                 let name = format!("{}->{}", node_name(from), node_name(to));
+                let queue = AnyQueue::from_spec(q, l.rate_bps);
                 ports.push(Port {
                     loss: loss.map(|m| {
                         Box::new((Loss::new(m, rng::stream(seed, &format!("link/{name}"))), 0))
                     }),
-                    rng: rng::stream(seed, &format!("queue/{name}")),
+                    rng: (!matches!(queue, AnyQueue::DropTail(_)))
+                        .then(|| Box::new(rng::stream(seed, &format!("queue/{name}")))),
                     from: from as u32,
                     to: to as u32,
                     delay: l.delay,
                     clock: TxClock::new(l.framing, l.rate_bps),
-                    queue: AnyQueue::from_spec(q, l.rate_bps),
+                    queue,
                     stats: QueueStats::with_levels(0),
                     busy_until: SimTime::ZERO,
                     tx_pending: false,

@@ -596,7 +596,7 @@ pub fn queue_row(
         len_packets_end: queue.len_packets() as u64,
         max_len_packets: s.max_len_packets,
         mean_len_packets: if now.0 > 0 {
-            s.len_integral as f64 / now.0 as f64
+            s.len_integral() as f64 / now.0 as f64
         } else {
             0.0
         },
