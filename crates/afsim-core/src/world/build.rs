@@ -193,14 +193,16 @@ impl<'s> World<'s> {
         };
         // per-flow arrays also cover the CSA control-packet pseudo-flows
         let n_all = spec.flows.len() + spec.csas.iter().map(|c| c.targets.len()).sum::<usize>();
+        let mut sets = crate::edge::conditioner::FlowSets::default();
         for (c, cs) in spec.conditioners.iter().enumerate() {
             let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
-            conditioners.push(Conditioner::new(
+            conditioners.push(Conditioner::new_shared(
                 cs,
                 n_all,
                 &spec.colours,
                 stream,
                 SimTime::ZERO + spec.warmup,
+                &mut sets,
             ));
             for &i in into.of(cs.node) {
                 if cs.from.is_none_or(|f| f == ports[i as usize].from as usize) {

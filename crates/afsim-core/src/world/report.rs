@@ -444,7 +444,7 @@ impl World<'_> {
             let c = &self.conditioners[alone[i] as usize];
             let contract = c.committed_rate_bps() as f64 / 1e3;
             let conformant = if span_s > 0.0 {
-                c.green_by_flow[i] as f64 * 8.0 / span_s / 1e3
+                c.green_of(i) as f64 * 8.0 / span_s / 1e3
             } else {
                 0.0
             };
@@ -464,7 +464,7 @@ impl World<'_> {
             totals.resize(flows.len(), None);
             for &i in c.seen_flows.iter().filter(|&&i| (i as usize) < flows.len()) {
                 let t = totals[i as usize].get_or_insert([0; 8]);
-                for (dp, n) in c.dp_by_flow[i as usize].iter().enumerate() {
+                for (dp, n) in c.dp_of(i as usize).iter().enumerate() {
                     t[dp] += n;
                 }
             }
