@@ -497,7 +497,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.out is not None:
         assert results is not None
-        written = results.write(args.out)
+        written = results.write(args.out, run=raw)
         if args.format == "table":
             _console().print(f"wrote {len(written)} files to {args.out}")
     if args.plot is not None:

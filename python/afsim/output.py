@@ -12,7 +12,8 @@ moves nothing or fails; ``afsim`` reports it on stderr and exits with status 5. 
 went away (``BrokenPipeError``) is left to the caller (``afsim`` stops quietly, as a filter).
 ``write_chunks`` does the same for an output made piece by piece (the JSON report, which
 ``RunResult.write_summary`` hands over a megabyte at a time instead of one string of more than
-2 GiB at a million flows).
+2 GiB at a million flows) to a stream, ``write_file_chunks`` to a file (``--out``'s
+summary.json).
 """
 
 from __future__ import annotations
@@ -117,6 +118,28 @@ def write_file(path: Path, text: str) -> int:
         return _write_pieces(lambda b: os.write(fd, b), text, str(path))
     finally:
         os.close(fd)
+
+
+def write_file_chunks(path: Path, produce: Callable[[Callable[[bytes], None]], None]) -> int:
+    """Writes the UTF-8 bytes that ``produce`` hands, piece by piece, to the function it is
+    given, to the file ``path`` (replaced), each piece whole as ``write_file`` writes text;
+    returns the bytes written. ``OutputError`` (naming the path and the bytes written so far)
+    when it cannot; an exception of ``produce`` stops the writing and is left to the caller."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    except OSError as e:
+        raise OutputError(f"{path}: cannot open it for writing: {e.strerror or e}") from None
+    total = 0
+
+    def sink(data: bytes) -> None:
+        nonlocal total
+        total += _write_all(lambda b: os.write(fd, b), memoryview(data), str(path), total)
+
+    try:
+        produce(sink)
+    finally:
+        os.close(fd)
+    return total
 
 
 def _write_pieces(write: Callable[[memoryview], int | None], text: str, name: str) -> int:

@@ -3,7 +3,8 @@
 Read this first: nothing here computes a result. The report (``RunResult.summary_json()``) is
 afsim-core's; the tables are its rows as columns, built in Rust and handed over as numpy arrays
 (one column per field, ``drops_<reason>`` per drop reason, NaN for "none"). ``write`` stores the
-deterministic JSON text unchanged, so a stored ``summary.json`` compares byte for byte.
+deterministic JSON text unchanged (streamed from the run), so a stored ``summary.json`` compares
+byte for byte.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afsim.output import write_file
+from afsim.output import write_file, write_file_chunks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -258,9 +259,11 @@ class Results:
             return float("inf")
         return self.end_time_s / self.wall_seconds
 
-    def write(self, out_dir: str | Path) -> list[Path]:
+    def write(self, out_dir: str | Path, run: RunResult | None = None) -> list[Path]:
         """Writes ``OUTPUT_FILES`` into ``out_dir`` (created if needed): summary.json (the
-        report's exact bytes) and each table (flows, queues, colours, code points, conditioners,
+        report's exact bytes; streamed from ``run``, the run these results were made from, if
+        given: ``RunResult.write_summary``'s pieces, never one encoded copy of the whole
+        text) and each table (flows, queues, colours, code points, conditioners,
         groups, CSAs,
         SIMA queues and levels) as CSV and Parquet, plus the time series that exist (traces,
         tfrc_traces, alpha, dp_trace and the monitors', ``SERIES_FILES``) as Parquet. Returns
@@ -271,7 +274,11 @@ class Results:
         paths += [out / f"{name}.parquet" for name in SERIES_FILES if len(getattr(self, name))]
         for path in paths:
             if path.name == "summary.json":
-                write_file(path, self.summary_json)
+                if run is not None:
+                    # streamed a megabyte at a time, each piece written whole (afsim.output)
+                    write_file_chunks(path, run.write_summary)
+                else:
+                    write_file(path, self.summary_json)
                 continue
             table: pd.DataFrame = getattr(self, path.stem)
             if path.suffix == ".csv":

@@ -178,3 +178,54 @@ def test_write_chunks_with_characters_cut_between_pieces() -> None:
     plain = io.StringIO()
     assert output.write_chunks(plain, produce) == len(text)
     assert plain.getvalue() == text
+
+
+def test_out_summary_is_streamed_whole_after_short_writes(
+    tiny: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # `afsim run --out DIR` writes summary.json from `write_summary`'s pieces (never one encoded
+    # copy of the text), each piece whole although every write call moves at most 5 bytes
+    raw = afsim._core.run(afsim.load_scenario(tiny))
+    streamed: list[object] = []
+    real_write_summary = raw.write_summary
+    monkeypatch.setattr(output, "write_file", lambda *a: pytest.fail("summary.json as one string"))
+    real = os.write
+    monkeypatch.setattr(output.os, "write", lambda fd, b: real(fd, bytes(b[:5])))
+
+    class Run:
+        def write_summary(self, sink) -> None:  # type: ignore[no-untyped-def]
+            streamed.append(sink)
+            real_write_summary(sink, 100)
+
+    from afsim.results import Results
+
+    Results.from_run(raw).write(tmp_path, run=Run())  # type: ignore[arg-type]
+    assert len(streamed) == 1
+    assert (tmp_path / "summary.json").read_text() == raw.summary_json()
+
+
+def test_write_file_chunks_names_the_path_and_the_bytes_written(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    real = os.write
+    moved = [0]
+
+    def full_disk(fd: int, b) -> int:  # type: ignore[no-untyped-def]
+        if moved[0] >= 12:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        moved[0] += real(fd, bytes(b[:4]))
+        return min(len(b), 4)
+
+    monkeypatch.setattr(output.os, "write", full_disk)
+
+    def produce(sink) -> None:  # type: ignore[no-untyped-def]
+        for _ in range(10):
+            sink(b"0123456789")
+
+    path = tmp_path / "summary.json"
+    # 4 bytes a call: 10 of the first piece, then 4 of the second before the disk is full
+    with pytest.raises(output.OutputError, match=r"summary\.json: No space left on device; 14 bytes"):
+        output.write_file_chunks(path, produce)
+    assert path.read_bytes() == b"0123456789" + b"0123"
+    with pytest.raises(output.OutputError, match=r"nowhere/summary\.json: cannot open it"):
+        output.write_file_chunks(tmp_path / "nowhere" / "summary.json", produce)

@@ -83,8 +83,10 @@ pub struct Port {
     qlen: u32,
     /// Packets being transmitted or propagating, with their arrival times (non-decreasing).
     line: Ring<(SimTime, PacketId)>,
-    /// The queue discipline's own random stream.
-    rng: Rng,
+    /// The queue discipline's own random stream (`queue/<from>-><to>`): only the RED family
+    /// (RED, RIO, WRED, SIMA and schedulers of them) draws from it, so a drop-tail port has
+    /// none (`AnyQueue::enqueue_port`; 24 bytes a port, issue 28).
+    rng: Option<Box<Rng>>,
     /// Nanoseconds spent transmitting.
     busy_ns: u64,
     /// The capture writer (`World::captures`) of this port's departures, or `pcap::NONE`.

@@ -300,15 +300,17 @@ impl Fabric {
         let mut ingress: Vec<Vec<u32>> = vec![Vec::new(); ports.len()];
         let mut local: Vec<Vec<u32>> = vec![Vec::new(); spec.nodes.len()];
         let mut conditioners = Vec::with_capacity(spec.conditioners.len());
+        let mut sets = afsim_core::edge::conditioner::FlowSets::default();
         for (c, cs) in spec.conditioners.iter().enumerate() {
             let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
             // one more flow slot: packets of no scenario flow
-            conditioners.push(Conditioner::new(
+            conditioners.push(Conditioner::new_shared(
                 cs,
                 n_flows + 1,
                 &spec.colours,
                 stream,
                 SimTime::ZERO + spec.warmup,
+                &mut sets,
             ));
             for (i, p) in ports.iter().enumerate() {
                 if p.to as usize == cs.node && cs.from.is_none_or(|f| f == p.from as usize) {

@@ -17,6 +17,9 @@
 //! loader rejects it); per-class queues inside the shaper.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use super::enhanced_token_bucket::{Decision, EnhancedTokenBucket};
 use super::sima;
@@ -117,10 +120,104 @@ pub fn committed_rate_bps(spec: &MeterSpec) -> u64 {
 }
 
 /// A classifier compiled for fast matching.
-#[derive(Clone, Debug, Default)]
+/// Up to this many flows in the scenario, a conditioner finds a flow's counters by a table of
+/// one `u32` a flow (`FlowMap::Dense`, at most 4 KiB); with more, by a hash map of the flows it
+/// has seen (`FlowMap::Sparse`), so that one conditioner a host at 10⁵ flows holds a few
+/// entries, not 10⁵ (issue 28). Either way a packet costs one lookup.
+pub const DENSE_FLOWS: usize = 1024;
+
+/// Flow index → a conditioner's own dense index of that flow (in the order it was added).
+#[derive(Clone, Debug)]
+enum FlowMap {
+    /// By flow index, `u32::MAX` for a flow not added.
+    Dense(Vec<u32>),
+    /// The flows added, and the last one looked up (a conditioner a host sees one flow, or a
+    /// few: most lookups hit it without hashing).
+    Sparse(FxHashMap<u32, u32>, (u32, u32)),
+}
+
+impl FlowMap {
+    fn new(n_flows: usize) -> Self {
+        if n_flows <= DENSE_FLOWS {
+            FlowMap::Dense(vec![u32::MAX; n_flows])
+        } else {
+            FlowMap::Sparse(FxHashMap::default(), (u32::MAX, u32::MAX))
+        }
+    }
+
+    /// The local index of `flow`, if added.
+    #[inline]
+    fn get(&mut self, flow: u32) -> Option<u32> {
+        match self {
+            FlowMap::Dense(v) => Some(v[flow as usize]).filter(|&i| i != u32::MAX),
+            FlowMap::Sparse(m, last) => {
+                if last.0 == flow {
+                    return Some(last.1);
+                }
+                let &i = m.get(&flow)?;
+                *last = (flow, i);
+                Some(i)
+            }
+        }
+    }
+
+    /// Whether `flow` was added (without remembering the lookup).
+    #[inline]
+    fn contains(&self, flow: u32) -> bool {
+        match self {
+            FlowMap::Dense(v) => v.get(flow as usize).is_some_and(|&i| i != u32::MAX),
+            FlowMap::Sparse(m, _) => m.contains_key(&flow),
+        }
+    }
+
+    /// The local index of `flow`, if added (without remembering the lookup).
+    fn peek(&self, flow: u32) -> Option<u32> {
+        match self {
+            FlowMap::Dense(v) => v.get(flow as usize).copied().filter(|&i| i != u32::MAX),
+            FlowMap::Sparse(m, _) => m.get(&flow).copied(),
+        }
+    }
+
+    /// Adds `flow` (not added before) with local index `i`.
+    fn insert(&mut self, flow: u32, i: u32) {
+        match self {
+            FlowMap::Dense(v) => v[flow as usize] = i,
+            FlowMap::Sparse(m, _) => {
+                m.insert(flow, i);
+            }
+        }
+    }
+}
+
+/// The classifiers' flow sets already made, so that the conditioners of one `[[conditioner]]`
+/// table (which share their spec's list, `ClassifierSpec::flows`) share one set: one a
+/// table, not one a conditioner (`Conditioner::new_shared`).
+#[derive(Debug, Default)]
+pub struct FlowSets {
+    last: Option<(Arc<[usize]>, Arc<FlowMap>)>,
+}
+
+impl FlowSets {
+    fn get(&mut self, flows: &Arc<[usize]>, n_flows: usize) -> Arc<FlowMap> {
+        match &self.last {
+            Some((list, set)) if Arc::ptr_eq(list, flows) => set.clone(),
+            _ => {
+                let mut m = FlowMap::new(n_flows);
+                for &f in flows.iter() {
+                    m.insert(f as u32, 0);
+                }
+                let set = Arc::new(m);
+                self.last = Some((flows.clone(), set.clone()));
+                set
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
 struct Classifier {
-    /// `flows[i]`: flow `i` is selected; empty = every flow.
-    flows: Vec<bool>,
+    /// The flows selected; `None` = every flow.
+    flows: Option<Arc<FlowMap>>,
     src: Option<u32>,
     dst: Option<u32>,
     protocol: Option<u8>,
@@ -129,14 +226,8 @@ struct Classifier {
 }
 
 impl Classifier {
-    fn new(spec: &ClassifierSpec, n_flows: usize) -> Self {
-        let mut flows = Vec::new();
-        if !spec.flows.is_empty() {
-            flows = vec![false; n_flows];
-            for &f in &spec.flows {
-                flows[f] = true;
-            }
-        }
+    fn new(spec: &ClassifierSpec, n_flows: usize, sets: &mut FlowSets) -> Self {
+        let flows = (!spec.flows.is_empty()).then(|| sets.get(&spec.flows, n_flows));
         Classifier {
             flows,
             src: spec.src.map(|s| s as u32),
@@ -153,7 +244,7 @@ impl Classifier {
     /// criteria, all of which must hold.
     #[inline]
     fn matches(&self, p: &Packet) -> bool {
-        (self.flows.is_empty() || self.flows[p.flow as usize])
+        self.flows.as_ref().is_none_or(|f| f.contains(p.flow))
             && self.src.is_none_or(|s| s == p.src)
             && self.dst.is_none_or(|d| d == p.dst)
             && self.protocol.is_none_or(|x| x == p.protocol)
@@ -199,7 +290,8 @@ pub struct Conditioner {
     meter_spec: MeterSpec,
     /// The aggregate meter, or per-flow meters created on a flow's first packet.
     meters: Vec<Meter>,
-    /// Per flow: index into `meters`, or `u32::MAX` (per-flow mode only).
+    /// Per flow seen (local index, `seen_flows`' order): index into `meters`, or `u32::MAX`
+    /// (per-flow mode only).
     slot: Vec<u32>,
     per_flow: bool,
     actions: [PerColourAction; 3],
@@ -213,17 +305,20 @@ pub struct Conditioner {
     /// The instant a wake-up event is scheduled for, if any.
     pub wake_at: Option<SimTime>,
     pub stats: ConditionerStats,
-    /// Per flow: bytes that left green after the warm-up time, and whether the flow was seen.
-    pub green_by_flow: Vec<u64>,
-    pub seen: Vec<bool>,
-    /// Distinct flows seen, and which, in the order first seen (the report reads them instead
-    /// of `seen`'s every entry, so that it is linear in flows, not conditioners × flows).
+    /// Flow index → local index (the flow's place in `seen_flows`) of the flows seen: the
+    /// per-flow counters below are sized by the flows that passed, not by the scenario's flows
+    /// (issue 28).
+    local: FlowMap,
+    /// Per flow seen (local index): bytes that left green after the warm-up time (`green_of`).
+    green_by_flow: Vec<u64>,
+    /// Distinct flows seen, and which, in the order first seen (the local indices' order).
     pub flows_seen: u32,
     pub seen_flows: Vec<u32>,
     /// The meter is SIMA's: it marks, and the actions do not apply.
     is_sima: bool,
-    /// SIMA meter only: per flow, the packets marked with each drop precedence.
-    pub dp_by_flow: Vec<[u64; sima::LEVELS]>,
+    /// SIMA meter only: per flow seen (local index), the packets marked with each drop
+    /// precedence (`dp_of`).
+    dp_by_flow: Vec<[u64; sima::LEVELS]>,
     /// SIMA meter with `trace`: every packet marked.
     pub dp_trace: Option<DpTrace>,
 }
@@ -246,6 +341,26 @@ impl Conditioner {
         rng: Rng,
         warmup: SimTime,
     ) -> Self {
+        Self::new_shared(
+            spec,
+            n_flows,
+            colours,
+            rng,
+            warmup,
+            &mut FlowSets::default(),
+        )
+    }
+
+    /// `new`, the classifier's flow set taken from `sets` when the conditioner made before
+    /// it had the same list.
+    pub fn new_shared(
+        spec: &ConditionerSpec,
+        n_flows: usize,
+        colours: &ColourTable,
+        rng: Rng,
+        warmup: SimTime,
+        sets: &mut FlowSets,
+    ) -> Self {
         let sima = match spec.meter {
             MeterSpec::Sima(p) => Some(p),
             _ => None,
@@ -264,17 +379,13 @@ impl Conditioner {
         Conditioner {
             name: spec.name.clone(),
             node: spec.node as u32,
-            classifier: Classifier::new(&spec.classifier, n_flows),
+            classifier: Classifier::new(&spec.classifier, n_flows, sets),
             meters: if spec.per_flow {
                 Vec::new()
             } else {
                 vec![Meter::new(&spec.meter, SimTime::ZERO)]
             },
-            slot: if spec.per_flow {
-                vec![u32::MAX; n_flows]
-            } else {
-                Vec::new()
-            },
+            slot: Vec::new(),
             meter_spec: spec.meter.clone(),
             per_flow: spec.per_flow,
             actions: spec.actions,
@@ -286,16 +397,12 @@ impl Conditioner {
             warmup,
             wake_at: None,
             stats: ConditionerStats::default(),
-            green_by_flow: vec![0; n_flows],
-            seen: vec![false; n_flows],
+            local: FlowMap::new(n_flows),
+            green_by_flow: Vec::new(),
             flows_seen: 0,
             seen_flows: Vec::new(),
             is_sima: sima.is_some(),
-            dp_by_flow: if sima.is_some() {
-                vec![[0; sima::LEVELS]; n_flows]
-            } else {
-                Vec::new()
-            },
+            dp_by_flow: Vec::new(),
             dp_trace: sima.filter(|p| p.trace).map(|_| DpTrace::default()),
         }
     }
@@ -303,7 +410,39 @@ impl Conditioner {
     /// Whether this conditioner meters `flow` on its own: a per-flow meter, or the only flow
     /// its aggregate meter ever saw. Then the meter's rate is that flow's contract.
     pub fn meters_alone(&self, flow: usize) -> bool {
-        self.seen[flow] && (self.per_flow || self.flows_seen == 1)
+        self.seen(flow) && (self.per_flow || self.flows_seen == 1)
+    }
+
+    /// Whether a packet of `flow` passed the classifier.
+    pub fn seen(&self, flow: usize) -> bool {
+        u32::try_from(flow).is_ok_and(|f| self.local.peek(f).is_some())
+    }
+
+    /// Bytes of `flow` that left green after the warm-up time (0 for a flow not seen).
+    pub fn green_of(&self, flow: usize) -> u64 {
+        self.local_of(flow).map_or(0, |i| self.green_by_flow[i])
+    }
+
+    /// SIMA meter: the packets of `flow` marked with each drop precedence (zeros for a flow
+    /// not seen, or another meter).
+    pub fn dp_of(&self, flow: usize) -> [u64; sima::LEVELS] {
+        self.local_of(flow)
+            .and_then(|i| self.dp_by_flow.get(i).copied())
+            .unwrap_or_default()
+    }
+
+    fn local_of(&self, flow: usize) -> Option<usize> {
+        let f = u32::try_from(flow).ok()?;
+        self.local.peek(f).map(|i| i as usize)
+    }
+
+    /// The local index of a flow already seen (`offer` added it).
+    #[inline]
+    fn local_index(&mut self, flow: u32) -> usize {
+        let Some(i) = self.local.get(flow) else {
+            unreachable!("a conditioner meters only flows its `offer` has seen")
+        };
+        i as usize
     }
 
     #[inline]
@@ -311,7 +450,8 @@ impl Conditioner {
         if !self.per_flow {
             return 0;
         }
-        let s = &mut self.slot[flow as usize];
+        let i = self.local_index(flow);
+        let s = &mut self.slot[i];
         if *s == u32::MAX {
             *s = self.meters.len() as u32;
             self.meters.push(Meter::new(&self.meter_spec, now));
@@ -327,11 +467,17 @@ impl Conditioner {
             return Outcome::NotMatched;
         }
         self.stats.matched += 1;
-        let flow = p.flow as usize;
-        if !self.seen[flow] {
-            self.seen[flow] = true;
+        if self.local.get(p.flow).is_none() {
+            self.local.insert(p.flow, self.flows_seen);
             self.flows_seen += 1;
             self.seen_flows.push(p.flow);
+            self.green_by_flow.push(0);
+            if self.per_flow {
+                self.slot.push(u32::MAX);
+            }
+            if self.is_sima {
+                self.dp_by_flow.push([0; sima::LEVELS]);
+            }
         }
         if self.shaping {
             // no overtaking: behind a held packet, every packet waits its turn
@@ -372,7 +518,11 @@ impl Conditioner {
                 // Laatu et al. §2: the access node marks the DSCP with the packet's class and DP
                 let mark = marker.mark(now, p.size);
                 p.dscp = marker.code_point(mark.dp);
-                self.dp_by_flow[p.flow as usize][usize::from(mark.dp)] += 1;
+                let i = match self.local.get(p.flow) {
+                    Some(i) => i as usize,
+                    None => unreachable!("a conditioner meters only flows its `offer` has seen"),
+                };
+                self.dp_by_flow[i][usize::from(mark.dp)] += 1;
                 if let Some(t) = &mut self.dp_trace {
                     t.time_s.push(now.as_secs_f64());
                     t.flow.push(p.flow);
@@ -388,7 +538,8 @@ impl Conditioner {
         };
         if colour == Colour::Green && now >= self.warmup {
             self.stats.green_bytes_measured += u64::from(p.size);
-            self.green_by_flow[p.flow as usize] += u64::from(p.size);
+            let i = self.local_index(p.flow);
+            self.green_by_flow[i] += u64::from(p.size);
         }
         // a SIMA marker has no actions: the code point it wrote is the outcome
         let action = if self.is_sima {
@@ -418,7 +569,10 @@ impl Conditioner {
         let &head = self.held.front()?;
         let p = pool.get(head);
         let m = if self.per_flow {
-            self.slot[p.flow as usize] as usize
+            match self.local.peek(p.flow) {
+                Some(i) => self.slot[i as usize] as usize,
+                None => unreachable!("a held packet's flow was seen"),
+            }
         } else {
             0
         };
@@ -591,8 +745,9 @@ pub struct ConditionerSpec {
 /// `None` matches anything (RFC 2475 §2.3.1 multi-field and behaviour-aggregate classifiers).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClassifierSpec {
-    /// Flow indices (from flow or flow-group names).
-    pub flows: Vec<usize>,
+    /// Flow indices (from flow or flow-group names), shared by the conditioners of one
+    /// `[[conditioner]]` table (one list, not one a conditioner; issue 28).
+    pub flows: std::sync::Arc<[usize]>,
     pub src: Option<usize>,
     pub dst: Option<usize>,
     pub protocol: Option<u8>,

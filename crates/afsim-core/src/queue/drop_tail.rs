@@ -50,6 +50,12 @@ impl DropTail {
         pool: &mut Pool,
         _rng: &mut Rng,
     ) -> Result<(), DropReason> {
+        self.push(id, pool)
+    }
+
+    /// `enqueue` without a random stream (drop-tail never draws one).
+    #[inline(always)]
+    pub fn push(&mut self, id: PacketId, pool: &mut Pool) -> Result<(), DropReason> {
         let size = u64::from(pool.get(id).size);
         let fits = if self.limit & BYTES == 0 {
             (self.fifo.len() as u64) < self.limit

@@ -552,7 +552,14 @@ impl Spec {
                     field: "from",
                 });
             }
-            if c.classifier.flows.iter().any(|&f| f >= self.flows.len()) {
+            // a list shared with the conditioner before (one `[[conditioner]]` table) was
+            // checked with it: once a table, not once a conditioner (issue 28)
+            let checked = i > 0
+                && std::sync::Arc::ptr_eq(
+                    &self.conditioners[i - 1].classifier.flows,
+                    &c.classifier.flows,
+                );
+            if !checked && c.classifier.flows.iter().any(|&f| f >= self.flows.len()) {
                 return Err(SpecError::FlowIndex { conditioner: i });
             }
             let shaping = c.actions.contains(&crate::edge::PerColourAction::Shape);

@@ -39,16 +39,18 @@ impl<'s> World<'s> {
                 (l.b, l.a, &l.queue_ba, l.loss_ba),
             ] {
                 let name = format!("{}->{}", node_name(from), node_name(to));
+                let queue = AnyQueue::from_spec(q, l.rate_bps);
                 ports.push(Port {
                     loss: loss.map(|m| {
                         Box::new((Loss::new(m, rng::stream(seed, &format!("link/{name}"))), 0))
                     }),
-                    rng: rng::stream(seed, &format!("queue/{name}")),
+                    rng: (!matches!(queue, AnyQueue::DropTail(_)))
+                        .then(|| Box::new(rng::stream(seed, &format!("queue/{name}")))),
                     from: from as u32,
                     to: to as u32,
                     delay: l.delay,
                     clock: TxClock::new(l.framing, l.rate_bps),
-                    queue: AnyQueue::from_spec(q, l.rate_bps),
+                    queue,
                     stats: QueueStats::with_levels(0),
                     busy_until: SimTime::ZERO,
                     tx_pending: false,
@@ -191,14 +193,16 @@ impl<'s> World<'s> {
         };
         // per-flow arrays also cover the CSA control-packet pseudo-flows
         let n_all = spec.flows.len() + spec.csas.iter().map(|c| c.targets.len()).sum::<usize>();
+        let mut sets = crate::edge::conditioner::FlowSets::default();
         for (c, cs) in spec.conditioners.iter().enumerate() {
             let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
-            conditioners.push(Conditioner::new(
+            conditioners.push(Conditioner::new_shared(
                 cs,
                 n_all,
                 &spec.colours,
                 stream,
                 SimTime::ZERO + spec.warmup,
+                &mut sets,
             ));
             for &i in into.of(cs.node) {
                 if cs.from.is_none_or(|f| f == ports[i as usize].from as usize) {

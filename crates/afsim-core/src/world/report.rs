@@ -444,7 +444,7 @@ impl World<'_> {
             let c = &self.conditioners[alone[i] as usize];
             let contract = c.committed_rate_bps() as f64 / 1e3;
             let conformant = if span_s > 0.0 {
-                c.green_by_flow[i] as f64 * 8.0 / span_s / 1e3
+                c.green_of(i) as f64 * 8.0 / span_s / 1e3
             } else {
                 0.0
             };
@@ -464,7 +464,7 @@ impl World<'_> {
             totals.resize(flows.len(), None);
             for &i in c.seen_flows.iter().filter(|&&i| (i as usize) < flows.len()) {
                 let t = totals[i as usize].get_or_insert([0; 8]);
-                for (dp, n) in c.dp_by_flow[i as usize].iter().enumerate() {
+                for (dp, n) in c.dp_of(i as usize).iter().enumerate() {
                     t[dp] += n;
                 }
             }
@@ -596,7 +596,7 @@ pub fn queue_row(
         len_packets_end: queue.len_packets() as u64,
         max_len_packets: s.max_len_packets,
         mean_len_packets: if now.0 > 0 {
-            s.len_integral as f64 / now.0 as f64
+            s.len_integral() as f64 / now.0 as f64
         } else {
             0.0
         },

@@ -378,7 +378,10 @@ impl World<'_> {
     ) {
         let p = &mut self.ports[port];
         let watched = O && p.watch.is_some();
-        match p.queue.enqueue(self.now, id, &mut self.pool, &mut p.rng) {
+        match p
+            .queue
+            .enqueue_port(self.now, id, &mut self.pool, &mut p.rng)
+        {
             Ok(()) => {
                 p.qlen += 1;
                 // (greater only after the test double `Leaky` lost packets)

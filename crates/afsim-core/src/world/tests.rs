@@ -1225,10 +1225,12 @@ fn ports_and_link_specs_stay_small() {
     use std::mem::size_of;
     let sizes = [
         // 448 before the queue counters kept the queue's two drop reasons only
-        ("Port", size_of::<super::Port>(), 384),
+        // 384 before the random stream was kept only for disciplines that draw and the
+        // queue's `u128` integral split (issue 28, fourth round)
+        ("Port", size_of::<super::Port>(), 352),
         // 64 bytes without the test double `Leaky`
         ("AnyQueue", size_of::<crate::queue::AnyQueue>(), 72),
-        ("QueueStats", size_of::<crate::queue::QueueStats>(), 128),
+        ("QueueStats", size_of::<crate::queue::QueueStats>(), 120),
         ("LevelStats", size_of::<crate::queue::LevelStats>(), 32),
         (
             "LinkSpec",

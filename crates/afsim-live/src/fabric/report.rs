@@ -96,7 +96,7 @@ impl Fabric {
             .map(|c| {
                 let mut row = conditioner_row(c, &self.spec.nodes[c.node as usize].name, span_s);
                 row.delivered_kbps = (0..n)
-                    .filter(|&i| c.seen[i])
+                    .filter(|&i| c.seen(i))
                     .map(|i| kbps(self.flows[i].bytes_measured))
                     .sum();
                 row.delivered_ros = row.delivered_kbps / row.contract_kbps;
@@ -111,7 +111,7 @@ impl Fabric {
     pub fn contract(&self, flow: usize, span_s: f64) -> Option<(f64, f64)> {
         let c = self.conditioners.iter().find(|c| c.meters_alone(flow))?;
         let conformant = if span_s > 0.0 {
-            c.green_by_flow[flow] as f64 * 8.0 / span_s / 1e3
+            c.green_of(flow) as f64 * 8.0 / span_s / 1e3
         } else {
             0.0
         };

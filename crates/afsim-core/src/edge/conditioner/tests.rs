@@ -89,7 +89,7 @@ fn downgrade_rewrites_to_best_effort_and_drop_polices() {
 #[test]
 fn the_classifier_selects_by_flow_and_code_point() {
     let mut s = spec(tb(8_000, 1_000), AF, 0);
-    s.classifier.flows = vec![1];
+    s.classifier.flows = vec![1].into();
     s.classifier.dscp = vec![dscp::BE];
     let mut c = conditioner(&s);
     let mut pool = Pool::new();
@@ -194,7 +194,7 @@ fn a_sima_meter_writes_the_drop_precedence_into_the_code_point_and_counts_it_per
         let dp = if i == 0 { 6 } else { 4 };
         assert_eq!(pool.get(id).dscp, dscp::sima(true, dp), "packet {i}");
     }
-    assert_eq!(c.dp_by_flow[1], [0, 0, 0, 0, 49, 0, 1, 0]);
+    assert_eq!(c.dp_of(1), [0, 0, 0, 0, 49, 0, 1, 0]);
     // flow 2 shares the aggregate meter: twice the rate, so both get DP 3 after a while
     let mut last = 0;
     for i in 0..200u64 {
@@ -206,7 +206,7 @@ fn a_sima_meter_writes_the_drop_precedence_into_the_code_point_and_counts_it_per
     assert_eq!(last, dscp::sima(true, 3));
     let (packets, _) = c.dp_totals().unwrap();
     assert_eq!(packets.iter().sum::<u64>(), 250);
-    assert_eq!(c.dp_by_flow[2].iter().sum::<u64>(), 100);
+    assert_eq!(c.dp_of(2).iter().sum::<u64>(), 100);
     let m = c.marker_stats();
     assert_eq!(
         m.packets[0],
@@ -244,4 +244,49 @@ fn per_flow_meters_give_each_flow_its_own_bucket() {
         "flow 1 has its own full bucket"
     );
     assert_eq!(c.marker_stats().packets, [2, 0, 0]);
+}
+
+#[test]
+fn counters_are_sized_by_the_flows_seen_dense_or_sparse() {
+    // the same packets through a conditioner of a small scenario (a table by flow index) and
+    // of a large one (a hash map of the flows seen): the same counts, and only the flows that
+    // passed hold counters
+    for n_flows in [8, DENSE_FLOWS + 1, 200_000] {
+        let mut s = spec(tb(8_000, 1_000), AF, 0);
+        s.per_flow = true;
+        s.classifier.flows = vec![3, 5, n_flows - 1].into();
+        let mut c = Conditioner::new(
+            &s,
+            n_flows,
+            &ColourTable::rfc2597(),
+            stream(1, "c"),
+            SimTime::ZERO,
+        );
+        let mut pool = Pool::new();
+        for (i, flow) in [5u32, 3, 5, 4, (n_flows - 1) as u32, 5]
+            .into_iter()
+            .enumerate()
+        {
+            let id = pkt(&mut pool, flow, 1000, 0);
+            let outcome = c.offer(SimTime::from_nanos(i as u64), id, &mut pool);
+            assert_eq!(
+                outcome == Outcome::NotMatched,
+                flow == 4,
+                "flow {flow}, {n_flows} flows"
+            );
+        }
+        assert_eq!(c.seen_flows, vec![5, 3, (n_flows - 1) as u32]);
+        assert_eq!(
+            (c.green_by_flow.len(), c.slot.len(), c.meters.len()),
+            (3, 3, 3)
+        );
+        // one bucket a flow: each flow's first packet green, flow 5's next two not
+        assert_eq!(c.green_of(5), 1000);
+        assert_eq!(c.green_of(3), 1000);
+        assert_eq!(c.green_of(n_flows - 1), 1000);
+        assert_eq!(c.green_of(4), 0);
+        assert!(c.seen(5) && !c.seen(4) && !c.seen(n_flows) && c.meters_alone(3));
+        assert!(matches!(c.local, FlowMap::Dense(_)) == (n_flows <= DENSE_FLOWS));
+        assert!(c.check().is_ok());
+    }
 }

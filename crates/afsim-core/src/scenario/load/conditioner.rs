@@ -432,10 +432,13 @@ fn read_match(rec: &Rec, f: &Field, params: &Params) -> Result<RawMatch, Fail> {
     Ok(m)
 }
 
-/// The most (conditioner, flow) pairs a scenario may have: each conditioner of the world keeps
-/// counters for every flow (`Conditioner::new`: 10 to 80 bytes a pair), so 2²⁴ pairs take
-/// 0.2 to 1.3 GB; beyond, a load is refused rather than the memory exhausted (issue 28).
-pub const MAX_CONDITIONER_FLOWS: u64 = 1 << 24;
+/// The most conditioners a scenario may have (after expansion): 2²¹, one on every host of a
+/// dumbbell at the flow limit (a million flows, two hosts each). A conditioner's per-flow
+/// counters are sized by the flows that pass it (`edge::conditioner::FlowMap`: a table of one
+/// `u32` a flow only while the scenario has at most `DENSE_FLOWS` flows, 4 KiB), so memory is
+/// a few hundred bytes a conditioner plus what its flows use; until issue 28's fourth round the
+/// limit was 2²⁴ (conditioner, flow) pairs, each conditioner keeping counters for every flow.
+pub const MAX_CONDITIONERS: u64 = 1 << 21;
 
 /// The conditioners one `[[conditioner]]` makes: one per (at, from) pair. `before` conditioners
 /// were made by the tables above it; a conditioner name refers to the indices it made (a
@@ -511,17 +514,14 @@ pub(crate) fn expand(
     };
     let src = single(&c.classifier.src, "src")?;
     let dst = single(&c.classifier.dst, "dst")?;
-    // the world keeps counters per (conditioner, flow): bounded, as the routing's core columns
+    // bounded, as the nodes are (the conditioners' memory is linear in their count and in the
+    // flows that pass them, `MAX_CONDITIONERS`)
     let n_conds = (before + pairs.len()) as u64;
-    if n_conds * n_flows as u64 > MAX_CONDITIONER_FLOWS {
+    if n_conds > MAX_CONDITIONERS {
         return Err(Fail::new(
             c.at.at,
             format!("{}.at", c.path),
-            format!(
-                "{n_conds} conditioners with {n_flows} flows: each conditioner keeps counters for \
-                 every flow, {} (conditioner, flow) pairs; at most {MAX_CONDITIONER_FLOWS}",
-                n_conds * n_flows as u64
-            ),
+            format!("{n_conds} conditioners; a scenario can have at most {MAX_CONDITIONERS}"),
         ));
     }
     let mut flows: Vec<usize> = Vec::new();
@@ -602,6 +602,8 @@ pub(crate) fn expand(
             ));
         }
     }
+    // one list for the table's conditioners (`ClassifierSpec::flows`)
+    let flows: std::sync::Arc<[usize]> = flows.into();
     let member_of = Rc::new(Group {
         kind: "conditioner",
         name: group.clone(),

@@ -27,7 +27,7 @@ use super::flow::RawFlow;
 use super::link::RawLink;
 use super::source::{Fail, Source};
 use crate::net::routing::{far_end, Tables, NO_ROUTE};
-use crate::scenario::spec::{AppSpec, Limit, MeterSpec, QueueSpec, Spec};
+use crate::scenario::spec::{AppSpec, ClassifierSpec, Limit, MeterSpec, QueueSpec, Spec};
 use crate::scenario::Warning;
 use crate::transport::tcp::{self, HEADER_BYTES, MAX_SACK_BLOCKS, SACK_BLOCK_BYTES};
 
@@ -175,37 +175,31 @@ fn silent_policing(spec: &Spec, origins: &Origins, out: &mut Vec<Fail>) {
 }
 
 fn shallow_buckets(spec: &Spec, origins: &Origins, out: &mut Vec<Fail>) {
+    type Found<'a> = Option<(u32, &'a str)>;
+    let mut last: Option<(&ClassifierSpec, u64, Found)> = None;
     for (c, raw) in spec.conditioners.iter().zip(origins.conditioners) {
         let Some((depth, field)) = committed_bucket(&c.meter) else {
             continue;
         };
         let k = &c.classifier;
-        // the flows it lists, in flow order (every flow if none is listed): a scan of the
-        // list, not a look-up per flow, which made conditioners × flows² (issue 28)
-        let listed: Vec<usize> = if k.flows.is_empty() {
-            (0..spec.flows.len()).collect()
-        } else {
-            let mut v = k.flows.clone();
-            v.sort_unstable();
-            v
+        // the conditioners of one table share their flow list (`ClassifierSpec::flows`): the
+        // same list, criteria and depth give the same answer, found once, not once a
+        // conditioner (one a host made conditioners × flows; issue 28)
+        let same = |(pk, pd, _): &(&ClassifierSpec, u64, _)| {
+            !k.flows.is_empty()
+                && std::sync::Arc::ptr_eq(&pk.flows, &k.flows)
+                && (pk.src, pk.dst, pk.protocol, *pd) == (k.src, k.dst, k.protocol, depth)
+                && pk.dscp == k.dscp
         };
-        // the flows whose data packets this classifier takes (forward direction)
-        let metered = listed.iter().map(|&i| &spec.flows[i]).filter(|f| {
-            let proto = match f.app {
-                AppSpec::Cbr(_) => crate::net::packet::proto::UDP,
-                AppSpec::Tcp(_) => crate::net::packet::proto::TCP,
-                AppSpec::Tfrc(_) => crate::net::packet::proto::DCCP,
-            };
-            k.src.is_none_or(|s| s == f.src)
-                && k.dst.is_none_or(|d| d == f.dst)
-                && k.protocol.is_none_or(|p| p == proto)
-                && (k.dscp.is_empty() || k.dscp.contains(&f.dscp))
-        });
-        let Some((size, name)) = metered
-            .map(|f| (packet_sizes(&f.app).0, &f.name))
-            .filter(|&(size, _)| u64::from(size) > depth)
-            .max_by_key(|&(size, _)| size)
-        else {
+        let found = match last.as_ref().filter(|l| same(l)) {
+            Some(l) => l.2,
+            None => {
+                let found = too_big(spec, k, depth);
+                last = Some((k, depth, found));
+                found
+            }
+        };
+        let Some((size, name)) = found else {
             continue;
         };
         out.push(Fail::new(
@@ -218,6 +212,36 @@ fn shallow_buckets(spec: &Spec, origins: &Origins, out: &mut Vec<Fail>) {
             ),
         ));
     }
+}
+
+/// The largest packet over `depth` bytes of the flows classifier `k` meters, with its flow's
+/// name (`shallow_buckets`).
+fn too_big<'a>(spec: &'a Spec, k: &ClassifierSpec, depth: u64) -> Option<(u32, &'a str)> {
+    // the flows it lists, in flow order (every flow if none is listed): a scan of the
+    // list, not a look-up per flow, which made conditioners × flows² (issue 28)
+    let listed: Vec<usize> = if k.flows.is_empty() {
+        (0..spec.flows.len()).collect()
+    } else {
+        let mut v = k.flows.to_vec();
+        v.sort_unstable();
+        v
+    };
+    // the flows whose data packets this classifier takes (forward direction)
+    let metered = listed.iter().map(|&i| &spec.flows[i]).filter(|f| {
+        let proto = match f.app {
+            AppSpec::Cbr(_) => crate::net::packet::proto::UDP,
+            AppSpec::Tcp(_) => crate::net::packet::proto::TCP,
+            AppSpec::Tfrc(_) => crate::net::packet::proto::DCCP,
+        };
+        k.src.is_none_or(|s| s == f.src)
+            && k.dst.is_none_or(|d| d == f.dst)
+            && k.protocol.is_none_or(|p| p == proto)
+            && (k.dscp.is_empty() || k.dscp.contains(&f.dscp))
+    });
+    metered
+        .map(|f| (packet_sizes(&f.app).0, f.name.as_str()))
+        .filter(|&(size, _)| u64::from(size) > depth)
+        .max_by_key(|&(size, _)| size)
 }
 
 /// The byte limit a packet of code point `dscp` meets in queue `q`, if it is in bytes.
