@@ -26,6 +26,16 @@ ROOT = Path(__file__).resolve().parents[2]
 RECOVERY = 'start_step = "50ms"\ndelayed_ack = true\nrack = true\nprr = true'
 
 
+def sim_seeds(text: str, seeds: int, duration: str) -> list[dict]:
+    """cc_af_live.summary of the scenario TEXT run in-process at seeds 1..SEEDS, as `afsim run
+    --seed SEED --format json` would report it (cc_af_live.py's runs)."""
+    runs = []
+    for seed in range(1, seeds + 1):
+        s = api.load_scenario(text=text, name="af-mix.toml", overrides={"duration": duration})
+        runs.append(summary(json.loads(api._core.run(s, seed=seed).summary_json())))
+    return runs
+
+
 def variants() -> list[tuple[str, tuple[str, ...]]]:
     v: list[tuple[str, tuple[str, ...]]] = [("none (draft-00)", ())]
     v += [(o, (o,)) for o in BBR_LINUX]
@@ -45,11 +55,7 @@ def main() -> int:
                  "every sender": "delayed_ack, rack, prr", "variants": []}
     for name, opts in variants():
         text = linux_bbr(base, opts) if opts else base
-        runs = []
-        for seed in range(1, args.seeds + 1):
-            s = api.load_scenario(text=text, name="af-mix.toml", overrides={"duration": args.duration})
-            # as `afsim run --seed SEED --format json` (cc_af_live.py's runs)
-            runs.append(summary(json.loads(api._core.run(s, seed=seed).summary_json())))
+        runs = sim_seeds(text, args.seeds, args.duration)
         out["variants"].append({"variant": name, "options": list(opts), "sim": runs})
         print(name, json.dumps([{k: round(r["bbr"][k], 3) for k in ("share", "retx")} for r in runs]),
               flush=True)

@@ -49,7 +49,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 SCEN = ROOT / "scenarios" / "examples" / "cc-dumbbell.toml"
 sys.path.insert(0, str(HERE))
-from bbr_state_live import BBR_RE, namespaces
+from bbr_state_live import namespaces, sample
 
 NS_RE = re.compile(r"^(afl[0-9a-f]{6}-)src0\b")
 PROP_S = 2 * (1e-3 + 20e-3 + 1e-3)
@@ -188,11 +188,9 @@ def one_run(n: int, duration: str, skip: float) -> dict:
         def poll() -> None:
             while run.poll() is None:
                 for k in range(n):
-                    out = subprocess.run(["ip", "netns", "exec", f"{prefix}src{k}", "ss", "-tin", "state",
-                                          "established"], capture_output=True, text=True).stdout
-                    m = BBR_RE.search(out)
-                    if m:
-                        mrtt[k].append(float(m.group(3)))
+                    smp = sample(f"{prefix}src{k}")
+                    if smp:
+                        mrtt[k].append(smp["mrtt_ms"])
                 time.sleep(0.25)
 
         th = threading.Thread(target=poll, daemon=True)

@@ -22,8 +22,8 @@ from pathlib import Path
 import afsim as api
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bbr_af_options import RECOVERY
-from cc_af_live import linux_bbr, summary
+from bbr_af_options import RECOVERY, sim_seeds
+from cc_af_live import linux_bbr
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = (("hystart off (as the column)", None), ("hystart = true (HyStart++)", "true"),
@@ -52,10 +52,7 @@ def main() -> int:
                  "every sender": "delayed_ack, rack, prr; BBR's five Linux options", "variants": []}
     for name, value in VARIANTS:
         text = with_hystart(base, value)
-        runs = []
-        for seed in range(1, args.seeds + 1):
-            s = api.load_scenario(text=text, name="af-mix.toml", overrides={"duration": args.duration})
-            runs.append(summary(json.loads(api._core.run(s, seed=seed).summary_json())))
+        runs = sim_seeds(text, args.seeds, args.duration)
         out["variants"].append({"variant": name, "hystart": value, "sim": runs})
         print(f"{name}: " + ", ".join(
             f"{cc} share {cell([r[cc]['share'] for r in runs], '.3f')} retx {cell([r[cc]['retx'] for r in runs], '.0f')}"
