@@ -15,7 +15,9 @@ the load average before and after it and whether the forwarder ran under SCHED_F
 simulator seeds, the simulator once more with delayed ACKs at every receiver (Linux's
 receivers delay ACKs; the scenario's do not), and once more with RACK-TLP and PRR at every
 sender as well (`rack`, `prr`: Linux's loss recovery), and once more with BBR's Linux options on
-the BBR senders as well (`linux_bbr`: the five options that model Linux's tcp_bbr.c). --reuse-live
+the BBR senders as well (`linux_bbr`: the five options that model Linux's tcp_bbr.c), and once more
+with Linux's window growth on the Reno and CUBIC senders as well (`byte_counting`, Linux's
+tcp_cong.c; af_byte_counting.py). --reuse-live
 keeps --out's live runs and
 runs only the simulator. Per controller: its share of the bottleneck,
 its senders' mean Respect of Service and retransmissions; the bottleneck's mean queue, drops
@@ -49,6 +51,15 @@ def linux_bbr(text: str, options: tuple[str, ...] = BBR_LINUX) -> str:
     anchor = 'cc = "bbr"\n'
     assert text.count(anchor) == 1, "cc/af-mix: one BBR flow table expected"
     return text.replace(anchor, anchor + "".join(f"{o} = true\n" for o in options))
+
+
+def with_byte_counting(text: str, ccs: tuple[str, ...]) -> str:
+    """cc/af-mix's text with `byte_counting = true` on the senders of the controllers CCS."""
+    for cc in ccs:
+        anchor = f'cc = "{cc}"\n'
+        assert text.count(anchor) == 1, f"cc/af-mix: one {cc} flow table expected"
+        text = text.replace(anchor, anchor + "byte_counting = true\n")
+    return text
 
 
 def summary(s: dict) -> dict:
@@ -137,14 +148,20 @@ def main() -> int:
         lb.write_text(linux_bbr(lr.read_text()))
         res["sim_linux_bbr"] = [summary(afsim("run", str(lb), *sets, "--seed", str(k)))
                                 for k in range(1, args.seeds + 1)]
+        # and Linux's window growth on the Reno and CUBIC senders (af_byte_counting.py separates them)
+        lg = Path(tmp) / "af-mix-linux-growth.toml"
+        lg.write_text(with_byte_counting(lb.read_text(), ("reno", "cubic")))
+        res["sim_linux_growth"] = [summary(afsim("run", str(lg), *sets, "--seed", str(k)))
+                                   for k in range(1, args.seeds + 1)]
     res["spread"] = {"live": spread([{k: v for k, v in r.items() if k in ("throughput_mbps", "mean_queue_pkt", "drops",
                                                                           "green_packet_bytes", "reno", "cubic", "bbr")}
                                       for r in res["live_runs"]]),
                      "sim": spread(res["sim"]), "sim_delayed_ack": spread(res["sim_delayed_ack"]),
                      "sim_linux_recovery": spread(res["sim_linux_recovery"]),
-                     "sim_linux_bbr": spread(res["sim_linux_bbr"])}
+                     "sim_linux_bbr": spread(res["sim_linux_bbr"]),
+                     "sim_linux_growth": spread(res["sim_linux_growth"])}
     args.out.write_text(json.dumps(res, indent=1) + "\n")
-    for name in ("sim", "sim_delayed_ack", "sim_linux_recovery", "sim_linux_bbr"):
+    for name in ("sim", "sim_delayed_ack", "sim_linux_recovery", "sim_linux_bbr", "sim_linux_growth"):
         for r in res[name]:
             print(name, json.dumps(r))
     return 0

@@ -40,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 35] = [
+const TCP_FIELDS: [&str; 36] = [
     "name",
     "from",
     "to",
@@ -58,6 +58,7 @@ const TCP_FIELDS: [&str; 35] = [
     "recovery_losses",
     "rack",
     "prr",
+    "byte_counting",
     "packet_size",
     "max_window",
     "initial_window",
@@ -507,6 +508,8 @@ impl TcpDraft {
             "rack" => p.rack = v.boolean()?,
             // RFC 6937 PRR (`tcp::sender::prr`)
             "prr" => p.prr = v.boolean()?,
+            // Linux's window growth by segments acknowledged (tcp_cong.c; RFC 3465 §2.1)
+            "byte_counting" => p.byte_counting = v.boolean()?,
             // Sizes out of range are left to validate(), which states the range.
             "packet_size" => {
                 p.packet_size =

@@ -190,6 +190,16 @@ pub struct Params {
     /// recovery (with or without `rack`), for `cc` reno and cubic (BBR sets its own window, as
     /// in Linux). Needs `variant = Sack` and the `rfc` preset. Default false.
     pub prr: bool,
+    /// Window growth counted by the segments each ACK acknowledges, as Linux does
+    /// (`net/ipv4/tcp_cong.c`): slow start adds every segment acknowledged, up to ssthresh,
+    /// and carries the rest into congestion avoidance (`tcp_slow_start`), which adds one
+    /// segment per cwnd segments acknowledged (`tcp_cong_avoid_ai`; RFC 3465 §2.1's
+    /// `bytes_acked` counter, in segments). Off (the default): RFC 5681 §3.1 counts ACKs —
+    /// eq. (2), min(N, SMSS) per ACK in slow start, and SMSS·SMSS/cwnd per ACK in congestion
+    /// avoidance — so a receiver that delays its ACKs halves the growth. Applies to Reno, and
+    /// to CUBIC's slow start (CUBIC's congestion avoidance counts segments already, RFC 9438
+    /// §4.3). Needs the `rfc` preset. Default false.
+    pub byte_counting: bool,
     /// Leung & Muppala's Throughput Sustaining Scheme (`sustain`): after a window reduction,
     /// cwnd and ssthresh are not set below target × SRTT / packet_size. Bits per second of IP
     /// packets; `None` (the default): plain TCP.
@@ -224,6 +234,7 @@ impl Default for Params {
             bbr_linux: cc::bbr::Linux::default(),
             rack: false,
             prr: false,
+            byte_counting: false,
             target_rate_bps: None,
         }
     }
@@ -341,6 +352,12 @@ impl Params {
             return Err(ParamError::new(
                 "prr",
                 "PRR (RFC 6937) needs variant = \"sack\" and preset = \"rfc\"",
+            ));
+        }
+        if self.byte_counting && (self.ns2_compat || self.cc == cc::CcKind::Bbr) {
+            return Err(ParamError::new(
+                "byte_counting",
+                "Linux's window growth applies to cc = \"reno\" or \"cubic\" with preset = \"rfc\"",
             ));
         }
         if self.target_rate_bps == Some(0) {

@@ -196,6 +196,9 @@ pub struct Sender {
     /// Congestion window and slow-start threshold, in segments.
     cwnd: f64,
     ssthresh: f64,
+    /// Segments acknowledged in congestion avoidance towards the next one-segment increase
+    /// (`Params::byte_counting`; Linux `snd_cwnd_cnt`).
+    cwnd_cnt: f64,
     dupacks: u32,
     /// Bytes sent by limited transmit in the current run of duplicate ACKs.
     lt_bytes: u64,
@@ -258,6 +261,7 @@ impl Sender {
             cwnd: f64::from(p.initial_window_segments),
             // RFC 5681 §3.1: initial ssthresh arbitrarily high; ns-2: ssthresh_ = window_
             ssthresh: p.max_window_bytes as f64 / mss as f64,
+            cwnd_cnt: 0.0,
             dupacks: 0,
             lt_bytes: 0,
             // ns-2 starts `recover_` at 0, packet 0: no fast retransmit before packet 0 is
@@ -696,12 +700,41 @@ impl Sender {
     /// RFC 5681 §3.1: slow start (eq. 2) or congestion avoidance (eq. 3) (the `reno`
     /// controller's window growth; `control::open_cwnd` dispatches).
     fn open_cwnd_reno(&mut self, acked: u64) {
-        if self.cwnd < self.ssthresh {
+        if self.p.byte_counting {
+            // Linux tcp_reno_cong_avoid: tcp_slow_start, the rest to tcp_cong_avoid_ai
+            let rest = self.slow_start_linux(acked);
+            if rest > 0.0 {
+                let w = self.cwnd.floor().max(1.0);
+                self.cong_avoid_ai(w, rest);
+            }
+        } else if self.cwnd < self.ssthresh {
             // cwnd += min(N, SMSS) (RFC 5681 eq. 2; the preset says)
             self.cwnd += rules!(self, slow_start_increment(acked));
         } else {
             // cwnd += SMSS·SMSS/cwnd
             self.cwnd += 1.0 / self.cwnd;
+        }
+    }
+
+    /// Linux `tcp_slow_start` for `acked` bytes (`linux_slow_start`).
+    fn slow_start_linux(&mut self, acked: u64) -> f64 {
+        let segs = acked as f64 / self.mss as f64;
+        linux_slow_start(&mut self.cwnd, self.ssthresh, segs)
+    }
+
+    /// Linux `tcp_cong_avoid_ai` (net/ipv4/tcp_cong.c), `Params::byte_counting`: one segment
+    /// per `w` segments acknowledged (RFC 3465 §2.1's `bytes_acked`, in segments); credit
+    /// counted at a larger `w` is applied as one segment first.
+    fn cong_avoid_ai(&mut self, w: f64, segs: f64) {
+        if self.cwnd_cnt >= w {
+            self.cwnd_cnt = 0.0;
+            self.cwnd += 1.0;
+        }
+        self.cwnd_cnt += segs;
+        if self.cwnd_cnt >= w {
+            let delta = (self.cwnd_cnt / w).floor();
+            self.cwnd_cnt -= delta * w;
+            self.cwnd += delta;
         }
     }
 
@@ -739,3 +772,16 @@ impl Sender {
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// Linux `tcp_slow_start` (net/ipv4/tcp_cong.c), `Params::byte_counting`: below ssthresh cwnd
+/// grows by every one of the `segs` segments an ACK acknowledges, up to ssthresh; returns the
+/// segments left over for congestion avoidance (all of them at or above ssthresh).
+pub(super) fn linux_slow_start(cwnd: &mut f64, ssthresh: f64, segs: f64) -> f64 {
+    if *cwnd >= ssthresh {
+        return segs;
+    }
+    let grown = (*cwnd + segs).min(ssthresh);
+    let rest = segs - (grown - *cwnd);
+    *cwnd = grown;
+    rest
+}

@@ -70,14 +70,36 @@ impl Sender {
     /// A new ACK of `acked` bytes outside loss recovery: the window grows (Reno, CUBIC; BBR
     /// sets its window in `bbr_ack`).
     pub(super) fn open_cwnd(&mut self, acked: u64, old_una: u64, now: SimTime) {
+        // CUBIC's growth reads the smoothed RTT (read before `cc` is borrowed)
+        let rtt = if matches!(self.cc, Cc::Cubic(..)) {
+            self.rto_srtt_secs()
+        } else {
+            0.0
+        };
         match &mut self.cc {
             Cc::Reno => self.open_cwnd_reno(acked),
             Cc::Cubic(c, hs) => {
+                let mut segs = acked as f64 / self.mss as f64;
                 if self.cwnd < self.ssthresh {
-                    let segs = acked as f64 / self.mss as f64;
+                    // RFC 9438 §4.10: slow start as RFC 5681 eq. (2), min(N, SMSS) per ACK;
+                    // with `byte_counting` Linux's tcp_slow_start, the rest of the ACK's
+                    // segments to congestion avoidance (tcp_cubic.c cubictcp_cong_avoid)
+                    let byte_counting = self.p.byte_counting;
+                    let slow_start = |cwnd: &mut f64, ssthresh: f64| -> Option<f64> {
+                        if byte_counting {
+                            let rest = super::linux_slow_start(cwnd, ssthresh, segs);
+                            (rest > 0.0).then_some(rest)
+                        } else {
+                            *cwnd += segs.min(1.0);
+                            None
+                        }
+                    };
                     let Some(h) = hs.as_mut() else {
-                        // RFC 9438 §4.10: slow start as RFC 5681 eq. (2)
-                        self.cwnd += segs.min(1.0);
+                        match slow_start(&mut self.cwnd, self.ssthresh) {
+                            Some(rest) => segs = rest,
+                            None => return,
+                        }
+                        self.cwnd = c.on_ack_ca(self.cwnd, segs, now, rtt);
                         return;
                     };
                     let s = h
@@ -101,18 +123,12 @@ impl Sender {
                             if found.is_some() {
                                 self.ssthresh = self.cwnd;
                                 *hs = None;
-                            } else {
-                                self.cwnd += segs.min(1.0);
+                            } else if let Some(rest) = slow_start(&mut self.cwnd, self.ssthresh) {
+                                self.cwnd = c.on_ack_ca(self.cwnd, rest, now, rtt);
                             }
                         }
                     }
                 } else {
-                    let rtt = if self.rto.has_sample() {
-                        self.rto.srtt_fine().as_secs_f64()
-                    } else {
-                        0.0
-                    };
-                    let segs = acked as f64 / self.mss as f64;
                     self.cwnd = c.on_ack_ca(self.cwnd, segs, now, rtt);
                 }
             }
@@ -120,9 +136,21 @@ impl Sender {
         }
     }
 
+    /// The smoothed RTT in seconds, 0 before the first sample (CUBIC's growth reads it).
+    fn rto_srtt_secs(&self) -> f64 {
+        if self.rto.has_sample() {
+            self.rto.srtt_fine().as_secs_f64()
+        } else {
+            0.0
+        }
+    }
+
     /// The ssthresh of a congestion event with `flight` bytes outstanding (a fast
     /// retransmit, an ECN response, a timeout).
     pub(super) fn reduced_ssthresh(&mut self, flight: u64) -> f64 {
+        // Linux zeroes snd_cwnd_cnt on every window reduction (tcp_init_cwnd_reduction,
+        // tcp_enter_loss): `byte_counting`'s counter starts again
+        self.cwnd_cnt = 0.0;
         let segs = flight as f64 / self.mss as f64;
         match &mut self.cc {
             // RFC 5681 eq. (4): max(FlightSize/2, 2·SMSS); ns-2: max(⌊window/2⌋, 2)

@@ -1350,3 +1350,100 @@ fn the_trace_is_absent_when_off_and_records_each_change_when_on() {
 mod cc;
 mod prr;
 mod rack;
+
+// ---------------------------------------------------------------- byte counting (Linux)
+
+fn counting(p: Params) -> Params {
+    Params {
+        byte_counting: true,
+        ..p
+    }
+}
+
+#[test]
+fn byte_counting_slow_start_grows_by_every_segment_an_ack_covers() {
+    // Linux tcp_slow_start: an ACK of two segments (a delayed ACK) adds two; RFC 5681 eq. (2)
+    // adds min(N, SMSS), one
+    let (mut fx, _) = Fx::with_window(counting(newreno()), 4, 20.0);
+    fx.at(100).ack(2);
+    assert_eq!(fx.cwnd(), 6.0);
+    let (mut rfc, _) = Fx::with_window(newreno(), 4, 20.0);
+    rfc.at(100).ack(2);
+    assert_eq!(rfc.cwnd(), 5.0);
+}
+
+#[test]
+fn byte_counting_congestion_avoidance_adds_one_segment_per_window_acknowledged() {
+    // Linux tcp_cong_avoid_ai(w = cwnd): ten segments acknowledged by five ACKs of two add
+    // exactly one segment, on the fifth ACK; counting ACKs (RFC 5681 eq. 3) adds about half
+    let (mut fx, _) = Fx::with_window(counting(newreno()), 10, 10.0);
+    for (i, k) in [2, 4, 6, 8].into_iter().enumerate() {
+        fx.at(100 + i as u64).ack(k);
+        assert_eq!(fx.cwnd(), 10.0, "after {k} segments");
+    }
+    fx.at(105).ack(10);
+    assert_eq!(fx.cwnd(), 11.0);
+    let (mut rfc, _) = Fx::with_window(newreno(), 10, 10.0);
+    for (i, k) in [2, 4, 6, 8, 10].into_iter().enumerate() {
+        rfc.at(100 + i as u64).ack(k);
+    }
+    assert!(rfc.cwnd() > 10.4 && rfc.cwnd() < 10.6, "{}", rfc.cwnd());
+}
+
+#[test]
+fn byte_counting_slow_start_carries_what_passes_ssthresh_into_congestion_avoidance() {
+    // cwnd 4, ssthresh 5: an ACK of four segments takes cwnd to 5 and counts the other
+    // three towards the next segment (w = 5); two more segments complete it
+    let (mut fx, _) = Fx::with_window(counting(newreno()), 4, 5.0);
+    fx.at(100).ack(4);
+    assert_eq!(fx.cwnd(), 5.0);
+    fx.at(101).ack(5);
+    assert_eq!(fx.cwnd(), 5.0, "four of five counted");
+    fx.at(102).ack(6);
+    assert_eq!(fx.cwnd(), 6.0);
+}
+
+#[test]
+fn byte_counting_counter_restarts_after_a_window_reduction() {
+    // Linux zeroes snd_cwnd_cnt when it enters loss (tcp_enter_loss): eight segments counted
+    // before a timeout do not add a segment after it
+    let (mut fx, _) = Fx::with_window(counting(newreno()), 10, 10.0);
+    fx.at(100).ack(4);
+    fx.at(101).ack(8);
+    assert_eq!(fx.cwnd(), 10.0);
+    fx.expire();
+    assert_eq!(fx.cwnd(), 1.0);
+    assert_eq!(fx.ssthresh(), 5.0, "FlightSize (10 segments) / 2");
+    let t = fx.now.as_nanos() / 1_000_000;
+    for (i, k) in [9, 10, 11, 12].into_iter().enumerate() {
+        fx.at(t + 10 * (i as u64 + 1)).ack(k);
+    }
+    assert_eq!(fx.cwnd(), 5.0, "slow start up to ssthresh");
+    fx.at(t + 50).ack(13);
+    assert_eq!(fx.cwnd(), 5.0, "one of five counted, no carried credit");
+}
+
+#[test]
+fn byte_counting_cubic_slow_start_grows_by_every_segment_an_ack_covers() {
+    let cubic = Params {
+        cc: crate::transport::tcp::cc::CcKind::Cubic,
+        ..newreno()
+    };
+    let (mut fx, _) = Fx::with_window(counting(cubic), 4, 20.0);
+    fx.at(100).ack(2);
+    assert_eq!(fx.cwnd(), 6.0);
+    let (mut rfc, _) = Fx::with_window(cubic, 4, 20.0);
+    rfc.at(100).ack(2);
+    assert_eq!(rfc.cwnd(), 5.0);
+}
+
+#[test]
+fn byte_counting_needs_the_rfc_preset_and_a_window_controller() {
+    assert!(counting(Params::ns2()).validate().is_err());
+    let bbr = Params {
+        cc: crate::transport::tcp::cc::CcKind::Bbr,
+        ..newreno()
+    };
+    assert!(counting(bbr).validate().is_err());
+    assert!(counting(newreno()).validate().is_ok());
+}
