@@ -2,8 +2,10 @@
 (data metered), every receiver delaying ACKs, every sender with RACK-TLP and PRR, BBR's five
 Linux options on its senders (cc_af_live.py's last column), and the Reno and CUBIC senders'
 window growth counted by ACKs (RFC 5681, the column as it is) or by segments acknowledged as
-Linux counts it (`byte_counting = true`, net/ipv4/tcp_cong.c) — docs/validation.md, "Reno and
-CUBIC in the AF network: window growth by segments". Simulator only; the live side is
+Linux counts it (`byte_counting = true`, net/ipv4/tcp_cong.c), then with CUBIC's Reno-friendly
+region and slow start as Linux's as well (`reno_friendly = "linux"`, `hystart = "linux"`,
+net/ipv4/tcp_cubic.c) — docs/validation.md, "Reno and CUBIC in the AF network: window growth
+as Linux's". Simulator only; the live side is
 cc-af-live-data.json's.
 
     PYTHONPATH=python python validation/live/af_byte_counting.py [--seeds 5] [--duration 40s]
@@ -29,8 +31,18 @@ from cubic_af_hystart import cell
 
 ROOT = Path(__file__).resolve().parents[2]
 #: (name, the controllers whose senders get `byte_counting = true`)
-VARIANTS = (("ACKs counted (as the column)", ()), ("byte_counting on Reno", ("reno",)),
-            ("byte_counting on CUBIC", ("cubic",)), ("byte_counting on Reno and CUBIC", ("reno", "cubic")))
+VARIANTS = (("ACKs counted (as the column)", (), ""), ("byte_counting on Reno", ("reno",), ""),
+            ("byte_counting on CUBIC", ("cubic",), ""), ("byte_counting on Reno and CUBIC", ("reno", "cubic"), ""),
+            ("… and CUBIC's reno_friendly = \"linux\"", ("reno", "cubic"), 'reno_friendly = "linux"\n'),
+            ("… and CUBIC's hystart = \"linux\" (all of Linux's growth)", ("reno", "cubic"),
+             'reno_friendly = "linux"\nhystart = "linux"\n'))
+
+
+def with_cubic(text: str, lines: str) -> str:
+    """cc/af-mix's text with LINES added to its CUBIC flow table."""
+    anchor = 'cc = "cubic"\n'
+    assert text.count(anchor) == 1, "cc/af-mix: one CUBIC flow table expected"
+    return text.replace(anchor, anchor + lines)
 
 
 def main() -> int:
@@ -46,9 +58,9 @@ def main() -> int:
     print("live (Linux): " + ", ".join(
         f"{cc} share {cell([r[cc]['share'] for r in live], '.3f')} retx {cell([r[cc]['retx'] for r in live], '.0f')}"
         for cc in ("reno", "cubic", "bbr")), flush=True)
-    for name, ccs in VARIANTS:
-        runs = sim_seeds(with_byte_counting(base, ccs), args.seeds, args.duration)
-        out["variants"].append({"variant": name, "byte_counting": list(ccs), "sim": runs})
+    for name, ccs, cubic in VARIANTS:
+        runs = sim_seeds(with_cubic(with_byte_counting(base, ccs), cubic), args.seeds, args.duration)
+        out["variants"].append({"variant": name, "byte_counting": list(ccs), "cubic": cubic, "sim": runs})
         print(f"{name}: " + ", ".join(
             f"{cc} share {cell([r[cc]['share'] for r in runs], '.3f')} retx {cell([r[cc]['retx'] for r in runs], '.0f')}"
             for cc in ("reno", "cubic", "bbr")), flush=True)

@@ -17,7 +17,8 @@ receivers delay ACKs; the scenario's do not), and once more with RACK-TLP and PR
 sender as well (`rack`, `prr`: Linux's loss recovery), and once more with BBR's Linux options on
 the BBR senders as well (`linux_bbr`: the five options that model Linux's tcp_bbr.c), and once more
 with Linux's window growth on the Reno and CUBIC senders as well (`byte_counting`, Linux's
-tcp_cong.c; af_byte_counting.py). --reuse-live
+tcp_cong.c; CUBIC's `reno_friendly = "linux"` and `hystart = "linux"`, tcp_cubic.c;
+af_byte_counting.py). --reuse-live
 keeps --out's live runs and
 runs only the simulator. Per controller: its share of the bottleneck,
 its senders' mean Respect of Service and retransmissions; the bottleneck's mean queue, drops
@@ -148,9 +149,11 @@ def main() -> int:
         lb.write_text(linux_bbr(lr.read_text()))
         res["sim_linux_bbr"] = [summary(afsim("run", str(lb), *sets, "--seed", str(k)))
                                 for k in range(1, args.seeds + 1)]
-        # and Linux's window growth on the Reno and CUBIC senders (af_byte_counting.py separates them)
+        # and Linux's window growth on the Reno and CUBIC senders: counted by segments, CUBIC's
+        # Reno-friendly region and HyStart as Linux's (af_byte_counting.py separates them)
         lg = Path(tmp) / "af-mix-linux-growth.toml"
-        lg.write_text(with_byte_counting(lb.read_text(), ("reno", "cubic")))
+        lg.write_text(with_byte_counting(lb.read_text(), ("reno", "cubic")).replace(
+            'cc = "cubic"\n', 'cc = "cubic"\nreno_friendly = "linux"\nhystart = "linux"\n'))
         res["sim_linux_growth"] = [summary(afsim("run", str(lg), *sets, "--seed", str(k)))
                                    for k in range(1, args.seeds + 1)]
     res["spread"] = {"live": spread([{k: v for k, v in r.items() if k in ("throughput_mbps", "mean_queue_pkt", "drops",

@@ -40,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 36] = [
+const TCP_FIELDS: [&str; 37] = [
     "name",
     "from",
     "to",
@@ -59,6 +59,7 @@ const TCP_FIELDS: [&str; 36] = [
     "rack",
     "prr",
     "byte_counting",
+    "reno_friendly",
     "packet_size",
     "max_window",
     "initial_window",
@@ -510,6 +511,11 @@ impl TcpDraft {
             "prr" => p.prr = v.boolean()?,
             // Linux's window growth by segments acknowledged (tcp_cong.c; RFC 3465 §2.1)
             "byte_counting" => p.byte_counting = v.boolean()?,
+            // CUBIC's Reno-friendly region: RFC 9438 §4.3 or Linux's tcp_friendliness
+            "reno_friendly" => {
+                p.cubic_linux_friendly =
+                    v.choice(&["rfc9438", "linux"], "Reno-friendly region")? == "linux"
+            }
             // Sizes out of range are left to validate(), which states the range.
             "packet_size" => {
                 p.packet_size =

@@ -200,6 +200,9 @@ pub struct Params {
     /// to CUBIC's slow start (CUBIC's congestion avoidance counts segments already, RFC 9438
     /// §4.3). Needs the `rfc` preset. Default false.
     pub byte_counting: bool,
+    /// CUBIC's Reno-friendly region as Linux's `tcp_friendliness` (`reno_friendly =
+    /// "linux"`; `cc::cubic`) instead of RFC 9438 §4.3. Default false.
+    pub cubic_linux_friendly: bool,
     /// Leung & Muppala's Throughput Sustaining Scheme (`sustain`): after a window reduction,
     /// cwnd and ssthresh are not set below target × SRTT / packet_size. Bits per second of IP
     /// packets; `None` (the default): plain TCP.
@@ -235,6 +238,7 @@ impl Default for Params {
             rack: false,
             prr: false,
             byte_counting: false,
+            cubic_linux_friendly: false,
             target_rate_bps: None,
         }
     }
@@ -358,6 +362,12 @@ impl Params {
             return Err(ParamError::new(
                 "byte_counting",
                 "Linux's window growth applies to cc = \"reno\" or \"cubic\" with preset = \"rfc\"",
+            ));
+        }
+        if self.cubic_linux_friendly && self.cc != cc::CcKind::Cubic {
+            return Err(ParamError::new(
+                "reno_friendly",
+                "the Reno-friendly region is an option of cc = \"cubic\"",
             ));
         }
         if self.target_rate_bps == Some(0) {

@@ -31,6 +31,11 @@
 //!   segment per 20 acknowledged (`ca->cnt` at most 20: 5 % per round trip) while
 //!   `last_max_cwnd` is 0 — before the first congestion event and after a timeout
 //!   (`cubictcp_state` on TCP_CA_Loss: `bictcp_reset` zeroes it). RFC 9438 has no such floor.
+//! - `linux_friendly` (`reno_friendly = "linux"`): Linux's `tcp_friendliness` instead of §4.3.
+//!   W_est grows by α_cubic per cwnd acknowledged throughout (Linux never switches to 1 at
+//!   cwnd_prior), and cwnd is not set to W_est: it grows by (W_est − cwnd)/cwnd per segment
+//!   acknowledged when that is faster than the cubic increase (`max_cnt = cwnd / delta`), so
+//!   it reaches the Reno estimate over a round trip.
 
 use crate::sim::time::SimTime;
 
@@ -76,6 +81,9 @@ pub struct Cubic {
     pub linux_growth_floor: bool,
     /// Linux's `last_max_cwnd == 0`: no congestion event yet, or a timeout since the last.
     linux_no_w_max: bool,
+    /// Linux's Reno-friendly estimate (`tcp_friendliness`, `Params::reno_friendly`): α_cubic
+    /// throughout and cwnd growing towards W_est, not set to it.
+    pub linux_friendly: bool,
 }
 
 impl Default for Cubic {
@@ -97,6 +105,7 @@ impl Cubic {
             after_rto: false,
             linux_growth_floor: false,
             linux_no_w_max: true,
+            linux_friendly: false,
         }
     }
 
@@ -172,12 +181,21 @@ impl Cubic {
         };
         let t = now.saturating_since(epoch).as_secs_f64();
         // §4.3: W_est grows by α_cubic per window acknowledged; α = 1 once W_est ≥ cwnd_prior
-        let alpha = if self.w_est >= self.cwnd_prior {
+        // (Linux's tcp_friendliness keeps α_cubic throughout: `linux_friendly`)
+        let alpha = if self.w_est >= self.cwnd_prior && !self.linux_friendly {
             1.0
         } else {
             ALPHA
         };
         self.w_est += alpha * acked / cwnd;
+        if self.linux_friendly {
+            // tcp_cubic.c bictcp_update: the cubic increase (ca->cnt), or, where the Reno
+            // estimate is ahead of cwnd, one of (W_est − cwnd) per cwnd acknowledged
+            // (tcp_friendliness's max_cnt = cwnd / delta), whichever is faster
+            let target = w_cubic(t + rtt_s, self.k, self.w_max).clamp(cwnd, 1.5 * cwnd);
+            let friendly = (self.w_est - cwnd).max(0.0);
+            return cwnd + (target - cwnd).max(friendly) / cwnd * acked;
+        }
         if w_cubic(t, self.k, self.w_max) < self.w_est {
             // §4.3: the Reno-friendly region
             return self.w_est.max(cwnd);

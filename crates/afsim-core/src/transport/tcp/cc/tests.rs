@@ -131,6 +131,44 @@ fn linux_growth_floor_before_any_loss_and_after_a_timeout_only() {
 }
 
 #[test]
+fn linux_friendliness_keeps_alpha_and_grows_towards_the_reno_estimate() {
+    // after a congestion event at cwnd 4 (cwnd_prior 4, W_max 4), a stage at cwnd 5 > W_max
+    // starts with W_max = W_est = 5, K = 0; one ACK of 5 segments at t = 0, RTT 0:
+    // RFC 9438 §4.3: W_est ≥ cwnd_prior, so α = 1: W_est = 5 + 1·5/5 = 6, and cwnd = W_est = 6
+    // Linux tcp_friendliness: α_cubic throughout: W_est = 5 + α·5/5 = 5 + α; the cubic target
+    // W_cubic(0) = 5 adds nothing, the estimate (W_est − cwnd)/cwnd per segment: 5 + α·5/5
+    let stage = |linux: bool| {
+        let mut c = Cubic::new();
+        c.linux_friendly = linux;
+        c.on_congestion(4.0);
+        let cwnd = c.on_ack_ca(5.0, 5.0, ms(1000), 0.0);
+        (cwnd, c.w_est())
+    };
+    let (cwnd, w_est) = stage(false);
+    assert!(close(w_est, 6.0) && close(cwnd, 6.0), "{cwnd} {w_est}");
+    let (cwnd, w_est) = stage(true);
+    assert!(close(w_est, 5.0 + cubic::ALPHA), "{w_est}");
+    assert!(close(cwnd, 5.0 + cubic::ALPHA), "{cwnd}");
+    // one segment at a time: RFC sets cwnd to W_est = 5 + α/5; Linux adds (α/5)/5
+    let one = |linux: bool| {
+        let mut c = Cubic::new();
+        c.linux_friendly = linux;
+        c.on_congestion(4.0);
+        c.on_ack_ca(5.0, 1.0, ms(1000), 0.0)
+    };
+    assert!(
+        close(one(false), 5.0 + 1.0 / 5.0),
+        "α = 1 here: {}",
+        one(false)
+    );
+    assert!(
+        close(one(true), 5.0 + cubic::ALPHA / 5.0 / 5.0),
+        "{}",
+        one(true)
+    );
+}
+
+#[test]
 fn delivery_rate_samples_at_exact_values() {
     let mss = 1000;
     let mut r = RateSampler::new(mss);

@@ -42,6 +42,7 @@ pub(super) fn new_cc(p: &Params, mss: u64, rng: &Rng) -> Cc {
             let mut c = Cubic::new();
             // Linux's slow start comes with Linux's growth after it (cubic.rs)
             c.linux_growth_floor = p.hystart_linux;
+            c.linux_friendly = p.cubic_linux_friendly;
             Cc::Cubic(c, ss.map(Box::new))
         }
         CcKind::Bbr => Cc::Bbr(Box::new(BbrSender {

@@ -1447,3 +1447,16 @@ fn byte_counting_needs_the_rfc_preset_and_a_window_controller() {
     assert!(counting(bbr).validate().is_err());
     assert!(counting(newreno()).validate().is_ok());
 }
+
+#[test]
+fn linux_reno_friendliness_is_an_option_of_cubic_only() {
+    let with = |cc| Params {
+        cc,
+        cubic_linux_friendly: true,
+        ..newreno()
+    };
+    use crate::transport::tcp::cc::CcKind;
+    assert!(with(CcKind::Cubic).validate().is_ok());
+    assert!(with(CcKind::Reno).validate().is_err());
+    assert!(with(CcKind::Bbr).validate().is_err());
+}
