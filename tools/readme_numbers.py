@@ -44,7 +44,8 @@ def row(folder: str, label: str) -> str:
     a, n = hold["afsim"], hold["null"]
     sa, sn = doc["scores"]["afsim"], doc["scores"]["null"]
     ns2 = hold.get("ns2")
-    ns2_text = f"{ns2['hold']} of {ns2['evaluated']}" if ns2 else "–"
+    # "–" where ns-2 can decide no claim (Giacomazzi's: every row needs a mechanism ns-2 lacks)
+    ns2_text = f"{ns2['hold']} of {ns2['evaluated']}" if ns2 and ns2["evaluated"] else "–"
     return (f"| [{label}](docs/reproductions/{folder}/README.md) | {a['hold']} of {a['evaluated']} "
             f"| {n['hold']} of {n['evaluated']} | {ns2_text} "
             f"| {sa['match']} of {sa['match'] + sa['miss']} | {sn['match']} of {sn['match'] + sn['miss']} "
