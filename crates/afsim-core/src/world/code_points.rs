@@ -38,7 +38,10 @@ impl ByCodePoint {
             Some(i) => i,
             None => self.add(key),
         };
-        &mut self.counts[i].1
+        debug_assert!(i < self.counts.len());
+        // SAFETY: `i` is the position of an entry of `counts`, or the index `add` returns of
+        // the entry it pushed (its length - 1): in bounds (issue 25: the check per hop).
+        unsafe { &mut self.counts.get_unchecked_mut(i).1 }
     }
 
     /// A new entry for `key`, its index; the list grows by one (at most 128 entries).
