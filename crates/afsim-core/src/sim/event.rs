@@ -343,7 +343,8 @@ impl EventQueue {
     }
 
     /// Unlinks `node`, the head (`head`) of ring slot `i` (slot number `slot`, the first
-    /// non-empty one; its tail `tail`), and returns its event: the rest of `pop`.
+    /// non-empty one; its tail `tail`): the rest of a pop from the wheel (`refill`; the caller
+    /// keeps `node`'s key and event).
     #[inline(always)]
     fn take_head(&mut self, slot: u64, i: usize, head: u32, tail: u32, node: Node) {
         self.node_mut(head).next = self.free;
