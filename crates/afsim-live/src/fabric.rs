@@ -503,7 +503,6 @@ impl Fabric {
                 dst_port: ip.dst_port,
                 ..Default::default()
             },
-            ..Default::default()
         });
         let slot = id as usize;
         if self.frames.len() <= slot {

@@ -34,7 +34,7 @@ pub enum Ecn {
 }
 
 /// Transport header fields. UDP uses `seq` as a packet counter; TCP uses all of them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TransportHeader {
     pub src_port: u16,
     pub dst_port: u16,
@@ -46,17 +46,57 @@ pub struct TransportHeader {
     pub flags: u16,
     /// Payload bytes (TCP segment length); zero for pure ACKs.
     pub payload: u32,
+    /// What only some packets carry: TCP's SACK blocks or TFRC's fields (never both).
+    pub opt: TransportOpt,
+}
+
+/// The part of a transport header only some packets carry, in one place (issue 25: the SACK
+/// blocks' 49 bytes and TFRC's 40 were on every packet, 152 bytes in all, copied into the
+/// pool at each send and out at each delivery by a `memcpy` call; at 120 bytes the copies
+/// are inline moves). A packet is TCP or TFRC, never both.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum TransportOpt {
+    #[default]
+    None,
     /// TCP SACK blocks (RFC 2018 §3), `[left, right)` byte ranges, most recent first; only
-    /// the first `sack_len` are meaningful.
-    pub sack: [(u64, u64); 3],
-    pub sack_len: u8,
+    /// the first `len` are meaningful.
+    Sack { len: u8, blocks: [(u64, u64); 3] },
+    /// TFRC's fields (RFC 5348 §3.2).
+    Tfrc(TfrcHeader),
 }
 
 impl TransportHeader {
-    /// The meaningful SACK blocks: the first `sack_len` of `sack` (at most three).
+    /// The meaningful SACK blocks (at most three; none on a packet without them).
     #[inline]
     pub fn sack_blocks(&self) -> &[(u64, u64)] {
-        &self.sack[..usize::from(self.sack_len).min(3)]
+        match &self.opt {
+            TransportOpt::Sack { len, blocks } => &blocks[..usize::from(*len).min(3)],
+            _ => &[],
+        }
+    }
+
+    /// Sets the SACK blocks (the first three of `blocks`; none: no option).
+    pub fn set_sack(&mut self, blocks: &[(u64, u64)]) {
+        let n = blocks.len().min(3);
+        self.opt = if n == 0 {
+            TransportOpt::None
+        } else {
+            let mut b = [(0, 0); 3];
+            b[..n].copy_from_slice(&blocks[..n]);
+            TransportOpt::Sack {
+                len: n as u8,
+                blocks: b,
+            }
+        };
+    }
+
+    /// The TFRC fields (`TfrcHeader::None` on a packet without them).
+    #[inline]
+    pub fn tfrc(&self) -> TfrcHeader {
+        match self.opt {
+            TransportOpt::Tfrc(h) => h,
+            _ => TfrcHeader::None,
+        }
     }
 }
 
@@ -119,9 +159,9 @@ pub struct Packet {
     pub rev: bool,
     /// When the packet was created by its source.
     pub created: SimTime,
+    /// The transport header; TFRC's fields (DCCP packets of `transport::tfrc` only) in its
+    /// `opt`.
     pub th: TransportHeader,
-    /// TFRC fields (DCCP packets of `transport::tfrc` only).
-    pub tfrc: TfrcHeader,
 }
 
 /// Owns every packet in flight.
@@ -223,5 +263,29 @@ mod tests {
         assert_eq!(pool.get(c).size, 300);
         assert_eq!(pool.get(b).size, 200);
         assert_eq!(pool.capacity_used(), 2);
+    }
+
+    #[test]
+    fn a_packet_is_120_bytes_and_its_options_round_trip() {
+        // 152 bytes before the SACK blocks and TFRC's fields shared `TransportOpt`; at most
+        // 128 keeps the pool's copies inline moves (issue 25)
+        assert_eq!(std::mem::size_of::<Packet>(), 120);
+        let mut th = TransportHeader::default();
+        assert!(th.sack_blocks().is_empty());
+        assert_eq!(th.tfrc(), TfrcHeader::None);
+        th.set_sack(&[(1, 2), (3, 4)]);
+        assert_eq!(th.sack_blocks(), &[(1, 2), (3, 4)]);
+        assert_eq!(th.tfrc(), TfrcHeader::None);
+        th.set_sack(&[]);
+        assert_eq!(th.opt, TransportOpt::None);
+        let h = TfrcHeader::Feedback {
+            echo: SimTime(5),
+            delay: SimDuration(6),
+            x_recv: 7.0,
+            p: 0.25,
+        };
+        th.opt = TransportOpt::Tfrc(h);
+        assert_eq!(th.tfrc(), h);
+        assert!(th.sack_blocks().is_empty());
     }
 }

@@ -131,10 +131,10 @@ pub fn encode(pkt: &Packet, out: &mut [u8; MAX_HEADER]) -> (usize, u32) {
             if syn && th.flags & flags::SACK_PERMITTED != 0 {
                 t[20..24].copy_from_slice(&[1, 1, 4, 2]);
                 len = 24;
-            } else if th.sack_len > 0 {
-                let n = usize::from(th.sack_len);
+            } else if !th.sack_blocks().is_empty() {
+                let n = th.sack_blocks().len();
                 t[20..24].copy_from_slice(&[1, 1, 5, (2 + 8 * n) as u8]);
-                for (i, &(l, r)) in th.sack[..n].iter().enumerate() {
+                for (i, &(l, r)) in th.sack_blocks().iter().enumerate() {
                     t[24 + 8 * i..28 + 8 * i].copy_from_slice(&wire_seq(l).to_be_bytes());
                     t[28 + 8 * i..32 + 8 * i].copy_from_slice(&wire_seq(r).to_be_bytes());
                 }
@@ -355,9 +355,7 @@ mod tests {
             },
             ..Default::default()
         };
-        p.th.sack[0] = (3000, 4000);
-        p.th.sack[1] = (5000, 6000);
-        p.th.sack_len = 2;
+        p.th.set_sack(&[(3000, 4000), (5000, 6000)]);
         let mut b = [0u8; MAX_HEADER];
         let (incl, orig) = encode(&p, &mut b);
         assert_eq!((incl, orig), (20 + 20 + 4 + 16, 60));

@@ -417,7 +417,11 @@ impl QueueStats {
         if level >= self.levels.len() {
             self.grow_levels(level);
         }
-        &mut self.levels[level]
+        debug_assert!(level < self.levels.len());
+        // SAFETY: `levels` was longer than `level`, or `grow_levels(level)` just resized it to
+        // `level + 1`: the index is in bounds (issue 25: the compiler kept the check, the
+        // growth being out of line; 0.7 % of all instructions on udp-reference).
+        unsafe { self.levels.get_unchecked_mut(level) }
     }
 
     #[cold]

@@ -76,8 +76,20 @@
 //! heap push and pop, as before. No allocation in steady state: the pool, the heap and the
 //! rebuild and sort scratch stop growing at the largest number of pending events.
 //!
-//! `schedule` earlier than the last pop never happens in a run (times are `>= now`), but test
-//! harnesses that re-queue events do it; it stays exact, at the cost of a rebuild.
+//! *The front array (issue 25).* In front of the wheel, a sorted array holds up to `FRONT`
+//! (32) of the earliest events, in decreasing key order, so that a pop is its last entry and
+//! nothing else: no node, slot or bitmap. When it runs empty it is refilled with the wheel's
+//! `FRONT` earliest events (wheel pops); a schedule earlier than its latest entry goes into it
+//! (walking from the earliest entry up; on the bench scenarios most schedules fall a few
+//! events from now: a transmission time ahead), one beyond `FRONT` sending the latest entry
+//! back to the wheel. Every front event is earlier than every wheel event (refills take the
+//! wheel's earliest, inserts are earlier than the front's latest, an evicted event is the
+//! front's latest), so the order is the heap's, exactly; the comparisons with a binary heap
+//! cover it.
+//!
+//! `schedule` earlier than the wheel's last pop happens when a front event goes back to the
+//! wheel, and in test harnesses that re-queue events; such an event is filed into the first
+//! slot of the horizon (`base`), whose list is sorted, in key order: exact (`schedule_outside`).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -120,6 +132,9 @@ const WALK_BUDGET_PER_POP: u64 = 8;
 const SHORT_WALK: u64 = 4;
 /// Width before the first measurement: 2^16 ns = 65.5 µs (horizon 268 ms).
 const INITIAL_SHIFT: u32 = 16;
+
+/// Events held in the front array (at most; one more while an insert evicts the latest).
+const FRONT: usize = 32;
 
 const NIL: u32 = u32::MAX;
 const NONE: u64 = u64::MAX;
@@ -165,6 +180,12 @@ fn time_of(key: u128) -> u64 {
 /// Pending events in (time, scheduling order).
 #[derive(Debug)]
 pub struct EventQueue {
+    /// The front array: the `front_len` earliest pending events, in decreasing key order
+    /// (`front[front_len - 1]` is the earliest), every one earlier than every event of the
+    /// wheel (ring and heap). Pops take its last entry; a schedule earlier than its latest entry
+    /// goes into it; it is refilled from the wheel, up to `FRONT` events, when it runs empty.
+    front: [Entry; FRONT + 1],
+    front_len: usize,
     /// Node pool; free nodes are chained through `next` from `free`.
     nodes: Vec<Node>,
     free: u32,
@@ -187,9 +208,10 @@ pub struct EventQueue {
     far: BinaryHeap<Entry>,
     /// Slot number of `far`'s earliest event, `NONE` if `far` is empty.
     far_slot: u64,
+    /// Events in the wheel (ring and heap), the front array's not counted.
     len: usize,
     seq: u64,
-    /// Time of the last pop (of the event scheduled in the past, after one).
+    /// Time of the last pop from the wheel (of the event scheduled in the past, after one).
     now: u64,
     /// The current measurement window is `window_pops` pops long (0 before the first pop),
     /// began at time `window_start`, and ends in `to_retune` pops (one counter per pop).
@@ -228,6 +250,11 @@ impl Default for EventQueue {
 impl EventQueue {
     pub fn new() -> Self {
         Self {
+            front: [Entry {
+                key: 0,
+                event: Event::Warmup,
+            }; FRONT + 1],
+            front_len: 0,
             nodes: Vec::new(),
             free: NIL,
             slots: vec![[NIL, NIL]; MIN_SLOTS as usize],
@@ -268,8 +295,20 @@ impl EventQueue {
     pub fn schedule(&mut self, at: SimTime, event: Event) {
         let key = (u128::from(at.0) << 64) | u128::from(self.seq);
         self.seq += 1;
+        // (a new key is the latest of its time: earlier than an entry's iff its time is)
+        if self.front_len != 0 && at.0 < time_of(self.front_entry(0).key) {
+            self.insert_front(at.0, key, event);
+        } else {
+            self.schedule_wheel(key, event);
+        }
+    }
+
+    /// Files an event in the wheel: the ring if its slot number is in the horizon, else the
+    /// heap (or, earlier than the horizon, the ring's first slot).
+    #[inline(always)]
+    fn schedule_wheel(&mut self, key: u128, event: Event) {
         self.len += 1;
-        let slot = at.0 >> self.shift;
+        let slot = time_of(key) >> self.shift;
         if slot.wrapping_sub(self.base) <= self.mask {
             self.insert_ring(slot, key, event);
         } else {
@@ -280,51 +319,34 @@ impl EventQueue {
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        if self.next == NONE {
-            if self.far.is_empty() {
-                return None;
-            }
-            self.jump_to_far();
+        if self.front_len == 0 && !self.refill(None) {
+            return None;
         }
-        let slot = self.next;
-        let i = slot as usize & self.mask as usize;
-        let [head, tail] = *self.slot(i);
-        let node = *self.node(head);
-        Some(self.take_head(slot, i, head, tail, node))
+        self.front_len -= 1;
+        let e = *self.front_entry(self.front_len);
+        Some((SimTime(time_of(e.key)), e.event))
     }
 
     /// Removes and returns the earliest event if it is earlier than `end`, else leaves the
-    /// queue as it is: the event loop's one call per event, `peek_time` and `pop` in one (the
-    /// first slot and its head node read once).
+    /// queue as it is: the event loop's one call per event, `peek_time` and `pop` in one.
     #[inline(always)]
     pub fn pop_before(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
-        if self.next == NONE {
-            match self.far.peek() {
-                Some(e) if time_of(e.key) < end.0 => self.jump_to_far(),
-                _ => return None,
-            }
-        }
-        let slot = self.next;
-        let i = slot as usize & self.mask as usize;
-        let [head, tail] = *self.slot(i);
-        let node = *self.node(head);
-        if time_of(node.key) >= end.0 {
+        if self.front_len == 0 && !self.refill(Some(end.0)) {
             return None;
         }
-        Some(self.take_head(slot, i, head, tail, node))
+        let e = *self.front_entry(self.front_len - 1);
+        if time_of(e.key) >= end.0 {
+            return None;
+        }
+        self.front_len -= 1;
+        Some((SimTime(time_of(e.key)), e.event))
     }
 
     /// Unlinks `node`, the head (`head`) of ring slot `i` (slot number `slot`, the first
-    /// non-empty one; its tail `tail`), and returns its event: the rest of `pop`.
+    /// non-empty one; its tail `tail`): the rest of a pop from the wheel (`refill`; the caller
+    /// keeps `node`'s key and event).
     #[inline(always)]
-    fn take_head(
-        &mut self,
-        slot: u64,
-        i: usize,
-        head: u32,
-        tail: u32,
-        node: Node,
-    ) -> (SimTime, Event) {
+    fn take_head(&mut self, slot: u64, i: usize, head: u32, tail: u32, node: Node) {
         self.node_mut(head).next = self.free;
         self.free = head;
         self.len -= 1;
@@ -354,7 +376,6 @@ impl EventQueue {
         if self.to_retune == 0 {
             self.retune();
         }
-        (SimTime(t), node.event)
     }
 
     // Unchecked access on the hot path (issue 25: bounds checks were a tenth of all
@@ -395,7 +416,9 @@ impl EventQueue {
     /// Time of the earliest event, without removing it.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        if self.next != NONE {
+        if self.front_len != 0 {
+            Some(SimTime(time_of(self.front[self.front_len - 1].key)))
+        } else if self.next != NONE {
             let head = self.slot(self.next as usize & self.mask as usize)[0];
             Some(SimTime(time_of(self.node(head).key)))
         } else {
@@ -404,11 +427,11 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.len + self.front_len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len + self.front_len == 0
     }
 
     // ---------------------------------------------------------------- ring
@@ -650,17 +673,18 @@ impl EventQueue {
         self.migrate();
     }
 
-    /// `schedule` beyond the horizon (into the heap), or before it (earlier than the last pop:
-    /// rebuild around the new event).
+    /// `schedule` beyond the horizon (into the heap), or before it: into the ring's first slot
+    /// number, `base`. An event whose slot number is before `base` (earlier than the last pop
+    /// from the wheel: a front-array event going back, or a test harness re-queueing) is earlier
+    /// than every event in a later slot, and slot `base`'s list, when it has events, is the
+    /// first non-empty one, so sorted by key: filed there in key order it leaves first, exactly.
     #[inline(never)]
     fn schedule_outside(&mut self, slot: u64, key: u128, event: Event) {
         if slot >= self.base {
             self.far.push(Entry { key, event });
             self.far_slot = self.far_slot.min(slot);
         } else {
-            self.now = time_of(key);
-            self.scratch.push(Entry { key, event });
-            self.rebuild(self.shift, self.mask + 1);
+            self.insert_ring(self.base, key, event);
         }
     }
 
@@ -759,8 +783,8 @@ impl EventQueue {
         self.next = NONE;
         let mut scratch = std::mem::take(&mut self.scratch);
         for e in scratch.drain(..) {
-            let slot = time_of(e.key) >> shift;
-            debug_assert!(slot >= self.base);
+            // (an event earlier than `now`'s slot: into the first slot, as `schedule_outside`)
+            let slot = (time_of(e.key) >> shift).max(self.base);
             if slot - self.base <= self.mask {
                 self.insert_ring(slot, e.key, e.event);
             } else {
@@ -785,5 +809,6 @@ fn ring_for(pending: u64, size: u64) -> u64 {
     }
 }
 
+mod front;
 #[cfg(test)]
 mod tests;

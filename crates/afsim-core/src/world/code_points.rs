@@ -34,11 +34,20 @@ impl ByCodePoint {
     #[inline]
     fn entry(&mut self, rev: bool, dscp: u8) -> &mut CpCounts {
         let key = (dscp & 63) | (u8::from(rev) << 6);
-        let i = match self.counts.iter().position(|e| e.0 == key) {
-            Some(i) => i,
-            None => self.add(key),
+        // (the first entry is nearly always the one: a port sees one or two code points)
+        let i = if self.counts.first().is_some_and(|e| e.0 == key) {
+            0
+        } else {
+            match self.counts.iter().position(|e| e.0 == key) {
+                Some(i) => i,
+                None => self.add(key),
+            }
         };
-        &mut self.counts[i].1
+        debug_assert!(i < self.counts.len());
+        // SAFETY: `i` is the position of an entry of `counts` (0 if there is a first), or the
+        // index `add` returns of the entry it pushed (its length - 1): in bounds (issue 25: the
+        // check per hop).
+        unsafe { &mut self.counts.get_unchecked_mut(i).1 }
     }
 
     /// A new entry for `key`, its index; the list grows by one (at most 128 entries).

@@ -378,3 +378,33 @@ fn many_pending_timers_cost_few_steps_per_hold() {
     );
     p.drain();
 }
+
+#[test]
+fn front_array_evictions_and_earlier_than_the_wheel_stay_exact() {
+    // After a pop the front array holds the `FRONT` earliest events; schedules earlier than
+    // its latest go into it and each one beyond `FRONT` sends the latest back to the wheel,
+    // there earlier than the slot of the wheel's last pop (filed into its first slot). Run in
+    // decreasing time order, with ties, interleaved with pops, against the binary heap.
+    for seed in 0..20 {
+        let mut rng = Rng::seeded(900 + seed);
+        let mut p = Pair::new();
+        for _ in 0..200 {
+            p.schedule(p.now + 10 * US + rng.below(MS));
+        }
+        for round in 0..50 {
+            p.pop();
+            let top = p.now + 5 * US + rng.below(200 * US);
+            for k in 0..(3 * FRONT as u64) {
+                let at = top.saturating_sub(k * rng.below(3 * US)).max(p.now);
+                p.schedule(at);
+                if rng.chance(20) {
+                    p.pop();
+                }
+            }
+            if round % 7 == 0 {
+                p.schedule(p.now + S);
+            }
+        }
+        p.drain();
+    }
+}

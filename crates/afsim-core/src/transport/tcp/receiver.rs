@@ -341,8 +341,7 @@ impl Receiver {
             flags: f,
             ..Default::default()
         };
-        th.sack[..blocks.len()].copy_from_slice(blocks);
-        th.sack_len = blocks.len() as u8;
+        th.set_sack(blocks);
         ctx.send(Packet {
             src: self.node,
             dst: self.sender_node,
@@ -395,7 +394,7 @@ mod tests {
     }
 
     fn blocks(p: &Packet) -> Vec<(u64, u64)> {
-        p.th.sack[..p.th.sack_len as usize].to_vec()
+        p.th.sack_blocks().to_vec()
     }
 
     fn segs(a: u64, b: u64) -> (u64, u64) {

@@ -154,8 +154,7 @@ pub(crate) mod harness {
             flags: flags::ACK | extra,
             ..Default::default()
         };
-        th.sack[..sacks.len()].copy_from_slice(sacks);
-        th.sack_len = sacks.len() as u8;
+        th.set_sack(sacks);
         Packet {
             src: DST_NODE,
             dst: SRC_NODE,

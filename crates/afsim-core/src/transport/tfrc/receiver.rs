@@ -34,7 +34,7 @@ use std::collections::VecDeque;
 use super::loss_events::Detector;
 use super::loss_history::LossHistory;
 use super::{Params, ReceiverStats, Rules, Timer};
-use crate::net::packet::{proto, Ecn, Packet, TfrcHeader, TransportHeader};
+use crate::net::packet::{proto, Ecn, Packet, TfrcHeader, TransportHeader, TransportOpt};
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::Ctx;
 
@@ -163,7 +163,7 @@ impl Receiver {
             rto,
             round,
             urgent,
-        } = pkt.tfrc
+        } = pkt.th.tfrc()
         else {
             return;
         };
@@ -238,13 +238,13 @@ impl Receiver {
             rev: true,
             th: TransportHeader {
                 ack: s_max,
+                opt: TransportOpt::Tfrc(TfrcHeader::Feedback {
+                    echo,
+                    delay: now.saturating_since(arrival),
+                    x_recv,
+                    p,
+                }),
                 ..Default::default()
-            },
-            tfrc: TfrcHeader::Feedback {
-                echo,
-                delay: now.saturating_since(arrival),
-                x_recv,
-                p,
             },
             ..Default::default()
         });

@@ -21,7 +21,7 @@
 
 use super::trace::{Point, Trace};
 use super::{duration, rate_ns2, rate_rfc, secs, Params, Rules, SenderStats, Timer};
-use crate::net::packet::{proto, Ecn, Packet, TfrcHeader, TransportHeader};
+use crate::net::packet::{proto, Ecn, Packet, TfrcHeader, TransportHeader, TransportOpt};
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::Ctx;
 
@@ -221,7 +221,7 @@ impl Sender {
             delay,
             x_recv,
             p,
-        } = pkt.tfrc
+        } = pkt.th.tfrc()
         else {
             return;
         };
@@ -353,14 +353,14 @@ impl Sender {
             th: TransportHeader {
                 seq: self.seq,
                 payload: self.s as u32,
+                opt: TransportOpt::Tfrc(TfrcHeader::Data {
+                    timestamp: ctx.now,
+                    rtt,
+                    rto,
+                    round,
+                    urgent,
+                }),
                 ..Default::default()
-            },
-            tfrc: TfrcHeader::Data {
-                timestamp: ctx.now,
-                rtt,
-                rto,
-                round,
-                urgent,
             },
             ..Default::default()
         });

@@ -119,7 +119,7 @@ impl Net {
                 if p.rev {
                     if let TfrcHeader::Feedback {
                         x_recv, p: loss, ..
-                    } = p.tfrc
+                    } = p.th.tfrc()
                     {
                         self.feedback.push((self.now, x_recv, loss));
                     }
