@@ -26,8 +26,8 @@ import afsim as api
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bbr_af_options import RECOVERY, sim_seeds
-from cc_af_live import linux_bbr, with_byte_counting
-from cubic_af_hystart import cell
+from cc_af_live import LINUX_CUBIC, linux_bbr, with_byte_counting, with_cubic
+from cubic_af_hystart import per_controller
 
 ROOT = Path(__file__).resolve().parents[2]
 #: (name, the controllers whose senders get `byte_counting = true`)
@@ -35,14 +35,7 @@ VARIANTS = (("ACKs counted (as the column)", (), ""), ("byte_counting on Reno", 
             ("byte_counting on CUBIC", ("cubic",), ""), ("byte_counting on Reno and CUBIC", ("reno", "cubic"), ""),
             ("… and CUBIC's reno_friendly = \"linux\"", ("reno", "cubic"), 'reno_friendly = "linux"\n'),
             ("… and CUBIC's hystart = \"linux\" (all of Linux's growth)", ("reno", "cubic"),
-             'reno_friendly = "linux"\nhystart = "linux"\n'))
-
-
-def with_cubic(text: str, lines: str) -> str:
-    """cc/af-mix's text with LINES added to its CUBIC flow table."""
-    anchor = 'cc = "cubic"\n'
-    assert text.count(anchor) == 1, "cc/af-mix: one CUBIC flow table expected"
-    return text.replace(anchor, anchor + lines)
+             LINUX_CUBIC))
 
 
 def main() -> int:
@@ -55,15 +48,11 @@ def main() -> int:
     live = json.loads((ROOT / "validation" / "live" / "cc-af-live-data.json").read_text())["live_runs"]
     out: dict = {"scenario": "cc/af-mix", "duration": args.duration,
                  "every sender": "delayed_ack, rack, prr; BBR's five Linux options", "variants": []}
-    print("live (Linux): " + ", ".join(
-        f"{cc} share {cell([r[cc]['share'] for r in live], '.3f')} retx {cell([r[cc]['retx'] for r in live], '.0f')}"
-        for cc in ("reno", "cubic", "bbr")), flush=True)
+    print(f"live (Linux): {per_controller(live)}", flush=True)
     for name, ccs, cubic in VARIANTS:
         runs = sim_seeds(with_cubic(with_byte_counting(base, ccs), cubic), args.seeds, args.duration)
         out["variants"].append({"variant": name, "byte_counting": list(ccs), "cubic": cubic, "sim": runs})
-        print(f"{name}: " + ", ".join(
-            f"{cc} share {cell([r[cc]['share'] for r in runs], '.3f')} retx {cell([r[cc]['retx'] for r in runs], '.0f')}"
-            for cc in ("reno", "cubic", "bbr")), flush=True)
+        print(f"{name}: {per_controller(runs)}", flush=True)
     args.out.write_text(json.dumps(out, indent=1) + "\n")
     return 0
 

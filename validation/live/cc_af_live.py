@@ -63,6 +63,17 @@ def with_byte_counting(text: str, ccs: tuple[str, ...]) -> str:
     return text
 
 
+#: CUBIC's Reno-friendly region and slow start as Linux's tcp_cubic.c (docs/scenario-format.md)
+LINUX_CUBIC = 'reno_friendly = "linux"\nhystart = "linux"\n'
+
+
+def with_cubic(text: str, lines: str) -> str:
+    """cc/af-mix's text with LINES added to its CUBIC flow table."""
+    anchor = 'cc = "cubic"\n'
+    assert text.count(anchor) == 1, "cc/af-mix: one CUBIC flow table expected"
+    return text.replace(anchor, anchor + lines)
+
+
 def summary(s: dict) -> dict:
     tot = sum(f["throughput_kbps"] for f in s["flows"])
     q = next(q for q in s["queues"] if q["name"] == "edge->core")
@@ -152,8 +163,7 @@ def main() -> int:
         # and Linux's window growth on the Reno and CUBIC senders: counted by segments, CUBIC's
         # Reno-friendly region and HyStart as Linux's (af_byte_counting.py separates them)
         lg = Path(tmp) / "af-mix-linux-growth.toml"
-        lg.write_text(with_byte_counting(lb.read_text(), ("reno", "cubic")).replace(
-            'cc = "cubic"\n', 'cc = "cubic"\nreno_friendly = "linux"\nhystart = "linux"\n'))
+        lg.write_text(with_cubic(with_byte_counting(lb.read_text(), ("reno", "cubic")), LINUX_CUBIC))
         res["sim_linux_growth"] = [summary(afsim("run", str(lg), *sets, "--seed", str(k)))
                                    for k in range(1, args.seeds + 1)]
     res["spread"] = {"live": spread([{k: v for k, v in r.items() if k in ("throughput_mbps", "mean_queue_pkt", "drops",

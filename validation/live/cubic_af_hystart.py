@@ -23,7 +23,7 @@ import afsim as api
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bbr_af_options import RECOVERY, sim_seeds
-from cc_af_live import linux_bbr
+from cc_af_live import linux_bbr, with_cubic
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = (("hystart off (as the column)", None), ("hystart = true (HyStart++)", "true"),
@@ -32,13 +32,17 @@ VARIANTS = (("hystart off (as the column)", None), ("hystart = true (HyStart++)"
 
 def with_hystart(text: str, value: str | None) -> str:
     """cc/af-mix's text with `hystart = value` on its CUBIC senders."""
-    anchor = 'cc = "cubic"\n'
-    assert text.count(anchor) == 1, "cc/af-mix: one CUBIC flow table expected"
-    return text if value is None else text.replace(anchor, anchor + f"hystart = {value}\n")
+    return text if value is None else with_cubic(text, f"hystart = {value}\n")
 
 
 def cell(xs: list[float], fmt: str) -> str:
     return f"{statistics.median(xs):{fmt}} ({min(xs):{fmt}}–{max(xs):{fmt}})"
+
+
+def per_controller(runs: list[dict]) -> str:
+    """Each controller's share and retransmissions per sender over RUNS (median and range)."""
+    return ", ".join(f"{cc} share {cell([r[cc]['share'] for r in runs], '.3f')} "
+                     f"retx {cell([r[cc]['retx'] for r in runs], '.0f')}" for cc in ("reno", "cubic", "bbr"))
 
 
 def main() -> int:
@@ -54,9 +58,7 @@ def main() -> int:
         text = with_hystart(base, value)
         runs = sim_seeds(text, args.seeds, args.duration)
         out["variants"].append({"variant": name, "hystart": value, "sim": runs})
-        print(f"{name}: " + ", ".join(
-            f"{cc} share {cell([r[cc]['share'] for r in runs], '.3f')} retx {cell([r[cc]['retx'] for r in runs], '.0f')}"
-            for cc in ("reno", "cubic", "bbr")), flush=True)
+        print(f"{name}: {per_controller(runs)}", flush=True)
     args.out.write_text(json.dumps(out, indent=1) + "\n")
     return 0
 

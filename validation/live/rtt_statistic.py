@@ -51,6 +51,10 @@ def sampled_srtt(traces, warm_s: float, end_s: float) -> float:
     return float(np.mean(vals))
 
 
+def cell(xs: list[float]) -> str:
+    return f"{statistics.median(xs):.1f} ({min(xs):.1f}–{max(xs):.1f})"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=5)
@@ -67,20 +71,15 @@ def main() -> int:
         for seed in range(1, args.seeds + 1):
             s = api.load_scenario(text=text, name="cc-dumbbell.toml", overrides={"cc": cc, "n": str(n)})
             res = api.run(s, seed=seed)
-            summ = json.loads(res.summary_json) if isinstance(getattr(res, "summary_json", None), str) else None
             fl = res.flows[res.flows["kind"].str.startswith("tcp")]
             q = res.queues[res.queues["name"] == "r1->r2"].iloc[0]
             sims.append({"sample_mean_ms": 1e3 * float(fl["rtt_mean_s"].mean()),
                          "srtt_sampled_ms": 1e3 * sampled_srtt(res.traces, 5.0, 30.0),
                          "queue_implied_ms": 1e3 * (BASE_S + PKT_S * float(q["mean_len_packets"])),
                          "mean_queue_pkt": float(q["mean_len_packets"])})
-            del summ
         lv = live[(cc, n)]
         lrtt = [r["rtt_mean_ms"] for r in lv["live_runs"]]
         lq = [1e3 * (BASE_S + PKT_S * r["mean_queue_pkt"]) for r in lv["live_runs"]]
-
-        def cell(xs: list[float]) -> str:
-            return f"{statistics.median(xs):.1f} ({min(xs):.1f}–{max(xs):.1f})"
 
         out["rows"].append({"cc": cc, "n": n, "fields": fields, "live_rtt_mean_ms": lrtt,
                             "live_queue_implied_ms": lq, "sim": sims})

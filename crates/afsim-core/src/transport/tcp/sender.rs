@@ -702,7 +702,8 @@ impl Sender {
     fn open_cwnd_reno(&mut self, acked: u64) {
         if self.p.byte_counting {
             // Linux tcp_reno_cong_avoid: tcp_slow_start, the rest to tcp_cong_avoid_ai
-            let rest = self.slow_start_linux(acked);
+            let segs = acked as f64 / self.mss as f64;
+            let rest = linux_slow_start(&mut self.cwnd, self.ssthresh, segs);
             if rest > 0.0 {
                 let w = self.cwnd.floor().max(1.0);
                 self.cong_avoid_ai(w, rest);
@@ -714,12 +715,6 @@ impl Sender {
             // cwnd += SMSS·SMSS/cwnd
             self.cwnd += 1.0 / self.cwnd;
         }
-    }
-
-    /// Linux `tcp_slow_start` for `acked` bytes (`linux_slow_start`).
-    fn slow_start_linux(&mut self, acked: u64) -> f64 {
-        let segs = acked as f64 / self.mss as f64;
-        linux_slow_start(&mut self.cwnd, self.ssthresh, segs)
     }
 
     /// Linux `tcp_cong_avoid_ai` (net/ipv4/tcp_cong.c), `Params::byte_counting`: one segment
