@@ -10,6 +10,7 @@ same seed gives the same report. The unit tests at exact values are in Rust
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -251,3 +252,22 @@ def test_recovery_losses_halves_bbrs_retransmissions_in_the_af_network() -> None
     off, on = _af_mix_linux_recovery(False), _af_mix_linux_recovery(True)
     assert on.conservation["holds"] is True
     assert retx(on) < 0.7 * retx(off), (retx(on), retx(off))
+
+
+def test_quick_acks_without_delayed_acks_is_exit_2(tmp_path: Path) -> None:
+    p = _cli(tmp_path, BASE + "quick_acks = 22\n")
+    assert p.returncode == 2, p.stderr
+    assert "bad.toml:" in p.stderr and "flow[0].quick_acks:" in p.stderr and "delayed_ack" in p.stderr, p.stderr
+    assert p.stdout == ""
+
+
+def test_quick_acks_make_the_start_faster_and_change_nothing_when_zero() -> None:
+    # Linux's quick ACKs at the start: one ACK per segment, so (counting ACKs, RFC 5681) the
+    # window grows as without delayed ACKs until they are spent; 0 is the receiver as before
+    over = {"cc": "reno", "n": "1", "duration": "0.3s", "warmup": "0.1s"}
+    text = SCEN.read_text() + "delayed_ack = true\n"
+    runs = [afsim._core.run(afsim.load_scenario(text=t, name="cc-dumbbell.toml", overrides=over))
+            for t in (text, text + "quick_acks = 0\n", text + "quick_acks = 22\n")]
+    assert runs[0].summary_json() == runs[1].summary_json()
+    sent = [json.loads(r.summary_json())["flows"][0]["packets_sent"] for r in runs]
+    assert sent[2] > sent[0], sent

@@ -9,7 +9,7 @@ results as one JSON line. With ``capture`` (``afsim live --host-capture``) a thr
 every IP packet the host's interface receives, headers only, with the kernel's
 receive time stamps (SO_TIMESTAMPNS on an AF_PACKET socket: when the packet reached the
 host's stack, after the forwarder's send and the veth), into a pcap file. TCP senders read TCP_INFO every 100 ms (RTT, cwnd; kept from the
-start as the report's ``live.series``: time, cwnd, RTT, bytes acknowledged) and at the measured
+start as the report's ``live.series``: time, cwnd, RTT, bytes acknowledged, retransmissions) and at the measured
 interval's ends (bytes acknowledged, retransmissions).
 
 Stopping early (``until_transfers_complete``): a finite TCP sender prints ``done FLOW T`` the
@@ -186,8 +186,9 @@ def tcp_sender(run: Run, r: dict, out: dict) -> None:
         return
     s.setblocking(False)
     samples: list[tuple[float, float]] = []
-    # every 100 ms from the start: (time since t0 s, cwnd segments, RTT s, bytes acked)
-    series: list[tuple[float, int, float, int]] = []
+    # every 100 ms from the start: (time since t0 s, cwnd segments, RTT s, bytes acked,
+    # segments retransmitted)
+    series: list[tuple[float, int, float, int, int]] = []
     snap: dict[str, dict] = {}
     stop = threading.Event()
 
@@ -200,7 +201,7 @@ def tcp_sender(run: Run, r: dict, out: dict) -> None:
             except OSError:
                 return
             series.append((round(now - run.t0, 4), ti["snd_cwnd"], ti["rtt_us"] * 1e-6,
-                           ti["bytes_acked"]))
+                           ti["bytes_acked"], ti["total_retrans"]))
             if now >= run.warm and "warm" not in snap:
                 snap["warm"] = ti
             if now >= run.warm:
@@ -417,8 +418,12 @@ def main() -> int:
         while t.is_alive() and mono() < run.end + 5.0:
             t.join(timeout=0.05)
     after = netstat()
-    diff = {k: after.get(k, 0) - before.get(k, 0) for k in
-            ("TCPTimeouts", "TCPSackRecovery", "TCPRenoRecovery", "TCPLossProbes")}
+    # every TcpExt counter that moved (the four the report reads first; the rest name how the
+    # host's TCP recovered: fast or slow-start retransmissions, HyStart's exits, undos, D-SACKs)
+    keys = ("TCPTimeouts", "TCPSackRecovery", "TCPRenoRecovery", "TCPLossProbes")
+    diff = {k: after.get(k, 0) - before.get(k, 0) for k in keys}
+    diff.update({k: v - before.get(k, 0) for k, v in after.items()
+                 if k not in keys and v != before.get(k, 0)})
     print(json.dumps({"host": cfg["host"], "roles": results, "netstat": diff,
                       "offloads_left_on": failed, **cap_out}), flush=True)
     return 0

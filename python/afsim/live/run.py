@@ -445,6 +445,7 @@ def _summary(plan: dict, ccs: list[str], fwd: dict, gens: list[dict], prefix: st
                 # per namespace counters: exact for the one TCP sender of its host
                 row["timeouts"] = ns.get("TCPTimeouts")
                 row["fast_recoveries"] = ns.get("TCPSackRecovery", 0) + ns.get("TCPRenoRecovery", 0)
+                extra["netstat"] = ns
             for k in ("cwnd_mean_segments", "cwnd_end_segments", "min_rtt_s", "snd_mss", "segs_out",
                       "delivered_ce", "error", "connect_s", "series"):
                 if k in s:

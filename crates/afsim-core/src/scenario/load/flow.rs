@@ -40,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 37] = [
+const TCP_FIELDS: [&str; 38] = [
     "name",
     "from",
     "to",
@@ -73,6 +73,7 @@ const TCP_FIELDS: [&str; 37] = [
     "handshake",
     "delayed_ack",
     "delayed_ack_interval",
+    "quick_acks",
     "bytes",
     "start",
     "start_step",
@@ -536,6 +537,8 @@ impl TcpDraft {
                 p.delayed_ack_interval = time()?;
                 self.ack_interval = Some(v);
             }
+            // Linux's quick-ACK mode at the start (tcp_input.c `tcp_incr_quickack`)
+            "quick_acks" => p.quick_acks = int()?,
             "bytes" => {
                 let b = v.quantity(Quantity::Size, parse_size_bytes)?;
                 if b == 0 {

@@ -156,6 +156,10 @@ pub struct Params {
     pub delayed_ack: bool,
     /// Delayed-ACK timer (ns-2 `DelAckSink interval_` 100 ms; RFC 1122 §4.2.3.2: < 0.5 s).
     pub delayed_ack_interval: SimDuration,
+    /// With `delayed_ack`, the receiver's first `quick_acks` ACKs of data are sent at once,
+    /// one per segment: Linux's quick-ACK mode at a connection's start (`receiver`). Default 0
+    /// (RFC 5681 §4.2 and ns-2's `DelAckSink`: every second segment from the first).
+    pub quick_acks: u32,
     /// Bytes to transfer; `None` = greedy ("always has data", an FTP source). Default `None`.
     pub transfer_bytes: Option<u64>,
     /// When the sender starts (the SYN, or the first data segment).
@@ -227,6 +231,7 @@ impl Default for Params {
             handshake: false,
             delayed_ack: false,
             delayed_ack_interval: SimDuration::from_millis(100),
+            quick_acks: 0,
             transfer_bytes: None,
             start: SimTime::ZERO,
             ns2_compat: false,
@@ -374,6 +379,12 @@ impl Params {
             return Err(ParamError::new(
                 "target_rate",
                 "a target rate must be positive (\"none\" for plain TCP)",
+            ));
+        }
+        if self.quick_acks > 0 && !self.delayed_ack {
+            return Err(ParamError::new(
+                "quick_acks",
+                "Linux's quick ACKs are the exception to delayed ACKs: needs delayed_ack = true",
             ));
         }
         // RFC 1122 §4.2.3.2: the delay MUST be less than 0.5 s; RFC 5681 §4.2: within 500 ms.
