@@ -18,7 +18,8 @@ sender as well (`rack`, `prr`: Linux's loss recovery), and once more with BBR's 
 the BBR senders as well (`linux_bbr`: the five options that model Linux's tcp_bbr.c), and once more
 with Linux's window growth on the Reno and CUBIC senders as well (`byte_counting`, Linux's
 tcp_cong.c; CUBIC's `reno_friendly = "linux"` and `hystart = "linux"`, tcp_cubic.c;
-af_byte_counting.py). --reuse-live
+af_byte_counting.py), and once more with every receiver's quick ACKs at the start as well
+(`quick_acks`, tcp_input.c's quick-ACK mode; startup_split.py). --reuse-live
 keeps --out's live runs and
 runs only the simulator. Per controller: its share of the bottleneck,
 its senders' mean Respect of Service and retransmissions; the bottleneck's mean queue, drops
@@ -65,6 +66,19 @@ def with_byte_counting(text: str, ccs: tuple[str, ...]) -> str:
 
 #: CUBIC's Reno-friendly region and slow start as Linux's tcp_cubic.c (docs/scenario-format.md)
 LINUX_CUBIC = 'reno_friendly = "linux"\nhystart = "linux"\n'
+
+
+#: Linux's quick ACKs at a connection's start on this project's hosts (Linux 6.18, tcp_rmem's
+#: default 131072): every receiver's first 22 ACKs of data acknowledge one segment each
+#: (startup_split.py measures it from the senders' own captures; docs/assumptions.md)
+LINUX_QUICK_ACKS = 22
+
+
+def with_quick_acks(text: str, n: int = LINUX_QUICK_ACKS) -> str:
+    """The text with `quick_acks = n` wherever a flow table delays ACKs."""
+    anchor = "delayed_ack = true\n"
+    assert anchor in text, "quick ACKs need delayed ACKs"
+    return text.replace(anchor, anchor + f"quick_acks = {n}\n")
 
 
 def with_cubic(text: str, lines: str) -> str:
@@ -166,15 +180,22 @@ def main() -> int:
         lg.write_text(with_cubic(with_byte_counting(lb.read_text(), ("reno", "cubic")), LINUX_CUBIC))
         res["sim_linux_growth"] = [summary(afsim("run", str(lg), *sets, "--seed", str(k)))
                                    for k in range(1, args.seeds + 1)]
+        # and Linux's receivers' quick ACKs at the start (startup_split.py)
+        lq = Path(tmp) / "af-mix-linux-quick-acks.toml"
+        lq.write_text(with_quick_acks(lg.read_text()))
+        res["sim_linux_quick_acks"] = [summary(afsim("run", str(lq), *sets, "--seed", str(k)))
+                                       for k in range(1, args.seeds + 1)]
     res["spread"] = {"live": spread([{k: v for k, v in r.items() if k in ("throughput_mbps", "mean_queue_pkt", "drops",
                                                                           "green_packet_bytes", "reno", "cubic", "bbr")}
                                       for r in res["live_runs"]]),
                      "sim": spread(res["sim"]), "sim_delayed_ack": spread(res["sim_delayed_ack"]),
                      "sim_linux_recovery": spread(res["sim_linux_recovery"]),
                      "sim_linux_bbr": spread(res["sim_linux_bbr"]),
-                     "sim_linux_growth": spread(res["sim_linux_growth"])}
+                     "sim_linux_growth": spread(res["sim_linux_growth"]),
+                     "sim_linux_quick_acks": spread(res["sim_linux_quick_acks"])}
     args.out.write_text(json.dumps(res, indent=1) + "\n")
-    for name in ("sim", "sim_delayed_ack", "sim_linux_recovery", "sim_linux_bbr", "sim_linux_growth"):
+    for name in ("sim", "sim_delayed_ack", "sim_linux_recovery", "sim_linux_bbr", "sim_linux_growth",
+                 "sim_linux_quick_acks"):
         for r in res[name]:
             print(name, json.dumps(r))
     return 0

@@ -88,7 +88,8 @@ def af(name: str = "cc-af-live.json") -> None:
           f"(1-min load {min(loads):.1f}–{max(loads):.1f}), {len(d['sim'])} seeds\n")
     extra = [(k, h) for k, h in (("sim_linux_recovery", "afsim, delayed ACKs, rack, prr"),
                                  ("sim_linux_bbr", "afsim, delayed ACKs, rack, prr, BBR's Linux options"),
-                                 ("sim_linux_growth", "… and Reno's and CUBIC's window growth as Linux's"))
+                                 ("sim_linux_growth", "… and Reno's and CUBIC's window growth as Linux's"),
+                                 ("sim_linux_quick_acks", "… and Linux's quick ACKs at the start"))
              if k in sp]
     print("| per controller | live | afsim | afsim, delayed ACKs |" + "".join(f" {h} |" for _, h in extra))
     print("|---|---|---|---|" + "---|" * len(extra))
