@@ -507,6 +507,9 @@ impl Sender {
         let losses = self.stats.fast_recoveries + self.stats.timeouts;
         // a preset may ignore duplicate ACKs altogether (ns-2 Sack1 after a timeout)
         let ignored = rules!(self, ignores_dupack(ack));
+        // RFC 6937 §3: DeliveredData counts SACKed bytes once, when first SACKed, so the
+        // scoreboard's total before the ACK (what SND.UNA's advance may pass) is kept
+        let sacked_before = self.sack.as_ref().map_or(0, |sb| sb.sacked_bytes());
         // RFC 6675 §3 Update(); RFC 6675 §2: a duplicate ACK must SACK something new
         let newly_sacked = match self.sack.as_mut() {
             Some(sb) if !ignored => sb.update(ack, pkt.th.sack_blocks()),
@@ -520,8 +523,11 @@ impl Sender {
             });
         }
         if self.prr.is_some() {
-            // RFC 6937 §3: DeliveredData (`sender/prr.rs`)
-            self.prr_ack_begins(ack - old_una, newly_sacked);
+            // RFC 6937 §3: DeliveredData = (change in snd.una) + (change in SACKed), the second
+            // negative when SND.UNA passes data SACKed before (`sender/prr.rs`)
+            let sacked_after = self.sack.as_ref().map_or(0, |sb| sb.sacked_bytes());
+            let delivered = (ack - old_una + sacked_after).saturating_sub(sacked_before);
+            self.prr_ack_begins(delivered);
         }
         let ece = self.ecn != EcnState::Off && pkt.th.flags & flags::ECE != 0;
         if ece {

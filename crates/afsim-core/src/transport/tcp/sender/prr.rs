@@ -77,12 +77,13 @@ impl Sender {
             && !matches!(self.cc, Cc::Bbr(_))
     }
 
-    /// The start of an ACK's processing: its DeliveredData, SND.UNA's advance plus the bytes
-    /// it SACKed first.
-    pub(super) fn prr_ack_begins(&mut self, advance: u64, newly_sacked: u64) {
+    /// The start of an ACK's processing: its DeliveredData, bytes (RFC 6937 §3: SND.UNA's
+    /// advance plus the change in SACKed bytes, so data SACKed before counts once; Linux
+    /// `tcp_newly_delivered`).
+    pub(super) fn prr_ack_begins(&mut self, delivered: u64) {
         let mss = self.mss as f64;
         if let Some(p) = self.prr.as_mut() {
-            p.ack_delivered = (advance + newly_sacked) as f64 / mss;
+            p.ack_delivered = delivered as f64 / mss;
             p.entered = false;
         }
     }

@@ -77,6 +77,43 @@ fn fifteen_losses_prr_ssrb_sends_one_more_than_delivered() {
 }
 
 #[test]
+fn a_repair_below_sacked_data_delivers_only_itself() {
+    // RFC 6937 §3: DeliveredData = (change in snd.una) + (change in SACKed). Segments 0 and 10
+    // lost of 20: when the retransmission of 0 arrives the cumulative ACK passes the nine
+    // segments 1–9 SACKed before, and the ACK delivers one segment, not ten (counting those
+    // nine twice let PRR send a burst of new data in a long recovery)
+    let p = Params {
+        variant: Variant::Sack,
+        limited_transmit: true,
+        prr: true,
+        max_window_bytes: 100 * MSS,
+        ..Params::default()
+    };
+    let (mut fx, _) = Fx::with_window(p, 20, 1000.0);
+    for k in 1..20 {
+        if k != 10 {
+            let blocks: Vec<(u64, u64)> = if k < 10 {
+                vec![sack(1, k + 1)]
+            } else {
+                vec![sack(11, k + 1), sack(1, 10)]
+            };
+            fx.at(100 + k).ack_with(0, 0, &blocks);
+        }
+    }
+    assert!(fx.s.in_recovery());
+    let (delivered, _) = fx.s.prr_counts().unwrap();
+    // the third duplicate ACK's segment (3) on: 16 segments SACKed in recovery, each once
+    assert_eq!(delivered, 16.0);
+    fx.at(200).ack_with(10, 0, &[sack(11, 20)]);
+    assert!(fx.s.in_recovery(), "segment 10 is still missing");
+    assert_eq!(
+        fx.s.prr_counts().unwrap().0,
+        17.0,
+        "one more: the repaired segment"
+    );
+}
+
+#[test]
 fn recovery_ends_at_ssthresh_and_bbr_is_left_alone() {
     // RFC 6937 §3: cwnd = ssthresh when recovery ends
     let (mut fx, _) = replay(true, 1);
