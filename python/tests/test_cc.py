@@ -271,3 +271,23 @@ def test_quick_acks_make_the_start_faster_and_change_nothing_when_zero() -> None
     assert runs[0].summary_json() == runs[1].summary_json()
     sent = [json.loads(r.summary_json())["flows"][0]["packets_sent"] for r in runs]
     assert sent[2] > sent[0], sent
+
+
+def test_rtt_every_ack_without_rack_is_exit_2(tmp_path: Path) -> None:
+    p = _cli(tmp_path, BASE + 'variant = "sack"\nrtt_every_ack = true\n')
+    assert p.returncode == 2, p.stderr
+    assert "flow[0].rtt_every_ack:" in p.stderr and "rack" in p.stderr, p.stderr
+    assert p.stdout == ""
+
+
+def test_rtt_every_ack_takes_a_sample_from_every_ack() -> None:
+    # Linux samples every ACK; RFC 6298 (the default) one segment per round trip
+    over = {"cc": "cubic", "n": "1", "duration": "5s", "warmup": "1s"}
+    text = SCEN.read_text() + 'rack = true\n'
+    runs = [json.loads(afsim._core.run(afsim.load_scenario(text=t, name="cc-dumbbell.toml",
+                                                           overrides=over)).summary_json())["flows"][0]
+            for t in (text, text + "rtt_every_ack = true\n")]
+    assert runs[1]["rtt_mean_s"] is not None
+    assert runs[1]["rtt_mean_s"] != runs[0]["rtt_mean_s"], "the samples are not the same ones"
+    # the run itself is the same but for the timer's estimate: the same packets delivered
+    assert abs(runs[1]["packets_delivered"] - runs[0]["packets_delivered"]) < 0.05 * runs[0]["packets_delivered"]

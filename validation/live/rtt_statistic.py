@@ -13,7 +13,8 @@ afsim's smoothed RTT sampled every 100 ms after the warm-up and averaged (the li
 Writes validation/live/rtt-statistic.json. The four-flow BBR row runs with the Linux options
 the table's explanation uses (delayed ACKs, `ack_aggregation`, `quantization_budget`,
 `policer_detection`, `tso_bursts`, `rack`: cc_linux_options.py's row "delayed ACKs + the three
-+ tso_bursts + rack"); the other rows as cc_compare.py runs them.
++ tso_bursts + rack"), and once more with Linux's RTT sample from every ACK as well
+(`rtt_every_ack = true`); the other rows as cc_compare.py runs them.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ from cc_linux_options import AGGR, DELACK, LT, QUANT, RACK, TSO
 ROOT = Path(__file__).resolve().parents[2]
 DUMBBELL = ROOT / "scenarios" / "examples" / "cc-dumbbell.toml"
 ROWS = (("reno", 1, []), ("reno", 4, []), ("cubic", 1, []), ("cubic", 4, []), ("bbr", 1, []),
-        ("bbr", 4, DELACK + AGGR + QUANT + LT + TSO + RACK))
+        ("bbr", 4, DELACK + AGGR + QUANT + LT + TSO + RACK),
+        # and Linux's RTT sample from every ACK (the estimator hypothesis of the 9 ms)
+        ("bbr", 4, DELACK + AGGR + QUANT + LT + TSO + RACK + ["rtt_every_ack = true"]))
 #: the path's round trip without queueing (2 × (1 + 20 + 1) ms) and one 1500 B packet at 10 Mb/s
 BASE_S, PKT_S = 0.044, 1500 * 8 / 10e6
 

@@ -40,7 +40,7 @@ const CBR_FIELDS: [&str; 13] = [
     "packets",
     "jitter",
 ];
-const TCP_FIELDS: [&str; 38] = [
+const TCP_FIELDS: [&str; 39] = [
     "name",
     "from",
     "to",
@@ -57,6 +57,7 @@ const TCP_FIELDS: [&str; 38] = [
     "tso_bursts",
     "recovery_losses",
     "rack",
+    "rtt_every_ack",
     "prr",
     "byte_counting",
     "reno_friendly",
@@ -508,6 +509,8 @@ impl TcpDraft {
             "recovery_losses" => p.bbr_linux.recovery_losses = v.boolean()?,
             // RFC 8985 RACK-TLP (`tcp::sender::rack`)
             "rack" => p.rack = v.boolean()?,
+            // Linux's RTT sample from every ACK (tcp_input.c `tcp_ack_update_rtt`)
+            "rtt_every_ack" => p.rtt_every_ack = v.boolean()?,
             // RFC 6937 PRR (`tcp::sender::prr`)
             "prr" => p.prr = v.boolean()?,
             // Linux's window growth by segments acknowledged (tcp_cong.c; RFC 3465 §2.1)

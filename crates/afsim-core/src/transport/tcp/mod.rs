@@ -190,6 +190,10 @@ pub struct Params {
     /// RACK-TLP loss detection (RFC 8985, `sender/rack.rs`) in SACK recovery. Needs `variant
     /// = Sack` and the `rfc` preset. Default false.
     pub rack: bool,
+    /// An RTT sample from every ACK that newly acknowledges or SACKs a segment sent once, as
+    /// Linux takes them (`tcp_ack_update_rtt`; RACK's per-segment send times, so it needs
+    /// `rack`), instead of RFC 6298's one timed segment per round trip. Default false.
+    pub rtt_every_ack: bool,
     /// Proportional Rate Reduction (RFC 6937, PRR-SSRB; `sender/prr.rs`) sets cwnd in SACK
     /// recovery (with or without `rack`), for `cc` reno and cubic (BBR sets its own window, as
     /// in Linux). Needs `variant = Sack` and the `rfc` preset. Default false.
@@ -241,6 +245,7 @@ impl Default for Params {
             hystart_linux: false,
             bbr_linux: cc::bbr::Linux::default(),
             rack: false,
+            rtt_every_ack: false,
             prr: false,
             byte_counting: false,
             cubic_linux_friendly: false,
@@ -349,6 +354,12 @@ impl Params {
             return Err(ParamError::new(
                 "rack",
                 "RACK-TLP (RFC 8985) needs variant = \"sack\" and preset = \"rfc\"",
+            ));
+        }
+        if self.rtt_every_ack && !self.rack {
+            return Err(ParamError::new(
+                "rtt_every_ack",
+                "needs rack = true (the samples are timed from RACK's per-segment send times)",
             ));
         }
         if self.bbr_linux.recovery_losses && !self.rack {

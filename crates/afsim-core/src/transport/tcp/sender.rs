@@ -544,6 +544,13 @@ impl Sender {
             let blocks = pkt.th.sack_blocks();
             let exited = in_recovery && self.phase == Phase::Open;
             self.rack_ack(blocks, old_una, newly_sacked, exited, ctx);
+            if self.p.rtt_every_ack {
+                // Linux: an RTT sample from every ACK that delivers a segment sent once
+                // (`tcp_ack_update_rtt`), where RFC 6298 times one segment per round trip
+                if let Some(sent) = self.rack.as_ref().and_then(|r| r.ack_rtt_sent) {
+                    self.take_sample(sent, ctx.now, ece);
+                }
+            }
         }
         if self.prr.is_some() {
             // RFC 6937 §3: cwnd = pipe + sndcnt, or ssthresh at the end of recovery
@@ -603,8 +610,9 @@ impl Sender {
         let in_sack1 = matches!(self.phase, Phase::Recovery(Recovery::Sack1 { .. }));
         // ns-2 Sack1: a partial ACK takes no RTT sample (`newack` is not called)
         let partial_sack1 = in_sack1 && !self.reaches_recover(ack);
-        // Karn: only segments sent once are timed (timing stops on any retransmission)
-        if let Some(t) = self.timing {
+        // Karn: only segments sent once are timed (timing stops on any retransmission); with
+        // `rtt_every_ack` RACK's per-segment times give every ACK a sample instead (`on_ack`)
+        if let Some(t) = self.timing.filter(|_| !self.p.rtt_every_ack) {
             if ack >= t.end && !partial_sack1 {
                 self.timing = None;
                 self.take_sample(t.sent, ctx.now, ece);

@@ -76,6 +76,12 @@ pub(super) struct Rack {
     rtt: SimDuration,
     /// RACK.min_RTT: the least RTT sample from a segment sent once.
     min_rtt: Option<SimDuration>,
+    /// When the segment was sent whose RTT this ACK gives Linux's estimator
+    /// (`Params::rtt_every_ack`): the oldest
+    /// segment it newly and cumulatively acknowledges, none if it acknowledges a
+    /// retransmission (Karn), else from the earliest-sent segment it newly SACKs that was sent
+    /// once (Linux `tcp_clean_rtx_queue`'s seq_rtt_us, `tcp_ack_update_rtt`'s sack_rtt_us).
+    pub ack_rtt_sent: Option<SimTime>,
     /// RACK.fack and RACK.reordering_seen (§6.2 step 3).
     fack: u64,
     pub reordering_seen: bool,
@@ -153,6 +159,9 @@ impl Rack {
     /// reordering_seen.
     pub fn on_ack(&mut self, una: u64, blocks: &[(u64, u64)], now: SimTime) {
         let mut delivered: Option<(SimTime, u64)> = None;
+        // Linux's per-ACK RTT (`ack_rtt`): the oldest segment cumulatively acknowledged, Karn's
+        // rule over all of them; the earliest-sent segment newly SACKed, sent once
+        let (mut first_cum, mut karn, mut first_sack) = (None::<SimTime>, false, None::<SimTime>);
         let mut note = |r: &mut Rack, s: Seg| {
             let rtt = now.saturating_since(s.xmit_ts);
             // step 3: a segment delivered below RACK.fack that was sent once was reordered
@@ -181,6 +190,11 @@ impl Rack {
             if s.sacked {
                 self.sacked -= 1;
             } else {
+                if s.retransmitted {
+                    karn = true;
+                } else if first_cum.is_none() {
+                    first_cum = Some(s.xmit_ts);
+                }
                 if s.lost {
                     self.lost -= 1;
                 } else {
@@ -204,11 +218,15 @@ impl Rack {
                     } else {
                         self.in_flight -= seg.end - seg.start;
                     }
+                    if !seg.retransmitted && first_sack.is_none_or(|t| seg.xmit_ts < t) {
+                        first_sack = Some(seg.xmit_ts);
+                    }
                     note(self, seg);
                 }
                 i += 1;
             }
         }
+        self.ack_rtt_sent = first_cum.filter(|_| !karn).or(first_sack);
         // step 2: RACK.rtt is the RTT of the most recently sent segment delivered
         if let Some((t, e)) = delivered {
             self.rtt = now.saturating_since(t);

@@ -218,3 +218,73 @@ fn rack_needs_sack_and_the_rfc_preset() {
     assert_eq!(ns2.validate().unwrap_err().field, "rack");
     assert!(rack_params().validate().is_ok());
 }
+
+#[test]
+fn rtt_every_ack_samples_each_ack_from_its_oldest_segment() {
+    // Linux (`tcp_clean_rtx_queue`, `tcp_ack_update_rtt`): every ACK of segments sent once
+    // gives a sample, timed from the oldest it newly acknowledges; RFC 6298 one per round trip
+    let p = Params {
+        variant: Variant::Sack,
+        rack: true,
+        rtt_every_ack: true,
+        ..Params::default()
+    };
+    let (mut fx, _) = Fx::with_window(p, 4, 20.0);
+    fx.at(100).ack(2); // segments 0 and 1, sent at 0 ms: one sample of 100 ms
+    assert_eq!(fx.s.stats().rtt_samples, 1);
+    for k in 3..=4 {
+        fx.at(100 + k).ack(k);
+    }
+    let st = fx.s.stats();
+    assert_eq!(st.rtt_samples, 3, "every ACK");
+    assert!(close(st.rtt_mean_s, (0.100 + 0.103 + 0.104) / 3.0));
+    // without the option, segment 0 only (`one_segment_per_round_trip_is_timed`)
+    let (mut fx, _) = Fx::with_window(
+        Params {
+            rtt_every_ack: false,
+            ..p
+        },
+        4,
+        20.0,
+    );
+    fx.at(100).ack(2);
+    for k in 3..=4 {
+        fx.at(100 + k).ack(k);
+    }
+    assert_eq!(fx.s.stats().rtt_samples, 1);
+}
+
+#[test]
+fn rtt_every_ack_takes_no_sample_from_an_ack_of_a_retransmission() {
+    // Karn's rule as Linux's FLAG_RETRANS_DATA_ACKED: a cumulative ACK that covers a
+    // retransmitted segment gives no sample from the cumulative part, only from a segment sent
+    // once that it newly SACKs (the earliest sent)
+    use crate::transport::tcp::sender::rack::Rack;
+    let mss = MSS;
+    let mut r = Rack::new();
+    for k in 0..4 {
+        r.on_sent(k * mss, mss, at_ms(k), false);
+    }
+    r.on_sent(0, mss, at_ms(50), true); // segment 0 resent
+    r.on_ack(2 * mss, &[], at_ms(150));
+    assert_eq!(r.ack_rtt_sent, None, "0 was retransmitted: Karn");
+    r.on_ack(2 * mss, &[(3 * mss, 4 * mss)], at_ms(160));
+    assert_eq!(
+        r.ack_rtt_sent,
+        Some(at_ms(3)),
+        "the SACKed segment, sent once"
+    );
+    r.on_ack(4 * mss, &[], at_ms(170));
+    assert_eq!(
+        r.ack_rtt_sent,
+        Some(at_ms(2)),
+        "segment 2, the oldest newly acknowledged"
+    );
+    let p = Params {
+        rtt_every_ack: true,
+        ..rack_params()
+    };
+    assert!(Params { rack: false, ..p }
+        .validate()
+        .is_err_and(|e| e.field == "rtt_every_ack"));
+}
