@@ -242,16 +242,19 @@ def _af_mix_linux_recovery(recovery_losses: bool) -> afsim.Results:
     return afsim.run(s)
 
 
-def test_recovery_losses_halves_bbrs_retransmissions_in_the_af_network() -> None:
-    # Linux's bbr_set_cwnd_to_recover_or_restore takes RACK's newly lost segments off cwnd and
-    # starts recovery from the pipe; without it afsim's BBR keeps sending into RIO's OUT drops
-    # (docs/validation.md, "BBR's retransmissions in the AF network")
+def test_recovery_losses_cuts_bbrs_retransmissions_in_the_af_network() -> None:
+    # Linux's bbr_set_cwnd_to_recover_or_restore starts recovery from the pipe and takes RACK's
+    # newly lost segments off cwnd outside recovery too; without it afsim's BBR (draft-00
+    # §4.2.3.4) keeps sending more into RIO's OUT drops: 1247 against 1780 retransmissions per
+    # BBR sender (5 seeds of 40 s, docs/validation.md "BBR's retransmissions and share in the
+    # AF network"), 1846 against 2340 in this 20 s run. (It halved them before draft-00's
+    # deduction was the default and before PRR's DeliveredData fix.)
     def retx(r: afsim.Results) -> float:
         f = r.flows
         return f[f["group"] == "bbr"]["retransmitted_packets"].sum()
     off, on = _af_mix_linux_recovery(False), _af_mix_linux_recovery(True)
     assert on.conservation["holds"] is True
-    assert retx(on) < 0.7 * retx(off), (retx(on), retx(off))
+    assert retx(on) < 0.85 * retx(off), (retx(on), retx(off))
 
 
 def test_quick_acks_without_delayed_acks_is_exit_2(tmp_path: Path) -> None:
