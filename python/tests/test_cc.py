@@ -294,3 +294,9 @@ def test_rtt_every_ack_takes_a_sample_from_every_ack() -> None:
     assert runs[1]["rtt_mean_s"] != runs[0]["rtt_mean_s"], "the samples are not the same ones"
     # the run itself is the same but for the timer's estimate: the same packets delivered
     assert abs(runs[1]["packets_delivered"] - runs[0]["packets_delivered"]) < 0.05 * runs[0]["packets_delivered"]
+
+
+def test_an_unknown_prr_is_exit_2_at_its_line(tmp_path: Path) -> None:
+    p = _cli(tmp_path, BASE + 'variant = "sack"\nprr = "rfc9999"\n')
+    assert p.returncode == 2, p.stderr
+    assert "flow[0].prr" in p.stderr and "linux" in p.stderr, p.stderr

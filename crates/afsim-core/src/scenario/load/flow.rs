@@ -512,7 +512,17 @@ impl TcpDraft {
             // Linux's RTT sample from every ACK (tcp_input.c `tcp_ack_update_rtt`)
             "rtt_every_ack" => p.rtt_every_ack = v.boolean()?,
             // RFC 6937 PRR (`tcp::sender::prr`)
-            "prr" => p.prr = v.boolean()?,
+            // true (or "rfc6937"): RFC 6937's PRR-SSRB; "linux": Linux's tcp_cwnd_reduction
+            "prr" => {
+                (p.prr, p.prr_linux) = match (v.boolean(), v.string()) {
+                    (Ok(b), _) => (b, false),
+                    (_, Err(_)) => return Err(v.wrong("true, false, \"rfc6937\" or \"linux\"")),
+                    (_, Ok(_)) => match v.choice(&["rfc6937", "linux"], "PRR")? {
+                        "linux" => (true, true),
+                        _ => (true, false),
+                    },
+                }
+            }
             // Linux's window growth by segments acknowledged (tcp_cong.c; RFC 3465 §2.1)
             "byte_counting" => p.byte_counting = v.boolean()?,
             // CUBIC's Reno-friendly region: RFC 9438 §4.3 or Linux's tcp_friendliness

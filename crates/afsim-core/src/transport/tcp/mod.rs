@@ -194,6 +194,10 @@ pub struct Params {
     /// Linux takes them (`tcp_ack_update_rtt`; RACK's per-segment send times, so it needs
     /// `rack`), instead of RFC 6298's one timed segment per round trip. Default false.
     pub rtt_every_ack: bool,
+    /// PRR as Linux's `tcp_cwnd_reduction` (`prr = "linux"`, with `prr`): PRR-SSRB's extra
+    /// segment only on an ACK that advances SND.UNA and marks nothing newly lost (RFC 9937's
+    /// SafeACK). Default false.
+    pub prr_linux: bool,
     /// Proportional Rate Reduction (RFC 6937, PRR-SSRB; `sender/prr.rs`) sets cwnd in SACK
     /// recovery (with or without `rack`), for `cc` reno and cubic (BBR sets its own window, as
     /// in Linux). Needs `variant = Sack` and the `rfc` preset. Default false.
@@ -247,6 +251,7 @@ impl Default for Params {
             rack: false,
             rtt_every_ack: false,
             prr: false,
+            prr_linux: false,
             byte_counting: false,
             cubic_linux_friendly: false,
             target_rate_bps: None,

@@ -480,7 +480,7 @@ impl Sender {
             self.rack = Some(Box::new(rack::Rack::new()));
         }
         if self.p.prr && self.sack.is_some() {
-            self.prr = Some(prr::Prr::default());
+            self.prr = Some(prr::Prr::new(self.p.prr_linux));
         }
         // RFC 5681 §3.1: after a lost SYN the initial window is one segment
         if syn_lost {
@@ -527,7 +527,7 @@ impl Sender {
             // negative when SND.UNA passes data SACKed before (`sender/prr.rs`)
             let sacked_after = self.sack.as_ref().map_or(0, |sb| sb.sacked_bytes());
             let delivered = (ack - old_una + sacked_after).saturating_sub(sacked_before);
-            self.prr_ack_begins(delivered);
+            self.prr_ack_begins(delivered, ack > old_una);
         }
         let ece = self.ecn != EcnState::Off && pkt.th.flags & flags::ECE != 0;
         if ece {

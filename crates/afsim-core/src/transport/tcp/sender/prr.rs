@@ -45,20 +45,35 @@ pub(super) struct Prr {
     /// and whether recovery began on it (its share is then counted at entry).
     ack_delivered: f64,
     entered: bool,
+    /// Linux's bound (`Params::prr_linux`): the ACK being processed advanced SND.UNA.
+    ack_advanced: bool,
+    /// PRR-SSRB's extra segment only on a SafeACK, one that advances SND.UNA and marks no
+    /// further segment lost (Linux `tcp_cwnd_reduction` since 5.10; RFC 9937, PRR's 2025
+    /// revision), instead of on every ACK (RFC 6937's PRR-SSRB).
+    linux: bool,
 }
 
 impl Prr {
+    pub fn new(linux: bool) -> Prr {
+        Prr {
+            linux,
+            ..Prr::default()
+        }
+    }
+
     /// RFC 6937 §3: sndcnt for an ACK that delivered `dd` when `pipe` is in flight, with
     /// `ssthresh`; prr_delivered is updated. Segments (may be fractional; the sender sends
     /// whole ones).
-    pub fn sndcnt(&mut self, dd: f64, pipe: f64, ssthresh: f64) -> f64 {
+    pub fn sndcnt(&mut self, dd: f64, pipe: f64, ssthresh: f64, safe: bool) -> f64 {
         self.delivered += dd;
         let n = if pipe > ssthresh {
             // proportional rate reduction
             (self.delivered * ssthresh / self.recover_fs.max(1.0)).ceil() - self.out
         } else {
-            // PRR-SSRB: limit = MAX(prr_delivered − prr_out, DeliveredData) + MSS
-            let limit = (self.delivered - self.out).max(dd) + 1.0;
+            // PRR-SSRB: limit = MAX(prr_delivered − prr_out, DeliveredData) + MSS; Linux's and
+            // RFC 9937's: the MSS only on a SafeACK
+            let extra = if !self.linux || safe { 1.0 } else { 0.0 };
+            let limit = (self.delivered - self.out).max(dd) + extra;
             (ssthresh - pipe).min(limit)
         };
         n.max(0.0)
@@ -80,10 +95,11 @@ impl Sender {
     /// The start of an ACK's processing: its DeliveredData, bytes (RFC 6937 §3: SND.UNA's
     /// advance plus the change in SACKed bytes, so data SACKed before counts once; Linux
     /// `tcp_newly_delivered`).
-    pub(super) fn prr_ack_begins(&mut self, delivered: u64) {
+    pub(super) fn prr_ack_begins(&mut self, delivered: u64, advanced: bool) {
         let mss = self.mss as f64;
         if let Some(p) = self.prr.as_mut() {
             p.ack_delivered = delivered as f64 / mss;
+            p.ack_advanced = advanced;
             p.entered = false;
         }
     }
@@ -108,10 +124,11 @@ impl Sender {
         *p = Prr {
             recover_fs: flight as f64 / mss,
             entered: true,
+            linux: p.linux,
             ..Prr::default()
         };
         // Linux: at least the fast retransmission, which is the first of the sndcnt
-        let n = p.sndcnt(dd, before, ssthresh).max(1.0);
+        let n = p.sndcnt(dd, before, ssthresh, false).max(1.0);
         p.out = retx as f64 / mss;
         self.cwnd = before + n;
     }
@@ -145,9 +162,12 @@ impl Sender {
             .or_else(|| self.sack_pipe_segments())
             .unwrap_or(0.0);
         let ssthresh = self.ssthresh;
+        // a SafeACK: SND.UNA advanced and RACK marked nothing newly lost on it
+        let newly_lost = self.rack.as_ref().is_some_and(|r| r.ack_marked > 0);
         let Some(p) = self.prr.as_mut() else { return };
         let dd = p.ack_delivered;
-        let n = p.sndcnt(dd, pipe, ssthresh);
+        let safe = p.ack_advanced && !newly_lost;
+        let n = p.sndcnt(dd, pipe, ssthresh, safe);
         self.cwnd = pipe + n;
     }
 

@@ -114,6 +114,31 @@ fn a_repair_below_sacked_data_delivers_only_itself() {
 }
 
 #[test]
+fn linux_prr_adds_ssrbs_segment_only_on_an_ack_that_advances_snd_una() {
+    // Linux tcp_cwnd_reduction (and RFC 9937): below ssthresh the bound is MAX(prr_delivered −
+    // prr_out, DeliveredData), plus one segment only on a SafeACK (SND.UNA advanced, nothing
+    // newly lost). RFC 6937 §3.1's second example, segments 0–14 lost: its duplicate ACKs
+    // advance nothing, so each sends what it delivered, one segment, where PRR-SSRB sends two
+    let p = Params {
+        variant: Variant::Sack,
+        limited_transmit: true,
+        prr: true,
+        prr_linux: true,
+        max_window_bytes: 100 * MSS,
+        ..Params::default()
+    };
+    let (mut fx, out) = Fx::with_window(p, 20, 1000.0);
+    assert_eq!(segs(&out), (0..20).collect::<Vec<_>>());
+    let per_ack: Vec<Vec<u64>> = (15..20)
+        .map(|k| segs(&fx.at(100 + k).ack_with(0, 0, &[sack(15, k + 1)])))
+        .collect();
+    assert_eq!(pattern(&per_ack), "N N R R R");
+    // the repair of 0 advances SND.UNA: a SafeACK, one more than it delivered
+    let out = fx.at(200).ack_with(1, 0, &[sack(15, 20)]);
+    assert_eq!(segs(&out).len(), 2, "{:?}", segs(&out));
+}
+
+#[test]
 fn recovery_ends_at_ssthresh_and_bbr_is_left_alone() {
     // RFC 6937 §3: cwnd = ssthresh when recovery ends
     let (mut fx, _) = replay(true, 1);
