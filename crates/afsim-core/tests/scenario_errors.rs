@@ -1106,7 +1106,10 @@ fn a_tcp_target_rate_is_a_positive_rate_or_none() {
     let AppSpec::Tcp(p) = &s.flows[0].app else {
         panic!("a tcp flow")
     };
-    assert_eq!(p.target_rate_bps, Some(4_000_000));
+    assert_eq!(
+        p.target_rate_bps.map(std::num::NonZeroU64::get),
+        Some(4_000_000)
+    );
     let s = load(&tcp("target_rate = \"none\"\n")).unwrap();
     let AppSpec::Tcp(p) = &s.flows[0].app else {
         panic!("a tcp flow")

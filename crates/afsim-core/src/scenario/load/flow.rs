@@ -565,7 +565,12 @@ impl TcpDraft {
             "target_rate" => {
                 p.target_rate_bps = match &v.s {
                     Scalar::Str(s) if s == "none" => None,
-                    _ => Some(v.quantity(Quantity::Rate, parse_rate_bps)?),
+                    _ => Some(
+                        std::num::NonZeroU64::new(v.quantity(Quantity::Rate, parse_rate_bps)?)
+                            .ok_or_else(|| {
+                                v.fail("a target rate must be positive (\"none\" for plain TCP)")
+                            })?,
+                    ),
                 }
             }
             other => unreachable!("'{other}' is not a tcp field of TCP_FIELDS"),

@@ -123,15 +123,15 @@ mod tests {
     }
 
     /// A target of `k` segments per 100 ms round trip of 1000-byte packets.
-    fn target(k: u64) -> Option<u64> {
-        Some(k * 80_000)
+    fn target(k: u64) -> Option<std::num::NonZeroU64> {
+        std::num::NonZeroU64::new(k * 80_000)
     }
 
     fn segs(out: &[Packet]) -> Vec<u64> {
         out.iter().map(|p| p.th.seq / MSS).collect()
     }
 
-    fn with(variant: Variant, target_rate_bps: Option<u64>) -> Params {
+    fn with(variant: Variant, target_rate_bps: Option<std::num::NonZeroU64>) -> Params {
         Params {
             variant,
             target_rate_bps,
@@ -343,7 +343,7 @@ mod tests {
             let plain = goodput_mbps(&base, 100, 40.0);
             let sustained = goodput_mbps(
                 &Params {
-                    target_rate_bps: Some(3_000_000),
+                    target_rate_bps: std::num::NonZeroU64::new(3_000_000),
                     ..base
                 },
                 100,

@@ -158,7 +158,7 @@ impl Sender {
         };
         let rwnd = self.p.max_window_bytes as f64 / self.mss as f64;
         window.max(sustain::floor_segments(
-            self.p.target_rate_bps,
+            self.p.target_rate_bps.map(std::num::NonZeroU64::get),
             srtt,
             self.p.packet_size,
             rwnd,
