@@ -845,3 +845,27 @@ fn the_engine_reaches_both_ends_through_any_agent() {
     assert_eq!(h.flow.packets_sent, 3);
     assert_eq!(h.flow.rev_sent, 1);
 }
+
+#[test]
+fn a_flows_tcp_state_stays_small() {
+    // issue 28's memory per flow (≤ 4 KiB, `afsim bench --scale`): the parameters are held twice
+    // per flow (the loaded spec and the sender), the sender and receiver once each. Raise a
+    // bound only with the bench's slope measured beside it.
+    use std::mem::size_of;
+    let sizes = [
+        ("Params", size_of::<crate::transport::tcp::Params>(), 120),
+        (
+            "Sender",
+            size_of::<crate::transport::tcp::sender::Sender>(),
+            680,
+        ),
+        (
+            "Receiver",
+            size_of::<crate::transport::tcp::receiver::Receiver>(),
+            192,
+        ),
+    ];
+    for (name, size, bound) in sizes {
+        assert!(size <= bound, "{name}: {size} bytes, more than {bound}");
+    }
+}
