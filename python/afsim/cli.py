@@ -85,6 +85,20 @@ def _seed(text: str) -> int:
     return seed
 
 
+#: rows of each table `afsim run` prints by default (a run of 100,000 flows would print them all)
+DEFAULT_ROWS = 40
+
+
+def _rows(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of rows, got {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"a number of rows is 0 (every row) or more, got {n}")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="afsim",
@@ -122,6 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("table", "json", "csv"),
         default="table",
         help="table (default): readable tables; json: the report; csv: flows, blank line, queues",
+    )
+    run_p.add_argument(
+        "--rows", type=_rows, default=DEFAULT_ROWS, metavar="N",
+        help=f"print at most N rows of each table (default {DEFAULT_ROWS}; 0: every row), with a "
+        "line saying how many are left out; --out and --format json or csv keep every row",
     )
     run_p.add_argument(
         "--capture", action="append", default=[], metavar="PORT[=FILE]",
@@ -493,7 +512,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         assert results is not None
         from afsim.cli_tables import print_tables
 
-        print_tables(results, _console())
+        print_tables(results, _console(), rows=args.rows)
 
     if args.out is not None:
         assert results is not None

@@ -82,6 +82,12 @@ def plot(results: Results, path: Path) -> Path:
     return path
 
 
+def _head(r: Results) -> dict:
+    """The report without its flow and queue rows (``Results.head``; a twin's results, with
+    only ``summary``, give that)."""
+    return r.head if hasattr(r, "head") else r.summary
+
+
 def _legend(ax, n: int) -> None:
     if n <= 12:
         ax.legend(fontsize=8, loc="best")
@@ -240,7 +246,7 @@ def _flows(r: Results, ax) -> None:
     ax.set_xticks(list(x))
     ax.set_xticklabels(f["name"], rotation=90 if len(f) > 12 else 0, fontsize=7 if len(f) > 12 else 9)
     ax.set_ylabel("kb/s")
-    span = "after the warm-up" if r.summary.get("warmup_s") else "over the run"
+    span = "after the warm-up" if _head(r).get("warmup_s") else "over the run"
     ax.set_title(f"flows: delivered throughput {span}", fontsize=10)
     ax.legend(fontsize=8, loc="best")
 
@@ -278,7 +284,7 @@ def _contract(r: Results, ax) -> None:
     ax.set_xticklabels(t["who"], rotation=45 if len(t) > 8 else 0, fontsize=8,
                        ha="right" if len(t) > 8 else "center")
     ax.set_ylabel("kb/s")
-    span = "after the warm-up" if r.summary.get("warmup_s") else "over the run"
+    span = "after the warm-up" if _head(r).get("warmup_s") else "over the run"
     ax.set_title(f"contract check: delivered rate {span} against the contract "
                  "(delivered ÷ contract on the bars)", fontsize=10)
     ax.legend(fontsize=8, loc="best")

@@ -9,6 +9,7 @@ byte for byte.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,13 +126,19 @@ SERIES_GLOSSARY = {
 
 @dataclass(frozen=True)
 class Results:
-    """One run: the report (``summary``), its tables, and how long it took on this machine."""
+    """One run: the report (``summary``), its tables, and how long it took on this machine.
+
+    The report's flow and queue rows are the ``flows`` and ``queues`` tables, built from the
+    run's columns; ``head`` is the rest of the report. ``summary`` (the whole report parsed)
+    and ``summary_json`` (its text) are made when first read: at 100,000 flows the report is
+    430 MB of JSON, and parsed it was most of ``afsim run``'s 1.9 GB (issue 28)."""
 
     scenario: str
     seed: int
-    #: The parsed report: scenario, seed, end_time_s, stop_reason, warmup_s, flows, queues,
-    #: conservation, engine.
-    summary: dict[str, Any]
+    #: The report without its ``flows`` and ``queues`` rows: scenario, seed, end_time_s,
+    #: stop_reason, warmup_s, colours, code_points, conditioners, groups, delay_classes, csas,
+    #: sima_queues, sima_levels, conservation, engine, warnings.
+    head: dict[str, Any]
     #: One row per flow; columns are the report's flow fields.
     flows: pd.DataFrame
     #: One row per output queue; the ``drops`` map is spread over ``drops_<reason>`` columns.
@@ -203,8 +210,27 @@ class Results:
     wall_seconds: float
     events: int
     packet_hops: int
-    #: The report exactly as afsim-core wrote it (deterministic bytes).
-    summary_json: str = field(repr=False)
+    #: The run the results were made from (its report in afsim-core's memory), until the
+    #: report's text is made from it; not pickled (``__getstate__``).
+    _run: Any = field(default=None, repr=False, compare=False)
+
+    @functools.cached_property
+    def summary_json(self) -> str:
+        """The report exactly as afsim-core wrote it (deterministic bytes)."""
+        return self._run.summary_json()
+
+    @functools.cached_property
+    def summary(self) -> dict[str, Any]:
+        """The parsed report: ``head``'s keys plus ``flows`` and ``queues`` (a list of dicts each;
+        the ``flows`` and ``queues`` tables hold the same rows as columns)."""
+        return json.loads(self.summary_json)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the run is a handle to afsim-core's memory: a pickle carries the report's text instead
+        state = dict(self.__dict__)
+        state["summary_json"] = self.summary_json
+        state["_run"] = None
+        return state
 
     @classmethod
     def from_run(cls, result: RunResult) -> Results:
@@ -213,16 +239,15 @@ class Results:
         # workers, whose peak memory should be the simulator's.
         import pandas as pd
 
-        text = result.summary_json()
-        summary = json.loads(text)
+        head = json.loads(result.summary_head_json())
         return cls(
-            scenario=summary["scenario"],
-            seed=summary["seed"],
-            summary=summary,
+            scenario=head["scenario"],
+            seed=head["seed"],
+            head=head,
             flows=pd.DataFrame(result.flows_columns()),
             queues=pd.DataFrame(result.queues_columns()),
             # a live report (afsim live) has no code_points table
-            **{t: pd.DataFrame.from_records(summary.get(t, [])) for t in SMALL_TABLES},
+            **{t: pd.DataFrame.from_records(head.get(t, [])) for t in SMALL_TABLES},
             traces=_traces(result.traces()),
             tfrc_traces=_long("flow", result.tfrc_traces(), list(TFRC_TRACE_COLUMNS)),
             alpha=_long("csa", result.alpha_traces(), ["time_s", "alpha"]),
@@ -240,17 +265,17 @@ class Results:
                                              for q, d in result.queue_delays().items()},
                                    ["bin_upper_s", "count"]),
             queue_events=_long("queue", result.queue_traces(), list(QUEUE_EVENT_COLUMNS)),
-            conservation=summary["conservation"],
+            conservation=head["conservation"],
             wall_seconds=result.wall_seconds,
             events=result.events,
             packet_hops=result.packet_hops,
-            summary_json=text,
+            _run=result,
         )
 
     @property
     def end_time_s(self) -> float:
         """Simulated time at which the run ended, in seconds."""
-        return float(self.summary["end_time_s"])
+        return float(self.head["end_time_s"])
 
     @property
     def sim_seconds_per_wall_second(self) -> float:

@@ -403,3 +403,15 @@ def test_sweep_help_writes_percent_signs_once() -> None:
     p = afsim_cmd("sweep", "--help")
     assert p.returncode == 0
     assert "95% confidence" in " ".join(p.stdout.split()) and "%%" not in p.stdout
+
+
+def test_tables_print_at_most_rows_rows_and_say_how_many_are_left() -> None:
+    # issue 28: a run of 100,000 flows printed every flow (minutes, gigabytes); --rows bounds it
+    p = afsim_cmd("run", "bench/af-reference", "--set", "duration=2s", "--rows", "5")
+    assert p.returncode == 0, p.stderr
+    assert "… and 45 more flows" in p.stdout, p.stdout
+    assert "cbr4 " in p.stdout and "cbr5 " not in p.stdout
+    every = afsim_cmd("run", "bench/af-reference", "--set", "duration=2s", "--rows", "0")
+    assert "more flows" not in every.stdout and "cbr49 " in every.stdout
+    bad = afsim_cmd("run", "--rows", "-1")
+    assert bad.returncode == 2 and "--rows" in bad.stderr, bad.stderr

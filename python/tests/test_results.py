@@ -146,3 +146,17 @@ def test_tfrc_traces_and_link_losses_reach_the_tables(tmp_path: Path) -> None:
     untraced = afsim.load_scenario(text=TFRC_LOSSY.replace("trace = true", ""), name="x.toml")
     empty = Results.from_run(afsim._core.run(untraced)).tfrc_traces
     assert list(empty.columns) == list(t.columns) and len(empty) == 0
+
+
+def test_the_head_is_the_report_without_flows_and_queues_and_results_pickle(results: Results) -> None:
+    import pickle
+
+    full = dict(results.summary)
+    assert full.pop("flows") and full.pop("queues")
+    assert results.head == full
+    # the run's handle is not pickled; the report's text is
+    fresh = Results.from_run(afsim._core.run(afsim.load_scenario(Path(__file__).parent / "data" / "busy.toml")))
+    back = pickle.loads(pickle.dumps(fresh))
+    assert back._run is None
+    assert back.summary_json == results.summary_json
+    assert back.summary == results.summary

@@ -390,6 +390,11 @@ impl RunResult {
     fn summary_json(&self) -> String {
         self.report.to_json()
     }
+    /// `summary_json()` without its `flows` and `queues` rows (compact JSON): what `Results`
+    /// reads besides the two tables it takes from `flows_columns` and `queues_columns`.
+    fn summary_head_json(&self) -> String {
+        self.report.head_json()
+    }
     /// `summary_json()`'s UTF-8 bytes handed to `sink` (a callable taking `bytes`) in pieces of
     /// `chunk_bytes` (the last shorter) as they are made, without the whole text in memory (more
     /// than 2 GiB at a million flows; issue 28). An exception `sink` raises stops the writing

@@ -301,7 +301,7 @@ def run_metrics(results: Results) -> dict[str, float]:
     20–100 s), what it sent, and for TFRC flows its computed rate against the target; the
     bottleneck's packet statistics (Tables 1–3)."""
     end = results.end_time_s
-    span = end - float(results.summary.get("warmup_s", 0.0))
+    span = end - float((results.head if hasattr(results, "head") else results.summary).get("warmup_s", 0.0))
     m: dict[str, float] = {}
     traces = results.tfrc_traces
     for _, f in results.flows.iterrows():
