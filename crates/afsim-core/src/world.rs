@@ -267,7 +267,7 @@ pub struct World<'s> {
     now: SimTime,
     events: EventQueue,
     pool: Pool,
-    pub ports: Vec<Port>,
+    pub(crate) ports: Vec<Port>,
     tables: Tables,
     agents: Vec<AnyAgent>,
     agent_node: Vec<u32>,

@@ -123,7 +123,9 @@ impl World<'_> {
         match ev {
             Event::TxDone { port } => self.tx_done::<O>(port as usize),
             Event::Arrive { port } => {
-                let p = &mut self.ports[port as usize];
+                // SAFETY: the world schedules an arrival only for a port of its own (`transmit`
+                // and the line below; see `port_mut`)
+                let p = unsafe { port_mut(&mut self.ports, port as usize) };
                 let (at, id) = p.line.pop_front().expect("arrival with an empty line");
                 debug_assert_eq!(at, self.now);
                 if let Some(&(next, _)) = p.line.front() {
@@ -157,7 +159,9 @@ impl World<'_> {
     /// The transmitter of `port` is free and packets wait: the next one starts.
     #[inline]
     fn tx_done<const O: bool>(&mut self, port: usize) {
-        let p = &mut self.ports[port];
+        // SAFETY: the world schedules a `TxDone` only for a port of its own (`tx_done` and
+        // `enqueue_queued`; see `port_mut`)
+        let p = unsafe { port_mut(&mut self.ports, port) };
         p.tx_pending = false;
         if p.qlen > 0 {
             let (pool, events) = (&mut self.pool, &mut self.events);
@@ -313,7 +317,9 @@ impl World<'_> {
     /// Offers a packet to a port's queue; starts the transmitter if it is idle.
     #[inline]
     fn enqueue<const O: bool>(&mut self, port: usize, id: PacketId) {
-        let p = &mut self.ports[port];
+        // SAFETY: `port` is a forwarding table's answer other than `NO_ROUTE` (`forward_to`):
+        // the tables are built from this world's links and name only its ports
+        let p = unsafe { port_mut(&mut self.ports, port) };
         let pkt = self.pool.get(id);
         let size = u64::from(pkt.size);
         let level = usize::from(self.colours.level(pkt.dscp));
@@ -376,7 +382,8 @@ impl World<'_> {
         level: usize,
         (rev, dscp): (bool, u8),
     ) {
-        let p = &mut self.ports[port];
+        // SAFETY: `enqueue`'s port, just indexed there
+        let p = unsafe { port_mut(&mut self.ports, port) };
         let watched = O && p.watch.is_some();
         match p
             .queue
@@ -691,6 +698,22 @@ impl World<'_> {
                 .map(|c| c.held() as u64)
                 .sum::<u64>()
     }
+}
+
+/// Port `port` of the world's ports, without a bounds check (issue 25: one at each event and
+/// each enqueue).
+///
+/// # Safety
+///
+/// `port < ports.len()`. Callers pass a port index the world made itself: one of an event it
+/// scheduled for a port (`TxDone`, `Arrive`: only `transmit`, `tx_done`, `enqueue_queued` and
+/// the next arrival in `dispatch` schedule them, each for the port it is serving), or a
+/// forwarding table's answer; the ports are built once (`build.rs`) and never removed.
+#[inline(always)]
+unsafe fn port_mut(ports: &mut [Port], port: usize) -> &mut Port {
+    debug_assert!(port < ports.len(), "port {port} of {}", ports.len());
+    // SAFETY: the caller's (above).
+    unsafe { ports.get_unchecked_mut(port) }
 }
 
 /// Moves the next packet of port `port` (`p`) onto the wire; the transmitter must be free.
