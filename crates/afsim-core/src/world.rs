@@ -55,6 +55,7 @@ mod report;
 /// The report rows afsim-live's forwarding plane builds from the same counters.
 pub use report::{colour_rows, conditioner_row, queue_row};
 mod run;
+mod unchecked;
 mod watch;
 
 const LOCAL: u32 = u32::MAX;

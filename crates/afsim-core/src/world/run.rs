@@ -15,6 +15,7 @@ use crate::sim::event::{Event, EventQueue};
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::{AnyAgent, Ctx};
 
+use super::unchecked::{at, at_mut, port_mut};
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::watch::{watch_arrival, watch_departure};
 use super::{Port, Progress, RunError, StopReason, World, CONTROL, LOCAL};
@@ -200,7 +201,9 @@ impl World<'_> {
             } else {
                 f.delivered(self.now, pkt.size, pkt.created, self.warmup);
                 let delay_ns = self.now.0 - pkt.created.0;
-                self.flow_delays[flow].record(delay_ns);
+                // SAFETY: `flows[flow]` above was in bounds, and `flow_delays` has as many
+                // entries (both `n_flows`, made in `build.rs`, never resized)
+                unsafe { at_mut(&mut self.flow_delays, flow) }.record(delay_ns);
                 self.class_delays[usize::from(pkt.dscp & 63)].record(delay_ns);
             }
             if pkt.dst_agent == CONTROL {
@@ -594,8 +597,12 @@ impl World<'_> {
         // (the agent and its flow indexed once each, borrowed across the hook)
         let ag = &mut self.agents[a];
         let flow = ag.flow() as usize;
-        let dscp = self.flow_dscp[flow];
-        let f = &mut self.flows[flow];
+        // SAFETY: an agent's flow is the index of its spec flow (`build.rs` makes each agent
+        // with the index of the flow it is made for), below `spec.flows.len()`, which is
+        // `flow_dscp`'s length and at most `flows`' (`n_flows`, signal flows after); neither is
+        // ever resized
+        let dscp = unsafe { *at(&self.flow_dscp, flow) };
+        let f = unsafe { at_mut(&mut self.flows, flow) };
         let sent_before = f.packets_sent;
         let mut ctx = Ctx {
             now: self.now,
@@ -610,7 +617,9 @@ impl World<'_> {
         hook(ag, &mut ctx);
         // forward packets are the source's: data (and a SYN); the sink's ACKs are reverse
         self.data_generated += ctx.flow.packets_sent - sent_before;
-        let node = self.agent_node[a];
+        // SAFETY: `agents[a]` above was in bounds, and `agent_node` has an entry per agent (two
+        // per spec flow, pushed together in `build.rs`, never resized)
+        let node = unsafe { *at(&self.agent_node, a) };
         for &id in &outbox {
             self.receive::<O>(node, id, LOCAL);
         }
@@ -698,22 +707,6 @@ impl World<'_> {
                 .map(|c| c.held() as u64)
                 .sum::<u64>()
     }
-}
-
-/// Port `port` of the world's ports, without a bounds check (issue 25: one at each event and
-/// each enqueue).
-///
-/// # Safety
-///
-/// `port < ports.len()`. Callers pass a port index the world made itself: one of an event it
-/// scheduled for a port (`TxDone`, `Arrive`: only `transmit`, `tx_done`, `enqueue_queued` and
-/// the next arrival in `dispatch` schedule them, each for the port it is serving), or a
-/// forwarding table's answer; the ports are built once (`build.rs`) and never removed.
-#[inline(always)]
-unsafe fn port_mut(ports: &mut [Port], port: usize) -> &mut Port {
-    debug_assert!(port < ports.len(), "port {port} of {}", ports.len());
-    // SAFETY: the caller's (above).
-    unsafe { ports.get_unchecked_mut(port) }
 }
 
 /// Moves the next packet of port `port` (`p`) onto the wire; the transmitter must be free.
