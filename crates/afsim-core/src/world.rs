@@ -55,6 +55,7 @@ mod report;
 /// The report rows afsim-live's forwarding plane builds from the same counters.
 pub use report::{colour_rows, conditioner_row, queue_row};
 mod run;
+mod unchecked;
 mod watch;
 
 const LOCAL: u32 = u32::MAX;
@@ -267,7 +268,7 @@ pub struct World<'s> {
     now: SimTime,
     events: EventQueue,
     pool: Pool,
-    pub ports: Vec<Port>,
+    pub(crate) ports: Vec<Port>,
     tables: Tables,
     agents: Vec<AnyAgent>,
     agent_node: Vec<u32>,

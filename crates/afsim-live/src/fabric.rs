@@ -504,7 +504,7 @@ impl Fabric {
                 ..Default::default()
             },
         });
-        let slot = id as usize;
+        let slot = id.index();
         if self.frames.len() <= slot {
             self.frames
                 .resize_with(slot + 1, || Vec::with_capacity(1514));
@@ -574,7 +574,7 @@ impl Fabric {
                 self.lateness.record(late_ns);
                 let pkt = *self.pool.get(id);
                 let host = &self.hosts[h as usize];
-                let f = &mut self.frames[id as usize];
+                let f = &mut self.frames[id.index()];
                 frame::rewrite(
                     f,
                     host.mac,
@@ -763,7 +763,7 @@ impl Fabric {
         let size = pkt.size;
         if let Some(c) = p.capture {
             let tos = (pkt.dscp << 2) | pkt.ecn as u8;
-            self.captures[c].write(self.wall_epoch_ns + now.0, &self.frames[id as usize], tos);
+            self.captures[c].write(self.wall_epoch_ns + now.0, &self.frames[id.index()], tos);
         }
         p.stats.levels[usize::from(self.colours.level(pkt.dscp))].departures += 1;
         p.stats.departures += 1;

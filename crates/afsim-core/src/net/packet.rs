@@ -9,8 +9,23 @@
 
 use crate::sim::time::{SimDuration, SimTime};
 
-/// Index of a packet slot in the pool.
-pub type PacketId = u32;
+/// A packet's place in the `Pool` that made it: only `Pool::alloc` makes one (the field is
+/// private), as an index below the number of slots, and slots are never removed, so an id
+/// indexes a slot of its pool for as long as the pool lives (after `Pool::free` the slot may
+/// hold another packet, but it is a slot). `PacketId::default()` is slot 0, which every pool
+/// has from its creation on. The pool reads without a bounds check on that ground
+/// (`Pool::get`); an id is used only with the pool that made it (each world and each live
+/// fabric owns one pool, and its ids never leave it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PacketId(u32);
+
+impl PacketId {
+    /// The slot index (for tables kept beside the pool, by packet).
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 /// IP protocol numbers (IANA), for the `protocol` field.
 pub mod proto {
@@ -165,11 +180,26 @@ pub struct Packet {
 }
 
 /// Owns every packet in flight.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Pool {
+    /// Never shorter than `issued`, and never empty (slot 0 exists before it is issued, so
+    /// that `PacketId::default()` is a slot).
     slots: Vec<Packet>,
+    /// Slots issued so far (ids `0..issued`).
+    issued: u32,
     free: Vec<PacketId>,
     live: u64,
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Self {
+            slots: vec![Packet::default()],
+            issued: 0,
+            free: Vec::new(),
+            live: 0,
+        }
+    }
 }
 
 impl Pool {
@@ -182,30 +212,46 @@ impl Pool {
     pub fn alloc(&mut self, p: Packet) -> PacketId {
         self.live += 1;
         if let Some(id) = self.free.pop() {
-            self.slots[id as usize] = p;
+            *self.slot_mut(id) = p;
             id
         } else {
-            self.slots.push(p);
-            (self.slots.len() - 1) as PacketId
+            let id = PacketId(self.issued);
+            self.issued = self.issued.checked_add(1).expect("fewer than 2^32 packets");
+            if id.index() < self.slots.len() {
+                self.slots[id.index()] = p;
+            } else {
+                self.slots.push(p);
+            }
+            id
         }
     }
 
     /// Releases a packet's slot. The id must not be used afterwards.
     #[inline]
     pub fn free(&mut self, id: PacketId) {
-        debug_assert!(!self.free.contains(&id), "double free of packet {id}");
+        debug_assert!(!self.free.contains(&id), "double free of packet {id:?}");
         self.live -= 1;
         self.free.push(id);
     }
 
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
-        &self.slots[id as usize]
+        debug_assert!(id.index() < self.slots.len(), "{id:?} is not of this pool");
+        // SAFETY: an id is made only by this pool's `alloc` (or is `PacketId::default()`, slot
+        // 0), as an index below `slots.len()`, which never decreases (see `PacketId`).
+        unsafe { self.slots.get_unchecked(id.index()) }
     }
 
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
-        &mut self.slots[id as usize]
+        self.slot_mut(id)
+    }
+
+    #[inline]
+    fn slot_mut(&mut self, id: PacketId) -> &mut Packet {
+        debug_assert!(id.index() < self.slots.len(), "{id:?} is not of this pool");
+        // SAFETY: as `get`.
+        unsafe { self.slots.get_unchecked_mut(id.index()) }
     }
 
     /// Packets allocated and not yet freed.
@@ -215,7 +261,7 @@ impl Pool {
 
     /// Slots ever allocated (the pool's high-water mark): flat memory means this stops growing.
     pub fn capacity_used(&self) -> usize {
-        self.slots.len()
+        self.issued as usize
     }
 }
 
@@ -263,6 +309,40 @@ mod tests {
         assert_eq!(pool.get(c).size, 300);
         assert_eq!(pool.get(b).size, 200);
         assert_eq!(pool.capacity_used(), 2);
+    }
+
+    #[test]
+    fn ids_are_issued_in_order_and_the_default_id_is_a_slot_of_every_pool() {
+        // ids 0, 1, 2… as before the id type (issue 25): slot 0 exists before it is issued
+        let mut pool = Pool::new();
+        assert_eq!(pool.capacity_used(), 0);
+        assert_eq!(pool.get(PacketId::default()).size, 0);
+        let ids: Vec<_> = (0..3u32)
+            .map(|k| {
+                pool.alloc(Packet {
+                    size: 10 + k,
+                    ..Default::default()
+                })
+            })
+            .collect();
+        assert_eq!(
+            ids.iter().map(|id| id.index()).collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
+        assert_eq!(pool.capacity_used(), 3);
+        assert_eq!(pool.get(ids[2]).size, 12);
+        pool.get_mut(ids[0]).size = 99;
+        assert_eq!(pool.get(PacketId::default()).size, 99);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "is not of this pool")]
+    fn an_id_of_a_larger_pool_is_caught_in_the_debug_build() {
+        let mut big = Pool::new();
+        let id = (0..5).map(|_| big.alloc(Packet::default())).last().unwrap();
+        let small = Pool::new();
+        let _ = small.get(id).size;
     }
 
     #[test]

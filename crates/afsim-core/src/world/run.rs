@@ -15,6 +15,7 @@ use crate::sim::event::{Event, EventQueue};
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::{AnyAgent, Ctx};
 
+use super::unchecked::{at, at_mut, port_mut};
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::watch::{watch_arrival, watch_departure};
 use super::{Port, Progress, RunError, StopReason, World, CONTROL, LOCAL};
@@ -123,7 +124,9 @@ impl World<'_> {
         match ev {
             Event::TxDone { port } => self.tx_done::<O>(port as usize),
             Event::Arrive { port } => {
-                let p = &mut self.ports[port as usize];
+                // SAFETY: the world schedules an arrival only for a port of its own (`transmit`
+                // and the line below; see `port_mut`)
+                let p = unsafe { port_mut(&mut self.ports, port as usize) };
                 let (at, id) = p.line.pop_front().expect("arrival with an empty line");
                 debug_assert_eq!(at, self.now);
                 if let Some(&(next, _)) = p.line.front() {
@@ -157,7 +160,9 @@ impl World<'_> {
     /// The transmitter of `port` is free and packets wait: the next one starts.
     #[inline]
     fn tx_done<const O: bool>(&mut self, port: usize) {
-        let p = &mut self.ports[port];
+        // SAFETY: the world schedules a `TxDone` only for a port of its own (`tx_done` and
+        // `enqueue_queued`; see `port_mut`)
+        let p = unsafe { port_mut(&mut self.ports, port) };
         p.tx_pending = false;
         if p.qlen > 0 {
             let (pool, events) = (&mut self.pool, &mut self.events);
@@ -196,7 +201,9 @@ impl World<'_> {
             } else {
                 f.delivered(self.now, pkt.size, pkt.created, self.warmup);
                 let delay_ns = self.now.0 - pkt.created.0;
-                self.flow_delays[flow].record(delay_ns);
+                // SAFETY: `flows[flow]` above was in bounds, and `flow_delays` has as many
+                // entries (both `n_flows`, made in `build.rs`, never resized)
+                unsafe { at_mut(&mut self.flow_delays, flow) }.record(delay_ns);
                 self.class_delays[usize::from(pkt.dscp & 63)].record(delay_ns);
             }
             if pkt.dst_agent == CONTROL {
@@ -313,7 +320,9 @@ impl World<'_> {
     /// Offers a packet to a port's queue; starts the transmitter if it is idle.
     #[inline]
     fn enqueue<const O: bool>(&mut self, port: usize, id: PacketId) {
-        let p = &mut self.ports[port];
+        // SAFETY: `port` is a forwarding table's answer other than `NO_ROUTE` (`forward_to`):
+        // the tables are built from this world's links and name only its ports
+        let p = unsafe { port_mut(&mut self.ports, port) };
         let pkt = self.pool.get(id);
         let size = u64::from(pkt.size);
         let level = usize::from(self.colours.level(pkt.dscp));
@@ -376,7 +385,8 @@ impl World<'_> {
         level: usize,
         (rev, dscp): (bool, u8),
     ) {
-        let p = &mut self.ports[port];
+        // SAFETY: `enqueue`'s port, just indexed there
+        let p = unsafe { port_mut(&mut self.ports, port) };
         let watched = O && p.watch.is_some();
         match p
             .queue
@@ -587,8 +597,12 @@ impl World<'_> {
         // (the agent and its flow indexed once each, borrowed across the hook)
         let ag = &mut self.agents[a];
         let flow = ag.flow() as usize;
-        let dscp = self.flow_dscp[flow];
-        let f = &mut self.flows[flow];
+        // SAFETY: an agent's flow is the index of its spec flow (`build.rs` makes each agent
+        // with the index of the flow it is made for), below `spec.flows.len()`, which is
+        // `flow_dscp`'s length and at most `flows`' (`n_flows`, signal flows after); neither is
+        // ever resized
+        let dscp = unsafe { *at(&self.flow_dscp, flow) };
+        let f = unsafe { at_mut(&mut self.flows, flow) };
         let sent_before = f.packets_sent;
         let mut ctx = Ctx {
             now: self.now,
@@ -603,7 +617,9 @@ impl World<'_> {
         hook(ag, &mut ctx);
         // forward packets are the source's: data (and a SYN); the sink's ACKs are reverse
         self.data_generated += ctx.flow.packets_sent - sent_before;
-        let node = self.agent_node[a];
+        // SAFETY: `agents[a]` above was in bounds, and `agent_node` has an entry per agent (two
+        // per spec flow, pushed together in `build.rs`, never resized)
+        let node = unsafe { *at(&self.agent_node, a) };
         for &id in &outbox {
             self.receive::<O>(node, id, LOCAL);
         }

@@ -25,7 +25,7 @@ pub(super) fn watch_arrival(
 ) {
     let w = p.watch.as_deref_mut().expect("a watched port");
     if dropped.is_none() && w.sojourn.is_some() {
-        let slot = id as usize;
+        let slot = id.index();
         if w.enq_at.len() <= slot {
             w.enq_at.resize(slot + 1, 0);
         }
@@ -81,7 +81,7 @@ pub(super) fn watch_departure(
     let w = p.watch.as_deref_mut().expect("a watched port");
     let pkt = pool.get(id);
     if let Some(d) = w.sojourn.as_mut() {
-        let at = w.enq_at.get(id as usize).copied().unwrap_or(now.0);
+        let at = w.enq_at.get(id.index()).copied().unwrap_or(now.0);
         d.record(now.0.saturating_sub(at));
     }
     if let Some(t) = w.trace.as_mut() {
