@@ -174,7 +174,7 @@ impl Red {
     fn measured_len(&self) -> f64 {
         match self.params.common.measure {
             Measure::Packets => self.fifo.len() as f64,
-            Measure::Bytes => self.bytes as f64,
+            Measure::Bytes => crate::queue::count_f64(self.bytes),
         }
     }
 

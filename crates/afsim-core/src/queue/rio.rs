@@ -39,7 +39,7 @@ use crate::param::ParamError;
 use crate::queue::red::{
     act, fits, Activity, Common, Curve, IdleClock, MarkTest, Measure, RedAverage, Spacing, Stats,
 };
-use crate::queue::DropReason;
+use crate::queue::{count_f64, DropReason};
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
 
@@ -180,8 +180,8 @@ impl Rio {
     #[inline]
     fn measured(&self, packets: usize, bytes: u64) -> f64 {
         match self.params.common.measure {
-            Measure::Packets => packets as f64,
-            Measure::Bytes => bytes as f64,
+            Measure::Packets => count_f64(packets as u64),
+            Measure::Bytes => count_f64(bytes),
         }
     }
 

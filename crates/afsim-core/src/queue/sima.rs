@@ -38,7 +38,7 @@ use crate::net::dscp;
 use crate::net::dscp::{ServiceClass, SIMA_LEVELS as LEVELS};
 use crate::net::packet::{PacketId, Pool};
 use crate::param::ParamError;
-use crate::queue::DropReason;
+use crate::queue::{count_f64, DropReason};
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
 
@@ -211,16 +211,6 @@ pub struct Sima {
     pub stats: Stats,
 }
 
-/// `bytes as f64`, through `i64`: one instruction where `u64`'s conversion takes six, and
-/// the same value below 2⁶³ (both round the same integer to the nearest `f64`). A buffer's
-/// bytes are those of packets it holds, each at most 4 GiB (`u32` sizes), and no pool holds
-/// 2³¹ of them, so the count is far below 2⁶³.
-#[inline(always)]
-fn bytes_f64(bytes: u64) -> f64 {
-    debug_assert!(bytes < 1 << 63);
-    bytes as i64 as f64
-}
-
 /// A packet's class and drop precedence, from its code point.
 #[inline]
 pub fn classify(dscp: u8) -> (ServiceClass, u8) {
@@ -265,8 +255,8 @@ impl Sima {
     #[inline]
     fn update(&mut self, now: SimTime) {
         let p = &self.params;
-        let x_nrt = bytes_f64(self.bytes[0]) / self.limit_f64[0];
-        let x_rt = bytes_f64(self.bytes[1]) / self.limit_f64[1];
+        let x_nrt = count_f64(self.bytes[0]) / self.limit_f64[0];
+        let x_rt = count_f64(self.bytes[1]) / self.limit_f64[1];
         self.avg[0] += p.nrt_weight * (x_nrt - self.avg[0]);
         self.avg[1] += p.rt_weight * (x_rt - self.avg[1]);
         let dpa = p.allowed(p.occupancy.combine(self.avg[1], self.avg[0]));
