@@ -312,16 +312,22 @@ impl IdleClock {
 
     /// How many mean-sized packets the link could have sent in `idle`, rounded down:
     /// ⌊idle_ns · rate / (8 · mean · 10⁹)⌋, exact in integers.
-    #[inline]
+    /// (Inlined into every arrival that ends an idle period; the 128-bit case, an idle time
+    /// whose product with the rate passes 2⁶⁴, out of line: issue 25.)
+    #[inline(always)]
     pub fn slots(&self, idle: SimDuration) -> u64 {
         match idle.as_nanos().checked_mul(self.link_rate_bps) {
             Some(p) => p / self.slot,
-            None => {
-                let q = u128::from(idle.as_nanos()) * u128::from(self.link_rate_bps)
-                    / u128::from(self.slot.get());
-                u64::try_from(q).unwrap_or(u64::MAX)
-            }
+            None => self.slots_wide(idle),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn slots_wide(&self, idle: SimDuration) -> u64 {
+        let q = u128::from(idle.as_nanos()) * u128::from(self.link_rate_bps)
+            / u128::from(self.slot.get());
+        u64::try_from(q).unwrap_or(u64::MAX)
     }
 
     /// (1 − w_q)^m, as `decay_factor`.
