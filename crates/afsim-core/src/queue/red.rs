@@ -178,7 +178,7 @@ impl Red {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(
         &mut self,
         now: SimTime,

@@ -186,7 +186,7 @@ impl Rio {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(
         &mut self,
         now: SimTime,
@@ -334,7 +334,7 @@ impl Rio {
         outcome
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
         let id = self.fifo.pop_front()?;
         let p = pool.get(id);

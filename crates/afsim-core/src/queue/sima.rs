@@ -268,7 +268,7 @@ impl Sima {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(
         &mut self,
         now: SimTime,
@@ -301,7 +301,7 @@ impl Sima {
     }
 
     /// SIMA draft §4.2: every real-time packet leaves before any non-real-time one.
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self, _now: SimTime, pool: &mut Pool) -> Option<PacketId> {
         let c = if self.fifo[1].is_empty() { 0 } else { 1 };
         let id = self.fifo[c].pop_front()?;
