@@ -323,7 +323,6 @@ impl World<'_> {
         if O {
             p.sample(self.now);
         }
-        p.stats.before_change(self.now, p.qlen as usize);
         p.stats.arrivals += 1;
         p.stats.arrival_bytes += size;
         p.stats.level_mut(level).arrivals += 1;
@@ -383,6 +382,7 @@ impl World<'_> {
             .enqueue_port(self.now, id, &mut self.pool, &mut p.rng)
         {
             Ok(()) => {
+                p.stats.grew(self.now);
                 p.qlen += 1;
                 // (greater only after the test double `Leaky` lost packets)
                 debug_assert!(p.qlen as usize >= p.queue.len_packets());
@@ -710,11 +710,13 @@ fn start_tx<const O: bool>(
     if O {
         p.sample(now);
     }
-    p.stats.before_change(now, p.qlen as usize);
     let Some(id) = p.queue.dequeue(now, pool) else {
+        // (only after the test double `Leaky` lost packets)
+        p.stats.shrank(now, u64::from(p.qlen));
         p.qlen = 0;
         return false;
     };
+    p.stats.shrank(now, 1);
     p.qlen -= 1;
     if O && p.watch.is_some() {
         watch_departure(p, pool, colours, now, id);
