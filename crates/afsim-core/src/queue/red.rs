@@ -261,7 +261,7 @@ impl Red {
         outcome
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
         match self.fifo.pop_front() {
             Some(id) => {

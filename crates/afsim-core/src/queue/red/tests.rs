@@ -183,6 +183,23 @@ fn clock_update_is_red_average_update() {
     }
 }
 
+#[test]
+fn tx_time_is_the_rounded_up_128_bit_quotient() {
+    // the 64-bit path (a product below 2^64) and the 128-bit one give ⌈size·8·10⁹ / rate⌉
+    let mut rng = stream(13, "tx-time");
+    let mut rates = vec![1, 3, 8_000_000, 45_000_000, 10_000_000_000, u64::MAX];
+    rates.extend((0..50).map(|_| (rng.next_u64() >> (rng.next_u64() % 64)).max(1)));
+    for rate in rates {
+        let mut common = params().common;
+        common.link_rate_bps = rate;
+        for size in [0, 1, 40, 500, 1_500, 2_305_843_009, 2_305_843_010, u32::MAX] {
+            let want = (u128::from(size) * 8_000_000_000).div_ceil(u128::from(rate));
+            let want = u64::try_from(want).unwrap_or(u64::MAX);
+            assert_eq!(common.tx_time(size).0, want, "{size} B at {rate} b/s");
+        }
+    }
+}
+
 // ---- the probability ---------------------------------------------------------------
 
 #[test]
