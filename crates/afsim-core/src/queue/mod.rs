@@ -538,10 +538,10 @@ mod tests {
                 let gap = rng.next_u64() >> (2 + rng.next_u64() % 40 + (round % 3) * 10);
                 now = (now + gap).min(1 << 62);
                 let t = SimTime(now);
-                let shrink = len > 0 && rng.next_u64() % 2 == 0;
+                let shrink = len > 0 && rng.uniform() < 0.5;
                 live.before_change(t, len as usize);
                 if shrink {
-                    let n = if rng.next_u64() % 50 == 0 { len } else { 1 };
+                    let n = if rng.uniform() < 0.02 { len } else { 1 };
                     sim.shrank(t, n);
                     len -= n;
                 } else {
