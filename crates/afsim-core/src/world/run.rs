@@ -725,6 +725,8 @@ fn start_tx<const O: bool>(
     let pkt = pool.get(id);
     let known = (pkt.size, usize::from(colours.level(pkt.dscp)));
     transmit::<O>(p, port, now, pool, events, captures, id, known);
+    // (here, not in `transmit`: the through path's drop-tail queue has nothing to be told)
+    p.queue.tx_ends(p.busy_until);
     true
 }
 
@@ -755,7 +757,6 @@ fn transmit<const O: bool>(
     let tx = p.clock.tx_ns(size);
     p.busy_ns += tx;
     p.busy_until = now + SimDuration(tx);
-    p.queue.tx_ends(p.busy_until);
     let at = p.busy_until + p.delay;
     if p.line.is_empty() {
         events.schedule(at, Event::Arrive { port: port as u32 });
