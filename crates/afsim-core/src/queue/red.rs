@@ -174,11 +174,11 @@ impl Red {
     fn measured_len(&self) -> f64 {
         match self.params.common.measure {
             Measure::Packets => self.fifo.len() as f64,
-            Measure::Bytes => self.bytes as f64,
+            Measure::Bytes => crate::queue::count_f64(self.bytes),
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(
         &mut self,
         now: SimTime,
@@ -206,6 +206,38 @@ impl Red {
                 .record(level, Err(DropReason::Overflow), false, None);
             return Err(DropReason::Overflow);
         }
+        let outcome = if verdict == Verdict::Accept && self.mark.is_none() {
+            // The common case (issue 25): accepted, no marking curve; what `act` and
+            // `Stats::record` do for it, without their general path.
+            self.stats.record(level, Ok(()), false, None);
+            Ok(())
+        } else {
+            self.act_on(verdict, level, avg, busy, size, id, pool, rng)
+        };
+        if outcome.is_ok() {
+            self.fifo.push_back(id);
+            self.bytes += u64::from(size);
+            self.link = Activity::Busy;
+        }
+        outcome
+    }
+
+    /// The rest of `enqueue` for a verdict other than a plain accept, or with a marking curve:
+    /// the marking curve tested with the same average, the verdict applied (`act`) and
+    /// counted. Out of line: most arrivals do not come here.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn act_on(
+        &mut self,
+        verdict: Verdict,
+        level: usize,
+        avg: f64,
+        busy: bool,
+        size: u32,
+        id: PacketId,
+        pool: &mut Pool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
         let colours = &self.colours;
         let mark = self.mark.as_ref().map(|curve| MarkTest {
             curve,
@@ -217,7 +249,7 @@ impl Red {
         let (outcome, forced, marked) = act(
             verdict,
             mark,
-            common,
+            &self.params.common,
             &self.fifo,
             id,
             pool,
@@ -226,15 +258,10 @@ impl Red {
             rng,
         );
         self.stats.record(level, outcome, forced, marked);
-        if outcome.is_ok() {
-            self.fifo.push_back(id);
-            self.bytes += u64::from(size);
-            self.link = Activity::Busy;
-        }
         outcome
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
         match self.fifo.pop_front() {
             Some(id) => {

@@ -38,8 +38,9 @@ use crate::net::packet::{PacketId, Pool};
 use crate::param::ParamError;
 use crate::queue::red::{
     act, fits, Activity, Common, Curve, IdleClock, MarkTest, Measure, RedAverage, Spacing, Stats,
+    Verdict,
 };
-use crate::queue::DropReason;
+use crate::queue::{count_f64, DropReason};
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
 
@@ -180,12 +181,12 @@ impl Rio {
     #[inline]
     fn measured(&self, packets: usize, bytes: u64) -> f64 {
         match self.params.common.measure {
-            Measure::Packets => packets as f64,
-            Measure::Bytes => bytes as f64,
+            Measure::Packets => count_f64(packets as u64),
+            Measure::Bytes => count_f64(bytes),
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(
         &mut self,
         now: SimTime,
@@ -249,7 +250,55 @@ impl Rio {
             self.congestion_periods += 1;
         }
         self.out_was_congested = congested;
-        // The marking curve of the arrival's colour, with the same average.
+        let marking = if is_in {
+            self.in_mark.is_some()
+        } else {
+            self.out_mark.is_some()
+        };
+        let outcome = if verdict == Verdict::Accept && !marking {
+            // The common case (issue 25): accepted, no marking curve; what `act` and
+            // `Stats::record` do for it, without their general path.
+            self.stats.record(usize::from(level), Ok(()), false, None);
+            Ok(())
+        } else {
+            self.act_on(verdict, is_in, level, avg, size, id, pool, rng)
+        };
+        // dsredq.cc updateIdleFlag: called for an enqueued arrival and, with ECN, before
+        // PKT_MARKED, so a marked arrival ends the idle period as an accepted one does
+        if outcome.is_ok() {
+            self.fifo.push_back(id);
+            self.bytes += u64::from(size);
+            if is_in {
+                self.in_packets += 1;
+                self.in_bytes += u64::from(size);
+                self.act_in = Activity::Busy;
+                if coupled {
+                    self.act_out = Activity::Busy;
+                }
+            } else {
+                self.act_out = Activity::Busy;
+            }
+        }
+        outcome
+    }
+
+    /// The rest of `enqueue` for a verdict other than a plain accept, or with a marking curve:
+    /// the marking curve of the arrival's colour tested with the same average, the verdict
+    /// applied (`act`) and counted. Out of line: most arrivals do not come here.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn act_on(
+        &mut self,
+        verdict: Verdict,
+        is_in: bool,
+        level: u8,
+        avg: f64,
+        size: u32,
+        id: PacketId,
+        pool: &mut Pool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
+        let busy = true; // as in `enqueue`
         let mark = if is_in {
             self.in_mark.as_ref().map(|curve| MarkTest {
                 curve,
@@ -271,7 +320,7 @@ impl Rio {
         let (outcome, forced, marked) = act(
             verdict,
             mark,
-            common,
+            &self.params.common,
             &self.fifo,
             id,
             pool,
@@ -282,26 +331,10 @@ impl Rio {
         );
         self.stats
             .record(usize::from(level), outcome, forced, marked);
-        // dsredq.cc updateIdleFlag: called for an enqueued arrival and, with ECN, before
-        // PKT_MARKED, so a marked arrival ends the idle period as an accepted one does
-        if outcome.is_ok() {
-            self.fifo.push_back(id);
-            self.bytes += u64::from(size);
-            if is_in {
-                self.in_packets += 1;
-                self.in_bytes += u64::from(size);
-                self.act_in = Activity::Busy;
-                if coupled {
-                    self.act_out = Activity::Busy;
-                }
-            } else {
-                self.act_out = Activity::Busy;
-            }
-        }
         outcome
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {
         let id = self.fifo.pop_front()?;
         let p = pool.get(id);

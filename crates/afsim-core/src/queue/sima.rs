@@ -38,7 +38,7 @@ use crate::net::dscp;
 use crate::net::dscp::{ServiceClass, SIMA_LEVELS as LEVELS};
 use crate::net::packet::{PacketId, Pool};
 use crate::param::ParamError;
-use crate::queue::DropReason;
+use crate::queue::{count_f64, DropReason};
 use crate::sim::rng::Rng;
 use crate::sim::time::SimTime;
 
@@ -71,7 +71,15 @@ impl Occupancy {
     #[inline]
     pub fn combine(self, x_rt: f64, x_nrt: f64) -> f64 {
         match self {
-            Occupancy::Max => x_rt.max(x_nrt),
+            // (a comparison, not `f64::max`: its NaN handling cost 9 instructions an arrival,
+            // and an average of finite occupancies is never NaN; issue 25)
+            Occupancy::Max => {
+                if x_nrt > x_rt {
+                    x_nrt
+                } else {
+                    x_rt
+                }
+            }
             Occupancy::Sum => x_rt + x_nrt,
             Occupancy::Euclidean => x_rt.hypot(x_nrt),
         }
@@ -149,11 +157,21 @@ impl Params {
     }
 
     /// DP_a for the combined occupancy `x`: ⌊a + b·x⌋ clamped to 0..=8.
+    ///
+    /// Without `f64::floor`, a call into libm on this target (about 20 instructions an
+    /// arrival; issue 25): below 0 (and NaN) gives 0, from 8 on 8, and in between the
+    /// conversion's truncation toward zero is the floor of a non-negative number. Equal to
+    /// `v.floor().clamp(0.0, 8.0) as u8` for every `v` (`allowed_is_the_clamped_floor_everywhere`).
     #[inline]
     pub fn allowed(&self, x: f64) -> u8 {
-        (self.dpa_offset + self.dpa_slope * x)
-            .floor()
-            .clamp(0.0, LEVELS as f64) as u8
+        let v = self.dpa_offset + self.dpa_slope * x;
+        if v >= LEVELS as f64 {
+            LEVELS as u8
+        } else if v >= 0.0 {
+            v as u8
+        } else {
+            0
+        }
     }
 }
 
@@ -180,6 +198,9 @@ pub struct Sima {
     /// The buffers, by class index (NRT 0, RT 1), and their bytes.
     fifo: [Ring<PacketId>; 2],
     bytes: [u64; 2],
+    /// The limits as `f64` (`nrt_limit_bytes`, `rt_limit_bytes` by class index), converted
+    /// once: a `u64` to `f64` conversion is six instructions on this target (issue 25).
+    limit_f64: [f64; 2],
     /// Averaged occupancies (fractions of each limit), by class index.
     avg: [f64; 2],
     dpa: u8,
@@ -190,15 +211,42 @@ pub struct Sima {
     pub stats: Stats,
 }
 
-/// A packet's class and drop precedence, from its code point.
-#[inline]
+/// A packet's class and drop precedence, from its code point: `decode`, looked up in a table
+/// worked out at compile time (one load where the tests took ten instructions, twice a hop;
+/// issue 25).
+#[inline(always)]
 pub fn classify(dscp: u8) -> (ServiceClass, u8) {
+    let e = CLASSES[usize::from(dscp)];
+    let class = if e & 8 != 0 {
+        ServiceClass::Rt
+    } else {
+        ServiceClass::Nrt
+    };
+    (class, e & 7)
+}
+
+/// `classify` without the table: SIMA's code points (`dscp::sima_decode`); any other is non-real
+/// time at DP 0.
+const fn decode(dscp: u8) -> (bool, u8) {
     match dscp::sima_decode(dscp) {
-        Some((true, dp)) => (ServiceClass::Rt, dp),
-        Some((false, dp)) => (ServiceClass::Nrt, dp),
-        None => (ServiceClass::Nrt, 0),
+        Some((rt, dp)) => (rt, dp),
+        None => (false, 0),
     }
 }
+
+/// `decode` of every byte: 8 for real time, plus the drop precedence (0 … 7: `sima_decode`
+/// shifts a code point of at most 63 by 3).
+const CLASSES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut d = 0;
+    while d < 256 {
+        let (rt, dp) = decode(d as u8);
+        assert!(dp < 8);
+        t[d] = if rt { 8 } else { 0 } | dp;
+        d += 1;
+    }
+    t
+};
 
 impl Sima {
     /// An empty queue; `params` must have passed `validate`.
@@ -208,6 +256,7 @@ impl Sima {
             params,
             fifo: [Ring::new(), Ring::new()],
             bytes: [0; 2],
+            limit_f64: [params.nrt_limit_bytes as f64, params.rt_limit_bytes as f64],
             avg: [0.0; 2],
             dpa: params.allowed(0.0),
             dpa_since: SimTime::ZERO,
@@ -233,8 +282,8 @@ impl Sima {
     #[inline]
     fn update(&mut self, now: SimTime) {
         let p = &self.params;
-        let x_nrt = self.bytes[0] as f64 / p.nrt_limit_bytes as f64;
-        let x_rt = self.bytes[1] as f64 / p.rt_limit_bytes as f64;
+        let x_nrt = count_f64(self.bytes[0]) / self.limit_f64[0];
+        let x_rt = count_f64(self.bytes[1]) / self.limit_f64[1];
         self.avg[0] += p.nrt_weight * (x_nrt - self.avg[0]);
         self.avg[1] += p.rt_weight * (x_rt - self.avg[1]);
         let dpa = p.allowed(p.occupancy.combine(self.avg[1], self.avg[0]));
@@ -246,7 +295,7 @@ impl Sima {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(
         &mut self,
         now: SimTime,
@@ -279,7 +328,7 @@ impl Sima {
     }
 
     /// SIMA draft §4.2: every real-time packet leaves before any non-real-time one.
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self, _now: SimTime, pool: &mut Pool) -> Option<PacketId> {
         let c = if self.fifo[1].is_empty() { 0 } else { 1 };
         let id = self.fifo[c].pop_front()?;
@@ -417,6 +466,59 @@ mod tests {
     }
 
     #[test]
+    fn allowed_is_the_clamped_floor_everywhere() {
+        // `allowed` avoids `floor`; it must equal ⌊a + b·x⌋ clamped to 0..=8 for every input
+        let floor_rule = |p: &Params, x: f64| {
+            (p.dpa_offset + p.dpa_slope * x)
+                .floor()
+                .clamp(0.0, LEVELS as f64) as u8
+        };
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            1e300,
+            -1e300,
+        ];
+        for k in -40..=40 {
+            let x = f64::from(k) / 32.0;
+            xs.extend([x, x * (1.0 + f64::EPSILON), x * (1.0 - f64::EPSILON)]);
+        }
+        let mut rng = crate::sim::rng::stream(3, "x");
+        xs.extend((0..10_000).map(|_| rng.uniform() * 3.0 - 1.0));
+        for p in [
+            Params::LAATU,
+            Params {
+                dpa_offset: -2.0,
+                dpa_slope: 12.0,
+                ..Params::LAATU
+            },
+            Params {
+                dpa_offset: 7.5,
+                dpa_slope: 0.3,
+                ..Params::LAATU
+            },
+        ] {
+            for &x in &xs {
+                assert_eq!(p.allowed(x), floor_rule(&p, x), "x = {x}, {p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn max_occupancy_is_f64_max_for_averages() {
+        let vals = [0.0, 1e-9, 0.25, 0.5, 0.5000000000000001, 1.0, 3.0];
+        for &a in &vals {
+            for &b in &vals {
+                assert_eq!(Occupancy::Max.combine(a, b), a.max(b), "{a} {b}");
+            }
+        }
+    }
+
+    #[test]
     fn occupancies_combine_as_the_drafts_three_formulas() {
         assert_eq!(Occupancy::Max.combine(0.3, 0.4), 0.4);
         assert!((Occupancy::Sum.combine(0.3, 0.4) - 0.7).abs() < 1e-15);
@@ -541,6 +643,21 @@ mod tests {
             (q.stats.dp[1][2].departures, q.stats.dp[0][6].departures),
             (2, 2)
         );
+    }
+
+    #[test]
+    fn the_class_table_is_the_decoding() {
+        for d in 0..=255u8 {
+            let (rt, dp) = decode(d);
+            let class = if rt {
+                ServiceClass::Rt
+            } else {
+                ServiceClass::Nrt
+            };
+            assert_eq!(classify(d), (class, dp), "code point {d}");
+        }
+        assert_eq!(decode(dscp::sima(true, 5)), (true, 5));
+        assert_eq!(decode(dscp::sima(false, 7)), (false, 7));
     }
 
     #[test]

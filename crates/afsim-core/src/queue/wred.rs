@@ -133,7 +133,7 @@ impl Wred {
         let curve_ix = level.min(self.curves.len() - 1);
         let q = match common.measure {
             Measure::Packets => self.fifo.len() as f64,
-            Measure::Bytes => self.bytes as f64,
+            Measure::Bytes => crate::queue::count_f64(self.bytes),
         };
         // dsredq.cc: a packet that finds the buffer full is refused before it touches the
         // average (plain RED, red.cc, updates it first), ECN-capable or not

@@ -332,7 +332,6 @@ impl World<'_> {
         if O {
             p.sample(self.now);
         }
-        p.stats.before_change(self.now, p.qlen as usize);
         p.stats.arrivals += 1;
         p.stats.arrival_bytes += size;
         p.stats.level_mut(level).arrivals += 1;
@@ -351,15 +350,16 @@ impl World<'_> {
                 p.stats.max_len_packets = 1;
             }
             let (pool, events) = (&mut self.pool, &mut self.events);
+            // (the packet's size and level as read above: `transmit` need not look again)
             transmit::<O>(
                 p,
                 port,
                 self.now,
                 pool,
-                &self.colours,
                 events,
                 &mut self.captures,
                 id,
+                (size as u32, level),
             );
             self.hops += 1;
         } else {
@@ -393,6 +393,7 @@ impl World<'_> {
             .enqueue_port(self.now, id, &mut self.pool, &mut p.rng)
         {
             Ok(()) => {
+                p.stats.grew(self.now);
                 p.qlen += 1;
                 // (greater only after the test double `Leaky` lost packets)
                 debug_assert!(p.qlen as usize >= p.queue.len_packets());
@@ -726,21 +727,28 @@ fn start_tx<const O: bool>(
     if O {
         p.sample(now);
     }
-    p.stats.before_change(now, p.qlen as usize);
     let Some(id) = p.queue.dequeue(now, pool) else {
+        // (only after the test double `Leaky` lost packets)
+        p.stats.shrank(now, u64::from(p.qlen));
         p.qlen = 0;
         return false;
     };
+    p.stats.shrank(now, 1);
     p.qlen -= 1;
     if O && p.watch.is_some() {
         watch_departure(p, pool, colours, now, id);
     }
-    transmit::<O>(p, port, now, pool, colours, events, captures, id);
+    let pkt = pool.get(id);
+    let known = (pkt.size, usize::from(colours.level(pkt.dscp)));
+    transmit::<O>(p, port, now, pool, events, captures, id, known);
+    // (here, not in `transmit`: the through path's drop-tail queue has nothing to be told)
+    p.queue.tx_ends(p.busy_until);
     true
 }
 
 /// Puts packet `id`, just taken from port `port`'s queue (`p`), on the wire: departure
-/// counters, transmission time, propagation line. The transmitter must be free.
+/// counters, transmission time, propagation line. The transmitter must be free. `size` and
+/// `level` are the packet's (its callers have read them already; issue 25).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn transmit<const O: bool>(
@@ -748,20 +756,23 @@ fn transmit<const O: bool>(
     port: usize,
     now: SimTime,
     pool: &mut Pool,
-    colours: &ColourTable,
     events: &mut EventQueue,
     captures: &mut [pcap::Writer],
     id: PacketId,
+    (size, level): (u32, usize),
 ) {
-    let pkt = pool.get(id);
-    let size = pkt.size;
-    p.stats.levels[usize::from(colours.level(pkt.dscp))].departures += 1;
+    debug_assert_eq!(size, pool.get(id).size);
+    debug_assert!(level < p.stats.levels.len());
+    // SAFETY: the packet's arrival at this port counted it at `level` (`QueueStats::level_mut`,
+    // which makes the level's counters; no discipline changes a queued packet's code point),
+    // and counters are only removed when the world is given up for its report
+    // (`World::into_report`): the index is in bounds (issue 25: a bounds check on every hop).
+    unsafe { p.stats.levels.get_unchecked_mut(level) }.departures += 1;
     p.stats.departures += 1;
     p.stats.departure_bytes += u64::from(size);
     let tx = p.clock.tx_ns(size);
     p.busy_ns += tx;
     p.busy_until = now + SimDuration(tx);
-    p.queue.tx_ends(p.busy_until);
     let at = p.busy_until + p.delay;
     if p.line.is_empty() {
         events.schedule(at, Event::Arrive { port: port as u32 });

@@ -186,6 +186,32 @@ fn a_queue_that_loses_packets_silently_fails_the_run() {
 }
 
 #[test]
+fn a_world_reported_twice_reports_the_same_queue_lengths() {
+    // the ports keep their length integral as sums of changes and settle it for each report
+    // (`QueueStats::settle`), then turn it back: a second report equals the first
+    let s = spec(
+        &["a", "b"],
+        vec![link(0, 1, 1_000_000, 1, 50)],
+        vec![cbr("f", 0, 1, 1_500_000, 500)],
+        1,
+    );
+    let mut w = World::build(&s).unwrap();
+    w.run(None).unwrap();
+    let (r1, r2) = (w.report(), w.report());
+    let q = |r: &crate::report::Report| {
+        r.queues
+            .iter()
+            .map(|q| q.mean_len_packets.to_bits())
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        r1.queues.iter().any(|q| q.mean_len_packets > 1.0),
+        "a queue builds"
+    );
+    assert_eq!(q(&r1), q(&r2));
+}
+
+#[test]
 fn unreachable_destination_is_dropped_at_the_node_and_counted() {
     let s = spec(
         &["a", "b", "c"],

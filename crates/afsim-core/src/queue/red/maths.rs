@@ -117,6 +117,11 @@ impl Spacing {
     /// RED's decision for an arrival of `size` bytes finding the average `avg` (in the curve's
     /// unit). `busy` is red.cc's `qlen > 1`. Draws one uniform number exactly when it tests
     /// p_a.
+    ///
+    /// The common case, an average below min_th, is inlined into each discipline's enqueue;
+    /// the rest is `decide_red` / `decide_dsredq`, out of line (issue 25: the call was about
+    /// 16 instructions an arrival).
+    #[inline(always)]
     pub fn decide(
         &mut self,
         avg: f64,
@@ -127,6 +132,12 @@ impl Spacing {
         rng: &mut Rng,
     ) -> Verdict {
         if common.spacing == SpacingRule::Dsredq {
+            if avg <= curve.min_th {
+                // dsredq.cc: below min_th (count −1 there; see `decide_dsredq`)
+                self.old = false;
+                self.last_p = 0.0;
+                return Verdict::Accept;
+            }
             return self.decide_dsredq(avg, curve, rng);
         }
         // red.cc: count and count_bytes tally the arrivals since the last early drop.
@@ -137,6 +148,20 @@ impl Spacing {
             self.last_p = 0.0;
             return Verdict::Accept;
         }
+        self.decide_red(avg, curve, common, size, rng)
+    }
+
+    /// `decide` under `SpacingRule::Red` once the average is at or above min_th and the queue
+    /// busy (count and count_bytes already tallied).
+    #[inline(never)]
+    fn decide_red(
+        &mut self,
+        avg: f64,
+        curve: &Curve,
+        common: &Common,
+        size: u32,
+        rng: &mut Rng,
+    ) -> Verdict {
         let beyond = if common.gentle {
             avg >= 2.0 * curve.max_th
         } else {
@@ -175,12 +200,9 @@ impl Spacing {
     /// ns-2.35 dsredq.cc `redQueue::enque`, past its buffer test. `count` holds dsredq's
     /// `edv_.count` once the average is in the band (`old`); below min_th dsredq sets it to −1,
     /// which here is `old` false, so that the next arrival in the band counts 0.
+    /// Called by `decide` once the average is above min_th.
+    #[inline(never)]
     fn decide_dsredq(&mut self, avg: f64, curve: &Curve, rng: &mut Rng) -> Verdict {
-        if avg <= curve.min_th {
-            self.old = false;
-            self.last_p = 0.0;
-            return Verdict::Accept;
-        }
         if avg > curve.max_th {
             // dsredq.cc redQueue::enque: count 0 whether it then drops or, with ecn, marks
             self.count = 0;
@@ -271,6 +293,9 @@ pub struct IdleClock {
     slot: StrengthReducedU64,
     decay: [f64; DECAY_TABLE],
     w_q: f64,
+    /// 1 − w_q, as `RedAverage::update` computes it on every arrival: the same subtraction,
+    /// done once.
+    keep: f64,
 }
 
 impl IdleClock {
@@ -281,21 +306,28 @@ impl IdleClock {
             slot: StrengthReducedU64::new(u64::from(common.mean_pkt_size) * 8 * 1_000_000_000),
             decay: std::array::from_fn(|m| decay_factor(w_q, m as u64)),
             w_q,
+            keep: 1.0 - w_q,
         }
     }
 
     /// How many mean-sized packets the link could have sent in `idle`, rounded down:
     /// ⌊idle_ns · rate / (8 · mean · 10⁹)⌋, exact in integers.
-    #[inline]
+    /// (Inlined into every arrival that ends an idle period; the 128-bit case, an idle time
+    /// whose product with the rate passes 2⁶⁴, out of line: issue 25.)
+    #[inline(always)]
     pub fn slots(&self, idle: SimDuration) -> u64 {
         match idle.as_nanos().checked_mul(self.link_rate_bps) {
             Some(p) => p / self.slot,
-            None => {
-                let q = u128::from(idle.as_nanos()) * u128::from(self.link_rate_bps)
-                    / u128::from(self.slot.get());
-                u64::try_from(q).unwrap_or(u64::MAX)
-            }
+            None => self.slots_wide(idle),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn slots_wide(&self, idle: SimDuration) -> u64 {
+        let q = u128::from(idle.as_nanos()) * u128::from(self.link_rate_bps)
+            / u128::from(self.slot.get());
+        u64::try_from(q).unwrap_or(u64::MAX)
     }
 
     /// (1 − w_q)^m, as `decay_factor`.
@@ -307,10 +339,17 @@ impl IdleClock {
         }
     }
 
-    /// `RedAverage::update` for an arrival credited `m` idle slots.
-    #[inline]
+    /// `RedAverage::update` for an arrival credited `m` idle slots, operation for operation:
+    /// avg ← avg·(1 − w_q)^m, then avg ← (1 − w_q)·avg + w_q·q, with 1 − w_q computed once
+    /// (`keep`) and the first product left out when m = 0, where it is a product by 1, which
+    /// changes no value (`tests::clock_update_is_red_average_update`).
+    #[inline(always)]
     pub fn update(&self, avg: &mut RedAverage, q: f64, m: u64) -> f64 {
-        avg.update(q, self.decay(m), self.w_q)
+        if m != 0 {
+            avg.avg *= self.decay(m);
+        }
+        avg.avg = self.keep * avg.avg + self.w_q * q;
+        avg.avg
     }
 }
 

@@ -154,6 +154,52 @@ fn the_idle_clock_decay_is_ns2s_repeated_multiplication_to_a_few_ulps() {
     assert_eq!(decay_factor(1.0, 3), 0.0);
 }
 
+#[test]
+fn clock_update_is_red_average_update() {
+    // `IdleClock::update` (1 − w_q computed once, no product by (1 − w_q)^0 = 1) gives every
+    // average bit for bit as `RedAverage::update` with the decay factor
+    let mut rng = stream(11, "clock-update");
+    for w_q in [0.002, 0.5, 1e-6, 1.0, 0.1 + 0.2] {
+        let mut common = params().common;
+        common.w_q = w_q;
+        let clock = IdleClock::new(&common);
+        let (mut a, mut b) = (RedAverage::default(), RedAverage::default());
+        for step in 0..5_000 {
+            let q = (rng.next_u64() % 200) as f64 * if step % 7 == 0 { 500.0 } else { 1.0 };
+            let m = match rng.next_u64() % 4 {
+                0 | 1 => 0,
+                2 => rng.next_u64() % 40,
+                _ => rng.next_u64() >> (rng.next_u64() % 64),
+            };
+            let x = clock.update(&mut a, q, m);
+            let y = b.update(q, decay_factor(w_q, m), w_q);
+            assert_eq!(
+                x.to_bits(),
+                y.to_bits(),
+                "w_q {w_q}, step {step}, q {q}, m {m}"
+            );
+            assert_eq!(a.value().to_bits(), b.value().to_bits());
+        }
+    }
+}
+
+#[test]
+fn tx_time_is_the_rounded_up_128_bit_quotient() {
+    // the 64-bit path (a product below 2^64) and the 128-bit one give ⌈size·8·10⁹ / rate⌉
+    let mut rng = stream(13, "tx-time");
+    let mut rates = vec![1, 3, 8_000_000, 45_000_000, 10_000_000_000, u64::MAX];
+    rates.extend((0..50).map(|_| (rng.next_u64() >> (rng.next_u64() % 64)).max(1)));
+    for rate in rates {
+        let mut common = params().common;
+        common.link_rate_bps = rate;
+        for size in [0, 1, 40, 500, 1_500, 2_305_843_009, 2_305_843_010, u32::MAX] {
+            let want = (u128::from(size) * 8_000_000_000).div_ceil(u128::from(rate));
+            let want = u64::try_from(want).unwrap_or(u64::MAX);
+            assert_eq!(common.tx_time(size).0, want, "{size} B at {rate} b/s");
+        }
+    }
+}
+
 // ---- the probability ---------------------------------------------------------------
 
 #[test]

@@ -146,6 +146,10 @@ pub(crate) fn act(
     level_of: impl Fn(PacketId, &Pool) -> usize,
     rng: &mut Rng,
 ) -> (Result<(), DropReason>, bool, Option<usize>) {
+    // The common case first (issue 25): accepted, and no marking curve to test.
+    if verdict == Verdict::Accept && mark.is_none() {
+        return (Ok(()), false, None);
+    }
     if let (Some(m), Some(strategy)) = (mark, common.ecn) {
         return match verdict {
             // With a marking curve, the drop curve's verdicts are drops, ECN-capable or not.

@@ -135,9 +135,10 @@ impl World<'_> {
             rows.sima_queues.push(row);
             put(&mut rows.sima_levels, levels, rev);
         }
-        let len = p.queue.len_packets();
         p.sample(now);
-        p.stats.before_change(now, len);
+        // the run kept Σ Δlen·t (`QueueStats::len_integral`); its length is `qlen`, which is
+        // `len` but after the test double `Leaky` lost packets
+        p.stats.settle(now, u64::from(p.qlen));
         let row = queue_row(
             &name,
             &node_names[p.from as usize],
@@ -149,6 +150,7 @@ impl World<'_> {
             p.link_losses(),
             now,
         );
+        p.stats.unsettle(now, u64::from(p.qlen));
         if row.arrivals != row.departures + row.drops_total + row.len_packets_end {
             broken.push(name.to_string());
         }
