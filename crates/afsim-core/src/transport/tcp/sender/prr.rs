@@ -25,9 +25,13 @@
 //!   before the reduction (`prior_cwnd`), also 20 there (docs/assumptions.md).
 //! - Off (`prr = None` in the sender): one `Option` test per ACK and per segment sent.
 //!
+//! - `prr = "linux"` (`Params::prr_linux`): the bound chosen per ACK as Linux's
+//!   `tcp_cwnd_reduction` and RFC 9937 (PRR's 2025 revision) do: PRR-SSRB's extra segment only
+//!   on a SafeACK, one that advances SND.UNA and on which nothing is newly marked lost (RACK's
+//!   marks on that ACK), else MAX(prr_delivered − prr_out, DeliveredData).
+//!
 //! Not modelled: PRR in an ECN or TLP reduction outside recovery (Linux's CWR state uses it),
-//! PRR-CRB (the conservative bound), RFC 9937's later changes (RecoverFS = pipe, the bound
-//! chosen per ACK).
+//! PRR-CRB alone (the conservative bound), RFC 9937's RecoverFS = pipe.
 
 use super::{Phase, Recovery, Sender};
 use crate::transport::tcp::cc::Cc;
