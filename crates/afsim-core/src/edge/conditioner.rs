@@ -473,12 +473,20 @@ impl Conditioner {
         if !self.per_flow {
             return 0;
         }
-        let s = &mut self.slot[local];
-        if *s == u32::MAX {
-            *s = self.meters.len() as u32;
-            self.meters.push(Meter::new(&self.meter_spec, now));
+        match self.slot[local] {
+            u32::MAX => self.add_meter(local, now),
+            s => s as usize,
         }
-        *s as usize
+    }
+
+    /// Makes the per-flow meter of the flow of local index `local` (its first metered packet).
+    #[cold]
+    #[inline(never)]
+    fn add_meter(&mut self, local: usize, now: SimTime) -> usize {
+        let m = self.meters.len();
+        self.slot[local] = m as u32;
+        self.meters.push(Meter::new(&self.meter_spec, now));
+        m
     }
 
     /// Adds `flow`, not seen before, to the flows seen; returns its local index.
@@ -546,6 +554,8 @@ impl Conditioner {
         let p = pool.get_mut(id);
         let m = self.meter_index(local, now);
         let colour = match &mut self.meters[m] {
+            // (the common meter, inlined here rather than through `Meter::colour`)
+            Meter::TokenBucket(tb) => tb.mark(now, p.size),
             Meter::Sima(marker) => {
                 // Laatu et al. §2: the access node marks the DSCP with the packet's class and DP
                 let mark = marker.mark(now, p.size);
