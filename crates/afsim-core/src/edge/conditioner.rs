@@ -27,7 +27,7 @@ use super::srtcm::Srtcm;
 use super::token_bucket::TokenBucket;
 use super::trtcm::Trtcm;
 use super::tsw::{Tsw2cm, Tsw3cm};
-use super::{MarkerStats, PerColourAction};
+use super::{MarkerStats, PerColourAction, Rewrite};
 use crate::net::dscp::{self, Colour, ColourTable};
 use crate::net::packet::{Packet, PacketId, Pool};
 use crate::queue::DropReason;
@@ -310,7 +310,8 @@ pub struct Conditioner {
     /// (per-flow mode only).
     slot: Vec<u32>,
     per_flow: bool,
-    actions: [PerColourAction; 3],
+    /// The action of each colour (index `Colour::index()`), as a code point rewrite.
+    actions: [Rewrite; 3],
     shaping: bool,
     held: VecDeque<PacketId>,
     limit: u32,
@@ -406,9 +407,9 @@ impl Conditioner {
             per_flow: spec.per_flow,
             // a SIMA marker has no actions: the code point it wrote is the outcome
             actions: if sima.is_some() {
-                [PerColourAction::Keep; 3]
+                [PerColourAction::Keep.rewrite(); 3]
             } else {
-                spec.actions
+                spec.actions.map(PerColourAction::rewrite)
             },
             shaping,
             held: VecDeque::new(),
@@ -576,19 +577,13 @@ impl Conditioner {
             self.green_by_flow[local] += u64::from(p.size);
         }
         // (a SIMA marker's actions are all `Keep`, set in `new_shared`)
-        match self.actions[colour.index()] {
-            PerColourAction::Keep => {}
-            PerColourAction::Mark(d) => p.dscp = d,
-            // RFC 2474 §4.1: the default PHB's code point is 000000
-            PerColourAction::DowngradeToBestEffort => p.dscp = dscp::BE,
-            PerColourAction::Drop => {
-                self.stats.dropped_policed += 1;
-                return Outcome::Drop(DropReason::Policed);
-            }
-            // a packet that found its tokens never reaches here non-green: shaped packets are
-            // held until they conform, so a Shape action on a colour means "wait"
-            PerColourAction::Shape => {}
+        // (keep, re-mark, downgrade, drop: `PerColourAction::rewrite`)
+        let action = self.actions[colour.index()];
+        if action.drop {
+            self.stats.dropped_policed += 1;
+            return Outcome::Drop(DropReason::Policed);
         }
+        p.dscp = (p.dscp & action.keep) | action.set;
         self.stats.forwarded += 1;
         Outcome::Forward
     }
