@@ -554,7 +554,10 @@ impl Conditioner {
     fn apply(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, local: usize) -> Outcome {
         let p = pool.get_mut(id);
         let m = self.meter_index(local, now);
-        let colour = match &mut self.meters[m] {
+        debug_assert!(m < self.meters.len());
+        // SAFETY: `meter_index` returns 0, and an aggregate conditioner's `meters` is made with
+        // its one meter, or a per-flow slot, set to `meters.len()` as that meter was pushed
+        let colour = match unsafe { self.meters.get_unchecked_mut(m) } {
             // (the common meter, inlined here rather than through `Meter::colour`)
             Meter::TokenBucket(tb) => tb.mark(now, p.size),
             Meter::Sima(marker) => {
@@ -574,7 +577,10 @@ impl Conditioner {
         };
         if colour == Colour::Green && now >= self.warmup {
             self.stats.green_bytes_measured += u64::from(p.size);
-            self.green_by_flow[local] += u64::from(p.size);
+            debug_assert!(local < self.green_by_flow.len());
+            // SAFETY: every local index (`local` maps flows to them) was given by `add_flow`,
+            // which pushed its entry to `green_by_flow`; entries are never removed
+            *unsafe { self.green_by_flow.get_unchecked_mut(local) } += u64::from(p.size);
         }
         // (a SIMA marker's actions are all `Keep`, set in `new_shared`)
         // (keep, re-mark, downgrade, drop: `PerColourAction::rewrite`)

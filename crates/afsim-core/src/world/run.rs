@@ -241,7 +241,10 @@ impl World<'_> {
         // the first conditioner that selects the packet, and what it did
         let mut taken = None;
         for &c in list {
-            let outcome = self.conditioners[c as usize].offer(self.now, id, &mut self.pool);
+            // SAFETY: the input lists (`ingress`, `local`) hold indices of `conditioners`,
+            // pushed in `build.rs` as each is made; conditioners are never removed
+            let cond = unsafe { at_mut(&mut self.conditioners, c as usize) };
+            let outcome = cond.offer(self.now, id, &mut self.pool);
             if outcome != Outcome::NotMatched {
                 taken = Some((c as usize, outcome));
                 break;
@@ -254,7 +257,10 @@ impl World<'_> {
         match outcome {
             Outcome::NotMatched => unreachable!("only a selected packet's outcome is kept"),
             Outcome::Forward => {
-                self.flow_cond[flow] = c as u32;
+                // SAFETY: a packet's flow is one of the world's flows (an agent's, or a CSA
+                // signal's pseudo-flow), below `n_flows`, `flow_cond`'s length (`build.rs`,
+                // never resized)
+                *unsafe { at_mut(&mut self.flow_cond, flow) } = c as u32;
                 true
             }
             Outcome::Held => {
