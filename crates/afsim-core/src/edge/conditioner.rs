@@ -555,8 +555,8 @@ impl Conditioner {
         let p = pool.get_mut(id);
         let m = self.meter_index(local, now);
         debug_assert!(m < self.meters.len());
-        // SAFETY: `meter_index` returns 0, and an aggregate conditioner's `meters` is made with
-        // its one meter, or a per-flow slot, set to `meters.len()` as that meter was pushed
+        // SAFETY: `meter_index` returns 0 for an aggregate conditioner, made with its one meter,
+        // or a per-flow slot's value, `meters.len()` when its meter was pushed (none removed)
         let colour = match unsafe { self.meters.get_unchecked_mut(m) } {
             // (the common meter, inlined here rather than through `Meter::colour`)
             Meter::TokenBucket(tb) => tb.mark(now, p.size),
