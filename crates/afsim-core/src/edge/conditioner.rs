@@ -27,7 +27,7 @@ use super::srtcm::Srtcm;
 use super::token_bucket::TokenBucket;
 use super::trtcm::Trtcm;
 use super::tsw::{Tsw2cm, Tsw3cm};
-use super::{MarkerStats, PerColourAction};
+use super::{MarkerStats, PerColourAction, Rewrite};
 use crate::net::dscp::{self, Colour, ColourTable};
 use crate::net::packet::{Packet, PacketId, Pool};
 use crate::queue::DropReason;
@@ -60,14 +60,21 @@ impl Meter {
         }
     }
 
-    /// Colours a packet of `size` bytes that arrives pre-coloured `pre` (used by colour-aware
-    /// meters only).
+    /// Colours a packet of `size` bytes with code point `dscp`; its pre-colour (`colours`'
+    /// reading of `dscp`) is looked up only by the meters that use it, the colour-aware ones.
     #[inline]
-    pub fn colour(&mut self, now: SimTime, size: u32, pre: Colour, rng: &mut Rng) -> Colour {
+    pub fn colour(
+        &mut self,
+        now: SimTime,
+        size: u32,
+        dscp: u8,
+        colours: &ColourTable,
+        rng: &mut Rng,
+    ) -> Colour {
         match self {
             Meter::TokenBucket(m) => m.mark(now, size),
-            Meter::Srtcm(m) => m.mark(now, size, pre),
-            Meter::Trtcm(m) => m.mark(now, size, pre),
+            Meter::Srtcm(m) => m.mark(now, size, colours.colour(dscp)),
+            Meter::Trtcm(m) => m.mark(now, size, colours.colour(dscp)),
             Meter::Tsw2cm(m) => m.mark(now, size, rng),
             Meter::Tsw3cm(m) => m.mark(now, size, rng),
             // the conditioner offers a packet only once `decide` said it need not wait
@@ -216,6 +223,8 @@ impl FlowSets {
 
 #[derive(Clone, Debug)]
 struct Classifier {
+    /// No criterion at all: every packet matches (one test on the per-packet path).
+    all: bool,
     /// The flows selected; `None` = every flow.
     flows: Option<Arc<FlowMap>>,
     src: Option<u32>,
@@ -229,6 +238,11 @@ impl Classifier {
     fn new(spec: &ClassifierSpec, n_flows: usize, sets: &mut FlowSets) -> Self {
         let flows = (!spec.flows.is_empty()).then(|| sets.get(&spec.flows, n_flows));
         Classifier {
+            all: flows.is_none()
+                && spec.src.is_none()
+                && spec.dst.is_none()
+                && spec.protocol.is_none()
+                && spec.dscp.is_empty(),
             flows,
             src: spec.src.map(|s| s as u32),
             dst: spec.dst.map(|d| d as u32),
@@ -244,11 +258,13 @@ impl Classifier {
     /// criteria, all of which must hold.
     #[inline]
     fn matches(&self, p: &Packet) -> bool {
-        self.flows.as_ref().is_none_or(|f| f.contains(p.flow))
-            && self.src.is_none_or(|s| s == p.src)
-            && self.dst.is_none_or(|d| d == p.dst)
-            && self.protocol.is_none_or(|x| x == p.protocol)
-            && (self.dscp_mask == 0 || self.dscp_mask & (1u64 << (p.dscp & dscp::MAX_DSCP)) != 0)
+        self.all
+            || self.flows.as_ref().is_none_or(|f| f.contains(p.flow))
+                && self.src.is_none_or(|s| s == p.src)
+                && self.dst.is_none_or(|d| d == p.dst)
+                && self.protocol.is_none_or(|x| x == p.protocol)
+                && (self.dscp_mask == 0
+                    || self.dscp_mask & (1u64 << (p.dscp & dscp::MAX_DSCP)) != 0)
     }
 }
 
@@ -294,7 +310,8 @@ pub struct Conditioner {
     /// (per-flow mode only).
     slot: Vec<u32>,
     per_flow: bool,
-    actions: [PerColourAction; 3],
+    /// The action of each colour (index `Colour::index()`), as a code point rewrite.
+    actions: [Rewrite; 3],
     shaping: bool,
     held: VecDeque<PacketId>,
     limit: u32,
@@ -388,7 +405,12 @@ impl Conditioner {
             slot: Vec::new(),
             meter_spec: spec.meter.clone(),
             per_flow: spec.per_flow,
-            actions: spec.actions,
+            // a SIMA marker has no actions: the code point it wrote is the outcome
+            actions: if sima.is_some() {
+                [PerColourAction::Keep.rewrite(); 3]
+            } else {
+                spec.actions.map(PerColourAction::rewrite)
+            },
             shaping,
             held: VecDeque::new(),
             limit: spec.buffer_packets,
@@ -445,18 +467,45 @@ impl Conditioner {
         i as usize
     }
 
-    #[inline]
-    fn meter_index(&mut self, flow: u32, now: SimTime) -> usize {
+    /// The meter of the flow of local index `local` (a per-flow meter is made at its flow's
+    /// first metered packet).
+    #[inline(always)]
+    fn meter_index(&mut self, local: usize, now: SimTime) -> usize {
         if !self.per_flow {
             return 0;
         }
-        let i = self.local_index(flow);
-        let s = &mut self.slot[i];
-        if *s == u32::MAX {
-            *s = self.meters.len() as u32;
-            self.meters.push(Meter::new(&self.meter_spec, now));
+        match self.slot[local] {
+            u32::MAX => self.add_meter(local, now),
+            s => s as usize,
         }
-        *s as usize
+    }
+
+    /// Makes the per-flow meter of the flow of local index `local` (its first metered packet).
+    #[cold]
+    #[inline(never)]
+    fn add_meter(&mut self, local: usize, now: SimTime) -> usize {
+        let m = self.meters.len();
+        self.slot[local] = m as u32;
+        self.meters.push(Meter::new(&self.meter_spec, now));
+        m
+    }
+
+    /// Adds `flow`, not seen before, to the flows seen; returns its local index.
+    #[cold]
+    #[inline(never)]
+    fn add_flow(&mut self, flow: u32) -> usize {
+        let i = self.flows_seen;
+        self.local.insert(flow, i);
+        self.flows_seen += 1;
+        self.seen_flows.push(flow);
+        self.green_by_flow.push(0);
+        if self.per_flow {
+            self.slot.push(u32::MAX);
+        }
+        if self.is_sima {
+            self.dp_by_flow.push([0; sima::LEVELS]);
+        }
+        i as usize
     }
 
     /// Offers a packet arriving at `now`.
@@ -467,30 +516,22 @@ impl Conditioner {
             return Outcome::NotMatched;
         }
         self.stats.matched += 1;
-        if self.local.get(p.flow).is_none() {
-            self.local.insert(p.flow, self.flows_seen);
-            self.flows_seen += 1;
-            self.seen_flows.push(p.flow);
-            self.green_by_flow.push(0);
-            if self.per_flow {
-                self.slot.push(u32::MAX);
-            }
-            if self.is_sima {
-                self.dp_by_flow.push([0; sima::LEVELS]);
-            }
-        }
+        let local = match self.local.get(p.flow) {
+            Some(i) => i as usize,
+            None => self.add_flow(p.flow),
+        };
         if self.shaping {
             // no overtaking: behind a held packet, every packet waits its turn
-            if !self.held.is_empty() || !self.conforms_now(now, p) {
+            if !self.held.is_empty() || !self.conforms_now(now, p, local) {
                 return self.hold(id);
             }
         }
-        self.apply(now, id, pool)
+        self.apply(now, id, pool, local)
     }
 
     /// Whether the token bucket would colour this packet green now (shaping mode).
-    fn conforms_now(&mut self, now: SimTime, p: &Packet) -> bool {
-        let m = self.meter_index(p.flow, now);
+    fn conforms_now(&mut self, now: SimTime, p: &Packet, local: usize) -> bool {
+        let m = self.meter_index(local, now);
         match &self.meters[m] {
             Meter::TokenBucket(tb) => tb.next_conformant(now, p.size).is_some_and(|t| t <= now),
             Meter::Etb(etb) => etb.decide(now, p.size) != Decision::Wait,
@@ -508,21 +549,22 @@ impl Conditioner {
         Outcome::Held
     }
 
-    /// Meters the packet and applies its colour's action.
-    #[inline]
-    fn apply(&mut self, now: SimTime, id: PacketId, pool: &mut Pool) -> Outcome {
+    /// Meters the packet (of the flow of local index `local`) and applies its colour's action.
+    #[inline(always)]
+    fn apply(&mut self, now: SimTime, id: PacketId, pool: &mut Pool, local: usize) -> Outcome {
         let p = pool.get_mut(id);
-        let m = self.meter_index(p.flow, now);
-        let colour = match &mut self.meters[m] {
+        let m = self.meter_index(local, now);
+        debug_assert!(m < self.meters.len());
+        // SAFETY: `meter_index` returns 0 for an aggregate conditioner, made with its one meter,
+        // or a per-flow slot's value, `meters.len()` when its meter was pushed (none removed)
+        let colour = match unsafe { self.meters.get_unchecked_mut(m) } {
+            // (the common meter, inlined here rather than through `Meter::colour`)
+            Meter::TokenBucket(tb) => tb.mark(now, p.size),
             Meter::Sima(marker) => {
                 // Laatu et al. §2: the access node marks the DSCP with the packet's class and DP
                 let mark = marker.mark(now, p.size);
                 p.dscp = marker.code_point(mark.dp);
-                let i = match self.local.get(p.flow) {
-                    Some(i) => i as usize,
-                    None => unreachable!("a conditioner meters only flows its `offer` has seen"),
-                };
-                self.dp_by_flow[i][usize::from(mark.dp)] += 1;
+                self.dp_by_flow[local][usize::from(mark.dp)] += 1;
                 if let Some(t) = &mut self.dp_trace {
                     t.time_s.push(now.as_secs_f64());
                     t.flow.push(p.flow);
@@ -531,35 +573,23 @@ impl Conditioner {
                 }
                 sima::colour(mark.dp)
             }
-            meter => {
-                let pre = self.colours.colour(p.dscp);
-                meter.colour(now, p.size, pre, &mut self.rng)
-            }
+            meter => meter.colour(now, p.size, p.dscp, &self.colours, &mut self.rng),
         };
         if colour == Colour::Green && now >= self.warmup {
             self.stats.green_bytes_measured += u64::from(p.size);
-            let i = self.local_index(p.flow);
-            self.green_by_flow[i] += u64::from(p.size);
+            debug_assert!(local < self.green_by_flow.len());
+            // SAFETY: every local index (`local` maps flows to them) was given by `add_flow`,
+            // which pushed its entry to `green_by_flow`; entries are never removed
+            *unsafe { self.green_by_flow.get_unchecked_mut(local) } += u64::from(p.size);
         }
-        // a SIMA marker has no actions: the code point it wrote is the outcome
-        let action = if self.is_sima {
-            PerColourAction::Keep
-        } else {
-            self.actions[colour.index()]
-        };
-        match action {
-            PerColourAction::Keep => {}
-            PerColourAction::Mark(d) => p.dscp = d,
-            // RFC 2474 §4.1: the default PHB's code point is 000000
-            PerColourAction::DowngradeToBestEffort => p.dscp = dscp::BE,
-            PerColourAction::Drop => {
-                self.stats.dropped_policed += 1;
-                return Outcome::Drop(DropReason::Policed);
-            }
-            // a packet that found its tokens never reaches here non-green: shaped packets are
-            // held until they conform, so a Shape action on a colour means "wait"
-            PerColourAction::Shape => {}
+        // (a SIMA marker's actions are all `Keep`, set in `new_shared`)
+        // (keep, re-mark, downgrade, drop: `PerColourAction::rewrite`)
+        let action = self.actions[colour.index()];
+        if action.drop {
+            self.stats.dropped_policed += 1;
+            return Outcome::Drop(DropReason::Policed);
         }
+        p.dscp = (p.dscp & action.keep) | action.set;
         self.stats.forwarded += 1;
         Outcome::Forward
     }
@@ -591,7 +621,8 @@ impl Conditioner {
             return None;
         }
         self.held.pop_front();
-        Some((head, self.apply(now, head, pool)))
+        let local = self.local_index(pool.get(head).flow);
+        Some((head, self.apply(now, head, pool, local)))
     }
 
     /// Sets α of every enhanced token bucket of this conditioner (the CSA's output). Returns

@@ -74,6 +74,32 @@ impl PerColourAction {
     }
 }
 
+/// A `PerColourAction` made ready for the per-packet path: drop the packet, or write the code
+/// point `(dscp & keep) | set` (`Keep`: every bit kept; `Mark(d)`: `d`; best effort: `BE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rewrite {
+    pub drop: bool,
+    pub keep: u8,
+    pub set: u8,
+}
+
+impl PerColourAction {
+    /// This action as a `Rewrite`.
+    pub fn rewrite(self) -> Rewrite {
+        let (drop, keep, set) = match self {
+            PerColourAction::Keep => (false, 0xff, 0),
+            PerColourAction::Mark(d) => (false, 0, d),
+            // RFC 2474 §4.1: the default PHB's code point is 000000
+            PerColourAction::DowngradeToBestEffort => (false, 0, dscp::BE),
+            PerColourAction::Drop => (true, 0xff, 0),
+            // a packet that found its tokens never reaches here non-green: shaped packets are
+            // held until they conform, so a Shape action on a colour means "wait", then keep
+            PerColourAction::Shape => (false, 0xff, 0),
+        };
+        Rewrite { drop, keep, set }
+    }
+}
+
 /// Packets and bytes a marker has coloured, by colour (index `Colour::index()`).
 ///
 /// Identity: `offered_packets = sum(packets)` and `offered_bytes = sum(bytes)`.
@@ -119,6 +145,23 @@ mod tests {
         assert_eq!(e.field, "green");
         assert!(e.to_string().contains("0..=63"));
         assert!(PerColourAction::Shape.validate("red").is_ok());
+    }
+
+    #[test]
+    fn rewrite_writes_what_each_action_says() {
+        let write = |a: PerColourAction, d: u8| {
+            let r = a.rewrite();
+            (r.drop, (d & r.keep) | r.set)
+        };
+        assert_eq!(write(PerColourAction::Keep, 10), (false, 10));
+        assert_eq!(write(PerColourAction::Mark(12), 10), (false, 12));
+        assert_eq!(write(PerColourAction::Mark(0), 46), (false, 0));
+        assert_eq!(
+            write(PerColourAction::DowngradeToBestEffort, 46),
+            (false, dscp::BE)
+        );
+        assert_eq!(write(PerColourAction::Shape, 26), (false, 26));
+        assert!(write(PerColourAction::Drop, 26).0);
     }
 
     #[test]

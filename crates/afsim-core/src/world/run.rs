@@ -231,38 +231,49 @@ impl World<'_> {
 
     /// Hands a packet to the conditioners of its input (first match wins). Returns whether it
     /// goes on now; if not, it was held or dropped.
+    #[inline]
     fn condition(&mut self, node: u32, id: PacketId, via: u32) -> bool {
-        let n = if via == LOCAL {
-            self.local[node as usize].len()
+        let list = if via == LOCAL {
+            &self.local[node as usize]
         } else {
-            self.ingress[via as usize].len()
+            &self.ingress[via as usize]
         };
-        for k in 0..n {
-            let c = if via == LOCAL {
-                self.local[node as usize][k]
-            } else {
-                self.ingress[via as usize][k]
-            } as usize;
-            let flow = self.pool.get(id).flow as usize;
-            match self.conditioners[c].offer(self.now, id, &mut self.pool) {
-                Outcome::NotMatched => continue,
-                Outcome::Forward => {
-                    self.flow_cond[flow] = c as u32;
-                    return true;
-                }
-                Outcome::Held => {
-                    self.flow_cond[flow] = c as u32;
-                    self.schedule_wake(c);
-                    return false;
-                }
-                Outcome::Drop(reason) => {
-                    self.cond_drops[c][reason.index()] += 1;
-                    self.drop_packet(id);
-                    return false;
-                }
+        // the first conditioner that selects the packet, and what it did
+        let mut taken = None;
+        for &c in list {
+            // SAFETY: the input lists (`ingress`, `local`) hold indices of `conditioners`,
+            // pushed in `build.rs` as each is made; conditioners are never removed
+            let cond = unsafe { at_mut(&mut self.conditioners, c as usize) };
+            let outcome = cond.offer(self.now, id, &mut self.pool);
+            if outcome != Outcome::NotMatched {
+                taken = Some((c as usize, outcome));
+                break;
             }
         }
-        true
+        let Some((c, outcome)) = taken else {
+            return true;
+        };
+        let flow = self.pool.get(id).flow as usize;
+        match outcome {
+            Outcome::NotMatched => unreachable!("only a selected packet's outcome is kept"),
+            Outcome::Forward => {
+                // SAFETY: a packet's flow is one of the world's flows (an agent's, or a CSA
+                // signal's pseudo-flow), below `n_flows`, `flow_cond`'s length (`build.rs`,
+                // never resized)
+                *unsafe { at_mut(&mut self.flow_cond, flow) } = c as u32;
+                true
+            }
+            Outcome::Held => {
+                self.flow_cond[flow] = c as u32;
+                self.schedule_wake(c);
+                false
+            }
+            Outcome::Drop(reason) => {
+                self.cond_drops[c][reason.index()] += 1;
+                self.drop_packet(id);
+                false
+            }
+        }
     }
 
     /// Arms conditioner `c`'s wake-up for when its head-of-line packet may leave.
