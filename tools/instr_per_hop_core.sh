@@ -7,13 +7,14 @@
 # without a venv each:
 #   git archive COMMIT | tar -x -C DIR
 #   (cd DIR && cargo build --release -p afsim-core --example run_file)
-#   tools/instr_per_hop_core.sh DIR/target/release/examples/run_file FILE.toml 1s 10s
+#   tools/instr_per_hop_core.sh DIR/target/release/examples/run_file FILE.toml 1s 10s [KEY=VALUE...]
+# (KEY=VALUE: more parameter overrides, e.g. cc=reno)
 set -euo pipefail
-BIN=$1; FILE=$2; SHORT=$3; LONG=$4
+BIN=$1; FILE=$2; SHORT=$3; LONG=$4; shift 4
 tmp=$(mktemp -d)
 for d in "$SHORT" "$LONG"; do
   valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
-    "$BIN" "$FILE" "duration=$d" > "$tmp/$d.out" 2> "$tmp/$d.err"
+    "$BIN" "$FILE" "duration=$d" "$@" > "$tmp/$d.out" 2> "$tmp/$d.err"
 done
 python3 - "$tmp" "$SHORT" "$LONG" "$FILE" <<'PY'
 import re, sys

@@ -157,45 +157,30 @@ def main() -> int:
               "->", cond["load_after"][0], flush=True)
     # the first run's, as before (validation/live/cc_linux_options.py reads it)
     res["live"] = res["live_runs"][0]
-    res["sim"] = [summary(afsim("run", str(scen), *sets, "--seed", str(k))) for k in range(1, args.seeds + 1)]
+    # the simulated columns, each the one before with more of Linux's behaviour
+    delack = scen.read_text().replace('start_step = "50ms"', 'start_step = "50ms"\ndelayed_ack = true')
+    # Linux's loss recovery at every sender as well (RACK-TLP and PRR)
+    recovery = delack.replace("delayed_ack = true", "delayed_ack = true\nrack = true\nprr = true")
+    # BBR as Linux's: its Linux options on the BBR senders (bbr_af_options.py separates them)
+    bbr = linux_bbr(recovery)
+    # Linux's window growth on the Reno and CUBIC senders: counted by segments, CUBIC's
+    # Reno-friendly region and HyStart as Linux's (af_byte_counting.py separates them)
+    growth = with_cubic(with_byte_counting(bbr, ("reno", "cubic")), LINUX_CUBIC)
+    columns = {"sim": scen.read_text(), "sim_delayed_ack": delack, "sim_linux_recovery": recovery,
+               "sim_linux_bbr": bbr, "sim_linux_growth": growth,
+               # Linux's receivers' quick ACKs at the start (startup_split.py)
+               "sim_linux_quick_acks": with_quick_acks(growth)}
     with tempfile.TemporaryDirectory() as tmp:
-        da = Path(tmp) / "af-mix-delack.toml"
-        da.write_text(scen.read_text().replace('start_step = "50ms"', 'start_step = "50ms"\ndelayed_ack = true'))
-        res["sim_delayed_ack"] = [summary(afsim("run", str(da), *sets, "--seed", str(k)))
-                                  for k in range(1, args.seeds + 1)]
-        # and Linux's loss recovery at every sender as well (RACK-TLP and PRR)
-        lr = Path(tmp) / "af-mix-linux-recovery.toml"
-        lr.write_text(scen.read_text().replace(
-            'start_step = "50ms"', 'start_step = "50ms"\ndelayed_ack = true\nrack = true\nprr = true'))
-        res["sim_linux_recovery"] = [summary(afsim("run", str(lr), *sets, "--seed", str(k)))
-                                     for k in range(1, args.seeds + 1)]
-        # and BBR as Linux's: its Linux options on the BBR senders (bbr_af_options.py separates them)
-        lb = Path(tmp) / "af-mix-linux-bbr.toml"
-        lb.write_text(linux_bbr(lr.read_text()))
-        res["sim_linux_bbr"] = [summary(afsim("run", str(lb), *sets, "--seed", str(k)))
-                                for k in range(1, args.seeds + 1)]
-        # and Linux's window growth on the Reno and CUBIC senders: counted by segments, CUBIC's
-        # Reno-friendly region and HyStart as Linux's (af_byte_counting.py separates them)
-        lg = Path(tmp) / "af-mix-linux-growth.toml"
-        lg.write_text(with_cubic(with_byte_counting(lb.read_text(), ("reno", "cubic")), LINUX_CUBIC))
-        res["sim_linux_growth"] = [summary(afsim("run", str(lg), *sets, "--seed", str(k)))
-                                   for k in range(1, args.seeds + 1)]
-        # and Linux's receivers' quick ACKs at the start (startup_split.py)
-        lq = Path(tmp) / "af-mix-linux-quick-acks.toml"
-        lq.write_text(with_quick_acks(lg.read_text()))
-        res["sim_linux_quick_acks"] = [summary(afsim("run", str(lq), *sets, "--seed", str(k)))
-                                       for k in range(1, args.seeds + 1)]
+        for name, text in columns.items():
+            f = Path(tmp) / f"af-mix-{name}.toml"
+            f.write_text(text)
+            res[name] = [summary(afsim("run", str(f), *sets, "--seed", str(k))) for k in range(1, args.seeds + 1)]
     res["spread"] = {"live": spread([{k: v for k, v in r.items() if k in ("throughput_mbps", "mean_queue_pkt", "drops",
                                                                           "green_packet_bytes", "reno", "cubic", "bbr")}
                                       for r in res["live_runs"]]),
-                     "sim": spread(res["sim"]), "sim_delayed_ack": spread(res["sim_delayed_ack"]),
-                     "sim_linux_recovery": spread(res["sim_linux_recovery"]),
-                     "sim_linux_bbr": spread(res["sim_linux_bbr"]),
-                     "sim_linux_growth": spread(res["sim_linux_growth"]),
-                     "sim_linux_quick_acks": spread(res["sim_linux_quick_acks"])}
+                     **{name: spread(res[name]) for name in columns}}
     args.out.write_text(json.dumps(res, indent=1) + "\n")
-    for name in ("sim", "sim_delayed_ack", "sim_linux_recovery", "sim_linux_bbr", "sim_linux_growth",
-                 "sim_linux_quick_acks"):
+    for name in columns:
         for r in res[name]:
             print(name, json.dumps(r))
     return 0

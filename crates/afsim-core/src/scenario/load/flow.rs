@@ -376,6 +376,16 @@ enum Draft {
 
 /// One field of a tfrc flow. Sizes out of range are left to `tfrc::Params::validate`, which
 /// states the range.
+/// A field that is off (`false`), the RFC's mechanism (`true` or the RFC's name `rfc`) or
+/// Linux's (`"linux"`): `None`, `Some(false)` or `Some(true)`.
+fn rfc_or_linux(v: &Val, rfc: &str, what: &str) -> Result<Option<bool>, Fail> {
+    match (v.boolean(), v.string()) {
+        (Ok(b), _) => Ok(b.then_some(false)),
+        (_, Err(_)) => Err(v.wrong(&format!("true, false, \"{rfc}\" or \"linux\""))),
+        (_, Ok(_)) => Ok(Some(v.choice(&[rfc, "linux"], what)? == "linux")),
+    }
+}
+
 fn tfrc_field(p: &mut tfrc::Params, key: &str, v: Val) -> Result<(), Fail> {
     let size = || {
         v.quantity(Quantity::Size, parse_size_bytes)
@@ -493,14 +503,8 @@ impl TcpDraft {
             }
             // true (or "rfc9406"): HyStart++; "linux": tcp_cubic.c's HyStart
             "hystart" => {
-                (p.hystart, p.hystart_linux) = match (v.boolean(), v.string()) {
-                    (Ok(b), _) => (b, false),
-                    (_, Err(_)) => return Err(v.wrong("true, false, \"rfc9406\" or \"linux\"")),
-                    (_, Ok(_)) => match v.choice(&["rfc9406", "linux"], "HyStart")? {
-                        "linux" => (false, true),
-                        _ => (true, false),
-                    },
-                }
+                let on = rfc_or_linux(&v, "rfc9406", "HyStart")?;
+                (p.hystart, p.hystart_linux) = (on == Some(false), on == Some(true));
             }
             "ack_aggregation" => p.bbr_linux.ack_aggregation = v.boolean()?,
             "quantization_budget" => p.bbr_linux.quantization_budget = v.boolean()?,
@@ -514,14 +518,8 @@ impl TcpDraft {
             // RFC 6937 PRR (`tcp::sender::prr`)
             // true (or "rfc6937"): RFC 6937's PRR-SSRB; "linux": Linux's tcp_cwnd_reduction
             "prr" => {
-                (p.prr, p.prr_linux) = match (v.boolean(), v.string()) {
-                    (Ok(b), _) => (b, false),
-                    (_, Err(_)) => return Err(v.wrong("true, false, \"rfc6937\" or \"linux\"")),
-                    (_, Ok(_)) => match v.choice(&["rfc6937", "linux"], "PRR")? {
-                        "linux" => (true, true),
-                        _ => (true, false),
-                    },
-                }
+                let on = rfc_or_linux(&v, "rfc6937", "PRR")?;
+                (p.prr, p.prr_linux) = (on.is_some(), on == Some(true));
             }
             // Linux's window growth by segments acknowledged (tcp_cong.c; RFC 3465 §2.1)
             "byte_counting" => p.byte_counting = v.boolean()?,

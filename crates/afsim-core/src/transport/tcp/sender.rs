@@ -507,9 +507,12 @@ impl Sender {
         let losses = self.stats.fast_recoveries + self.stats.timeouts;
         // a preset may ignore duplicate ACKs altogether (ns-2 Sack1 after a timeout)
         let ignored = rules!(self, ignores_dupack(ack));
-        // RFC 6937 §3: DeliveredData counts SACKed bytes once, when first SACKed, so the
+        // RFC 6937 §3: DeliveredData counts SACKed bytes once, when first SACKed, so with PRR the
         // scoreboard's total before the ACK (what SND.UNA's advance may pass) is kept
-        let sacked_before = self.sack.as_ref().map_or(0, |sb| sb.sacked_bytes());
+        let sacked_before = match (&self.prr, &self.sack) {
+            (Some(_), Some(sb)) => sb.sacked_bytes(),
+            _ => 0,
+        };
         // RFC 6675 §3 Update(); RFC 6675 §2: a duplicate ACK must SACK something new
         let newly_sacked = match self.sack.as_mut() {
             Some(sb) if !ignored => sb.update(ack, pkt.th.sack_blocks()),
