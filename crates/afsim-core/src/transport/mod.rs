@@ -38,7 +38,7 @@ impl Ctx<'_> {
     /// the two apart. Forward packets leave with the flow's DSCP (the host marks its traffic,
     /// RFC 2474 §2; edge conditioners may re-mark it); reverse packets keep the one the agent
     /// set (best effort by default).
-    #[inline]
+    #[inline(always)]
     pub fn send(&mut self, mut p: Packet) -> PacketId {
         p.created = self.now;
         *self.generated += 1;

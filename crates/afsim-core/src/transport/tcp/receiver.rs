@@ -316,26 +316,6 @@ impl Receiver {
         let Conn::Open { sack, .. } = self.conn else {
             return;
         };
-        let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
-        let mut n = 0;
-        if sack && !self.ooo.is_empty() {
-            if let Some(b) = trigger.and_then(|s| self.range_of(s)) {
-                push_block(&mut blocks, &mut n, b);
-            }
-            // RFC 2018 §4: repeat the most recently reported blocks, at their current extent
-            for k in 0..self.n_reported {
-                if let Some(b) = self.range_of(self.reported[k].0) {
-                    push_block(&mut blocks, &mut n, b);
-                }
-            }
-            // nothing reported recently (the reported blocks were absorbed): the lowest range,
-            // the next hole the sender must fill
-            if n == 0 {
-                push_block(&mut blocks, &mut n, self.ooo[0]);
-            }
-        }
-        self.reported = blocks;
-        self.n_reported = n;
         let mut f = flags::ACK;
         if self.echo == Echo::Echoing && matches!(self.conn, Conn::Open { ecn: true, .. }) {
             f |= flags::ECE;
@@ -343,12 +323,44 @@ impl Receiver {
         if std::mem::take(&mut self.negotiated_echo) {
             f |= flags::ECE;
         }
-        self.emit(self.rcv_nxt, f, &blocks[..n], ctx);
+        if !sack || self.ooo.is_empty() {
+            // no SACK block to send (issue 25: the common case without the two 64-byte block
+            // lists; `reported` is read only below `n_reported`)
+            self.n_reported = 0;
+            self.emit(self.rcv_nxt, f, &[], ctx);
+        } else {
+            self.send_sack_ack(trigger, f, ctx);
+        }
         self.held = Held::None;
         // Linux tcp_dec_quickack_mode: every ACK of data spends one
         self.quick_left = self.quick_left.saturating_sub(1);
     }
 
+    /// `send_ack`'s ACK with SACK blocks (RFC 2018 §4), out of the common path.
+    #[inline(never)]
+    fn send_sack_ack(&mut self, trigger: Option<u64>, f: u16, ctx: &mut Ctx) {
+        let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        if let Some(b) = trigger.and_then(|s| self.range_of(s)) {
+            push_block(&mut blocks, &mut n, b);
+        }
+        // RFC 2018 §4: repeat the most recently reported blocks, at their current extent
+        for k in 0..self.n_reported {
+            if let Some(b) = self.range_of(self.reported[k].0) {
+                push_block(&mut blocks, &mut n, b);
+            }
+        }
+        // nothing reported recently (the reported blocks were absorbed): the lowest range,
+        // the next hole the sender must fill
+        if n == 0 {
+            push_block(&mut blocks, &mut n, self.ooo[0]);
+        }
+        self.reported = blocks;
+        self.n_reported = n;
+        self.emit(self.rcv_nxt, f, &blocks[..n], ctx);
+    }
+
+    #[inline(always)]
     fn emit(&mut self, ack: u64, f: u16, blocks: &[(u64, u64)], ctx: &mut Ctx) {
         let mut th = TransportHeader {
             ack,
