@@ -8,32 +8,37 @@ use crate::transport::Ctx;
 
 impl Sender {
     /// Starts or restarts the retransmission timer to expire at `deadline`.
+    ///
+    /// (Inlined, issue 25: the restart of every new ACK moves the deadline of the pending
+    /// event, a store; only a timer with no event at or before `deadline` pends a new one.)
+    #[inline(always)]
     pub(super) fn arm(&mut self, deadline: SimTime, ctx: &mut Ctx) {
-        match self.timer {
+        match &mut self.timer {
             RetxTimer::Armed {
-                event_at, token, ..
-            } if event_at <= deadline => {
-                self.timer = RetxTimer::Armed {
-                    deadline,
-                    event_at,
-                    token,
-                };
-            }
-            RetxTimer::Armed { .. } | RetxTimer::Idle => {
-                // 1, 2, ... wrapping, never the start or the pacing token
-                self.next_token = self.next_token.wrapping_add(1).max(1);
-                if self.next_token >= super::rack::TOKEN_RACK {
-                    self.next_token = 1;
-                }
-                let token = self.next_token;
-                ctx.set_timer(deadline, token);
-                self.timer = RetxTimer::Armed {
-                    deadline,
-                    event_at: deadline,
-                    token,
-                };
-            }
+                deadline: d,
+                event_at,
+                ..
+            } if *event_at <= deadline => *d = deadline,
+            _ => self.arm_event(deadline, ctx),
         }
+    }
+
+    /// `arm` with a new engine event at `deadline` (the timer was idle, or its pending event is
+    /// later than `deadline`).
+    #[inline(never)]
+    fn arm_event(&mut self, deadline: SimTime, ctx: &mut Ctx) {
+        // 1, 2, ... wrapping, never the start or the pacing token
+        self.next_token = self.next_token.wrapping_add(1).max(1);
+        if self.next_token >= super::rack::TOKEN_RACK {
+            self.next_token = 1;
+        }
+        let token = self.next_token;
+        ctx.set_timer(deadline, token);
+        self.timer = RetxTimer::Armed {
+            deadline,
+            event_at: deadline,
+            token,
+        };
     }
 
     /// An RTT sample, from an ACK that carried ECN-Echo if `ece`.
@@ -60,11 +65,16 @@ impl Sender {
         ctx.transfer_complete();
     }
 
-    #[inline]
+    /// Records a point of the time series if `Params::trace` (one test when off, issue 25).
+    #[inline(always)]
     pub(super) fn record(&mut self, now: SimTime) {
-        if self.trace.is_none() {
-            return;
+        if self.trace.is_some() {
+            self.record_point(now);
         }
+    }
+
+    #[inline(never)]
+    fn record_point(&mut self, now: SimTime) {
         let point = Point {
             cwnd: self.cwnd_bytes(),
             ssthresh: self.ssthresh_bytes(),
