@@ -598,6 +598,12 @@ impl World<'_> {
     }
 
     /// Runs one agent hook, then sends what it sent from its node.
+    ///
+    /// The packets sent are pushed on the world's `outbox` as a stack (issue 25: no `Vec` taken
+    /// out and put back per call): this call's are those above the length it found, sent in
+    /// order, then cut off. A packet delivered to an agent at the same node calls this again
+    /// from `receive`; that call's packets go above this one's and are gone before it goes on,
+    /// so the order of the sends is the order of a fresh outbox per call.
     #[inline]
     pub(super) fn call_agent<const O: bool>(
         &mut self,
@@ -605,23 +611,27 @@ impl World<'_> {
         hook: impl FnOnce(&mut AnyAgent, &mut Ctx),
     ) {
         let a = agent as usize;
-        let mut outbox = std::mem::take(&mut self.outbox);
-        // (the agent and its flow indexed once each, borrowed across the hook)
-        let ag = &mut self.agents[a];
-        let flow = ag.flow() as usize;
-        // SAFETY: an agent's flow is the index of its spec flow (`build.rs` makes each agent
-        // with the index of the flow it is made for), below `spec.flows.len()`, which is
-        // `flow_dscp`'s length and at most `flows`' (`n_flows`, signal flows after); neither is
-        // ever resized
+        // SAFETY: agent ids are the world's: a timer's is the `Ctx::me` of the agent that set
+        // it, a packet's `dst_agent` the peer id `build.rs` gave its sender (CSA signals, the
+        // one other kind, are handled before), `build.rs`'s own calls the indices of `agents`;
+        // agents are never removed
+        let ag = unsafe { at_mut(&mut self.agents, a) };
+        // flow i's agents are 2i (source) and 2i + 1 (sink) (`build.rs`)
+        let flow = a >> 1;
+        debug_assert_eq!(flow, ag.flow() as usize);
+        // SAFETY: `flow` is the index of a spec flow (above), below `spec.flows.len()`, which
+        // is `flow_dscp`'s length and at most `flows`' (`n_flows`, signal flows after); neither
+        // is ever resized
         let dscp = unsafe { *at(&self.flow_dscp, flow) };
         let f = unsafe { at_mut(&mut self.flows, flow) };
         let sent_before = f.packets_sent;
+        let start = self.outbox.len();
         let mut ctx = Ctx {
             now: self.now,
             me: agent,
             pool: &mut self.pool,
             events: &mut self.events,
-            outbox: &mut outbox,
+            outbox: &mut self.outbox,
             flow: f,
             generated: &mut self.generated,
             dscp,
@@ -629,14 +639,19 @@ impl World<'_> {
         hook(ag, &mut ctx);
         // forward packets are the source's: data (and a SYN); the sink's ACKs are reverse
         self.data_generated += ctx.flow.packets_sent - sent_before;
-        // SAFETY: `agents[a]` above was in bounds, and `agent_node` has an entry per agent (two
-        // per spec flow, pushed together in `build.rs`, never resized)
-        let node = unsafe { *at(&self.agent_node, a) };
-        for &id in &outbox {
-            self.receive::<O>(node, id, LOCAL);
+        let end = self.outbox.len();
+        if end > start {
+            // SAFETY: `agents[a]` above was in bounds, and `agent_node` has an entry per agent
+            // (two per spec flow, pushed together in `build.rs`, never resized)
+            let node = unsafe { *at(&self.agent_node, a) };
+            for i in start..end {
+                // SAFETY: `i < end`, the outbox's length after the hook; the sends below only
+                // push above `end` and cut back to it (the stack order above)
+                let id = unsafe { *at(&self.outbox, i) };
+                self.receive::<O>(node, id, LOCAL);
+            }
+            self.outbox.truncate(start);
         }
-        outbox.clear();
-        self.outbox = outbox;
         self.note_completion(flow);
     }
 
