@@ -8,6 +8,8 @@ use crate::transport::tcp::sack::{Marks, NextSeg};
 use crate::transport::Ctx;
 
 impl Sender {
+    /// Sends what the recovery in progress (or none) allows now.
+    #[inline(always)]
     pub(super) fn send_more(&mut self, ctx: &mut Ctx) {
         match self.phase {
             Phase::Open | Phase::Recovery(Recovery::Fast { .. }) => self.send_window(None, ctx),
@@ -55,7 +57,7 @@ impl Sender {
             if self.pace_wait(ctx) {
                 break;
             }
-            self.transmit(self.snd_nxt, len, ctx);
+            self.transmit_inline(self.snd_nxt, len, ctx);
             self.snd_nxt += len;
             sent += 1;
         }
@@ -161,7 +163,15 @@ impl Sender {
     }
 
     /// Sends the data segment `[start, start + len)`: a retransmission if below HighData.
+    #[inline(never)]
     pub(super) fn transmit(&mut self, start: u64, len: u64, ctx: &mut Ctx) {
+        self.transmit_inline(start, len, ctx);
+    }
+
+    /// `transmit`, inlined into the window's loop (`send_window`, the path of nearly every
+    /// segment; issue 25).
+    #[inline(always)]
+    fn transmit_inline(&mut self, start: u64, len: u64, ctx: &mut Ctx) {
         let retx = start < self.snd_max;
         let mut f = if self.p.handshake { flags::ACK } else { 0 };
         let mut ecn = Ecn::NotEct;
@@ -216,6 +226,7 @@ impl Sender {
         }
     }
 
+    #[inline(always)]
     pub(super) fn emit(&mut self, seq: u64, payload: u32, f: u16, ecn: Ecn, ctx: &mut Ctx) {
         let headers = rules!(self, header_bytes(seq, payload));
         ctx.send(Packet {
