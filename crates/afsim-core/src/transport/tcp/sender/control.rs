@@ -298,9 +298,17 @@ impl Sender {
     }
 
     /// Bookkeeping for a data segment leaving at `now` (rate samples, the next paced
-    /// departure).
-    #[inline]
+    /// departure). (One inline test for the controllers that keep none, Reno and CUBIC
+    /// without HyStart++; issue 25.)
+    #[inline(always)]
     pub(super) fn cc_sent(&mut self, start: u64, len: u64, retx: bool, now: SimTime) {
+        if !matches!(self.cc, Cc::Reno | Cc::Cubic(_, None)) {
+            self.cc_sent_rate(start, len, retx, now);
+        }
+    }
+
+    #[inline(never)]
+    fn cc_sent_rate(&mut self, start: u64, len: u64, retx: bool, now: SimTime) {
         let in_flight = self.snd_max.saturating_sub(self.snd_una);
         let tso = self.p.bbr_linux.tso_bursts;
         let mss = self.mss as f64;
