@@ -317,6 +317,10 @@ impl Bbr {
     }
 
     /// One ACK: updates the model and the state, returns the new cwnd (segments) from `cwnd`.
+    /// (It and its per-ACK steps are inlined into the sender's ACK processing, as is the rate
+    /// sampler's `on_ack` and `on_send`: issue 25 keeps BBR within 1.3 × Reno's instructions
+    /// per packet-hop, docs/performance.md.)
+    #[inline(always)]
     pub fn on_ack(&mut self, a: &Ack, cwnd: f64) -> f64 {
         // BBRUpdateModelAndState
         self.update_btlbw(a);
@@ -470,6 +474,7 @@ impl Bbr {
         };
     }
 
+    #[inline(always)]
     fn update_btlbw(&mut self, a: &Ack) {
         // BBRUpdateRound (§4.1.1.3)
         self.round_start = false;
@@ -518,6 +523,7 @@ impl Bbr {
         }
     }
 
+    #[inline(always)]
     fn check_cycle_phase(&mut self, a: &Ack) {
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(a) {
             self.advance_cycle_phase(a.now);
@@ -566,6 +572,7 @@ impl Bbr {
     }
 
     /// BBRCheckDrain (§4.3.3).
+    #[inline(always)]
     fn check_drain(&mut self, a: &Ack) {
         if self.mode == Mode::Startup && self.filled_pipe {
             self.mode = Mode::Drain;
@@ -588,6 +595,7 @@ impl Bbr {
     }
 
     /// BBRUpdateRTprop (§4.1.2.3).
+    #[inline(always)]
     fn update_rtprop(&mut self, a: &Ack) {
         self.rtprop_expired = a.now > self.rtprop_stamp + RTPROP_FILTER_LEN;
         if let Some(rtt) = a.sample.rtt {
@@ -664,6 +672,7 @@ impl Bbr {
 
     /// The cwnd target, segments: BBRInflight(cwnd_gain) (§4.2.3.2); with the Linux options,
     /// `bbr_set_cwnd`'s: `bbr_quantization_budget(bbr_bdp(bbr_bw) + bbr_ack_aggregation_cwnd)`.
+    #[inline]
     pub fn cwnd_target(&self) -> f64 {
         let bw = self.bw();
         let aggr = self
@@ -691,6 +700,7 @@ impl Bbr {
     }
 
     /// BBRSetCwnd (§4.2.3.5), outside loss recovery.
+    #[inline(always)]
     fn set_cwnd(&mut self, a: &Ack, cwnd: f64) -> f64 {
         // Linux bbr_set_cwnd: bbr_bdp at bbr_bw, plus bbr_ack_aggregation_cwnd, then
         // bbr_quantization_budget (the draft: BBRInflight, 3 send quanta)

@@ -90,6 +90,7 @@ impl RateSampler {
 
     /// §3.2: the segment at `seq` of `bytes` leaves at `now`; `in_flight` bytes were
     /// outstanding before it.
+    #[inline(always)]
     pub fn on_send(&mut self, seq: u64, bytes: u64, now: SimTime, in_flight: u64, retx: bool) {
         if in_flight == 0 {
             self.first_sent_time = now;
@@ -151,6 +152,7 @@ impl RateSampler {
 
     /// An ACK at `now` moving the cumulative ACK from `old_una` to `una`, with SACK blocks
     /// `sacks` (if the connection uses SACK: `sack`); `min_rtt` discards short intervals.
+    #[inline(always)]
     pub fn on_ack(
         &mut self,
         old_una: u64,

@@ -341,14 +341,13 @@ impl Sender {
 
     /// Whether pacing holds the next segment back now; if so the pacing timer is armed for
     /// its departure. Always false unless the controller paces.
-    #[inline]
     #[inline(always)]
     pub(super) fn pace_wait(&mut self, ctx: &mut Ctx) -> bool {
         // (one test without BBR, issue 25: the rest out of line)
         matches!(self.cc, Cc::Bbr(_)) && self.pace_wait_bbr(ctx)
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn pace_wait_bbr(&mut self, ctx: &mut Ctx) -> bool {
         let Cc::Bbr(b) = &mut self.cc else {
             return false;
