@@ -22,10 +22,17 @@ impl Sink {
 
     #[inline]
     pub fn on_packet(&mut self, p: &Packet, _ctx: &mut Ctx) {
-        if p.th.seq < self.next_expected {
+        self.on_seq(p.th.seq);
+    }
+
+    /// `on_packet` of a packet with sequence number `seq` (all a sink reads; the world
+    /// delivers to a sink through this, without a `Ctx`: issue 25).
+    #[inline(always)]
+    pub fn on_seq(&mut self, seq: u64) {
+        if seq < self.next_expected {
             self.reordered += 1;
         } else {
-            self.next_expected = p.th.seq + 1;
+            self.next_expected = seq + 1;
         }
     }
 }

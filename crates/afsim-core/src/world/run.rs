@@ -13,12 +13,14 @@ use crate::queue::{AnyQueue, DropReason};
 use crate::scenario::spec::CsaScope;
 use crate::sim::event::{Event, EventQueue};
 use crate::sim::time::{SimDuration, SimTime};
-use crate::transport::{AnyAgent, Ctx};
+use crate::transport::AnyAgent;
 
-use super::unchecked::{at, at_mut, port_mut};
+use super::unchecked::{at_mut, port_mut};
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::watch::{watch_arrival, watch_departure};
 use super::{Port, Progress, RunError, StopReason, World, CONTROL, LOCAL};
+
+mod agents;
 
 impl World<'_> {
     /// Runs the event loop until a stop condition of the spec is met.
@@ -193,23 +195,23 @@ impl World<'_> {
         if dst == node {
             let pkt = *self.pool.get(id);
             self.pool.free(id);
-            self.delivered += 1;
             let flow = pkt.flow as usize;
-            let f = &mut self.flows[flow];
-            if pkt.rev {
-                f.rev_delivered += 1;
-            } else {
-                f.delivered(self.now, pkt.size, pkt.created, self.warmup);
-                let delay_ns = self.now.0 - pkt.created.0;
-                // SAFETY: `flows[flow]` above was in bounds, and `flow_delays` has as many
-                // entries (both `n_flows`, made in `build.rs`, never resized)
-                unsafe { at_mut(&mut self.flow_delays, flow) }.record(delay_ns);
-                self.class_delays[usize::from(pkt.dscp & 63)].record(delay_ns);
-            }
+            self.count_delivery(flow, pkt.rev, pkt.size, pkt.created, pkt.dscp);
             if pkt.dst_agent == CONTROL {
                 // a remote CSA's signal reaches its border router (Giacomazzi et al. §IV.A)
                 let alpha = f64::from_bits(pkt.th.ack);
                 self.announce_alpha(pkt.th.seq as usize, u32::from(pkt.th.src_port), alpha);
+                return;
+            }
+            // SAFETY: a packet's `dst_agent` other than `CONTROL` is the agent id `build.rs`
+            // gave its sender as the peer (see `call_agent`); agents are never removed
+            if let AnyAgent::Sink(sink) =
+                unsafe { at_mut(&mut self.agents, pkt.dst_agent as usize) }
+            {
+                // a sink sends nothing and reads one field (issue 25: no agent call); what the
+                // call would do after the hook is the completion test
+                sink.on_seq(pkt.th.seq);
+                self.note_completion(flow);
                 return;
             }
             self.call_agent::<O>(pkt.dst_agent, |a, ctx| a.on_packet(&pkt, ctx));
@@ -595,64 +597,6 @@ impl World<'_> {
                 self.finite_done += 1;
             }
         }
-    }
-
-    /// Runs one agent hook, then sends what it sent from its node.
-    ///
-    /// The packets sent are pushed on the world's `outbox` as a stack (issue 25: no `Vec` taken
-    /// out and put back per call): this call's are those above the length it found, sent in
-    /// order, then cut off. A packet delivered to an agent at the same node calls this again
-    /// from `receive`; that call's packets go above this one's and are gone before it goes on,
-    /// so the order of the sends is the order of a fresh outbox per call.
-    #[inline]
-    pub(super) fn call_agent<const O: bool>(
-        &mut self,
-        agent: u32,
-        hook: impl FnOnce(&mut AnyAgent, &mut Ctx),
-    ) {
-        let a = agent as usize;
-        // SAFETY: agent ids are the world's: a timer's is the `Ctx::me` of the agent that set
-        // it, a packet's `dst_agent` the peer id `build.rs` gave its sender (CSA signals, the
-        // one other kind, are handled before), `build.rs`'s own calls the indices of `agents`;
-        // agents are never removed
-        let ag = unsafe { at_mut(&mut self.agents, a) };
-        // flow i's agents are 2i (source) and 2i + 1 (sink) (`build.rs`)
-        let flow = a >> 1;
-        debug_assert_eq!(flow, ag.flow() as usize);
-        // SAFETY: `flow` is the index of a spec flow (above), below `spec.flows.len()`, which
-        // is `flow_dscp`'s length and at most `flows`' (`n_flows`, signal flows after); neither
-        // is ever resized
-        let dscp = unsafe { *at(&self.flow_dscp, flow) };
-        let f = unsafe { at_mut(&mut self.flows, flow) };
-        let sent_before = f.packets_sent;
-        let start = self.outbox.len();
-        let mut ctx = Ctx {
-            now: self.now,
-            me: agent,
-            pool: &mut self.pool,
-            events: &mut self.events,
-            outbox: &mut self.outbox,
-            flow: f,
-            generated: &mut self.generated,
-            dscp,
-        };
-        hook(ag, &mut ctx);
-        // forward packets are the source's: data (and a SYN); the sink's ACKs are reverse
-        self.data_generated += ctx.flow.packets_sent - sent_before;
-        let end = self.outbox.len();
-        if end > start {
-            // SAFETY: `agents[a]` above was in bounds, and `agent_node` has an entry per agent
-            // (two per spec flow, pushed together in `build.rs`, never resized)
-            let node = unsafe { *at(&self.agent_node, a) };
-            for i in start..end {
-                // SAFETY: `i < end`, the outbox's length after the hook; the sends below only
-                // push above `end` and cut back to it (the stack order above)
-                let id = unsafe { *at(&self.outbox, i) };
-                self.receive::<O>(node, id, LOCAL);
-            }
-            self.outbox.truncate(start);
-        }
-        self.note_completion(flow);
     }
 
     /// Writes every grid instant up to and including `t` (`[[monitor]]` counters), with the
