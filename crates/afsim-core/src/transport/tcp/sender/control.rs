@@ -363,6 +363,7 @@ impl Sender {
     }
 
     /// The pacing timer fired: send what the window allows.
+    #[inline]
     pub(super) fn on_pace_timer(&mut self, ctx: &mut Ctx) {
         if let Cc::Bbr(b) = &mut self.cc {
             b.pace_armed = false;

@@ -644,6 +644,7 @@ impl Sender {
     }
 
     /// pipe in RACK recovery (for BBR's recovery window), segments.
+    #[inline]
     pub(super) fn rack_pipe_segments(&self) -> Option<f64> {
         let r = self.rack.as_deref()?;
         matches!(self.phase, Phase::Recovery(Recovery::Rack))

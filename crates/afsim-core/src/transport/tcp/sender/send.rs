@@ -78,6 +78,7 @@ impl Sender {
     }
 
     /// RFC 6675 §4's SetPipe() in segments during a SACK recovery; `None` outside one.
+    #[inline]
     pub(super) fn sack_pipe_segments(&self) -> Option<f64> {
         let Phase::Recovery(Recovery::Sack {
             high_rxt,
