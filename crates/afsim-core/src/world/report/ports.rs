@@ -34,13 +34,10 @@ impl PortRows {
     pub(super) fn sized(ports: &[crate::world::Port]) -> Self {
         PortRows {
             queues: Vec::with_capacity(ports.len()),
-            colours: Vec::with_capacity(
-                ports
-                    .iter()
-                    .map(|p| p.stats.levels.iter().filter(|l| l.arrivals > 0).count())
-                    .sum(),
+            colours: Vec::with_capacity(ports.iter().map(|p| p.levels_seen()).sum()),
+            code_points: Vec::with_capacity(
+                ports.iter().map(|p| p.by_cp.rows_len(p.cp_first)).sum(),
             ),
-            code_points: Vec::with_capacity(ports.iter().map(|p| p.by_cp.rows_len()).sum()),
             ..Default::default()
         }
     }
@@ -127,6 +124,9 @@ impl World<'_> {
         if rev {
             p.line = crate::sim::ring::Ring::new();
         }
+        // the per-level counters, the first code point's and the longest queue where the rows
+        // read them (the packet path left them in the totals and the port's flags)
+        p.settle_counts();
         if let AnyQueue::Sima(q) = &p.queue {
             if let Err(e) = q.check(&self.pool) {
                 broken.push(format!("{name}: {e}"));
@@ -279,7 +279,7 @@ fn code_point_rows(
     broken: &mut Vec<String>,
 ) -> Vec<CodePointRow> {
     use crate::net::dscp;
-    let rows = p.by_cp.rows();
+    let rows = p.by_cp.rows(p.cp_first, &p.stats);
     let mut queued = vec![0u64; rows.len()];
     for id in p.queue.queued() {
         let pkt = pool.get(id);
