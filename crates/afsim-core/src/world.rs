@@ -43,7 +43,6 @@ use crate::scenario::spec::CsaScope;
 use crate::scenario::spec::SpecError;
 use crate::scenario::Spec;
 use crate::sim::event::EventQueue;
-use crate::sim::ring::Ring;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::AnyAgent;
@@ -51,6 +50,7 @@ use crate::transport::AnyAgent;
 /// `receive`'s `via` for packets an agent sent from the node itself.
 mod build;
 mod code_points;
+mod line;
 mod report;
 /// The report rows afsim-live's forwarding plane builds from the same counters.
 pub use report::{colour_rows, conditioner_row, queue_row};
@@ -105,9 +105,10 @@ pub struct Port {
     /// Nanoseconds spent transmitting.
     busy_ns: u64,
     clock: TxClock,
+    /// Packets being transmitted or propagating (their arrival instants, non-decreasing, in
+    /// the pool: `Pool::wire_at`): the first three inline (`line`).
+    line: line::Line,
     // -- second line --
-    /// Packets being transmitted or propagating, with their arrival times (non-decreasing).
-    line: Ring<(SimTime, PacketId)>,
     /// Its first four counters end the second line (`QueueStats` is `repr(C)`).
     pub stats: QueueStats,
     // -- the rest: not read by a packet-hop through an idle drop-tail port --
@@ -210,7 +211,7 @@ impl Port {
             delay,
             busy_ns: 0,
             clock,
-            line: Ring::new(),
+            line: Default::default(),
             stats: QueueStats::with_levels(0),
             queue,
             by_cp: Default::default(),

@@ -128,10 +128,11 @@ impl World<'_> {
                 // SAFETY: the world schedules an arrival only for a port of its own (`transmit`
                 // and the line below; see `port_mut`)
                 let p = unsafe { port_mut(&mut self.ports, port as usize) };
-                let (at, id) = p.line.pop_front().expect("arrival with an empty line");
-                debug_assert_eq!(at, self.now);
-                if let Some(&(next, _)) = p.line.front() {
-                    self.events.schedule(next, Event::Arrive { port });
+                let (id, next) = p.line.pop_front().expect("arrival with an empty line");
+                debug_assert_eq!(self.pool.wire_at(id), self.now);
+                if let Some(next) = next {
+                    self.events
+                        .schedule(self.pool.wire_at(next), Event::Arrive { port });
                 }
                 // (the flag, in the port's first line, not the box's pointer, in its last)
                 if p.flags & LOSSY != 0 {
@@ -803,7 +804,8 @@ fn transmit<const O: bool>(
     if p.line.is_empty() {
         events.schedule(at, Event::Arrive { port: port as u32 });
     }
-    p.line.push_back((at, id));
+    pool.set_wire_at(id, at);
+    p.line.push_back(id);
     let capture = p.capture;
     if O && capture != pcap::NONE {
         captures[capture as usize].write(now, pool.get(id));

@@ -122,7 +122,7 @@ impl World<'_> {
         .into();
         let mut broken = Vec::new();
         if rev {
-            p.line = crate::sim::ring::Ring::new();
+            p.line = Default::default();
         }
         // the per-level counters, the first code point's and the longest queue where the rows
         // read them (the packet path left them in the totals and the port's flags)
