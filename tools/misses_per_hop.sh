@@ -42,7 +42,9 @@ def read(d):
                   (("instr", r"I\s+refs"), ("drefs", r"D\s+refs"),
                    ("d1", r"D1\s+misses"), ("lld", r"LLd\s+misses"))}
 (h0, c0), (h1, c1) = read(short), read(long_)
-per = {k: (c1[k] - c0[k]) / (h1 - h0) for k in c0}
+# (a count that differs by a few misses between the two runs is 0 per hop, not "-0.00")
+per = {k: max((c1[k] - c0[k]) / (h1 - h0), 0.0) if c1[k] >= c0[k] or (c0[k] - c1[k]) < (h1 - h0) / 200
+       else (c1[k] - c0[k]) / (h1 - h0) for k in c0}
 print(f"{f} {extra}: {short}: {h0:,} hops; {long_}: {h1:,} hops; per packet-hop: "
       f"{per['instr']:.1f} instructions, {per['drefs']:.1f} data refs, "
       f"{per['d1']:.2f} D1 misses, {per['lld']:.2f} LL misses")
