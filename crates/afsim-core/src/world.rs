@@ -124,9 +124,12 @@ pub struct Port {
     watch: Option<Box<Watch>>,
     /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`), and the
     /// packets it dropped; boxed, as few ports have one (`LOSSY` says whether there is one).
-    loss: Option<Box<(Loss, u64)>>,
+    loss: LinkLoss,
     pub from: u32,
 }
+
+/// A port's random loss at the end of its wire and the packets it dropped (`Port::loss`).
+type LinkLoss = Option<Box<(Loss, u64)>>;
 
 /// `Port::flags`: the queue is drop-tail and any packet fits it when empty (a limit in
 /// packets, or one of at least 65,535 bytes, the largest packet): an arrival at an idle port
@@ -196,7 +199,7 @@ impl Port {
         queue: AnyQueue,
         clock: TxClock,
         delay: SimDuration,
-        (rng, loss): (Option<Box<Rng>>, Option<Box<(Loss, u64)>>),
+        (rng, loss): (Option<Box<Rng>>, LinkLoss),
     ) -> Port {
         let through = Port::through_ok(&queue);
         Port {

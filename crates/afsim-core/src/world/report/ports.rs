@@ -72,7 +72,7 @@ impl PortRows {
 /// (`release_tail`), every 16,384 elements, and its capacity stays.
 pub(super) fn shrink_as_it_empties<T>(v: &mut Vec<T>) {
     if std::mem::align_of::<T>() > 16 {
-        if v.len() % (1 << 14) == 0 && v.capacity() - v.len() >= 1 << 14 {
+        if v.len().is_multiple_of(1 << 14) && v.capacity() - v.len() >= 1 << 14 {
             release_tail(v);
             give_back();
         }
