@@ -1294,7 +1294,7 @@ fn a_ports_one_level_counters_equal_those_counted_per_level() {
             SimDuration::from_millis(1),
             (None, None),
         );
-        let mut reference = vec![LevelStats::default(); 3];
+        let mut reference = [LevelStats::default(); 3];
         for step in 0..2000u32 {
             x ^= x << 13;
             x ^= x >> 17;
@@ -1309,7 +1309,7 @@ fn a_ports_one_level_counters_equal_those_counted_per_level() {
             p.count_level_arrival(level);
             p.stats.arrivals += 1;
             reference[level].arrivals += 1;
-            if (x >> 8) % 4 == 0 {
+            if (x >> 8).is_multiple_of(4) {
                 let r = (x >> 12) as usize % N_QUEUE_DROP_REASONS;
                 p.stats.drops[r] += 1;
                 if p.level == LEVEL_LISTED {
