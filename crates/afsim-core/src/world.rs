@@ -43,7 +43,6 @@ use crate::scenario::spec::CsaScope;
 use crate::scenario::spec::SpecError;
 use crate::scenario::Spec;
 use crate::sim::event::EventQueue;
-use crate::sim::ring::Ring;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::AnyAgent;
@@ -51,6 +50,7 @@ use crate::transport::AnyAgent;
 /// `receive`'s `via` for packets an agent sent from the node itself.
 mod build;
 mod code_points;
+mod line;
 mod report;
 /// The report rows afsim-live's forwarding plane builds from the same counters.
 pub use report::{colour_rows, conditioner_row, queue_row};
@@ -63,45 +63,97 @@ const LOCAL: u32 = u32::MAX;
 const CONTROL: u32 = u32::MAX;
 
 /// One direction of a link.
+///
+/// Laid out by hand (`repr(C)`), aligned to a cache line (issue 28, branch scale7): what a
+/// packet-hop through a port with an idle drop-tail queue reads and writes (the arrival's
+/// counters, the transmitter, the line; `World::enqueue`, `transmit`, the `Arrive` event)
+/// is in its first two 64-byte lines, 128 bytes; the queue, the drop and per-level counters,
+/// the code-point list and what monitors and lossy links add come after. At thousands of
+/// flows the ports are far beyond the caches (4 a flow), and a hop cost a miss on each of the
+/// five or six lines a 336-byte port spanned, and on the heap blocks of its per-level and
+/// per-code-point counters besides (`cachegrind`, docs/performance.md, "Seventh round").
+/// `PORT_HOT_BYTES` and the size test check the layout.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Port {
-    /// Nodes (indices); the port's name is "from->to" in node names (`World::port_name`: not
-    /// stored, which saves 56 bytes a port; issue 28).
-    pub from: u32,
-    pub to: u32,
-    pub delay: SimDuration,
-    clock: TxClock,
-    pub queue: AnyQueue,
-    pub stats: QueueStats,
-    /// The transmitter is busy until this instant.
-    busy_until: SimTime,
-    /// A `TxDone` event is scheduled at `busy_until`.
-    tx_pending: bool,
+    // -- first line --
     /// Packets in `queue`, kept here as the discipline accepts (+1) and hands out (−1) packets,
     /// so that the packet path reads the port, not the discipline behind its `match` and box
     /// (issue 25). Equal to `queue.len_packets()`: no discipline gains or loses packets
     /// otherwise (only the test double `AnyQueue::Leaky`, which loses packets on purpose).
     qlen: u32,
-    /// Packets being transmitted or propagating, with their arrival times (non-decreasing).
-    line: Ring<(SimTime, PacketId)>,
+    /// Nodes (indices); the port's name is "from->to" in node names (`World::port_name`: not
+    /// stored, which saves 56 bytes a port; issue 28). (`from` is in the cold part.)
+    pub to: u32,
+    /// The capture writer (`World::captures`) of this port's departures, or `pcap::NONE`.
+    capture: u32,
+    /// A `TxDone` event is scheduled at `busy_until`.
+    tx_pending: bool,
+    /// `THROUGH_OK`, `THROUGH_SEEN`, `LOSSY` (below).
+    flags: u8,
+    /// The one drop-precedence level this port has seen (`LEVEL_NONE`: none yet): while it is
+    /// one, its counters are the port's totals and `stats.levels` is empty, so a packet-hop
+    /// counts nothing per level; at a second level they are written out (`list_levels`) and
+    /// this is `LEVEL_LISTED`, every level counted in `stats.levels` as before.
+    level: u8,
+    /// The first (direction, code point) key this port has seen, whose counts `by_cp` derives
+    /// from the totals (`code_points`), or `code_points::FIRST_NONE` / `FIRST_LISTED`.
+    cp_first: u8,
+    /// The transmitter is busy until this instant.
+    busy_until: SimTime,
+    pub delay: SimDuration,
+    /// Nanoseconds spent transmitting.
+    busy_ns: u64,
+    clock: TxClock,
+    /// Packets being transmitted or propagating (their arrival instants, non-decreasing, in
+    /// the pool: `Pool::wire_at`): the first three inline (`line`).
+    line: line::Line,
+    // -- second line --
+    /// Its first four counters end the second line (`QueueStats` is `repr(C)`).
+    pub stats: QueueStats,
+    // -- the rest: not read by a packet-hop through an idle drop-tail port --
+    pub queue: AnyQueue,
+    /// Arrivals and drops by code point and direction but the first key's (`code_points`).
+    by_cp: code_points::ByCodePoint,
     /// The queue discipline's own random stream (`queue/<from>-><to>`): only the RED family
     /// (RED, RIO, WRED, SIMA and schedulers of them) draws from it, so a drop-tail port has
     /// none (`AnyQueue::enqueue_port`; 24 bytes a port, issue 28).
     rng: Option<Box<Rng>>,
-    /// Nanoseconds spent transmitting.
-    busy_ns: u64,
-    /// The capture writer (`World::captures`) of this port's departures, or `pcap::NONE`.
-    capture: u32,
     /// What `[[monitor]]`s record of this queue, if any asked (`None`: nothing; a run with no
     /// watched port, monitor or capture does not test it, `World::run`).
     watch: Option<Box<Watch>>,
     /// Random loss at the end of the wire, with its own stream (`link/<from>-><to>`), and the
-    /// packets it dropped; boxed, as few ports have one (the count in the box leaves room in
-    /// the port for `TxClock`'s remembered size, issue 25).
-    loss: Option<Box<(Loss, u64)>>,
-    /// Arrivals, departures and drops by code point and direction (`code_points`).
-    by_cp: code_points::ByCodePoint,
+    /// packets it dropped; boxed, as few ports have one (`LOSSY` says whether there is one).
+    loss: LinkLoss,
+    pub from: u32,
 }
+
+/// A port's random loss at the end of its wire and the packets it dropped (`Port::loss`).
+type LinkLoss = Option<Box<(Loss, u64)>>;
+
+/// `Port::flags`: the queue is drop-tail and any packet fits it when empty (a limit in
+/// packets, or one of at least 65,535 bytes, the largest packet): an arrival at an idle port
+/// may go straight onto the wire (`World::enqueue`).
+const THROUGH_OK: u8 = 1;
+/// `Port::flags`: a packet went straight onto the wire (so the longest queue was at least 1;
+/// `Port::settle_counts` puts that in `stats.max_len_packets`).
+const THROUGH_SEEN: u8 = 2;
+/// `Port::flags`: the port has a `loss` model.
+const LOSSY: u8 = 4;
+/// `Port::level` before the first packet.
+const LEVEL_NONE: u8 = 0xFF;
+/// `Port::level` once the per-level counters are kept in `stats.levels`.
+const LEVEL_LISTED: u8 = 0xFE;
+/// The bytes at the start of a port that a packet-hop through an idle drop-tail port touches.
+const PORT_HOT_BYTES: usize = 128;
+const _: () = assert!(
+    std::mem::offset_of!(Port, stats) + 4 * 8 <= PORT_HOT_BYTES
+        && std::mem::offset_of!(QueueStats, departure_bytes) == 3 * 8
+);
+/// Five cache lines (336 bytes, unaligned, before branch scale7). Not in the test build, whose
+/// test double `AnyQueue::Leaky` makes the queue longer (`ports_and_link_specs_stay_small`).
+#[cfg(not(test))]
+const _: () = assert!(std::mem::size_of::<Port>() == 5 * 64);
 
 /// What the `[[monitor]]`s of one port record.
 #[derive(Debug, Default)]
@@ -140,9 +192,119 @@ struct Grid {
 }
 
 impl Port {
+    /// A port of a link from `from` to `to` with this queue, clock, delay and loss (of its own
+    /// random streams).
+    fn new(
+        (from, to): (u32, u32),
+        queue: AnyQueue,
+        clock: TxClock,
+        delay: SimDuration,
+        (rng, loss): (Option<Box<Rng>>, LinkLoss),
+    ) -> Port {
+        let through = Port::through_ok(&queue);
+        Port {
+            qlen: 0,
+            to,
+            capture: pcap::NONE,
+            tx_pending: false,
+            flags: if through { THROUGH_OK } else { 0 } | if loss.is_some() { LOSSY } else { 0 },
+            level: LEVEL_NONE,
+            cp_first: code_points::FIRST_NONE,
+            busy_until: SimTime::ZERO,
+            delay,
+            busy_ns: 0,
+            clock,
+            line: Default::default(),
+            stats: QueueStats::with_levels(0),
+            queue,
+            by_cp: Default::default(),
+            rng,
+            watch: None,
+            loss,
+            from,
+        }
+    }
+
+    /// Whether an arrival at an idle port may go straight onto the wire (`THROUGH_OK`).
+    fn through_ok(queue: &AnyQueue) -> bool {
+        // (the largest packet the loader accepts is 65,535 bytes)
+        matches!(queue, AnyQueue::DropTail(q) if q.fits_when_empty(65_535))
+    }
+
+    /// Replaces the queue discipline (`World::replace_queue`, tests), `THROUGH_OK` with it.
+    #[cfg(test)]
+    fn set_queue(&mut self, queue: AnyQueue) {
+        self.flags &= !THROUGH_OK;
+        if Port::through_ok(&queue) {
+            self.flags |= THROUGH_OK;
+        }
+        self.queue = queue;
+    }
+
     /// Packets lost on the wire (`loss`).
     pub fn link_losses(&self) -> u64 {
         self.loss.as_ref().map_or(0, |l| l.1)
+    }
+
+    /// The per-level counters of a packet of `level` arriving (before the totals count it).
+    #[inline(always)]
+    fn count_level_arrival(&mut self, level: usize) {
+        if level != usize::from(self.level) {
+            if self.level == LEVEL_LISTED {
+                self.stats.level_mut(level).arrivals += 1;
+            } else {
+                self.another_level(level);
+            }
+        }
+    }
+
+    /// The first packet, or the first of a second level (then the one level's counters, the
+    /// totals so far, are written out).
+    #[cold]
+    #[inline(never)]
+    fn another_level(&mut self, level: usize) {
+        if self.level == LEVEL_NONE {
+            self.level = level as u8;
+        } else {
+            self.list_levels();
+            self.stats.level_mut(level).arrivals += 1;
+        }
+    }
+
+    /// Writes the one level's counters (the totals) into `stats.levels`, which then counts
+    /// every level (`LEVEL_LISTED`). Exact at any moment: every arrival, departure and queue
+    /// drop so far was of that level.
+    fn list_levels(&mut self) {
+        if self.level != LEVEL_NONE && self.level != LEVEL_LISTED {
+            let (arrivals, departures, drops) =
+                (self.stats.arrivals, self.stats.departures, self.stats.drops);
+            let l = self.stats.level_mut(usize::from(self.level));
+            l.arrivals = arrivals;
+            l.departures = departures;
+            l.drops = drops;
+        }
+        self.level = LEVEL_LISTED;
+    }
+
+    /// Every counter where the report and the monitors read it: the per-level counters and
+    /// those of the first code point listed, the longest queue at least 1 if a packet went
+    /// straight through (issue 28, branch scale7: the packet path counts none of them at a
+    /// port that sees one level and one code point). The port counts on as before afterwards.
+    fn settle_counts(&mut self) {
+        self.list_levels();
+        self.by_cp.list_first(&mut self.cp_first, &self.stats);
+        if self.flags & THROUGH_SEEN != 0 && self.stats.max_len_packets == 0 {
+            self.stats.max_len_packets = 1;
+        }
+    }
+
+    /// How many levels saw an arrival (the report's colour rows), without `settle_counts`.
+    fn levels_seen(&self) -> usize {
+        match self.level {
+            LEVEL_NONE => 0,
+            LEVEL_LISTED => self.stats.levels.iter().filter(|l| l.arrivals > 0).count(),
+            _ => 1,
+        }
     }
 
     /// The link rate, bits per second (kept once, in the transmitter's clock: the 8 bytes

@@ -185,6 +185,12 @@ pub struct Pool {
     /// Never shorter than `issued`, and never empty (slot 0 exists before it is issued, so
     /// that `PacketId::default()` is a slot).
     slots: Vec<Packet>,
+    /// Per slot, the instant its packet reaches the far end of the wire it is on (a
+    /// simulator port's line, `world::line`; left as it was elsewhere): beside the packets, not
+    /// in them (at 120 bytes a packet's copies are inline moves), and not in each port's line
+    /// (a heap block a port, a cache miss on each transmission at thousands of flows; issue 28,
+    /// branch scale7). As long as `slots`.
+    wire_at: Vec<SimTime>,
     /// Slots issued so far (ids `0..issued`).
     issued: u32,
     free: Vec<PacketId>,
@@ -195,6 +201,7 @@ impl Default for Pool {
     fn default() -> Self {
         Self {
             slots: vec![Packet::default()],
+            wire_at: vec![SimTime::ZERO],
             issued: 0,
             free: Vec::new(),
             live: 0,
@@ -221,6 +228,7 @@ impl Pool {
                 self.slots[id.index()] = p;
             } else {
                 self.slots.push(p);
+                self.wire_at.push(SimTime::ZERO);
             }
             id
         }
@@ -252,6 +260,27 @@ impl Pool {
         debug_assert!(id.index() < self.slots.len(), "{id:?} is not of this pool");
         // SAFETY: as `get`.
         unsafe { self.slots.get_unchecked_mut(id.index()) }
+    }
+
+    /// The instant packet `id` reaches the far end of its wire (`set_wire_at`).
+    #[inline(always)]
+    pub fn wire_at(&self, id: PacketId) -> SimTime {
+        debug_assert!(
+            id.index() < self.wire_at.len(),
+            "{id:?} is not of this pool"
+        );
+        // SAFETY: as `get`: `wire_at` is as long as `slots` (pushed together).
+        unsafe { *self.wire_at.get_unchecked(id.index()) }
+    }
+
+    #[inline(always)]
+    pub fn set_wire_at(&mut self, id: PacketId, at: SimTime) {
+        debug_assert!(
+            id.index() < self.wire_at.len(),
+            "{id:?} is not of this pool"
+        );
+        // SAFETY: as `get`.
+        unsafe { *self.wire_at.get_unchecked_mut(id.index()) = at }
     }
 
     /// Packets allocated and not yet freed.

@@ -74,8 +74,13 @@ pub const DENSE_MAX_NODES: usize = 256;
 /// `Tables::dense`'s entry for `NO_ROUTE`.
 const DENSE_NO_ROUTE: u16 = u16::MAX;
 
-/// What a node needs for a lookup, in one place (one cache line holds three).
+/// What a node needs for a lookup, in one place: 32 bytes, aligned, two to a cache line, so
+/// that a lookup reads one line of the destination's (its interval, component and anchor, and
+/// for a walk down to it its parent and the port towards it) and one of the node's (issue 28,
+/// branch scale7: the parent and down ports were two more arrays, a line each per hop at
+/// thousands of flows; 20 bytes an entry, which straddled lines, and 8 a node beside).
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
 struct Entry {
     /// The nodes of this node's subtree (itself and what hangs below it; for a core node,
     /// everything hanging from it) are those whose `lo` is in `[lo, hi)`.
@@ -88,6 +93,9 @@ struct Entry {
     /// Core index of the node's anchor (of itself, for a core node); `NONE` in a component
     /// without a core (a tree, or an isolated node), where every route stays in the tree.
     core: u32,
+    /// A hanging node's parent and the parent's port towards it (`NONE` for core nodes).
+    parent: u32,
+    down: u32,
 }
 
 /// Forwarding tables for every node (`Default`: none, for a world that is done forwarding).
@@ -95,9 +103,6 @@ struct Entry {
 pub struct Tables {
     n: usize,
     node: Vec<Entry>,
-    /// Per hanging node, its parent and the parent's port towards it (`NONE` for core nodes).
-    parent: Vec<u32>,
-    down: Vec<u32>,
     /// Core nodes.
     k: usize,
     /// Per core index: its column in `cols`, or `NONE` if no destination hangs from it.
@@ -230,7 +235,10 @@ impl Tables {
                 };
             }
         }
-        let node = number_subtrees(n, &parent, &up, &core_of, &comp_root);
+        let mut node = number_subtrees(n, &parent, &up, &core_of, &comp_root);
+        for ((e, &p), &d) in node.iter_mut().zip(&parent).zip(&down) {
+            (e.parent, e.down) = (p, d);
+        }
 
         // a column for every core node a destination hangs from
         let mut col_of = vec![NONE; k];
@@ -281,8 +289,6 @@ impl Tables {
         let mut tables = Tables {
             n,
             node,
-            parent,
-            down,
             k,
             col_of,
             cols,
@@ -325,8 +331,12 @@ impl Tables {
         let d = self.node[dst];
         if u.lo <= d.lo && d.lo < u.hi {
             // below `node` (or `node` itself): down the child whose subtree holds it
+            // (the destination's entry, read above, holds the first step up from it: a host
+            // behind its access router is one step)
             return if node == dst {
                 NO_ROUTE
+            } else if d.parent as usize == node {
+                d.down
             } else {
                 self.descend(node, dst)
             };
@@ -359,9 +369,10 @@ impl Tables {
     fn descend(&self, node: usize, dst: usize) -> u32 {
         let mut x = dst;
         loop {
-            let p = self.parent[x] as usize;
+            let e = &self.node[x];
+            let p = e.parent as usize;
             if p == node {
-                return self.down[x];
+                return e.down;
             }
             x = p;
         }
@@ -386,7 +397,7 @@ impl Tables {
     /// Bytes the tables hold (their vectors' lengths).
     pub fn bytes(&self) -> usize {
         self.node.len() * std::mem::size_of::<Entry>()
-            + 4 * (self.parent.len() + self.down.len() + self.col_of.len() + self.cols.len())
+            + 4 * (self.col_of.len() + self.cols.len())
             + self.overrides.len() * 16
             + 2 * self.dense.len()
     }
@@ -463,6 +474,8 @@ fn number_subtrees(
         up: NONE,
         comp: NONE,
         core: NONE,
+        parent: NONE,
+        down: NONE,
     };
     let mut node = vec![blank; n];
     let mut next = 0u32;
@@ -480,6 +493,7 @@ fn number_subtrees(
             up: NONE,
             comp,
             core: c,
+            ..blank
         };
         next += 1;
         while let Some(top) = stack.last_mut() {
@@ -493,6 +507,7 @@ fn number_subtrees(
                     up: up[v as usize],
                     comp,
                     core: c,
+                    ..blank
                 };
                 next += 1;
                 stack.push((v, start[v as usize]));

@@ -391,16 +391,21 @@ pub struct LevelStats {
 ///
 /// Identity (checked at the end of every run):
 /// `arrivals = departures + sum(drops) + len_packets` (and the same in bytes).
+///
+/// In declaration order (`repr(C)`): the four counters every packet-hop adds to come first,
+/// so that a simulator port (`world::Port`) keeps them in its first two cache lines (issue 28,
+/// branch scale7).
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct QueueStats {
     pub arrivals: u64,
     pub arrival_bytes: u64,
     pub departures: u64,
     pub departure_bytes: u64,
+    pub max_len_packets: u64,
     /// By `DropReason::index` of the queue's reasons (`N_QUEUE_DROP_REASONS`).
     pub drops: [u64; N_QUEUE_DROP_REASONS],
     pub drop_bytes: [u64; N_QUEUE_DROP_REASONS],
-    pub max_len_packets: u64,
     /// The same counts by drop-precedence level (the domain's `ColourTable`): `MAX_LEVELS` by
     /// default, or as many as `with_levels` says, or up to the highest level seen
     /// (`level_mut`). A vector, not an array of `MAX_LEVELS`, so that a port that only sees

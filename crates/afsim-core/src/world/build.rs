@@ -13,12 +13,11 @@ use crate::net::loss::Loss;
 use crate::net::packet::Pool;
 use crate::net::pcap;
 use crate::net::routing::Tables;
-use crate::queue::{AnyQueue, QueueSpec, QueueStats, N_DROP_REASONS};
+use crate::queue::{AnyQueue, QueueSpec, N_DROP_REASONS};
 use crate::scenario::spec::CsaScope;
 use crate::scenario::spec::{AppSpec, MonitorKind, SpecError};
 use crate::scenario::Spec;
 use crate::sim::event::{Event, EventQueue};
-use crate::sim::ring::Ring;
 use crate::sim::rng::{self};
 use crate::sim::time::SimTime;
 use crate::transport::{cbr::Cbr, sink::Sink, tcp, tfrc, AnyAgent};
@@ -40,27 +39,18 @@ impl<'s> World<'s> {
             ] {
                 let name = format!("{}->{}", node_name(from), node_name(to));
                 let queue = AnyQueue::from_spec(q, l.rate_bps);
-                ports.push(Port {
-                    loss: loss.map(|m| {
-                        Box::new((Loss::new(m, rng::stream(seed, &format!("link/{name}"))), 0))
-                    }),
-                    rng: (!matches!(queue, AnyQueue::DropTail(_)))
-                        .then(|| Box::new(rng::stream(seed, &format!("queue/{name}")))),
-                    from: from as u32,
-                    to: to as u32,
-                    delay: l.delay,
-                    clock: TxClock::new(l.framing, l.rate_bps),
-                    queue,
-                    stats: QueueStats::with_levels(0),
-                    busy_until: SimTime::ZERO,
-                    tx_pending: false,
-                    qlen: 0,
-                    line: Ring::new(),
-                    busy_ns: 0,
-                    capture: pcap::NONE,
-                    watch: None,
-                    by_cp: Default::default(),
+                let loss = loss.map(|m| {
+                    Box::new((Loss::new(m, rng::stream(seed, &format!("link/{name}"))), 0))
                 });
+                let rng = (!matches!(queue, AnyQueue::DropTail(_)))
+                    .then(|| Box::new(rng::stream(seed, &format!("queue/{name}"))));
+                ports.push(Port::new(
+                    (from as u32, to as u32),
+                    queue,
+                    TxClock::new(l.framing, l.rate_bps),
+                    l.delay,
+                    (rng, loss),
+                ));
             }
         }
         // capture files are created now, before anything runs
@@ -116,6 +106,11 @@ impl<'s> World<'s> {
                 }
             }
             grid.next_ns = grid.next_ns.min(interval);
+        }
+        // a monitored port's per-level and per-code-point counters are read while the run goes
+        // on: all of them kept from the start (`Port::settle_counts`)
+        for p in ports.iter_mut().filter(|p| p.watch.is_some()) {
+            p.settle_counts();
         }
         let links: Vec<(usize, usize)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
         let routes: Vec<&[usize]> = spec.routes.iter().map(|r| r.path.as_slice()).collect();
@@ -350,7 +345,7 @@ impl<'s> World<'s> {
     /// Replaces the discipline of one port (test doubles).
     #[cfg(test)]
     pub(crate) fn replace_queue(&mut self, port: usize, q: AnyQueue) {
-        self.ports[port].queue = q;
+        self.ports[port].set_queue(q);
     }
 }
 

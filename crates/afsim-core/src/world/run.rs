@@ -19,6 +19,7 @@ use super::unchecked::{at_mut, port_mut};
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::watch::{watch_arrival, watch_departure};
 use super::{Port, Progress, RunError, StopReason, World, CONTROL, LOCAL};
+use super::{LEVEL_LISTED, LOSSY, THROUGH_OK, THROUGH_SEEN};
 
 mod agents;
 
@@ -129,16 +130,20 @@ impl World<'_> {
                 // SAFETY: the world schedules an arrival only for a port of its own (`transmit`
                 // and the line below; see `port_mut`)
                 let p = unsafe { port_mut(&mut self.ports, port as usize) };
-                let (at, id) = p.line.pop_front().expect("arrival with an empty line");
-                debug_assert_eq!(at, self.now);
-                if let Some(&(next, _)) = p.line.front() {
-                    self.events.schedule(next, Event::Arrive { port });
+                let (id, next) = p.line.pop_front().expect("arrival with an empty line");
+                debug_assert_eq!(self.pool.wire_at(id), self.now);
+                if let Some(next) = next {
+                    self.events
+                        .schedule(self.pool.wire_at(next), Event::Arrive { port });
                 }
-                if let Some((loss, lost)) = p.loss.as_deref_mut() {
-                    if loss.lose() {
-                        *lost += 1;
-                        self.drop_packet(id);
-                        return;
+                // (the flag, in the port's first line, not the box's pointer, in its last)
+                if p.flags & LOSSY != 0 {
+                    if let Some((loss, lost)) = p.loss.as_deref_mut() {
+                        if loss.lose() {
+                            *lost += 1;
+                            self.drop_packet(id);
+                            return;
+                        }
                     }
                 }
                 let node = p.to;
@@ -341,27 +346,31 @@ impl World<'_> {
         let level = usize::from(self.colours.level(pkt.dscp));
         let flow = pkt.flow as usize;
         let (rev, dscp) = (pkt.rev, pkt.dscp);
-        p.by_cp.arrival(rev, dscp);
+        p.by_cp.arrival(&mut p.cp_first, rev, dscp);
         if O {
             p.sample(self.now);
         }
+        // (before the totals count the packet: they are the one level's counts until a second)
+        p.count_level_arrival(level);
         p.stats.arrivals += 1;
         p.stats.arrival_bytes += size;
-        p.stats.level_mut(level).arrivals += 1;
         // An arrival at an idle drop-tail port with nothing queued goes straight onto the wire
         // (issue 25): the FIFO's push and pop of the same packet, which leave the queue as it
         // was, are skipped. The counters are those of the two steps: the length integral gains
-        // nothing at the departure (same instant), the longest queue is at least 1. (Not with
-        // observers: they see the enqueue and the departure.)
+        // nothing at the departure (same instant), the longest queue is at least 1
+        // (`THROUGH_SEEN`, written into the counters by `Port::settle_counts`). (Not with
+        // observers: they see the enqueue and the departure.) Whether the queue is drop-tail
+        // and takes any packet when empty is a flag of the port's first line (`THROUGH_OK`;
+        // a drop-tail queue with a smaller byte limit takes the other path, whose counts are
+        // the same).
         let through = !O
+            && p.flags & THROUGH_OK != 0
             && p.qlen == 0
             && !p.tx_pending
-            && p.busy_until <= self.now
-            && matches!(&p.queue, AnyQueue::DropTail(q) if q.fits_when_empty(size));
+            && p.busy_until <= self.now;
         if through {
-            if p.stats.max_len_packets == 0 {
-                p.stats.max_len_packets = 1;
-            }
+            debug_assert!(matches!(&p.queue, AnyQueue::DropTail(q) if q.fits_when_empty(size)));
+            p.flags |= THROUGH_SEEN;
             let (pool, events) = (&mut self.pool, &mut self.events);
             // (the packet's size and level as read above: `transmit` need not look again)
             transmit::<O>(
@@ -443,8 +452,10 @@ impl World<'_> {
                 let r = reason.index();
                 p.stats.drops[r] += 1;
                 p.stats.drop_bytes[r] += size;
-                p.stats.levels[level].drops[r] += 1;
-                p.by_cp.drop(rev, dscp, reason);
+                if p.level == LEVEL_LISTED {
+                    p.stats.levels[level].drops[r] += 1;
+                }
+                p.by_cp.drop(p.cp_first, rev, dscp, reason);
                 if watched {
                     watch_arrival(p, &self.pool, &self.colours, self.now, id, Some(r as u8));
                 }
@@ -649,7 +660,7 @@ impl World<'_> {
         for (port, s) in &mut g.code_points {
             let p = &self.ports[*port as usize];
             while s.next_ns() <= t.0 {
-                s.sample(p.by_cp.cumulative());
+                s.sample(p.by_cp.cumulative(p.cp_first, &p.stats));
             }
         }
         g.next_ns = [
@@ -732,12 +743,17 @@ fn transmit<const O: bool>(
     (size, level): (u32, usize),
 ) {
     debug_assert_eq!(size, pool.get(id).size);
-    debug_assert!(level < p.stats.levels.len());
-    // SAFETY: the packet's arrival at this port counted it at `level` (`QueueStats::level_mut`,
-    // which makes the level's counters; no discipline changes a queued packet's code point),
-    // and counters are only removed when the world is given up for its report
-    // (`World::into_report`): the index is in bounds (issue 25: a bounds check on every hop).
-    unsafe { p.stats.levels.get_unchecked_mut(level) }.departures += 1;
+    // (while the port has seen one level, its counters are the totals: `Port::level`)
+    if p.level == LEVEL_LISTED {
+        debug_assert!(level < p.stats.levels.len());
+        // SAFETY: the packet's arrival at this port counted it at `level`
+        // (`QueueStats::level_mut`, which makes the level's counters, called by
+        // `count_level_arrival`, or by `list_levels` for the one level of the packets that
+        // came before; no discipline changes a queued packet's code point), and counters are
+        // only removed when the world is given up for its report (`World::into_report`): the
+        // index is in bounds (issue 25: a bounds check on every hop).
+        unsafe { p.stats.levels.get_unchecked_mut(level) }.departures += 1;
+    }
     p.stats.departures += 1;
     p.stats.departure_bytes += u64::from(size);
     let tx = p.clock.tx_ns(size);
@@ -747,7 +763,8 @@ fn transmit<const O: bool>(
     if p.line.is_empty() {
         events.schedule(at, Event::Arrive { port: port as u32 });
     }
-    p.line.push_back((at, id));
+    pool.set_wire_at(id, at);
+    p.line.push_back(id);
     let capture = p.capture;
     if O && capture != pcap::NONE {
         captures[capture as usize].write(now, pool.get(id));

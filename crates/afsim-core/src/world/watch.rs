@@ -50,7 +50,7 @@ pub(super) fn watch_arrival(
     w.marks_seen = marks;
     let pkt = pool.get(id);
     if by_cp && event == QueueEvent::Mark {
-        p.by_cp.mark(pkt.rev, pkt.dscp);
+        p.by_cp.mark(&mut p.cp_first, &p.stats, pkt.rev, pkt.dscp);
     }
     let Some(t) = w.trace.as_mut() else {
         return;
