@@ -338,6 +338,12 @@ pub struct Conditioner {
     dp_by_flow: Vec<[u64; sima::LEVELS]>,
     /// SIMA meter with `trace`: every packet marked.
     pub dp_trace: Option<DpTrace>,
+    /// The common case, metered by `offer_simple` (`conditioner/simple.rs`): a classifier
+    /// without criteria, one aggregate token bucket (colour-blind), no shaping.
+    simple: bool,
+    /// The flow of the last packet `offer_simple` metered, and its local index (`u32::MAX`:
+    /// none yet).
+    last_flow: (u32, u32),
 }
 
 /// The drop precedence and measured rate of every packet a SIMA conditioner marked, in order.
@@ -426,6 +432,15 @@ impl Conditioner {
             is_sima: sima.is_some(),
             dp_by_flow: Vec::new(),
             dp_trace: sima.filter(|p| p.trace).map(|_| DpTrace::default()),
+            simple: spec.classifier.flows.is_empty()
+                && spec.classifier.src.is_none()
+                && spec.classifier.dst.is_none()
+                && spec.classifier.protocol.is_none()
+                && spec.classifier.dscp.is_empty()
+                && !spec.per_flow
+                && !shaping
+                && matches!(spec.meter, MeterSpec::TokenBucket(_)),
+            last_flow: (u32::MAX, u32::MAX),
         }
     }
 
@@ -511,6 +526,9 @@ impl Conditioner {
     /// Offers a packet arriving at `now`.
     #[inline]
     pub fn offer(&mut self, now: SimTime, id: PacketId, pool: &mut Pool) -> Outcome {
+        if self.simple {
+            return self.offer_simple(now, id, pool);
+        }
         let p = pool.get(id);
         if !self.classifier.matches(p) {
             return Outcome::NotMatched;
@@ -801,6 +819,8 @@ pub enum MeterSpec {
     /// packet's code point and has no per-colour actions.
     Sima(crate::edge::sima::Params),
 }
+
+mod simple;
 
 #[cfg(test)]
 mod tests;
