@@ -74,6 +74,7 @@
 //! Holt-Winters estimator, framing overhead in the idle time (the transmission time of the
 //! last packet is computed from its IP size at `link_rate_bps`).
 mod common;
+mod divisor;
 mod maths;
 mod verdict;
 
