@@ -113,7 +113,11 @@ impl Stats {
 
     #[inline]
     pub(crate) fn record_departure(&mut self, level: usize) {
-        let l = &mut self.levels[level];
+        debug_assert!(level < MAX_LEVELS);
+        // SAFETY: callers pass a `ColourTable::level`, below the table's level count, which
+        // `ColourTable::new` keeps at most `MAX_LEVELS` (and `set` below it), this array's
+        // length
+        let l = unsafe { self.levels.get_unchecked_mut(level) };
         l.queued -= 1;
         l.forwarded += 1;
     }
