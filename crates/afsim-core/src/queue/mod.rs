@@ -240,8 +240,8 @@ impl AnyQueue {
     /// `enqueue` for a port whose random stream exists only if its discipline draws from one
     /// (`World::build` makes it for every discipline but drop-tail, which never draws: so a
     /// drop-tail port holds 8 bytes of stream, not 32; issue 28).
-    /// `read` is the packet's size and code point, which the port has read: RIO and SIMA
-    /// take them from there instead of reading the packet again.
+    /// `read` is the packet's size and code point, which the port has read: RIO
+    /// takes them from there instead of reading the packet again.
     #[inline(always)]
     pub fn enqueue_port(
         &mut self,
@@ -257,7 +257,7 @@ impl AnyQueue {
             AnyQueue::Rio(q) => q.enqueue_read(now, id, read, pool, stream(rng)),
             AnyQueue::Wred(q) => q.enqueue(now, id, pool, stream(rng)),
             AnyQueue::Scheduler(q) => q.enqueue(now, id, pool, stream(rng)),
-            AnyQueue::Sima(q) => q.enqueue_read(now, id, read, pool),
+            AnyQueue::Sima(q) => q.enqueue(now, id, pool, stream(rng)),
             #[cfg(test)]
             AnyQueue::Leaky(q, ..) => q.push(id, pool),
         }

@@ -303,25 +303,10 @@ impl Sima {
         pool: &mut Pool,
         _rng: &mut Rng,
     ) -> Result<(), DropReason> {
-        let (size, dscp) = {
+        let (size, (class, dp)) = {
             let p = pool.get(id);
-            (p.size, p.dscp)
+            (p.size, classify(p.dscp))
         };
-        self.enqueue_read(now, id, (size, dscp), pool)
-    }
-
-    /// `enqueue` of a packet whose size and code point the caller has read from the pool (the
-    /// port has: issue 25, one read of the packet fewer at each arrival).
-    #[inline(always)]
-    pub fn enqueue_read(
-        &mut self,
-        now: SimTime,
-        id: PacketId,
-        (size, dscp): (u32, u8),
-        pool: &mut Pool,
-    ) -> Result<(), DropReason> {
-        debug_assert_eq!((size, dscp), (pool.get(id).size, pool.get(id).dscp));
-        let (class, dp) = classify(dscp);
         self.update(now);
         let c = class.index();
         let limit = self.limit(c);
