@@ -432,14 +432,7 @@ impl Conditioner {
             is_sima: sima.is_some(),
             dp_by_flow: Vec::new(),
             dp_trace: sima.filter(|p| p.trace).map(|_| DpTrace::default()),
-            simple: spec.classifier.flows.is_empty()
-                && spec.classifier.src.is_none()
-                && spec.classifier.dst.is_none()
-                && spec.classifier.protocol.is_none()
-                && spec.classifier.dscp.is_empty()
-                && !spec.per_flow
-                && !shaping
-                && matches!(spec.meter, MeterSpec::TokenBucket(_)),
+            simple: simple::is_simple(spec, shaping),
             last_flow: (u32::MAX, u32::MAX),
         }
     }

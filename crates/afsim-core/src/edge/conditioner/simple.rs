@@ -8,11 +8,24 @@
 //! local index remembered from the last packet (a conditioner on one input line mostly sees
 //! one flow) instead of looked up in the flow map.
 
-use super::{Conditioner, Meter, Outcome};
+use super::{Conditioner, ConditionerSpec, Meter, MeterSpec, Outcome};
 use crate::net::dscp::Colour;
 use crate::net::packet::{PacketId, Pool};
 use crate::queue::DropReason;
 use crate::sim::time::SimTime;
+
+/// Whether a conditioner made from `spec` (`shaping` as `new_shared` found it) is `simple`.
+pub(super) fn is_simple(spec: &ConditionerSpec, shaping: bool) -> bool {
+    let c = &spec.classifier;
+    c.flows.is_empty()
+        && c.src.is_none()
+        && c.dst.is_none()
+        && c.protocol.is_none()
+        && c.dscp.is_empty()
+        && !spec.per_flow
+        && !shaping
+        && matches!(spec.meter, MeterSpec::TokenBucket(_))
+}
 
 impl Conditioner {
     /// `offer` for a `simple` conditioner: the same counters, colour and outcome.
