@@ -341,9 +341,9 @@ pub struct Conditioner {
     /// The common case, metered by `offer_simple` (`conditioner/simple.rs`): a classifier
     /// without criteria, one aggregate token bucket (colour-blind), no shaping.
     simple: bool,
-    /// The flow of the last packet `offer_simple` metered, and its local index (`u32::MAX`:
-    /// none yet).
-    last_flow: (u32, u32),
+    /// The flow of the last packet `offer_simple` metered, and its local index (`u64::MAX`,
+    /// which no `u32` flow index equals: none yet).
+    last_flow: (u64, u32),
 }
 
 /// The drop precedence and measured rate of every packet a SIMA conditioner marked, in order.
@@ -433,7 +433,7 @@ impl Conditioner {
             dp_by_flow: Vec::new(),
             dp_trace: sima.filter(|p| p.trace).map(|_| DpTrace::default()),
             simple: simple::is_simple(spec, shaping),
-            last_flow: (u32::MAX, u32::MAX),
+            last_flow: (u64::MAX, u32::MAX),
         }
     }
 

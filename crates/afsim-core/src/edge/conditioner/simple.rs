@@ -34,7 +34,7 @@ impl Conditioner {
         debug_assert!(self.simple && self.classifier.all && !self.per_flow && !self.shaping);
         let p = pool.get_mut(id);
         self.stats.matched += 1;
-        let local = if p.flow == self.last_flow.0 {
+        let local = if u64::from(p.flow) == self.last_flow.0 {
             self.last_flow.1 as usize
         } else {
             self.local_of_new(p.flow)
@@ -50,7 +50,8 @@ impl Conditioner {
             self.stats.green_bytes_measured += u64::from(p.size);
             debug_assert!(local < self.green_by_flow.len());
             // SAFETY: `local` is `local_of_new`'s answer for this flow (now or at an earlier
-            // packet), an index `add_flow` pushed to `green_by_flow`; entries are never removed
+            // packet), an index `add_flow` pushed to `green_by_flow`; entries are never removed.
+            // (The initial `last_flow`, `u64::MAX`, equals no `u32` flow index.)
             *unsafe { self.green_by_flow.get_unchecked_mut(local) } += u64::from(p.size);
         }
         let action = self.actions[colour.index()];
@@ -70,7 +71,7 @@ impl Conditioner {
             Some(i) => i as usize,
             None => self.add_flow(flow),
         };
-        self.last_flow = (flow, local as u32);
+        self.last_flow = (u64::from(flow), local as u32);
         local
     }
 }
