@@ -320,7 +320,7 @@ fn the_simple_path_is_the_general_path() {
         let r = rng.next_u64();
         now += r % 3_000_000;
         // mostly one flow for a while, then another (the remembered flow hits and misses)
-        let flow = ((r >> 20) % 4) as u32 * u32::from((r >> 24) % 5 == 0);
+        let flow = ((r >> 20) % 4) as u32 * u32::from((r >> 24).is_multiple_of(5));
         let size = 40 + ((r >> 32) % 1_461) as u32;
         let code = [0, dscp::AF11, dscp::AF13, dscp::BE][((r >> 44) % 4) as usize];
         let (pa, pb) = (
