@@ -338,6 +338,12 @@ pub struct Conditioner {
     dp_by_flow: Vec<[u64; sima::LEVELS]>,
     /// SIMA meter with `trace`: every packet marked.
     pub dp_trace: Option<DpTrace>,
+    /// The common case, metered by `offer_simple` (`conditioner/simple.rs`): a classifier
+    /// without criteria, one aggregate token bucket (colour-blind), no shaping.
+    simple: bool,
+    /// The flow of the last packet `offer_simple` metered, and its local index (`u64::MAX`,
+    /// which no `u32` flow index equals: none yet).
+    last_flow: (u64, u32),
 }
 
 /// The drop precedence and measured rate of every packet a SIMA conditioner marked, in order.
@@ -426,6 +432,8 @@ impl Conditioner {
             is_sima: sima.is_some(),
             dp_by_flow: Vec::new(),
             dp_trace: sima.filter(|p| p.trace).map(|_| DpTrace::default()),
+            simple: simple::is_simple(spec, shaping),
+            last_flow: (u64::MAX, u32::MAX),
         }
     }
 
@@ -511,6 +519,9 @@ impl Conditioner {
     /// Offers a packet arriving at `now`.
     #[inline]
     pub fn offer(&mut self, now: SimTime, id: PacketId, pool: &mut Pool) -> Outcome {
+        if self.simple {
+            return self.offer_simple(now, id, pool);
+        }
         let p = pool.get(id);
         if !self.classifier.matches(p) {
             return Outcome::NotMatched;
@@ -801,6 +812,8 @@ pub enum MeterSpec {
     /// packet's code point and has no per-colour actions.
     Sima(crate::edge::sima::Params),
 }
+
+mod simple;
 
 #[cfg(test)]
 mod tests;

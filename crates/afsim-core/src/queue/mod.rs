@@ -240,18 +240,21 @@ impl AnyQueue {
     /// `enqueue` for a port whose random stream exists only if its discipline draws from one
     /// (`World::build` makes it for every discipline but drop-tail, which never draws: so a
     /// drop-tail port holds 8 bytes of stream, not 32; issue 28).
+    /// `read` is the packet's size and code point, which the port has read: RIO
+    /// takes them from there instead of reading the packet again.
     #[inline(always)]
     pub fn enqueue_port(
         &mut self,
         now: SimTime,
         id: PacketId,
+        read: (u32, u8),
         pool: &mut Pool,
         rng: &mut Option<Box<Rng>>,
     ) -> Result<(), DropReason> {
         match self {
             AnyQueue::DropTail(q) => q.push(id, pool),
             AnyQueue::Red(q) => q.enqueue(now, id, pool, stream(rng)),
-            AnyQueue::Rio(q) => q.enqueue(now, id, pool, stream(rng)),
+            AnyQueue::Rio(q) => q.enqueue_read(now, id, read, pool, stream(rng)),
             AnyQueue::Wred(q) => q.enqueue(now, id, pool, stream(rng)),
             AnyQueue::Scheduler(q) => q.enqueue(now, id, pool, stream(rng)),
             AnyQueue::Sima(q) => q.enqueue(now, id, pool, stream(rng)),

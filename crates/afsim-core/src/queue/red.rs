@@ -58,12 +58,13 @@
 //! - The maths is pure and separate (`RedAverage`, `IdleClock`, `decay_factor`,
 //!   `drop_probability`, `spaced`, `byte_scaled`, and `Spacing`, the count state machine), so
 //!   tests check it exactly. `IdleClock` prepares each queue's idle arithmetic once (an exact
-//!   strength-reduced division and a table of decay factors); the tests check it against the
-//!   plain formula (`tests::idle_slots`) and ns-2's loop.
+//!   division by one multiplication, `red/divisor.rs`, and a table of decay factors); the tests
+//!   check it against the plain formula (`tests::idle_slots`) and ns-2's loop.
 //!   `Spacing`, `Curve`, `Common`, `Stats` and `Activity` are shared with `rio` and `wred`.
 //! - Files: this one holds `Params` and the `Red` queue; `red/common.rs` the parameters every
 //!   RED-family queue shares (`Measure`, `Curve`, `SpacingRule`, `Common`); `red/maths.rs` the
-//!   pure maths and state machines; `red/verdict.rs` how a verdict is applied (ECN mark or drop,
+//!   pure maths and state machines; `red/divisor.rs` the idle clock's exact division by a
+//!   constant; `red/verdict.rs` how a verdict is applied (ECN mark or drop,
 //!   `act`) and counted (`Stats`). All are re-exported here, so `queue::red::X` names them.
 //! - Drops: early and forced both return `DropReason::Early`; per-level counters in `Stats`
 //!   tell them apart. Levels are drop-precedence levels from the domain's `ColourTable`, used
@@ -74,6 +75,7 @@
 //! Holt-Winters estimator, framing overhead in the idle time (the transmission time of the
 //! last packet is computed from its IP size at `link_rate_bps`).
 mod common;
+mod divisor;
 mod maths;
 mod verdict;
 

@@ -194,12 +194,28 @@ impl Rio {
         pool: &mut Pool,
         rng: &mut Rng,
     ) -> Result<(), DropReason> {
+        let (size, dscp) = {
+            let p = pool.get(id);
+            (p.size, p.dscp)
+        };
+        self.enqueue_read(now, id, (size, dscp), pool, rng)
+    }
+
+    /// `enqueue` of a packet whose size and code point the caller has read from the pool (the
+    /// port has: issue 25, one read of the packet fewer at each arrival).
+    #[inline(always)]
+    pub fn enqueue_read(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        (size, dscp): (u32, u8),
+        pool: &mut Pool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
+        debug_assert_eq!((size, dscp), (pool.get(id).size, pool.get(id).dscp));
         let common = &self.params.common;
         let coupled = self.params.coupling == Coupling::Coupled;
-        let (size, level) = {
-            let p = pool.get(id);
-            (p.size, self.colours.level(p.dscp))
-        };
+        let level = self.colours.level(dscp);
         let is_in = level == 0;
         let total = self.measured(self.fifo.len(), self.bytes);
         let q_in = self.measured(self.in_packets, self.in_bytes);

@@ -410,10 +410,13 @@ impl World<'_> {
         // SAFETY: `enqueue`'s port, just indexed there
         let p = unsafe { port_mut(&mut self.ports, port) };
         let watched = O && p.watch.is_some();
-        match p
-            .queue
-            .enqueue_port(self.now, id, &mut self.pool, &mut p.rng)
-        {
+        match p.queue.enqueue_port(
+            self.now,
+            id,
+            (size as u32, dscp),
+            &mut self.pool,
+            &mut p.rng,
+        ) {
             Ok(()) => {
                 p.stats.grew(self.now);
                 p.qlen += 1;

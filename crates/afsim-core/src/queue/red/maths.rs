@@ -1,9 +1,8 @@
 //! RED's pure maths and state machines (red.cc): the average, p_b, the drop spacing, byte
 //! mode, idle decay. Separate so the tests check each exactly.
 
-use strength_reduce::StrengthReducedU64;
-
 use super::common::{Common, Curve, SpacingRule};
+use super::divisor::Divisor;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 
@@ -284,13 +283,14 @@ impl Activity {
 const DECAY_TABLE: usize = 32;
 
 /// The idle-decay arithmetic of one queue, prepared once: ns-2's slot count (red.cc:
-/// `m = int(ptc * (now - idletime))`, `ptc = bandwidth / (8 · mean_pktsize)`) with its constant divisor strength-reduced (an exact multiply-and-shift instead of a hardware
-/// division on every arrival), and (1 − w_q)^m for small m, each entry equal to `powi`'s.
+/// `m = int(ptc * (now - idletime))`, `ptc = bandwidth / (8 · mean_pktsize)`) with its constant divisor prepared once
+/// (`red::divisor`: an exact multiply-and-shift instead of a hardware division on every
+/// arrival), and (1 − w_q)^m for small m, each entry equal to `powi`'s.
 #[derive(Clone, Copy, Debug)]
 pub struct IdleClock {
     link_rate_bps: u64,
     /// 8 · mean_pkt_size · 10⁹: one slot, in bit-nanoseconds per link bit/s.
-    slot: StrengthReducedU64,
+    slot: Divisor,
     decay: [f64; DECAY_TABLE],
     w_q: f64,
     /// 1 − w_q, as `RedAverage::update` computes it on every arrival: the same subtraction,
@@ -303,7 +303,7 @@ impl IdleClock {
         let w_q = common.w_q;
         IdleClock {
             link_rate_bps: common.link_rate_bps,
-            slot: StrengthReducedU64::new(u64::from(common.mean_pkt_size) * 8 * 1_000_000_000),
+            slot: Divisor::new(u64::from(common.mean_pkt_size) * 8 * 1_000_000_000),
             decay: std::array::from_fn(|m| decay_factor(w_q, m as u64)),
             w_q,
             keep: 1.0 - w_q,
@@ -317,7 +317,7 @@ impl IdleClock {
     #[inline(always)]
     pub fn slots(&self, idle: SimDuration) -> u64 {
         match idle.as_nanos().checked_mul(self.link_rate_bps) {
-            Some(p) => p / self.slot,
+            Some(p) => self.slot.divide(p),
             None => self.slots_wide(idle),
         }
     }

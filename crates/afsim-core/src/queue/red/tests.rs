@@ -1247,3 +1247,44 @@ fn validate_rejects_bad_thresholds_probabilities_weights_and_limits() {
         "max_p = 1 and limit = max_th are allowed"
     );
 }
+
+/// `Divisor::divide` is `/` for every divisor kind: the idle clocks' (8 · mean · 10⁹), powers of
+/// two and their neighbours, small ones, the largest, random ones; numerators at 0, at and
+/// around each multiple near the ends of the range, u64::MAX, and random ones of every width.
+/// It fails for a multiplier one too small or a shift one too short (checked by making each).
+#[test]
+fn the_prepared_divisor_divides_exactly() {
+    use super::divisor::Divisor;
+    let mut rng = stream(11, "divisor");
+    let mut divisors: Vec<u64> = vec![2, 3, 5, 7, 10, 641, 6_700_417, u64::MAX, u64::MAX - 1];
+    divisors.extend([1u64, 40, 500, 576, 1_000, 1_500, 9_000, 65_535].map(|m| m * 8_000_000_000));
+    for k in 1..64 {
+        let p = 1u64 << k;
+        divisors.extend([p, p + 1, p - 1].into_iter().filter(|&d| d >= 2));
+    }
+    for _ in 0..200 {
+        let d = rng.next_u64() >> (rng.next_u64() % 63);
+        if d >= 2 {
+            divisors.push(d);
+        }
+    }
+    for &d in &divisors {
+        let div = Divisor::new(d);
+        assert_eq!(div.get(), d);
+        let check = |n: u64| assert_eq!(div.divide(n), n / d, "{n} / {d}");
+        for n in [0, 1, d - 1, d, d.wrapping_add(1), u64::MAX, u64::MAX - 1] {
+            check(n);
+        }
+        // around the largest multiples of d
+        let top = u64::MAX / d * d;
+        for j in 0..4u64 {
+            let m = top.saturating_sub(j.saturating_mul(d));
+            for n in [m.saturating_sub(1), m, m.saturating_add(1)] {
+                check(n);
+            }
+        }
+        for _ in 0..500 {
+            check(rng.next_u64() >> (rng.next_u64() % 64));
+        }
+    }
+}

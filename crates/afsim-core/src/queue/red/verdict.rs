@@ -94,7 +94,10 @@ impl Stats {
         forced: bool,
         marked: Option<usize>,
     ) {
-        let l = &mut self.levels[level];
+        debug_assert!(level < MAX_LEVELS);
+        // SAFETY: callers pass a `ColourTable::level` (as `record_departure`'s), below
+        // `MAX_LEVELS`, this array's length
+        let l = unsafe { self.levels.get_unchecked_mut(level) };
         l.arrivals += 1;
         match outcome {
             Ok(()) => l.queued += 1,
@@ -113,7 +116,11 @@ impl Stats {
 
     #[inline]
     pub(crate) fn record_departure(&mut self, level: usize) {
-        let l = &mut self.levels[level];
+        debug_assert!(level < MAX_LEVELS);
+        // SAFETY: callers pass a `ColourTable::level`, below the table's level count, which
+        // `ColourTable::new` keeps at most `MAX_LEVELS` (and `set` below it), this array's
+        // length
+        let l = unsafe { self.levels.get_unchecked_mut(level) };
         l.queued -= 1;
         l.forwarded += 1;
     }
