@@ -586,6 +586,21 @@ impl Conditioner {
             }
             meter => meter.colour(now, p.size, p.dscp, &self.colours, &mut self.rng),
         };
+        self.act_on_colour(now, p, local, colour)
+    }
+
+    /// What follows the meter's colour, on both paths (`apply`, `offer_simple`): the flow's
+    /// green bytes after the warm-up, then the colour's action (keep, re-mark, downgrade, drop:
+    /// `PerColourAction::rewrite`; a SIMA marker's actions are all `Keep`, set in `new_shared`).
+    /// `local` is the flow's local index, given by `add_flow`.
+    #[inline(always)]
+    pub(super) fn act_on_colour(
+        &mut self,
+        now: SimTime,
+        p: &mut Packet,
+        local: usize,
+        colour: Colour,
+    ) -> Outcome {
         if colour == Colour::Green && now >= self.warmup {
             self.stats.green_bytes_measured += u64::from(p.size);
             debug_assert!(local < self.green_by_flow.len());
@@ -593,8 +608,6 @@ impl Conditioner {
             // which pushed its entry to `green_by_flow`; entries are never removed
             *unsafe { self.green_by_flow.get_unchecked_mut(local) } += u64::from(p.size);
         }
-        // (a SIMA marker's actions are all `Keep`, set in `new_shared`)
-        // (keep, re-mark, downgrade, drop: `PerColourAction::rewrite`)
         let action = self.actions[colour.index()];
         if action.drop {
             self.stats.dropped_policed += 1;

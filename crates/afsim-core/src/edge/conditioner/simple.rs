@@ -9,9 +9,7 @@
 //! one flow) instead of looked up in the flow map.
 
 use super::{Conditioner, ConditionerSpec, Meter, MeterSpec, Outcome};
-use crate::net::dscp::Colour;
 use crate::net::packet::{PacketId, Pool};
-use crate::queue::DropReason;
 use crate::sim::time::SimTime;
 
 /// Whether a conditioner made from `spec` (`shaping` as `new_shared` found it) is `simple`.
@@ -46,22 +44,9 @@ impl Conditioner {
             Meter::TokenBucket(tb) => tb.mark(now, p.size),
             _ => unreachable!("a simple conditioner meters with a token bucket"),
         };
-        if colour == Colour::Green && now >= self.warmup {
-            self.stats.green_bytes_measured += u64::from(p.size);
-            debug_assert!(local < self.green_by_flow.len());
-            // SAFETY: `local` is `local_of_new`'s answer for this flow (now or at an earlier
-            // packet), an index `add_flow` pushed to `green_by_flow`; entries are never removed.
-            // (The initial `last_flow`, `u64::MAX`, equals no `u32` flow index.)
-            *unsafe { self.green_by_flow.get_unchecked_mut(local) } += u64::from(p.size);
-        }
-        let action = self.actions[colour.index()];
-        if action.drop {
-            self.stats.dropped_policed += 1;
-            return Outcome::Drop(DropReason::Policed);
-        }
-        p.dscp = (p.dscp & action.keep) | action.set;
-        self.stats.forwarded += 1;
-        Outcome::Forward
+        // (`local` is `local_of_new`'s answer for this flow, now or at an earlier packet: the
+        // initial `last_flow`, `u64::MAX`, equals no `u32` flow index)
+        self.act_on_colour(now, p, local, colour)
     }
 
     /// The local index of `flow` (added if not seen), remembered for the next packet.
