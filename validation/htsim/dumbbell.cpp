@@ -3,12 +3,17 @@
 // python/afsim/scenarios/scale/tcp-dumbbell.toml: `flows` sources, each behind its own
 // 100 Mb/s, 1 ms access link (1000-packet drop-tail queue), share one 100 Mb/s, 20 ms
 // bottleneck (500 packets) to `flows` sinks behind 100 Mb/s, 1 ms links; flow i starts at
-// i × 1 s / flows; 1040-byte packets; 20 simulated seconds. Differences, stated: htsim's
+// i × 1 s / flows; 1040-byte packets; 20 simulated seconds. Optional arguments change the
+// bottleneck's rate, the simulated time and the start step, so that the same main also mirrors
+// issue 25's dumbbells (bench/tcp-dumbbell-10.toml and -100.toml at 600 s: 10 flows behind a
+// 10 Mb/s bottleneck started 0.1 s apart, 100 flows behind 100 Mb/s started 0.01 s apart;
+// validation/htsim/dumbbells.sh). Differences, stated: htsim's
 // Queue is drop-tail (afsim's bottleneck is RED, as ns-2's is), its TCP is htsim's NewReno-like
 // TcpSrc with its retransmission-timer scanner (10 ms period), not ns-2's or afsim's.
 //
-// Usage: dumbbell FLOWS  (prints the flow count, the bytes acknowledged to all sources, and the
-// simulated seconds). Build and run with run.sh.
+// Usage: dumbbell FLOWS [BOTTLENECK_MBPS [SECONDS [START_STEP_S]]]  (defaults 100, 20, 1/FLOWS;
+// prints the flow count, the bytes acknowledged to all sources, and the simulated seconds).
+// Build and run with run.sh.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -20,24 +25,31 @@
 #include "tcp.h"
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s FLOWS\n", argv[0]);
+    if (argc < 2 || argc > 5) {
+        std::fprintf(stderr, "usage: %s FLOWS [BOTTLENECK_MBPS [SECONDS [START_STEP_S]]]\n",
+                     argv[0]);
         return 2;
     }
     const int flows = std::atoi(argv[1]);
-    if (flows <= 0) {
-        std::fprintf(stderr, "FLOWS must be a positive integer\n");
+    const int mbps = argc > 2 ? std::atoi(argv[2]) : 100;
+    const double seconds = argc > 3 ? std::atof(argv[3]) : 20.0;
+    const double step_s = argc > 4 ? std::atof(argv[4]) : 0.0;
+    if (flows <= 0 || mbps <= 0 || !(seconds > 0) || !(step_s >= 0)) {
+        std::fprintf(stderr,
+                     "FLOWS and BOTTLENECK_MBPS must be positive integers, SECONDS positive, "
+                     "START_STEP_S not negative\n");
         return 2;
     }
     EventList events;
-    events.setEndtime(timeFromSec(20));
+    events.setEndtime(timeFromSec(seconds));
     Packet::set_packet_size(1040);
 
     const linkspeed_bps rate = speedFromMbps((uint64_t)100);
+    const linkspeed_bps bottleneck_rate = speedFromMbps((uint64_t)mbps);
     // the shared parts: the bottleneck's queue both ways, and the delay lines (a pipe is a
     // pure delay, so all flows can share one of each length)
-    Queue bottleneck(rate, memFromPkt(500), events, nullptr);
-    Queue bottleneck_back(rate, memFromPkt(500), events, nullptr);
+    Queue bottleneck(bottleneck_rate, memFromPkt(500), events, nullptr);
+    Queue bottleneck_back(bottleneck_rate, memFromPkt(500), events, nullptr);
     Pipe access_up(timeFromMs(1), events), core(timeFromMs(20), events),
         access_down(timeFromMs(1), events);
     Pipe access_up_back(timeFromMs(1), events), core_back(timeFromMs(20), events),
@@ -67,7 +79,10 @@ int main(int argc, char** argv) {
         back->push_back(new Queue(rate, memFromPkt(1000), events, nullptr));
         back->push_back(&access_up_back);
         back->push_back(src);
-        src->connect(*out, *back, *sink, timeFromSec(1.0) * i / flows);
+        // (the default in whole picoseconds, as before the step was an argument)
+        const simtime_picosec start =
+            argc > 4 ? timeFromSec(step_s * i) : timeFromSec(1.0) * i / flows;
+        src->connect(*out, *back, *sink, start);
         sinks.push_back(sink);
     }
     while (events.doNextEvent()) {
