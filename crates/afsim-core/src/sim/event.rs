@@ -135,6 +135,12 @@ const INITIAL_SHIFT: u32 = 16;
 
 /// Events held in the front array (at most; one more while an insert evicts the latest).
 const FRONT: usize = 32;
+/// An insert into the front array moves the entries it passes `GROUP` at a time while it can
+/// (one test of the group's latest entry, then one fixed-size move), then one at a time.
+const GROUP: usize = 4;
+/// Sentinel entries below the front array (time `u64::MAX`: later than any insert), so that
+/// a group's test may read below its earliest entry.
+const PAD: usize = GROUP - 1;
 
 const NIL: u32 = u32::MAX;
 const NONE: u64 = u64::MAX;
@@ -184,7 +190,9 @@ pub struct EventQueue {
     /// (`front[front_len - 1]` is the earliest), every one earlier than every event of the
     /// wheel (ring and heap). Pops take its last entry; a schedule earlier than its latest entry
     /// goes into it; it is refilled from the wheel, up to `FRONT` events, when it runs empty.
-    front: [Entry; FRONT + 1],
+    /// (`PAD` sentinel entries, time `u64::MAX`, lie below the array: `front_entry` adds
+    /// `PAD` to its index.)
+    front: [Entry; PAD + FRONT + 1],
     front_len: usize,
     /// Node pool; free nodes are chained through `next` from `free`.
     nodes: Vec<Node>,
@@ -251,9 +259,9 @@ impl EventQueue {
     pub fn new() -> Self {
         Self {
             front: [Entry {
-                key: 0,
+                key: u128::MAX,
                 event: Event::Warmup,
-            }; FRONT + 1],
+            }; PAD + FRONT + 1],
             front_len: 0,
             nodes: Vec::new(),
             free: NIL,
@@ -417,7 +425,7 @@ impl EventQueue {
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
         if self.front_len != 0 {
-            Some(SimTime(time_of(self.front[self.front_len - 1].key)))
+            Some(SimTime(time_of(self.front_entry(self.front_len - 1).key)))
         } else if self.next != NONE {
             let head = self.slot(self.next as usize & self.mask as usize)[0];
             Some(SimTime(time_of(self.node(head).key)))
