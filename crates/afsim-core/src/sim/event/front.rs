@@ -16,7 +16,7 @@ impl EventQueue {
         let mut j = self.front_len;
         loop {
             // (entry `j - GROUP` is `front[PAD + j - GROUP]`, `front[j - 1]`, j >= 1)
-            debug_assert!(j >= 1 && j <= FRONT);
+            debug_assert!((1..=FRONT).contains(&j));
             // SAFETY: j - 1 < PAD + FRONT + 1 (above)
             let g = unsafe { self.front.get_unchecked(j - 1) };
             if time_of(g.key) > at {
