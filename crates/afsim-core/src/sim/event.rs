@@ -77,15 +77,16 @@
 //! rebuild and sort scratch stop growing at the largest number of pending events.
 //!
 //! *The front array (issue 25).* In front of the wheel, a sorted array holds up to `FRONT`
-//! (32) of the earliest events, in decreasing key order, so that a pop is its last entry and
+//! (40) of the earliest events, in decreasing key order, so that a pop is its last entry and
 //! nothing else: no node, slot or bitmap. When it runs empty it is refilled with the wheel's
 //! `FRONT` earliest events (wheel pops); a schedule earlier than its latest entry goes into it
-//! (walking from the earliest entry up; on the bench scenarios most schedules fall a few
-//! events from now: a transmission time ahead), one beyond `FRONT` sending the latest entry
-//! back to the wheel. Every front event is earlier than every wheel event (refills take the
-//! wheel's earliest, inserts are earlier than the front's latest, an evicted event is the
-//! front's latest), so the order is the heap's, exactly; the comparisons with a binary heap
-//! cover it.
+//! (walking from the earliest entry up, moving the entries it passes `GROUP` (4) at a time
+//! while a whole group is earlier, then one at a time; on the bench scenarios most schedules
+//! fall a few events from now: a transmission time ahead), one beyond `FRONT` sending the
+//! latest entry back to the wheel. Every front event is earlier than every wheel event
+//! (refills take the wheel's earliest, inserts are earlier than the front's latest, an evicted
+//! event is the front's latest), so the order is the heap's, exactly; the comparisons with a
+//! binary heap cover it.
 //!
 //! `schedule` earlier than the wheel's last pop happens when a front event goes back to the
 //! wheel, and in test harnesses that re-queue events; such an event is filed into the first
@@ -134,7 +135,7 @@ const SHORT_WALK: u64 = 4;
 const INITIAL_SHIFT: u32 = 16;
 
 /// Events held in the front array (at most; one more while an insert evicts the latest).
-const FRONT: usize = 32;
+const FRONT: usize = 40;
 /// An insert into the front array moves the entries it passes `GROUP` at a time while it can
 /// (one test of the group's latest entry, then one fixed-size move), then one at a time.
 const GROUP: usize = 4;
