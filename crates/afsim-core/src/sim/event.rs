@@ -136,12 +136,6 @@ const INITIAL_SHIFT: u32 = 16;
 
 /// Events held in the front array (at most; one more while an insert evicts the latest).
 const FRONT: usize = 40;
-/// An insert into the front array moves the entries it passes `GROUP` at a time while it can
-/// (one test of the group's latest entry, then one fixed-size move), then one at a time.
-const GROUP: usize = 4;
-/// Sentinel entries below the front array (time `u64::MAX`: later than any insert), so that
-/// a group's test may read below its earliest entry.
-const PAD: usize = GROUP - 1;
 
 const NIL: u32 = u32::MAX;
 const NONE: u64 = u64::MAX;
@@ -819,5 +813,6 @@ fn ring_for(pending: u64, size: u64) -> u64 {
 }
 
 mod front;
+use front::PAD;
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,14 @@
 //! The event queue's front array (issue 25): its insert, eviction and refill (the module
 //! document of `sim::event` says how it fits the wheel and why the order stays exact).
 
-use super::{time_of, Entry, Event, EventQueue, FRONT, GROUP, NONE, PAD};
+use super::{time_of, Entry, Event, EventQueue, FRONT, NONE};
+
+/// An insert into the front array moves the entries it passes `GROUP` at a time while it can
+/// (one test of the group's latest entry, then one fixed-size move), then one at a time.
+pub(super) const GROUP: usize = 4;
+/// Sentinel entries below the front array (time `u64::MAX`: later than any insert), so that
+/// a group's test may read below its earliest entry.
+pub(super) const PAD: usize = GROUP - 1;
 
 impl EventQueue {
     /// Inserts a new event (time `at`, key `key`) into the front array, whose latest entry is
