@@ -77,15 +77,16 @@
 //! rebuild and sort scratch stop growing at the largest number of pending events.
 //!
 //! *The front array (issue 25).* In front of the wheel, a sorted array holds up to `FRONT`
-//! (32) of the earliest events, in decreasing key order, so that a pop is its last entry and
+//! (40) of the earliest events, in decreasing key order, so that a pop is its last entry and
 //! nothing else: no node, slot or bitmap. When it runs empty it is refilled with the wheel's
 //! `FRONT` earliest events (wheel pops); a schedule earlier than its latest entry goes into it
-//! (walking from the earliest entry up; on the bench scenarios most schedules fall a few
-//! events from now: a transmission time ahead), one beyond `FRONT` sending the latest entry
-//! back to the wheel. Every front event is earlier than every wheel event (refills take the
-//! wheel's earliest, inserts are earlier than the front's latest, an evicted event is the
-//! front's latest), so the order is the heap's, exactly; the comparisons with a binary heap
-//! cover it.
+//! (walking from the earliest entry up, moving the entries it passes `GROUP` (4) at a time
+//! while a whole group is earlier, then one at a time; on the bench scenarios most schedules
+//! fall a few events from now: a transmission time ahead), one beyond `FRONT` sending the
+//! latest entry back to the wheel. Every front event is earlier than every wheel event
+//! (refills take the wheel's earliest, inserts are earlier than the front's latest, an evicted
+//! event is the front's latest), so the order is the heap's, exactly; the comparisons with a
+//! binary heap cover it.
 //!
 //! `schedule` earlier than the wheel's last pop happens when a front event goes back to the
 //! wheel, and in test harnesses that re-queue events; such an event is filed into the first
@@ -134,7 +135,7 @@ const SHORT_WALK: u64 = 4;
 const INITIAL_SHIFT: u32 = 16;
 
 /// Events held in the front array (at most; one more while an insert evicts the latest).
-const FRONT: usize = 32;
+const FRONT: usize = 40;
 
 const NIL: u32 = u32::MAX;
 const NONE: u64 = u64::MAX;
@@ -184,7 +185,9 @@ pub struct EventQueue {
     /// (`front[front_len - 1]` is the earliest), every one earlier than every event of the
     /// wheel (ring and heap). Pops take its last entry; a schedule earlier than its latest entry
     /// goes into it; it is refilled from the wheel, up to `FRONT` events, when it runs empty.
-    front: [Entry; FRONT + 1],
+    /// (`PAD` sentinel entries, time `u64::MAX`, lie below the array: `front_entry` adds
+    /// `PAD` to its index.)
+    front: [Entry; PAD + FRONT + 1],
     front_len: usize,
     /// Node pool; free nodes are chained through `next` from `free`.
     nodes: Vec<Node>,
@@ -251,9 +254,9 @@ impl EventQueue {
     pub fn new() -> Self {
         Self {
             front: [Entry {
-                key: 0,
+                key: u128::MAX,
                 event: Event::Warmup,
-            }; FRONT + 1],
+            }; PAD + FRONT + 1],
             front_len: 0,
             nodes: Vec::new(),
             free: NIL,
@@ -417,7 +420,7 @@ impl EventQueue {
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
         if self.front_len != 0 {
-            Some(SimTime(time_of(self.front[self.front_len - 1].key)))
+            Some(SimTime(time_of(self.front_entry(self.front_len - 1).key)))
         } else if self.next != NONE {
             let head = self.slot(self.next as usize & self.mask as usize)[0];
             Some(SimTime(time_of(self.node(head).key)))
@@ -810,5 +813,6 @@ fn ring_for(pending: u64, size: u64) -> u64 {
 }
 
 mod front;
+use front::PAD;
 #[cfg(test)]
 mod tests;

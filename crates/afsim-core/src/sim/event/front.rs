@@ -3,14 +3,41 @@
 
 use super::{time_of, Entry, Event, EventQueue, FRONT, NONE};
 
+/// An insert into the front array moves the entries it passes `GROUP` at a time while it can
+/// (one test of the group's latest entry, then one fixed-size move), then one at a time.
+pub(super) const GROUP: usize = 4;
+/// Sentinel entries below the front array (time `u64::MAX`: later than any insert), so that
+/// a group's test may read below its earliest entry.
+pub(super) const PAD: usize = GROUP - 1;
+
 impl EventQueue {
     /// Inserts a new event (time `at`, key `key`) into the front array, whose latest entry is
     /// later; if that makes `FRONT + 1` entries, the latest goes to the wheel.
     #[inline(always)]
     pub(super) fn insert_front(&mut self, at: u64, key: u128, event: Event) {
         // shift the entries earlier than the new one (those at or before `at`: their sequence
-        // numbers are smaller) one place up; entry 0 is later, so the walk stops at 1
+        // numbers are smaller) one place up; entry 0 is later, so the walk stops at 1. First
+        // `GROUP` at a time: entry `j - GROUP` at or before `at` (the array is in decreasing
+        // order) says the `GROUP` entries from it up to `j - 1` are; it is at least entry 0
+        // or a sentinel below it (later than `at`) when `j <= GROUP`, so `j` stays at least 1.
         let mut j = self.front_len;
+        loop {
+            // (entry `j - GROUP` is `front[PAD + j - GROUP]`, `front[j - 1]`, j >= 1)
+            debug_assert!((1..=FRONT).contains(&j));
+            // SAFETY: j - 1 < PAD + FRONT + 1 (above)
+            let g = unsafe { self.front.get_unchecked(j - 1) };
+            if time_of(g.key) > at {
+                break;
+            }
+            // SAFETY: the entries `front[j - 1..j - 1 + GROUP]` and `front[j..j + GROUP]` are
+            // within the array: j + GROUP <= FRONT + GROUP = PAD + FRONT + 1 (above); a
+            // move of overlapping ranges (`ptr::copy`, as memmove)
+            unsafe {
+                let base = self.front.as_mut_ptr();
+                std::ptr::copy(base.add(j - 1), base.add(j), GROUP);
+            }
+            j -= GROUP;
+        }
         while time_of(self.front_entry(j - 1).key) <= at {
             *self.front_entry_mut(j) = *self.front_entry(j - 1);
             j -= 1;
@@ -27,8 +54,8 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn evict_front(&mut self) {
-        let e = self.front[0];
-        self.front.copy_within(1..=FRONT, 0);
+        let e = self.front[PAD];
+        self.front.copy_within(PAD + 1..=PAD + FRONT, PAD);
         self.front_len = FRONT;
         self.schedule_wheel(e.key, e.event);
     }
@@ -62,7 +89,7 @@ impl EventQueue {
             let [head, tail] = *self.slot(i);
             let node = *self.node(head);
             self.take_head(slot, i, head, tail, node);
-            self.front[k] = Entry {
+            self.front[PAD + k] = Entry {
                 key: node.key,
                 event: node.event,
             };
@@ -78,14 +105,14 @@ impl EventQueue {
     #[inline(always)]
     pub(super) fn front_entry(&self, j: usize) -> &Entry {
         debug_assert!(j <= self.front_len && self.front_len <= FRONT);
-        // SAFETY: j <= front_len <= FRONT < front.len() (above).
-        unsafe { self.front.get_unchecked(j) }
+        // SAFETY: PAD + j <= PAD + front_len <= PAD + FRONT < front.len() (above).
+        unsafe { self.front.get_unchecked(PAD + j) }
     }
 
     #[inline(always)]
     pub(super) fn front_entry_mut(&mut self, j: usize) -> &mut Entry {
         debug_assert!(j <= self.front_len && self.front_len <= FRONT);
         // SAFETY: as `front_entry`.
-        unsafe { self.front.get_unchecked_mut(j) }
+        unsafe { self.front.get_unchecked_mut(PAD + j) }
     }
 }

@@ -408,3 +408,30 @@ fn front_array_evictions_and_earlier_than_the_wheel_stay_exact() {
         p.drain();
     }
 }
+
+#[test]
+fn front_array_inserts_at_every_depth_stay_exact() {
+    // An insert into the front array moves the entries it passes `GROUP` at a time while a
+    // whole group is earlier, then one at a time: inserts at every depth of arrays holding 1 to
+    // `FRONT` entries, between two entries' times or tied with one (a tie is earlier), then
+    // more at the same depth until entries are evicted, against the binary heap.
+    for held in [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 17, 31, FRONT as u64] {
+        for depth in 0..=held {
+            for tie in [false, true] {
+                let mut p = Pair::new();
+                // `held` + 1 events 10 ns apart: the first pop leaves the other `held` in the
+                // front array (times 110, 120, ...), a far one in the wheel
+                for k in 0..=held {
+                    p.schedule(100 + 10 * k);
+                }
+                p.schedule(S);
+                p.pop();
+                let at = 100 + 10 * depth + if tie { 0 } else { 5 };
+                for _ in 0..(FRONT as u64 + 3) {
+                    p.schedule(at.max(p.now));
+                }
+                p.drain();
+            }
+        }
+    }
+}
