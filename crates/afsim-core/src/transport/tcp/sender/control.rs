@@ -71,6 +71,10 @@ impl Sender {
     /// A new ACK of `acked` bytes outside loss recovery: the window grows (Reno, CUBIC; BBR
     /// sets its window in `bbr_ack`).
     pub(super) fn open_cwnd(&mut self, acked: u64, old_una: u64, now: SimTime) {
+        // (Reno's test on the hot line's `cc_kind`, not on `cc` in the cold part: issue 28)
+        if self.cc_kind == CcKind::Reno {
+            return self.open_cwnd_reno(acked);
+        }
         // CUBIC's growth reads the smoothed RTT (read before `cc` is borrowed)
         let rtt = if matches!(self.cc, Cc::Cubic(..)) {
             self.rto_srtt_secs()
@@ -302,6 +306,9 @@ impl Sender {
     /// without HyStart++; issue 25.)
     #[inline(always)]
     pub(super) fn cc_sent(&mut self, start: u64, len: u64, retx: bool, now: SimTime) {
+        if self.cc_kind == CcKind::Reno {
+            return;
+        }
         match self.cc {
             Cc::Reno | Cc::Cubic(_, None) => {}
             Cc::Bbr(_) => self.cc_sent_bbr(start, len, retx, now),
@@ -356,7 +363,7 @@ impl Sender {
     #[inline(always)]
     pub(super) fn pace_wait(&mut self, ctx: &mut Ctx) -> bool {
         // (one test without BBR, issue 25: the rest out of line)
-        matches!(self.cc, Cc::Bbr(_)) && self.pace_wait_bbr(ctx)
+        self.cc_kind == CcKind::Bbr && self.pace_wait_bbr(ctx)
     }
 
     #[inline(always)]
