@@ -128,14 +128,14 @@ impl<'s> World<'s> {
             match &f.app {
                 AppSpec::Cbr(c) => {
                     finite.push(c.max_packets.is_some());
-                    agents.push(AnyAgent::Cbr(Cbr::new(
+                    agents.push(AnyAgent::Cbr(Box::new(Cbr::new(
                         flow,
                         src,
                         dst,
                         sink_id,
                         c.clone(),
                         stream,
-                    )));
+                    ))));
                     agents.push(AnyAgent::Sink(Sink::new(flow)));
                 }
                 AppSpec::Tcp(p) => {
@@ -144,13 +144,8 @@ impl<'s> World<'s> {
                     agents.push(AnyAgent::TcpSender(Box::new(tcp::sender::Sender::new(
                         flow, src, dst, sink_id, p, stream,
                     ))));
-                    agents.push(AnyAgent::TcpReceiver(tcp::receiver::Receiver::new(
-                        flow,
-                        src,
-                        dst,
-                        source_id,
-                        p,
-                        receiver_stream,
+                    agents.push(AnyAgent::TcpReceiver(Box::new(
+                        tcp::receiver::Receiver::new(flow, src, dst, source_id, p, receiver_stream),
                     )));
                 }
                 AppSpec::Tfrc(p) => {
