@@ -429,12 +429,12 @@ pub struct SenderStats {
     /// Payload bytes sent, retransmissions included.
     pub bytes_sent: u64,
     pub acks_received: u64,
-    pub retransmitted_segments: u64,
-    pub retransmitted_bytes: u64,
     /// Retransmission timer expiries (SYN timeouts included).
     pub timeouts: u64,
     /// Fast retransmits that entered fast recovery (or SACK loss recovery).
     pub fast_recoveries: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
     /// Window reductions in response to ECN-Echo (RFC 3168 §6.1.2).
     pub ecn_reductions: u64,
     /// Valid RTT samples (Karn's rule applied) and their mean and population standard

@@ -61,7 +61,7 @@
 use crate::net::packet::{Ecn, Packet};
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
-use crate::transport::tcp::cc::{Cc, CcKind};
+use crate::transport::tcp::cc::Cc;
 use crate::transport::tcp::rto::Rto;
 use crate::transport::tcp::sack::Scoreboard;
 use crate::transport::tcp::trace::Trace;
@@ -180,10 +180,10 @@ struct Timing {
 /// in the first six lines (the offsets are checked at compile time below): the sequence space
 /// and window (line 0); the timer, phase and `recover` (1); the timed segment, the ids, the
 /// small enums and the copies of the `Params` read per ACK (2); the RTO estimator (3, as
-/// `Rto::timeout` reads it); the ns-2 preset's flags and the options' pointers (4); the
-/// per-ACK and per-segment counters and the window limit (5). Then what only loss recovery,
-/// the report or a controller other than Reno reads: the parameters, the other counters,
-/// the controller. (It was 680 bytes in the compiler's order, its ACK reading about 11 lines.)
+/// `Rto::timeout` reads it); the ns-2 preset's flags and the options' pointers (4); the window
+/// limit, the controller's enum and the per-ACK and per-segment counters (5). Then what only
+/// loss recovery or the report reads: the other counters, the parameters. (It was 680 bytes
+/// in the compiler's order, an ACK's processing reading about 11 of its lines.)
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Sender {
@@ -221,9 +221,6 @@ pub struct Sender {
     variant: Variant,
     ecn: EcnState,
     reduction: Reduction,
-    /// `p.cc`, the kind of `cc`: the per-ACK and per-segment tests of the controller read
-    /// this byte, not `cc`'s own tag in the cold part.
-    cc_kind: CcKind,
     /// Copies of `p.handshake`, `p.byte_counting` and `p.rtt_every_ack` (read per ACK).
     handshake: bool,
     byte_counting: bool,
@@ -240,9 +237,12 @@ pub struct Sender {
     /// Proportional Rate Reduction (RFC 6937), if `Params::prr` and SACK was agreed
     /// (`sender/prr.rs`).
     prr: Option<Box<prr::Prr>>,
-    // ---- line 5: `p.max_window_bytes`, read by every window computation, and the counters
-    // of every ACK and segment (`SenderStats` is `repr(C)`: its first seven fields)
+    // ---- line 5: `p.max_window_bytes`, read by every window computation, the controller
+    // (16 bytes: tested on every ACK and segment) and the counters of every ACK and segment
+    // (`SenderStats` is `repr(C)`: its first five fields)
     max_window: u64,
+    /// The congestion controller (`cc`, `sender/control.rs`): Reno, CUBIC or BBR.
+    cc: Cc,
     stats: SenderStats,
     // ---- the cold part
     /// Segments acknowledged in congestion avoidance towards the next one-segment increase
@@ -252,8 +252,6 @@ pub struct Sender {
     timeout_una: Option<u64>,
     rtt_m2: f64,
     p: Params,
-    /// The congestion controller (`cc`, `sender/control.rs`): Reno, CUBIC or BBR.
-    cc: Cc,
 }
 
 // The hot lines' offsets (the layout above; `repr(C)` keeps the order, these keep the sizes).
@@ -266,6 +264,7 @@ const _: () = {
     assert!(size_of::<Rto>() == 72);
     assert!(offset_of!(Sender, prr) + 8 == 320);
     assert!(offset_of!(Sender, max_window) == 320);
+    assert!(size_of::<Cc>() == 16);
     assert!(offset_of!(Sender, stats) + offset_of!(SenderStats, fast_recoveries) + 8 <= 384);
 };
 
@@ -292,7 +291,6 @@ impl Sender {
             dst: dst_node,
             peer: peer_agent,
             mss,
-            cc_kind: p.cc,
             handshake: p.handshake,
             byte_counting: p.byte_counting,
             rtt_every_ack: p.rtt_every_ack,
@@ -604,7 +602,7 @@ impl Sender {
             // RFC 6937 §3: cwnd = pipe + sndcnt, or ssthresh at the end of recovery
             self.prr_ack(in_recovery && self.phase == Phase::Open);
         }
-        if self.cc_kind != CcKind::Reno {
+        if !matches!(self.cc, Cc::Reno) {
             let lost = self.stats.fast_recoveries + self.stats.timeouts > losses;
             self.bbr_ack(pkt, old_una, lost, ctx.now);
         }

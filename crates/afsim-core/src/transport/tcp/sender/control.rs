@@ -43,7 +43,7 @@ pub(super) fn new_cc(p: &Params, mss: u64, rng: &Rng) -> Cc {
             // Linux's slow start comes with Linux's growth after it (cubic.rs)
             c.linux_growth_floor = p.hystart_linux;
             c.linux_friendly = p.cubic_linux_friendly;
-            Cc::Cubic(c, ss.map(Box::new))
+            Cc::Cubic(Box::new((c, ss.map(Box::new))))
         }
         CcKind::Bbr => Cc::Bbr(Box::new(BbrSender {
             bbr: Bbr::new(
@@ -71,10 +71,6 @@ impl Sender {
     /// A new ACK of `acked` bytes outside loss recovery: the window grows (Reno, CUBIC; BBR
     /// sets its window in `bbr_ack`).
     pub(super) fn open_cwnd(&mut self, acked: u64, old_una: u64, now: SimTime) {
-        // (Reno's test on the hot line's `cc_kind`, not on `cc` in the cold part: issue 28)
-        if self.cc_kind == CcKind::Reno {
-            return self.open_cwnd_reno(acked);
-        }
         // CUBIC's growth reads the smoothed RTT (read before `cc` is borrowed)
         let rtt = if matches!(self.cc, Cc::Cubic(..)) {
             self.rto_srtt_secs()
@@ -83,7 +79,8 @@ impl Sender {
         };
         match &mut self.cc {
             Cc::Reno => self.open_cwnd_reno(acked),
-            Cc::Cubic(c, hs) => {
+            Cc::Cubic(b) => {
+                let (c, hs) = &mut **b;
                 let mut segs = acked as f64 / self.mss as f64;
                 if self.cwnd < self.ssthresh {
                     // RFC 9438 §4.10: slow start as RFC 5681 eq. (2), min(N, SMSS) per ACK;
@@ -161,7 +158,8 @@ impl Sender {
             // RFC 5681 eq. (4): max(FlightSize/2, 2·SMSS); ns-2: max(⌊window/2⌋, 2)
             Cc::Reno => rules!(self, reduced_ssthresh(flight)),
             // RFC 9438 §4.6, §4.7; a congestion event ends HyStart++ (RFC 9406 §4.2)
-            Cc::Cubic(c, hs) => {
+            Cc::Cubic(b) => {
+                let (c, hs) = &mut **b;
                 *hs = None;
                 c.on_congestion(self.cwnd)
             }
@@ -204,7 +202,8 @@ impl Sender {
         match &mut self.cc {
             Cc::Reno => {}
             // RFC 9438 §4.8
-            Cc::Cubic(c, hs) => {
+            Cc::Cubic(b) => {
+                let (c, hs) = &mut **b;
                 // RFC 9406 §4.3 leaves slow starts after a timeout to the implementation:
                 // HyStart++ is not used again; Linux starts its HyStart over (tcp_cubic.c,
                 // cubictcp_state on TCP_CA_Loss: bictcp_reset, bictcp_hystart_reset)
@@ -306,13 +305,11 @@ impl Sender {
     /// without HyStart++; issue 25.)
     #[inline(always)]
     pub(super) fn cc_sent(&mut self, start: u64, len: u64, retx: bool, now: SimTime) {
-        if self.cc_kind == CcKind::Reno {
-            return;
-        }
         match self.cc {
-            Cc::Reno | Cc::Cubic(_, None) => {}
+            Cc::Reno => {}
             Cc::Bbr(_) => self.cc_sent_bbr(start, len, retx, now),
-            Cc::Cubic(_, Some(_)) => self.cc_sent_rate(start, len, retx, now),
+            Cc::Cubic(ref b) if b.1.is_some() => self.cc_sent_rate(start, len, retx, now),
+            Cc::Cubic(_) => {}
         }
     }
 
@@ -320,7 +317,8 @@ impl Sender {
     #[inline(never)]
     fn cc_sent_rate(&mut self, start: u64, len: u64, retx: bool, now: SimTime) {
         let in_flight = self.snd_max.saturating_sub(self.snd_una);
-        if let Cc::Cubic(_, Some(h)) = &mut self.cc {
+        if let Cc::Cubic(b) = &mut self.cc {
+            let Some(h) = &mut b.1 else { return };
             h.rate_mut().on_send(start, len, now, in_flight, retx);
         }
     }
@@ -363,7 +361,7 @@ impl Sender {
     #[inline(always)]
     pub(super) fn pace_wait(&mut self, ctx: &mut Ctx) -> bool {
         // (one test without BBR, issue 25: the rest out of line)
-        self.cc_kind == CcKind::Bbr && self.pace_wait_bbr(ctx)
+        matches!(self.cc, Cc::Bbr(_)) && self.pace_wait_bbr(ctx)
     }
 
     #[inline(always)]
