@@ -420,7 +420,7 @@ impl Params {
 /// complete, `bytes_sent - retransmitted_bytes == N`.
 ///
 /// `repr(C)`: the counters of every segment and ACK first, and those of a loss, in this order
-/// (the sender's hot lines, `sender.rs`).
+/// (the sender's hot groups, `sender.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct SenderStats {

@@ -32,7 +32,7 @@ const RTTVAR_SHIFT: u32 = 2;
 const MAX_BACKOFF: u64 = 1 << 16;
 
 /// `repr(C)`, declared order: `timeout` (every ACK) reads the first, second, third, seventh and
-/// eighth fields, one cache line when the struct starts on one (the TCP sender's layout).
+/// eighth fields, within 64 bytes (one of the TCP sender's hot groups).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Rto {

@@ -175,19 +175,23 @@ struct Timing {
 }
 
 /// The sender's state, laid out by hand (issue 28): at thousands of flows a sender's state is
-/// out of the caches when its next ACK comes, and each 64-byte line the ACK's processing reads
-/// is a miss. What a new ACK in the open state and the segments it releases read and write is
-/// in the first six lines (the offsets are checked at compile time below): the sequence space
-/// and window (line 0); the timer, phase and `recover` (1); the timed segment, the ids, the
-/// small enums and the copies of the `Params` read per ACK (2); the RTO estimator (3, as
-/// `Rto::timeout` reads it); the ns-2 preset's flags and the options' pointers (4); the window
-/// limit, the controller's enum and the per-ACK and per-segment counters (5). Then what only
-/// loss recovery or the report reads: the other counters, the parameters. (It was 680 bytes
-/// in the compiler's order, an ACK's processing reading about 11 of its lines.)
+/// out of the caches when its next ACK comes, and each 64-byte cache line the ACK's processing
+/// reads is a miss. What a new ACK in the open state and the segments it releases read and
+/// write is in the first 384 bytes, in six 64-byte groups (the offsets are checked at compile
+/// time below): the sequence space and window (group 0); the timer, phase and `recover` (1);
+/// the timed segment, the ids, the small enums and the copies of the `Params` read per ACK
+/// (2); the RTO estimator (3, as `Rto::timeout` reads it); the ns-2 preset's flags and the
+/// options' pointers (4); the window limit, the controller's enum and the per-ACK and
+/// per-segment counters (5). Then what only loss recovery or the report reads: the other
+/// counters, the parameters. (It was 680 bytes in the compiler's order, an ACK's processing
+/// reading about 11 of its lines.) The box is malloc's, 16-byte aligned, so a group may span
+/// two lines: aligned to 64 bytes (`align(64)`, and the receiver's too) the scale dumbbell at
+/// 2,000 flows had 3.04 last-level misses a packet-hop instead of 3.27, but `posix_memalign`'s
+/// leftovers cost about 0.45 KiB a flow (docs/performance.md, "Eighth round").
 #[derive(Debug)]
-#[repr(C, align(64))]
+#[repr(C)]
 pub struct Sender {
-    // ---- line 0: the sequence space and the window
+    // ---- group 0: the sequence space and the window
     /// SND.UNA (HighACK): first unacknowledged byte.
     snd_una: u64,
     /// Next byte the window sends (below `snd_max` after a timeout: go-back-N).
@@ -202,12 +206,12 @@ pub struct Sender {
     ssthresh: f64,
     /// Bytes sent by limited transmit in the current run of duplicate ACKs.
     lt_bytes: u64,
-    // ---- line 1
+    // ---- group 1
     timer: RetxTimer,
     phase: Phase,
     /// HighData at the last window reduction (RFC 6582 `recover`, RFC 6675 RecoveryPoint).
     recover: Option<u64>,
-    // ---- line 2
+    // ---- group 2
     timing: Option<Timing>,
     pub flow: u32,
     src: u32,
@@ -226,9 +230,9 @@ pub struct Sender {
     byte_counting: bool,
     rtt_every_ack: bool,
     trace: Option<Box<Trace>>,
-    // ---- line 3 (and 8 bytes of line 4)
+    // ---- group 3 (and 8 bytes of group 4)
     rto: Rto,
-    // ---- line 4
+    // ---- group 4
     /// What only the ns2 preset keeps.
     ns2: Ns2State,
     sack: Option<Scoreboard>,
@@ -237,7 +241,7 @@ pub struct Sender {
     /// Proportional Rate Reduction (RFC 6937), if `Params::prr` and SACK was agreed
     /// (`sender/prr.rs`).
     prr: Option<Box<prr::Prr>>,
-    // ---- line 5: `p.max_window_bytes`, read by every window computation, the controller
+    // ---- group 5: `p.max_window_bytes`, read by every window computation, the controller
     // (16 bytes: tested on every ACK and segment) and the counters of every ACK and segment
     // (`SenderStats` is `repr(C)`: its first five fields)
     max_window: u64,
@@ -254,7 +258,7 @@ pub struct Sender {
     p: Params,
 }
 
-// The hot lines' offsets (the layout above; `repr(C)` keeps the order, these keep the sizes).
+// The hot groups' offsets (the layout above; `repr(C)` keeps the order, these keep the sizes).
 const _: () = {
     use std::mem::{offset_of, size_of};
     assert!(offset_of!(Sender, timer) == 64);
