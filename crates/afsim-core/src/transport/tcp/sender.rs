@@ -174,20 +174,12 @@ struct Timing {
     sent: SimTime,
 }
 
-/// The sender's state, laid out by hand (issue 28): at thousands of flows a sender's state is
-/// out of the caches when its next ACK comes, and each 64-byte cache line the ACK's processing
-/// reads is a miss. What a new ACK in the open state and the segments it releases read and
-/// write is in the first 384 bytes, in six 64-byte groups (the offsets are checked at compile
-/// time below): the sequence space and window (group 0); the timer, phase and `recover` (1);
-/// the timed segment, the ids, the small enums and the copies of the `Params` read per ACK
-/// (2); the RTO estimator (3, as `Rto::timeout` reads it); the ns-2 preset's flags and the
-/// options' pointers (4); the window limit, the controller's enum and the per-ACK and
-/// per-segment counters (5). Then what only loss recovery or the report reads: the other
-/// counters, the parameters. (It was 680 bytes in the compiler's order, an ACK's processing
-/// reading about 11 of its lines.) The box is malloc's, 16-byte aligned, so a group may span
-/// two lines: aligned to 64 bytes (`align(64)`, and the receiver's too) the scale dumbbell at
-/// 2,000 flows had 3.04 last-level misses a packet-hop instead of 3.27, but `posix_memalign`'s
-/// leftovers cost about 0.45 KiB a flow (docs/performance.md, "Eighth round").
+/// The sender's state, laid out by hand (issue 28; docs/performance.md, "Eighth round"): at
+/// thousands of flows it is out of the caches when the next ACK comes, and each cache line an
+/// ACK reads is a miss. What a new ACK in the open state and the segments it releases touch is
+/// in the first 384 bytes, six 64-byte groups (offsets checked below; 11 lines of 680 bytes
+/// before), the rest (loss recovery, report, parameters) after them. The box is malloc's,
+/// 16-byte aligned: aligned to 64 bytes it missed less, but cost 0.45 KiB a flow.
 #[derive(Debug)]
 #[repr(C)]
 pub struct Sender {
@@ -241,9 +233,8 @@ pub struct Sender {
     /// Proportional Rate Reduction (RFC 6937), if `Params::prr` and SACK was agreed
     /// (`sender/prr.rs`).
     prr: Option<Box<prr::Prr>>,
-    // ---- group 5: `p.max_window_bytes`, read by every window computation, the controller
-    // (16 bytes: tested on every ACK and segment) and the counters of every ACK and segment
-    // (`SenderStats` is `repr(C)`: its first five fields)
+    // ---- group 5: `p.max_window_bytes` (every window computation), the controller (tested on
+    // every ACK and segment), the counters of every ACK and segment (`SenderStats`, `repr(C)`)
     max_window: u64,
     /// The congestion controller (`cc`, `sender/control.rs`): Reno, CUBIC or BBR.
     cc: Cc,
@@ -266,7 +257,6 @@ const _: () = {
     assert!(offset_of!(Sender, trace) == 184);
     assert!(offset_of!(Sender, rto) == 192);
     assert!(size_of::<Rto>() == 72);
-    assert!(offset_of!(Sender, prr) + 8 == 320);
     assert!(offset_of!(Sender, max_window) == 320);
     assert!(size_of::<Cc>() == 16);
     assert!(offset_of!(Sender, stats) + offset_of!(SenderStats, fast_recoveries) + 8 <= 384);
@@ -794,37 +784,6 @@ impl Sender {
             let delta = (self.cwnd_cnt / w).floor();
             self.cwnd_cnt -= delta * w;
             self.cwnd += delta;
-        }
-    }
-
-    // ---------------------------------------------------------------- test fixtures
-
-    /// Puts the congestion state where a test needs it (segments).
-    #[cfg(test)]
-    pub(crate) fn set_window(&mut self, cwnd: f64, ssthresh: f64) {
-        self.cwnd = cwnd;
-        self.ssthresh = ssthresh;
-    }
-
-    /// Feeds the RTT estimator one sample, as the ACK of a segment sent once would.
-    #[cfg(test)]
-    pub(crate) fn sample_rtt(&mut self, sent: SimTime, now: SimTime) {
-        self.take_sample(sent, now, false);
-    }
-
-    /// The smoothed RTT the retransmission timer holds, to an eighth of a tick (zero before
-    /// any sample).
-    #[cfg(test)]
-    pub(crate) fn srtt(&self) -> SimDuration {
-        self.rto.srtt_fine()
-    }
-
-    /// When the retransmission timer expires, if it runs.
-    #[cfg(test)]
-    pub(crate) fn timer_deadline(&self) -> Option<SimTime> {
-        match self.timer {
-            RetxTimer::Armed { deadline, .. } => Some(deadline),
-            RetxTimer::Idle => None,
         }
     }
 }
