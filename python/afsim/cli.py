@@ -18,7 +18,6 @@ Heavy modules (pandas, pyarrow, rich) are imported only by the paths that use th
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -46,7 +45,6 @@ from afsim.cli_common import (
     print_warnings,
     scenario_path,
 )
-from afsim.cli_tables import _speed
 from afsim.output import OutputError, write_chunks, write_file, write_text
 
 if TYPE_CHECKING:
@@ -571,6 +569,8 @@ def cmd_live(args: argparse.Namespace) -> int:
     except (LiveSetupError, ValueError) as e:
         _error(str(e))
         return EXIT_USAGE
+    import json
+
     text = json.dumps(summary, indent=1)
     if args.format == "json":
         write_text(sys.stdout, text + "\n")
@@ -629,6 +629,10 @@ class ProgressBar:
         wall = time.monotonic() - self.start
         if wall < PROGRESS_DELAY_S:
             return
+        # (here, not at the top: `afsim run --format json` imports neither this module nor json,
+        # issue 28's fixed cost)
+        from afsim.cli_tables import _speed
+
         if self.bar is None:
             from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 

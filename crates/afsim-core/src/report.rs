@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+mod pretty;
+
 /// Everything a run produced.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Report {
@@ -615,13 +617,19 @@ pub struct EngineCounts {
 impl Report {
     /// The report as pretty JSON; byte-identical for the same scenario and seed.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("report serializes")
+        let mut out = Vec::with_capacity(1 << 16);
+        self.write_json(&mut out).expect("report serializes");
+        // SAFETY: serde_json writes UTF-8 only (its strings are `&str`, escaped in ASCII; its
+        // structure and numbers ASCII), as its own `to_string_pretty` relies on
+        unsafe { String::from_utf8_unchecked(out) }
     }
 
     /// Writes `to_json`'s bytes to `out` as they are made, without the whole text in memory
     /// (more than 2 GiB at a million flows; issue 28). The first error of `out` stops it.
+    /// (serde_json's pretty layout, written by `pretty::Pretty`: the same bytes in fewer writes.)
     pub fn write_json<W: std::io::Write>(&self, out: W) -> std::io::Result<()> {
-        serde_json::to_writer_pretty(out, self).map_err(std::io::Error::from)
+        let mut ser = serde_json::Serializer::with_formatter(out, pretty::Pretty::default());
+        self.serialize(&mut ser).map_err(std::io::Error::from)
     }
 
     /// `to_json` without the `flows` and `queues` rows (compact): what a reader needs besides

@@ -37,13 +37,17 @@ impl<'s> World<'s> {
                 (l.a, l.b, &l.queue_ab, l.loss_ab),
                 (l.b, l.a, &l.queue_ba, l.loss_ba),
             ] {
-                let name = format!("{}->{}", node_name(from), node_name(to));
+                // the streams "link/FROM->TO" and "queue/FROM->TO", named without a `String`
+                let (a, b) = (node_name(from), node_name(to));
                 let queue = AnyQueue::from_spec(q, l.rate_bps);
                 let loss = loss.map(|m| {
-                    Box::new((Loss::new(m, rng::stream(seed, &format!("link/{name}"))), 0))
+                    Box::new((
+                        Loss::new(m, rng::stream_of(seed, &["link/", a, "->", b])),
+                        0,
+                    ))
                 });
                 let rng = (!matches!(queue, AnyQueue::DropTail(_)))
-                    .then(|| Box::new(rng::stream(seed, &format!("queue/{name}"))));
+                    .then(|| Box::new(rng::stream_of(seed, &["queue/", a, "->", b])));
                 ports.push(Port::new(
                     (from as u32, to as u32),
                     queue,
@@ -123,34 +127,29 @@ impl<'s> World<'s> {
         for (i, f) in spec.flows.iter().enumerate() {
             let flow = i as u32;
             let (source_id, sink_id) = (2 * flow, 2 * flow + 1);
-            let stream = rng::stream(seed, &format!("flow/{}", f.name));
+            let stream = rng::stream_of(seed, &["flow/", &f.name]);
             let (src, dst) = (f.src as u32, f.dst as u32);
             match &f.app {
                 AppSpec::Cbr(c) => {
                     finite.push(c.max_packets.is_some());
-                    agents.push(AnyAgent::Cbr(Cbr::new(
+                    agents.push(AnyAgent::Cbr(Box::new(Cbr::new(
                         flow,
                         src,
                         dst,
                         sink_id,
                         c.clone(),
                         stream,
-                    )));
+                    ))));
                     agents.push(AnyAgent::Sink(Sink::new(flow)));
                 }
                 AppSpec::Tcp(p) => {
                     finite.push(p.transfer_bytes.is_some());
-                    let receiver_stream = rng::stream(seed, &format!("flow/{}/receiver", f.name));
+                    let receiver_stream = rng::stream_of(seed, &["flow/", &f.name, "/receiver"]);
                     agents.push(AnyAgent::TcpSender(Box::new(tcp::sender::Sender::new(
                         flow, src, dst, sink_id, p, stream,
                     ))));
-                    agents.push(AnyAgent::TcpReceiver(tcp::receiver::Receiver::new(
-                        flow,
-                        src,
-                        dst,
-                        source_id,
-                        p,
-                        receiver_stream,
+                    agents.push(AnyAgent::TcpReceiver(Box::new(
+                        tcp::receiver::Receiver::new(flow, src, dst, source_id, p, receiver_stream),
                     )));
                 }
                 AppSpec::Tfrc(p) => {
@@ -190,7 +189,7 @@ impl<'s> World<'s> {
         let n_all = spec.flows.len() + spec.csas.iter().map(|c| c.targets.len()).sum::<usize>();
         let mut sets = crate::edge::conditioner::FlowSets::default();
         for (c, cs) in spec.conditioners.iter().enumerate() {
-            let stream = rng::stream(seed, &format!("conditioner/{}", cs.name));
+            let stream = rng::stream_of(seed, &["conditioner/", &cs.name]);
             conditioners.push(Conditioner::new_shared(
                 cs,
                 n_all,

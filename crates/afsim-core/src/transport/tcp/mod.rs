@@ -418,21 +418,25 @@ impl Params {
 ///
 /// Identities: `retransmitted_bytes <= bytes_sent`; once a finite transfer of N bytes is
 /// complete, `bytes_sent - retransmitted_bytes == N`.
+///
+/// `repr(C)`: the counters of every segment and ACK first, and those of a loss, in this order
+/// (the sender's hot groups, `sender.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct SenderStats {
     /// Data segments sent, retransmissions included (SYNs excluded).
     pub segments_sent: u64,
     /// Payload bytes sent, retransmissions included.
     pub bytes_sent: u64,
-    pub retransmitted_segments: u64,
-    pub retransmitted_bytes: u64,
+    pub acks_received: u64,
     /// Retransmission timer expiries (SYN timeouts included).
     pub timeouts: u64,
     /// Fast retransmits that entered fast recovery (or SACK loss recovery).
     pub fast_recoveries: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
     /// Window reductions in response to ECN-Echo (RFC 3168 §6.1.2).
     pub ecn_reductions: u64,
-    pub acks_received: u64,
     /// Valid RTT samples (Karn's rule applied) and their mean and population standard
     /// deviation, seconds, as measured (not tick-rounded).
     pub rtt_samples: u64,

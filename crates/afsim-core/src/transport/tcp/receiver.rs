@@ -80,35 +80,56 @@ enum Arrival {
     Duplicate,
 }
 
+/// The receiver's state, laid out by hand (issue 28): what a data segment's arrival and its
+/// ACK read and write in the first 128 bytes, two 64-byte groups (the sequence state, the
+/// out-of-order list's header, the delayed-ACK state and the ids of group 0; the counters, the
+/// ACK's addressee and the connection's small enums of group 1), the SACK blocks last reported
+/// and what only delayed ACKs or the handshake read after them. The agents hold it boxed
+/// (`AnyAgent::TcpReceiver`; see the sender's layout for why the box is not cache-aligned).
 #[derive(Debug)]
+#[repr(C)]
 pub struct Receiver {
-    pub flow: u32,
-    /// The sender's node and agent, where ACKs go.
-    sender_node: u32,
-    sender_agent: u32,
-    /// This receiver's node.
-    node: u32,
-    wants_ecn: bool,
-    wants_sack: bool,
-    conn: Conn,
+    // ---- group 0
     /// Next byte expected (RCV.NXT).
     rcv_nxt: u64,
     /// Received ranges above `rcv_nxt`, sorted, disjoint, not touching.
     ooo: Vec<(u64, u64)>,
-    /// The SACK blocks of the last ACK, most recent first.
-    reported: [(u64, u64); MAX_SACK_BLOCKS],
-    n_reported: usize,
-    echo: Echo,
-    /// ns-2 `TcpSink::ack`: the next ACK carries ECE for a non-ECT segment that carried ECE.
-    negotiated_echo: bool,
-    ns2_compat: bool,
     delack: Option<SimDuration>,
     held: Held,
-    next_token: u32,
-    /// Quick ACKs left (`Params::quick_acks`; Linux `icsk_ack.quick`).
-    quick_left: u32,
+    pub flow: u32,
+    /// This receiver's node.
+    node: u32,
+    // ---- group 1
     stats: ReceiverStats,
+    /// The sender's node and agent, where ACKs go.
+    sender_node: u32,
+    sender_agent: u32,
+    conn: Conn,
+    echo: Echo,
+    ns2_compat: bool,
+    /// ns-2 `TcpSink::ack`: the next ACK carries ECE for a non-ECT segment that carried ECE.
+    negotiated_echo: bool,
+    wants_ecn: bool,
+    wants_sack: bool,
+    /// How many of `reported` are the last ACK's (at most `MAX_SACK_BLOCKS`; every ACK
+    /// without SACK blocks writes it, so it is here and not beside them).
+    n_reported: u8,
+    // ---- group 2
+    /// The SACK blocks of the last ACK, most recent first.
+    reported: [(u64, u64); MAX_SACK_BLOCKS],
+    next_token: u32,
+    /// Quick ACKs left (`Params::quick_acks`; Linux `icsk_ack.quick`), with delayed ACKs.
+    quick_left: u32,
 }
+
+// The two hot groups (the layout above).
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(offset_of!(Receiver, stats) == 64);
+    assert!(offset_of!(Receiver, n_reported) < 128);
+    assert!(offset_of!(Receiver, reported) == 128);
+    assert!(size_of::<Receiver>() <= 192);
+};
 
 impl Receiver {
     /// The receiver of flow `flow` from `src_node` (the sender's node) to `dst_node` (this
@@ -334,8 +355,11 @@ impl Receiver {
             self.send_sack_ack(trigger, f, ctx);
         }
         self.held = Held::None;
-        // Linux tcp_dec_quickack_mode: every ACK of data spends one
-        self.quick_left = self.quick_left.saturating_sub(1);
+        // Linux tcp_dec_quickack_mode: every ACK of data spends one (read only with delayed
+        // ACKs, `on_data`: without them the count, in the third 64 bytes, is not touched)
+        if self.delack.is_some() {
+            self.quick_left = self.quick_left.saturating_sub(1);
+        }
     }
 
     /// `send_ack`'s ACK with SACK blocks (RFC 2018 §4), out of the common path.
@@ -347,7 +371,7 @@ impl Receiver {
             push_block(&mut blocks, &mut n, b);
         }
         // RFC 2018 §4: repeat the most recently reported blocks, at their current extent
-        for k in 0..self.n_reported {
+        for k in 0..usize::from(self.n_reported) {
             if let Some(b) = self.range_of(self.reported[k].0) {
                 push_block(&mut blocks, &mut n, b);
             }
@@ -358,7 +382,7 @@ impl Receiver {
             push_block(&mut blocks, &mut n, self.ooo[0]);
         }
         self.reported = blocks;
-        self.n_reported = n;
+        self.n_reported = n as u8; // n ≤ MAX_SACK_BLOCKS
         self.emit(self.rcv_nxt, f, &blocks[..n], ctx);
     }
 

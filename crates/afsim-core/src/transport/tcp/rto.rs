@@ -31,7 +31,10 @@ const RTTVAR_SHIFT: u32 = 2;
 /// Doublings are counted up to this factor at most (2^16 · RTO is beyond any max_rto).
 const MAX_BACKOFF: u64 = 1 << 16;
 
+/// `repr(C)`, declared order: `timeout` (every ACK) reads the first, second, third, seventh and
+/// eighth fields, within 64 bytes (one of the TCP sender's hot groups).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Rto {
     tick_ns: u64,
     min_ns: u64,

@@ -831,7 +831,14 @@ fn the_engine_reaches_both_ends_through_any_agent() {
         &p,
         rng::stream(1, "a"),
     )));
-    let mut r = AnyAgent::TcpReceiver(Receiver::new(3, 0, 1, SENDER, &p, rng::stream(1, "b")));
+    let mut r = AnyAgent::TcpReceiver(Box::new(Receiver::new(
+        3,
+        0,
+        1,
+        SENDER,
+        &p,
+        rng::stream(1, "b"),
+    )));
     assert_eq!((s.flow(), r.flow()), (3, 3));
     let mut h = Host::new();
     h.call_at(SimTime::ZERO, SENDER, |ctx| s.start(ctx));

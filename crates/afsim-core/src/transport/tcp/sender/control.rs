@@ -43,7 +43,7 @@ pub(super) fn new_cc(p: &Params, mss: u64, rng: &Rng) -> Cc {
             // Linux's slow start comes with Linux's growth after it (cubic.rs)
             c.linux_growth_floor = p.hystart_linux;
             c.linux_friendly = p.cubic_linux_friendly;
-            Cc::Cubic(c, ss.map(Box::new))
+            Cc::Cubic(Box::new((c, ss.map(Box::new))))
         }
         CcKind::Bbr => Cc::Bbr(Box::new(BbrSender {
             bbr: Bbr::new(
@@ -79,7 +79,8 @@ impl Sender {
         };
         match &mut self.cc {
             Cc::Reno => self.open_cwnd_reno(acked),
-            Cc::Cubic(c, hs) => {
+            Cc::Cubic(b) => {
+                let (c, hs) = &mut **b;
                 let mut segs = acked as f64 / self.mss as f64;
                 if self.cwnd < self.ssthresh {
                     // RFC 9438 §4.10: slow start as RFC 5681 eq. (2), min(N, SMSS) per ACK;
@@ -157,7 +158,8 @@ impl Sender {
             // RFC 5681 eq. (4): max(FlightSize/2, 2·SMSS); ns-2: max(⌊window/2⌋, 2)
             Cc::Reno => rules!(self, reduced_ssthresh(flight)),
             // RFC 9438 §4.6, §4.7; a congestion event ends HyStart++ (RFC 9406 §4.2)
-            Cc::Cubic(c, hs) => {
+            Cc::Cubic(b) => {
+                let (c, hs) = &mut **b;
                 *hs = None;
                 c.on_congestion(self.cwnd)
             }
@@ -200,7 +202,8 @@ impl Sender {
         match &mut self.cc {
             Cc::Reno => {}
             // RFC 9438 §4.8
-            Cc::Cubic(c, hs) => {
+            Cc::Cubic(b) => {
+                let (c, hs) = &mut **b;
                 // RFC 9406 §4.3 leaves slow starts after a timeout to the implementation:
                 // HyStart++ is not used again; Linux starts its HyStart over (tcp_cubic.c,
                 // cubictcp_state on TCP_CA_Loss: bictcp_reset, bictcp_hystart_reset)
@@ -303,9 +306,10 @@ impl Sender {
     #[inline(always)]
     pub(super) fn cc_sent(&mut self, start: u64, len: u64, retx: bool, now: SimTime) {
         match self.cc {
-            Cc::Reno | Cc::Cubic(_, None) => {}
+            Cc::Reno => {}
             Cc::Bbr(_) => self.cc_sent_bbr(start, len, retx, now),
-            Cc::Cubic(_, Some(_)) => self.cc_sent_rate(start, len, retx, now),
+            Cc::Cubic(ref b) if b.1.is_some() => self.cc_sent_rate(start, len, retx, now),
+            Cc::Cubic(_) => {}
         }
     }
 
@@ -313,7 +317,8 @@ impl Sender {
     #[inline(never)]
     fn cc_sent_rate(&mut self, start: u64, len: u64, retx: bool, now: SimTime) {
         let in_flight = self.snd_max.saturating_sub(self.snd_una);
-        if let Cc::Cubic(_, Some(h)) = &mut self.cc {
+        if let Cc::Cubic(b) = &mut self.cc {
+            let Some(h) = &mut b.1 else { return };
             h.rate_mut().on_send(start, len, now, in_flight, retx);
         }
     }

@@ -152,7 +152,7 @@ impl Rules for Ns2 {
         // part.
         let exits_sack = s.variant == Variant::Sack && !was_open;
         let first = ack == s.mss.min(s.end);
-        if !s.p.handshake && first && !exits_sack && s.phase == Phase::Open {
+        if !s.handshake && first && !exits_sack && s.phase == Phase::Open {
             s.cwnd = s.ns2.growth_window;
         }
     }
@@ -174,7 +174,7 @@ impl Rules for Ns2 {
         let len = s.mss.min(s.end - s.snd_nxt);
         let out = s.snd_nxt + len - s.snd_una;
         let allowance = s.cwnd + f64::from(s.dupacks);
-        if out as f64 <= allowance * s.mss as f64 && out <= s.p.max_window_bytes {
+        if out as f64 <= allowance * s.mss as f64 && out <= s.max_window {
             if s.snd_nxt == s.snd_max {
                 s.lt_bytes += len;
             }
@@ -256,7 +256,7 @@ impl Rules for Ns2 {
         // { ... if (ecn_) { hf->ecnecho() = 1; hf->ect() = 0; } }`, ECN's SYN negotiation,
         // which TCPSink answers with ECN-Echo on the ACK of packet 0 (the receiver's
         // `negotiated_echo`)
-        !s.p.handshake && start == 0
+        !s.handshake && start == 0
     }
 
     fn retransmission_stops_timing(_s: &Sender) -> bool {
@@ -267,7 +267,7 @@ impl Rules for Ns2 {
     fn header_bytes(s: &Sender, seq: u64, payload: u32) -> u32 {
         // ns-2 `TcpAgent::output` adds the header bytes to every packet but packet 0, its SYN
         // slot: with `syn_` false the first data segment leaves as its payload alone
-        if !s.p.handshake && seq == 0 && payload > 0 {
+        if !s.handshake && seq == 0 && payload > 0 {
             0
         } else {
             HEADER_BYTES

@@ -125,7 +125,7 @@ impl Sender {
         let before = pipe - retx as f64 / mss;
         let Some(p) = self.prr.as_mut() else { return };
         let dd = p.ack_delivered;
-        *p = Prr {
+        **p = Prr {
             recover_fs: flight as f64 / mss,
             entered: true,
             linux: p.linux,
@@ -178,6 +178,6 @@ impl Sender {
     /// prr_delivered and prr_out of the current or last recovery, if PRR is on (tests).
     #[cfg(test)]
     pub(crate) fn prr_counts(&self) -> Option<(f64, f64)> {
-        self.prr.map(|p| (p.delivered, p.out))
+        self.prr.as_deref().map(|p| (p.delivered, p.out))
     }
 }

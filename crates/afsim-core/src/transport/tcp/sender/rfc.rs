@@ -87,7 +87,7 @@ impl Rules for Rfc {
         }
         let len = s.mss.min(s.end - s.snd_max);
         let out = s.snd_max + len - s.snd_una;
-        if out as f64 <= (s.cwnd + 2.0) * s.mss as f64 && out <= s.p.max_window_bytes {
+        if out as f64 <= (s.cwnd + 2.0) * s.mss as f64 && out <= s.max_window {
             s.transmit(s.snd_max, len, ctx);
             s.snd_nxt = s.snd_max;
             s.lt_bytes += len;

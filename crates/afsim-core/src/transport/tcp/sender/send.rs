@@ -28,7 +28,7 @@ impl Sender {
     /// Sends whole segments from `snd_nxt` while they fit in min(cwnd, rwnd), at most `burst`
     /// of them if given.
     pub(super) fn send_window(&mut self, burst: Option<u32>, ctx: &mut Ctx) {
-        let wnd = (self.cwnd * self.mss as f64).min(self.p.max_window_bytes as f64);
+        let wnd = (self.cwnd * self.mss as f64).min(self.max_window as f64);
         let mut sent = 0;
         // RFC 6675 §5.1 uses the scoreboard in go-back-N; ns-2's Sack1 does not (its scoreboard
         // is cleared by every new ACK outside recovery)
@@ -174,7 +174,7 @@ impl Sender {
     #[inline(always)]
     fn transmit_inline(&mut self, start: u64, len: u64, ctx: &mut Ctx) {
         let retx = start < self.snd_max;
-        let mut f = if self.p.handshake { flags::ACK } else { 0 };
+        let mut f = if self.handshake { flags::ACK } else { 0 };
         let mut ecn = Ecn::NotEct;
         if let EcnState::On { cwr_pending } = self.ecn {
             // RFC 3168 §6.1.5: retransmitted data is not ECN-capable (a preset may differ)

@@ -3,6 +3,34 @@ use crate::transport::tcp::tests::harness::{ack, at_ms, Host, SENDER};
 
 const MSS: u64 = 960;
 
+/// Fixtures on the sender itself (its private state: this module is its child).
+impl Sender {
+    /// Puts the congestion state where a test needs it (segments).
+    pub(crate) fn set_window(&mut self, cwnd: f64, ssthresh: f64) {
+        self.cwnd = cwnd;
+        self.ssthresh = ssthresh;
+    }
+
+    /// Feeds the RTT estimator one sample, as the ACK of a segment sent once would.
+    pub(crate) fn sample_rtt(&mut self, sent: SimTime, now: SimTime) {
+        self.take_sample(sent, now, false);
+    }
+
+    /// The smoothed RTT the retransmission timer holds, to an eighth of a tick (zero before
+    /// any sample).
+    pub(crate) fn srtt(&self) -> SimDuration {
+        self.rto.srtt_fine()
+    }
+
+    /// When the retransmission timer expires, if it runs.
+    pub(crate) fn timer_deadline(&self) -> Option<SimTime> {
+        match self.timer {
+            RetxTimer::Armed { deadline, .. } => Some(deadline),
+            RetxTimer::Idle => None,
+        }
+    }
+}
+
 /// A sender on a test host. Time moves only when a test says so (`sustain`'s tests use
 /// it too).
 pub(crate) struct Fx {
