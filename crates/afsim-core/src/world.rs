@@ -140,6 +140,9 @@ const THROUGH_OK: u8 = 1;
 const THROUGH_SEEN: u8 = 2;
 /// `Port::flags`: the port has a `loss` model.
 const LOSSY: u8 = 4;
+/// `Port::flags`: the queue is RIO: an arrival at an idle port with nothing queued is offered
+/// to it and, if accepted, goes straight onto the wire (`AnyQueue::pass_port`).
+const PASS_RIO: u8 = 8;
 /// `Port::level` before the first packet.
 const LEVEL_NONE: u8 = 0xFF;
 /// `Port::level` once the per-level counters are kept in `stats.levels`.
@@ -201,13 +204,12 @@ impl Port {
         delay: SimDuration,
         (rng, loss): (Option<Box<Rng>>, LinkLoss),
     ) -> Port {
-        let through = Port::through_ok(&queue);
         Port {
             qlen: 0,
             to,
             capture: pcap::NONE,
             tx_pending: false,
-            flags: if through { THROUGH_OK } else { 0 } | if loss.is_some() { LOSSY } else { 0 },
+            flags: Port::pass_flags(&queue) | if loss.is_some() { LOSSY } else { 0 },
             level: LEVEL_NONE,
             cp_first: code_points::FIRST_NONE,
             busy_until: SimTime::ZERO,
@@ -231,13 +233,23 @@ impl Port {
         matches!(queue, AnyQueue::DropTail(q) if q.fits_when_empty(65_535))
     }
 
-    /// Replaces the queue discipline (`World::replace_queue`, tests), `THROUGH_OK` with it.
+    /// `THROUGH_OK` or `PASS_RIO`, as the queue allows.
+    fn pass_flags(queue: &AnyQueue) -> u8 {
+        if Port::through_ok(queue) {
+            THROUGH_OK
+        } else if matches!(queue, AnyQueue::Rio(_)) {
+            PASS_RIO
+        } else {
+            0
+        }
+    }
+
+    /// Replaces the queue discipline (`World::replace_queue`, tests), `THROUGH_OK` and
+    /// `PASS_RIO` with it.
     #[cfg(test)]
     fn set_queue(&mut self, queue: AnyQueue) {
-        self.flags &= !THROUGH_OK;
-        if Port::through_ok(&queue) {
-            self.flags |= THROUGH_OK;
-        }
+        self.flags &= !(THROUGH_OK | PASS_RIO);
+        self.flags |= Port::pass_flags(&queue);
         self.queue = queue;
     }
 
