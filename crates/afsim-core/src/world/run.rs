@@ -17,7 +17,7 @@ use super::unchecked::{at_mut, port_mut};
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::watch::{watch_arrival, watch_departure};
 use super::{Port, Progress, RunError, StopReason, World, CONTROL, LOCAL};
-use super::{LEVEL_LISTED, LOSSY, PASS_RIO, THROUGH_OK, THROUGH_SEEN};
+use super::{LOSSY, PASS_RIO, THROUGH_OK, THROUGH_SEEN};
 
 mod agents;
 mod csa;
@@ -531,7 +531,7 @@ impl World<'_> {
         let r = reason.index();
         p.stats.drops[r] += 1;
         p.stats.drop_bytes[r] += size;
-        if p.level == LEVEL_LISTED {
+        if p.counts_level(level) {
             p.stats.levels[level].drops[r] += 1;
         }
         p.by_cp.drop(p.cp_first, rev, dscp, reason);
@@ -699,15 +699,16 @@ fn transmit<const O: bool>(
     (size, level): (u32, usize),
 ) {
     debug_assert_eq!(size, pool.get(id).size);
-    // (while the port has seen one level, its counters are the totals: `Port::level`)
-    if p.level == LEVEL_LISTED {
+    if p.counts_level(level) {
         debug_assert!(level < p.stats.levels.len());
         // SAFETY: the packet's arrival at this port counted it at `level`
         // (`QueueStats::level_mut`, which makes the level's counters, called by
-        // `count_level_arrival`, or by `list_levels` for the one level of the packets that
-        // came before; no discipline changes a queued packet's code point), and counters are
-        // only removed when the world is given up for its report (`World::into_report`): the
-        // index is in bounds (issue 25: a bounds check on every hop).
+        // `count_level_arrival` for a level other than the first, or by `list_levels` for the
+        // first level once listed; `p.level` is the first level or `LEVEL_LISTED`, never
+        // `LEVEL_NONE` after an arrival; no discipline changes a queued packet's code point),
+        // and counters are only removed when the world is given up for its report
+        // (`World::into_report`): the index is in bounds (issue 25: a bounds check on every
+        // hop).
         unsafe { p.stats.levels.get_unchecked_mut(level) }.departures += 1;
     }
     p.stats.departures += 1;
