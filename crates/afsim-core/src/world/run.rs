@@ -370,7 +370,7 @@ impl World<'_> {
             && !p.tx_pending
             && p.busy_until <= self.now;
         if through && p.flags & PASS_RIO != 0 {
-            self.enqueue_passed::<O>(port, id, size, level, (rev, dscp));
+            self.enqueue_passed::<O>(port, id, size, level, dscp);
         } else if through {
             debug_assert!(matches!(&p.queue, AnyQueue::DropTail(q) if q.fits_when_empty(size)));
             p.flags |= THROUGH_SEEN;
@@ -388,7 +388,7 @@ impl World<'_> {
             );
             self.hops += 1;
         } else {
-            self.enqueue_queued::<O>(port, id, size, level, (rev, dscp));
+            self.enqueue_queued::<O>(port, id, size, level, dscp);
         }
         // Giacomazzi et al.: the CSA counts OUT arrivals at its RIO buffer, accepted or not
         if !self.csas.is_empty() {
@@ -408,7 +408,7 @@ impl World<'_> {
         id: PacketId,
         size: u64,
         level: usize,
-        (rev, dscp): (bool, u8),
+        dscp: u8,
     ) {
         // SAFETY: `enqueue`'s port, just indexed there
         let p = unsafe { port_mut(&mut self.ports, port) };
@@ -465,7 +465,7 @@ impl World<'_> {
                         Some(reason.index() as u8),
                     );
                 }
-                self.queue_drop(port, id, size, level, (rev, dscp), reason);
+                self.queue_drop(port, id, size, level, reason);
             }
         }
     }
@@ -483,7 +483,7 @@ impl World<'_> {
         id: PacketId,
         size: u64,
         level: usize,
-        (rev, dscp): (bool, u8),
+        dscp: u8,
     ) {
         debug_assert!(!O);
         // SAFETY: `enqueue`'s port, just indexed there
@@ -510,20 +510,20 @@ impl World<'_> {
                 );
                 self.hops += 1;
             }
-            Err(reason) => self.queue_drop(port, id, size, level, (rev, dscp), reason),
+            Err(reason) => self.queue_drop(port, id, size, level, reason),
         }
     }
 
     /// A packet the discipline of `port` refused: the port's drop counters, then the packet
-    /// freed and charged to its flow.
-    #[inline(always)]
+    /// freed and charged to its flow. (Out of line: a queue drop is rare against the
+    /// packet-hops, and its code in each of `enqueue`'s paths crowded the common ones.)
+    #[inline(never)]
     fn queue_drop(
         &mut self,
         port: usize,
         id: PacketId,
         size: u64,
         level: usize,
-        (rev, dscp): (bool, u8),
         reason: DropReason,
     ) {
         // SAFETY: `enqueue`'s port, indexed there
@@ -534,7 +534,10 @@ impl World<'_> {
         if p.counts_level(level) {
             p.stats.levels[level].drops[r] += 1;
         }
-        p.by_cp.drop(p.cp_first, rev, dscp, reason);
+        // (read again here, not carried through the enqueue: issue 25, a register fewer on
+        // the packet path; the packet is freed below)
+        let pkt = self.pool.get(id);
+        p.by_cp.drop(p.cp_first, pkt.rev, pkt.dscp, reason);
         self.drop_packet(id);
     }
 
