@@ -971,7 +971,8 @@ fn idle_clock_of_the_in_queue_runs_from_the_dequeue() {
 #[test]
 fn passing_an_arrival_through_is_enqueue_then_dequeue() {
     use crate::sim::time::SimDuration;
-    let variants: [(&str, fn(&mut Params)); 5] = [
+    type Tweak = fn(&mut Params);
+    let variants: [(&str, Tweak); 5] = [
         ("red", |_| {}),
         ("bytes", |p| {
             p.common.measure = Measure::Bytes;
