@@ -369,24 +369,40 @@ impl World<'_> {
             && p.qlen == 0
             && !p.tx_pending
             && p.busy_until <= self.now;
-        if through && p.flags & PASS_RIO != 0 {
-            self.enqueue_passed::<O>(port, id, size, level, dscp);
-        } else if through {
-            debug_assert!(matches!(&p.queue, AnyQueue::DropTail(q) if q.fits_when_empty(size)));
-            p.flags |= THROUGH_SEEN;
-            let (pool, events) = (&mut self.pool, &mut self.events);
-            // (the packet's size and level as read above: `transmit` need not look again)
-            transmit::<O>(
-                p,
-                port,
-                self.now,
-                pool,
-                events,
-                &mut self.captures,
-                id,
-                (size as u32, level),
-            );
-            self.hops += 1;
+        if through {
+            // (RIO, offered the arrival first, may refuse it: `AnyQueue::pass_port`)
+            let refused = if p.flags & PASS_RIO != 0 {
+                p.queue
+                    .pass_port(
+                        self.now,
+                        id,
+                        (size as u32, dscp),
+                        &mut self.pool,
+                        &mut p.rng,
+                    )
+                    .err()
+            } else {
+                debug_assert!(matches!(&p.queue, AnyQueue::DropTail(q) if q.fits_when_empty(size)));
+                None
+            };
+            if let Some(reason) = refused {
+                self.queue_drop(port, id, size, level, reason);
+            } else {
+                p.flags |= THROUGH_SEEN;
+                let (pool, events) = (&mut self.pool, &mut self.events);
+                // (the packet's size and level as read above: `transmit` need not look again)
+                transmit::<O>(
+                    p,
+                    port,
+                    self.now,
+                    pool,
+                    events,
+                    &mut self.captures,
+                    id,
+                    (size as u32, level),
+                );
+                self.hops += 1;
+            }
         } else {
             self.enqueue_queued::<O>(port, id, size, level, dscp);
         }
@@ -467,50 +483,6 @@ impl World<'_> {
                 }
                 self.queue_drop(port, id, size, level, reason);
             }
-        }
-    }
-
-    /// The rest of `enqueue` for an arrival at an idle RIO port with nothing queued (no
-    /// observers): offered to the discipline as `enqueue_queued` offers it, and if accepted
-    /// put on the wire as `start_tx` would put it at once, the FIFO's push and pop skipped
-    /// (`AnyQueue::pass_port`). The port's counters are those of the two steps, as on the
-    /// drop-tail path (`THROUGH_SEEN`: the longest queue at least 1; the length integral
-    /// gains nothing at a departure at the same instant).
-    #[inline(always)]
-    fn enqueue_passed<const O: bool>(
-        &mut self,
-        port: usize,
-        id: PacketId,
-        size: u64,
-        level: usize,
-        dscp: u8,
-    ) {
-        debug_assert!(!O);
-        // SAFETY: `enqueue`'s port, just indexed there
-        let p = unsafe { port_mut(&mut self.ports, port) };
-        match p.queue.pass_port(
-            self.now,
-            id,
-            (size as u32, dscp),
-            &mut self.pool,
-            &mut p.rng,
-        ) {
-            Ok(()) => {
-                p.flags |= THROUGH_SEEN;
-                let (pool, events) = (&mut self.pool, &mut self.events);
-                transmit::<O>(
-                    p,
-                    port,
-                    self.now,
-                    pool,
-                    events,
-                    &mut self.captures,
-                    id,
-                    (size as u32, level),
-                );
-                self.hops += 1;
-            }
-            Err(reason) => self.queue_drop(port, id, size, level, reason),
         }
     }
 
