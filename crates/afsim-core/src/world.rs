@@ -37,7 +37,7 @@ use crate::net::loss::Loss;
 use crate::net::packet::{PacketId, Pool};
 use crate::net::pcap;
 use crate::net::routing::Tables;
-use crate::queue::{AnyQueue, QueueStats, N_DROP_REASONS};
+use crate::queue::{AnyQueue, LevelStats, QueueStats, N_DROP_REASONS};
 use crate::report::Report;
 use crate::scenario::spec::CsaScope;
 use crate::scenario::spec::SpecError;
@@ -89,12 +89,16 @@ pub struct Port {
     capture: u32,
     /// A `TxDone` event is scheduled at `busy_until`.
     tx_pending: bool,
-    /// `THROUGH_OK`, `THROUGH_SEEN`, `LOSSY` (below).
+    /// `THROUGH_OK`, `THROUGH_SEEN`, `LOSSY`, `PASS_RIO` (below).
     flags: u8,
-    /// The one drop-precedence level this port has seen (`LEVEL_NONE`: none yet): while it is
-    /// one, its counters are the port's totals and `stats.levels` is empty, so a packet-hop
-    /// counts nothing per level; at a second level they are written out (`list_levels`) and
-    /// this is `LEVEL_LISTED`, every level counted in `stats.levels` as before.
+    /// The first drop-precedence level this port has seen (`LEVEL_NONE`: none yet). Its
+    /// counters are not kept while the run goes on: they are the port's totals less the other
+    /// levels' (as the first code point's, `code_points`), so a packet-hop of the first level
+    /// counts nothing per level, and a port that only sees one level has an empty
+    /// `stats.levels`; packets of the other levels are counted in `stats.levels` (issue 25:
+    /// before, a second level had every packet counted there). `list_levels` writes the first
+    /// level's counters out, for the report and for monitored ports (from the start), and
+    /// makes this `LEVEL_LISTED`: every level counted in `stats.levels`.
     level: u8,
     /// The first (direction, code point) key this port has seen, whose counts `by_cp` derives
     /// from the totals (`code_points`), or `code_points::FIRST_NONE` / `FIRST_LISTED`.
@@ -140,6 +144,9 @@ const THROUGH_OK: u8 = 1;
 const THROUGH_SEEN: u8 = 2;
 /// `Port::flags`: the port has a `loss` model.
 const LOSSY: u8 = 4;
+/// `Port::flags`: the queue is RIO: an arrival at an idle port with nothing queued is offered
+/// to it and, if accepted, goes straight onto the wire (`AnyQueue::pass_port`).
+const PASS_RIO: u8 = 8;
 /// `Port::level` before the first packet.
 const LEVEL_NONE: u8 = 0xFF;
 /// `Port::level` once the per-level counters are kept in `stats.levels`.
@@ -201,13 +208,12 @@ impl Port {
         delay: SimDuration,
         (rng, loss): (Option<Box<Rng>>, LinkLoss),
     ) -> Port {
-        let through = Port::through_ok(&queue);
         Port {
             qlen: 0,
             to,
             capture: pcap::NONE,
             tx_pending: false,
-            flags: if through { THROUGH_OK } else { 0 } | if loss.is_some() { LOSSY } else { 0 },
+            flags: Port::pass_flags(&queue) | if loss.is_some() { LOSSY } else { 0 },
             level: LEVEL_NONE,
             cp_first: code_points::FIRST_NONE,
             busy_until: SimTime::ZERO,
@@ -231,13 +237,23 @@ impl Port {
         matches!(queue, AnyQueue::DropTail(q) if q.fits_when_empty(65_535))
     }
 
-    /// Replaces the queue discipline (`World::replace_queue`, tests), `THROUGH_OK` with it.
+    /// `THROUGH_OK` or `PASS_RIO`, as the queue allows.
+    fn pass_flags(queue: &AnyQueue) -> u8 {
+        if Port::through_ok(queue) {
+            THROUGH_OK
+        } else if matches!(queue, AnyQueue::Rio(_)) {
+            PASS_RIO
+        } else {
+            0
+        }
+    }
+
+    /// Replaces the queue discipline (`World::replace_queue`, tests), `THROUGH_OK` and
+    /// `PASS_RIO` with it.
     #[cfg(test)]
     fn set_queue(&mut self, queue: AnyQueue) {
-        self.flags &= !THROUGH_OK;
-        if Port::through_ok(&queue) {
-            self.flags |= THROUGH_OK;
-        }
+        self.flags &= !(THROUGH_OK | PASS_RIO);
+        self.flags |= Port::pass_flags(&queue);
         self.queue = queue;
     }
 
@@ -246,39 +262,54 @@ impl Port {
         self.loss.as_ref().map_or(0, |l| l.1)
     }
 
-    /// The per-level counters of a packet of `level` arriving (before the totals count it).
+    /// The per-level counters of a packet of `level` arriving (before the totals count it):
+    /// none for the first level (`level`), whose counts the totals give.
     #[inline(always)]
     fn count_level_arrival(&mut self, level: usize) {
         if level != usize::from(self.level) {
-            if self.level == LEVEL_LISTED {
+            if self.level != LEVEL_NONE {
                 self.stats.level_mut(level).arrivals += 1;
             } else {
-                self.another_level(level);
+                self.first_level(level);
             }
         }
     }
 
-    /// The first packet, or the first of a second level (then the one level's counters, the
-    /// totals so far, are written out).
-    #[cold]
-    #[inline(never)]
-    fn another_level(&mut self, level: usize) {
-        if self.level == LEVEL_NONE {
-            self.level = level as u8;
-        } else {
-            self.list_levels();
-            self.stats.level_mut(level).arrivals += 1;
-        }
+    /// Whether a departure or a queue drop of a packet of `level` is counted in `stats.levels`:
+    /// not if it is of the first level, while that level's counts are the totals less the
+    /// others' (`Port::level`).
+    #[inline(always)]
+    fn counts_level(&self, level: usize) -> bool {
+        level != usize::from(self.level)
     }
 
-    /// Writes the one level's counters (the totals) into `stats.levels`, which then counts
-    /// every level (`LEVEL_LISTED`). Exact at any moment: every arrival, departure and queue
-    /// drop so far was of that level.
+    /// The port's first packet: its level is the first level.
+    #[cold]
+    #[inline(never)]
+    fn first_level(&mut self, level: usize) {
+        self.level = level as u8;
+    }
+
+    /// Writes the first level's counters into `stats.levels`, which then counts every level
+    /// (`LEVEL_LISTED`). Exact at any moment: every arrival, departure and queue drop is in
+    /// the totals, and those not of the first level in their own level's counters too, so the
+    /// first level's are the totals less the others'.
     fn list_levels(&mut self) {
         if self.level != LEVEL_NONE && self.level != LEVEL_LISTED {
-            let (arrivals, departures, drops) =
+            let first = usize::from(self.level);
+            let (mut arrivals, mut departures, mut drops) =
                 (self.stats.arrivals, self.stats.departures, self.stats.drops);
-            let l = self.stats.level_mut(usize::from(self.level));
+            for (i, l) in self.stats.levels.iter().enumerate() {
+                if i != first {
+                    arrivals -= l.arrivals;
+                    departures -= l.departures;
+                    for (d, o) in drops.iter_mut().zip(l.drops) {
+                        *d -= o;
+                    }
+                }
+            }
+            let l = self.stats.level_mut(first);
+            debug_assert_eq!(*l, LevelStats::default());
             l.arrivals = arrivals;
             l.departures = departures;
             l.drops = drops;
@@ -303,7 +334,13 @@ impl Port {
         match self.level {
             LEVEL_NONE => 0,
             LEVEL_LISTED => self.stats.levels.iter().filter(|l| l.arrivals > 0).count(),
-            _ => 1,
+            // the first level's (not counted in `stats.levels`) and the others'
+            first => {
+                let others = self.stats.levels.iter().enumerate();
+                1 + others
+                    .filter(|&(i, l)| i != usize::from(first) && l.arrivals > 0)
+                    .count()
+            }
         }
     }
 

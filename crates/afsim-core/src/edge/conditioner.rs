@@ -522,6 +522,14 @@ impl Conditioner {
         if self.simple {
             return self.offer_simple(now, id, pool);
         }
+        self.offer_general(now, id, pool)
+    }
+
+    /// `offer` for a conditioner that is not `simple`. Out of line (issue 25): inlined, its
+    /// flow map's hashing constants and the classifier's set-up were loaded before every
+    /// conditioner's offer, the simple path's too.
+    #[inline(never)]
+    fn offer_general(&mut self, now: SimTime, id: PacketId, pool: &mut Pool) -> Outcome {
         let p = pool.get(id);
         if !self.classifier.matches(p) {
             return Outcome::NotMatched;

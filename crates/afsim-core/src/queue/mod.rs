@@ -263,6 +263,24 @@ impl AnyQueue {
         }
     }
 
+    /// `enqueue_port` then `dequeue` of the same packet, for an arrival at an empty RIO queue
+    /// whose transmitter is free (`World::enqueue`, where the port's `PASS_RIO` flag says the
+    /// queue is RIO): `rio::Rio::pass_read`. `Ok`: the packet goes onto the wire now.
+    #[inline(always)]
+    pub fn pass_port(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        read: (u32, u8),
+        pool: &mut Pool,
+        rng: &mut Option<Box<Rng>>,
+    ) -> Result<(), DropReason> {
+        match self {
+            AnyQueue::Rio(q) => q.pass_read(now, id, read, pool, stream(rng)),
+            _ => unreachable!("only a RIO queue passes an arrival straight through"),
+        }
+    }
+
     /// Takes the next packet to transmit.
     #[inline(always)]
     pub fn dequeue(&mut self, now: SimTime, pool: &mut Pool) -> Option<PacketId> {

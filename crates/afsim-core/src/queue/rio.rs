@@ -212,6 +212,70 @@ impl Rio {
         pool: &mut Pool,
         rng: &mut Rng,
     ) -> Result<(), DropReason> {
+        let (outcome, is_in, _) = self.admit(now, id, (size, dscp), pool, rng);
+        // dsredq.cc updateIdleFlag: called for an enqueued arrival and, with ECN, before
+        // PKT_MARKED, so a marked arrival ends the idle period as an accepted one does
+        if outcome.is_ok() {
+            self.fifo.push_back(id);
+            self.bytes += u64::from(size);
+            if is_in {
+                self.in_packets += 1;
+                self.in_bytes += u64::from(size);
+                self.act_in = Activity::Busy;
+                if self.params.coupling == Coupling::Coupled {
+                    self.act_out = Activity::Busy;
+                }
+            } else {
+                self.act_out = Activity::Busy;
+            }
+        }
+        outcome
+    }
+
+    /// `enqueue_read` then `dequeue` of the same packet, for an arrival at an empty queue whose
+    /// transmitter is free (the port's: issue 25, the FIFO's push and pop skipped as for
+    /// drop-tail, `World::enqueue`). The averages, the verdict and its counters are the
+    /// arrival's as `enqueue_read` makes them; if accepted, the queue is left as the
+    /// dequeue would leave it: the departure counted, no packet or byte queued, and each
+    /// virtual queue the packet was in (IN for an IN packet; the total when coupled, OUT when
+    /// decoupled and the packet is OUT) idle from `now` (ns-2 `dsredq.cc`'s idle flag set by the
+    /// dequeue that empties it). `Ok`: the packet goes onto the wire now.
+    #[inline(always)]
+    pub fn pass_read(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        read: (u32, u8),
+        pool: &mut Pool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
+        debug_assert!(self.fifo.is_empty() && self.bytes == 0 && self.in_packets == 0);
+        let (outcome, is_in, level) = self.admit(now, id, read, pool, rng);
+        if outcome.is_ok() {
+            self.stats.record_departure(usize::from(level));
+            let coupled = self.params.coupling == Coupling::Coupled;
+            if is_in {
+                self.act_in = Activity::idle(now);
+            }
+            if coupled || !is_in {
+                self.act_out = Activity::idle(now);
+            }
+        }
+        outcome
+    }
+
+    /// What `enqueue_read` does before the packet joins the FIFO: the buffer test, the
+    /// averages, the verdict, the congestion periods and the counters of the arrival. Returns
+    /// the outcome, whether the packet is IN, and its level.
+    #[inline(always)]
+    fn admit(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        (size, dscp): (u32, u8),
+        pool: &mut Pool,
+        rng: &mut Rng,
+    ) -> (Result<(), DropReason>, bool, u8) {
         debug_assert_eq!((size, dscp), (pool.get(id).size, pool.get(id).dscp));
         let common = &self.params.common;
         let coupled = self.params.coupling == Coupling::Coupled;
@@ -230,7 +294,7 @@ impl Rio {
             spacing.on_overflow(common.spacing);
             self.stats
                 .record(usize::from(level), Err(DropReason::Overflow), false, None);
-            return Err(DropReason::Overflow);
+            return (Err(DropReason::Overflow), is_in, level);
         }
         // dsredq.cc has no "never drop with at most one packet queued" rule (red.cc has)
         let busy = true;
@@ -279,23 +343,7 @@ impl Rio {
         } else {
             self.act_on(verdict, is_in, level, avg, size, id, pool, rng)
         };
-        // dsredq.cc updateIdleFlag: called for an enqueued arrival and, with ECN, before
-        // PKT_MARKED, so a marked arrival ends the idle period as an accepted one does
-        if outcome.is_ok() {
-            self.fifo.push_back(id);
-            self.bytes += u64::from(size);
-            if is_in {
-                self.in_packets += 1;
-                self.in_bytes += u64::from(size);
-                self.act_in = Activity::Busy;
-                if coupled {
-                    self.act_out = Activity::Busy;
-                }
-            } else {
-                self.act_out = Activity::Busy;
-            }
-        }
-        outcome
+        (outcome, is_in, level)
     }
 
     /// The rest of `enqueue` for a verdict other than a plain accept, or with a marking curve:

@@ -46,8 +46,22 @@ impl Line {
             unsafe { *self.ids.get_unchecked_mut(n) = id };
             self.len += 1;
         } else {
-            self.rest.get_or_insert_with(Box::default).push_back(id);
+            match self.rest.as_deref_mut() {
+                Some(rest) => rest.push_back(id),
+                None => self.first_of_rest(id),
+            }
         }
+    }
+
+    /// `push_back` of the first packet beyond the inline slots: the ring made. (Out of line,
+    /// once a port, so that the packet path's copies of `push_back` stay small: left to the
+    /// inliner, `Option::get_or_insert_with` became a call on every push to the ring, issue 25.)
+    #[cold]
+    #[inline(never)]
+    fn first_of_rest(&mut self, id: PacketId) {
+        let mut rest = Box::<Ring<PacketId>>::default();
+        rest.push_back(id);
+        self.rest = Some(rest);
     }
 
     /// Takes the first packet; and the one after it, now the first, if any.

@@ -5,12 +5,10 @@
 use crate::edge::conditioner::Outcome;
 use crate::metrics::series::CountSeries;
 use crate::net::dscp::ColourTable;
-use crate::net::packet::{proto, Packet, TransportHeader};
 use crate::net::packet::{PacketId, Pool};
 use crate::net::pcap;
 use crate::net::routing::NO_ROUTE;
 use crate::queue::{AnyQueue, DropReason};
-use crate::scenario::spec::CsaScope;
 use crate::sim::event::{Event, EventQueue};
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::AnyAgent;
@@ -19,9 +17,10 @@ use super::unchecked::{at_mut, port_mut};
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::watch::{watch_arrival, watch_departure};
 use super::{Port, Progress, RunError, StopReason, World, CONTROL, LOCAL};
-use super::{LEVEL_LISTED, LOSSY, THROUGH_OK, THROUGH_SEEN};
+use super::{LOSSY, PASS_RIO, THROUGH_OK, THROUGH_SEEN};
 
 mod agents;
+mod csa;
 
 impl World<'_> {
     /// Runs the event loop until a stop condition of the spec is met.
@@ -363,29 +362,49 @@ impl World<'_> {
         // and takes any packet when empty is a flag of the port's first line (`THROUGH_OK`;
         // a drop-tail queue with a smaller byte limit takes the other path, whose counts are
         // the same).
+        // A RIO port, idle with nothing queued, likewise (`PASS_RIO`): its discipline sees the
+        // arrival (averages, verdict, counters) but not the FIFO's push and pop.
         let through = !O
-            && p.flags & THROUGH_OK != 0
+            && p.flags & (THROUGH_OK | PASS_RIO) != 0
             && p.qlen == 0
             && !p.tx_pending
             && p.busy_until <= self.now;
         if through {
-            debug_assert!(matches!(&p.queue, AnyQueue::DropTail(q) if q.fits_when_empty(size)));
-            p.flags |= THROUGH_SEEN;
-            let (pool, events) = (&mut self.pool, &mut self.events);
-            // (the packet's size and level as read above: `transmit` need not look again)
-            transmit::<O>(
-                p,
-                port,
-                self.now,
-                pool,
-                events,
-                &mut self.captures,
-                id,
-                (size as u32, level),
-            );
-            self.hops += 1;
+            // (RIO, offered the arrival first, may refuse it: `AnyQueue::pass_port`)
+            let refused = if p.flags & PASS_RIO != 0 {
+                p.queue
+                    .pass_port(
+                        self.now,
+                        id,
+                        (size as u32, dscp),
+                        &mut self.pool,
+                        &mut p.rng,
+                    )
+                    .err()
+            } else {
+                debug_assert!(matches!(&p.queue, AnyQueue::DropTail(q) if q.fits_when_empty(size)));
+                None
+            };
+            if let Some(reason) = refused {
+                self.queue_drop(port, id, size, level, reason);
+            } else {
+                p.flags |= THROUGH_SEEN;
+                let (pool, events) = (&mut self.pool, &mut self.events);
+                // (the packet's size and level as read above: `transmit` need not look again)
+                transmit::<O>(
+                    p,
+                    port,
+                    self.now,
+                    pool,
+                    events,
+                    &mut self.captures,
+                    id,
+                    (size as u32, level),
+                );
+                self.hops += 1;
+            }
         } else {
-            self.enqueue_queued::<O>(port, id, size, level, (rev, dscp));
+            self.enqueue_queued::<O>(port, id, size, level, dscp);
         }
         // Giacomazzi et al.: the CSA counts OUT arrivals at its RIO buffer, accepted or not
         if !self.csas.is_empty() {
@@ -405,7 +424,7 @@ impl World<'_> {
         id: PacketId,
         size: u64,
         level: usize,
-        (rev, dscp): (bool, u8),
+        dscp: u8,
     ) {
         // SAFETY: `enqueue`'s port, just indexed there
         let p = unsafe { port_mut(&mut self.ports, port) };
@@ -452,137 +471,46 @@ impl World<'_> {
                 }
             }
             Err(reason) => {
-                let r = reason.index();
-                p.stats.drops[r] += 1;
-                p.stats.drop_bytes[r] += size;
-                if p.level == LEVEL_LISTED {
-                    p.stats.levels[level].drops[r] += 1;
-                }
-                p.by_cp.drop(p.cp_first, rev, dscp, reason);
                 if watched {
-                    watch_arrival(p, &self.pool, &self.colours, self.now, id, Some(r as u8));
+                    watch_arrival(
+                        p,
+                        &self.pool,
+                        &self.colours,
+                        self.now,
+                        id,
+                        Some(reason.index() as u8),
+                    );
                 }
-                self.drop_packet(id);
+                self.queue_drop(port, id, size, level, reason);
             }
         }
     }
 
-    /// An OUT packet of `flow` reached the buffer CSA `k` watches: its controller counts it
-    /// (a shared controller every OUT packet; a per-bucket one those its bucket marked).
-    fn csa_out_arrival(&mut self, k: usize, flow: usize) {
-        let run = &self.csas[k];
-        let ctl = match run.scope {
-            CsaScope::Shared => 0,
-            CsaScope::PerBucket => match self.flow_cond[flow] {
-                u32::MAX => return,
-                c => match run.ctl_of_cond[c as usize] {
-                    u32::MAX => return,
-                    t => t as usize,
-                },
-            },
-        };
-        let (congested, period) = match &self.ports[run.port as usize].queue {
-            AnyQueue::Rio(q) => (q.out_congested(), q.congestion_periods()),
-            _ => (false, 0),
-        };
-        let changed = self.csas[k].ctls[ctl]
-            .csa
-            .on_out_arrival(self.now, congested, period);
-        self.after_csa(k, ctl, changed);
-    }
-
-    /// A CSA controller's timer (T2) fires.
-    fn csa_timer(&mut self, k: usize, ctl: usize) {
-        if self.csas[k].ctls[ctl].timer_at != Some(self.now) {
-            return; // superseded
+    /// A packet the discipline of `port` refused: the port's drop counters, then the packet
+    /// freed and charged to its flow. (Out of line: a queue drop is rare against the
+    /// packet-hops, and its code in each of `enqueue`'s paths crowded the common ones.)
+    #[inline(never)]
+    fn queue_drop(
+        &mut self,
+        port: usize,
+        id: PacketId,
+        size: u64,
+        level: usize,
+        reason: DropReason,
+    ) {
+        // SAFETY: `enqueue`'s port, indexed there
+        let p = unsafe { port_mut(&mut self.ports, port) };
+        let r = reason.index();
+        p.stats.drops[r] += 1;
+        p.stats.drop_bytes[r] += size;
+        if p.counts_level(level) {
+            p.stats.levels[level].drops[r] += 1;
         }
-        self.csas[k].ctls[ctl].timer_at = None;
-        let port = self.csas[k].port as usize;
-        // "when T2 expires …, if the RIO buffer is not congested": the average as an arrival
-        // now would find it, idle decay included
-        let congested = match &self.ports[port].queue {
-            AnyQueue::Rio(q) => q.out_congested_at(self.now),
-            _ => false,
-        };
-        let changed = self.csas[k].ctls[ctl].csa.on_t2_expiry(self.now, congested);
-        self.after_csa(k, ctl, changed);
-    }
-
-    /// After a controller call: spread a new α to the buckets it sets, and keep one timer event
-    /// at its deadline.
-    fn after_csa(&mut self, k: usize, ctl: usize, changed: Option<f64>) {
-        if let Some(alpha) = changed {
-            let targets = match self.csas[k].scope {
-                CsaScope::Shared => 0..self.csas[k].targets.len(),
-                CsaScope::PerBucket => ctl..ctl + 1,
-            };
-            for t in targets {
-                let (c, flow) = self.csas[k].targets[t];
-                if flow == u32::MAX {
-                    self.announce_alpha(c as usize, k as u32, alpha);
-                } else {
-                    self.send_signal(k, c, flow, alpha);
-                }
-            }
-        }
-        let run = &mut self.csas[k].ctls[ctl];
-        if let Some(t) = run.csa.next_deadline() {
-            if run.timer_at != Some(t) {
-                run.timer_at = Some(t);
-                self.events.schedule(
-                    t,
-                    Event::CsaTimer {
-                        csa: k as u32,
-                        ctl: ctl as u32,
-                    },
-                );
-            }
-        }
-    }
-
-    /// Sends a control packet (ICMP-like, RFC 792) carrying α from CSA `k` to conditioner `c`.
-    fn send_signal(&mut self, k: usize, c: u32, flow: u32, alpha: f64) {
-        let run = &self.csas[k];
-        let (node, dst) = (run.node, self.conditioners[c as usize].node);
-        let id = self.pool.alloc(Packet {
-            src: node,
-            dst,
-            protocol: proto::ICMP,
-            dscp: run.signal_dscp,
-            size: run.signal_bytes,
-            flow,
-            dst_agent: CONTROL,
-            created: self.now,
-            th: TransportHeader {
-                src_port: k as u16,
-                seq: u64::from(c),
-                ack: alpha.to_bits(),
-                ..Default::default()
-            },
-            ..Default::default()
-        });
-        self.generated += 1;
-        let f = &mut self.flows[flow as usize];
-        f.packets_sent += 1;
-        f.bytes_sent += u64::from(run.signal_bytes);
-        // (a rare path: observers tested at run time)
-        self.forward::<true>(node, id);
-    }
-
-    /// Conditioner `c` learns α from CSA `k`; its buckets run at the smallest α announced.
-    pub(super) fn announce_alpha(&mut self, c: usize, k: u32, alpha: f64) {
-        let sources = &mut self.cond_alpha[c];
-        match sources.iter_mut().find(|(s, _)| *s == k) {
-            Some(entry) => entry.1 = alpha,
-            None => sources.push((k, alpha)),
-        }
-        let effective = sources
-            .iter()
-            .map(|&(_, a)| a)
-            .fold(f64::INFINITY, f64::min);
-        if self.conditioners[c].set_alpha(self.now, effective) {
-            self.schedule_wake(c);
-        }
+        // (read again here, not carried through the enqueue: issue 25, a register fewer on
+        // the packet path; the packet is freed below)
+        let pkt = self.pool.get(id);
+        p.by_cp.drop(p.cp_first, pkt.rev, pkt.dscp, reason);
+        self.drop_packet(id);
     }
 
     /// Frees a dropped packet and charges it to its flow (the place was counted by the caller).
@@ -746,15 +674,16 @@ fn transmit<const O: bool>(
     (size, level): (u32, usize),
 ) {
     debug_assert_eq!(size, pool.get(id).size);
-    // (while the port has seen one level, its counters are the totals: `Port::level`)
-    if p.level == LEVEL_LISTED {
+    if p.counts_level(level) {
         debug_assert!(level < p.stats.levels.len());
         // SAFETY: the packet's arrival at this port counted it at `level`
         // (`QueueStats::level_mut`, which makes the level's counters, called by
-        // `count_level_arrival`, or by `list_levels` for the one level of the packets that
-        // came before; no discipline changes a queued packet's code point), and counters are
-        // only removed when the world is given up for its report (`World::into_report`): the
-        // index is in bounds (issue 25: a bounds check on every hop).
+        // `count_level_arrival` for a level other than the first, or by `list_levels` for the
+        // first level once listed; `p.level` is the first level or `LEVEL_LISTED`, never
+        // `LEVEL_NONE` after an arrival; no discipline changes a queued packet's code point),
+        // and counters are only removed when the world is given up for its report
+        // (`World::into_report`): the index is in bounds (issue 25: a bounds check on every
+        // hop).
         unsafe { p.stats.levels.get_unchecked_mut(level) }.departures += 1;
     }
     p.stats.departures += 1;

@@ -1278,9 +1278,10 @@ fn ports_and_link_specs_stay_small() {
     }
 }
 
-/// A port's per-level counters, kept as its totals while it has seen one level and written out
-/// at a second (`Port::count_level_arrival`, `list_levels`; branch scale7), equal counters kept
-/// per level from the start, whenever the second level comes, if ever.
+/// A port's per-level counters, its first level's kept as its totals less the other levels'
+/// and written out at the end (`Port::count_level_arrival`, `counts_level`, `list_levels`;
+/// branch scale7, issue 25), equal counters kept per level from the start, whenever the second
+/// level comes, if ever.
 #[test]
 fn a_ports_one_level_counters_equal_those_counted_per_level() {
     use crate::net::framing::TxClock;
@@ -1312,12 +1313,12 @@ fn a_ports_one_level_counters_equal_those_counted_per_level() {
             if (x >> 8).is_multiple_of(4) {
                 let r = (x >> 12) as usize % N_QUEUE_DROP_REASONS;
                 p.stats.drops[r] += 1;
-                if p.level == LEVEL_LISTED {
+                if p.counts_level(level) {
                     p.stats.levels[level].drops[r] += 1;
                 }
                 reference[level].drops[r] += 1;
             } else {
-                if p.level == LEVEL_LISTED {
+                if p.counts_level(level) {
                     p.stats.levels[level].departures += 1;
                 }
                 p.stats.departures += 1;

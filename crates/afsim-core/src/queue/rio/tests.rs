@@ -961,3 +961,162 @@ fn idle_clock_of_the_in_queue_runs_from_the_dequeue() {
     q.dequeue(SimTime(3 * MS), &mut pool);
     assert_eq!(q.act_out, Activity::idle(SimTime(3 * MS)));
 }
+
+/// `pass_read` against `enqueue_read` then `dequeue` of the same packet at the same instant
+/// (what a port does with an arrival at an empty queue and a free transmitter, with and
+/// without the FIFO skipped: `World::enqueue`), in lockstep over random traffic in front of
+/// a link: every outcome, counter, average, idle clock, count state, ECN mark and random draw
+/// the same. Small thresholds and a large w_q, so that arrivals at an empty queue are also
+/// dropped early, forced, marked or refused by a byte limit.
+#[test]
+fn passing_an_arrival_through_is_enqueue_then_dequeue() {
+    use crate::sim::time::SimDuration;
+    type Tweak = fn(&mut Params);
+    let variants: [(&str, Tweak); 5] = [
+        ("red", |_| {}),
+        ("bytes", |p| {
+            p.common.measure = Measure::Bytes;
+            p.common.limit = Limit::Bytes(9_000);
+        }),
+        ("ecn out_first, marking curves", |p| {
+            p.common.ecn = Some(Strategy {
+                position: Position::Front,
+                out_first: true,
+            });
+            p.common.mark[0] = Some(Curve {
+                min_th: 1.0,
+                max_th: 3.0,
+                max_p: 0.3,
+            });
+            p.common.mark[1] = Some(Curve {
+                min_th: 0.2,
+                max_th: 1.0,
+                max_p: 0.5,
+            });
+        }),
+        ("dsredq ecn", |p| {
+            p.common.spacing = SpacingRule::Dsredq;
+            p.common.ecn = Some(Strategy::MARK_TAIL);
+            p.common.ecn_forced_mark = true;
+        }),
+        ("gentle, 4 packets", |p| {
+            p.common.gentle = true;
+            p.common.limit = Limit::Packets(4);
+        }),
+    ];
+    let link_bps = 8_000_000;
+    let tx = |size: u32| SimDuration((u64::from(size) * 8 * 1_000_000_000).div_ceil(link_bps));
+    let (mut passed, mut passed_refused) = (0, 0);
+    for coupling in [Coupling::Coupled, Coupling::Decoupled] {
+        for (name, tweak) in variants {
+            for (load, seed) in [(0.5, 1), (0.9, 2), (1.4, 3)] {
+                let make = || {
+                    rio(coupling, |p| {
+                        p.common.w_q = 0.25;
+                        p.common.limit = Limit::Packets(8);
+                        p.in_curve = Curve {
+                            min_th: 1.0,
+                            max_th: 4.0,
+                            max_p: 0.3,
+                        };
+                        p.out_curve = Curve {
+                            min_th: 0.3,
+                            max_th: 2.0,
+                            max_p: 0.5,
+                        };
+                        tweak(p);
+                        assert!(p.validate().is_ok(), "{name}");
+                    })
+                };
+                let (mut a, mut b) = (make(), make());
+                let (mut pool_a, mut pool_b) = (Pool::new(), Pool::new());
+                let (mut rng_a, mut rng_b) = (stream(seed, "rio/a"), stream(seed, "rio/a"));
+                let mut traffic = stream(seed, "rio/traffic");
+                let mut busy_until: Option<SimTime> = None;
+                let mut t = 0.0;
+                let what = format!("{name}, {coupling:?}, load {load}");
+                for i in 0..4_000 {
+                    let size = 200 + (traffic.uniform() * 1_300.0) as u32;
+                    t += traffic.exponential(f64::from(size) * 8.0 / (load * 8e6) * 1e9);
+                    let now = SimTime(t as u64);
+                    let dscp = [AF11, AF12, AF13, BE][(traffic.uniform() * 4.0) as usize % 4];
+                    let ecn = if traffic.uniform() < 0.5 {
+                        Ecn::Ect0
+                    } else {
+                        Ecn::NotEct
+                    };
+                    // the link takes the head packet when it finishes the previous one
+                    while let Some(at) = busy_until.filter(|&at| at <= now) {
+                        let (da, db) = (a.dequeue(at, &mut pool_a), b.dequeue(at, &mut pool_b));
+                        assert_eq!(da, db, "{what}: departure before arrival {i}");
+                        busy_until = da.map(|id| {
+                            let sent = pool_a.get(id).size;
+                            pool_a.free(id);
+                            pool_b.free(id);
+                            at + tx(sent)
+                        });
+                    }
+                    let packet = Packet {
+                        size,
+                        dscp,
+                        ecn,
+                        ..Default::default()
+                    };
+                    let (ia, ib) = (pool_a.alloc(packet), pool_b.alloc(packet));
+                    assert_eq!(ia, ib);
+                    let idle = busy_until.is_none();
+                    let (ra, rb) = if idle {
+                        assert_eq!(a.len_packets(), 0);
+                        let ra = a.enqueue_read(now, ia, (size, dscp), &mut pool_a, &mut rng_a);
+                        if ra.is_ok() {
+                            assert_eq!(a.dequeue(now, &mut pool_a), Some(ia));
+                        }
+                        let rb = b.pass_read(now, ib, (size, dscp), &mut pool_b, &mut rng_b);
+                        passed += 1;
+                        passed_refused += usize::from(rb.is_err());
+                        (ra, rb)
+                    } else {
+                        (
+                            a.enqueue_read(now, ia, (size, dscp), &mut pool_a, &mut rng_a),
+                            b.enqueue_read(now, ib, (size, dscp), &mut pool_b, &mut rng_b),
+                        )
+                    };
+                    assert_eq!(ra, rb, "{what}: arrival {i}");
+                    assert_eq!(
+                        pool_a.get(ia).ecn,
+                        pool_b.get(ib).ecn,
+                        "{what}: arrival {i}"
+                    );
+                    if idle && ra.is_ok() {
+                        busy_until = Some(now + tx(size));
+                        pool_a.free(ia);
+                        pool_b.free(ib);
+                    } else if ra.is_err() {
+                        pool_a.free(ia);
+                        pool_b.free(ib);
+                    }
+                    let state = |q: &Rio| {
+                        (
+                            q.stats.clone(),
+                            (q.avg_in.value().to_bits(), q.avg_out.value().to_bits()),
+                            (q.act_in, q.act_out),
+                            (q.spacing_in, q.spacing_out),
+                            (q.mark_spacing_in, q.mark_spacing_out),
+                            (q.out_was_congested, q.congestion_periods),
+                            (q.fifo.len(), q.bytes, q.in_packets, q.in_bytes),
+                        )
+                    };
+                    assert_eq!(state(&a), state(&b), "{what}: after arrival {i}");
+                }
+                assert_eq!(rng_a.next_u64(), rng_b.next_u64(), "{what}: the same draws");
+                a.check_conservation().unwrap();
+                b.check_conservation().unwrap();
+            }
+        }
+    }
+    // the comparison covers both kinds of arrival at an empty queue
+    assert!(
+        passed > 5_000 && passed_refused > 100,
+        "{passed} passed, {passed_refused} refused"
+    );
+}
