@@ -196,7 +196,6 @@ impl EventQueue {
                 self.bits2 &= !(1 << v);
             }
         }
-
     }
 
     // The front array: an index below `front_len + 1 <= FRONT + 1`, the array's length
