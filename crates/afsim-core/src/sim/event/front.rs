@@ -114,23 +114,27 @@ impl EventQueue {
         // the word's non-empty slots from the first on: slot numbers `first + (pos - p0)`
         // (within the horizon, so no wrap in the word)
         let mut bits = self.bits0[w] & (!0u64 << p0);
-        let mut consumed = 0u64;
+        // `bits` when the word's bits were last cleared: the slots emptied since are `from &
+        // !bits`
+        let mut from = bits;
+        // (far_slot > base + mask, or NONE: a slot's pop moves `base` to it, and the heap's
+        // events within the new horizon come in, from slot `far_slot - mask` on)
+        let mut migrate_from = self.far_slot.wrapping_sub(self.mask);
         let (mut k, mut taken) = (top, 0);
         loop {
             let pos = bits.trailing_zeros() as usize;
             let slot = first + (pos - p0) as u64;
             let j = (i0 & !63) | pos;
-            // (far_slot > base + mask, or NONE: the pop of this slot's first event moves
-            // `base` to it, and the heap's events within the new horizon come in)
-            if self.far_slot.wrapping_sub(slot) <= self.mask {
+            if slot >= migrate_from {
                 // They may land in this word, in a slot emptied before `pos` (its bit is
                 // cleared first) or after it; they are later than every event of the old
                 // horizon, so than the slots left in `bits`, and the search after the word
                 // finds them.
-                self.clear_word(w, consumed);
-                consumed = 0;
+                self.clear_word(w, from & !bits);
+                from = bits;
                 self.base = slot;
                 self.migrate();
+                migrate_from = self.far_slot.wrapping_sub(self.mask);
             }
             if self.n_dirty != 0 {
                 self.sort_if_dirty(j);
@@ -156,21 +160,21 @@ impl EventQueue {
             }
             self.node_mut(last).next = self.free;
             self.free = head;
-            self.now = time_of(node.key);
             if last != tail {
                 // the slot keeps its later events and stays the first non-empty one
                 self.slot_mut(j)[0] = node.next;
                 self.base = slot;
                 self.next = slot;
-                self.clear_word(w, consumed);
+                self.now = time_of(node.key);
+                self.clear_word(w, from & !bits);
                 break;
             }
             *self.slot_mut(j) = [NIL, NIL];
-            consumed |= 1 << pos;
             bits &= bits - 1;
             if taken == take || bits == 0 {
                 self.base = slot;
-                self.clear_word(w, consumed);
+                self.now = time_of(node.key);
+                self.clear_word(w, from & !bits);
                 self.next = self.find_next(j);
                 if self.n_dirty != 0 && self.next != NONE {
                     self.sort_if_dirty(self.next as usize & self.mask as usize);
