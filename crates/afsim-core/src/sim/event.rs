@@ -79,7 +79,7 @@
 //! *The front array (issue 25).* In front of the wheel, a sorted array holds up to `FRONT`
 //! (40) of the earliest events, in decreasing key order, so that a pop is its last entry and
 //! nothing else: no node, slot or bitmap. When it runs empty it is refilled with the wheel's
-//! `FRONT` earliest events (wheel pops); a schedule earlier than its latest entry goes into it
+//! `FRONT` earliest events (as many wheel pops, taken a bitmap word's slots at a time); a schedule earlier than its latest entry goes into it
 //! (walking from the earliest entry up, moving the entries it passes `GROUP` (4) at a time
 //! while a whole group is earlier, then one at a time; on the bench scenarios most schedules
 //! fall a few events from now: a transmission time ahead), one beyond `FRONT` sending the
@@ -140,7 +140,9 @@ const FRONT: usize = 40;
 const NIL: u32 = u32::MAX;
 const NONE: u64 = u64::MAX;
 
+/// (`repr(C)`, as `Node`: a node's first 32 bytes are an entry, so a refill copies them whole.)
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 struct Entry {
     /// time in the high 64 bits, sequence number in the low 64: one integer comparison.
     key: u128,
@@ -167,11 +169,21 @@ impl Ord for Entry {
 
 /// A ring event, and the pool index of the next one in its slot (`NIL`: none).
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 struct Node {
     key: u128,
     event: Event,
     next: u32,
 }
+
+// A node begins with an entry's fields at an entry's offsets, and both are 32 bytes (the
+// entry's last 4 are padding): `front::copy_to_front` copies a node's first 32 bytes into an
+// entry.
+const _: () = {
+    assert!(std::mem::size_of::<Entry>() == 32 && std::mem::size_of::<Node>() == 32);
+    assert!(std::mem::offset_of!(Entry, key) == std::mem::offset_of!(Node, key));
+    assert!(std::mem::offset_of!(Entry, event) == std::mem::offset_of!(Node, event));
+};
 
 #[inline]
 fn time_of(key: u128) -> u64 {
