@@ -79,7 +79,7 @@
 //! *The front array (issue 25).* In front of the wheel, a sorted array holds up to `FRONT`
 //! (40) of the earliest events, in decreasing key order, so that a pop is its last entry and
 //! nothing else: no node, slot or bitmap. When it runs empty it is refilled with the wheel's
-//! `FRONT` earliest events (wheel pops); a schedule earlier than its latest entry goes into it
+//! `FRONT` earliest events (as many wheel pops, taken a bitmap word's slots at a time); a schedule earlier than its latest entry goes into it
 //! (walking from the earliest entry up, moving the entries it passes `GROUP` (4) at a time
 //! while a whole group is earlier, then one at a time; on the bench scenarios most schedules
 //! fall a few events from now: a transmission time ahead), one beyond `FRONT` sending the
@@ -140,7 +140,9 @@ const FRONT: usize = 40;
 const NIL: u32 = u32::MAX;
 const NONE: u64 = u64::MAX;
 
+/// (`repr(C)`, as `Node`: a node's first 32 bytes are an entry, so a refill copies them whole.)
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 struct Entry {
     /// time in the high 64 bits, sequence number in the low 64: one integer comparison.
     key: u128,
@@ -167,11 +169,21 @@ impl Ord for Entry {
 
 /// A ring event, and the pool index of the next one in its slot (`NIL`: none).
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 struct Node {
     key: u128,
     event: Event,
     next: u32,
 }
+
+// A node begins with an entry's fields at an entry's offsets, and both are 32 bytes (the
+// entry's last 4 are padding): `front::copy_to_front` copies a node's first 32 bytes into an
+// entry.
+const _: () = {
+    assert!(std::mem::size_of::<Entry>() == 32 && std::mem::size_of::<Node>() == 32);
+    assert!(std::mem::offset_of!(Entry, key) == std::mem::offset_of!(Node, key));
+    assert!(std::mem::offset_of!(Entry, event) == std::mem::offset_of!(Node, event));
+};
 
 #[inline]
 fn time_of(key: u128) -> u64 {
@@ -345,39 +357,12 @@ impl EventQueue {
         Some((SimTime(time_of(e.key)), e.event))
     }
 
-    /// Unlinks `node`, the head (`head`) of ring slot `i` (slot number `slot`, the first
-    /// non-empty one; its tail `tail`): the rest of a pop from the wheel (`refill`; the caller
-    /// keeps `node`'s key and event).
+    /// Sorts ring slot `i`, the first non-empty one after a pop emptied the one before it, if
+    /// its list is unsorted (`dirty`).
     #[inline(always)]
-    fn take_head(&mut self, slot: u64, i: usize, head: u32, tail: u32, node: Node) {
-        self.node_mut(head).next = self.free;
-        self.free = head;
-        self.len -= 1;
-        let t = time_of(node.key);
-        self.now = t;
-        if slot != self.base {
-            self.base = slot;
-            // (far_slot > old base + mask >= slot, or NONE)
-            if self.far_slot - slot <= self.mask {
-                self.migrate();
-            }
-        }
-        if head == tail {
-            // (migrated events are in later slots than this one, so it stays empty)
-            *self.slot_mut(i) = [NIL, NIL];
-            self.next = self.clear_and_find_next(i);
-            if self.n_dirty != 0 && self.next != NONE {
-                let j = self.next as usize & self.mask as usize;
-                if self.dirty[(j >> 6) & W_MASK] & (1 << (j & 63)) != 0 {
-                    self.sort_slot(j);
-                }
-            }
-        } else {
-            self.slot_mut(i)[0] = node.next;
-        }
-        self.to_retune -= 1;
-        if self.to_retune == 0 {
-            self.retune();
+    fn sort_if_dirty(&mut self, i: usize) {
+        if self.dirty[(i >> 6) & W_MASK] & (1 << (i & 63)) != 0 {
+            self.sort_slot(i);
         }
     }
 
@@ -585,31 +570,6 @@ impl EventQueue {
         self.narrowed = true;
         self.walked = 0;
         self.walk_budget = WALK_BUDGET_PER_POP * WINDOW.max(pending);
-    }
-
-    /// Clears the bit of ring slot `i` (slot number `self.base`, now empty) and returns the
-    /// slot number of the first non-empty slot after it (`find_next`). The common case, a later
-    /// slot in the same 64-slot word, reads that word once.
-    #[inline(always)]
-    fn clear_and_find_next(&mut self, i: usize) -> u64 {
-        let w = (i >> 6) & W_MASK;
-        let b0 = self.bits0[w] & !(1 << (i & 63));
-        self.bits0[w] = b0;
-        let m0 = b0 & (!0u64 << (i & 63));
-        if m0 != 0 {
-            // (a later bit of the same word: slot j > i, less than 64 slots on, so no wrap)
-            let j = (i & !63) | m0.trailing_zeros() as usize;
-            return self.base + (j - i) as u64;
-        }
-        if b0 == 0 {
-            let v = w >> 6;
-            let b1 = &mut self.bits1[v];
-            *b1 &= !(1 << (w & 63));
-            if *b1 == 0 {
-                self.bits2 &= !(1 << v);
-            }
-        }
-        self.find_next(i)
     }
 
     /// Slot number of the first non-empty slot at or after ring slot `i` (which is slot number

@@ -435,3 +435,41 @@ fn front_array_inserts_at_every_depth_stay_exact() {
         }
     }
 }
+
+#[test]
+fn refills_across_slots_words_and_the_heap_stay_exact() {
+    // A refill takes a slot's events at a time and walks the set bits of a bitmap word in a
+    // register: schedules sized by the ring's present geometry put several events in a slot
+    // (ties too), several slots in a word, runs across word boundaries, and events just beyond
+    // the horizon that the heap hands over while a refill moves `base` (into the word being
+    // walked, or a slot of it emptied before); pops of random lengths cut slots and words
+    // anywhere, and measurement windows end inside refills; against the binary heap.
+    for seed in 0..40 {
+        let mut rng = Rng::seeded(1300 + seed);
+        let mut p = Pair::new();
+        for _ in 0..2 * WINDOW {
+            p.schedule(p.now + 1 + rng.below(20 * US));
+            p.pop();
+        }
+        for _ in 0..400 {
+            let width = 1u64 << p.q.shift;
+            let horizon = (p.q.mask + 1) * width;
+            let spread = [1, 3, 64, 130, 700][rng.below(5) as usize] * width;
+            for _ in 0..rng.below(120) {
+                let at = p.now + rng.below(spread);
+                p.schedule(at);
+                if rng.chance(10) {
+                    p.schedule(at);
+                }
+            }
+            for _ in 0..rng.below(6) {
+                let near_end = (p.now >> p.q.shift << p.q.shift) + horizon;
+                p.schedule(near_end - 2 * width + rng.below(130 * width));
+            }
+            for _ in 0..1 + rng.below(90) {
+                p.pop();
+            }
+        }
+        p.drain();
+    }
+}
