@@ -1,5 +1,6 @@
 use super::*;
 use crate::edge::token_bucket::{Depth, Params};
+use crate::net::dscp;
 use crate::sim::rng::stream;
 
 fn tb(rate_bps: u64, depth_bytes: u64) -> MeterSpec {

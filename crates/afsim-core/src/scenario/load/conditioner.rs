@@ -434,10 +434,11 @@ fn read_match(rec: &Rec, f: &Field, params: &Params) -> Result<RawMatch, Fail> {
 
 /// The most conditioners a scenario may have (after expansion): 2²¹, one on every host of a
 /// dumbbell at the flow limit (a million flows, two hosts each). A conditioner's per-flow
-/// counters are sized by the flows that pass it (`edge::conditioner::FlowMap`: a table of one
-/// `u32` a flow only while the scenario has at most `DENSE_FLOWS` flows, 4 KiB), so memory is
-/// a few hundred bytes a conditioner plus what its flows use; until issue 28's fourth round the
-/// limit was 2²⁴ (conditioner, flow) pairs, each conditioner keeping counters for every flow.
+/// counters are sized by the flows that pass it (`edge::conditioner::classify::FlowMap`: a
+/// table of one `u32` a flow only while the scenario has at most `DENSE_FLOWS` flows, 4 KiB),
+/// so memory is a few hundred bytes a conditioner plus what its flows use; until issue 28's
+/// fourth round the limit was 2²⁴ (conditioner, flow) pairs, each conditioner keeping counters
+/// for every flow.
 pub const MAX_CONDITIONERS: u64 = 1 << 21;
 
 /// The conditioners one `[[conditioner]]` makes: one per (at, from) pair. `before` conditioners
