@@ -15,13 +15,12 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 pub struct Rng(Xoshiro256PlusPlus);
 
 /// FNV-1a, 64-bit: a stable hash (unlike `std`'s, it never changes between Rust versions).
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    fnv1a64_on(0xcbf2_9ce4_8422_2325, bytes)
-}
+/// Its offset basis, the hash of nothing.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
-/// FNV-1a from the hash `h` of what came before `bytes` (the hash of a concatenation is the
-/// hash of its parts one after the other).
-fn fnv1a64_on(mut h: u64, bytes: &[u8]) -> u64 {
+/// FNV-1a of `bytes` from the hash `h` of what came before them (`FNV_OFFSET` for nothing):
+/// the hash of a concatenation is the hash of its parts one after the other.
+fn fnv1a64(mut h: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
@@ -31,7 +30,7 @@ fn fnv1a64_on(mut h: u64, bytes: &[u8]) -> u64 {
 
 /// The random stream of component `name` in a run seeded with `seed`.
 pub fn stream(seed: u64, name: &str) -> Rng {
-    from_hash(seed, fnv1a64(name.as_bytes()))
+    stream_of(seed, &[name])
 }
 
 /// `stream(seed, name)` for the name that is `parts` one after the other, without making the
@@ -40,11 +39,7 @@ pub fn stream(seed: u64, name: &str) -> Rng {
 pub fn stream_of(seed: u64, parts: &[&str]) -> Rng {
     let h = parts
         .iter()
-        .fold(0xcbf2_9ce4_8422_2325, |h, p| fnv1a64_on(h, p.as_bytes()));
-    from_hash(seed, h)
-}
-
-fn from_hash(seed: u64, h: u64) -> Rng {
+        .fold(FNV_OFFSET, |h, p| fnv1a64(h, p.as_bytes()));
     let mixed = seed ^ h.rotate_left(17);
     Rng(Xoshiro256PlusPlus::seed_from_u64(mixed))
 }
