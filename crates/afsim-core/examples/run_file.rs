@@ -4,6 +4,16 @@
 
 use std::time::Instant;
 
+// The allocator and its options are the Python extension's (crates/afsim-py/src/lib.rs: jemalloc
+// with transparent huge pages), so that this runner's time and memory are those a user of
+// `afsim run` gets (issue 28).
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+#[cfg(target_os = "linux")]
+#[export_name = "_rjem_malloc_conf"]
+pub static JEMALLOC_CONF: &[u8; 29] = b"thp:always,metadata_thp:auto\0";
+
 fn main() {
     let path = std::env::args()
         .nth(1)

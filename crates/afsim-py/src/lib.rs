@@ -23,6 +23,25 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping};
 
+/// On Linux, everything this library allocates (the world: ports, agents, packets, the event
+/// queue, the report) comes from jemalloc, not the C library's malloc (issue 28), configured
+/// (`JEMALLOC_CONF` below) to ask for transparent huge pages on all its memory (`thp:always`:
+/// `madvise(MADV_HUGEPAGE)` on each extent, which is what a kernel in THP's `madvise` mode, the
+/// common default, needs). A run at thousands of flows then keeps its per-flow state on 2 MiB
+/// pages: the packet path's cache misses no longer each cost a page walk as well. Results do
+/// not depend on the allocator (nothing reads an address); only time and peak memory do, both
+/// measured in docs/performance.md ("Ninth round merged").
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// jemalloc's options, read by it at its start (the symbol is its `malloc_conf`, a C string
+/// pointer, under the prefix tikv-jemallocator gives jemalloc's names): huge pages for its extents
+/// (`thp:always`) and for its own metadata once it grows (`metadata_thp:auto`).
+#[cfg(target_os = "linux")]
+#[export_name = "_rjem_malloc_conf"]
+pub static JEMALLOC_CONF: &[u8; 29] = b"thp:always,metadata_thp:auto\0";
+
 #[cfg(target_os = "linux")]
 mod columns;
 mod live;
