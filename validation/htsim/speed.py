@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Whole-process speed of afsim against htsim on issue 25's two TCP dumbbells, in one sitting.
+"""Whole-process speed of afsim against htsim on issue 25's two TCP dumbbells (and, with
+`--scale-flows`, issue 28's scale dumbbell), in one sitting.
 
 Read this first: the cases are issue 25's table — 10 flows behind a 10 Mb/s bottleneck and
 100 flows behind a 100 Mb/s one, 600 simulated seconds each (python/afsim/scenarios/bench/
@@ -16,6 +17,11 @@ ratio is htsim's median over afsim's: above 1, afsim is faster.
 `--run-file` is the Rust runner (`cargo build --release -p afsim-core --example run_file`),
 what the issue measured; `--python PY` adds the Python front (`PY -m afsim run FILE --set
 duration=600s --format json`, the report printed to a pipe and discarded) as a user runs it.
+
+`--scale-flows 2000[,N...]` adds issue 28's cases: python/afsim/scenarios/scale/tcp-dumbbell.toml
+with `flows=N start_step=<1 s / N>` (a 100 Mb/s RED bottleneck, 20 simulated seconds; the
+duration is the file's, not `--duration`) against `dumbbell N` (htsim's same network, its own
+defaults: 100 Mb/s, 20 s, flow i starting at i/N s). `--scale-only` leaves issue 25's out.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 BENCH = REPO / "python" / "afsim" / "scenarios" / "bench"
+SCALE = REPO / "python" / "afsim" / "scenarios" / "scale" / "tcp-dumbbell.toml"
 
 #: name -> (flows, bottleneck Mb/s, start step in s); the afsim file is bench/<name>.toml.
 CASES = {"tcp-dumbbell-10": (10, 10, 0.1), "tcp-dumbbell-100": (100, 100, 0.01)}
@@ -72,7 +79,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", help="a Python with afsim importable: the front, measured beside")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--duration", type=float, default=600.0, help="simulated seconds")
+    ap.add_argument("--scale-flows", default="", metavar="N,N,...",
+                    help="issue 28's scale dumbbell at these flow counts, beside")
+    ap.add_argument("--scale-only", action="store_true", help="only the --scale-flows cases")
     args = ap.parse_args(argv)
+    try:
+        scale = [int(n) for n in args.scale_flows.split(",") if n.strip()]
+    except ValueError:
+        ap.error(f"--scale-flows: {args.scale_flows!r} is not a list of flow counts (e.g. 2000)")
+    if any(n < 1 for n in scale) or (args.scale_only and not scale):
+        ap.error("--scale-flows: flow counts are positive; --scale-only needs at least one")
     for p in (args.run_file, args.old_run_file):
         if p is not None and not p.is_file():
             ap.error(f"--run-file/--old-run-file: {p}: no such file")
@@ -80,20 +96,25 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--reps must be at least 1 and --duration positive")
     htsim = build_htsim(args.htsim)
 
-    print(f"medians of {args.reps} repetitions in turn, {args.duration:g} s simulated, "
-          f"load average at start {os.getloadavg()[0]:.2f}\n")
+    print(f"medians of {args.reps} repetitions in turn, {args.duration:g} s simulated "
+          f"(issue 25's cases), load average at start {os.getloadavg()[0]:.2f}\n")
     print("| case | command | wall (s) | peak RSS (MiB) | htsim ÷ this |")
     print("|---|---|---:|---:|---:|")
-    for name, (flows, mbps, step) in CASES.items():
-        scenario = str(BENCH / f"{name}.toml")
-        dur = f"duration={args.duration:g}s"
-        cmds = {"htsim": [str(htsim), str(flows), str(mbps), f"{args.duration:g}", f"{step:g}"],
-                "afsim run_file": [str(args.run_file), scenario, dur]}
+    cases = [] if args.scale_only else [
+        (name, str(BENCH / f"{name}.toml"), [f"duration={args.duration:g}s"],
+         [str(flows), str(mbps), f"{args.duration:g}", f"{step:g}"])
+        for name, (flows, mbps, step) in CASES.items()]
+    cases += [(f"scale dumbbell, {n} flows", str(SCALE),
+               [f"flows={n}", f"start_step={10**9 // n}ns"], [str(n)]) for n in scale]
+    for name, scenario, sets, htsim_args in cases:
+        cmds = {"htsim": [str(htsim), *htsim_args],
+                "afsim run_file": [str(args.run_file), scenario, *sets]}
         if args.old_run_file:
-            cmds["afsim run_file (old build)"] = [str(args.old_run_file), scenario, dur]
+            cmds["afsim run_file (old build)"] = [str(args.old_run_file), scenario, *sets]
         if args.python:
-            cmds["afsim (Python front)"] = [args.python, "-m", "afsim", "run", scenario, "--set",
-                                            dur, "--format", "json"]
+            cmds["afsim (Python front)"] = [
+                args.python, "-m", "afsim", "run", scenario,
+                *(a for kv in sets for a in ("--set", kv)), "--format", "json"]
         walls: dict[str, list[float]] = {k: [] for k in cmds}
         rss: dict[str, float] = {}
         for _ in range(args.reps):
