@@ -15,9 +15,16 @@
 //! the 1.2 GB whole histograms would. Before that, while at most 32 sub-buckets hold samples,
 //! the counts are a sorted list of (sub-bucket, count) pairs, at most 256 bytes: a flow that
 //! delivers a handful of packets (100,000 flows sharing one bottleneck) holds no chunk at all
-//! (the same quantiles and bins either way); recording is a few shifts, a chunk test and one
-//! increment (docs/performance.md measures it against the `hdrhistogram` crate's, which
-//! gave the same numbers).
+//! (the same quantiles and bins either way).
+//!
+//! Recording is a few shifts and the sub-bucket's index appended to a short log (2 bytes a
+//! sample, at most `LOG_MAX`), which is counted into the list or the chunks only when it is
+//! full, all its samples at once, and read, sorted, beside them by the queries (issue 28,
+//! branch scale9r: at thousands of flows each delivery's counter was a cache miss in a chunk
+//! of its own flow, and the chunks of 2,000 flows took 16 MB; a flow that delivers fewer than
+//! `LOG_MAX` packets now holds no chunk and no list). The counts, and so the quantiles and
+//! bins, are those of counting every sample at once (docs/performance.md measured that
+//! against the `hdrhistogram` crate's, which gave the same numbers).
 //!
 //! Not kept: the samples themselves, or delays of packets that are still in flight or dropped.
 
@@ -35,6 +42,10 @@ const CHUNK: usize = 1 << CHUNK_BITS;
 const CHUNKS: usize = LEN / CHUNK;
 /// Sub-buckets a distribution keeps as a sorted list before it takes chunks (8 bytes each).
 const FEW: usize = 32;
+/// Samples the log holds before they are counted (2 bytes each; the log grows by doubling
+/// from `LOG_FIRST` up to this).
+const LOG_MAX: usize = 512;
+const LOG_FIRST: usize = 4;
 /// Significant decimal digits kept: a quantile is within 10^-3 of its exact value.
 pub const SIGNIFICANT_DIGITS: u8 = 3;
 
@@ -60,6 +71,9 @@ fn range(i: usize) -> (u64, u64) {
 /// A streaming delay distribution, allocated at its first sample.
 #[derive(Clone, Debug, Default)]
 pub struct Delays {
+    /// Sub-buckets of the samples recorded since the last were counted, in arrival order
+    /// (fewer than `LOG_MAX`, except while they are being counted).
+    log: Vec<u16>,
     /// While at most `FEW` sub-buckets hold samples: (sub-bucket, count), by sub-bucket, and
     /// `chunks` empty; then empty.
     few: Vec<(u16, u32)>,
@@ -68,6 +82,55 @@ pub struct Delays {
     count: u64,
     sum_ns: u128,
     max_ns: u64,
+}
+
+/// A sorted vector of sub-buckets as (sub-bucket, samples in it), in order.
+struct Runs {
+    v: Vec<u16>,
+    at: usize,
+}
+
+impl Iterator for Runs {
+    type Item = (usize, u32);
+    fn next(&mut self) -> Option<(usize, u32)> {
+        let &i = self.v.get(self.at)?;
+        let n = self.v[self.at..].iter().take_while(|&&j| j == i).count();
+        self.at += n;
+        // (n <= LOG_MAX)
+        Some((usize::from(i), n as u32))
+    }
+}
+
+/// Two iterators of (sub-bucket, count) in increasing sub-bucket order, merged: a sub-bucket
+/// of both once, with the sum of its counts (saturating, as a counter does).
+struct Merge<A: Iterator, B: Iterator> {
+    a: std::iter::Peekable<A>,
+    b: std::iter::Peekable<B>,
+}
+
+impl<A, B> Iterator for Merge<A, B>
+where
+    A: Iterator<Item = (usize, u32)>,
+    B: Iterator<Item = (usize, u32)>,
+{
+    type Item = (usize, u32);
+    fn next(&mut self) -> Option<(usize, u32)> {
+        match (self.a.peek(), self.b.peek()) {
+            (Some(&(i, c)), Some(&(j, d))) => {
+                if i < j {
+                    self.a.next()
+                } else if j < i {
+                    self.b.next()
+                } else {
+                    self.a.next();
+                    self.b.next();
+                    Some((i, c.saturating_add(d)))
+                }
+            }
+            (Some(_), None) => self.a.next(),
+            (None, _) => self.b.next(),
+        }
+    }
 }
 
 /// The summary of a distribution, in seconds.
@@ -99,10 +162,49 @@ impl Delays {
         }
     }
 
-    /// Records one delay.
+    /// Records one delay: its sub-bucket onto the log (counted when the log is full).
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        let i = index(ns.min(HIGH_NS - 1));
+        // (LEN < 2^16)
+        let i = index(ns.min(HIGH_NS - 1)) as u16;
+        if self.log.len() < self.log.capacity() {
+            self.log.push(i);
+        } else {
+            self.log_full(i);
+        }
+        self.count += 1;
+        self.sum_ns += u128::from(ns);
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    /// `record`'s log at its capacity: grown (doubling, up to `LOG_MAX`), or else counted and
+    /// emptied; then sub-bucket `i` logged.
+    #[cold]
+    #[inline(never)]
+    fn log_full(&mut self, i: u16) {
+        let cap = self.log.capacity();
+        if cap < LOG_MAX {
+            self.log.reserve_exact((2 * cap).clamp(LOG_FIRST, LOG_MAX) - cap);
+        } else {
+            self.settle();
+        }
+        self.log.push(i);
+    }
+
+    /// Counts the log's samples (into the chunks, or the list while it has room) and empties
+    /// it; its room stays.
+    fn settle(&mut self) {
+        let log = std::mem::take(&mut self.log);
+        for &i in &log {
+            self.add(usize::from(i));
+        }
+        self.log = log;
+        self.log.clear();
+    }
+
+    /// Counts one sample in sub-bucket `i`.
+    #[inline]
+    fn add(&mut self, i: usize) {
         match self
             .chunks
             .get_mut(i >> CHUNK_BITS)
@@ -114,9 +216,6 @@ impl Delays {
             }
             None => self.first(i),
         }
-        self.count += 1;
-        self.sum_ns += u128::from(ns);
-        self.max_ns = self.max_ns.max(ns);
     }
 
     /// A sample in a chunk not allocated: counted in the list while the distribution has at
@@ -153,9 +252,19 @@ impl Delays {
         self.chunks[i >> CHUNK_BITS].get_or_insert_with(|| Box::new([0u32; CHUNK]))
     }
 
-    /// The sub-buckets that hold samples, in order: (index, count). Chunks never allocated
-    /// are skipped whole.
+    /// The sub-buckets that hold samples, in order: (index, count): those counted and those
+    /// of the log (sorted here), merged. Chunks never allocated are skipped whole.
     fn recorded(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        let mut logged = self.log.clone();
+        logged.sort_unstable();
+        Merge {
+            a: self.counted().peekable(),
+            b: Runs { v: logged, at: 0 }.peekable(),
+        }
+    }
+
+    /// The sub-buckets counted (the log's samples left out) that hold samples, in order.
+    fn counted(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
         // (one of the two is empty)
         let few = self.few.iter().map(|&(j, c)| (usize::from(j), c));
         few.chain(
@@ -333,8 +442,11 @@ mod tests {
             } else {
                 1_000 + x % 1_000_000_000
             };
+            // (each sample counted at once, as without the log)
             listed.record(v);
+            listed.settle();
             chunked.record(v);
+            chunked.settle();
             assert_eq!(
                 listed.distribution(),
                 chunked.distribution(),
@@ -349,9 +461,69 @@ mod tests {
     }
 
     #[test]
+    fn the_log_gives_the_distribution_of_counting_each_sample_at_once() {
+        // the same samples recorded with the log and counted one by one (the log emptied
+        // after each): equal distributions, quantiles and counts at every size, through the
+        // log's growth, its first counting into the short list, the chunks and later logs
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut logged = Delays::default();
+        let mut counted = Delays::default();
+        for n in 1..=(3 * LOG_MAX as u64 + 77) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // repeats of a few values first (the list), then spread (the chunks), and some
+            // clamped at the top
+            let v = match n {
+                _ if n < 300 => 30_000_000 + (x % 5) * 40_000,
+                _ if n % 101 == 0 => 3 * HIGH_NS,
+                _ => 2_000 + x % (1 + n * 50_000),
+            };
+            logged.record(v);
+            counted.record(v);
+            counted.settle();
+            assert!(counted.log.is_empty());
+            // (a full log is counted when the next sample comes)
+            assert_eq!(logged.log.len(), (n as usize - 1) % LOG_MAX + 1, "n {n}");
+            if n < 40 || n % 61 == 0 || (n as usize + 1) % LOG_MAX < 3 {
+                assert_eq!(logged.distribution(), counted.distribution(), "n {n}");
+                assert_eq!(
+                    logged.recorded().collect::<Vec<_>>(),
+                    counted.recorded().collect::<Vec<_>>(),
+                    "n {n}"
+                );
+                assert_eq!(logged.quantile_ns(0.37), counted.quantile_ns(0.37));
+            }
+        }
+        assert!(logged.log.capacity() <= LOG_MAX);
+        // a distribution that never filled its log holds neither list nor chunks
+        let mut few = Delays::default();
+        for k in 0..(LOG_MAX as u64 - 1) {
+            few.record(1_000 + k * 1_000_003);
+        }
+        assert!(few.chunks.is_empty() && few.few.is_empty());
+        assert_eq!(few.quantiles().unwrap().count, LOG_MAX as u64 - 1);
+    }
+
+    #[test]
+    fn merged_counts_add_and_saturate() {
+        let a = vec![(1, 5u32), (3, u32::MAX - 1), (9, 1)];
+        let b = Runs {
+            v: vec![0, 3, 3, 3, 9, 12],
+            at: 0,
+        };
+        let m: Vec<_> = Merge {
+            a: a.into_iter().peekable(),
+            b: b.peekable(),
+        }
+        .collect();
+        assert_eq!(m, vec![(0, 1), (1, 5), (3, u32::MAX), (9, 2), (12, 1)]);
+    }
+
+    #[test]
     fn a_distribution_without_samples_allocates_nothing_and_has_no_quantiles() {
         let d = Delays::default();
-        assert!(d.chunks.is_empty());
+        assert!(d.chunks.is_empty() && d.log.capacity() == 0);
         assert_eq!(d.quantiles(), None);
         assert!(d.bins(2.0).is_empty());
     }
