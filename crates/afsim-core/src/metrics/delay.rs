@@ -70,19 +70,32 @@ fn range(i: usize) -> (u64, u64) {
 
 /// A streaming delay distribution, allocated at its first sample.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct Delays {
+    /// What `record` writes, in one 64-byte line (issue 28, branch scale9r: a flow's
+    /// distribution is a line of its own at each delivery; 112 bytes before, the counters
+    /// and the list and chunk table beside them, often two lines).
+    sum_ns: u128,
     /// Sub-buckets of the samples recorded since the last were counted, in arrival order
     /// (fewer than `LOG_MAX`, except while they are being counted).
     log: Vec<u16>,
+    count: u64,
+    max_ns: u64,
+    /// The samples counted, once the log has first been full.
+    counts: Option<Box<Counts>>,
+}
+
+/// Counts of samples by sub-bucket.
+#[derive(Clone, Debug, Default)]
+struct Counts {
     /// While at most `FEW` sub-buckets hold samples: (sub-bucket, count), by sub-bucket, and
     /// `chunks` empty; then empty.
     few: Vec<(u16, u32)>,
     /// `CHUNKS` chunks of `CHUNK` counts, each allocated at its first sample.
     chunks: Vec<Option<Box<[u32; CHUNK]>>>,
-    count: u64,
-    sum_ns: u128,
-    max_ns: u64,
 }
+
+const _: () = assert!(std::mem::size_of::<Delays>() == 64);
 
 /// A sorted vector of sub-buckets as (sub-bucket, samples in it), in order.
 struct Runs {
@@ -153,6 +166,56 @@ pub struct Distribution {
     pub bins: Vec<(u64, u64)>,
 }
 
+impl Counts {
+    /// Counts one sample in sub-bucket `i`.
+    #[inline]
+    fn add(&mut self, i: usize) {
+        match self
+            .chunks
+            .get_mut(i >> CHUNK_BITS)
+            .and_then(Option::as_deref_mut)
+        {
+            Some(chunk) => {
+                let c = &mut chunk[i & (CHUNK - 1)];
+                *c = c.saturating_add(1);
+            }
+            None => self.first(i),
+        }
+    }
+
+    /// A sample in a chunk not allocated: counted in the list while the distribution has at
+    /// most `FEW` sub-buckets, else in its chunk, allocated now (and at the first, the chunk
+    /// table, which takes the list's counts).
+    fn first(&mut self, i: usize) {
+        if self.chunks.is_empty() {
+            // (i < LEN < 2^16)
+            match self.few.binary_search_by_key(&(i as u16), |&(j, _)| j) {
+                Ok(k) => {
+                    let c = &mut self.few[k].1;
+                    *c = c.saturating_add(1);
+                    return;
+                }
+                Err(k) if self.few.len() < FEW => {
+                    self.few.insert(k, (i as u16, 1));
+                    return;
+                }
+                Err(_) => {}
+            }
+            self.chunks.resize_with(CHUNKS, || None);
+            for (j, c) in std::mem::take(&mut self.few) {
+                self.chunk(usize::from(j))[usize::from(j) & (CHUNK - 1)] = c;
+            }
+        }
+        let c = &mut self.chunk(i)[i & (CHUNK - 1)];
+        *c = c.saturating_add(1);
+    }
+
+    /// The chunk of sub-bucket `i`, allocated if it is not (the chunk table must be).
+    fn chunk(&mut self, i: usize) -> &mut [u32; CHUNK] {
+        self.chunks[i >> CHUNK_BITS].get_or_insert_with(|| Box::new([0u32; CHUNK]))
+    }
+}
+
 impl Delays {
     /// Summary and binned histogram, for a report.
     pub fn distribution(&self) -> Distribution {
@@ -194,62 +257,11 @@ impl Delays {
     /// Counts the log's samples (into the chunks, or the list while it has room) and empties
     /// it; its room stays.
     fn settle(&mut self) {
-        let log = std::mem::take(&mut self.log);
-        for &i in &log {
-            self.add(usize::from(i));
+        let counts = self.counts.get_or_insert_with(Box::default);
+        for &i in &self.log {
+            counts.add(usize::from(i));
         }
-        self.log = log;
         self.log.clear();
-    }
-
-    /// Counts one sample in sub-bucket `i`.
-    #[inline]
-    fn add(&mut self, i: usize) {
-        match self
-            .chunks
-            .get_mut(i >> CHUNK_BITS)
-            .and_then(Option::as_deref_mut)
-        {
-            Some(chunk) => {
-                let c = &mut chunk[i & (CHUNK - 1)];
-                *c = c.saturating_add(1);
-            }
-            None => self.first(i),
-        }
-    }
-
-    /// A sample in a chunk not allocated: counted in the list while the distribution has at
-    /// most `FEW` sub-buckets, else in its chunk, allocated now (and at the first, the chunk
-    /// table, which takes the list's counts).
-    #[cold]
-    #[inline(never)]
-    fn first(&mut self, i: usize) {
-        if self.chunks.is_empty() {
-            // (i < LEN < 2^16)
-            match self.few.binary_search_by_key(&(i as u16), |&(j, _)| j) {
-                Ok(k) => {
-                    let c = &mut self.few[k].1;
-                    *c = c.saturating_add(1);
-                    return;
-                }
-                Err(k) if self.few.len() < FEW => {
-                    self.few.insert(k, (i as u16, 1));
-                    return;
-                }
-                Err(_) => {}
-            }
-            self.chunks.resize_with(CHUNKS, || None);
-            for (j, c) in std::mem::take(&mut self.few) {
-                self.chunk(usize::from(j))[usize::from(j) & (CHUNK - 1)] = c;
-            }
-        }
-        let c = &mut self.chunk(i)[i & (CHUNK - 1)];
-        *c = c.saturating_add(1);
-    }
-
-    /// The chunk of sub-bucket `i`, allocated if it is not (the chunk table must be).
-    fn chunk(&mut self, i: usize) -> &mut [u32; CHUNK] {
-        self.chunks[i >> CHUNK_BITS].get_or_insert_with(|| Box::new([0u32; CHUNK]))
     }
 
     /// The sub-buckets that hold samples, in order: (index, count): those counted and those
@@ -265,10 +277,14 @@ impl Delays {
 
     /// The sub-buckets counted (the log's samples left out) that hold samples, in order.
     fn counted(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        let (few, chunks): (&[(u16, u32)], &[Option<Box<[u32; CHUNK]>>]) = match &self.counts {
+            Some(c) => (&c.few, &c.chunks),
+            None => (&[], &[]),
+        };
         // (one of the two is empty)
-        let few = self.few.iter().map(|&(j, c)| (usize::from(j), c));
+        let few = few.iter().map(|&(j, c)| (usize::from(j), c));
         few.chain(
-            self.chunks
+            chunks
                 .iter()
                 .enumerate()
                 .filter_map(|(k, c)| c.as_deref().map(|chunk| (k, chunk)))
@@ -314,6 +330,19 @@ impl Delays {
         }
         let ranks = [0.5, 0.9, 0.99].map(|q| self.rank(q));
         let mut at = [self.max_ns; 3];
+        if self.counts.is_none() {
+            // every sample in the log (a flow that delivered fewer than `LOG_MAX` packets):
+            // the sample of rank r is the r-th of the sorted log, no walk
+            let mut sorted = [0u16; LOG_MAX];
+            let sorted = &mut sorted[..self.log.len()];
+            sorted.copy_from_slice(&self.log);
+            sorted.sort_unstable();
+            for (a, &r) in at.iter_mut().zip(&ranks) {
+                // (1 <= r <= count = the log's length)
+                *a = range(usize::from(sorted[r as usize - 1])).1.min(self.max_ns);
+            }
+            return Some(self.summary(at));
+        }
         let (mut k, mut seen) = (0, 0u64);
         for (i, c) in self.recorded() {
             seen += u64::from(c);
@@ -326,15 +355,20 @@ impl Delays {
                 break;
             }
         }
+        Some(self.summary(at))
+    }
+
+    /// The summary with p50, p90 and p99 at `at`, ns.
+    fn summary(&self, at: [u64; 3]) -> Quantiles {
         let s = |ns: u64| ns as f64 * 1e-9;
-        Some(Quantiles {
+        Quantiles {
             count: self.count,
             mean_s: self.sum_ns as f64 / self.count as f64 * 1e-9,
             p50_s: s(at[0]),
             p90_s: s(at[1]),
             p99_s: s(at[2]),
             max_s: self.max_ns as f64 * 1e-9,
-        })
+        }
     }
 
     /// The rank of quantile `q` (0 < q ≤ 1) among `count` > 0 samples: ⌈q·n⌉, at least 1.
@@ -431,7 +465,10 @@ mod tests {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut listed = Delays::default();
         let mut chunked = Delays::default();
-        chunked.chunks.resize_with(CHUNKS, || None);
+        chunked.counts = Some(Box::new(Counts {
+            few: Vec::new(),
+            chunks: vec![None; CHUNKS],
+        }));
         for k in 0..400 {
             x ^= x << 13;
             x ^= x >> 7;
@@ -454,10 +491,12 @@ mod tests {
                 k + 1
             );
             // the list holds the first few sub-buckets without a chunk; never both
-            assert!(k >= 60 || listed.chunks.is_empty());
-            assert!(listed.chunks.is_empty() || listed.few.is_empty());
+            let c = listed.counts.as_deref().unwrap();
+            assert!(k >= 60 || c.chunks.is_empty());
+            assert!(c.chunks.is_empty() || c.few.is_empty());
         }
-        assert!(listed.few.is_empty() && !listed.chunks.is_empty());
+        let c = listed.counts.as_deref().unwrap();
+        assert!(c.few.is_empty() && !c.chunks.is_empty());
     }
 
     #[test]
@@ -501,8 +540,30 @@ mod tests {
         for k in 0..(LOG_MAX as u64 - 1) {
             few.record(1_000 + k * 1_000_003);
         }
-        assert!(few.chunks.is_empty() && few.few.is_empty());
+        assert!(few.counts.is_none());
         assert_eq!(few.quantiles().unwrap().count, LOG_MAX as u64 - 1);
+    }
+
+    #[test]
+    fn quantiles_of_the_log_alone_are_the_walks() {
+        // a log never counted (read by rank) against the same samples counted (walked)
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for n in 1..LOG_MAX as u64 {
+            let (mut logged, mut counted) = (Delays::default(), Delays::default());
+            for k in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let v = if k % 3 == 0 { 7_000_000 } else { 900 + x % (1 + k * 3_000_000) };
+                logged.record(v);
+                counted.record(v);
+            }
+            counted.settle();
+            assert!(logged.counts.is_none());
+            let c = counted.counts.as_deref().unwrap();
+            assert!(!c.few.is_empty() || !c.chunks.is_empty());
+            assert_eq!(logged.quantiles(), counted.quantiles(), "{n} samples");
+        }
     }
 
     #[test]
@@ -523,7 +584,7 @@ mod tests {
     #[test]
     fn a_distribution_without_samples_allocates_nothing_and_has_no_quantiles() {
         let d = Delays::default();
-        assert!(d.chunks.is_empty() && d.log.capacity() == 0);
+        assert!(d.counts.is_none() && d.log.capacity() == 0);
         assert_eq!(d.quantiles(), None);
         assert!(d.bins(2.0).is_empty());
     }
@@ -580,8 +641,9 @@ mod tests {
         for k in 0..1000u64 {
             d.record(40_000_000 + k * 10_000); // 40 … 50 ms: within one power of two
         }
-        assert_eq!(d.chunks.len(), CHUNKS);
-        assert_eq!(d.chunks.iter().filter(|c| c.is_some()).count(), 1);
+        let chunks = &d.counts.as_deref().unwrap().chunks;
+        assert_eq!(chunks.len(), CHUNKS);
+        assert_eq!(chunks.iter().filter(|c| c.is_some()).count(), 1);
         assert_eq!(d.recorded().map(|(_, c)| u64::from(c)).sum::<u64>(), 1000);
         assert!(d
             .recorded()
