@@ -97,6 +97,37 @@ struct Counts {
 
 const _: () = assert!(std::mem::size_of::<Delays>() == 64);
 
+/// Sorts `v` (at most `LOG_MAX` values) by its low byte, then stably by its high byte, through
+/// `tmp` of the same length: a quarter of the instructions of `sort_unstable` on a flow's log
+/// of about a hundred samples (the report's quantiles at thousands of flows).
+fn radix_sort(v: &mut [u16], tmp: &mut [u16]) {
+    debug_assert!(v.len() <= LOG_MAX && tmp.len() == v.len());
+    // (counts below LOG_MAX fit in u16)
+    let (mut lo, mut hi) = ([0u16; 256], [0u16; 256]);
+    for &x in v.iter() {
+        lo[usize::from(x & 255)] += 1;
+        hi[usize::from(x >> 8)] += 1;
+    }
+    let starts = |counts: &mut [u16; 256]| {
+        let mut at = 0u16;
+        for c in counts.iter_mut() {
+            (*c, at) = (at, at + *c);
+        }
+    };
+    starts(&mut lo);
+    starts(&mut hi);
+    for &x in v.iter() {
+        let s = &mut lo[usize::from(x & 255)];
+        tmp[usize::from(*s)] = x;
+        *s += 1;
+    }
+    for &x in tmp.iter() {
+        let s = &mut hi[usize::from(x >> 8)];
+        v[usize::from(*s)] = x;
+        *s += 1;
+    }
+}
+
 /// A sorted vector of sub-buckets as (sub-bucket, samples in it), in order.
 struct Runs {
     v: Vec<u16>,
@@ -333,13 +364,13 @@ impl Delays {
         if self.counts.is_none() {
             // every sample in the log (a flow that delivered fewer than `LOG_MAX` packets):
             // the sample of rank r is the r-th of the sorted log, no walk
-            let mut sorted = [0u16; LOG_MAX];
-            let sorted = &mut sorted[..self.log.len()];
-            sorted.copy_from_slice(&self.log);
-            sorted.sort_unstable();
+            let (mut log, mut tmp) = ([0u16; LOG_MAX], [0u16; LOG_MAX]);
+            let n = self.log.len();
+            log[..n].copy_from_slice(&self.log);
+            radix_sort(&mut log[..n], &mut tmp[..n]);
             for (a, &r) in at.iter_mut().zip(&ranks) {
                 // (1 <= r <= count = the log's length)
-                *a = range(usize::from(sorted[r as usize - 1])).1.min(self.max_ns);
+                *a = range(usize::from(log[r as usize - 1])).1.min(self.max_ns);
             }
             return Some(self.summary(at));
         }
@@ -563,6 +594,28 @@ mod tests {
             let c = counted.counts.as_deref().unwrap();
             assert!(!c.few.is_empty() || !c.chunks.is_empty());
             assert_eq!(logged.quantiles(), counted.quantiles(), "{n} samples");
+        }
+    }
+
+    #[test]
+    fn the_radix_sort_sorts() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for n in [0, 1, 2, 3, 17, 255, 256, 257, LOG_MAX - 1, LOG_MAX] {
+            for spread in [3u64, 300, 70_000] {
+                let mut v: Vec<u16> = (0..n)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        (x % spread) as u16
+                    })
+                    .collect();
+                let mut want = v.clone();
+                want.sort_unstable();
+                let mut tmp = vec![0u16; n];
+                radix_sort(&mut v, &mut tmp);
+                assert_eq!(v, want, "{n} values below {spread}");
+            }
         }
     }
 

@@ -167,6 +167,7 @@ impl World<'_> {
             queue_delays,
             queue_traces,
             broken: broken_ports,
+            name: _,
         } = rows;
         broken.extend(broken_ports);
         // the packets in the pool are read no more: what the report keeps of it, and (given
