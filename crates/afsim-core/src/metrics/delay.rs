@@ -278,7 +278,8 @@ impl Delays {
     fn log_full(&mut self, i: u16) {
         let cap = self.log.capacity();
         if cap < LOG_MAX {
-            self.log.reserve_exact((2 * cap).clamp(LOG_FIRST, LOG_MAX) - cap);
+            self.log
+                .reserve_exact((2 * cap).clamp(LOG_FIRST, LOG_MAX) - cap);
         } else {
             self.settle();
         }
@@ -585,7 +586,11 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                let v = if k % 3 == 0 { 7_000_000 } else { 900 + x % (1 + k * 3_000_000) };
+                let v = if k % 3 == 0 {
+                    7_000_000
+                } else {
+                    900 + x % (1 + k * 3_000_000)
+                };
                 logged.record(v);
                 counted.record(v);
             }

@@ -407,7 +407,11 @@ fn every_lookup_equals_the_previous_order_of_cases() {
         for u in 0..n {
             for d in 0..n {
                 let want = lookup_before(&t, u, d);
-                assert_eq!(t.lookup(u, d), want, "case {case}: {u} to {d}, links {links:?}");
+                assert_eq!(
+                    t.lookup(u, d),
+                    want,
+                    "case {case}: {u} to {d}, links {links:?}"
+                );
                 if t.dense.is_empty() || some.contains(&d) {
                     assert_eq!(t.next_port(u, d), want, "case {case}: {u} to {d}");
                 }
