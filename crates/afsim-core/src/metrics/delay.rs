@@ -17,14 +17,16 @@
 //! delivers a handful of packets (100,000 flows sharing one bottleneck) holds no chunk at all
 //! (the same quantiles and bins either way).
 //!
-//! Recording is a few shifts and the sub-bucket's index appended to a short log (2 bytes a
-//! sample, at most `LOG_MAX`), which is counted into the list or the chunks only when it is
-//! full, all its samples at once, and read, sorted, beside them by the queries (issue 28,
-//! branch scale9r: at thousands of flows each delivery's counter was a cache miss in a chunk
-//! of its own flow, and the chunks of 2,000 flows took 16 MB; a flow that delivers fewer than
-//! `LOG_MAX` packets now holds no chunk and no list). The counts, and so the quantiles and
-//! bins, are those of counting every sample at once (docs/performance.md measured that
-//! against the `hdrhistogram` crate's, which gave the same numbers).
+//! Recording is a few shifts and, for a distribution's first `LOG_MAX` samples, the
+//! sub-bucket's index appended to a log (2 bytes a sample), read sorted by the queries; when
+//! the log is full its samples are counted into the list or the chunks, all at once, the log
+//! is given back, and every later sample is counted as it comes: a shift, a chunk test and
+//! one increment (issue 28, branch scale9r: at thousands of flows each delivery's counter was
+//! a cache miss in a chunk of its own flow, and the chunks of 2,000 flows took 16 MB; a flow
+//! that delivers fewer than `LOG_MAX` packets now holds no chunk and no list). The counts,
+//! and so the quantiles and bins, are those of counting every sample at once
+//! (docs/performance.md measured that against the `hdrhistogram` crate's, which gave the
+//! same numbers).
 //!
 //! Not kept: the samples themselves, or delays of packets that are still in flight or dropped.
 
@@ -40,11 +42,14 @@ const LEN: usize = (29 << (SUB_BITS - 1)) + (1 << SUB_BITS);
 const CHUNK_BITS: u32 = SUB_BITS - 1;
 const CHUNK: usize = 1 << CHUNK_BITS;
 const CHUNKS: usize = LEN / CHUNK;
+/// `Table::chunks`' length: `CHUNKS` rounded up to a power of two, so that a sub-bucket's
+/// chunk is found by a shift and a mask, with no bounds test (the last is never used).
+const TABLE: usize = CHUNKS.next_power_of_two();
 /// Sub-buckets a distribution keeps as a sorted list before it takes chunks (8 bytes each).
 const FEW: usize = 32;
 /// Samples the log holds before they are counted (2 bytes each; the log grows by doubling
 /// from `LOG_FIRST` up to this).
-const LOG_MAX: usize = 512;
+const LOG_MAX: usize = 256;
 const LOG_FIRST: usize = 4;
 /// Significant decimal digits kept: a quantile is within 10^-3 of its exact value.
 pub const SIGNIFICANT_DIGITS: u8 = 3;
@@ -76,23 +81,27 @@ pub struct Delays {
     /// distribution is a line of its own at each delivery; 112 bytes before, the counters
     /// and the list and chunk table beside them, often two lines).
     sum_ns: u128,
-    /// Sub-buckets of the samples recorded since the last were counted, in arrival order
-    /// (fewer than `LOG_MAX`, except while they are being counted).
+    /// Sub-buckets of the samples recorded, in arrival order, until there are `LOG_MAX`; then
+    /// empty (and its room given back), the samples counted in `table`.
     log: Vec<u16>,
     count: u64,
     max_ns: u64,
-    /// The samples counted, once the log has first been full.
-    counts: Option<Box<Counts>>,
+    /// The samples counted, once the log has been full: every sample after those is counted
+    /// at once, as before the log (the bench scenarios' long flows: a log counted later
+    /// would cost each sample both).
+    table: Option<Box<Table>>,
 }
 
 /// Counts of samples by sub-bucket.
 #[derive(Clone, Debug, Default)]
-struct Counts {
-    /// While at most `FEW` sub-buckets hold samples: (sub-bucket, count), by sub-bucket, and
-    /// `chunks` empty; then empty.
+struct Table {
+    /// `CHUNKS` chunks of `CHUNK` counts, each allocated at its first sample; none while
+    /// `few` holds the counts.
+    chunks: [Option<Box<[u32; CHUNK]>>; TABLE],
+    /// While at most `FEW` sub-buckets hold samples (and `chunked` is false): (sub-bucket,
+    /// count), by sub-bucket; then empty.
     few: Vec<(u16, u32)>,
-    /// `CHUNKS` chunks of `CHUNK` counts, each allocated at its first sample.
-    chunks: Vec<Option<Box<[u32; CHUNK]>>>,
+    chunked: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Delays>() == 64);
@@ -197,15 +206,12 @@ pub struct Distribution {
     pub bins: Vec<(u64, u64)>,
 }
 
-impl Counts {
-    /// Counts one sample in sub-bucket `i`.
+impl Table {
+    /// Counts one sample in sub-bucket `i` (< `LEN`).
     #[inline]
     fn add(&mut self, i: usize) {
-        match self
-            .chunks
-            .get_mut(i >> CHUNK_BITS)
-            .and_then(Option::as_deref_mut)
-        {
+        // (i < LEN, so the mask changes nothing)
+        match self.chunks[(i >> CHUNK_BITS) & (TABLE - 1)].as_deref_mut() {
             Some(chunk) => {
                 let c = &mut chunk[i & (CHUNK - 1)];
                 *c = c.saturating_add(1);
@@ -215,10 +221,12 @@ impl Counts {
     }
 
     /// A sample in a chunk not allocated: counted in the list while the distribution has at
-    /// most `FEW` sub-buckets, else in its chunk, allocated now (and at the first, the chunk
-    /// table, which takes the list's counts).
+    /// most `FEW` sub-buckets, else in its chunk, allocated now (and the first time, the
+    /// chunks take the list's counts).
+    #[cold]
+    #[inline(never)]
     fn first(&mut self, i: usize) {
-        if self.chunks.is_empty() {
+        if !self.chunked {
             // (i < LEN < 2^16)
             match self.few.binary_search_by_key(&(i as u16), |&(j, _)| j) {
                 Ok(k) => {
@@ -232,7 +240,7 @@ impl Counts {
                 }
                 Err(_) => {}
             }
-            self.chunks.resize_with(CHUNKS, || None);
+            self.chunked = true;
             for (j, c) in std::mem::take(&mut self.few) {
                 self.chunk(usize::from(j))[usize::from(j) & (CHUNK - 1)] = c;
             }
@@ -241,9 +249,105 @@ impl Counts {
         *c = c.saturating_add(1);
     }
 
-    /// The chunk of sub-bucket `i`, allocated if it is not (the chunk table must be).
+    /// The chunk of sub-bucket `i`, allocated if it is not.
     fn chunk(&mut self, i: usize) -> &mut [u32; CHUNK] {
         self.chunks[i >> CHUNK_BITS].get_or_insert_with(|| Box::new([0u32; CHUNK]))
+    }
+
+    /// The sub-buckets that hold samples, in order: (index, count). Chunks never allocated
+    /// are skipped whole.
+    fn counted(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        // (one of the two is empty)
+        let few = self.few.iter().map(|&(j, c)| (usize::from(j), c));
+        few.chain(
+            self.chunks
+                .iter()
+                .enumerate()
+                .filter_map(|(k, c)| c.as_deref().map(|chunk| (k, chunk)))
+                .flat_map(|(k, chunk)| {
+                    chunk
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &c)| c > 0)
+                        .map(move |(j, &c)| ((k << CHUNK_BITS) + j, c))
+                }),
+        )
+    }
+}
+
+/// A distribution that counts every sample as it comes, its chunk table inline: no log and no
+/// box (issue 28, branch scale9r), for the few distributions every delivery feeds, which are
+/// long past a log's `LOG_MAX` samples (the code points', `World`'s `class_delays`): the same
+/// counts, quantiles and memory as `Delays` counting, and a pointer's load and test less a
+/// sample.
+#[derive(Clone, Debug, Default)]
+pub struct CountingDelays {
+    table: Table,
+    count: u64,
+    sum_ns: u128,
+    max_ns: u64,
+}
+
+impl CountingDelays {
+    /// Records one delay.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        self.table.add(index(ns.min(HIGH_NS - 1)));
+        self.count += 1;
+        self.sum_ns += u128::from(ns);
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    /// `Delays::quantiles`.
+    pub fn quantiles(&self) -> Option<Quantiles> {
+        quantiles_of(self.table.counted(), self.count, self.sum_ns, self.max_ns)
+    }
+}
+
+/// Count, mean, p50, p90, p99 and maximum of `count` samples summing to `sum_ns` whose
+/// largest is `max_ns`, in sub-buckets `recorded` (in order): `Delays::quantiles`' walk.
+fn quantiles_of(
+    recorded: impl Iterator<Item = (usize, u32)>,
+    count: u64,
+    sum_ns: u128,
+    max_ns: u64,
+) -> Option<Quantiles> {
+    if count == 0 {
+        return None;
+    }
+    let ranks = [0.5, 0.9, 0.99].map(|q| rank(q, count));
+    let mut at = [max_ns; 3];
+    let (mut k, mut seen) = (0, 0u64);
+    for (i, c) in recorded {
+        seen += u64::from(c);
+        // (the ranks do not decrease: a sub-bucket may hold more than one)
+        while k < ranks.len() && seen >= ranks[k] {
+            at[k] = range(i).1.min(max_ns);
+            k += 1;
+        }
+        if k == ranks.len() {
+            break;
+        }
+    }
+    Some(summary(at, count, sum_ns, max_ns))
+}
+
+/// The rank of quantile `q` (0 < q ≤ 1) among `count` > 0 samples: ⌈q·n⌉, at least 1.
+fn rank(q: f64, count: u64) -> u64 {
+    ((q * count as f64).ceil() as u64).clamp(1, count)
+}
+
+/// The summary with p50, p90 and p99 at `at`, ns, of `count` samples summing to `sum_ns`,
+/// the largest `max_ns`.
+fn summary(at: [u64; 3], count: u64, sum_ns: u128, max_ns: u64) -> Quantiles {
+    let s = |ns: u64| ns as f64 * 1e-9;
+    Quantiles {
+        count,
+        mean_s: sum_ns as f64 / count as f64 * 1e-9,
+        p50_s: s(at[0]),
+        p90_s: s(at[1]),
+        p99_s: s(at[2]),
+        max_s: max_ns as f64 * 1e-9,
     }
 }
 
@@ -256,44 +360,57 @@ impl Delays {
         }
     }
 
-    /// Records one delay: its sub-bucket onto the log (counted when the log is full).
+    /// Records one delay: its sub-bucket onto the log, or once the log has been full, counted.
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        // (LEN < 2^16)
-        let i = index(ns.min(HIGH_NS - 1)) as u16;
-        if self.log.len() < self.log.capacity() {
-            self.log.push(i);
-        } else {
-            self.log_full(i);
-        }
+        self.record_sample(ns);
         self.count += 1;
         self.sum_ns += u128::from(ns);
+    }
+
+    /// `record` without the count and the sum, for a distribution whose owner counts its
+    /// samples and sums them already (a flow's: `FlowStats::packets_delivered` and
+    /// `delay_sum_ns`, issue 28): its summary is then `quantiles_given`'s with those.
+    #[inline]
+    pub fn record_sample(&mut self, ns: u64) {
+        let i = index(ns.min(HIGH_NS - 1));
+        match self.table.as_deref_mut() {
+            Some(t) => t.add(i),
+            None if self.log.len() < self.log.capacity() => {
+                // (LEN < 2^16)
+                self.log.push(i as u16);
+            }
+            None => self.log_full(i),
+        }
         self.max_ns = self.max_ns.max(ns);
     }
 
-    /// `record`'s log at its capacity: grown (doubling, up to `LOG_MAX`), or else counted and
-    /// emptied; then sub-bucket `i` logged.
+    /// `record`'s log at its capacity: grown (doubling, up to `LOG_MAX`) and sub-bucket `i`
+    /// logged, or else counted with `i`.
     #[cold]
     #[inline(never)]
-    fn log_full(&mut self, i: u16) {
+    fn log_full(&mut self, i: usize) {
         let cap = self.log.capacity();
         if cap < LOG_MAX {
             self.log
                 .reserve_exact((2 * cap).clamp(LOG_FIRST, LOG_MAX) - cap);
+            self.log.push(i as u16);
         } else {
             self.settle();
+            if let Some(t) = self.table.as_deref_mut() {
+                t.add(i);
+            }
         }
-        self.log.push(i);
     }
 
-    /// Counts the log's samples (into the chunks, or the list while it has room) and empties
-    /// it; its room stays.
+    /// Counts the log's samples (into the chunks, or the list while it has room) and gives
+    /// the log back; from here on `record` counts.
     fn settle(&mut self) {
-        let counts = self.counts.get_or_insert_with(Box::default);
+        let table = self.table.get_or_insert_with(Box::default);
         for &i in &self.log {
-            counts.add(usize::from(i));
+            table.add(usize::from(i));
         }
-        self.log.clear();
+        self.log = Vec::new();
     }
 
     /// The sub-buckets that hold samples, in order: (index, count): those counted and those
@@ -309,25 +426,7 @@ impl Delays {
 
     /// The sub-buckets counted (the log's samples left out) that hold samples, in order.
     fn counted(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
-        let (few, chunks): (&[(u16, u32)], &[Option<Box<[u32; CHUNK]>>]) = match &self.counts {
-            Some(c) => (&c.few, &c.chunks),
-            None => (&[], &[]),
-        };
-        // (one of the two is empty)
-        let few = few.iter().map(|&(j, c)| (usize::from(j), c));
-        few.chain(
-            chunks
-                .iter()
-                .enumerate()
-                .filter_map(|(k, c)| c.as_deref().map(|chunk| (k, chunk)))
-                .flat_map(|(k, chunk)| {
-                    chunk
-                        .iter()
-                        .enumerate()
-                        .filter(|&(_, &c)| c > 0)
-                        .map(move |(j, &c)| ((k << CHUNK_BITS) + j, c))
-                }),
-        )
+        self.table.iter().flat_map(|t| t.counted())
     }
 
     pub fn count(&self) -> u64 {
@@ -341,7 +440,7 @@ impl Delays {
         if self.count == 0 {
             return None;
         }
-        let rank = self.rank(q);
+        let rank = rank(q, self.count);
         let mut seen = 0u64;
         for (i, c) in self.recorded() {
             seen += u64::from(c);
@@ -357,55 +456,31 @@ impl Delays {
     /// The three quantiles are `quantile_ns`'s, found in one walk over the counts instead of
     /// three (issue 28: the report's fixed cost, a walk of a few thousand counts per flow).
     pub fn quantiles(&self) -> Option<Quantiles> {
-        if self.count == 0 {
+        self.quantiles_given(self.count, self.sum_ns)
+    }
+
+    /// `quantiles` of a distribution recorded by `record_sample`, whose `count` samples sum
+    /// to `sum_ns`.
+    pub fn quantiles_given(&self, count: u64, sum_ns: u128) -> Option<Quantiles> {
+        if count == 0 {
             return None;
         }
-        let ranks = [0.5, 0.9, 0.99].map(|q| self.rank(q));
-        let mut at = [self.max_ns; 3];
-        if self.counts.is_none() {
-            // every sample in the log (a flow that delivered fewer than `LOG_MAX` packets):
-            // the sample of rank r is the r-th of the sorted log, no walk
-            let (mut log, mut tmp) = ([0u16; LOG_MAX], [0u16; LOG_MAX]);
-            let n = self.log.len();
-            log[..n].copy_from_slice(&self.log);
-            radix_sort(&mut log[..n], &mut tmp[..n]);
-            for (a, &r) in at.iter_mut().zip(&ranks) {
-                // (1 <= r <= count = the log's length)
-                *a = range(usize::from(log[r as usize - 1])).1.min(self.max_ns);
-            }
-            return Some(self.summary(at));
+        if self.table.is_some() {
+            return quantiles_of(self.recorded(), count, sum_ns, self.max_ns);
         }
-        let (mut k, mut seen) = (0, 0u64);
-        for (i, c) in self.recorded() {
-            seen += u64::from(c);
-            // (the ranks do not decrease: a sub-bucket may hold more than one)
-            while k < ranks.len() && seen >= ranks[k] {
-                at[k] = range(i).1.min(self.max_ns);
-                k += 1;
-            }
-            if k == ranks.len() {
-                break;
-            }
-        }
-        Some(self.summary(at))
-    }
-
-    /// The summary with p50, p90 and p99 at `at`, ns.
-    fn summary(&self, at: [u64; 3]) -> Quantiles {
-        let s = |ns: u64| ns as f64 * 1e-9;
-        Quantiles {
-            count: self.count,
-            mean_s: self.sum_ns as f64 / self.count as f64 * 1e-9,
-            p50_s: s(at[0]),
-            p90_s: s(at[1]),
-            p99_s: s(at[2]),
-            max_s: self.max_ns as f64 * 1e-9,
-        }
-    }
-
-    /// The rank of quantile `q` (0 < q ≤ 1) among `count` > 0 samples: ⌈q·n⌉, at least 1.
-    fn rank(&self, q: f64) -> u64 {
-        ((q * self.count as f64).ceil() as u64).clamp(1, self.count)
+        // every sample in the log (a flow that delivered fewer than `LOG_MAX` packets): the
+        // sample of rank r is the r-th of the sorted log, no walk
+        let (mut log, mut tmp) = ([0u16; LOG_MAX], [0u16; LOG_MAX]);
+        let n = self.log.len();
+        log[..n].copy_from_slice(&self.log);
+        radix_sort(&mut log[..n], &mut tmp[..n]);
+        let at = [0.5, 0.9, 0.99].map(|q| {
+            // (1 <= rank <= count = the log's length)
+            range(usize::from(log[rank(q, count) as usize - 1]))
+                .1
+                .min(self.max_ns)
+        });
+        Some(summary(at, count, sum_ns, self.max_ns))
     }
 
     /// The histogram as (upper bound of a bin, ns; samples in it), for the bins that hold
@@ -497,9 +572,9 @@ mod tests {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut listed = Delays::default();
         let mut chunked = Delays::default();
-        chunked.counts = Some(Box::new(Counts {
-            few: Vec::new(),
-            chunks: vec![None; CHUNKS],
+        chunked.table = Some(Box::new(Table {
+            chunked: true,
+            ..Table::default()
         }));
         for k in 0..400 {
             x ^= x << 13;
@@ -523,19 +598,20 @@ mod tests {
                 k + 1
             );
             // the list holds the first few sub-buckets without a chunk; never both
-            let c = listed.counts.as_deref().unwrap();
-            assert!(k >= 60 || c.chunks.is_empty());
-            assert!(c.chunks.is_empty() || c.few.is_empty());
+            let c = listed.table.as_deref().unwrap();
+            let chunks = c.chunks.iter().flatten().count();
+            assert!(k >= 60 || chunks == 0);
+            assert!(chunks == 0 || c.few.is_empty());
         }
-        let c = listed.counts.as_deref().unwrap();
-        assert!(c.few.is_empty() && !c.chunks.is_empty());
+        let c = listed.table.as_deref().unwrap();
+        assert!(c.few.is_empty() && c.chunks.iter().flatten().count() > 0);
     }
 
     #[test]
     fn the_log_gives_the_distribution_of_counting_each_sample_at_once() {
-        // the same samples recorded with the log and counted one by one (the log emptied
-        // after each): equal distributions, quantiles and counts at every size, through the
-        // log's growth, its first counting into the short list, the chunks and later logs
+        // the same samples recorded with the log and counted one by one (from the first):
+        // equal distributions, quantiles and counts at every size, through the log's growth,
+        // its counting into the short list, and the samples counted as they come after it
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut logged = Delays::default();
         let mut counted = Delays::default();
@@ -555,8 +631,10 @@ mod tests {
             counted.settle();
             assert!(counted.log.is_empty());
             // (a full log is counted when the next sample comes)
-            assert_eq!(logged.log.len(), (n as usize - 1) % LOG_MAX + 1, "n {n}");
-            if n < 40 || n % 61 == 0 || (n as usize + 1) % LOG_MAX < 3 {
+            let n_logged = if n as usize <= LOG_MAX { n as usize } else { 0 };
+            assert_eq!(logged.log.len(), n_logged, "n {n}");
+            assert_eq!(logged.table.is_some(), n as usize > LOG_MAX, "n {n}");
+            if n < 40 || n % 61 == 0 || (n as usize).abs_diff(LOG_MAX) < 3 {
                 assert_eq!(logged.distribution(), counted.distribution(), "n {n}");
                 assert_eq!(
                     logged.recorded().collect::<Vec<_>>(),
@@ -572,7 +650,7 @@ mod tests {
         for k in 0..(LOG_MAX as u64 - 1) {
             few.record(1_000 + k * 1_000_003);
         }
-        assert!(few.counts.is_none());
+        assert!(few.table.is_none());
         assert_eq!(few.quantiles().unwrap().count, LOG_MAX as u64 - 1);
     }
 
@@ -595,9 +673,9 @@ mod tests {
                 counted.record(v);
             }
             counted.settle();
-            assert!(logged.counts.is_none());
-            let c = counted.counts.as_deref().unwrap();
-            assert!(!c.few.is_empty() || !c.chunks.is_empty());
+            assert!(logged.table.is_none());
+            let c = counted.table.as_deref().unwrap();
+            assert!(!c.few.is_empty() || c.chunked);
             assert_eq!(logged.quantiles(), counted.quantiles(), "{n} samples");
         }
     }
@@ -605,7 +683,7 @@ mod tests {
     #[test]
     fn the_radix_sort_sorts() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
-        for n in [0, 1, 2, 3, 17, 255, 256, 257, LOG_MAX - 1, LOG_MAX] {
+        for n in [0, 1, 2, 3, 17, 100, LOG_MAX - 1, LOG_MAX] {
             for spread in [3u64, 300, 70_000] {
                 let mut v: Vec<u16> = (0..n)
                     .map(|_| {
@@ -622,6 +700,45 @@ mod tests {
                 assert_eq!(v, want, "{n} values below {spread}");
             }
         }
+    }
+
+    #[test]
+    fn samples_recorded_without_their_totals_give_the_same_quantiles_given_them() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let (mut full, mut bare) = (Delays::default(), Delays::default());
+        let mut sum = 0u128;
+        for n in 1..=(LOG_MAX as u64 + 300) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = 10_000 + x % 90_000_000;
+            full.record(v);
+            bare.record_sample(v);
+            sum += u128::from(v);
+            assert_eq!(bare.quantiles(), None, "no count of its own");
+            assert_eq!(full.quantiles(), bare.quantiles_given(n, sum), "n {n}");
+        }
+    }
+
+    #[test]
+    fn counting_as_samples_come_gives_the_logs_quantiles() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let (mut logged, mut counting) = (Delays::default(), CountingDelays::default());
+        assert_eq!(counting.quantiles(), None);
+        for n in 1..=(2 * LOG_MAX as u64) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = if n < 100 {
+                5_000_000 + x % 7
+            } else {
+                1_000 + x % 3_000_000_000
+            };
+            logged.record(v);
+            counting.record(v);
+            assert_eq!(logged.quantiles(), counting.quantiles(), "n {n}");
+        }
+        assert!(counting.table.chunked && logged.table.is_some());
     }
 
     #[test]
@@ -642,7 +759,7 @@ mod tests {
     #[test]
     fn a_distribution_without_samples_allocates_nothing_and_has_no_quantiles() {
         let d = Delays::default();
-        assert!(d.counts.is_none() && d.log.capacity() == 0);
+        assert!(d.table.is_none() && d.log.capacity() == 0);
         assert_eq!(d.quantiles(), None);
         assert!(d.bins(2.0).is_empty());
     }
@@ -699,8 +816,7 @@ mod tests {
         for k in 0..1000u64 {
             d.record(40_000_000 + k * 10_000); // 40 … 50 ms: within one power of two
         }
-        let chunks = &d.counts.as_deref().unwrap().chunks;
-        assert_eq!(chunks.len(), CHUNKS);
+        let chunks = &d.table.as_deref().unwrap().chunks;
         assert_eq!(chunks.iter().filter(|c| c.is_some()).count(), 1);
         assert_eq!(d.recorded().map(|(_, c)| u64::from(c)).sum::<u64>(), 1000);
         assert!(d
