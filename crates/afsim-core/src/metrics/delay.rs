@@ -154,34 +154,19 @@ impl Iterator for Runs {
     }
 }
 
-/// Two iterators of (sub-bucket, count) in increasing sub-bucket order, merged: a sub-bucket
-/// of both once, with the sum of its counts (saturating, as a counter does).
-struct Merge<A: Iterator, B: Iterator> {
-    a: std::iter::Peekable<A>,
-    b: std::iter::Peekable<B>,
+/// A distribution's sub-buckets that hold samples, in order: those of its table, or those of
+/// its log (a distribution holds samples in one of the two: `Delays::log`).
+enum Recorded<A> {
+    Counted(A),
+    Logged(Runs),
 }
 
-impl<A, B> Iterator for Merge<A, B>
-where
-    A: Iterator<Item = (usize, u32)>,
-    B: Iterator<Item = (usize, u32)>,
-{
+impl<A: Iterator<Item = (usize, u32)>> Iterator for Recorded<A> {
     type Item = (usize, u32);
     fn next(&mut self) -> Option<(usize, u32)> {
-        match (self.a.peek(), self.b.peek()) {
-            (Some(&(i, c)), Some(&(j, d))) => {
-                if i < j {
-                    self.a.next()
-                } else if j < i {
-                    self.b.next()
-                } else {
-                    self.a.next();
-                    self.b.next();
-                    Some((i, c.saturating_add(d)))
-                }
-            }
-            (Some(_), None) => self.a.next(),
-            (None, _) => self.b.next(),
+        match self {
+            Recorded::Counted(a) => a.next(),
+            Recorded::Logged(b) => b.next(),
         }
     }
 }
@@ -413,20 +398,18 @@ impl Delays {
         self.log = Vec::new();
     }
 
-    /// The sub-buckets that hold samples, in order: (index, count): those counted and those
-    /// of the log (sorted here), merged. Chunks never allocated are skipped whole.
+    /// The sub-buckets that hold samples, in order: (index, count): the table's, or the
+    /// log's, sorted here (never both: the log is counted into the table and given back when
+    /// the table is made). Chunks never allocated are skipped whole.
     fn recorded(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
-        let mut logged = self.log.clone();
-        logged.sort_unstable();
-        Merge {
-            a: self.counted().peekable(),
-            b: Runs { v: logged, at: 0 }.peekable(),
+        match &self.table {
+            Some(t) => Recorded::Counted(t.counted()),
+            None => {
+                let mut v = self.log.clone();
+                v.sort_unstable();
+                Recorded::Logged(Runs { v, at: 0 })
+            }
         }
-    }
-
-    /// The sub-buckets counted (the log's samples left out) that hold samples, in order.
-    fn counted(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
-        self.table.iter().flat_map(|t| t.counted())
     }
 
     pub fn count(&self) -> u64 {
@@ -465,8 +448,9 @@ impl Delays {
         if count == 0 {
             return None;
         }
-        if self.table.is_some() {
-            return quantiles_of(self.recorded(), count, sum_ns, self.max_ns);
+        if let Some(t) = &self.table {
+            // (the log is empty: `recorded`)
+            return quantiles_of(t.counted(), count, sum_ns, self.max_ns);
         }
         // every sample in the log (a flow that delivered fewer than `LOG_MAX` packets): the
         // sample of rank r is the r-th of the sorted log, no walk
@@ -634,6 +618,8 @@ mod tests {
             let n_logged = if n as usize <= LOG_MAX { n as usize } else { 0 };
             assert_eq!(logged.log.len(), n_logged, "n {n}");
             assert_eq!(logged.table.is_some(), n as usize > LOG_MAX, "n {n}");
+            // (samples in the log or in the table, never in both: `recorded`)
+            assert!(logged.table.is_none() || logged.log.is_empty());
             if n < 40 || n % 61 == 0 || (n as usize).abs_diff(LOG_MAX) < 3 {
                 assert_eq!(logged.distribution(), counted.distribution(), "n {n}");
                 assert_eq!(
@@ -742,18 +728,13 @@ mod tests {
     }
 
     #[test]
-    fn merged_counts_add_and_saturate() {
-        let a = vec![(1, 5u32), (3, u32::MAX - 1), (9, 1)];
-        let b = Runs {
-            v: vec![0, 3, 3, 3, 9, 12],
+    fn runs_count_equal_sub_buckets() {
+        let r: Vec<_> = Runs {
+            v: vec![0, 3, 3, 3, 9, 12, 12],
             at: 0,
-        };
-        let m: Vec<_> = Merge {
-            a: a.into_iter().peekable(),
-            b: b.peekable(),
         }
         .collect();
-        assert_eq!(m, vec![(0, 1), (1, 5), (3, u32::MAX), (9, 2), (12, 1)]);
+        assert_eq!(r, vec![(0, 1), (3, 3), (9, 1), (12, 2)]);
     }
 
     #[test]
