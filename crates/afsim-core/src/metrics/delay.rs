@@ -26,7 +26,8 @@
 //! that delivers fewer than `LOG_MAX` packets now holds no chunk and no list). The counts,
 //! and so the quantiles and bins, are those of counting every sample at once
 //! (docs/performance.md measured that against the `hdrhistogram` crate's, which gave the
-//! same numbers).
+//! same numbers). The code points' distributions (`CountingDelays`), which every delivery
+//! feeds, count from their first sample, their chunk table inline.
 //!
 //! Not kept: the samples themselves, or delays of packets that are still in flight or dropped.
 

@@ -346,8 +346,12 @@ fn random_tree(rng: &mut Rng) -> (usize, Vec<(usize, usize)>) {
         links.push((0, 1));
     }
     let mut n = cores;
-    let mut hang = |links: &mut Vec<(usize, usize)>, p: usize, n: &mut usize| {
-        links.push(if *n % 2 == 0 { (p, *n) } else { (*n, p) });
+    let hang = |links: &mut Vec<(usize, usize)>, p: usize, n: &mut usize| {
+        links.push(if n.is_multiple_of(2) {
+            (p, *n)
+        } else {
+            (*n, p)
+        });
         *n += 1;
         *n - 1
     };
