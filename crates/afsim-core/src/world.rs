@@ -27,7 +27,7 @@
 
 use crate::edge::conditioner::Conditioner;
 use crate::edge::csa::Csa;
-use crate::metrics::delay::Delays;
+use crate::metrics::delay::{CountingDelays, Delays};
 use crate::metrics::flow::FlowStats;
 use crate::metrics::series::{CodePointSeries, CountSeries, QueueSeries, QueueState};
 use crate::metrics::trace::QueueTrace;
@@ -520,8 +520,10 @@ pub struct World<'s> {
     /// Open pcap files (`net::pcap`), one per captured port, in `Spec::captures` order.
     captures: Vec<pcap::Writer>,
     /// One-way delays of delivered forward packets, per flow and per code point at delivery.
+    /// (A flow's count and sum are its `FlowStats`'; the code points', every delivery's,
+    /// counted as they come.)
     flow_delays: Vec<Delays>,
-    class_delays: Box<[Delays; 64]>,
+    class_delays: Box<[CountingDelays; 64]>,
     /// Counters sampled on a grid (`[[monitor]]`).
     grid: Grid,
 }

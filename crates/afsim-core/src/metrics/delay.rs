@@ -15,9 +15,19 @@
 //! the 1.2 GB whole histograms would. Before that, while at most 32 sub-buckets hold samples,
 //! the counts are a sorted list of (sub-bucket, count) pairs, at most 256 bytes: a flow that
 //! delivers a handful of packets (100,000 flows sharing one bottleneck) holds no chunk at all
-//! (the same quantiles and bins either way); recording is a few shifts, a chunk test and one
-//! increment (docs/performance.md measures it against the `hdrhistogram` crate's, which
-//! gave the same numbers).
+//! (the same quantiles and bins either way).
+//!
+//! Recording is a few shifts and, for a distribution's first `LOG_MAX` samples, the
+//! sub-bucket's index appended to a log (2 bytes a sample), read sorted by the queries; when
+//! the log is full its samples are counted into the list or the chunks, all at once, the log
+//! is given back, and every later sample is counted as it comes: a shift, a chunk test and
+//! one increment (issue 28, branch scale9r: at thousands of flows each delivery's counter was
+//! a cache miss in a chunk of its own flow, and the chunks of 2,000 flows took 16 MB; a flow
+//! that delivers fewer than `LOG_MAX` packets now holds no chunk and no list). The counts,
+//! and so the quantiles and bins, are those of counting every sample at once
+//! (docs/performance.md measured that against the `hdrhistogram` crate's, which gave the
+//! same numbers). The code points' distributions (`CountingDelays`), which every delivery
+//! feeds, count from their first sample, their chunk table inline.
 //!
 //! Not kept: the samples themselves, or delays of packets that are still in flight or dropped.
 
@@ -33,8 +43,15 @@ const LEN: usize = (29 << (SUB_BITS - 1)) + (1 << SUB_BITS);
 const CHUNK_BITS: u32 = SUB_BITS - 1;
 const CHUNK: usize = 1 << CHUNK_BITS;
 const CHUNKS: usize = LEN / CHUNK;
+/// `Table::chunks`' length: `CHUNKS` rounded up to a power of two, so that a sub-bucket's
+/// chunk is found by a shift and a mask, with no bounds test (the last is never used).
+const TABLE: usize = CHUNKS.next_power_of_two();
 /// Sub-buckets a distribution keeps as a sorted list before it takes chunks (8 bytes each).
 const FEW: usize = 32;
+/// Samples the log holds before they are counted (2 bytes each; the log grows by doubling
+/// from `LOG_FIRST` up to this).
+const LOG_MAX: usize = 256;
+const LOG_FIRST: usize = 4;
 /// Significant decimal digits kept: a quantile is within 10^-3 of its exact value.
 pub const SIGNIFICANT_DIGITS: u8 = 3;
 
@@ -59,15 +76,100 @@ fn range(i: usize) -> (u64, u64) {
 
 /// A streaming delay distribution, allocated at its first sample.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct Delays {
-    /// While at most `FEW` sub-buckets hold samples: (sub-bucket, count), by sub-bucket, and
-    /// `chunks` empty; then empty.
-    few: Vec<(u16, u32)>,
-    /// `CHUNKS` chunks of `CHUNK` counts, each allocated at its first sample.
-    chunks: Vec<Option<Box<[u32; CHUNK]>>>,
-    count: u64,
+    /// What `record` writes, in one 64-byte line (issue 28, branch scale9r: a flow's
+    /// distribution is a line of its own at each delivery; 112 bytes before, the counters
+    /// and the list and chunk table beside them, often two lines).
     sum_ns: u128,
+    /// Sub-buckets of the samples recorded, in arrival order, until there are `LOG_MAX`; then
+    /// empty (and its room given back), the samples counted in `table`.
+    log: Vec<u16>,
+    count: u64,
     max_ns: u64,
+    /// The samples counted, once the log has been full: every sample after those is counted
+    /// at once, as before the log (the bench scenarios' long flows: a log counted later
+    /// would cost each sample both).
+    table: Option<Box<Table>>,
+}
+
+/// Counts of samples by sub-bucket.
+#[derive(Clone, Debug, Default)]
+struct Table {
+    /// `CHUNKS` chunks of `CHUNK` counts, each allocated at its first sample; none while
+    /// `few` holds the counts.
+    chunks: [Option<Box<[u32; CHUNK]>>; TABLE],
+    /// While at most `FEW` sub-buckets hold samples (and `chunked` is false): (sub-bucket,
+    /// count), by sub-bucket; then empty.
+    few: Vec<(u16, u32)>,
+    chunked: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<Delays>() == 64);
+
+/// Sorts `v` (at most `LOG_MAX` values) by its low byte, then stably by its high byte, through
+/// `tmp` of the same length: a quarter of the instructions of `sort_unstable` on a flow's log
+/// of about a hundred samples (the report's quantiles at thousands of flows).
+fn radix_sort(v: &mut [u16], tmp: &mut [u16]) {
+    debug_assert!(v.len() <= LOG_MAX && tmp.len() == v.len());
+    // (counts below LOG_MAX fit in u16)
+    let (mut lo, mut hi) = ([0u16; 256], [0u16; 256]);
+    for &x in v.iter() {
+        lo[usize::from(x & 255)] += 1;
+        hi[usize::from(x >> 8)] += 1;
+    }
+    let starts = |counts: &mut [u16; 256]| {
+        let mut at = 0u16;
+        for c in counts.iter_mut() {
+            (*c, at) = (at, at + *c);
+        }
+    };
+    starts(&mut lo);
+    starts(&mut hi);
+    for &x in v.iter() {
+        let s = &mut lo[usize::from(x & 255)];
+        tmp[usize::from(*s)] = x;
+        *s += 1;
+    }
+    for &x in tmp.iter() {
+        let s = &mut hi[usize::from(x >> 8)];
+        v[usize::from(*s)] = x;
+        *s += 1;
+    }
+}
+
+/// A sorted vector of sub-buckets as (sub-bucket, samples in it), in order.
+struct Runs {
+    v: Vec<u16>,
+    at: usize,
+}
+
+impl Iterator for Runs {
+    type Item = (usize, u32);
+    fn next(&mut self) -> Option<(usize, u32)> {
+        let &i = self.v.get(self.at)?;
+        let n = self.v[self.at..].iter().take_while(|&&j| j == i).count();
+        self.at += n;
+        // (n <= LOG_MAX)
+        Some((usize::from(i), n as u32))
+    }
+}
+
+/// A distribution's sub-buckets that hold samples, in order: those of its table, or those of
+/// its log (a distribution holds samples in one of the two: `Delays::log`).
+enum Recorded<A> {
+    Counted(A),
+    Logged(Runs),
+}
+
+impl<A: Iterator<Item = (usize, u32)>> Iterator for Recorded<A> {
+    type Item = (usize, u32);
+    fn next(&mut self) -> Option<(usize, u32)> {
+        match self {
+            Recorded::Counted(a) => a.next(),
+            Recorded::Logged(b) => b.next(),
+        }
+    }
 }
 
 /// The summary of a distribution, in seconds.
@@ -90,42 +192,27 @@ pub struct Distribution {
     pub bins: Vec<(u64, u64)>,
 }
 
-impl Delays {
-    /// Summary and binned histogram, for a report.
-    pub fn distribution(&self) -> Distribution {
-        Distribution {
-            quantiles: self.quantiles(),
-            bins: self.bins(1.1),
-        }
-    }
-
-    /// Records one delay.
+impl Table {
+    /// Counts one sample in sub-bucket `i` (< `LEN`).
     #[inline]
-    pub fn record(&mut self, ns: u64) {
-        let i = index(ns.min(HIGH_NS - 1));
-        match self
-            .chunks
-            .get_mut(i >> CHUNK_BITS)
-            .and_then(Option::as_deref_mut)
-        {
+    fn add(&mut self, i: usize) {
+        // (i < LEN, so the mask changes nothing)
+        match self.chunks[(i >> CHUNK_BITS) & (TABLE - 1)].as_deref_mut() {
             Some(chunk) => {
                 let c = &mut chunk[i & (CHUNK - 1)];
                 *c = c.saturating_add(1);
             }
             None => self.first(i),
         }
-        self.count += 1;
-        self.sum_ns += u128::from(ns);
-        self.max_ns = self.max_ns.max(ns);
     }
 
     /// A sample in a chunk not allocated: counted in the list while the distribution has at
-    /// most `FEW` sub-buckets, else in its chunk, allocated now (and at the first, the chunk
-    /// table, which takes the list's counts).
+    /// most `FEW` sub-buckets, else in its chunk, allocated now (and the first time, the
+    /// chunks take the list's counts).
     #[cold]
     #[inline(never)]
     fn first(&mut self, i: usize) {
-        if self.chunks.is_empty() {
+        if !self.chunked {
             // (i < LEN < 2^16)
             match self.few.binary_search_by_key(&(i as u16), |&(j, _)| j) {
                 Ok(k) => {
@@ -139,7 +226,7 @@ impl Delays {
                 }
                 Err(_) => {}
             }
-            self.chunks.resize_with(CHUNKS, || None);
+            self.chunked = true;
             for (j, c) in std::mem::take(&mut self.few) {
                 self.chunk(usize::from(j))[usize::from(j) & (CHUNK - 1)] = c;
             }
@@ -148,14 +235,14 @@ impl Delays {
         *c = c.saturating_add(1);
     }
 
-    /// The chunk of sub-bucket `i`, allocated if it is not (the chunk table must be).
+    /// The chunk of sub-bucket `i`, allocated if it is not.
     fn chunk(&mut self, i: usize) -> &mut [u32; CHUNK] {
         self.chunks[i >> CHUNK_BITS].get_or_insert_with(|| Box::new([0u32; CHUNK]))
     }
 
     /// The sub-buckets that hold samples, in order: (index, count). Chunks never allocated
     /// are skipped whole.
-    fn recorded(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+    fn counted(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
         // (one of the two is empty)
         let few = self.few.iter().map(|&(j, c)| (usize::from(j), c));
         few.chain(
@@ -172,6 +259,159 @@ impl Delays {
                 }),
         )
     }
+}
+
+/// A distribution that counts every sample as it comes, its chunk table inline: no log and no
+/// box (issue 28, branch scale9r), for the few distributions every delivery feeds, which are
+/// long past a log's `LOG_MAX` samples (the code points', `World`'s `class_delays`): the same
+/// counts, quantiles and memory as `Delays` counting, and a pointer's load and test less a
+/// sample.
+#[derive(Clone, Debug, Default)]
+pub struct CountingDelays {
+    table: Table,
+    count: u64,
+    sum_ns: u128,
+    max_ns: u64,
+}
+
+impl CountingDelays {
+    /// Records one delay.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        self.table.add(index(ns.min(HIGH_NS - 1)));
+        self.count += 1;
+        self.sum_ns += u128::from(ns);
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    /// `Delays::quantiles`.
+    pub fn quantiles(&self) -> Option<Quantiles> {
+        quantiles_of(self.table.counted(), self.count, self.sum_ns, self.max_ns)
+    }
+}
+
+/// Count, mean, p50, p90, p99 and maximum of `count` samples summing to `sum_ns` whose
+/// largest is `max_ns`, in sub-buckets `recorded` (in order): `Delays::quantiles`' walk.
+fn quantiles_of(
+    recorded: impl Iterator<Item = (usize, u32)>,
+    count: u64,
+    sum_ns: u128,
+    max_ns: u64,
+) -> Option<Quantiles> {
+    if count == 0 {
+        return None;
+    }
+    let ranks = [0.5, 0.9, 0.99].map(|q| rank(q, count));
+    let mut at = [max_ns; 3];
+    let (mut k, mut seen) = (0, 0u64);
+    for (i, c) in recorded {
+        seen += u64::from(c);
+        // (the ranks do not decrease: a sub-bucket may hold more than one)
+        while k < ranks.len() && seen >= ranks[k] {
+            at[k] = range(i).1.min(max_ns);
+            k += 1;
+        }
+        if k == ranks.len() {
+            break;
+        }
+    }
+    Some(summary(at, count, sum_ns, max_ns))
+}
+
+/// The rank of quantile `q` (0 < q ≤ 1) among `count` > 0 samples: ⌈q·n⌉, at least 1.
+fn rank(q: f64, count: u64) -> u64 {
+    ((q * count as f64).ceil() as u64).clamp(1, count)
+}
+
+/// The summary with p50, p90 and p99 at `at`, ns, of `count` samples summing to `sum_ns`,
+/// the largest `max_ns`.
+fn summary(at: [u64; 3], count: u64, sum_ns: u128, max_ns: u64) -> Quantiles {
+    let s = |ns: u64| ns as f64 * 1e-9;
+    Quantiles {
+        count,
+        mean_s: sum_ns as f64 / count as f64 * 1e-9,
+        p50_s: s(at[0]),
+        p90_s: s(at[1]),
+        p99_s: s(at[2]),
+        max_s: max_ns as f64 * 1e-9,
+    }
+}
+
+impl Delays {
+    /// Summary and binned histogram, for a report.
+    pub fn distribution(&self) -> Distribution {
+        Distribution {
+            quantiles: self.quantiles(),
+            bins: self.bins(1.1),
+        }
+    }
+
+    /// Records one delay: its sub-bucket onto the log, or once the log has been full, counted.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        self.record_sample(ns);
+        self.count += 1;
+        self.sum_ns += u128::from(ns);
+    }
+
+    /// `record` without the count and the sum, for a distribution whose owner counts its
+    /// samples and sums them already (a flow's: `FlowStats::packets_delivered` and
+    /// `delay_sum_ns`, issue 28): its summary is then `quantiles_given`'s with those.
+    #[inline]
+    pub fn record_sample(&mut self, ns: u64) {
+        let i = index(ns.min(HIGH_NS - 1));
+        match self.table.as_deref_mut() {
+            Some(t) => t.add(i),
+            None if self.log.len() < self.log.capacity() => {
+                // (LEN < 2^16)
+                self.log.push(i as u16);
+            }
+            None => self.log_full(i),
+        }
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    /// `record`'s log at its capacity: grown (doubling, up to `LOG_MAX`) and sub-bucket `i`
+    /// logged, or else counted with `i`.
+    #[cold]
+    #[inline(never)]
+    fn log_full(&mut self, i: usize) {
+        let cap = self.log.capacity();
+        if cap < LOG_MAX {
+            self.log
+                .reserve_exact((2 * cap).clamp(LOG_FIRST, LOG_MAX) - cap);
+            self.log.push(i as u16);
+        } else {
+            self.settle();
+            if let Some(t) = self.table.as_deref_mut() {
+                t.add(i);
+            }
+        }
+    }
+
+    /// Counts the log's samples (into the chunks, or the list while it has room) and gives
+    /// the log back; from here on `record` counts.
+    fn settle(&mut self) {
+        let table = self.table.get_or_insert_with(Box::default);
+        for &i in &self.log {
+            table.add(usize::from(i));
+        }
+        self.log = Vec::new();
+    }
+
+    /// The sub-buckets that hold samples, in order: (index, count): the table's, or the
+    /// log's, sorted here (never both: the log is counted into the table and given back when
+    /// the table is made). Chunks never allocated are skipped whole.
+    fn recorded(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        match &self.table {
+            Some(t) => Recorded::Counted(t.counted()),
+            None => {
+                let mut v = self.log.clone();
+                v.sort_unstable();
+                Recorded::Logged(Runs { v, at: 0 })
+            }
+        }
+    }
 
     pub fn count(&self) -> u64 {
         self.count
@@ -184,7 +424,7 @@ impl Delays {
         if self.count == 0 {
             return None;
         }
-        let rank = self.rank(q);
+        let rank = rank(q, self.count);
         let mut seen = 0u64;
         for (i, c) in self.recorded() {
             seen += u64::from(c);
@@ -200,37 +440,32 @@ impl Delays {
     /// The three quantiles are `quantile_ns`'s, found in one walk over the counts instead of
     /// three (issue 28: the report's fixed cost, a walk of a few thousand counts per flow).
     pub fn quantiles(&self) -> Option<Quantiles> {
-        if self.count == 0 {
-            return None;
-        }
-        let ranks = [0.5, 0.9, 0.99].map(|q| self.rank(q));
-        let mut at = [self.max_ns; 3];
-        let (mut k, mut seen) = (0, 0u64);
-        for (i, c) in self.recorded() {
-            seen += u64::from(c);
-            // (the ranks do not decrease: a sub-bucket may hold more than one)
-            while k < ranks.len() && seen >= ranks[k] {
-                at[k] = range(i).1.min(self.max_ns);
-                k += 1;
-            }
-            if k == ranks.len() {
-                break;
-            }
-        }
-        let s = |ns: u64| ns as f64 * 1e-9;
-        Some(Quantiles {
-            count: self.count,
-            mean_s: self.sum_ns as f64 / self.count as f64 * 1e-9,
-            p50_s: s(at[0]),
-            p90_s: s(at[1]),
-            p99_s: s(at[2]),
-            max_s: self.max_ns as f64 * 1e-9,
-        })
+        self.quantiles_given(self.count, self.sum_ns)
     }
 
-    /// The rank of quantile `q` (0 < q ≤ 1) among `count` > 0 samples: ⌈q·n⌉, at least 1.
-    fn rank(&self, q: f64) -> u64 {
-        ((q * self.count as f64).ceil() as u64).clamp(1, self.count)
+    /// `quantiles` of a distribution recorded by `record_sample`, whose `count` samples sum
+    /// to `sum_ns`.
+    pub fn quantiles_given(&self, count: u64, sum_ns: u128) -> Option<Quantiles> {
+        if count == 0 {
+            return None;
+        }
+        if let Some(t) = &self.table {
+            // (the log is empty: `recorded`)
+            return quantiles_of(t.counted(), count, sum_ns, self.max_ns);
+        }
+        // every sample in the log (a flow that delivered fewer than `LOG_MAX` packets): the
+        // sample of rank r is the r-th of the sorted log, no walk
+        let (mut log, mut tmp) = ([0u16; LOG_MAX], [0u16; LOG_MAX]);
+        let n = self.log.len();
+        log[..n].copy_from_slice(&self.log);
+        radix_sort(&mut log[..n], &mut tmp[..n]);
+        let at = [0.5, 0.9, 0.99].map(|q| {
+            // (1 <= rank <= count = the log's length)
+            range(usize::from(log[rank(q, count) as usize - 1]))
+                .1
+                .min(self.max_ns)
+        });
+        Some(summary(at, count, sum_ns, self.max_ns))
     }
 
     /// The histogram as (upper bound of a bin, ns; samples in it), for the bins that hold
@@ -322,7 +557,10 @@ mod tests {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut listed = Delays::default();
         let mut chunked = Delays::default();
-        chunked.chunks.resize_with(CHUNKS, || None);
+        chunked.table = Some(Box::new(Table {
+            chunked: true,
+            ..Table::default()
+        }));
         for k in 0..400 {
             x ^= x << 13;
             x ^= x >> 7;
@@ -333,8 +571,11 @@ mod tests {
             } else {
                 1_000 + x % 1_000_000_000
             };
+            // (each sample counted at once, as without the log)
             listed.record(v);
+            listed.settle();
             chunked.record(v);
+            chunked.settle();
             assert_eq!(
                 listed.distribution(),
                 chunked.distribution(),
@@ -342,16 +583,165 @@ mod tests {
                 k + 1
             );
             // the list holds the first few sub-buckets without a chunk; never both
-            assert!(k >= 60 || listed.chunks.is_empty());
-            assert!(listed.chunks.is_empty() || listed.few.is_empty());
+            let c = listed.table.as_deref().unwrap();
+            let chunks = c.chunks.iter().flatten().count();
+            assert!(k >= 60 || chunks == 0);
+            assert!(chunks == 0 || c.few.is_empty());
         }
-        assert!(listed.few.is_empty() && !listed.chunks.is_empty());
+        let c = listed.table.as_deref().unwrap();
+        assert!(c.few.is_empty() && c.chunks.iter().flatten().count() > 0);
+    }
+
+    #[test]
+    fn the_log_gives_the_distribution_of_counting_each_sample_at_once() {
+        // the same samples recorded with the log and counted one by one (from the first):
+        // equal distributions, quantiles and counts at every size, through the log's growth,
+        // its counting into the short list, and the samples counted as they come after it
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut logged = Delays::default();
+        let mut counted = Delays::default();
+        for n in 1..=(3 * LOG_MAX as u64 + 77) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // repeats of a few values first (the list), then spread (the chunks), and some
+            // clamped at the top
+            let v = match n {
+                _ if n < 300 => 30_000_000 + (x % 5) * 40_000,
+                _ if n % 101 == 0 => 3 * HIGH_NS,
+                _ => 2_000 + x % (1 + n * 50_000),
+            };
+            logged.record(v);
+            counted.record(v);
+            counted.settle();
+            assert!(counted.log.is_empty());
+            // (a full log is counted when the next sample comes)
+            let n_logged = if n as usize <= LOG_MAX { n as usize } else { 0 };
+            assert_eq!(logged.log.len(), n_logged, "n {n}");
+            assert_eq!(logged.table.is_some(), n as usize > LOG_MAX, "n {n}");
+            // (samples in the log or in the table, never in both: `recorded`)
+            assert!(logged.table.is_none() || logged.log.is_empty());
+            if n < 40 || n % 61 == 0 || (n as usize).abs_diff(LOG_MAX) < 3 {
+                assert_eq!(logged.distribution(), counted.distribution(), "n {n}");
+                assert_eq!(
+                    logged.recorded().collect::<Vec<_>>(),
+                    counted.recorded().collect::<Vec<_>>(),
+                    "n {n}"
+                );
+                assert_eq!(logged.quantile_ns(0.37), counted.quantile_ns(0.37));
+            }
+        }
+        assert!(logged.log.capacity() <= LOG_MAX);
+        // a distribution that never filled its log holds neither list nor chunks
+        let mut few = Delays::default();
+        for k in 0..(LOG_MAX as u64 - 1) {
+            few.record(1_000 + k * 1_000_003);
+        }
+        assert!(few.table.is_none());
+        assert_eq!(few.quantiles().unwrap().count, LOG_MAX as u64 - 1);
+    }
+
+    #[test]
+    fn quantiles_of_the_log_alone_are_the_walks() {
+        // a log never counted (read by rank) against the same samples counted (walked)
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for n in 1..LOG_MAX as u64 {
+            let (mut logged, mut counted) = (Delays::default(), Delays::default());
+            for k in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let v = if k % 3 == 0 {
+                    7_000_000
+                } else {
+                    900 + x % (1 + k * 3_000_000)
+                };
+                logged.record(v);
+                counted.record(v);
+            }
+            counted.settle();
+            assert!(logged.table.is_none());
+            let c = counted.table.as_deref().unwrap();
+            assert!(!c.few.is_empty() || c.chunked);
+            assert_eq!(logged.quantiles(), counted.quantiles(), "{n} samples");
+        }
+    }
+
+    #[test]
+    fn the_radix_sort_sorts() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for n in [0, 1, 2, 3, 17, 100, LOG_MAX - 1, LOG_MAX] {
+            for spread in [3u64, 300, 70_000] {
+                let mut v: Vec<u16> = (0..n)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        (x % spread) as u16
+                    })
+                    .collect();
+                let mut want = v.clone();
+                want.sort_unstable();
+                let mut tmp = vec![0u16; n];
+                radix_sort(&mut v, &mut tmp);
+                assert_eq!(v, want, "{n} values below {spread}");
+            }
+        }
+    }
+
+    #[test]
+    fn samples_recorded_without_their_totals_give_the_same_quantiles_given_them() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let (mut full, mut bare) = (Delays::default(), Delays::default());
+        let mut sum = 0u128;
+        for n in 1..=(LOG_MAX as u64 + 300) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = 10_000 + x % 90_000_000;
+            full.record(v);
+            bare.record_sample(v);
+            sum += u128::from(v);
+            assert_eq!(bare.quantiles(), None, "no count of its own");
+            assert_eq!(full.quantiles(), bare.quantiles_given(n, sum), "n {n}");
+        }
+    }
+
+    #[test]
+    fn counting_as_samples_come_gives_the_logs_quantiles() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let (mut logged, mut counting) = (Delays::default(), CountingDelays::default());
+        assert_eq!(counting.quantiles(), None);
+        for n in 1..=(2 * LOG_MAX as u64) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = if n < 100 {
+                5_000_000 + x % 7
+            } else {
+                1_000 + x % 3_000_000_000
+            };
+            logged.record(v);
+            counting.record(v);
+            assert_eq!(logged.quantiles(), counting.quantiles(), "n {n}");
+        }
+        assert!(counting.table.chunked && logged.table.is_some());
+    }
+
+    #[test]
+    fn runs_count_equal_sub_buckets() {
+        let r: Vec<_> = Runs {
+            v: vec![0, 3, 3, 3, 9, 12, 12],
+            at: 0,
+        }
+        .collect();
+        assert_eq!(r, vec![(0, 1), (3, 3), (9, 1), (12, 2)]);
     }
 
     #[test]
     fn a_distribution_without_samples_allocates_nothing_and_has_no_quantiles() {
         let d = Delays::default();
-        assert!(d.chunks.is_empty());
+        assert!(d.table.is_none() && d.log.capacity() == 0);
         assert_eq!(d.quantiles(), None);
         assert!(d.bins(2.0).is_empty());
     }
@@ -408,8 +798,8 @@ mod tests {
         for k in 0..1000u64 {
             d.record(40_000_000 + k * 10_000); // 40 … 50 ms: within one power of two
         }
-        assert_eq!(d.chunks.len(), CHUNKS);
-        assert_eq!(d.chunks.iter().filter(|c| c.is_some()).count(), 1);
+        let chunks = &d.table.as_deref().unwrap().chunks;
+        assert_eq!(chunks.iter().filter(|c| c.is_some()).count(), 1);
         assert_eq!(d.recorded().map(|(_, c)| u64::from(c)).sum::<u64>(), 1000);
         assert!(d
             .recorded()

@@ -96,6 +96,10 @@ struct Entry {
     /// A hanging node's parent and the parent's port towards it (`NONE` for core nodes).
     parent: u32,
     down: u32,
+    /// For a leaf (a hanging node with nothing below it: a host behind its one link) in a
+    /// network of one component, `up`: the port of every packet it sends to another node,
+    /// answered without the destination's entry; `NONE` otherwise.
+    leaf_up: u32,
 }
 
 /// Forwarding tables for every node (`Default`: none, for a world that is done forwarding).
@@ -238,6 +242,9 @@ impl Tables {
         let mut node = number_subtrees(n, &parent, &up, &core_of, &comp_root);
         for ((e, &p), &d) in node.iter_mut().zip(&parent).zip(&down) {
             (e.parent, e.down) = (p, d);
+            if n_comp == 1 && e.up != NONE && e.hi == e.lo + 1 {
+                e.leaf_up = e.up;
+            }
         }
 
         // a column for every core node a destination hangs from
@@ -320,25 +327,50 @@ impl Tables {
     }
 
     /// `next_port` from the pruned trees, core columns and explicit routes.
+    ///
+    /// The cases in the order of their cost (issue 28, branch scale9r): a host (a leaf) sends
+    /// everything up without reading the destination's entry; a node whose child is the
+    /// destination (an access router and its host) answers from the destination's entry
+    /// alone; then as the module's documentation says. Entries are read in place, not copied.
     #[inline]
     fn lookup(&self, node: usize, dst: usize) -> u32 {
         if !self.overrides.is_empty() {
-            if let Some(p) = self.exception(node, dst) {
-                return p;
-            }
+            // (apart, so that the common path makes no call and saves no register)
+            return self.lookup_routed(node, dst);
         }
-        let u = self.node[node];
-        let d = self.node[dst];
+        self.lookup_tree(node, dst)
+    }
+
+    /// `lookup` with explicit routes: an exception's answer, else the trees' and columns'.
+    #[cold]
+    #[inline(never)]
+    fn lookup_routed(&self, node: usize, dst: usize) -> u32 {
+        match self.exception(node, dst) {
+            Some(p) => p,
+            None => self.lookup_tree(node, dst),
+        }
+    }
+
+    /// `lookup` without explicit routes.
+    #[inline]
+    fn lookup_tree(&self, node: usize, dst: usize) -> u32 {
+        let u = &self.node[node];
+        if u.leaf_up != NONE {
+            // (a leaf's subtree is itself; its network has one component)
+            return if node == dst { NO_ROUTE } else { u.leaf_up };
+        }
+        let d = &self.node[dst];
+        if d.parent as usize == node {
+            // (`NONE` is no node's index)
+            return d.down;
+        }
         if u.lo <= d.lo && d.lo < u.hi {
-            // below `node` (or `node` itself): down the child whose subtree holds it
-            // (the destination's entry, read above, holds the first step up from it: a host
-            // behind its access router is one step)
+            // below `node` (or `node` itself), not a child: down the child whose subtree
+            // holds it, found by walking up from its parent
             return if node == dst {
                 NO_ROUTE
-            } else if d.parent as usize == node {
-                d.down
             } else {
-                self.descend(node, dst)
+                self.descend(node, d.parent as usize)
             };
         }
         if u.comp != d.comp {
@@ -364,10 +396,10 @@ impl Tables {
             .map(|i| self.overrides[i].1)
     }
 
-    /// The port from `node` to its child on the way down to `dst`, which hangs below it.
+    /// The port from `node` to its child on the way down to `x`, which hangs below it or is
+    /// that child.
     #[inline]
-    fn descend(&self, node: usize, dst: usize) -> u32 {
-        let mut x = dst;
+    fn descend(&self, node: usize, mut x: usize) -> u32 {
         loop {
             let e = &self.node[x];
             let p = e.parent as usize;
@@ -476,6 +508,7 @@ fn number_subtrees(
         core: NONE,
         parent: NONE,
         down: NONE,
+        leaf_up: NONE,
     };
     let mut node = vec![blank; n];
     let mut next = 0u32;

@@ -4,7 +4,7 @@
 
 use crate::edge::conditioner::Conditioner;
 use crate::edge::csa::Csa;
-use crate::metrics::delay::Delays;
+use crate::metrics::delay::{CountingDelays, Delays};
 use crate::metrics::flow::FlowStats;
 use crate::metrics::series::{CodePointSeries, CountSeries, QueueSeries};
 use crate::metrics::trace::QueueTrace;
@@ -316,7 +316,7 @@ impl<'s> World<'s> {
             stop_reason: None,
             captures,
             flow_delays: vec![Delays::default(); n_flows],
-            class_delays: vec![Delays::default(); 64]
+            class_delays: vec![CountingDelays::default(); 64]
                 .into_boxed_slice()
                 .try_into()
                 .expect("64 code points"),

@@ -167,6 +167,7 @@ impl World<'_> {
             queue_delays,
             queue_traces,
             broken: broken_ports,
+            name: _,
         } = rows;
         broken.extend(broken_ports);
         // the packets in the pool are read no more: what the report keeps of it, and (given
@@ -364,7 +365,9 @@ impl World<'_> {
             dscp: fs.dscp,
             ..counter_fields(st, span, self.tfrc_fields(i, now, self.tcp_fields(i, span)))
         };
-        if let Some(q) = self.flow_delays[i].quantiles() {
+        // (recorded with `record_sample`: the flow's counters hold its count and sum)
+        if let Some(q) = self.flow_delays[i].quantiles_given(st.packets_delivered, st.delay_sum_ns)
+        {
             row.delay_p50_s = Some(q.p50_s);
             row.delay_p90_s = Some(q.p90_s);
             row.delay_p99_s = Some(q.p99_s);

@@ -295,3 +295,134 @@ fn every_answer_equals_the_dense_tables_on_random_networks() {
     // the cases exercise pruning, not only cores
     assert!(hanging > 10_000, "{hanging}");
 }
+
+/// `Tables::lookup` as it was before the leaf and child cases went first (main fe05b62),
+/// kept as a reference for the order of the cases (issue 28, branch scale9r).
+fn lookup_before(t: &Tables, node: usize, dst: usize) -> u32 {
+    if !t.overrides.is_empty() {
+        if let Some(p) = t.exception(node, dst) {
+            return p;
+        }
+    }
+    let u = t.node[node];
+    let d = t.node[dst];
+    if u.lo <= d.lo && d.lo < u.hi {
+        return if node == dst {
+            NO_ROUTE
+        } else if d.parent as usize == node {
+            d.down
+        } else {
+            let mut x = dst;
+            loop {
+                let e = &t.node[x];
+                if e.parent as usize == node {
+                    break e.down;
+                }
+                x = e.parent as usize;
+            }
+        };
+    }
+    if u.comp != d.comp {
+        return NO_ROUTE;
+    }
+    if u.up != NONE {
+        return u.up;
+    }
+    match t.col_of[d.core as usize] {
+        NONE => NO_ROUTE,
+        col => t.cols[col as usize * t.k + u.core as usize],
+    }
+}
+
+/// A generated access network: `cores` routers in a ring (or one), each with aggregation
+/// routers, each with access routers, each with hosts (random counts), sometimes a chain of
+/// routers down to a host, and sometimes a second network beside it; links shuffled.
+fn random_tree(rng: &mut Rng) -> (usize, Vec<(usize, usize)>) {
+    let cores = 1 + below(rng, 4);
+    let mut links: Vec<(usize, usize)> = Vec::new();
+    if cores > 2 {
+        links.extend((0..cores).map(|c| (c, (c + 1) % cores)));
+    } else if cores == 2 {
+        links.push((0, 1));
+    }
+    let mut n = cores;
+    let hang = |links: &mut Vec<(usize, usize)>, p: usize, n: &mut usize| {
+        links.push(if n.is_multiple_of(2) {
+            (p, *n)
+        } else {
+            (*n, p)
+        });
+        *n += 1;
+        *n - 1
+    };
+    for c in 0..cores {
+        for _ in 0..below(rng, 4) {
+            let agg = hang(&mut links, c, &mut n);
+            for _ in 0..below(rng, 5) {
+                let access = hang(&mut links, agg, &mut n);
+                for _ in 0..below(rng, 40) {
+                    hang(&mut links, access, &mut n);
+                }
+                if below(rng, 4) == 0 {
+                    let mut x = access;
+                    for _ in 0..1 + below(rng, 4) {
+                        x = hang(&mut links, x, &mut n);
+                    }
+                }
+            }
+        }
+    }
+    if below(rng, 5) == 0 {
+        // a separate piece: two nodes, or one alone
+        let first = n;
+        n += 1;
+        if below(rng, 2) == 0 {
+            hang(&mut links, first, &mut n);
+        }
+    }
+    for i in (1..links.len()).rev() {
+        links.swap(i, below(rng, i + 1));
+    }
+    (n, links)
+}
+
+#[test]
+fn every_lookup_equals_the_previous_order_of_cases() {
+    let mut rng = stream(28, "routing/leaves");
+    let (mut leaves, mut big) = (0, 0);
+    for case in 0..400 {
+        let (n, links) = if case % 2 == 0 {
+            random_tree(&mut rng)
+        } else {
+            random_network(&mut rng)
+        };
+        let mut paths = Vec::new();
+        for _ in 0..below(&mut rng, 3) {
+            let p = random_path(&mut rng, n, &links);
+            if p.len() >= 2 {
+                paths.push(p);
+            }
+        }
+        let routes: Vec<&[usize]> = paths.iter().map(Vec::as_slice).collect();
+        let some: Vec<usize> = (0..n).filter(|_| below(&mut rng, 3) > 0).collect();
+        let t = Tables::compute(n, &links, &routes, some.iter().copied()).unwrap();
+        leaves += t.node.iter().filter(|e| e.leaf_up != NONE).count();
+        big += usize::from(t.dense.is_empty());
+        for u in 0..n {
+            for d in 0..n {
+                let want = lookup_before(&t, u, d);
+                assert_eq!(
+                    t.lookup(u, d),
+                    want,
+                    "case {case}: {u} to {d}, links {links:?}"
+                );
+                if t.dense.is_empty() || some.contains(&d) {
+                    assert_eq!(t.next_port(u, d), want, "case {case}: {u} to {d}");
+                }
+            }
+        }
+    }
+    // the cases have hosts that take the leaf's case, and networks too large for the dense
+    // array, where `next_port` is `lookup`
+    assert!(leaves > 5_000 && big > 20, "{leaves} leaves, {big} large");
+}

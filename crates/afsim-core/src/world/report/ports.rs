@@ -25,6 +25,9 @@ pub(super) struct PortRows {
     pub(super) queue_delays: Vec<(String, crate::metrics::delay::Distribution)>,
     pub(super) queue_traces: Vec<(String, crate::metrics::trace::QueueTrace)>,
     pub(super) broken: Vec<String>,
+    /// Room for a port's name while it is made ("from->to"; issue 28, branch scale9r: a
+    /// `format!` and a string a port, 700 instructions, at 8,002 ports).
+    pub(super) name: String,
 }
 
 impl PortRows {
@@ -158,11 +161,11 @@ impl World<'_> {
         rev: bool,
     ) {
         let now = self.now;
-        let name: Arc<str> = format!(
-            "{}->{}",
-            node_names[p.from as usize], node_names[p.to as usize]
-        )
-        .into();
+        rows.name.clear();
+        rows.name.push_str(&node_names[p.from as usize]);
+        rows.name.push_str("->");
+        rows.name.push_str(&node_names[p.to as usize]);
+        let name: Arc<str> = Arc::from(rows.name.as_str());
         let mut broken = Vec::new();
         if rev {
             p.line = Default::default();
@@ -323,7 +326,8 @@ fn code_point_rows(
 ) -> Vec<CodePointRow> {
     use crate::net::dscp;
     let rows = p.by_cp.rows(p.cp_first, &p.stats);
-    let mut queued = vec![0u64; rows.len()];
+    // (a row per key, direction and code point: at most 2 × 64)
+    let mut queued = [0u64; 128];
     for id in p.queue.queued() {
         let pkt = pool.get(id);
         if let Some(i) = rows

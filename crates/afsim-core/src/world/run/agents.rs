@@ -27,8 +27,10 @@ impl World<'_> {
             f.delivered(self.now, size, created, self.warmup);
             let delay_ns = self.now.0 - created.0;
             // SAFETY: `flows[flow]` above was in bounds, and `flow_delays` has as many
-            // entries (both `n_flows`, made in `build.rs`, never resized)
-            unsafe { at_mut(&mut self.flow_delays, flow) }.record(delay_ns);
+            // entries (both `n_flows`, made in `build.rs`, never resized). (Its count and sum
+            // are the flow's `packets_delivered` and `delay_sum_ns`, just counted: the report
+            // reads them there, `World::flow_row`.)
+            unsafe { at_mut(&mut self.flow_delays, flow) }.record_sample(delay_ns);
             self.class_delays[usize::from(dscp & 63)].record(delay_ns);
         }
     }
