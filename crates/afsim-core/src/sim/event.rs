@@ -226,10 +226,11 @@ pub struct EventQueue {
     base: u64,
     /// Slot number of the first non-empty ring slot, `NONE` if the ring is empty.
     next: u64,
-    /// The far level (`far.rs`): the ring holds slot numbers `[base, ring_end)`, `ring_end` =
-    /// `base + span`; the events at or beyond `ring_end` are in `buckets` (bucket number `slot >> bshift`, the head of
+    /// The far level (`far.rs`): the ring holds slot numbers `[base, ring_end)`, `span` =
+    /// `ring_end - base`; the events at or beyond `ring_end` are in `buckets` (bucket number `slot >> bshift`, the head of
     /// an unsorted list of nodes, `NIL` when empty; `bucket_bits` its non-empty ones) or, beyond
     /// the buckets, in the heap `far`.
+    ring_end: u64,
     span: u64,
     bshift: u32,
     buckets: Box<[u32; BUCKETS]>,
@@ -302,6 +303,8 @@ impl EventQueue {
             shift: INITIAL_SHIFT,
             base: 0,
             next: NONE,
+            ring_end: ((1 << RING_BUCKETS_LOG2) - 1)
+                << (MIN_SLOTS.trailing_zeros() - RING_BUCKETS_LOG2),
             span: ((1 << RING_BUCKETS_LOG2) - 1)
                 << (MIN_SLOTS.trailing_zeros() - RING_BUCKETS_LOG2),
             bshift: MIN_SLOTS.trailing_zeros() - RING_BUCKETS_LOG2,
@@ -366,7 +369,11 @@ impl EventQueue {
     #[inline(never)]
     fn schedule_outside(&mut self, slot: u64, key: u128, event: Event) {
         if slot >= self.base {
-            self.schedule_far(slot, key, event);
+            if self.ring_end_moves_past(slot) {
+                self.insert_ring(slot, key, event);
+            } else {
+                self.schedule_far(slot, key, event);
+            }
         } else {
             self.insert_ring(self.base, key, event);
         }

@@ -4,9 +4,11 @@
 //! A bucket is `2^bshift` slots wide, a `RING_BUCKETS`-th of the ring (`bshift` =
 //! log2(ring size) - `RING_BUCKETS_LOG2`); bucket number `c` holds the events of slot numbers
 //! `c << bshift` to `((c + 1) << bshift) - 1`. The ring holds the slot numbers from `base` up
-//! to `ring_end` = `base + span`, the start of the bucket `RING_BUCKETS - 1` after `base`'s:
-//! every ring event is earlier than every far one, and `ring_end - base` is at most 7/8 of the
-//! ring (so no two slot numbers in the ring share a ring slot). Of the events at or beyond
+//! to `ring_end` = `base + span`, at most the start of the bucket `RING_BUCKETS - 1` after
+//! `base`'s (a refill moves `base` and leaves `ring_end`; it moves up when an event lands
+//! between it and that bound, or at a migration): every ring event is earlier than every far
+//! one, and `ring_end - base` is at most 7/8 of the ring (so no two slot numbers in the ring
+//! share a ring slot). Of the events at or beyond
 //! `ring_end`, those in the next `BUCKETS` buckets are pushed onto their bucket's list (a node
 //! of the pool, linked at the head: a few stores, where a heap push sifted up and its pop
 //! sifted down about twelve levels at a few thousand pending timers), later ones onto the
@@ -37,24 +39,46 @@ const RING_BUCKETS: u64 = 1 << RING_BUCKETS_LOG2;
 pub(super) const BUCKETS: usize = 256;
 
 impl EventQueue {
-    /// Moves `base` (and `ring_end` with it: the start of the bucket `RING_BUCKETS - 1` after
-    /// `base`'s).
+    /// Moves `base`, and `ring_end` with it to the start of the bucket `RING_BUCKETS - 1` after
+    /// `base`'s.
     #[inline(always)]
     pub(super) fn set_base(&mut self, base: u64) {
         self.base = base;
-        self.span = (((base >> self.bshift) + RING_BUCKETS - 1) << self.bshift) - base;
+        self.ring_end = ((base >> self.bshift) + RING_BUCKETS - 1) << self.bshift;
+        self.span = self.ring_end - base;
     }
 
+    /// Moves `base` forward, before `ring_end`, leaving `ring_end` where it is (a refill's
+    /// word: a sub and a store, where `set_base` takes three more). `ring_end` may then lag
+    /// behind `base`'s: the ring holds fewer slot numbers than it could, which is exact (every
+    /// far event is still at or beyond it); `schedule_outside` and `migrate` move it up.
     #[inline(always)]
-    fn ring_end(&self) -> u64 {
-        self.base + self.span
+    pub(super) fn advance_base(&mut self, base: u64) {
+        debug_assert!(base < self.ring_end);
+        self.base = base;
+        self.span = self.ring_end - base;
+    }
+
+    /// Whether `ring_end` lags behind the one for `base` and `slot` is before the latter:
+    /// then `ring_end` moves up and `slot` goes into the ring (no far event is before it:
+    /// `base` is before `migrate_at`, checked at each slot a refill takes).
+    #[inline(always)]
+    pub(super) fn ring_end_moves_past(&mut self, slot: u64) -> bool {
+        let end = ((self.base >> self.bshift) + RING_BUCKETS - 1) << self.bshift;
+        if slot < end {
+            debug_assert!(self.base < self.migrate_at);
+            self.set_base(self.base);
+            true
+        } else {
+            false
+        }
     }
 
     /// Files an event whose slot number is at or beyond `ring_end`: into its bucket, or beyond
     /// the buckets into the heap.
     #[inline(never)]
     pub(super) fn schedule_far(&mut self, slot: u64, key: u128, event: Event) {
-        debug_assert!(slot >= self.ring_end());
+        debug_assert!(slot >= self.ring_end);
         let c = slot >> self.bshift;
         let first = (self.base >> self.bshift) + RING_BUCKETS - 1;
         if c - first < BUCKETS as u64 {
@@ -99,7 +123,7 @@ impl EventQueue {
     #[inline(never)]
     pub(super) fn migrate(&mut self) {
         self.set_base(self.base);
-        let ring_end = self.ring_end();
+        let ring_end = self.ring_end;
         let limit = ring_end >> self.bshift;
         while self.bucket_min < limit {
             let c = self.bucket_min;

@@ -156,7 +156,7 @@ impl EventQueue {
             if last != tail {
                 // the slot keeps its later events and stays the first non-empty one
                 self.slot_mut(j)[0] = next;
-                self.set_base(slot);
+                self.advance_base(slot);
                 self.next = slot;
                 self.now = time_of(key);
                 self.clear_word(w, from & !bits);
@@ -165,7 +165,7 @@ impl EventQueue {
             *self.slot_mut(j) = [NIL, NIL];
             bits &= bits - 1;
             if taken == take || bits == 0 {
-                self.set_base(slot);
+                self.advance_base(slot);
                 self.now = time_of(key);
                 self.clear_word(w, from & !bits);
                 self.next = self.find_next(j);
