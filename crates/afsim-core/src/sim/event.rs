@@ -368,14 +368,8 @@ impl EventQueue {
     /// leaves first, exactly.
     #[inline(never)]
     fn schedule_outside(&mut self, slot: u64, key: u128, event: Event) {
-        if slot >= self.base {
-            if self.ring_end_moves_past(slot) {
-                self.insert_ring(slot, key, event);
-            } else {
-                self.schedule_far(slot, key, event);
-            }
-        } else {
-            self.insert_ring(self.base, key, event);
+        if !self.push_bucket(slot, key, event) {
+            self.schedule_rest(slot, key, event);
         }
     }
 

@@ -74,24 +74,42 @@ impl EventQueue {
         }
     }
 
-    /// Files an event whose slot number is at or beyond `ring_end`: into its bucket, or beyond
-    /// the buckets into the heap.
-    #[inline(never)]
-    pub(super) fn schedule_far(&mut self, slot: u64, key: u128, event: Event) {
-        debug_assert!(slot >= self.ring_end);
+    /// Files an event whose slot number is at or beyond `ring_end`'s bound for `base` (the
+    /// start of the bucket `RING_BUCKETS - 1` after `base`'s) into its bucket, if it is one of
+    /// the next `BUCKETS`; returns false (and files nothing) otherwise.
+    #[inline(always)]
+    pub(super) fn push_bucket(&mut self, slot: u64, key: u128, event: Event) -> bool {
         let c = slot >> self.bshift;
         let first = (self.base >> self.bshift) + RING_BUCKETS - 1;
-        if c - first < BUCKETS as u64 {
-            let n = self.alloc(key, event);
-            let b = c as usize & (BUCKETS - 1);
-            self.node_mut(n).next = self.buckets[b];
-            self.buckets[b] = n;
-            self.bucket_bits[b >> 6] |= 1 << (b & 63);
-            if c < self.bucket_min {
-                self.bucket_min = c;
-                self.update_migrate_at();
-            }
+        // (c < first, before the bound, wraps to a large difference)
+        if slot < self.base || c.wrapping_sub(first) >= BUCKETS as u64 {
+            return false;
+        }
+        debug_assert!(slot >= self.ring_end);
+        let n = self.alloc(key, event);
+        let b = c as usize & (BUCKETS - 1);
+        self.node_mut(n).next = self.buckets[b];
+        self.buckets[b] = n;
+        self.bucket_bits[b >> 6] |= 1 << (b & 63);
+        if c < self.bucket_min {
+            self.bucket_min = c;
+            self.update_migrate_at();
+        }
+        true
+    }
+
+    /// `schedule_outside` for what `push_bucket` does not take: an event before `base` into slot
+    /// `base` (see `schedule_outside`), one before `ring_end`'s bound into the ring (`ring_end`
+    /// lagged behind it), one beyond the buckets into the heap.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn schedule_rest(&mut self, slot: u64, key: u128, event: Event) {
+        if slot < self.base {
+            self.insert_ring(self.base, key, event);
+        } else if self.ring_end_moves_past(slot) {
+            self.insert_ring(slot, key, event);
         } else {
+            debug_assert!(slot >= self.ring_end);
             self.far.push(Entry { key, event });
             if slot < self.far_slot {
                 self.far_slot = slot;
