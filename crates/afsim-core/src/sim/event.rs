@@ -368,7 +368,9 @@ impl EventQueue {
     /// leaves first, exactly.
     #[inline(never)]
     fn schedule_outside(&mut self, slot: u64, key: u128, event: Event) {
-        if !self.push_bucket(slot, key, event) {
+        if slot < self.base {
+            self.insert_ring(self.base, key, event);
+        } else if !self.push_bucket(slot, key, event) {
             self.schedule_rest(slot, key, event);
         }
     }

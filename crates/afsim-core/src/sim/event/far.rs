@@ -74,7 +74,7 @@ impl EventQueue {
         }
     }
 
-    /// Files an event whose slot number is at or beyond `ring_end`'s bound for `base` (the
+    /// Files an event (not before `base`) whose slot number is at or beyond `ring_end`'s bound for `base` (the
     /// start of the bucket `RING_BUCKETS - 1` after `base`'s) into its bucket, if it is one of
     /// the next `BUCKETS`; returns false (and files nothing) otherwise.
     #[inline(always)]
@@ -82,7 +82,7 @@ impl EventQueue {
         let c = slot >> self.bshift;
         let first = (self.base >> self.bshift) + RING_BUCKETS - 1;
         // (c < first, before the bound, wraps to a large difference)
-        if slot < self.base || c.wrapping_sub(first) >= BUCKETS as u64 {
+        if c.wrapping_sub(first) >= BUCKETS as u64 {
             return false;
         }
         debug_assert!(slot >= self.ring_end);
@@ -98,15 +98,12 @@ impl EventQueue {
         true
     }
 
-    /// `schedule_outside` for what `push_bucket` does not take: an event before `base` into slot
-    /// `base` (see `schedule_outside`), one before `ring_end`'s bound into the ring (`ring_end`
-    /// lagged behind it), one beyond the buckets into the heap.
+    /// `schedule_outside` for what `push_bucket` does not take: an event before `ring_end`'s
+    /// bound into the ring (`ring_end` lagged behind it), one beyond the buckets into the heap.
     #[cold]
     #[inline(never)]
     pub(super) fn schedule_rest(&mut self, slot: u64, key: u128, event: Event) {
-        if slot < self.base {
-            self.insert_ring(self.base, key, event);
-        } else if self.ring_end_moves_past(slot) {
+        if self.ring_end_moves_past(slot) {
             self.insert_ring(slot, key, event);
         } else {
             debug_assert!(slot >= self.ring_end);
