@@ -1,5 +1,5 @@
-//! The event queue: a timing wheel whose slot width and size tune themselves, plus a heap for
-//! far events.
+//! The event queue: a timing wheel whose slot width and size tune themselves, coarse buckets
+//! and a heap for far events.
 //!
 //! Read this first: events scheduled for the same instant leave in the order they were
 //! scheduled (the sequence number breaks ties, first-in first-out), so a run is a pure function
@@ -12,19 +12,22 @@
 //!
 //! Every event has the key `(time << 64) | seq`, one `u128`, and the queue hands events out in
 //! increasing key order: the order of the binary heap on that key it replaced, exactly. The
-//! keys live in two places:
+//! keys live in three places:
 //!
 //! * a *ring* of `R` slots (a power of two), each `2^shift` ns wide. An event's slot number is
-//!   `time >> shift`; the ring holds the events whose slot number is in the *horizon*
-//!   `[base, base + R)`, where `base` is the slot number of the last event popped. Ring slot
+//!   `time >> shift`; the ring holds the events whose slot number is in `[base, ring_end)`,
+//!   within the *horizon* `[base, base + R)`, where `base` is the slot number of the last
+//!   event popped and `ring_end` a bucket boundary (below) 3/4 to 7/8 of `R` ahead. Ring slot
 //!   `slot % R` holds that slot's events as a singly linked list with head and tail indices;
 //!   nodes live in a pool with a free list. The first non-empty slot's list is always sorted
 //!   by key; a later slot's list is sorted unless its bit in `dirty` is set (below). A three-level bitmap of non-empty
 //!   slots (a bit per slot, per 64 slots, per 4096 slots) finds the next non-empty slot with at
 //!   most three `trailing_zeros`; `next` caches the first one, so `peek_time` is two loads;
-//! * a `BinaryHeap` (`far`) of the events beyond the horizon (on the bench dumbbells: the
-//!   retransmission timers). Whenever `base` advances, the heap's events that enter the
-//!   horizon move into the ring (`migrate`), so every heap event is later than every ring event.
+//! * the *far level* (`far.rs`, issue 28) for the events at or beyond `ring_end` (on the
+//!   dumbbells: the retransmission timers): `BUCKETS` coarse buckets, each an eighth of the ring
+//!   wide, of unsorted lists of pool nodes, and a `BinaryHeap` (`far`) beyond them. Whenever
+//!   `base` advances so that `ring_end` would pass a bucket or the heap's earliest event, they
+//!   move into the ring (`migrate`), so every far event is later than every ring event.
 //!
 //! This is a timing wheel (G. Varghese and T. Lauck, "Hashed and hierarchical timing wheels",
 //! SOSP 1987: scheme 4, timers beyond the wheel's range waiting in an overflow structure, here
@@ -51,7 +54,7 @@
 //! *Why it is exact.* The ring's events lie in `R` consecutive slot numbers, so each ring slot
 //! holds the events of one slot number only; the first non-empty one is sorted by the full key
 //! (a slot is sorted before it becomes the first); slot numbers are monotone in time, so the
-//! head of the first non-empty slot is the smallest key in the ring, and every heap key is
+//! head of the first non-empty slot is the smallest key in the ring, and every far key is
 //! larger still. So `pop` returns the minimum key, ties in scheduling order. Width
 //! and size decide only where an event is stored, never the order events leave in; the tests
 //! check the queue against a binary heap, step by step, over random schedules.
@@ -67,13 +70,13 @@
 //! scheduling to popping, is pending × spacing by Little's law), rounded to a power of two. It
 //! rebuilds (O(pending + R), so O(1) per pop of the window) when the width is off by 4× or
 //! more or the size by more than the band. The first window starts at the first pop (the time
-//! before it is no spacing). A rebuild whose horizon reaches further than the old one takes
-//! the heap's events in with one sort instead of a heap pop each. At 10⁶ pending re-armed
+//! before it is no spacing). A rebuild takes the far events out with one sort instead of a
+//! heap pop each, and re-files them. At 10⁶ pending re-armed
 //! timers the ring is at its largest (`MAX_SLOTS`) with about 16 events a slot: crowded
 //! slots, sorted once each. On the bench dumbbells (about 20 to 250 pending) `R` = 4096
 //! and the horizon is 1024 spacings, 8 ms (tcp-dumbbell-100) to 67 ms (tcp-dumbbell-10): only
-//! timers and arrivals over idle long-delay lines go to the heap, and such an event costs a
-//! heap push and pop, as before. No allocation in steady state: the pool, the heap and the
+//! timers and arrivals over idle long-delay lines go to the far level, and such an event costs a
+//! bucket's push and its move into the ring. No allocation in steady state: the pool, the heap and the
 //! rebuild and sort scratch stop growing at the largest number of pending events.
 //!
 //! *The front array (issue 25).* In front of the wheel, a sorted array holds up to `FRONT`
@@ -123,8 +126,12 @@ const W_MASK: usize = (MAX_SLOTS / 64) as usize - 1;
 const WINDOW: u64 = 4096;
 /// Slot width at least the mean event spacing / 2^SPREAD_LOG2 (a power of two, rounded down)…
 const SPREAD_LOG2: u32 = 2;
-/// …and at least what makes the horizon this many mean stays long (rounded up).
-const REACH: u64 = 4;
+/// …and at least what makes the horizon this many mean stays long (rounded up). (8 since the
+/// far level, issue 28: 4 before; a horizon twice as long keeps more of thousands of flows'
+/// timers in the ring, with fewer events a slot to walk than 16 or 32 would; chosen by the
+/// instructions of the scale dumbbell at 2,000 and 10,000 flows, docs/performance.md, "Ninth
+/// round (branch scale9e)"; the bench scenarios' slots are set by their spacing, unchanged.)
+const REACH: u64 = 8;
 /// List steps walked by out-of-order inserts into the first slot, per event pending (at least
 /// per `WINDOW`), beyond which the slots are narrowed.
 const WALK_BUDGET_PER_POP: u64 = 8;
@@ -219,10 +226,23 @@ pub struct EventQueue {
     base: u64,
     /// Slot number of the first non-empty ring slot, `NONE` if the ring is empty.
     next: u64,
-    /// The events whose slot number is beyond the horizon.
+    /// The far level (`far.rs`): the ring holds slot numbers `[base, ring_end)`, `span` =
+    /// `ring_end - base`; the events at or beyond `ring_end` are in `buckets` (bucket number `slot >> bshift`, the head of
+    /// an unsorted list of nodes, `NIL` when empty; `bucket_bits` its non-empty ones) or, beyond
+    /// the buckets, in the heap `far`.
+    ring_end: u64,
+    span: u64,
+    bshift: u32,
+    buckets: Box<[u32; BUCKETS]>,
+    bucket_bits: [u64; BUCKETS / 64],
+    /// The first non-empty bucket's number, `NONE` if none.
+    bucket_min: u64,
     far: BinaryHeap<Entry>,
     /// Slot number of `far`'s earliest event, `NONE` if `far` is empty.
     far_slot: u64,
+    /// The first `base` whose `ring_end` passes a far event (`NONE`: no far event): a refill
+    /// reaching it migrates.
+    migrate_at: u64,
     /// Events in the wheel (ring and heap), the front array's not counted.
     len: usize,
     seq: u64,
@@ -283,8 +303,17 @@ impl EventQueue {
             shift: INITIAL_SHIFT,
             base: 0,
             next: NONE,
+            ring_end: ((1 << RING_BUCKETS_LOG2) - 1)
+                << (MIN_SLOTS.trailing_zeros() - RING_BUCKETS_LOG2),
+            span: ((1 << RING_BUCKETS_LOG2) - 1)
+                << (MIN_SLOTS.trailing_zeros() - RING_BUCKETS_LOG2),
+            bshift: MIN_SLOTS.trailing_zeros() - RING_BUCKETS_LOG2,
+            buckets: Box::new([NIL; BUCKETS]),
+            bucket_bits: [0; BUCKETS / 64],
+            bucket_min: NONE,
             far: BinaryHeap::new(),
             far_slot: NONE,
+            migrate_at: NONE,
             len: 0,
             seq: 0,
             now: 0,
@@ -318,16 +347,31 @@ impl EventQueue {
         }
     }
 
-    /// Files an event in the wheel: the ring if its slot number is in the horizon, else the
-    /// heap (or, earlier than the horizon, the ring's first slot).
+    /// Files an event in the wheel: the ring if its slot number is in `[base, ring_end)`, else
+    /// the far level (`schedule_outside`).
     #[inline(always)]
     fn schedule_wheel(&mut self, key: u128, event: Event) {
         self.len += 1;
         let slot = time_of(key) >> self.shift;
-        if slot.wrapping_sub(self.base) <= self.mask {
+        if slot.wrapping_sub(self.base) < self.span {
             self.insert_ring(slot, key, event);
         } else {
             self.schedule_outside(slot, key, event);
+        }
+    }
+
+    /// `schedule` at or beyond `ring_end` (into the far level), or before `base`: into the
+    /// ring's first slot number, `base`. An event whose slot number is before `base` (earlier
+    /// than the last pop from the wheel: a front-array event going back, or a test harness
+    /// re-queueing) is earlier than every event in a later slot, and slot `base`'s list, when it
+    /// has events, is the first non-empty one, so sorted by key: filed there in key order it
+    /// leaves first, exactly.
+    #[inline(never)]
+    fn schedule_outside(&mut self, slot: u64, key: u128, event: Event) {
+        if slot < self.base {
+            self.insert_ring(self.base, key, event);
+        } else if !self.push_bucket(slot, key, event) {
+            self.schedule_rest(slot, key, event);
         }
     }
 
@@ -410,7 +454,7 @@ impl EventQueue {
             let head = self.slot(self.next as usize & self.mask as usize)[0];
             Some(SimTime(time_of(self.node(head).key)))
         } else {
-            self.far.peek().map(|e| SimTime(time_of(e.key)))
+            self.far_first().map(|key| SimTime(time_of(key)))
         }
     }
 
@@ -427,7 +471,14 @@ impl EventQueue {
     /// Links an event into the list of `slot`, which must be in the horizon.
     #[inline(always)]
     fn insert_ring(&mut self, slot: u64, key: u128, event: Event) {
-        let n = if self.free != NIL {
+        let n = self.alloc(key, event);
+        self.link(slot, n, key);
+    }
+
+    /// A node of the pool holding `key` and `event`, its `next` `NIL`.
+    #[inline(always)]
+    fn alloc(&mut self, key: u128, event: Event) -> u32 {
+        if self.free != NIL {
             let n = self.free;
             let node = self.node_mut(n);
             let next_free = node.next;
@@ -445,7 +496,13 @@ impl EventQueue {
                 next: NIL,
             });
             u32::try_from(self.nodes.len() - 1).expect("fewer than 2^32 pending events")
-        };
+        }
+    }
+
+    /// Links node `n` (key `key`, `next` `NIL`) into the list of `slot`, which must be in the
+    /// horizon.
+    #[inline(always)]
+    fn link(&mut self, slot: u64, n: u32, key: u128) {
         let i = slot as usize & self.mask as usize;
         let [head, tail] = *self.slot(i);
         if tail == NIL {
@@ -609,48 +666,6 @@ impl EventQueue {
         self.base + ((j as u64).wrapping_sub(i as u64) & self.mask)
     }
 
-    /// Moves the heap's events that are within the horizon into the ring.
-    #[cold]
-    #[inline(never)]
-    fn migrate(&mut self) {
-        while let Some(e) = self.far.peek() {
-            let slot = time_of(e.key) >> self.shift;
-            if slot - self.base > self.mask {
-                self.far_slot = slot;
-                return;
-            }
-            let e = self.far.pop().expect("peeked");
-            self.insert_ring(slot, e.key, e.event);
-        }
-        self.far_slot = NONE;
-    }
-
-    /// The ring is empty: moves the horizon to the heap's earliest event. The idle gap is left
-    /// out of the spacing measurement (it says nothing about how close events are).
-    #[cold]
-    #[inline(never)]
-    fn jump_to_far(&mut self) {
-        let t = time_of(self.far.peek().expect("far events").key);
-        self.window_start = self.window_start.saturating_add(t.saturating_sub(self.now));
-        self.base = self.far_slot;
-        self.migrate();
-    }
-
-    /// `schedule` beyond the horizon (into the heap), or before it: into the ring's first slot
-    /// number, `base`. An event whose slot number is before `base` (earlier than the last pop
-    /// from the wheel: a front-array event going back, or a test harness re-queueing) is earlier
-    /// than every event in a later slot, and slot `base`'s list, when it has events, is the
-    /// first non-empty one, so sorted by key: filed there in key order it leaves first, exactly.
-    #[inline(never)]
-    fn schedule_outside(&mut self, slot: u64, key: u128, event: Event) {
-        if slot >= self.base {
-            self.far.push(Entry { key, event });
-            self.far_slot = self.far_slot.min(slot);
-        } else {
-            self.insert_ring(self.base, key, event);
-        }
-    }
-
     /// End of a measurement window: re-derive the ring's size from the number of events pending,
     /// and the slot width from it and the mean spacing of the events popped in the window.
     #[cold]
@@ -692,9 +707,9 @@ impl EventQueue {
 
     /// Re-files every pending event (after those in `scratch`, which must be earlier) in a ring
     /// of `ring` slots `2^shift` ns wide, its horizon starting at the slot of `self.now`, which
-    /// no event may precede. O(pending + ring size), plus a sort of the unsorted slots and, if
-    /// the horizon grows, of the heap: the events are re-filed in key order, so every insert
-    /// appends (and every heap push is a leaf).
+    /// no event may precede. O(pending + ring size), plus a sort of the unsorted slots and of
+    /// the far events: the events are re-filed in key order, so every insert appends (and every
+    /// heap push is a leaf).
     fn rebuild(&mut self, shift: u32, ring: u64) {
         let first = self.base & self.mask;
         for k in 0..=self.mask {
@@ -714,17 +729,10 @@ impl EventQueue {
                 self.scratch[start..].sort_unstable_by_key(|e| e.key);
             }
         }
-        // A horizon reaching further takes in the heap's events at once: one sort of a vector
-        // instead of a heap pop each (a burst of timers before the first pop lands in the heap).
-        let old_end = u128::from(self.base + self.mask + 1) << self.shift;
-        let new_end = u128::from((self.now >> shift) + ring) << shift;
-        if new_end > old_end && !self.far.is_empty() {
-            let mut far = std::mem::take(&mut self.far).into_vec();
-            far.sort_unstable_by_key(|e| e.key);
-            self.scratch.extend_from_slice(&far);
-            far.clear();
-            self.far = BinaryHeap::from(far);
-        }
+        // The far events too (all later than the ring's), by one sort of a vector instead of a
+        // heap pop each (a burst of timers before the first pop lands in the heap); re-filed
+        // below into the ring, buckets or heap of the new geometry.
+        self.drain_far();
         debug_assert!(self.scratch.windows(2).all(|w| w[0].key < w[1].key));
         self.dirty[..(self.mask + 1) as usize / 64].fill(0);
         self.n_dirty = 0;
@@ -742,21 +750,20 @@ impl EventQueue {
         self.bits1.fill(0);
         self.bits2 = 0;
         self.shift = shift;
-        self.base = self.now >> shift;
+        self.bshift = ring.trailing_zeros() - RING_BUCKETS_LOG2;
+        self.set_base(self.now >> shift);
         self.next = NONE;
         let mut scratch = std::mem::take(&mut self.scratch);
         for e in scratch.drain(..) {
             // (an event earlier than `now`'s slot: into the first slot, as `schedule_outside`)
-            let slot = (time_of(e.key) >> shift).max(self.base);
-            if slot - self.base <= self.mask {
+            let slot = time_of(e.key) >> shift;
+            if slot.wrapping_sub(self.base) < self.span {
                 self.insert_ring(slot, e.key, e.event);
             } else {
-                self.far.push(e);
+                self.schedule_outside(slot, e.key, e.event);
             }
         }
         self.scratch = scratch;
-        self.far_slot = NONE;
-        self.migrate();
     }
 }
 
@@ -772,7 +779,9 @@ fn ring_for(pending: u64, size: u64) -> u64 {
     }
 }
 
+mod far;
 mod front;
+use far::{BUCKETS, RING_BUCKETS_LOG2};
 use front::PAD;
 #[cfg(test)]
 mod tests;

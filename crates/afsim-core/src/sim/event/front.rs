@@ -71,8 +71,8 @@ impl EventQueue {
             let head = self.slot(self.next as usize & self.mask as usize)[0];
             time_of(self.node(head).key)
         } else {
-            match self.far.peek() {
-                Some(e) => time_of(e.key),
+            match self.far_first() {
+                Some(key) => time_of(key),
                 None => return false,
             }
         };
@@ -117,9 +117,9 @@ impl EventQueue {
         // `bits` when the word's bits were last cleared: the slots emptied since are `from &
         // !bits`
         let mut from = bits;
-        // (far_slot > base + mask, or NONE: a slot's pop moves `base` to it, and the heap's
-        // events within the new horizon come in, from slot `far_slot - mask` on)
-        let mut migrate_from = self.far_slot.wrapping_sub(self.mask);
+        // (a slot's pop moves `base` to it, and from `migrate_at` on the far events before the
+        // new `ring_end` come in)
+        let mut migrate_from = self.migrate_at;
         let (mut k, mut taken) = (top, 0);
         loop {
             let pos = bits.trailing_zeros() as usize;
@@ -134,7 +134,7 @@ impl EventQueue {
                 from = bits;
                 self.base = slot;
                 self.migrate();
-                migrate_from = self.far_slot.wrapping_sub(self.mask);
+                migrate_from = self.migrate_at;
             }
             if self.n_dirty != 0 {
                 self.sort_if_dirty(j);
@@ -156,7 +156,7 @@ impl EventQueue {
             if last != tail {
                 // the slot keeps its later events and stays the first non-empty one
                 self.slot_mut(j)[0] = next;
-                self.base = slot;
+                self.advance_base(slot);
                 self.next = slot;
                 self.now = time_of(key);
                 self.clear_word(w, from & !bits);
@@ -165,7 +165,7 @@ impl EventQueue {
             *self.slot_mut(j) = [NIL, NIL];
             bits &= bits - 1;
             if taken == take || bits == 0 {
-                self.base = slot;
+                self.advance_base(slot);
                 self.now = time_of(key);
                 self.clear_word(w, from & !bits);
                 self.next = self.find_next(j);

@@ -473,3 +473,56 @@ fn refills_across_slots_words_and_the_heap_stay_exact() {
         p.drain();
     }
 }
+
+#[test]
+fn far_buckets_and_the_heap_stay_exact() {
+    // The far level (`far.rs`): events at and beyond `ring_end` go into buckets a fraction of
+    // the ring wide, `BUCKETS` of them, and beyond those into the heap; a bucket comes into the
+    // ring, unsorted, when `ring_end` is about to pass it. Schedules sized by the present
+    // geometry land just before and after `ring_end`, at and around bucket boundaries, in the
+    // last buckets and just past them (the heap), tied or not; re-armed timers as the TCP
+    // senders' (a few hundred ms ahead, thousands pending); gaps that empty the ring so that the
+    // horizon jumps to a bucket or the heap; pops of random lengths; against the binary heap.
+    for seed in 0..40 {
+        let mut rng = Rng::seeded(1700 + seed);
+        let mut p = Pair::new();
+        for _ in 0..WINDOW + rng.below(2 * WINDOW) {
+            p.schedule(p.now + 1 + rng.below([2, 20, 400][seed as usize % 3] * US));
+            p.pop();
+        }
+        for round in 0..300 {
+            let width = 1u64 << p.q.shift;
+            let bucket = width << p.q.bshift;
+            let ring_end = (p.q.base + p.q.span) * width;
+            let far_end = ring_end + BUCKETS as u64 * bucket;
+            for _ in 0..rng.below(40) {
+                let at = match rng.below(6) {
+                    0 => ring_end - rng.below(3 * width) + rng.below(6 * width),
+                    1 => ring_end + rng.below(8) * bucket + rng.below(3) * width,
+                    2 => ring_end + rng.below(BUCKETS as u64 * bucket),
+                    3 => far_end - bucket + rng.below(2 * bucket),
+                    4 => p.now + 200 * MS + rng.below(S),
+                    _ => p.now + rng.below(4 * width),
+                };
+                p.schedule(at.max(p.now));
+                if rng.chance(15) {
+                    p.schedule(at.max(p.now));
+                }
+            }
+            for _ in 0..1 + rng.below(60) {
+                p.pop();
+                if rng.chance(50) {
+                    // a re-armed timer
+                    p.schedule(p.now + 200 * MS + rng.below(S));
+                }
+            }
+            if round % 50 == 49 {
+                // empty the ring: the horizon jumps to the far level's earliest event
+                while p.q.next != NONE || p.q.front_len != 0 {
+                    p.pop();
+                }
+            }
+        }
+        p.drain();
+    }
+}
