@@ -75,9 +75,9 @@
 //! timers the ring is at its largest (`MAX_SLOTS`) with about 16 events a slot: crowded
 //! slots, sorted once each. On the bench dumbbells (about 20 to 250 pending) `R` = 4096
 //! and the horizon is 1024 spacings, 8 ms (tcp-dumbbell-100) to 67 ms (tcp-dumbbell-10): only
-//! timers and arrivals over idle long-delay lines go to the far level, and such an event costs a
-//! bucket's push and its move into the ring. No allocation in steady state: the pool, the heap and the
-//! rebuild and sort scratch stop growing at the largest number of pending events.
+//! timers and arrivals over idle long-delay lines go to the far level, and such an event costs
+//! a bucket's push and its move into the ring. No allocation in steady state: the pool, the
+//! heap and the rebuild and sort scratch stop growing at the largest number of pending events.
 //!
 //! *The front array (issue 25).* In front of the wheel, a sorted array holds up to `FRONT`
 //! (40) of the earliest events, in decreasing key order, so that a pop is its last entry and
@@ -227,9 +227,9 @@ pub struct EventQueue {
     /// Slot number of the first non-empty ring slot, `NONE` if the ring is empty.
     next: u64,
     /// The far level (`far.rs`): the ring holds slot numbers `[base, ring_end)`, `span` =
-    /// `ring_end - base`; the events at or beyond `ring_end` are in `buckets` (bucket number `slot >> bshift`, the head of
-    /// an unsorted list of nodes, `NIL` when empty; `bucket_bits` its non-empty ones) or, beyond
-    /// the buckets, in the heap `far`.
+    /// `ring_end - base`; the events at or beyond `ring_end` are in `buckets` (bucket number
+    /// `slot >> bshift`, the head of an unsorted list of nodes, `NIL` when empty; `bucket_bits`
+    /// its non-empty ones) or, beyond the buckets, in the heap `far`.
     ring_end: u64,
     span: u64,
     bshift: u32,

@@ -74,9 +74,9 @@ impl EventQueue {
         }
     }
 
-    /// Files an event (not before `base`) whose slot number is at or beyond `ring_end`'s bound for `base` (the
-    /// start of the bucket `RING_BUCKETS - 1` after `base`'s) into its bucket, if it is one of
-    /// the next `BUCKETS`; returns false (and files nothing) otherwise.
+    /// Files an event (not before `base`) whose slot number is at or beyond `ring_end`'s bound
+    /// for `base` (the start of the bucket `RING_BUCKETS - 1` after `base`'s) into its bucket,
+    /// if it is one of the next `BUCKETS`; returns false (and files nothing) otherwise.
     #[inline(always)]
     pub(super) fn push_bucket(&mut self, slot: u64, key: u128, event: Event) -> bool {
         let c = slot >> self.bshift;
