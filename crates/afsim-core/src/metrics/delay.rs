@@ -356,7 +356,9 @@ impl Delays {
 
     /// `record` without the count and the sum, for a distribution whose owner counts its
     /// samples and sums them already (a flow's: `FlowStats::packets_delivered` and
-    /// `delay_sum_ns`, issue 28): its summary is then `quantiles_given`'s with those.
+    /// `delay_sum_ns`, issue 28): its summary is then `quantiles_given`'s with those
+    /// (`count`, `quantiles`, `quantile_ns` and `bins` read the distribution's own count,
+    /// which stays 0: not for such a distribution).
     #[inline]
     pub fn record_sample(&mut self, ns: u64) {
         let i = index(ns.min(HIGH_NS - 1));
@@ -457,6 +459,11 @@ impl Delays {
         // sample of rank r is the r-th of the sorted log, no walk
         let (mut log, mut tmp) = ([0u16; LOG_MAX], [0u16; LOG_MAX]);
         let n = self.log.len();
+        // (the owner's count is of the same samples: `record_sample`'s contract)
+        debug_assert_eq!(
+            count, n as u64,
+            "quantiles_given: a count other than the samples'"
+        );
         log[..n].copy_from_slice(&self.log);
         radix_sort(&mut log[..n], &mut tmp[..n]);
         let at = [0.5, 0.9, 0.99].map(|q| {
