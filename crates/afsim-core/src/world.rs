@@ -89,7 +89,7 @@ pub struct Port {
     capture: u32,
     /// A `TxDone` event is scheduled at `busy_until`.
     tx_pending: bool,
-    /// `THROUGH_OK`, `THROUGH_SEEN`, `LOSSY`, `PASS_RIO` (below).
+    /// `THROUGH_OK`, `THROUGH_SEEN`, `LOSSY`, `PASS_RIO`, `LOOK_AHEAD` (below).
     flags: u8,
     /// The first drop-precedence level this port has seen (`LEVEL_NONE`: none yet). Its
     /// counters are not kept while the run goes on: they are the port's totals less the other
@@ -147,6 +147,14 @@ const LOSSY: u8 = 4;
 /// `Port::flags`: the queue is RIO: an arrival at an idle port with nothing queued is offered
 /// to it and, if accepted, goes straight onto the wire (`AnyQueue::pass_port`).
 const PASS_RIO: u8 = 8;
+/// `Port::flags`: the world looks ahead: a packet this port sends has its next stop found as it
+/// leaves, and what it will read there fetched meanwhile (`run::look_ahead`); its arrival takes
+/// it from there (`run::arrive`). Every port of a world has it or none: those of at least
+/// `LOOK_AHEAD_PORTS` ports (`World::build_looking_ahead`), whose per-flow state is out of the
+/// caches by a flow's next packet; a smaller world's state stays in them, and the look-ahead
+/// would only add instructions. A flag of the port's first line, tested with `LOSSY` at an
+/// arrival.
+const LOOK_AHEAD: u8 = 16;
 /// `Port::level` before the first packet.
 const LEVEL_NONE: u8 = 0xFF;
 /// `Port::level` once the per-level counters are kept in `stats.levels`.
@@ -161,6 +169,13 @@ const _: () = assert!(
 /// test double `AnyQueue::Leaky` makes the queue longer (`ports_and_link_specs_stay_small`).
 #[cfg(not(test))]
 const _: () = assert!(std::mem::size_of::<Port>() == 5 * 64);
+
+/// The look-ahead (`LOOK_AHEAD`) from this many ports on: about 500 flows of a dumbbell (four ports
+/// each), whose state a packet-hop reads (the ports' first two lines, the TCP sender's first six
+/// and the receiver's first two, the flow's counters: about 1.5 KiB a flow) outgrows the 1 MiB
+/// second-level cache of this project's machine (issue 28). A choice of speed only: the output
+/// is the same either way (a test runs both).
+pub(crate) const LOOK_AHEAD_PORTS: usize = 2048;
 
 /// What the `[[monitor]]`s of one port record.
 #[derive(Debug, Default)]

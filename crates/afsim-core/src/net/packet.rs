@@ -179,6 +179,14 @@ pub struct Packet {
     pub th: TransportHeader,
 }
 
+/// A packet's wire state (`Pool::wire_at`, `Pool::hop`): 16 bytes, four to a cache line.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+struct Wire {
+    at: SimTime,
+    hop: u32,
+}
+
 /// Owns every packet in flight.
 #[derive(Debug)]
 pub struct Pool {
@@ -189,8 +197,9 @@ pub struct Pool {
     /// simulator port's line, `world::line`; left as it was elsewhere): beside the packets, not
     /// in them (at 120 bytes a packet's copies are inline moves), and not in each port's line
     /// (a heap block a port, a cache miss on each transmission at thousands of flows; issue 28,
-    /// branch scale7). As long as `slots`.
-    wire_at: Vec<SimTime>,
+    /// branch scale7). With it, what the far end does with the packet (`Wire::hop`). As long
+    /// as `slots`.
+    wire: Vec<Wire>,
     /// Slots issued so far (ids `0..issued`).
     issued: u32,
     free: Vec<PacketId>,
@@ -201,7 +210,7 @@ impl Default for Pool {
     fn default() -> Self {
         Self {
             slots: vec![Packet::default()],
-            wire_at: vec![SimTime::ZERO],
+            wire: vec![Wire::default()],
             issued: 0,
             free: Vec::new(),
             live: 0,
@@ -228,7 +237,7 @@ impl Pool {
                 self.slots[id.index()] = p;
             } else {
                 self.slots.push(p);
-                self.wire_at.push(SimTime::ZERO);
+                self.wire.push(Wire::default());
             }
             id
         }
@@ -250,6 +259,12 @@ impl Pool {
         unsafe { self.slots.get_unchecked(id.index()) }
     }
 
+    /// Where packet `id` is kept, for a prefetch (issue 28). Only a hint: nothing is read.
+    #[inline(always)]
+    pub fn slot_hint(&self, id: PacketId) -> *const Packet {
+        self.slots.as_ptr().wrapping_add(id.index())
+    }
+
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         self.slot_mut(id)
@@ -265,22 +280,39 @@ impl Pool {
     /// The instant packet `id` reaches the far end of its wire (`set_wire_at`).
     #[inline(always)]
     pub fn wire_at(&self, id: PacketId) -> SimTime {
-        debug_assert!(
-            id.index() < self.wire_at.len(),
-            "{id:?} is not of this pool"
-        );
-        // SAFETY: as `get`: `wire_at` is as long as `slots` (pushed together).
-        unsafe { *self.wire_at.get_unchecked(id.index()) }
+        self.wire(id).at
     }
 
     #[inline(always)]
     pub fn set_wire_at(&mut self, id: PacketId, at: SimTime) {
-        debug_assert!(
-            id.index() < self.wire_at.len(),
-            "{id:?} is not of this pool"
-        );
+        self.wire_mut(id).at = at;
+    }
+
+    /// What the far end of packet `id`'s wire does with it, as `set_hop` left it: the caller's
+    /// code (the simulator's: its output port there, or a mark that the packet is delivered
+    /// there; `world::run`). Meaningless before the first `set_hop` of the packet's current wire.
+    #[inline(always)]
+    pub fn hop(&self, id: PacketId) -> u32 {
+        self.wire(id).hop
+    }
+
+    #[inline(always)]
+    pub fn set_hop(&mut self, id: PacketId, hop: u32) {
+        self.wire_mut(id).hop = hop;
+    }
+
+    #[inline(always)]
+    fn wire(&self, id: PacketId) -> &Wire {
+        debug_assert!(id.index() < self.wire.len(), "{id:?} is not of this pool");
+        // SAFETY: as `get`: `wire` is as long as `slots` (pushed together).
+        unsafe { self.wire.get_unchecked(id.index()) }
+    }
+
+    #[inline(always)]
+    fn wire_mut(&mut self, id: PacketId) -> &mut Wire {
+        debug_assert!(id.index() < self.wire.len(), "{id:?} is not of this pool");
         // SAFETY: as `get`.
-        unsafe { *self.wire_at.get_unchecked_mut(id.index()) = at }
+        unsafe { self.wire.get_unchecked_mut(id.index()) }
     }
 
     /// Packets allocated and not yet freed.

@@ -326,6 +326,27 @@ impl Tables {
         self.lookup(node, dst)
     }
 
+    /// Where `next_port(node, ·)` reads first, for a prefetch (issue 28): `node`'s entry, from
+    /// which a leaf answers. Only a hint: nothing is read.
+    #[inline(always)]
+    pub fn entry_hint(&self, node: usize) -> *const u8 {
+        self.node.as_ptr().wrapping_add(node).cast()
+    }
+
+    /// The port a leaf `node` sends every packet on (its `leaf_up`), if the tables answer so
+    /// (no dense array, no explicit route: `next_port` would then say the same for any other
+    /// destination); `NO_ROUTE` otherwise. For a prefetch of that port (issue 28).
+    #[inline(always)]
+    pub fn leaf_port(&self, node: usize) -> u32 {
+        if !self.dense.is_empty() || !self.overrides.is_empty() {
+            return NO_ROUTE;
+        }
+        match self.node.get(node) {
+            Some(e) if e.leaf_up != NONE => e.leaf_up,
+            _ => NO_ROUTE,
+        }
+    }
+
     /// `next_port` from the pruned trees, core columns and explicit routes.
     ///
     /// The cases in the order of their cost (issue 28, branch scale9r): a host (a leaf) sends

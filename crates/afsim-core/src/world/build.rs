@@ -28,6 +28,16 @@ use super::{CsaRun, CtlRun, Grid, Port, Watch, World};
 impl<'s> World<'s> {
     /// Builds the world a spec describes. Agents are started (their first timers armed) here.
     pub fn build(spec: &'s Spec) -> Result<World<'s>, SpecError> {
+        Self::build_looking_ahead(spec, None)
+    }
+
+    /// `build`, with the look-ahead (`LOOK_AHEAD`, `run`'s `World::look_ahead`) on or off as
+    /// `look_ahead` says, or by the world's size (`LOOK_AHEAD_PORTS`) if `None`: the tests run
+    /// worlds both ways.
+    pub(crate) fn build_looking_ahead(
+        spec: &'s Spec,
+        look_ahead: Option<bool>,
+    ) -> Result<World<'s>, SpecError> {
         spec.check()?;
         let seed = spec.seed;
         let node_name = |i: usize| spec.nodes[i].name.as_str();
@@ -278,6 +288,12 @@ impl<'s> World<'s> {
             *f = CountSeries::new(f.interval_ns, n_flows);
         }
 
+        let look_ahead = look_ahead.unwrap_or(ports.len() >= super::LOOK_AHEAD_PORTS);
+        if look_ahead {
+            for p in &mut ports {
+                p.flags |= super::LOOK_AHEAD;
+            }
+        }
         let mut world = World {
             now: SimTime::ZERO,
             events: EventQueue::new(),

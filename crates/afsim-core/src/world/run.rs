@@ -16,11 +16,12 @@ use crate::transport::AnyAgent;
 use super::unchecked::{at_mut, port_mut};
 /// `receive`'s `via` for packets an agent sent from the node itself.
 use super::watch::{watch_arrival, watch_departure};
-use super::{Port, Progress, RunError, StopReason, World, CONTROL, LOCAL};
-use super::{LOSSY, PASS_RIO, THROUGH_OK, THROUGH_SEEN};
+use super::{Port, Progress, RunError, StopReason, World, LOCAL};
+use super::{LOOK_AHEAD, LOSSY, PASS_RIO, THROUGH_OK, THROUGH_SEEN};
 
 mod agents;
 mod csa;
+mod look_ahead;
 
 impl World<'_> {
     /// Runs the event loop until a stop condition of the spec is met.
@@ -135,14 +136,22 @@ impl World<'_> {
                     self.events
                         .schedule(self.pool.wire_at(next), Event::Arrive { port });
                 }
-                // (the flag, in the port's first line, not the box's pointer, in its last)
-                if p.flags & LOSSY != 0 {
-                    if let Some((loss, lost)) = p.loss.as_deref_mut() {
-                        if loss.lose() {
-                            *lost += 1;
-                            self.drop_packet(id);
-                            return;
+                // (the flags, in the port's first line, not the box's pointer, in its last; one
+                // test for both)
+                if p.flags & (LOSSY | LOOK_AHEAD) != 0 {
+                    if p.flags & LOSSY != 0 {
+                        if let Some((loss, lost)) = p.loss.as_deref_mut() {
+                            if loss.lose() {
+                                *lost += 1;
+                                self.drop_packet(id);
+                                return;
+                            }
                         }
+                    }
+                    if p.flags & LOOK_AHEAD != 0 {
+                        let node = p.to;
+                        self.arrive::<O>(node, id, port);
+                        return;
                     }
                 }
                 let node = p.to;
@@ -172,7 +181,7 @@ impl World<'_> {
         p.tx_pending = false;
         if p.qlen > 0 {
             let (pool, events) = (&mut self.pool, &mut self.events);
-            if start_tx::<O>(
+            let sent = start_tx::<O>(
                 p,
                 port,
                 self.now,
@@ -180,45 +189,30 @@ impl World<'_> {
                 &self.colours,
                 events,
                 &mut self.captures,
-            ) {
-                self.hops += 1;
-            }
+            );
             if p.qlen > 0 {
                 p.tx_pending = true;
                 self.events
                     .schedule(p.busy_until, Event::TxDone { port: port as u32 });
             }
+            if let Some(id) = sent {
+                self.hops += 1;
+                if p.flags & LOOK_AHEAD != 0 {
+                    let to = p.to;
+                    self.look_ahead(to, id);
+                }
+            }
         }
     }
 
-    /// A packet is at `node`, arrived over port `via` (or sent there by an agent: `LOCAL`):
-    /// deliver it if this is its destination, else condition it and forward it.
+    /// A packet is at `node`, sent there by an agent (`via` is `LOCAL`) or, in a world that
+    /// does not look ahead, arrived over port `via`: deliver it if this is its destination,
+    /// else condition it and forward it.
     #[inline(always)]
     fn receive<const O: bool>(&mut self, node: u32, id: PacketId, via: u32) {
         let dst = self.pool.get(id).dst;
         if dst == node {
-            let pkt = *self.pool.get(id);
-            self.pool.free(id);
-            let flow = pkt.flow as usize;
-            self.count_delivery(flow, pkt.rev, pkt.size, pkt.created, pkt.dscp);
-            if pkt.dst_agent == CONTROL {
-                // a remote CSA's signal reaches its border router (Giacomazzi et al. §IV.A)
-                let alpha = f64::from_bits(pkt.th.ack);
-                self.announce_alpha(pkt.th.seq as usize, u32::from(pkt.th.src_port), alpha);
-                return;
-            }
-            // SAFETY: a packet's `dst_agent` other than `CONTROL` is the agent id `build.rs`
-            // gave its sender as the peer (see `call_agent`); agents are never removed
-            if let AnyAgent::Sink(sink) =
-                unsafe { at_mut(&mut self.agents, pkt.dst_agent as usize) }
-            {
-                // a sink sends nothing and reads one field (issue 25: no agent call); what the
-                // call would do after the hook is the completion test
-                sink.on_seq(pkt.th.seq);
-                self.note_completion(flow);
-                return;
-            }
-            self.call_agent::<O>(pkt.dst_agent, |a, ctx| a.on_packet(&pkt, ctx));
+            self.deliver::<O, false>(node, id);
             return;
         }
         // (most networks have no conditioner: one test, not a look at a per-port list)
@@ -402,6 +396,10 @@ impl World<'_> {
                     (size as u32, level),
                 );
                 self.hops += 1;
+                if p.flags & LOOK_AHEAD != 0 {
+                    let to = p.to;
+                    self.look_ahead(to, id);
+                }
             }
         } else {
             self.enqueue_queued::<O>(port, id, size, level, dscp);
@@ -452,7 +450,7 @@ impl World<'_> {
                 if !p.tx_pending {
                     if p.busy_until <= self.now {
                         let (pool, events) = (&mut self.pool, &mut self.events);
-                        if start_tx::<O>(
+                        if let Some(id) = start_tx::<O>(
                             p,
                             port,
                             self.now,
@@ -462,6 +460,10 @@ impl World<'_> {
                             &mut self.captures,
                         ) {
                             self.hops += 1;
+                            if p.flags & LOOK_AHEAD != 0 {
+                                let to = p.to;
+                                self.look_ahead(to, id);
+                            }
                         }
                     } else {
                         p.tx_pending = true;
@@ -623,8 +625,9 @@ impl World<'_> {
 }
 
 /// Moves the next packet of port `port` (`p`) onto the wire; the transmitter must be free.
-/// Returns whether a packet left (the caller counts the hop). It takes the world's fields it
-/// uses, not the world, so that its callers, which hold `p`, do not index `ports` again.
+/// Returns the packet that left, if one did (the caller counts the hop). It takes the world's
+/// fields it uses, not the world, so that its callers, which hold `p`, do not index `ports`
+/// again.
 #[inline(always)]
 fn start_tx<const O: bool>(
     p: &mut Port,
@@ -634,7 +637,7 @@ fn start_tx<const O: bool>(
     colours: &ColourTable,
     events: &mut EventQueue,
     captures: &mut [pcap::Writer],
-) -> bool {
+) -> Option<PacketId> {
     debug_assert!(p.busy_until <= now);
     if O {
         p.sample(now);
@@ -643,7 +646,7 @@ fn start_tx<const O: bool>(
         // (only after the test double `Leaky` lost packets)
         p.stats.shrank(now, u64::from(p.qlen));
         p.qlen = 0;
-        return false;
+        return None;
     };
     p.stats.shrank(now, 1);
     p.qlen -= 1;
@@ -655,7 +658,7 @@ fn start_tx<const O: bool>(
     transmit::<O>(p, port, now, pool, events, captures, id, known);
     // (here, not in `transmit`: the through path's drop-tail queue has nothing to be told)
     p.queue.tx_ends(p.busy_until);
-    true
+    Some(id)
 }
 
 /// Puts packet `id`, just taken from port `port`'s queue (`p`), on the wire: departure

@@ -1242,6 +1242,7 @@ fn a_monitored_queue_is_sampled_on_its_grid_and_the_run_is_unchanged() {
     );
 }
 
+mod look_ahead;
 mod monitor;
 
 /// What a network of 100,000 hosts multiplies by 400,000 (ports) or 200,000 (links) stays

@@ -43,3 +43,34 @@ pub(super) unsafe fn port_mut(ports: &mut [Port], port: usize) -> &mut Port {
     // SAFETY: the caller's (above).
     unsafe { ports.get_unchecked_mut(port) }
 }
+
+/// Asks the processor to bring the cache line of `p` into its caches (issue 28: a packet's
+/// next stop is known a wire's delay before it gets there; see `run`'s `World::look_ahead`).
+/// Only a hint: nothing is read, so any address is allowed; elsewhere than on x86-64 it does
+/// nothing.
+#[inline(always)]
+pub(super) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing and cannot fault, whatever the address
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// `prefetch` of every line of the `T` at `p` (one instruction a line: `T`'s size is a
+/// constant, the loop unrolled).
+#[inline(always)]
+pub(super) fn prefetch_object<T>(p: *const T) {
+    let (base, n) = (p.cast::<u8>(), std::mem::size_of::<T>());
+    let mut off = 0;
+    while off < n {
+        prefetch(base.wrapping_add(off));
+        off += 64;
+    }
+    if n % 64 != 0 && n > 64 {
+        // (an object not a whole number of lines may reach one more)
+        prefetch(base.wrapping_add(n - 1));
+    }
+}

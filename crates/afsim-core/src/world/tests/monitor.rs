@@ -4,7 +4,7 @@ use super::*;
 
 /// Two 1.5 Mb/s CBR sources metered at 1 Mb/s each into a 2.4 Mb/s RIO bottleneck (as
 /// `edge_marking_into_rio_protects_in_profile_packets`), 20 s.
-fn af_network() -> Spec {
+pub(super) fn af_network() -> Spec {
     use crate::edge::PerColourAction::Mark;
     use crate::net::dscp::{AF11, AF12};
     let mut flows = vec![];
@@ -37,7 +37,7 @@ fn af_network() -> Spec {
     s
 }
 
-fn watched(plain: &Spec) -> Spec {
+pub(super) fn watched(plain: &Spec) -> Spec {
     let mut s = plain.clone();
     let ms = SimDuration::from_millis;
     s.add_monitor(MonitorKind::Queue, "r1->r2", ms(10)).unwrap();
