@@ -4,15 +4,17 @@
 //! (source → sink) packets are the flow's data and define its throughput; reverse packets
 //! (ACKs) are counted apart.
 
+use crate::sim::lazy_timer::LazyTimer;
 use crate::sim::time::SimTime;
 
-/// A flow's counters, in two 64-byte lines (issue 28; docs/performance.md, "Tenth round"): at
-/// thousands of flows a flow's record is out of the caches when its next packet comes, and each
-/// line a packet touches is a miss. The first line is the source's side, what an agent call at
-/// the source writes (`packets_sent`, `bytes_sent`) and an ACK's delivery to it
-/// (`rev_delivered`), with the drops and the completion; the second the sink's side, what a
-/// data delivery writes (`delivered`) and the sink's ACK (`rev_sent`). (144 bytes at a 144-byte
-/// stride before: a record on three lines, both sides on each.) The offsets are checked below.
+/// A flow's counters, in three 64-byte lines (issue 28; docs/performance.md, "Tenth round"):
+/// at thousands of flows a flow's record is out of the caches when its next packet comes, and
+/// each line a packet touches is a miss. The first line is the source's side, what an agent
+/// call at the source writes (`packets_sent`, `bytes_sent`, the retransmission timer `retx`)
+/// and an ACK's delivery to it (`rev_delivered`), with the drops; the second the sink's side,
+/// what a data delivery writes (`delivered`) and the sink's ACK (`rev_sent`); the third the
+/// completion of a finite transfer. (144 bytes at a 144-byte stride before: a record on three
+/// lines, both sides on each.) The offsets are checked below.
 #[derive(Clone, Debug, Default, PartialEq)]
 #[repr(C, align(64))]
 pub struct FlowStats {
@@ -22,9 +24,10 @@ pub struct FlowStats {
     pub rev_delivered: u64,
     pub packets_dropped: u64,
     pub rev_dropped: u64,
-    pub completed_at: Option<SimTime>,
-    /// The source will send nothing more (a finite transfer).
-    pub source_done: bool,
+    /// Not a counter: the retransmission timer of the flow's TCP sender (`sim::lazy_timer`;
+    /// idle for other sources), here because the sender moves it on every ACK, whose delivery
+    /// writes this line, and the world answers its early events from it alone.
+    pub retx: LazyTimer,
     // ---- line 1: the sink's side
     pub packets_delivered: u64,
     pub bytes_delivered: u64,
@@ -38,20 +41,24 @@ pub struct FlowStats {
     pub rev_sent: u64,
     /// Sum of one-way delays of delivered forward packets, ns.
     pub delay_sum_ns: u128,
+    // ---- line 2: a finite transfer's end
+    pub completed_at: Option<SimTime>,
+    /// The source will send nothing more (a finite transfer).
+    pub source_done: bool,
 }
 
 const _: () = {
     use std::mem::{align_of, offset_of, size_of};
-    assert!(size_of::<FlowStats>() == 128 && align_of::<FlowStats>() == 64);
+    assert!(size_of::<FlowStats>() == 192 && align_of::<FlowStats>() == 64);
     // the source's side in the first line
     assert!(offset_of!(FlowStats, packets_sent) < 64 && offset_of!(FlowStats, bytes_sent) < 64);
     assert!(offset_of!(FlowStats, rev_delivered) < 64);
-    assert!(offset_of!(FlowStats, source_done) < 64);
-    assert!(offset_of!(FlowStats, completed_at) + size_of::<Option<SimTime>>() <= 64);
+    assert!(offset_of!(FlowStats, retx) + size_of::<LazyTimer>() == 64);
     // the sink's side in the second
     assert!(offset_of!(FlowStats, packets_delivered) == 64);
     assert!(offset_of!(FlowStats, rev_sent) >= 64);
     assert!(offset_of!(FlowStats, delay_sum_ns) == 112);
+    assert!(offset_of!(FlowStats, completed_at) == 128);
 };
 
 impl FlowStats {
