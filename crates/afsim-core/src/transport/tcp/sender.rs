@@ -38,7 +38,12 @@
 //!   the SACK scoreboard shows the receiver already has (RFC 6675 §5.1).
 //! - The retransmission timer is one engine timer, re-armed lazily: restarting it to a later
 //!   instant only moves a deadline; the pending event re-schedules itself when it finds the
-//!   deadline later than its own time. So a per-ACK restart costs no event.
+//!   deadline later than its own time. So a per-ACK restart costs no event. The timer's record
+//!   (deadline, the pending event's time, its token) is the flow's, `FlowStats::retx`
+//!   (`sim::lazy_timer`), reached through `Ctx::flow`: for a sender without a trace the world
+//!   answers such an early event, and the stale event of a timer stopped or armed anew, from
+//!   it without calling the sender (issue 28, at thousands of flows its state is out of the
+//!   caches), exactly as `on_timer` does.
 //! - Where the RFCs and ns-2.35 differ, the sender asks its preset (`Params::ns2_compat`), a
 //!   `preset::Preset` it holds: `rules!(self, decision(args))` at each decision point the
 //!   `preset::Rules` trait lists (recovery entry and window, partial ACK, ECN response and
