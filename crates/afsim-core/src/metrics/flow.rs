@@ -26,7 +26,7 @@ pub struct FlowStats {
     pub rev_dropped: u64,
     /// Not a counter: the retransmission timer of the flow's TCP sender (`sim::lazy_timer`;
     /// idle for other sources), here because the sender moves it on every ACK, whose delivery
-    /// writes this line, and the world answers its early events from it alone.
+    /// writes this line, and its early events are answered from it alone.
     pub retx: LazyTimer,
     // ---- line 1: the sink's side
     pub packets_delivered: u64,

@@ -5,9 +5,9 @@
 //! later instant only moves the deadline, and the pending engine event, when it fires before
 //! the deadline, schedules itself again at the deadline. Such an early event, or one whose
 //! token is no longer the timer's (a timer stopped or armed anew since), changes nothing of the
-//! sender; the world answers it from this record without calling the agent
-//! (`World::retx_timer_event`), so at thousands of flows the sender's state, out of the caches
-//! by then, is not loaded for it. The record is the flow's (`FlowStats::retx`, in the line the
+//! sender; the sender's hook answers it from this record before it reads anything of its own
+//! (`Sender::on_timer`), so at thousands of flows the sender's state, out of the caches by
+//! then, is not loaded for it. The record is the flow's (`FlowStats::retx`, in the line the
 //! source's side writes on every ACK), reached by the sender through `Ctx::flow`.
 
 use crate::sim::time::SimTime;
@@ -34,7 +34,7 @@ pub struct LazyTimer {
 
 const _: () = assert!(std::mem::size_of::<LazyTimer>() == 24);
 
-/// What the world does with a timer event (`LazyTimer::on_event`).
+/// What becomes of a timer event (`LazyTimer::on_event`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Early {
     /// Nothing: the event's token is not the timer's (the sender would ignore it).

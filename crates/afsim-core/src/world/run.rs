@@ -150,7 +150,9 @@ impl World<'_> {
             }
             Event::Wake { cond } => self.wake::<O>(cond as usize),
             Event::CsaTimer { csa, ctl } => self.csa_timer(csa as usize, ctl as usize),
-            Event::Timer { agent, token } => self.timer_event::<O>(agent, token),
+            Event::Timer { agent, token } => {
+                self.call_agent::<O>(agent, |a, ctx| a.on_timer(token, ctx))
+            }
             Event::Warmup => {
                 for (flow, g) in self.goodput_at_warmup.iter_mut().enumerate() {
                     if let AnyAgent::TcpReceiver(r) = &self.agents[2 * flow + 1] {

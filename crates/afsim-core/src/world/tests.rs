@@ -738,10 +738,10 @@ fn a_traced_tcp_flow_reports_its_cwnd_series_and_an_untraced_one_does_not() {
 }
 
 #[test]
-fn retransmission_events_answered_by_the_world_change_nothing() {
-    // The world answers an untraced sender's early and stale retransmission events itself
-    // (`World::timer_event`, `sim::lazy_timer`); a traced sender's go to its hook. With every
-    // sender traced the run takes the hook's path for all of them, untraced the world's: the
+fn retransmission_events_answered_from_the_flow_s_record_change_nothing() {
+    // An untraced sender answers its early and stale retransmission events from the flow's
+    // record of the timer (`sim::lazy_timer`), a traced one by its own state (`on_timer`). With
+    // every sender traced the run takes the second path for all of them, untraced the first: the
     // reports (traces stay out of the JSON) must be the same, with timeouts, so the timers
     // both restarted and expired, on a bottleneck of 10 packets shared by 30 flows started
     // together (ties between equal-time events).

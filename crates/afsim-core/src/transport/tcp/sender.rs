@@ -40,10 +40,10 @@
 //!   instant only moves a deadline; the pending event re-schedules itself when it finds the
 //!   deadline later than its own time. So a per-ACK restart costs no event. The timer's record
 //!   (deadline, the pending event's time, its token) is the flow's, `FlowStats::retx`
-//!   (`sim::lazy_timer`), reached through `Ctx::flow`: for a sender without a trace the world
+//!   (`sim::lazy_timer`), reached through `Ctx::flow`: for a sender without a trace `on_timer`
 //!   answers such an early event, and the stale event of a timer stopped or armed anew, from
-//!   it without calling the sender (issue 28, at thousands of flows its state is out of the
-//!   caches), exactly as `on_timer` does.
+//!   it before reading anything of the sender's (issue 28: at thousands of flows its state is
+//!   out of the caches).
 //! - Where the RFCs and ns-2.35 differ, the sender asks its preset (`Params::ns2_compat`), a
 //!   `preset::Preset` it holds: `rules!(self, decision(args))` at each decision point the
 //!   `preset::Rules` trait lists (recovery entry and window, partial ACK, ECN response and
@@ -64,6 +64,7 @@
 //! slow-start restart after idle (a bulk sender is never idle).
 
 use crate::net::packet::{Ecn, Packet};
+use crate::sim::lazy_timer::Early;
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::tcp::cc::Cc;
@@ -403,6 +404,18 @@ impl Sender {
     }
 
     pub fn on_timer(&mut self, token: u32, ctx: &mut Ctx) {
+        // An early or stale retransmission event, answered from the flow's record of the timer
+        // before anything of the sender is read (issue 28: at thousands of flows its state is
+        // out of the caches); `on_event` answers only for a sender without a trace, and does
+        // what the code below does then (the same event scheduled, the same time recorded).
+        match ctx.flow.retx.on_event(token, ctx.now) {
+            Early::Stale => return,
+            Early::Reschedule(at) => {
+                ctx.set_timer(at, token);
+                return;
+            }
+            Early::Call => {}
+        }
         if token == TOKEN_START {
             if self.phase == Phase::Waiting {
                 self.begin(ctx);
@@ -412,8 +425,8 @@ impl Sender {
         } else if token == rack::TOKEN_RACK {
             self.on_rack_timer(ctx);
         } else if !ctx.flow.retx.is_idle() && ctx.flow.retx.token == token {
-            // (the world handles these two cases itself for a sender without a trace,
-            // `sim::lazy_timer::LazyTimer::on_event`, which must stay what this does)
+            // (for a sender without a trace `on_event` above answers these two cases, and must
+            // stay what this does)
             let deadline = ctx.flow.retx.deadline;
             if deadline > ctx.now {
                 // restarted since this event was scheduled: wait for the new deadline

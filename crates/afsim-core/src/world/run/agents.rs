@@ -3,8 +3,6 @@
 
 use super::super::unchecked::{at, at_mut};
 use super::LOCAL;
-use crate::sim::event::Event;
-use crate::sim::lazy_timer::Early;
 use crate::sim::time::SimTime;
 use crate::transport::{AnyAgent, Ctx};
 use crate::world::World;
@@ -93,46 +91,5 @@ impl World<'_> {
             self.outbox.truncate(start);
         }
         self.note_completion(flow);
-    }
-
-    /// A timer event of `agent` with `token` fires now: the agent's hook, unless the flow's
-    /// retransmission timer answers it (`retx_timer_event`). (Not inlined into the event loop:
-    /// 0.065 timer events a packet-hop at 2,000 flows.)
-    #[inline(never)]
-    pub(super) fn timer_event<const O: bool>(&mut self, agent: u32, token: u32) {
-        if !self.retx_timer_event(agent, token) {
-            self.call_agent::<O>(agent, |a, ctx| a.on_timer(token, ctx))
-        }
-    }
-
-    /// A timer event of `agent` with `token` fires now: answers it from the flow's
-    /// retransmission timer (`FlowStats::retx`, `sim::lazy_timer`) when the agent is a TCP sender that would only
-    /// schedule it again at the timer's deadline or ignore it (`LazyTimer::on_event`), without
-    /// calling the agent; returns whether it did. Issue 28: at 2,000 flows about 62 % of the
-    /// senders' timer events are such (docs/performance.md, "Tenth round"), each a call that
-    /// loaded the sender's state.
-    ///
-    /// The same as the call: the sender's hook would schedule the same event at the same point
-    /// of the event order (`Ctx::set_timer`, `at` later than now) and record the same time in
-    /// the timer, send nothing and (no trace) record nothing; the call's completion test after
-    /// it finds the flow's counters as the last one left them (every change to them is followed
-    /// by one: `call_agent`, `drop_packet`, a sink's delivery).
-    #[inline(always)]
-    fn retx_timer_event(&mut self, agent: u32, token: u32) -> bool {
-        // a flow's source is its agent 2i (`build.rs`), the only one that arms this timer
-        if agent & 1 != 0 {
-            return false;
-        }
-        // SAFETY: `agent` is an agent id of the world's (`call_agent`), below
-        // `2 * spec.flows.len()`, and `flows` has at least `spec.flows.len()` entries
-        let t = &mut unsafe { at_mut(&mut self.flows, (agent >> 1) as usize) }.retx;
-        match t.on_event(token, self.now) {
-            Early::Stale => true,
-            Early::Reschedule(at) => {
-                self.events.schedule(at, Event::Timer { agent, token });
-                true
-            }
-            Early::Call => false,
-        }
     }
 }
