@@ -66,7 +66,7 @@ impl LazyTimer {
 
     /// Whether `token` is one of this timer's (any instance's).
     #[inline(always)]
-    pub fn is_retx_token(token: u32) -> bool {
+    pub const fn is_retx_token(token: u32) -> bool {
         token.wrapping_sub(1) < TOKENS_END - 1
     }
 

@@ -64,7 +64,7 @@
 //! slow-start restart after idle (a bulk sender is never idle).
 
 use crate::net::packet::{Ecn, Packet};
-use crate::sim::lazy_timer::Early;
+use crate::sim::lazy_timer::{Early, LazyTimer};
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::tcp::cc::Cc;
@@ -248,9 +248,9 @@ pub struct Sender {
 const _: () = {
     use std::mem::{offset_of, size_of};
     // the retransmission timer's tokens (`transport::retx`) are none of the other timers'
-    assert!(TOKEN_START == 0);
-    assert!(rack::TOKEN_RACK >= crate::sim::lazy_timer::TOKENS_END);
-    assert!(control::TOKEN_PACE >= crate::sim::lazy_timer::TOKENS_END);
+    assert!(!LazyTimer::is_retx_token(TOKEN_START));
+    assert!(!LazyTimer::is_retx_token(rack::TOKEN_RACK));
+    assert!(!LazyTimer::is_retx_token(control::TOKEN_PACE));
     assert!(offset_of!(Sender, phase) == 64);
     assert!(offset_of!(Sender, timeout_una) + size_of::<Option<u64>>() == 128);
     assert!(offset_of!(Sender, timing) == 128);
