@@ -30,6 +30,10 @@ pub struct Ctx<'a> {
     pub(crate) generated: &'a mut u64,
     /// The flow's code point (`FlowSpec::dscp`), stamped on its forward packets.
     pub(crate) dscp: u8,
+    /// Forward packets sent during this hook (the caller's count of data generated: counted
+    /// here, not as the difference of the flow's `packets_sent`, which a hook at the sink
+    /// would read from the source's line of `FlowStats` for nothing).
+    pub(crate) data_sent: u64,
 }
 
 impl Ctx<'_> {
@@ -48,6 +52,7 @@ impl Ctx<'_> {
             p.dscp = self.dscp;
             self.flow.packets_sent += 1;
             self.flow.bytes_sent += u64::from(p.size);
+            self.data_sent += 1;
         }
         let id = self.pool.alloc(p);
         self.outbox.push(id);

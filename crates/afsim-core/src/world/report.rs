@@ -544,8 +544,8 @@ fn counter_fields(st: &FlowStats, span_s: f64, rest: FlowRow) -> FlowRow {
         } else {
             0.0
         },
-        first_delivery_s: st.first_delivery.map(SimTime::as_secs_f64),
-        last_delivery_s: st.last_delivery.map(SimTime::as_secs_f64),
+        first_delivery_s: st.first_delivery().map(SimTime::as_secs_f64),
+        last_delivery_s: st.last_delivery().map(SimTime::as_secs_f64),
         completed: st.completed_at.is_some(),
         completion_time_s: st.completed_at.map(SimTime::as_secs_f64),
         mean_delay_s: (st.packets_delivered > 0)

@@ -737,6 +737,39 @@ fn a_traced_tcp_flow_reports_its_cwnd_series_and_an_untraced_one_does_not() {
     );
 }
 
+#[test]
+fn retransmission_events_answered_from_the_flow_s_record_change_nothing() {
+    // An untraced sender answers its early and stale retransmission events from the flow's
+    // record of the timer (`sim::lazy_timer`), a traced one by its own state (`on_timer`). With
+    // every sender traced the run takes the second path for all of them, untraced the first: the
+    // reports (traces stay out of the JSON) must be the same, with timeouts, so the timers
+    // both restarted and expired, on a bottleneck of 10 packets shared by 30 flows started
+    // together (ties between equal-time events).
+    use crate::transport::tcp::Params;
+    let run_with = |trace: bool| {
+        let flows = (0..30)
+            .map(|i| {
+                tcp(
+                    &format!("f{i}"),
+                    0,
+                    3,
+                    Params {
+                        trace,
+                        ..Params::default()
+                    },
+                )
+            })
+            .collect();
+        run_ok(&tcp_dumbbell(link(1, 2, 10_000_000, 20, 10), flows, 20))
+    };
+    let (quiet, traced) = (run_with(false), run_with(true));
+    assert_eq!(quiet.traces.len(), 0);
+    assert_eq!(traced.traces.len(), 30);
+    let timeouts: u64 = quiet.flows.iter().filter_map(|f| f.timeouts).sum();
+    assert!(timeouts > 30, "{timeouts} timeouts");
+    assert_eq!(quiet.to_json(), traced.to_json());
+}
+
 fn etb_conditioner(
     name: &str,
     node: usize,

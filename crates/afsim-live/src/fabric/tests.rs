@@ -109,7 +109,7 @@ fn one_packet_leaves_after_two_transmissions_and_two_delays_not_before() {
         "from the router side of b's link"
     );
     assert_eq!(f.flows[0].packets_delivered, 1);
-    assert_eq!(f.flows[0].last_delivery, Some(SimTime(due)));
+    assert_eq!(f.flows[0].last_delivery(), Some(SimTime(due)));
     assert_eq!(f.lateness.max_ns, 0);
 }
 
@@ -134,12 +134,12 @@ fn a_backlog_is_paced_at_the_link_rate_whatever_the_wake_up_pattern() {
         assert_eq!(delivered, expected, "at {now} ns");
     }
     assert_eq!(
-        f.flows[0].last_delivery,
+        f.flows[0].last_delivery(),
         Some(SimTime(201 * 800_000 + 10 * MS))
     );
     // the rate delivered at the far end is exactly the link's: 199 gaps of 800 µs
-    let first = f.flows[0].first_delivery.unwrap().0;
-    let last = f.flows[0].last_delivery.unwrap().0;
+    let first = f.flows[0].first_delivery().unwrap().0;
+    let last = f.flows[0].last_delivery().unwrap().0;
     assert_eq!(last - first, 199 * 800_000);
     assert!(f.lateness.max_ns < 3 * MS + 1);
     assert_eq!(f.lateness.count, 200);

@@ -38,7 +38,12 @@
 //!   the SACK scoreboard shows the receiver already has (RFC 6675 §5.1).
 //! - The retransmission timer is one engine timer, re-armed lazily: restarting it to a later
 //!   instant only moves a deadline; the pending event re-schedules itself when it finds the
-//!   deadline later than its own time. So a per-ACK restart costs no event.
+//!   deadline later than its own time. So a per-ACK restart costs no event. The timer's record
+//!   (deadline, the pending event's time, its token) is the flow's, `FlowStats::retx`
+//!   (`sim::lazy_timer`), reached through `Ctx::flow`: for a sender without a trace `on_timer`
+//!   answers such an early event, and the stale event of a timer stopped or armed anew, from
+//!   it before reading anything of the sender's (issue 28: at thousands of flows its state is
+//!   out of the caches).
 //! - Where the RFCs and ns-2.35 differ, the sender asks its preset (`Params::ns2_compat`), a
 //!   `preset::Preset` it holds: `rules!(self, decision(args))` at each decision point the
 //!   `preset::Rules` trait lists (recovery entry and window, partial ACK, ECN response and
@@ -59,6 +64,7 @@
 //! slow-start restart after idle (a bulk sender is never idle).
 
 use crate::net::packet::{Ecn, Packet};
+use crate::sim::lazy_timer::{Early, LazyTimer};
 use crate::sim::rng::Rng;
 use crate::sim::time::{SimDuration, SimTime};
 use crate::transport::tcp::cc::Cc;
@@ -147,18 +153,6 @@ enum Reduction {
     Timeout,
 }
 
-/// The retransmission timer (RFC 6298 §5).
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum RetxTimer {
-    Idle,
-    /// Expires at `deadline`; an engine event with `token` is pending at `event_at` ≤ deadline.
-    Armed {
-        deadline: SimTime,
-        event_at: SimTime,
-        token: u32,
-    },
-}
-
 /// ECN state of the connection (RFC 3168 §6.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum EcnState {
@@ -198,11 +192,17 @@ pub struct Sender {
     ssthresh: f64,
     /// Bytes sent by limited transmit in the current run of duplicate ACKs.
     lt_bytes: u64,
-    // ---- group 1
-    timer: RetxTimer,
+    // ---- group 1 (the retransmission timer is the flow's record, `FlowStats::retx`:
+    // `sim::lazy_timer`)
     phase: Phase,
     /// HighData at the last window reduction (RFC 6582 `recover`, RFC 6675 RecoveryPoint).
     recover: Option<u64>,
+    // (two fields of the cold part, in the 24 bytes the timer left)
+    /// Segments acknowledged in congestion avoidance towards the next one-segment increase
+    /// (`Params::byte_counting`; Linux `snd_cwnd_cnt`).
+    cwnd_cnt: f64,
+    /// SND.UNA at the last timeout: a segment resent by the timer does not cut ssthresh again.
+    timeout_una: Option<u64>,
     // ---- group 2
     timing: Option<Timing>,
     pub flow: u32,
@@ -240,11 +240,6 @@ pub struct Sender {
     cc: Cc,
     stats: SenderStats,
     // ---- the cold part
-    /// Segments acknowledged in congestion avoidance towards the next one-segment increase
-    /// (`Params::byte_counting`; Linux `snd_cwnd_cnt`).
-    cwnd_cnt: f64,
-    /// SND.UNA at the last timeout: a segment resent by the timer does not cut ssthresh again.
-    timeout_una: Option<u64>,
     rtt_m2: f64,
     p: Params,
 }
@@ -252,7 +247,12 @@ pub struct Sender {
 // The hot groups' offsets (the layout above; `repr(C)` keeps the order, these keep the sizes).
 const _: () = {
     use std::mem::{offset_of, size_of};
-    assert!(offset_of!(Sender, timer) == 64);
+    // the retransmission timer's tokens (`transport::retx`) are none of the other timers'
+    assert!(!LazyTimer::is_retx_token(TOKEN_START));
+    assert!(!LazyTimer::is_retx_token(rack::TOKEN_RACK));
+    assert!(!LazyTimer::is_retx_token(control::TOKEN_PACE));
+    assert!(offset_of!(Sender, phase) == 64);
+    assert!(offset_of!(Sender, timeout_una) + size_of::<Option<u64>>() == 128);
     assert!(offset_of!(Sender, timing) == 128);
     assert!(offset_of!(Sender, trace) == 184);
     assert!(offset_of!(Sender, rto) == 192);
@@ -311,7 +311,6 @@ impl Sender {
             reduction: Reduction::None,
             timeout_una: None,
             rto: Rto::new(&p, phase_ns),
-            timer: RetxTimer::Idle,
             next_token: TOKEN_START,
             timing: None,
             ecn: EcnState::Off,
@@ -405,6 +404,18 @@ impl Sender {
     }
 
     pub fn on_timer(&mut self, token: u32, ctx: &mut Ctx) {
+        // An early or stale retransmission event, answered from the flow's record of the timer
+        // before anything of the sender is read (issue 28: at thousands of flows its state is
+        // out of the caches); `on_event` answers only for a sender without a trace, and does
+        // what the code below does then (the same event scheduled, the same time recorded).
+        match ctx.flow.retx.on_event(token, ctx.now) {
+            Early::Stale => return,
+            Early::Reschedule(at) => {
+                ctx.set_timer(at, token);
+                return;
+            }
+            Early::Call => {}
+        }
         if token == TOKEN_START {
             if self.phase == Phase::Waiting {
                 self.begin(ctx);
@@ -413,23 +424,17 @@ impl Sender {
             self.on_pace_timer(ctx);
         } else if token == rack::TOKEN_RACK {
             self.on_rack_timer(ctx);
-        } else if let RetxTimer::Armed {
-            deadline, token: t, ..
-        } = self.timer
-        {
-            if t == token {
-                if deadline > ctx.now {
-                    // restarted since this event was scheduled: wait for the new deadline
-                    ctx.set_timer(deadline, t);
-                    self.timer = RetxTimer::Armed {
-                        deadline,
-                        event_at: deadline,
-                        token: t,
-                    };
-                } else {
-                    self.timer = RetxTimer::Idle;
-                    self.on_timeout(ctx);
-                }
+        } else if !ctx.flow.retx.is_idle() && ctx.flow.retx.token == token {
+            // (for a sender without a trace `on_event` above answers these two cases, and must
+            // stay what this does)
+            let deadline = ctx.flow.retx.deadline;
+            if deadline > ctx.now {
+                // restarted since this event was scheduled: wait for the new deadline
+                ctx.set_timer(deadline, token);
+                ctx.flow.retx.event_at = deadline;
+            } else {
+                ctx.flow.retx.stop();
+                self.on_timeout(ctx);
             }
         }
         self.record(ctx.now);
@@ -489,7 +494,7 @@ impl Sender {
     }
 
     fn established(&mut self, pkt: &Packet, sent_at: SimTime, retransmitted: bool, ctx: &mut Ctx) {
-        self.timer = RetxTimer::Idle;
+        ctx.flow.retx.stop();
         if retransmitted {
             // Karn: no sample from a retransmitted SYN; RFC 6298 §5.7: RTO ≥ 3 s for data
             self.rto.raise_base_to(SimDuration::from_secs(3));
@@ -730,7 +735,7 @@ impl Sender {
         } else if self.snd_una == self.snd_max && !rules!(self, timer_runs_when_idle()) {
             // RFC 6298 (5.2): all outstanding data acknowledged: stop the timer (a preset may
             // keep it)
-            self.timer = RetxTimer::Idle;
+            ctx.flow.retx.stop();
         } else if restart_timer || self.snd_una == self.snd_max {
             // RFC 6298 (5.3): new data acknowledged: restart the timer
             self.arm(ctx.now + self.rto.timeout(), ctx);

@@ -69,6 +69,7 @@ pub(crate) mod harness {
                     flow: &mut self.flow,
                     generated: &mut self.generated,
                     dscp: 0,
+                    data_sent: 0,
                 };
                 f(&mut ctx);
             }

@@ -73,6 +73,7 @@ impl Net {
             flow: &mut self.flow,
             generated: &mut self.generated,
             dscp: 0,
+            data_sent: 0,
         };
         hook(&mut self.sender, &mut self.receiver, &mut ctx);
         for id in std::mem::take(&mut self.outbox) {

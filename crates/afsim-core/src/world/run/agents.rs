@@ -62,7 +62,6 @@ impl World<'_> {
         // is ever resized
         let dscp = unsafe { *at(&self.flow_dscp, flow) };
         let f = unsafe { at_mut(&mut self.flows, flow) };
-        let sent_before = f.packets_sent;
         let start = self.outbox.len();
         let mut ctx = Ctx {
             now: self.now,
@@ -73,10 +72,11 @@ impl World<'_> {
             flow: f,
             generated: &mut self.generated,
             dscp,
+            data_sent: 0,
         };
         hook(ag, &mut ctx);
         // forward packets are the source's: data (and a SYN); the sink's ACKs are reverse
-        self.data_generated += ctx.flow.packets_sent - sent_before;
+        self.data_generated += ctx.data_sent;
         let end = self.outbox.len();
         if end > start {
             // SAFETY: `agents[a]` above was in bounds, and `agent_node` has an entry per agent

@@ -397,7 +397,7 @@ impl Sender {
         } else {
             SimDuration::from_secs(1)
         };
-        if let super::RetxTimer::Armed { deadline, .. } = self.timer {
+        if let Some(deadline) = ctx.flow.retx.deadline() {
             pto = pto.min(deadline.saturating_since(ctx.now));
         }
         self.rack_set_timer(ctx.now + pto, Fire::Probe, ctx);

@@ -1,7 +1,7 @@
 //! Sending: the window (go-back-N included), RFC 6675's SACK recovery (`NextSeg()`), ns-2's
 //! Sack1 recovery, and each data segment's flags and ECN field (`transmit`).
 
-use super::{EcnState, Phase, Recovery, RetxTimer, Sender, Timing};
+use super::{EcnState, Phase, Recovery, Sender, Timing};
 use crate::net::packet::{proto, Ecn, Packet, TransportHeader};
 use crate::transport::tcp::flags;
 use crate::transport::tcp::sack::{Marks, NextSeg};
@@ -222,7 +222,7 @@ impl Sender {
             }
         }
         // RFC 6298 (5.1): a data segment sent while the timer is off starts it
-        if self.timer == RetxTimer::Idle {
+        if ctx.flow.retx.is_idle() {
             self.arm(ctx.now + self.rto.timeout(), ctx);
         }
     }

@@ -21,14 +21,6 @@ impl Sender {
     pub(crate) fn srtt(&self) -> SimDuration {
         self.rto.srtt_fine()
     }
-
-    /// When the retransmission timer expires, if it runs.
-    pub(crate) fn timer_deadline(&self) -> Option<SimTime> {
-        match self.timer {
-            RetxTimer::Armed { deadline, .. } => Some(deadline),
-            RetxTimer::Idle => None,
-        }
-    }
 }
 
 /// A sender on a test host. Time moves only when a test says so (`sustain`'s tests use
@@ -40,6 +32,11 @@ pub(crate) struct Fx {
 }
 
 impl Fx {
+    /// When the retransmission timer expires, if it runs (the flow's record, `FlowStats::retx`).
+    pub(crate) fn timer_deadline(&self) -> Option<SimTime> {
+        self.h.flow.retx.deadline()
+    }
+
     /// Started at t = 0: returns the fixture and the initial window it sent.
     pub(crate) fn started(p: Params) -> (Fx, Vec<Packet>) {
         let mut s = Sender::new(0, 0, 1, 1, &p, crate::sim::rng::stream(1, "s"));
@@ -352,17 +349,17 @@ fn only_the_first_partial_ack_restarts_the_retransmission_timer() {
     let (mut fx, _) = Fx::with_window(newreno(), 10, 20.0);
     fx.at(100).dupacks(0, 3);
     fx.at(200).ack(3);
-    let first = fx.s.timer_deadline().unwrap();
+    let first = fx.timer_deadline().unwrap();
     assert_eq!(first, at_ms(200) + fx.s.rto());
     fx.at(300).ack(6);
     assert_eq!(
-        fx.s.timer_deadline().unwrap(),
+        fx.timer_deadline().unwrap(),
         first,
         "RFC 6582: impatient variant"
     );
     fx.at(400).ack(10);
     assert_eq!(
-        fx.s.timer_deadline().unwrap(),
+        fx.timer_deadline().unwrap(),
         at_ms(400) + fx.s.rto(),
         "a full ACK restarts it"
     );
@@ -478,11 +475,11 @@ fn acknowledging_everything_stops_the_timer() {
         ..Params::default()
     };
     let (mut fx, _) = Fx::started(p);
-    assert!(fx.s.timer_deadline().is_some(), "RFC 6298 (5.1)");
+    assert!(fx.timer_deadline().is_some(), "RFC 6298 (5.1)");
     fx.at(100).ack(1);
-    assert!(fx.s.timer_deadline().is_some());
+    assert!(fx.timer_deadline().is_some());
     fx.at(200).ack(3);
-    assert_eq!(fx.s.timer_deadline(), None, "RFC 6298 (5.2)");
+    assert_eq!(fx.timer_deadline(), None, "RFC 6298 (5.2)");
 }
 
 // ------------------------------------------------------------ ECN
@@ -955,9 +952,9 @@ fn ns2_an_ecn_echo_at_one_segment_keeps_the_timer_and_its_expiry_restarts_the_se
     assert_eq!(segs(&fx.at(100).ack(1)), vec![1]);
     assert!(fx.at(200).ack_with(2, flags::ECE, &[]).is_empty());
     assert_eq!(fx.cwnd(), 0.5);
-    let deadline =
-        fx.s.timer_deadline()
-            .expect("ns-2 newtimer: kept while cwnd < 1");
+    let deadline = fx
+        .timer_deadline()
+        .expect("ns-2 newtimer: kept while cwnd < 1");
     assert_eq!(deadline, at_ms(200) + fx.s.rto());
     let rto = fx.s.rto();
     assert_eq!(

@@ -1,7 +1,8 @@
 //! The retransmission timer (one engine timer, re-armed lazily: see `Sender`'s header), RTT
 //! samples (RFC 6298, Karn), the end of a transfer and the trace.
 
-use super::{Phase, RetxTimer, Sender};
+use super::{Phase, Sender};
+use crate::sim::lazy_timer::{LazyTimer, TOKENS_END};
 use crate::sim::time::SimTime;
 use crate::transport::tcp::trace::Point;
 use crate::transport::Ctx;
@@ -13,13 +14,11 @@ impl Sender {
     /// event, a store; only a timer with no event at or before `deadline` pends a new one.)
     #[inline(always)]
     pub(super) fn arm(&mut self, deadline: SimTime, ctx: &mut Ctx) {
-        match &mut self.timer {
-            RetxTimer::Armed {
-                deadline: d,
-                event_at,
-                ..
-            } if *event_at <= deadline => *d = deadline,
-            _ => self.arm_event(deadline, ctx),
+        let t = &mut ctx.flow.retx;
+        if !t.is_idle() && t.event_at <= deadline {
+            t.deadline = deadline;
+        } else {
+            self.arm_event(deadline, ctx);
         }
     }
 
@@ -29,15 +28,16 @@ impl Sender {
     fn arm_event(&mut self, deadline: SimTime, ctx: &mut Ctx) {
         // 1, 2, ... wrapping, never the start or the pacing token
         self.next_token = self.next_token.wrapping_add(1).max(1);
-        if self.next_token >= super::rack::TOKEN_RACK {
+        if self.next_token >= TOKENS_END {
             self.next_token = 1;
         }
         let token = self.next_token;
         ctx.set_timer(deadline, token);
-        self.timer = RetxTimer::Armed {
+        ctx.flow.retx = LazyTimer {
             deadline,
             event_at: deadline,
             token,
+            lazy: self.trace.is_none(),
         };
     }
 
@@ -59,7 +59,7 @@ impl Sender {
 
     pub(super) fn complete(&mut self, ctx: &mut Ctx) {
         self.phase = Phase::Complete;
-        self.timer = RetxTimer::Idle;
+        ctx.flow.retx.stop();
         self.stats.completion_time_s = Some(ctx.now.as_secs_f64());
         ctx.source_done();
         ctx.transfer_complete();

@@ -170,15 +170,15 @@ fn the_heads_retransmission_restarts_the_retransmission_timer() {
     // Linux `tcp_xmit_retransmit_queue`: resending the first unacknowledged segment restarts
     // the RTO (RFC 6298 (5.1) would leave the timer armed at t = 0 for the first segment)
     let mut fx = reordered();
-    let armed_at_start = fx.s.timer_deadline().expect("armed by segment 0");
+    let armed_at_start = fx.timer_deadline().expect("armed by segment 0");
     assert_eq!(armed_at_start, at_ms(0) + fx.s.rto());
     let out = timers_until(&mut fx, at_ms(125));
     assert_eq!(segs(&out)[0], 0, "segment 0 resent at 125 ms");
-    assert_eq!(fx.s.timer_deadline(), Some(at_ms(125) + fx.s.rto()));
+    assert_eq!(fx.timer_deadline(), Some(at_ms(125) + fx.s.rto()));
     // a retransmission of a later segment does not move it
     let out = fx.at(200).ack_with(0, 0, &[sack(1, 2), sack(3, 4)]);
     assert!(segs(&out).iter().all(|&k| k != 0), "{:?}", segs(&out));
-    assert_eq!(fx.s.timer_deadline(), Some(at_ms(125) + fx.s.rto()));
+    assert_eq!(fx.timer_deadline(), Some(at_ms(125) + fx.s.rto()));
 }
 
 #[test]
