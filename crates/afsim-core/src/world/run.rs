@@ -150,7 +150,7 @@ impl World<'_> {
                     }
                     if p.flags & LOOK_AHEAD != 0 {
                         let node = p.to;
-                        self.arrive::<O>(node, id, port);
+                        self.arrive::<O>(node, id, port, next);
                         return;
                     }
                 }

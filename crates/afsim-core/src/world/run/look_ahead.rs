@@ -27,8 +27,23 @@ impl World<'_> {
     /// `look_ahead` found when it was sent (`Pool::hop`: the same answers as `receive`'s, found
     /// a wire's delay earlier, so that what they lead to was fetched meanwhile; issue 28).
     #[inline(never)]
-    pub(super) fn arrive<const O: bool>(&mut self, node: u32, id: PacketId, via: u32) {
+    pub(super) fn arrive<const O: bool>(
+        &mut self,
+        node: u32,
+        id: PacketId,
+        via: u32,
+        next: Option<PacketId>,
+    ) {
         let hop = self.pool.hop(id);
+        if let Some(next) = next {
+            // the next packet on this wire arrives a transmission time from now (a busy
+            // link's): its slot and its next port, whose wait would come first then
+            prefetch_object(self.pool.slot_hint(next));
+            let h = self.pool.hop(next);
+            if h < HOP_DELIVER {
+                prefetch_port(&self.ports, h);
+            }
+        }
         debug_assert_eq!(
             hop,
             match self.pool.get(id).dst {
@@ -66,7 +81,7 @@ impl World<'_> {
         let pkt = self.pool.get(id);
         let (dst, flow, agent) = (pkt.dst, pkt.flow as usize, pkt.dst_agent as usize);
         if dst == to {
-            let src = pkt.src;
+            let (src, pkt_rev) = (pkt.src, pkt.rev);
             self.pool.set_hop(id, HOP_DELIVER);
             // (what `deliver` reads first: the whole packet, the flow's counters, the agent's
             // entry and the node's routing entry; the agent's state and the reply's port, found
@@ -74,7 +89,16 @@ impl World<'_> {
             // looked up on its way, the entry of the packet's source)
             prefetch_object(self.pool.slot_hint(id));
             prefetch(self.tables.entry_hint(src as usize));
-            prefetch_object(self.flows.as_ptr().wrapping_add(flow));
+            // (the flow's line the delivery writes: the source's side for a reverse packet,
+            // an ACK; the sink's for data: `FlowStats`' layout)
+            let side = if pkt_rev { 0 } else { 64 };
+            prefetch(
+                self.flows
+                    .as_ptr()
+                    .wrapping_add(flow)
+                    .cast::<u8>()
+                    .wrapping_add(side),
+            );
             prefetch(self.flow_delays.as_ptr().wrapping_add(flow));
             prefetch(self.agents.as_ptr().wrapping_add(agent));
             prefetch(self.tables.entry_hint(to as usize));
