@@ -320,6 +320,13 @@ impl World<'_> {
     #[inline(always)]
     fn forward_to<const O: bool>(&mut self, node: u32, id: PacketId, dst: u32) {
         let port = self.tables.next_port(node as usize, dst as usize);
+        self.forward_on::<O>(node, id, port);
+    }
+
+    /// `forward` of a packet whose output port at `node` is known (`NO_ROUTE`: none; the packet
+    /// is dropped there).
+    #[inline(always)]
+    fn forward_on<const O: bool>(&mut self, node: u32, id: PacketId, port: u32) {
         if port == NO_ROUTE {
             self.node_drops[node as usize][DropReason::NoRoute.index()] += 1;
             self.drop_packet(id);

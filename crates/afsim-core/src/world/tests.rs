@@ -960,16 +960,21 @@ fn a_local_csa_lowers_alpha_under_congestion_and_protects_in_profile_traffic() {
     );
 }
 
-#[test]
-fn a_remote_csa_signals_alpha_to_the_border_router_in_control_packets() {
-    // the congested RIO is one hop further, at the internal router: border = edge router with
-    // a fast uplink, core -> d is the bottleneck
+/// `etb_scenario` with the congested RIO one hop further, at the internal router: border =
+/// edge router with a fast uplink, core -> d is the bottleneck, watched by a CSA at `core` that
+/// signals the three border conditioners.
+fn remote_csa_scenario() -> Spec {
     let mut s = etb_scenario(3, 100_000_000, 0.4);
     let (border, core, d) = (3, 4, 5);
     s.links[3] = link(border, core, 100_000_000, 1, 100);
     s.links[4] = rio_link(core, d, 3_300_000);
     s.csas.push(csa("internal", core, d, vec![0, 1, 2]));
-    let r = run_ok(&s);
+    s
+}
+
+#[test]
+fn a_remote_csa_signals_alpha_to_the_border_router_in_control_packets() {
+    let r = run_ok(&remote_csa_scenario());
     let row = &r.csas[0];
     assert_eq!(row.queue, "core->d");
     assert!(row.decreases > 0 && row.signals_sent > 0, "{row:?}");

@@ -69,7 +69,7 @@ pub(super) fn prefetch_object<T>(p: *const T) {
         prefetch(base.wrapping_add(off));
         off += 64;
     }
-    if n % 64 != 0 && n > 64 {
+    if n % 64 != 0 {
         // (an object not a whole number of lines may reach one more)
         prefetch(base.wrapping_add(n - 1));
     }

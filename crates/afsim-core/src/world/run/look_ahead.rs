@@ -9,9 +9,11 @@
 //! stays in the caches, and it forwards and delivers as before (`World::receive`). The output
 //! is the same either way (`world/tests/look_ahead.rs`).
 
+use std::mem::offset_of;
+
+use crate::metrics::flow::FlowStats;
 use crate::net::packet::PacketId;
 use crate::net::routing::NO_ROUTE;
-use crate::queue::DropReason;
 use crate::transport::AnyAgent;
 
 use super::super::unchecked::{at_mut, prefetch, prefetch_object};
@@ -62,12 +64,7 @@ impl World<'_> {
             return;
         }
         // (a conditioner may re-mark the packet, never re-address it)
-        if hop == NO_ROUTE {
-            self.node_drops[node as usize][DropReason::NoRoute.index()] += 1;
-            self.drop_packet(id);
-            return;
-        }
-        self.enqueue::<O>(hop as usize, id);
+        self.forward_on::<O>(node, id, hop);
     }
 
     /// Packet `id`, just put on a wire to `to`, will get there a wire's delay from now: what
@@ -91,7 +88,11 @@ impl World<'_> {
             prefetch(self.tables.entry_hint(src as usize));
             // (the flow's line the delivery writes: the source's side for a reverse packet,
             // an ACK; the sink's for data: `FlowStats`' layout)
-            let side = if pkt_rev { 0 } else { 64 };
+            let side = if pkt_rev {
+                offset_of!(FlowStats, rev_delivered)
+            } else {
+                offset_of!(FlowStats, packets_delivered)
+            };
             prefetch(
                 self.flows
                     .as_ptr()

@@ -44,12 +44,7 @@ fn tcp_over_red_reports_the_same_with_and_without_the_look_ahead() {
 /// through conditioners and a RIO queue.
 #[test]
 fn conditioners_and_a_remote_csa_report_the_same_with_and_without_the_look_ahead() {
-    let mut s = etb_scenario(3, 100_000_000, 0.4);
-    let (border, core, d) = (3, 4, 5);
-    s.links[3] = link(border, core, 100_000_000, 1, 100);
-    s.links[4] = rio_link(core, d, 3_300_000);
-    s.csas.push(csa("internal", core, d, vec![0, 1, 2]));
-    let r = same_both_ways(&s);
+    let r = same_both_ways(&remote_csa_scenario());
     assert!(r.csas[0].signals_sent > 0);
 }
 
