@@ -530,6 +530,13 @@ pub struct World<'s> {
     delivered: u64,
     dropped: u64,
     events_done: u64,
+    /// Events run, by kind (`Event::KINDS` order), and how many of them ran at the instant of
+    /// the event before them (ties, ordered by when they were scheduled): the `event-census`
+    /// feature only.
+    #[cfg(feature = "event-census")]
+    census: [u64; crate::sim::event::Event::KINDS.len()],
+    #[cfg(feature = "event-census")]
+    census_ties: u64,
     hops: u64,
     stop_reason: Option<StopReason>,
     /// Open pcap files (`net::pcap`), one per captured port, in `Spec::captures` order.

@@ -117,6 +117,24 @@ pub enum Event {
     CsaTimer { csa: u32, ctl: u32 },
 }
 
+impl Event {
+    /// The kinds' names, in declaration order: `kind` indexes it.
+    pub const KINDS: [&'static str; 6] =
+        ["TxDone", "Arrive", "Timer", "Warmup", "Wake", "CsaTimer"];
+
+    /// This event's kind, as an index into `KINDS`.
+    pub fn kind(&self) -> usize {
+        match self {
+            Event::TxDone { .. } => 0,
+            Event::Arrive { .. } => 1,
+            Event::Timer { .. } => 2,
+            Event::Warmup => 3,
+            Event::Wake { .. } => 4,
+            Event::CsaTimer { .. } => 5,
+        }
+    }
+}
+
 /// Ring sizes: powers of two from `MIN_SLOTS` to `MAX_SLOTS` = 64³ (the three-level bitmap).
 const MIN_SLOTS: u64 = 4096;
 const MAX_SLOTS: u64 = 1 << 18;

@@ -328,6 +328,10 @@ impl<'s> World<'s> {
             delivered: 0,
             dropped: 0,
             events_done: 0,
+            #[cfg(feature = "event-census")]
+            census: [0; crate::sim::event::Event::KINDS.len()],
+            #[cfg(feature = "event-census")]
+            census_ties: 0,
             hops: 0,
             stop_reason: None,
             captures,

@@ -89,6 +89,13 @@ impl World<'_> {
             if O && t.0 >= self.grid.next_ns {
                 self.sample_grid(t);
             }
+            #[cfg(feature = "event-census")]
+            {
+                self.census[ev.kind()] += 1;
+                if t == self.now && self.events_done > 0 {
+                    self.census_ties += 1;
+                }
+            }
             self.now = t;
             self.dispatch::<O>(ev);
             self.events_done += 1;
@@ -102,6 +109,19 @@ impl World<'_> {
             }
         };
         self.stop_reason = Some(reason);
+        #[cfg(feature = "event-census")]
+        {
+            let counts: Vec<String> = Event::KINDS
+                .iter()
+                .zip(self.census)
+                .map(|(name, n)| format!("{name} {n}"))
+                .collect();
+            eprintln!(
+                "event census: {}; at the instant of the event before: {}",
+                counts.join(", "),
+                self.census_ties
+            );
+        }
         Ok(())
     }
 

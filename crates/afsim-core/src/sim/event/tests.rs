@@ -526,3 +526,27 @@ fn far_buckets_and_the_heap_stay_exact() {
         p.drain();
     }
 }
+
+/// `Event::kind` indexes `Event::KINDS` by the variant's own name (the `event-census` counts).
+#[test]
+fn kinds_name_the_variants() {
+    let all = [
+        Event::TxDone { port: 1 },
+        Event::Arrive { port: 2 },
+        Event::Timer { agent: 3, token: 4 },
+        Event::Warmup,
+        Event::Wake { cond: 5 },
+        Event::CsaTimer { csa: 6, ctl: 7 },
+    ];
+    for (i, ev) in all.iter().enumerate() {
+        assert_eq!(ev.kind(), i);
+        let debug = format!("{ev:?}");
+        assert!(
+            debug.starts_with(Event::KINDS[i]),
+            "{debug} is not a {}",
+            Event::KINDS[i]
+        );
+        let rest = &debug[Event::KINDS[i].len()..];
+        assert!(rest.is_empty() || rest.starts_with(' '), "{debug}");
+    }
+}
