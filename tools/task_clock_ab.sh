@@ -7,6 +7,10 @@
 #   tools/task_clock_ab.sh FLOWS ROUNDS RUN_FILE...
 #   e.g. tools/task_clock_ab.sh 2000 21 /tmp/run_file_old target/release/examples/run_file
 #
+# A RUN_FILE written `htsim:PATH` is htsim's dumbbell instead (validation/htsim/dumbbell.cpp
+# built as validation/htsim/run.sh does), run as `PATH FLOWS`: the same network, measured in
+# the same turns (issue 28's "3× htsim at 2,000 flows").
+#
 # Each run: `perf stat -x, -e task-clock RUN_FILE python/afsim/scenarios/scale/tcp-dumbbell.toml
 # flows=FLOWS start_step=<1 s / FLOWS>`.
 set -euo pipefail
@@ -16,8 +20,12 @@ step="$((1000000000 / flows))ns"
 declare -A times
 for _ in $(seq 1 "$rounds"); do
   for bin in "$@"; do
-    t=$(perf stat -x, -e task-clock "$bin" "$file" "flows=$flows" "start_step=$step" 2>&1 >/dev/null \
-          | grep task-clock | cut -d, -f1)
+    if [[ $bin == htsim:* ]]; then
+      cmd=("${bin#htsim:}" "$flows")
+    else
+      cmd=("$bin" "$file" "flows=$flows" "start_step=$step")
+    fi
+    t=$(perf stat -x, -e task-clock "${cmd[@]}" 2>&1 >/dev/null | grep task-clock | cut -d, -f1)
     times[$bin]="${times[$bin]:-} $t"
   done
 done

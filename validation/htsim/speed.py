@@ -12,7 +12,7 @@ the figure is the median wall time of the whole process (start, build, run, repo
 ratio is htsim's median over afsim's: above 1, afsim is faster.
 
     python3 validation/htsim/speed.py --htsim /path/to/csg-htsim/sim \\
-        --run-file target/release/examples/run_file [--old-run-file OLD] [--reps 5]
+        --run-file target/release/examples/run_file [--old-run-file OLD [--old-label NAME]] [--reps 5]
 
 `--run-file` is the Rust runner (`cargo build --release -p afsim-core --example run_file`),
 what the issue measured; `--python PY` adds the Python front (`PY -m afsim run FILE --set
@@ -76,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--htsim", type=Path, required=True, help="csg-htsim's sim directory")
     ap.add_argument("--run-file", type=Path, required=True, help="afsim's Rust runner (new build)")
     ap.add_argument("--old-run-file", type=Path, help="an older build's runner, measured beside")
+    ap.add_argument("--old-label", default="old build",
+                    help="its name in the table (e.g. 'profile-guided build' for another build "
+                         "of the same code)")
     ap.add_argument("--python", help="a Python with afsim importable: the front, measured beside")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--duration", type=float, default=600.0, help="simulated seconds")
@@ -110,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         cmds = {"htsim": [str(htsim), *htsim_args],
                 "afsim run_file": [str(args.run_file), scenario, *sets]}
         if args.old_run_file:
-            cmds["afsim run_file (old build)"] = [str(args.old_run_file), scenario, *sets]
+            cmds[f"afsim run_file ({args.old_label})"] = [str(args.old_run_file), scenario, *sets]
         if args.python:
             cmds["afsim (Python front)"] = [
                 args.python, "-m", "afsim", "run", scenario,
