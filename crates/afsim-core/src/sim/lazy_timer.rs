@@ -71,13 +71,24 @@ impl LazyTimer {
     }
 
     /// The owner's timer event with `token` fires `now`: what the owner's hook would do with it
-    /// when that changes nothing but this record (`tcp::sender::Sender::on_timer`), else
-    /// `Call`. A reschedule records the new event's time here, as the hook does.
+    /// when that changes nothing but this record (`fire`'s `Stale` and `Reschedule`), else
+    /// `Call`: for the world, before it calls the hook (`tcp::sender::Sender::on_timer`).
     #[inline(always)]
     pub fn on_event(&mut self, token: u32, now: SimTime) -> Early {
         if !self.lazy || !Self::is_retx_token(token) {
             Early::Call
-        } else if token != self.token {
+        } else {
+            self.fire(token, now)
+        }
+    }
+
+    /// The timer's event with `token` fires `now`: `Stale` if it is not the pending event (the
+    /// timer was stopped or armed anew since); `Reschedule` at the deadline if that is later
+    /// (the new event's time recorded here); else `Call`: the timer expires. The one rule,
+    /// whether `on_event` answers the event or the owner's hook does.
+    #[inline(always)]
+    pub fn fire(&mut self, token: u32, now: SimTime) -> Early {
+        if self.is_idle() || token != self.token {
             Early::Stale
         } else if self.deadline > now {
             self.event_at = self.deadline;
@@ -128,6 +139,20 @@ mod tests {
         assert!(t.is_idle());
         assert_eq!(t.deadline(), None);
         assert_eq!(t.on_event(3, SimTime(10)), Early::Stale);
+    }
+
+    #[test]
+    fn the_hook_s_rule_is_the_same_for_a_traced_timer() {
+        // `fire`, which the sender's hook applies, answers as `on_event` would, `lazy` or not
+        for lazy in [true, false] {
+            let mut t = armed(50, 3, lazy);
+            assert_eq!(t.fire(2, SimTime(10)), Early::Stale);
+            assert_eq!(t.fire(3, SimTime(10)), Early::Reschedule(SimTime(50)));
+            assert_eq!(t.event_at, SimTime(50));
+            assert_eq!(t.fire(3, SimTime(50)), Early::Call);
+            t.stop();
+            assert_eq!(t.fire(3, SimTime(60)), Early::Stale);
+        }
     }
 
     #[test]

@@ -406,8 +406,8 @@ impl Sender {
     pub fn on_timer(&mut self, token: u32, ctx: &mut Ctx) {
         // An early or stale retransmission event, answered from the flow's record of the timer
         // before anything of the sender is read (issue 28: at thousands of flows its state is
-        // out of the caches); `on_event` answers only for a sender without a trace, and does
-        // what the code below does then (the same event scheduled, the same time recorded).
+        // out of the caches); `on_event` answers only for a sender without a trace, by the rule
+        // the code below follows (`LazyTimer::fire`).
         match ctx.flow.retx.on_event(token, ctx.now) {
             Early::Stale => return,
             Early::Reschedule(at) => {
@@ -424,17 +424,15 @@ impl Sender {
             self.on_pace_timer(ctx);
         } else if token == rack::TOKEN_RACK {
             self.on_rack_timer(ctx);
-        } else if !ctx.flow.retx.is_idle() && ctx.flow.retx.token == token {
-            // (for a sender without a trace `on_event` above answers these two cases, and must
-            // stay what this does)
-            let deadline = ctx.flow.retx.deadline;
-            if deadline > ctx.now {
+        } else {
+            match ctx.flow.retx.fire(token, ctx.now) {
+                Early::Stale => {}
                 // restarted since this event was scheduled: wait for the new deadline
-                ctx.set_timer(deadline, token);
-                ctx.flow.retx.event_at = deadline;
-            } else {
-                ctx.flow.retx.stop();
-                self.on_timeout(ctx);
+                Early::Reschedule(deadline) => ctx.set_timer(deadline, token),
+                Early::Call => {
+                    ctx.flow.retx.stop();
+                    self.on_timeout(ctx);
+                }
             }
         }
         self.record(ctx.now);
